@@ -1,0 +1,4 @@
+/**
+ * Versions: the hybrid logical clock that stamps every write.
+ */
+package io.ringbase.clock;

@@ -1,0 +1,130 @@
+package io.ringbase.storage;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One versioned cell of the store: a key with either a value or a tombstone, a 64-bit version and an
+ * optional expiry time. Entries are the unit that the WAL, memtables, SSTables and (later) replication
+ * carry unchanged.
+ *
+ * <p>Ordering of versions ("newest wins") is defined in exactly one place, {@link #compareNewness}: the
+ * higher {@code version} wins; at equal versions a tombstone wins over a value, then the value whose
+ * bytes compare greater (unsigned, lexicographic), then the later expiry. The rule is deterministic so
+ * that every replica resolves the same conflict the same way (Cassandra resolves equal timestamps the
+ * same way: deletes first, then the greater value).
+ *
+ * <p>The arrays are not copied; callers must not mutate them after construction.
+ *
+ * @param key         the key bytes (UTF-8 of the client's key), at most {@link #MAX_KEY_BYTES}
+ * @param version     the version timestamp (a hybrid logical clock reading, see
+ *                    {@link io.ringbase.clock.HybridLogicalClock})
+ * @param expiresAtMs absolute expiry in Unix epoch milliseconds, or {@link #NO_EXPIRY}
+ * @param value       the value bytes, or {@code null} for a tombstone
+ */
+public record Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
+
+    /** {@code expiresAtMs} of an entry that never expires. */
+    public static final long NO_EXPIRY = 0L;
+
+    /** Largest key accepted by the store, in bytes (64 KiB). */
+    public static final int MAX_KEY_BYTES = 64 * 1024;
+
+    public Entry {
+        Objects.requireNonNull(key, "key");
+        if (key.length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes exceeds " + MAX_KEY_BYTES);
+        }
+        if (expiresAtMs < 0) {
+            throw new IllegalArgumentException("negative expiresAtMs " + expiresAtMs);
+        }
+    }
+
+    /** A live value that never expires. */
+    public static Entry value(byte[] key, long version, byte[] value) {
+        return new Entry(key, version, NO_EXPIRY, Objects.requireNonNull(value, "value"));
+    }
+
+    /** A tombstone: the key was deleted at {@code version}. */
+    public static Entry tombstone(byte[] key, long version) {
+        return new Entry(key, version, NO_EXPIRY, null);
+    }
+
+    public boolean isTombstone() {
+        return value == null;
+    }
+
+    public boolean hasExpiry() {
+        return expiresAtMs != NO_EXPIRY;
+    }
+
+    /** True if the entry has an expiry time at or before {@code nowMs} (Unix epoch ms). */
+    public boolean isExpired(long nowMs) {
+        return expiresAtMs != NO_EXPIRY && expiresAtMs <= nowMs;
+    }
+
+    /** True if a read at {@code nowMs} should see this entry's value: not a tombstone, not expired. */
+    public boolean isLive(long nowMs) {
+        return value != null && !isExpired(nowMs);
+    }
+
+    /**
+     * Compares two versions of the same key: positive if {@code a} is newer than {@code b}, negative if
+     * older, zero only if they are identical in version, kind, value and expiry.
+     */
+    public static int compareNewness(Entry a, Entry b) {
+        int c = Long.compare(a.version, b.version);
+        if (c != 0) {
+            return c;
+        }
+        if (a.value == null || b.value == null) {
+            if (a.value == null && b.value == null) {
+                return Long.compare(a.expiresAtMs, b.expiresAtMs);
+            }
+            return a.value == null ? 1 : -1; // tombstone wins a tie
+        }
+        c = Arrays.compareUnsigned(a.value, b.value);
+        if (c != 0) {
+            return c;
+        }
+        return Long.compare(a.expiresAtMs, b.expiresAtMs);
+    }
+
+    /** The newer of two versions of the same key (either may be null). */
+    public static Entry newer(Entry a, Entry b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return compareNewness(a, b) >= 0 ? a : b;
+    }
+
+    /** Approximate heap footprint in bytes, used for memtable size accounting. */
+    public long heapSize() {
+        // record header + fields (~40), key array (16 + n), value array (16 + n)
+        return 40 + 16 + key.length + (value == null ? 0 : 16 + value.length);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Entry e
+                && version == e.version
+                && expiresAtMs == e.expiresAtMs
+                && Arrays.equals(key, e.key)
+                && Arrays.equals(value, e.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(key) + Long.hashCode(version);
+    }
+
+    @Override
+    public String toString() {
+        return "Entry[key=" + Keys.toDisplay(key) + ", version=" + version
+                + (hasExpiry() ? ", expiresAtMs=" + expiresAtMs : "")
+                + (value == null ? ", tombstone" : ", value=" + value.length + " bytes") + "]";
+    }
+}

@@ -1,0 +1,174 @@
+package io.ringbase.storage;
+
+import static io.ringbase.storage.Layouts.I32;
+import static io.ringbase.storage.Layouts.I64;
+import static io.ringbase.storage.Layouts.U8;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The binary encoding of one {@link Entry}, shared by the WAL record payload and the SSTable data
+ * section (documented in {@code docs/format.md}, "Entry encoding"):
+ *
+ * <pre>
+ * flags      u8    bit 0: tombstone, bit 1: has expiry; other bits must be 0
+ * version    i64
+ * expiresAt  i64   Unix epoch ms, 0 when bit 1 is clear
+ * keyLength  u32   at most 65,536
+ * valueLen   u32   0 for a tombstone
+ * key        keyLength bytes
+ * value      valueLen bytes
+ * </pre>
+ *
+ * Integers are little-endian ({@link Layouts}). The encoding carries no checksum of its own: the
+ * enclosing format (WAL record, SSTable entry) covers it.
+ */
+public final class EntryFormat {
+
+    /** Bytes before the key: flags, version, expiresAt, keyLength, valueLength. */
+    public static final int HEADER_SIZE = 1 + 8 + 8 + 4 + 4;
+
+    static final int FLAG_TOMBSTONE = 1;
+    static final int FLAG_EXPIRY = 2;
+    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY;
+
+    private static final int OFF_VERSION = 1;
+    private static final int OFF_EXPIRES = 9;
+    private static final int OFF_KEY_LEN = 17;
+    private static final int OFF_VALUE_LEN = 21;
+
+    private EntryFormat() {
+    }
+
+    /** Encoded size of {@code e} in bytes. */
+    public static long encodedSize(Entry e) {
+        return (long) HEADER_SIZE + e.key().length + (e.value() == null ? 0 : e.value().length);
+    }
+
+    /**
+     * Writes {@code e} at {@code offset} of {@code dst}.
+     *
+     * @return the offset just past the written bytes
+     * @throws IndexOutOfBoundsException if it does not fit
+     */
+    public static long write(Entry e, MemorySegment dst, long offset) {
+        int flags = (e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.hasExpiry() ? FLAG_EXPIRY : 0);
+        byte[] key = e.key();
+        byte[] value = e.value();
+        int valueLen = value == null ? 0 : value.length;
+        dst.set(U8, offset, (byte) flags);
+        dst.set(I64, offset + OFF_VERSION, e.version());
+        dst.set(I64, offset + OFF_EXPIRES, e.expiresAtMs());
+        dst.set(I32, offset + OFF_KEY_LEN, key.length);
+        dst.set(I32, offset + OFF_VALUE_LEN, valueLen);
+        long p = offset + HEADER_SIZE;
+        MemorySegment.copy(key, 0, dst, ValueLayout.JAVA_BYTE, p, key.length);
+        p += key.length;
+        if (valueLen > 0) {
+            MemorySegment.copy(value, 0, dst, ValueLayout.JAVA_BYTE, p, valueLen);
+            p += valueLen;
+        }
+        return p;
+    }
+
+    /** Encodes {@code e} into a new array. */
+    public static byte[] toBytes(Entry e) {
+        byte[] out = new byte[Math.toIntExact(encodedSize(e))];
+        write(e, MemorySegment.ofArray(out), 0);
+        return out;
+    }
+
+    /**
+     * Decodes the entry at {@code offset}, reading no byte at or past {@code limit}.
+     *
+     * @throws IllegalArgumentException if the bytes are not a valid encoding (unknown flags, lengths
+     *                                  that pass {@code limit}, a too long key); callers turn this into
+     *                                  a {@link CorruptionException} naming their file
+     */
+    public static Entry read(MemorySegment src, long offset, long limit) {
+        long size = checkedSize(src, offset, limit);
+        int flags = src.get(U8, offset) & 0xFF;
+        long version = src.get(I64, offset + OFF_VERSION);
+        long expiresAt = src.get(I64, offset + OFF_EXPIRES);
+        int keyLen = src.get(I32, offset + OFF_KEY_LEN);
+        int valueLen = src.get(I32, offset + OFF_VALUE_LEN);
+        long p = offset + HEADER_SIZE;
+        byte[] key = src.asSlice(p, keyLen).toArray(ValueLayout.JAVA_BYTE);
+        p += keyLen;
+        byte[] value = null;
+        if ((flags & FLAG_TOMBSTONE) == 0) {
+            value = src.asSlice(p, valueLen).toArray(ValueLayout.JAVA_BYTE);
+        }
+        assert p + valueLen == offset + size;
+        return new Entry(key, version, (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY, value);
+    }
+
+    /**
+     * Validates the header at {@code offset} and returns the encoded size of the entry there.
+     *
+     * @throws IllegalArgumentException on an invalid header or if the entry passes {@code limit}
+     */
+    public static long checkedSize(MemorySegment src, long offset, long limit) {
+        if (offset < 0 || limit - offset < HEADER_SIZE) {
+            throw new IllegalArgumentException("entry header passes the end at offset " + offset);
+        }
+        int flags = src.get(U8, offset) & 0xFF;
+        if ((flags & ~KNOWN_FLAGS) != 0) {
+            throw new IllegalArgumentException("unknown entry flags 0x" + Integer.toHexString(flags));
+        }
+        long expiresAt = src.get(I64, offset + OFF_EXPIRES);
+        if ((flags & FLAG_EXPIRY) != 0 ? expiresAt <= 0 : expiresAt != 0) {
+            throw new IllegalArgumentException("expiry " + expiresAt + " does not match flags");
+        }
+        long keyLen = src.get(I32, offset + OFF_KEY_LEN) & 0xFFFFFFFFL;
+        long valueLen = src.get(I32, offset + OFF_VALUE_LEN) & 0xFFFFFFFFL;
+        if (keyLen > Entry.MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key length " + keyLen + " exceeds " + Entry.MAX_KEY_BYTES);
+        }
+        if ((flags & FLAG_TOMBSTONE) != 0 && valueLen != 0) {
+            throw new IllegalArgumentException("tombstone with value length " + valueLen);
+        }
+        long size = HEADER_SIZE + keyLen + valueLen;
+        if (size > limit - offset) {
+            throw new IllegalArgumentException("entry of " + size + " bytes passes the end at offset " + offset);
+        }
+        return size;
+    }
+
+    /** Key length of the (already validated) entry at {@code offset}. */
+    public static int keyLength(MemorySegment src, long offset) {
+        return src.get(I32, offset + OFF_KEY_LEN);
+    }
+
+    /** Offset of the key bytes of the entry at {@code offset}. */
+    public static long keyOffset(long offset) {
+        return offset + HEADER_SIZE;
+    }
+
+    /** Version of the (already validated) entry at {@code offset}. */
+    public static long version(MemorySegment src, long offset) {
+        return src.get(I64, offset + OFF_VERSION);
+    }
+
+    /**
+     * Compares the key of the entry at {@code offset} with {@code key} in {@link Keys#ORDER} without
+     * copying it out: negative if the stored key sorts first.
+     */
+    public static int compareKey(MemorySegment src, long offset, byte[] key) {
+        int len = keyLength(src, offset);
+        MemorySegment stored = src.asSlice(offset + HEADER_SIZE, len);
+        MemorySegment probe = MemorySegment.ofArray(key);
+        long mismatch = stored.mismatch(probe);
+        if (mismatch < 0) {
+            return 0;
+        }
+        if (mismatch == len) {
+            return -1;
+        }
+        if (mismatch == key.length) {
+            return 1;
+        }
+        return Integer.compare(stored.get(U8, mismatch) & 0xFF, key[(int) mismatch] & 0xFF);
+    }
+}

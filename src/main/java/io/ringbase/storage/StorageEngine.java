@@ -1,0 +1,50 @@
+package io.ringbase.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.Iterator;
+
+/**
+ * A local, durable, sorted store of versioned {@link Entry entries}: what a node keeps on its own disk.
+ * Implementations: {@link io.ringbase.storage.LsmEngine} (ours).
+ *
+ * <p>All methods are thread-safe. Writes are durable on return according to the engine's WAL sync
+ * policy. Versions decide: an {@link #apply} of an entry older than the stored one for the same key
+ * changes nothing visible ({@link Entry#compareNewness}).
+ */
+public interface StorageEngine extends Closeable {
+
+    /**
+     * Writes {@code entry} (a value or a tombstone, with its version and expiry as given).
+     *
+     * @throws IOException if the WAL write failed; the write is then not acknowledged
+     * @throws StoreBusyException if flushing has fallen behind and the bounded wait ran out
+     */
+    void apply(Entry entry) throws IOException;
+
+    /**
+     * The newest entry stored for {@code key}, including tombstones and expired entries, or
+     * {@code null} if the key was never written (or its history was compacted away).
+     */
+    Entry get(byte[] key) throws IOException;
+
+    /**
+     * Iterates the newest entry of every key in {@code [start, end)} in {@link Keys#ORDER}, lazily.
+     * With {@code liveOnly}, tombstones and entries expired at the time of each step are skipped.
+     *
+     * @param start inclusive lower bound
+     * @param end   exclusive upper bound, or {@code null} for "to the last key"
+     * @return an iterator that must be {@linkplain CloseableIterator#close() closed}; it sees a
+     *         snapshot of the SSTables taken at the call, plus memtable writes that race with it
+     */
+    CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) throws IOException;
+
+    /** Writes the memtable to an SSTable and waits for it (used by graceful shutdown and tests). */
+    void flush() throws IOException;
+
+    /** An iterator over resources (mapped files) that must be released. */
+    interface CloseableIterator<T> extends Iterator<T>, AutoCloseable {
+        @Override
+        void close();
+    }
+}
