@@ -1,0 +1,141 @@
+package io.ringbase.storage.manifest;
+
+import static io.ringbase.storage.Layouts.I32;
+import static io.ringbase.storage.Layouts.I64;
+
+import io.ringbase.storage.CorruptionException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads and atomically replaces the {@code MANIFEST} file of a data directory
+ * ({@code docs/format.md}, section 5):
+ *
+ * <pre>
+ * manifest       := magic version nextFileNumber walReplayFrom tableCount tableNumber* crc
+ * magic          u32  0x464D4252 ("RBMF" in file order)
+ * version        u32  1
+ * nextFileNumber i64
+ * walReplayFrom  i64
+ * tableCount     u32
+ * tableNumber    i64  (tableCount times)
+ * crc            u32  CRC32C of every preceding byte
+ * </pre>
+ *
+ * A write goes to {@code MANIFEST.tmp}, is fsynced, renamed over {@code MANIFEST}, and the directory is
+ * fsynced: a crash leaves either the old or the new manifest, never a mix.
+ */
+public final class Manifest {
+
+    /** "RBMF" as little-endian u32. Do not change. */
+    static final int MAGIC = 0x464D4252;
+    /** Current format version. */
+    static final int VERSION = 1;
+    static final int HEADER_SIZE = 4 + 4 + 8 + 8 + 4; // magic, version, nextFileNumber, walReplayFrom, tableCount
+    static final int CRC_SIZE = 4;
+
+    private Manifest() {
+    }
+
+    /**
+     * Reads the manifest of {@code dir}.
+     *
+     * @return empty if there is no manifest file
+     * @throws CorruptionException on a bad magic, unknown version, bad length or checksum mismatch
+     */
+    public static Optional<ManifestState> read(Path dir) throws IOException {
+        Path file = FileNames.manifest(dir);
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+        return Optional.of(decode(file, bytes));
+    }
+
+    static ManifestState decode(Path file, byte[] bytes) throws CorruptionException {
+        MemorySegment s = MemorySegment.ofArray(bytes);
+        if (bytes.length < HEADER_SIZE + CRC_SIZE) {
+            throw new CorruptionException(file, 0, "manifest of " + bytes.length + " bytes is shorter than its header");
+        }
+        if (s.get(I32, 0) != MAGIC) {
+            throw new CorruptionException(file, 0, "bad manifest magic 0x" + Integer.toHexString(s.get(I32, 0)));
+        }
+        int version = s.get(I32, 4);
+        if (version != VERSION) {
+            throw new CorruptionException(file, 4, "unknown manifest version " + version);
+        }
+        long count = s.get(I32, 24) & 0xFFFFFFFFL;
+        long expected = HEADER_SIZE + count * 8 + CRC_SIZE;
+        if (expected != bytes.length) {
+            throw new CorruptionException(file, 24, "manifest lists " + count + " tables but has " + bytes.length + " bytes");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, bytes.length - CRC_SIZE);
+        int stored = s.get(I32, bytes.length - CRC_SIZE);
+        if ((int) crc.getValue() != stored) {
+            throw new CorruptionException(file, bytes.length - CRC_SIZE, "manifest checksum mismatch");
+        }
+        List<Long> tables = new ArrayList<>((int) count);
+        for (int i = 0; i < count; i++) {
+            tables.add(s.get(I64, HEADER_SIZE + 8L * i));
+        }
+        try {
+            return new ManifestState(s.get(I64, 8), s.get(I64, 16), tables);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException(file, 8, e.getMessage());
+        }
+    }
+
+    static byte[] encode(ManifestState state) {
+        int n = state.liveTables().size();
+        byte[] bytes = new byte[HEADER_SIZE + 8 * n + CRC_SIZE];
+        MemorySegment s = MemorySegment.ofArray(bytes);
+        s.set(I32, 0, MAGIC);
+        s.set(I32, 4, VERSION);
+        s.set(I64, 8, state.nextFileNumber());
+        s.set(I64, 16, state.walReplayFrom());
+        s.set(I32, 24, n);
+        for (int i = 0; i < n; i++) {
+            s.set(I64, HEADER_SIZE + 8L * i, state.liveTables().get(i));
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, bytes.length - CRC_SIZE);
+        s.set(I32, bytes.length - CRC_SIZE, (int) crc.getValue());
+        return bytes;
+    }
+
+    /** Atomically replaces the manifest of {@code dir} with {@code state}; durable on return. */
+    public static void write(Path dir, ManifestState state) throws IOException {
+        Path tmp = FileNames.manifestTmp(dir);
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(encode(state));
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, FileNames.manifest(dir), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        syncDirectory(dir);
+    }
+
+    /** fsyncs a directory so that renames and deletions in it are durable. */
+    public static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+}
