@@ -1,0 +1,83 @@
+package io.ringbase.storage;
+
+import io.ringbase.storage.compaction.CompactionOptions;
+import io.ringbase.storage.wal.WalSyncPolicy;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+
+/**
+ * Settings of an {@link LsmEngine}, validated on construction.
+ *
+ * @param dataDir             the data directory (created if absent)
+ * @param walSync             WAL sync policy (default {@link WalSyncPolicy#PERIODIC})
+ * @param walSyncIntervalMs   fsync interval of the periodic policy, ms (default 1000)
+ * @param memtableBytes       a memtable is switched out and flushed once its estimated heap size
+ *                            reaches this many bytes (default 16 MiB)
+ * @param walSegmentBytes     ... or once its WAL segment reaches this many bytes, so that overwrites
+ *                            of the same keys cannot grow the WAL without bound (default 64 MiB)
+ * @param flushStallTimeoutMs how long a write waits for a lagging flush before it fails with
+ *                            {@link StoreBusyException}, ms (default 30,000)
+ * @param compaction          size-tiered compaction settings
+ * @param tombstoneGraceMs    a tombstone or expired entry is dropped by compaction only once it is
+ *                            older than this, ms (default 0 on a single node; the cluster sets its
+ *                            grace period here)
+ * @param wallClockMs         the wall clock, Unix epoch ms (injectable for tests)
+ */
+public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
+                         long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
+                         long tombstoneGraceMs, LongSupplier wallClockMs) {
+
+    public static final long DEFAULT_MEMTABLE_BYTES = 16L << 20;
+
+    public LsmOptions {
+        Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(walSync, "walSync");
+        Objects.requireNonNull(compaction, "compaction");
+        Objects.requireNonNull(wallClockMs, "wallClockMs");
+        if (walSyncIntervalMs <= 0) {
+            throw new IllegalArgumentException("walSyncIntervalMs must be positive: " + walSyncIntervalMs);
+        }
+        if (memtableBytes < 4096) {
+            throw new IllegalArgumentException("memtableBytes must be at least 4096: " + memtableBytes);
+        }
+        if (walSegmentBytes < memtableBytes) {
+            throw new IllegalArgumentException("walSegmentBytes must be at least memtableBytes");
+        }
+        if (flushStallTimeoutMs <= 0 || tombstoneGraceMs < 0) {
+            throw new IllegalArgumentException("timeouts must be positive");
+        }
+    }
+
+    /** The defaults listed above for {@code dataDir}. */
+    public static LsmOptions defaults(Path dataDir) {
+        return new LsmOptions(dataDir, WalSyncPolicy.PERIODIC, 1000, DEFAULT_MEMTABLE_BYTES, 4 * DEFAULT_MEMTABLE_BYTES,
+                30_000, CompactionOptions.defaults(), 0, System::currentTimeMillis);
+    }
+
+    public LsmOptions withWalSync(WalSyncPolicy policy) {
+        return new LsmOptions(dataDir, policy, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs);
+    }
+
+    /** Sets the memtable size and a WAL segment limit of four times it. */
+    public LsmOptions withMemtableBytes(long bytes) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, bytes, 4 * bytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs);
+    }
+
+    public LsmOptions withCompaction(CompactionOptions options) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                options, tombstoneGraceMs, wallClockMs);
+    }
+
+    public LsmOptions withWallClock(LongSupplier clock) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, clock);
+    }
+
+    public LsmOptions withTombstoneGraceMs(long graceMs) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, graceMs, wallClockMs);
+    }
+}
