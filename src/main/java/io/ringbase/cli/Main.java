@@ -1,11 +1,39 @@
 package io.ringbase.cli;
 
-/** Entry point of the {@code ringbase} command. */
-public final class Main {
-    private Main() {
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of the {@code ringbase} command: dispatches to its subcommands. */
+@Command(name = "ringbase",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Ringbase: a distributed key-value store with an HTTP API.",
+        subcommands = {ServeCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
     }
 
     public static void main(String[] args) {
-        System.out.println("ringbase: not yet implemented");
+        int code = new CommandLine(new Main())
+                .registerConverter(ByteSize.class, ByteSize::parse)
+                .execute(args);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    /** Reports the version from the jar manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"ringbase " + (v == null ? "(development build)" : v)};
+        }
     }
 }
