@@ -609,6 +609,24 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
+    /**
+     * Runs {@code action} while no flush or compaction can publish a new state. Tests use it to copy a
+     * consistent image of the directory, as a SIGKILL at that instant would leave it.
+     */
+    void whileStateFrozen(IoAction action) throws IOException {
+        stateLock.lock();
+        try {
+            action.run();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** An action that may throw {@link IOException}. */
+    interface IoAction {
+        void run() throws IOException;
+    }
+
     private static List<Long> numbers(List<LiveTable> tables) {
         return tables.stream().map(LiveTable::number).sorted().toList();
     }

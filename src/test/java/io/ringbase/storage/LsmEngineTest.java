@@ -1,0 +1,375 @@
+package io.ringbase.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ringbase.storage.compaction.CompactionOptions;
+import io.ringbase.storage.manifest.FileNames;
+import io.ringbase.storage.wal.WalSyncPolicy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LsmEngineTest {
+
+    @TempDir
+    Path tmp;
+
+    private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
+    private long version = 1L << 40;
+
+    private LsmOptions options(Path dir) {
+        return LsmOptions.defaults(dir).withWallClock(clock::get);
+    }
+
+    private Entry put(String k, String v) {
+        return Entry.value(Keys.utf8(k), ++version, Keys.utf8(v));
+    }
+
+    private static String value(LsmEngine engine, String key) throws IOException {
+        Entry e = engine.get(Keys.utf8(key));
+        return e == null || e.isTombstone() ? null : new String(e.value(), StandardCharsets.UTF_8);
+    }
+
+    /** Copies the files of a running engine: what a SIGKILL at this instant would leave on disk. */
+    private static Path crashCopy(LsmEngine engine, Path dir, Path to) throws IOException {
+        Files.createDirectories(to);
+        engine.whileStateFrozen(() -> {
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path p : files.toList()) {
+                    if (!p.getFileName().toString().equals(FileNames.LOCK)) {
+                        try {
+                            Files.copy(p, to.resolve(p.getFileName()));
+                        } catch (java.nio.file.NoSuchFileException gone) {
+                            // deleted by a finishing flush or compaction: not live
+                        }
+                    }
+                }
+            }
+        });
+        return to;
+    }
+
+    @Test
+    void putGetDeleteAndOverwrite() throws IOException {
+        try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("d")))) {
+            engine.apply(put("a", "1"));
+            engine.apply(put("b", "2"));
+            engine.apply(put("a", "3"));
+            engine.apply(Entry.tombstone(Keys.utf8("b"), ++version));
+            assertThat(value(engine, "a")).isEqualTo("3");
+            assertThat(engine.get(Keys.utf8("b")).isTombstone()).isTrue();
+            assertThat(engine.get(Keys.utf8("c"))).isNull();
+        }
+    }
+
+    @Test
+    void dataSurvivesCleanRestart() throws IOException {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            for (int i = 0; i < 1000; i++) {
+                engine.apply(put("k" + i, "v" + i));
+            }
+        }
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            for (int i = 0; i < 1000; i++) {
+                assertThat(value(engine, "k" + i)).isEqualTo("v" + i);
+            }
+            assertThat(engine.maxVersion()).isEqualTo(version);
+        }
+    }
+
+    @Test
+    void unflushedWritesAreRecoveredFromTheWalAfterACrash() throws IOException {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            for (int i = 0; i < 500; i++) {
+                engine.apply(put("k" + i, "v" + i));
+            }
+            engine.apply(Entry.tombstone(Keys.utf8("k7"), ++version));
+            crashCopy(engine, dir, tmp.resolve("crash"));
+        }
+        try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("crash")))) {
+            assertThat(value(engine, "k0")).isEqualTo("v0");
+            assertThat(value(engine, "k499")).isEqualTo("v499");
+            assertThat(engine.get(Keys.utf8("k7")).isTombstone()).isTrue();
+        }
+    }
+
+    @Test
+    void tornWalTailIsIgnored() throws IOException {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            for (int i = 0; i < 100; i++) {
+                engine.apply(put("k" + i, "v" + i));
+            }
+            crashCopy(engine, dir, tmp.resolve("crash"));
+        }
+        Path crash = tmp.resolve("crash");
+        Path wal;
+        try (Stream<Path> files = Files.list(crash)) {
+            wal = files.filter(p -> p.getFileName().toString().startsWith("wal-")).max(Path::compareTo).orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(wal);
+        Files.write(wal, java.util.Arrays.copyOf(bytes, bytes.length - 3));
+        try (LsmEngine engine = LsmEngine.open(options(crash))) {
+            assertThat(value(engine, "k98")).isEqualTo("v98");
+            assertThat(value(engine, "k99")).isNull();
+        }
+    }
+
+    @Test
+    void flushesAndCompactionsKeepEveryKeyAndBoundTheTableCount() throws Exception {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir).withMemtableBytes(64 * 1024))) {
+            for (int i = 0; i < 20_000; i++) {
+                engine.apply(put(String.format("k%06d", i), "value-" + i));
+            }
+            engine.flush();
+            awaitTablesAtMost(engine, CompactionOptions.defaults().minThreshold());
+            for (int i = 0; i < 20_000; i += 97) {
+                assertThat(value(engine, String.format("k%06d", i))).isEqualTo("value-" + i);
+            }
+            List<String> keys = new ArrayList<>();
+            try (var it = engine.scan(Keys.utf8("k000100"), Keys.utf8("k000200"), true)) {
+                it.forEachRemaining(e -> keys.add(new String(e.key(), StandardCharsets.UTF_8)));
+            }
+            assertThat(keys).hasSize(100).first().isEqualTo("k000100");
+        }
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            assertThat(value(engine, "k019999")).isEqualTo("value-19999");
+        }
+    }
+
+    @Test
+    void overwritingTheSameKeysDoesNotGrowTheDirectory() throws Exception {
+        Path dir = tmp.resolve("d");
+        byte[] payload = new byte[100];
+        try (LsmEngine engine = LsmEngine.open(options(dir).withMemtableBytes(512 * 1024))) {
+            for (int round = 0; round < 100; round++) {
+                for (int k = 0; k < 10_000; k++) {
+                    engine.apply(Entry.value(Keys.utf8("key" + k), ++version, payload));
+                }
+            }
+            engine.flush();
+            awaitTablesAtMost(engine, CompactionOptions.defaults().minThreshold());
+            // One copy of the live data is ~10,000 * (100 + 30) bytes = 1.3 MB; 100 rounds wrote 130 MB.
+            assertThat(directoryBytes(dir)).isLessThan(20L << 20);
+        }
+    }
+
+    @Test
+    void fullyCompactedTombstonesAndExpiredEntriesAreDropped() throws Exception {
+        Path dir = tmp.resolve("d");
+        CompactionOptions eager = new CompactionOptions(2, 32, 32L << 20, 0.5, 1.5);
+        try (LsmEngine engine = LsmEngine.open(options(dir).withCompaction(eager))) {
+            for (int i = 0; i < 1000; i++) {
+                engine.apply(put("k" + i, "v"));
+            }
+            engine.flush();
+            for (int i = 0; i < 1000; i++) {
+                engine.apply(i % 2 == 0 ? Entry.tombstone(Keys.utf8("k" + i), ++version)
+                        : new Entry(Keys.utf8("k" + i), ++version, clock.get() + 10, Keys.utf8("short-lived")));
+            }
+            clock.addAndGet(1000);
+            engine.flush();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (engine.tableCount() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(engine.tableCount()).isZero();
+            assertThat(engine.get(Keys.utf8("k1"))).isNull();
+        }
+    }
+
+    @Test
+    void randomizedOperationsMatchAModelAcrossCrashesAndRestarts() throws Exception {
+        for (long seed = 1; seed <= 3; seed++) {
+            runModel(seed);
+        }
+    }
+
+    private void runModel(long seed) throws Exception {
+        Random rnd = new Random(seed);
+        Path dir = tmp.resolve("model-" + seed);
+        TreeMap<String, Entry> model = new TreeMap<>();
+        LsmOptions opts = options(dir).withMemtableBytes(16 * 1024)
+                .withWalSync(rnd.nextBoolean() ? WalSyncPolicy.ALWAYS : WalSyncPolicy.PERIODIC);
+        LsmEngine engine = LsmEngine.open(opts);
+        int crashes = 0;
+        try {
+            for (int op = 0; op < 6000; op++) {
+                String key = "key" + rnd.nextInt(300);
+                int kind = rnd.nextInt(100);
+                if (kind < 45) {
+                    Entry e = rnd.nextInt(5) == 0
+                            ? new Entry(Keys.utf8(key), ++version, clock.get() + 1 + rnd.nextInt(2000), randomValue(rnd))
+                            : Entry.value(Keys.utf8(key), ++version, randomValue(rnd));
+                    engine.apply(e);
+                    model.put(key, e);
+                } else if (kind < 60) {
+                    Entry e = Entry.tombstone(Keys.utf8(key), ++version);
+                    engine.apply(e);
+                    model.put(key, e);
+                } else if (kind < 85) {
+                    Entry expected = model.get(key);
+                    Entry actual = engine.get(Keys.utf8(key));
+                    boolean live = expected != null && expected.isLive(clock.get());
+                    assertThat(actual != null && actual.isLive(clock.get())).as("seed %d op %d key %s", seed, op, key).isEqualTo(live);
+                    if (live) {
+                        assertThat(actual.value()).isEqualTo(expected.value());
+                    }
+                } else if (kind < 90) {
+                    checkScan(engine, model, rnd);
+                } else if (kind < 95) {
+                    clock.addAndGet(rnd.nextInt(500));
+                } else if (kind < 97) {
+                    engine.flush();
+                } else if (kind < 99) {
+                    Path copy = crashCopy(engine, dir, tmp.resolve("model-" + seed + "-crash-" + crashes++));
+                    engine.close();
+                    dir = copy;
+                    engine = LsmEngine.open(opts(opts, dir));
+                } else {
+                    engine.close();
+                    engine = LsmEngine.open(opts(opts, dir));
+                }
+            }
+            checkScan(engine, model, rnd);
+        } finally {
+            engine.close();
+        }
+    }
+
+    private static LsmOptions opts(LsmOptions o, Path dir) {
+        return new LsmOptions(dir, o.walSync(), o.walSyncIntervalMs(), o.memtableBytes(), o.walSegmentBytes(),
+                o.flushStallTimeoutMs(), o.compaction(), o.tombstoneGraceMs(), o.wallClockMs());
+    }
+
+    private void checkScan(LsmEngine engine, TreeMap<String, Entry> model, Random rnd) throws IOException {
+        String start = "key" + rnd.nextInt(300);
+        String end = rnd.nextBoolean() ? null : "key" + rnd.nextInt(300);
+        List<String> expected = new ArrayList<>();
+        Map<String, Entry> range = end == null ? model.tailMap(start, true)
+                : (start.compareTo(end) < 0 ? model.subMap(start, true, end, false) : Map.of());
+        range.forEach((k, e) -> {
+            if (e.isLive(clock.get())) {
+                expected.add(k + "=" + new String(e.value(), StandardCharsets.ISO_8859_1));
+            }
+        });
+        List<String> actual = new ArrayList<>();
+        try (var it = engine.scan(Keys.utf8(start), end == null ? null : Keys.utf8(end), true)) {
+            it.forEachRemaining(e -> actual.add(new String(e.key(), StandardCharsets.UTF_8) + "="
+                    + new String(e.value(), StandardCharsets.ISO_8859_1)));
+        }
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    private static byte[] randomValue(Random rnd) {
+        byte[] v = new byte[rnd.nextInt(200)];
+        rnd.nextBytes(v);
+        return v;
+    }
+
+    @Test
+    void corruptSstableRefusesToStart() throws IOException {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            engine.apply(put("a", "1"));
+        }
+        Path sst;
+        try (Stream<Path> files = Files.list(dir)) {
+            sst = files.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(sst);
+        bytes[bytes.length - 10] ^= 0x55;
+        Files.write(sst, bytes);
+        assertThatThrownBy(() -> LsmEngine.open(options(dir))).isInstanceOf(CorruptionException.class);
+        assertThat(Files.exists(sst)).as("nothing is deleted").isTrue();
+    }
+
+    @Test
+    void missingSstableOrManifestRefusesToStart() throws IOException {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            engine.apply(put("a", "1"));
+        }
+        Path manifest = FileNames.manifest(dir);
+        byte[] saved = Files.readAllBytes(manifest);
+        Files.delete(manifest);
+        assertThatThrownBy(() -> LsmEngine.open(options(dir))).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("MANIFEST");
+        Files.write(manifest, saved);
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : files.filter(p -> p.toString().endsWith(".sst")).toList()) {
+                Files.delete(p);
+            }
+        }
+        assertThatThrownBy(() -> LsmEngine.open(options(dir))).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("missing");
+    }
+
+    @Test
+    void secondEngineOnTheSameDirectoryIsRefused() throws IOException {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir))) {
+            assertThatThrownBy(() -> LsmEngine.open(options(dir))).hasMessageContaining("in use");
+        }
+    }
+
+    @Test
+    void scanIsLazyAndSeesASnapshotOfTables() throws Exception {
+        Path dir = tmp.resolve("d");
+        try (LsmEngine engine = LsmEngine.open(options(dir).withMemtableBytes(64 * 1024))) {
+            for (int i = 0; i < 5000; i++) {
+                engine.apply(put(String.format("k%05d", i), "v" + i));
+            }
+            engine.flush();
+            int n = 0;
+            try (var it = engine.scan(Keys.utf8("k"), null, true)) {
+                while (it.hasNext()) {
+                    it.next();
+                    if (n++ == 10) {
+                        // writes and flushes racing with the scan do not break it
+                        for (int i = 0; i < 3000; i++) {
+                            engine.apply(put(String.format("z%05d", i), "x"));
+                        }
+                        engine.flush();
+                    }
+                }
+            }
+            assertThat(n).isGreaterThanOrEqualTo(5000);
+        }
+    }
+
+    private static void awaitTablesAtMost(LsmEngine engine, int max) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (engine.tableCount() > max && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(engine.tableCount()).isLessThanOrEqualTo(max);
+    }
+
+    private static long directoryBytes(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }).sum();
+        }
+    }
+}
