@@ -358,12 +358,15 @@ public final class WalWriter implements Closeable {
             for (Request r : batch) {
                 r.done.complete(null);
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // Anything else (e.g. no direct memory for a huge record) also poisons the segment rather
+            // than leaving callers waiting on a dead writer thread.
+            IOException io = e instanceof IOException x ? x : new IOException("WAL writer failed", e);
             if (failure == null) {
-                failure = e;
+                failure = io;
             }
             for (Request r : batch) {
-                r.done.completeExceptionally(e);
+                r.done.completeExceptionally(io);
             }
         } finally {
             batch.clear();
