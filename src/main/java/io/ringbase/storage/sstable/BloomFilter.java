@@ -1,0 +1,199 @@
+package io.ringbase.storage.sstable;
+
+import static io.ringbase.storage.Layouts.I32;
+import static io.ringbase.storage.Layouts.I64;
+import static io.ringbase.storage.Layouts.U8;
+
+import io.ringbase.storage.CorruptionException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+/**
+ * The Bloom filter section of an SSTable ({@code docs/format.md}, section 4.4): {@link Builder} sets bits
+ * in an off-heap segment while a table is written; a {@code BloomFilter} probes the section in the
+ * mapped file.
+ *
+ * <pre>
+ * bloom     := bitCount probeCount bits
+ * bitCount   u64   number of bits m, a positive multiple of 64
+ * probeCount u32   number of probes k, 1 .. 30
+ * bits       m / 8 bytes; bit b is bit (b mod 8) of byte (b div 8), least significant bit first
+ * </pre>
+ *
+ * Key hashing: {@code h = XXH64(key, seed 0)} ({@link #hash}); probe {@code i} (0 &le; i &lt; k) sets or
+ * tests bit {@code g_i mod m} where {@code g_i = h + i * rotateLeft(h, 32)} in 64-bit wrapping
+ * arithmetic and both {@code g_i} and {@code mod} are unsigned (Kirsch-Mitzenmacher double hashing).
+ *
+ * <p>A {@code BloomFilter} is immutable and thread-safe; a {@link Builder} is for one writer at a time.
+ */
+final class BloomFilter {
+
+    /** Bits per expected key: about 0.8% false positives with {@link #PROBES} probes. */
+    static final int BITS_PER_KEY = 10;
+    /** Probes per key; ~ BITS_PER_KEY * ln 2. */
+    static final int PROBES = 7;
+    static final int MAX_PROBES = 30;
+    /** Largest filter written, in bits (4 GiB); more keys than ~3.4 billion only raise the false-positive rate. */
+    static final long MAX_BITS = 1L << 35;
+    /** Bytes before the bits: bitCount, probeCount. */
+    static final int HEADER_SIZE = 8 + 4;
+
+    private static final long P1 = 0x9E3779B185EBCA87L;
+    private static final long P2 = 0xC2B2AE3D27D4EB4FL;
+    private static final long P3 = 0x165667B19E3779F9L;
+    private static final long P4 = 0x85EBCA77C2B2AE63L;
+    private static final long P5 = 0x27D4EB2F165667C5L;
+
+    private final MemorySegment bits;
+    private final long bitCount;
+    private final int probes;
+
+    private BloomFilter(MemorySegment bits, long bitCount, int probes) {
+        this.bits = bits;
+        this.bitCount = bitCount;
+        this.probes = probes;
+    }
+
+    /**
+     * Reads the filter whose section is {@code section} (a slice of the mapped file starting at byte
+     * {@code fileOffset}); the caller has already verified the section's checksum.
+     *
+     * @throws CorruptionException if the header is invalid or does not match the section length
+     */
+    static BloomFilter read(Path file, MemorySegment section, long fileOffset) throws CorruptionException {
+        if (section.byteSize() < HEADER_SIZE) {
+            throw new CorruptionException(file, fileOffset, "Bloom section of " + section.byteSize() + " bytes is shorter than its header");
+        }
+        long m = section.get(I64, 0);
+        int k = section.get(I32, 8);
+        if (m <= 0 || m % 64 != 0 || m > MAX_BITS) {
+            throw new CorruptionException(file, fileOffset, "invalid Bloom bit count " + m);
+        }
+        if (k < 1 || k > MAX_PROBES) {
+            throw new CorruptionException(file, fileOffset + 8, "invalid Bloom probe count " + k);
+        }
+        if (section.byteSize() != HEADER_SIZE + m / 8) {
+            throw new CorruptionException(file, fileOffset, "Bloom section of " + section.byteSize() + " bytes does not hold " + m + " bits");
+        }
+        return new BloomFilter(section.asSlice(HEADER_SIZE), m, k);
+    }
+
+    /** False if {@code key} was certainly not added; true if it may have been. */
+    boolean mightContain(byte[] key) {
+        long h = hash(key);
+        long delta = Long.rotateLeft(h, 32);
+        for (int i = 0; i < probes; i++) {
+            long bit = Long.remainderUnsigned(h + i * delta, bitCount);
+            if ((bits.get(U8, bit >>> 3) & (1 << (bit & 7))) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Number of bits m for {@code expectedEntries} keys: {@code 10 * n} rounded up to a multiple of 64, at least 64. */
+    static long bitCountFor(long expectedEntries) {
+        if (expectedEntries < 0) {
+            throw new IllegalArgumentException("negative expectedEntries " + expectedEntries);
+        }
+        long bits = expectedEntries > MAX_BITS / BITS_PER_KEY ? MAX_BITS : expectedEntries * BITS_PER_KEY;
+        return Math.max(64, (bits + 63) / 64 * 64);
+    }
+
+    /**
+     * XXH64 of {@code key} with seed 0, as specified by the xxHash project (Yann Collet): the 64-bit hash
+     * every SSTable Bloom filter uses. {@code hash(new byte[0]) == 0xEF46DB3751D8E999L}.
+     */
+    static long hash(byte[] key) {
+        MemorySegment in = MemorySegment.ofArray(key);
+        int len = key.length;
+        int p = 0;
+        long h;
+        if (len >= 32) {
+            long v1 = P1 + P2;
+            long v2 = P2;
+            long v3 = 0;
+            long v4 = -P1;
+            for (; p <= len - 32; p += 32) {
+                v1 = round(v1, in.get(I64, p));
+                v2 = round(v2, in.get(I64, p + 8));
+                v3 = round(v3, in.get(I64, p + 16));
+                v4 = round(v4, in.get(I64, p + 24));
+            }
+            h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
+            h = mergeRound(h, v1);
+            h = mergeRound(h, v2);
+            h = mergeRound(h, v3);
+            h = mergeRound(h, v4);
+        } else {
+            h = P5;
+        }
+        h += len;
+        for (; p + 8 <= len; p += 8) {
+            h ^= round(0, in.get(I64, p));
+            h = Long.rotateLeft(h, 27) * P1 + P4;
+        }
+        if (p + 4 <= len) {
+            h ^= (in.get(I32, p) & 0xFFFFFFFFL) * P1;
+            h = Long.rotateLeft(h, 23) * P2 + P3;
+            p += 4;
+        }
+        for (; p < len; p++) {
+            h ^= (key[p] & 0xFFL) * P5;
+            h = Long.rotateLeft(h, 11) * P1;
+        }
+        h ^= h >>> 33;
+        h *= P2;
+        h ^= h >>> 29;
+        h *= P3;
+        h ^= h >>> 32;
+        return h;
+    }
+
+    private static long round(long acc, long input) {
+        return Long.rotateLeft(acc + input * P2, 31) * P1;
+    }
+
+    private static long mergeRound(long acc, long v) {
+        return (acc ^ round(0, v)) * P1 + P4;
+    }
+
+    /**
+     * Builds a filter section off-heap (in its own shared arena, released by {@link #close()}), sized
+     * for an expected number of keys. Not thread-safe.
+     */
+    static final class Builder implements AutoCloseable {
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment section;
+        private final long bitCount;
+
+        /** @throws IllegalArgumentException if {@code expectedEntries} is negative */
+        Builder(long expectedEntries) {
+            bitCount = bitCountFor(expectedEntries);
+            section = arena.allocate(HEADER_SIZE + bitCount / 8); // zeroed
+            section.set(I64, 0, bitCount);
+            section.set(I32, 8, PROBES);
+        }
+
+        void add(byte[] key) {
+            long h = hash(key);
+            long delta = Long.rotateLeft(h, 32);
+            for (int i = 0; i < PROBES; i++) {
+                long bit = Long.remainderUnsigned(h + i * delta, bitCount);
+                long at = HEADER_SIZE + (bit >>> 3);
+                section.set(U8, at, (byte) (section.get(U8, at) | (1 << (bit & 7))));
+            }
+        }
+
+        /** The complete section (header and bits) as written to the file; valid until {@link #close()}. */
+        MemorySegment section() {
+            return section;
+        }
+
+        @Override
+        public void close() {
+            arena.close();
+        }
+    }
+}

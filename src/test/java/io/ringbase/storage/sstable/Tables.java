@@ -1,0 +1,78 @@
+package io.ringbase.storage.sstable;
+
+import io.ringbase.storage.Entry;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/** Test fixtures: write a table from a list, flip bytes, read the footer. */
+final class Tables {
+
+    private Tables() {
+    }
+
+    static SstableSummary write(Path file, Iterable<Entry> entries, long expected) throws IOException {
+        try (SstableWriter w = new SstableWriter(file, expected)) {
+            for (Entry e : entries) {
+                w.add(e);
+            }
+            return w.finish();
+        }
+    }
+
+    static SstableSummary write(Path file, List<Entry> entries) throws IOException {
+        return write(file, entries, entries.size());
+    }
+
+    static List<Entry> drain(Iterator<Entry> it) {
+        List<Entry> out = new ArrayList<>();
+        it.forEachRemaining(out::add);
+        return out;
+    }
+
+    static List<Entry> scan(SstableReader r, byte[] start, byte[] end) {
+        try (var it = r.iterator(start, end)) {
+            return drain(it);
+        }
+    }
+
+    /** XORs the byte at {@code offset} with {@code mask}. */
+    static void flip(Path file, long offset, int mask) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, offset);
+            b.put(0, (byte) (b.get(0) ^ mask));
+            ch.write(b.rewind(), offset);
+        }
+    }
+
+    static void overwrite(Path file, long offset, byte[] bytes) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(bytes), offset);
+        }
+    }
+
+    static Footer footer(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            MemorySegment m = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), Arena.ofAuto());
+            return Footer.read(file, m);
+        }
+    }
+
+    /** File offset of record {@code i} (its crc32c), read from the index section. */
+    static long recordOffset(Path file, long i) throws IOException {
+        Footer f = footer(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(8).order(io.ringbase.storage.Layouts.ORDER);
+            ch.read(b, f.indexOffset() + 8 * i);
+            return b.getLong(0);
+        }
+    }
+}
