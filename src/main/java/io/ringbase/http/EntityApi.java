@@ -5,8 +5,11 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
+import java.util.NoSuchElementException;
 import java.util.function.LongSupplier;
 
 /**
@@ -113,8 +116,27 @@ final class EntityApi {
         if (end != null) {
             checkKeyLength("end", end);
         }
+        if (end != null && Keys.compare(start, end) >= 0) {
+            return new Outcome.Range(EMPTY_RANGE); // an empty range; not every engine accepts end < start
+        }
         return new Outcome.Range(engine.scan(start, end, true));
     }
+
+    private static final CloseableIterator<Entry> EMPTY_RANGE = new CloseableIterator<>() {
+        @Override
+        public boolean hasNext() {
+            return false;
+        }
+
+        @Override
+        public Entry next() {
+            throw new NoSuchElementException();
+        }
+
+        @Override
+        public void close() {
+        }
+    };
 
     private static byte[] requireKey(QueryString query, String name) throws BadRequestException {
         byte[] key = query.bytes(name);
