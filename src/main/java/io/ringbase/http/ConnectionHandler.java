@@ -133,8 +133,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void respond(FullHttpResponse response, boolean keepAlive) {
-        HttpUtil.setKeepAlive(response, keepAlive);
-        ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, keepAlive));
+        boolean keep = keepAlive && !shared.isStopping(); // a stopping server closes connections as it answers
+        HttpUtil.setKeepAlive(response, keep);
+        ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, keep));
     }
 
     /**
@@ -143,7 +144,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     private void stream(EntryChunkedInput body, HttpVersion version, boolean keepAlive) {
         boolean chunked = version.isKeepAliveDefault(); // HTTP/1.1 and later
-        boolean keep = keepAlive && chunked;
+        boolean keep = keepAlive && chunked && !shared.isStopping();
         HttpResponse head = Responses.rangeHead(version, chunked);
         HttpUtil.setKeepAlive(head, keep);
         ctx.write(head);

@@ -3,6 +3,7 @@ package io.ringbase.http;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
+import java.io.IOException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.NavigableMap;
@@ -18,12 +19,12 @@ public class InMemoryEngine implements StorageEngine {
     private final ConcurrentSkipListMap<byte[], Entry> entries = new ConcurrentSkipListMap<>(Keys.ORDER);
 
     @Override
-    public void apply(Entry entry) {
+    public void apply(Entry entry) throws IOException {
         entries.merge(entry.key(), entry, Entry::newer);
     }
 
     @Override
-    public Entry get(byte[] key) {
+    public Entry get(byte[] key) throws IOException {
         return entries.get(key);
     }
 
