@@ -80,8 +80,9 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * Binds and starts serving.
      *
      * @return the bound port (the ephemeral one if the config says 0)
-     * @throws IllegalStateException if already started or closed
-     * @throws java.io.UncheckedIOException-like Netty exceptions if the bind fails (e.g. port in use)
+     * @throws IllegalStateException if already started or closed. A bind failure (e.g.
+     *         {@link java.net.BindException} for a port in use) is rethrown as is, unchecked, and leaves the
+     *         server closed.
      */
     public synchronized int start() {
         if (group != null || closed) {
