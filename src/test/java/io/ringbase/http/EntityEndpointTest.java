@@ -5,27 +5,34 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.LsmEngine;
+import io.ringbase.storage.LsmOptions;
+import java.nio.file.Path;
 import java.net.http.HttpResponse;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** {@code /v0/entity} over real HTTP on loopback. */
+/** {@code /v0/entity} over real HTTP on loopback, on the real storage engine. */
 class EntityEndpointTest {
 
-    private InMemoryEngine engine;
+    @TempDir
+    Path dataDir;
+    private LsmEngine engine;
     private ServerFixture http;
 
     @BeforeEach
-    void start() {
-        engine = new InMemoryEngine();
+    void start() throws Exception {
+        engine = LsmEngine.open(LsmOptions.defaults(dataDir));
         http = new ServerFixture(engine);
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         http.close();
+        engine.close();
     }
 
     @Test
