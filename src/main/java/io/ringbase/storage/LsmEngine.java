@@ -1,6 +1,8 @@
 package io.ringbase.storage;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.storage.View.Frozen;
+import io.ringbase.storage.View.LiveTable;
 import io.ringbase.storage.compaction.Compactor;
 import io.ringbase.storage.compaction.SizeTieredPicker;
 import io.ringbase.storage.compaction.TableInfo;
@@ -11,25 +13,18 @@ import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
-import io.ringbase.storage.sstable.SstableWriter;
-import io.ringbase.storage.wal.WalReader;
 import io.ringbase.storage.wal.WalWriter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -62,7 +57,7 @@ public final class LsmEngine implements StorageEngine {
 
     private final LsmOptions options;
     private final DataDirectory dir;
-    private final AtomicLong nextFileNumber;
+    private final TableFiles files;
     private final SizeTieredPicker picker;
     private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
     private final ReentrantLock stateLock = new ReentrantLock();
@@ -77,33 +72,10 @@ public final class LsmEngine implements StorageEngine {
     private volatile boolean closing;
     private boolean closed;          // guarded by switchLock
 
-    /** A memtable switched out for flushing, and the WAL segment that holds its records. */
-    private record Frozen(Memtable memtable, long walNumber) {
-    }
-
-    /** A live SSTable. */
-    private record LiveTable(long number, SstableReader reader) {
-    }
-
-    /**
-     * An immutable snapshot of the engine's sources.
-     *
-     * @param immutables switched-out memtables, oldest first
-     * @param tables     live SSTables, highest {@code maxVersion} first (so point reads can stop early)
-     */
-    private record View(Memtable active, long activeWalNumber, List<Frozen> immutables, List<LiveTable> tables) {
-        View {
-            immutables = List.copyOf(immutables);
-            List<LiveTable> sorted = new ArrayList<>(tables);
-            sorted.sort(Comparator.comparingLong((LiveTable t) -> t.reader().maxVersion()).reversed());
-            tables = List.copyOf(sorted);
-        }
-    }
-
-    private LsmEngine(LsmOptions options, DataDirectory dir, long nextFileNumber) {
+    private LsmEngine(LsmOptions options, DataDirectory dir, TableFiles files) {
         this.options = options;
         this.dir = dir;
-        this.nextFileNumber = new AtomicLong(nextFileNumber);
+        this.files = files;
         this.picker = new SizeTieredPicker(options.compaction());
     }
 
@@ -120,72 +92,17 @@ public final class LsmEngine implements StorageEngine {
     public static LsmEngine open(LsmOptions options) throws IOException {
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
-            return recover(options, dir);
+            Recovery.Result recovered = Recovery.run(dir);
+            LsmEngine engine = new LsmEngine(options, dir, recovered.files());
+            engine.wal = WalWriter.create(FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
+                    options.walSyncIntervalMs());
+            engine.view = new View(new Memtable(), recovered.walNumber(), List.of(), recovered.tables());
+            engine.scheduleCompaction();
+            return engine;
         } catch (IOException | RuntimeException e) {
             dir.close();
             throw e;
         }
-    }
-
-    private static LsmEngine recover(LsmOptions options, DataDirectory dir) throws IOException {
-        Path path = dir.path();
-        dir.deleteTemporaries();
-        TreeSet<Long> sstFiles = dir.numbers(FileNames.Kind.SSTABLE);
-        TreeSet<Long> walFiles = dir.numbers(FileNames.Kind.WAL);
-        ManifestState manifest = Manifest.read(path).orElse(null);
-        if (manifest == null) {
-            if (!sstFiles.isEmpty()) {
-                throw new CorruptionException(FileNames.manifest(path), -1,
-                        "missing, but " + sstFiles.size() + " SSTables are present; refusing to start rather than guess which are live");
-            }
-            manifest = ManifestState.empty();
-        }
-        long maxSeen = Math.max(sstFiles.isEmpty() ? 0 : sstFiles.last(), walFiles.isEmpty() ? 0 : walFiles.last());
-        LsmEngine engine = new LsmEngine(options, dir, Math.max(manifest.nextFileNumber(), maxSeen + 1));
-
-        List<LiveTable> tables = new ArrayList<>();
-        for (long number : manifest.liveTables()) {
-            Path file = FileNames.sstable(path, number);
-            if (!Files.exists(file)) {
-                throw new CorruptionException(file, -1, "listed in the manifest but missing");
-            }
-            tables.add(new LiveTable(number, SstableReader.open(file)));
-        }
-        Set<Long> live = new HashSet<>(manifest.liveTables());
-        for (long number : sstFiles) {
-            if (!live.contains(number)) {
-                log.warn("deleting {}: not in the manifest (left by an interrupted flush or compaction)",
-                        FileNames.sstable(path, number).getFileName());
-                Files.delete(FileNames.sstable(path, number));
-            }
-        }
-
-        Memtable recovered = new Memtable();
-        List<Long> replayed = new ArrayList<>();
-        for (long number : walFiles) {
-            Path file = FileNames.wal(path, number);
-            if (number < manifest.walReplayFrom()) {
-                Files.delete(file);
-                continue;
-            }
-            WalReader.ReplayResult r = WalReader.replay(file, recovered::put);
-            log.info("replayed {} records from {}{}", r.records(), file.getFileName(), r.tornTail() ? " (torn tail ignored)" : "");
-            replayed.add(number);
-        }
-        if (!recovered.isEmpty()) {
-            tables.add(engine.writeTable(recovered.iterator(null, null), recovered.count()));
-        }
-        long walNumber = engine.nextFileNumber.getAndIncrement();
-        Manifest.write(path, new ManifestState(engine.nextFileNumber.get(), walNumber, numbers(tables)));
-        for (long number : replayed) {
-            Files.delete(FileNames.wal(path, number));
-        }
-        engine.wal = WalWriter.create(FileNames.wal(path, walNumber), options.walSync(), options.walSyncIntervalMs());
-        engine.view = new View(new Memtable(), walNumber, List.of(), tables);
-        log.info("opened {}: {} SSTables, {} entries recovered from the WAL", path.toAbsolutePath(), tables.size(),
-                recovered.count());
-        engine.scheduleCompaction();
-        return engine;
     }
 
     // ---------------------------------------------------------------- writes
@@ -261,7 +178,7 @@ public final class LsmEngine implements StorageEngine {
 
     /** Starts a new memtable and WAL segment and hands the old pair to the flusher. Holds switchLock. */
     private void switchMemtable() throws IOException {
-        long walNumber = nextFileNumber.getAndIncrement();
+        long walNumber = files.nextNumber();
         WalWriter next = WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs());
         WalWriter old = wal;
         wal = next;
@@ -393,7 +310,7 @@ public final class LsmEngine implements StorageEngine {
     private void flushOne(Frozen frozen) throws IOException {
         long started = System.nanoTime();
         Memtable mt = frozen.memtable();
-        LiveTable table = mt.isEmpty() ? null : writeTable(mt.iterator(null, null), mt.count());
+        LiveTable table = mt.isEmpty() ? null : files.write(mt.iterator(null, null), mt.count());
         stateLock.lock();
         try {
             View v = view;
@@ -403,9 +320,9 @@ public final class LsmEngine implements StorageEngine {
             if (table != null) {
                 tables.add(table);
             }
-            long replayFrom = imms.isEmpty() ? v.activeWalNumber() : imms.getFirst().walNumber();
-            Manifest.write(dir.path(), new ManifestState(nextFileNumber.get(), replayFrom, numbers(tables)));
-            view = new View(v.active(), v.activeWalNumber(), imms, tables);
+            View next = new View(v.active(), v.activeWalNumber(), imms, tables);
+            Manifest.write(dir.path(), new ManifestState(files.peekNextNumber(), next.walReplayFrom(), next.tableNumbers()));
+            view = next;
             flushed.signalAll();
         } finally {
             stateLock.unlock();
@@ -416,26 +333,6 @@ public final class LsmEngine implements StorageEngine {
                     table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
-    }
-
-    /** Writes sorted entries to a new SSTable: temp file, fsync, rename, directory fsync. */
-    private LiveTable writeTable(CloseableIterator<Entry> entries, long expected) throws IOException {
-        long number = nextFileNumber.getAndIncrement();
-        Path tmp = FileNames.sstableTmp(dir.path(), number);
-        try (entries; SstableWriter writer = new SstableWriter(tmp, Math.max(1, expected))) {
-            while (entries.hasNext()) {
-                writer.add(entries.next());
-            }
-            writer.finish();
-        }
-        return install(number, tmp);
-    }
-
-    private LiveTable install(long number, Path tmp) throws IOException {
-        Path file = FileNames.sstable(dir.path(), number);
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        Manifest.syncDirectory(dir.path());
-        return new LiveTable(number, SstableReader.open(file));
     }
 
     // ---------------------------------------------------------------- compaction
@@ -482,7 +379,7 @@ public final class LsmEngine implements StorageEngine {
                 others.add(t);
             }
         }
-        long number = nextFileNumber.getAndIncrement();
+        long number = files.nextNumber();
         Path tmp = FileNames.sstableTmp(dir.path(), number);
         SstableSummary summary;
         try {
@@ -493,7 +390,7 @@ public final class LsmEngine implements StorageEngine {
         }
         LiveTable output = null;
         if (summary.entryCount() > 0) {
-            output = install(number, tmp);
+            output = files.install(number, tmp);
         } else {
             Files.deleteIfExists(tmp);
         }
@@ -509,9 +406,9 @@ public final class LsmEngine implements StorageEngine {
             if (output != null) {
                 tables.add(output);
             }
-            long replayFrom = now.immutables().isEmpty() ? now.activeWalNumber() : now.immutables().getFirst().walNumber();
-            Manifest.write(dir.path(), new ManifestState(nextFileNumber.get(), replayFrom, numbers(tables)));
-            view = new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
+            View next = new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
+            Manifest.write(dir.path(), new ManifestState(files.peekNextNumber(), next.walReplayFrom(), next.tableNumbers()));
+            view = next;
         } finally {
             stateLock.unlock();
         }
@@ -627,7 +524,4 @@ public final class LsmEngine implements StorageEngine {
         void run() throws IOException;
     }
 
-    private static List<Long> numbers(List<LiveTable> tables) {
-        return tables.stream().map(LiveTable::number).sorted().toList();
-    }
 }

@@ -1,0 +1,105 @@
+package io.ringbase.storage;
+
+import io.ringbase.storage.View.LiveTable;
+import io.ringbase.storage.manifest.DataDirectory;
+import io.ringbase.storage.manifest.FileNames;
+import io.ringbase.storage.manifest.Manifest;
+import io.ringbase.storage.manifest.ManifestState;
+import io.ringbase.storage.memtable.Memtable;
+import io.ringbase.storage.sstable.SstableReader;
+import io.ringbase.storage.wal.WalReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings a locked data directory to a clean state on start, by the reader rules of docs/format.md
+ * (section 5): deletes half-written files, opens the SSTables the manifest lists, deletes unlisted
+ * ones, replays the WAL segments from the manifest's replay point into a new SSTable, and writes a
+ * manifest that names it and the WAL segment to start with.
+ */
+final class Recovery {
+
+    private static final Logger log = LoggerFactory.getLogger(Recovery.class);
+
+    /**
+     * @param files     file numbering for the engine
+     * @param tables    the live tables, including one holding the replayed WAL records
+     * @param walNumber the number of the WAL segment to create next
+     */
+    record Result(TableFiles files, List<LiveTable> tables, long walNumber) {
+    }
+
+    private Recovery() {
+    }
+
+    /**
+     * @throws CorruptionException if the manifest, a listed SSTable or a WAL segment is damaged, or a
+     *                             listed SSTable is missing; nothing is deleted or dropped then
+     */
+    static Result run(DataDirectory dir) throws IOException {
+        Path path = dir.path();
+        dir.deleteTemporaries();
+        TreeSet<Long> sstFiles = dir.numbers(FileNames.Kind.SSTABLE);
+        TreeSet<Long> walFiles = dir.numbers(FileNames.Kind.WAL);
+        ManifestState manifest = Manifest.read(path).orElse(null);
+        if (manifest == null) {
+            if (!sstFiles.isEmpty()) {
+                throw new CorruptionException(FileNames.manifest(path), -1, "missing, but " + sstFiles.size()
+                        + " SSTables are present; refusing to start rather than guess which are live");
+            }
+            manifest = ManifestState.empty();
+        }
+        long maxSeen = Math.max(sstFiles.isEmpty() ? 0 : sstFiles.last(), walFiles.isEmpty() ? 0 : walFiles.last());
+        TableFiles files = new TableFiles(path, Math.max(manifest.nextFileNumber(), maxSeen + 1));
+
+        List<LiveTable> tables = new ArrayList<>();
+        for (long number : manifest.liveTables()) {
+            Path file = FileNames.sstable(path, number);
+            if (!Files.exists(file)) {
+                throw new CorruptionException(file, -1, "listed in the manifest but missing");
+            }
+            tables.add(new LiveTable(number, SstableReader.open(file)));
+        }
+        Set<Long> live = new HashSet<>(manifest.liveTables());
+        for (long number : sstFiles) {
+            if (!live.contains(number)) {
+                log.warn("deleting {}: not in the manifest (left by an interrupted flush or compaction)",
+                        FileNames.sstable(path, number).getFileName());
+                Files.delete(FileNames.sstable(path, number));
+            }
+        }
+
+        Memtable recovered = new Memtable();
+        List<Long> replayed = new ArrayList<>();
+        for (long number : walFiles) {
+            Path file = FileNames.wal(path, number);
+            if (number < manifest.walReplayFrom()) {
+                Files.delete(file);
+                continue;
+            }
+            WalReader.ReplayResult r = WalReader.replay(file, recovered::put);
+            log.info("replayed {} records from {}{}", r.records(), file.getFileName(), r.tornTail() ? " (torn tail ignored)" : "");
+            replayed.add(number);
+        }
+        if (!recovered.isEmpty()) {
+            tables.add(files.write(recovered.iterator(null, null), recovered.count()));
+        }
+        long walNumber = files.nextNumber();
+        View view = new View(new Memtable(), walNumber, List.of(), tables);
+        Manifest.write(path, new ManifestState(files.peekNextNumber(), walNumber, view.tableNumbers()));
+        for (long number : replayed) {
+            Files.delete(FileNames.wal(path, number));
+        }
+        log.info("opened {}: {} SSTables, {} entries recovered from the WAL", path.toAbsolutePath(), tables.size(),
+                recovered.count());
+        return new Result(files, tables, walNumber);
+    }
+}

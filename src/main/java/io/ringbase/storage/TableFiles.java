@@ -1,0 +1,64 @@
+package io.ringbase.storage;
+
+import io.ringbase.storage.StorageEngine.CloseableIterator;
+import io.ringbase.storage.View.LiveTable;
+import io.ringbase.storage.manifest.FileNames;
+import io.ringbase.storage.manifest.Manifest;
+import io.ringbase.storage.sstable.SstableReader;
+import io.ringbase.storage.sstable.SstableWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Hands out the file numbers of a data directory and puts new SSTables in place: written to a
+ * {@code .sst.tmp} file, fsynced, renamed, and the directory fsynced, so a table exists under its final
+ * name only when it is complete (docs/format.md, section 1). Thread-safe.
+ */
+final class TableFiles {
+
+    private final Path dir;
+    private final AtomicLong nextNumber;
+
+    /**
+     * @param dir        the data directory
+     * @param nextNumber the first unused file number
+     */
+    TableFiles(Path dir, long nextNumber) {
+        this.dir = dir;
+        this.nextNumber = new AtomicLong(nextNumber);
+    }
+
+    /** Takes a new file number (for a WAL segment or an SSTable). */
+    long nextNumber() {
+        return nextNumber.getAndIncrement();
+    }
+
+    /** The next number {@link #nextNumber()} would hand out, for the manifest. */
+    long peekNextNumber() {
+        return nextNumber.get();
+    }
+
+    /** Writes sorted entries to a new SSTable and opens it; closes {@code entries}. */
+    LiveTable write(CloseableIterator<Entry> entries, long expectedEntries) throws IOException {
+        long number = nextNumber();
+        Path tmp = FileNames.sstableTmp(dir, number);
+        try (entries; SstableWriter writer = new SstableWriter(tmp, Math.max(1, expectedEntries))) {
+            while (entries.hasNext()) {
+                writer.add(entries.next());
+            }
+            writer.finish();
+        }
+        return install(number, tmp);
+    }
+
+    /** Renames a finished {@code .sst.tmp} file to its final name, durably, and opens it. */
+    LiveTable install(long number, Path tmp) throws IOException {
+        Path file = FileNames.sstable(dir, number);
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        Manifest.syncDirectory(dir);
+        return new LiveTable(number, SstableReader.open(file));
+    }
+}
