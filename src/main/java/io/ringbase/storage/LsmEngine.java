@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,21 +147,8 @@ public final class LsmEngine implements StorageEngine {
             return;
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
-        stateLock.lock();
-        try {
-            while (!view.immutables().isEmpty() && isFull(view.active()) && !closing) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new StoreBusyException("flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
-                }
-                flushed.awaitNanos(left);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for a flush");
-        } finally {
-            stateLock.unlock();
-        }
+        awaitFlushes(() -> !view.immutables().isEmpty() && isFull(view.active()) && !closing, deadline,
+                "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
     }
 
     /** Switches the active memtable out if it is full and no other one waits for its flush. */
@@ -263,12 +251,18 @@ public final class LsmEngine implements StorageEngine {
     }
 
     private void awaitNoImmutables(long deadlineNanos) throws IOException {
+        awaitFlushes(() -> !view.immutables().isEmpty(), deadlineNanos,
+                "flush did not finish in " + options.flushStallTimeoutMs() + " ms");
+    }
+
+    /** Waits for finished flushes while {@code waiting} holds; {@link StoreBusyException} at the deadline. */
+    private void awaitFlushes(BooleanSupplier waiting, long deadlineNanos, String timeoutMessage) throws IOException {
         stateLock.lock();
         try {
-            while (!view.immutables().isEmpty()) {
+            while (waiting.getAsBoolean()) {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
-                    throw new StoreBusyException("flush did not finish in " + options.flushStallTimeoutMs() + " ms");
+                    throw new StoreBusyException(timeoutMessage);
                 }
                 flushed.awaitNanos(left);
             }
