@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CrashRecoveryTest {
 
-    @TempDir
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS) // a failed run keeps its data dir and node logs
     Path tmp;
 
     private Path dataDir() {
@@ -99,6 +100,8 @@ class CrashRecoveryTest {
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));
         }
+        System.out.printf("--wal-sync %s: %d ops acknowledged before SIGKILL, %d keys in flight (seed %d)%n",
+                walSync, writes.ackedOps(), writes.uncertainKeys().size(), seed);
         assertThat(writes.ackedOps()).as("acknowledged writes before the kill (seed %d)", seed).isGreaterThan(100);
         assertThat(writes.unexpectedStatuses()).as("answers other than 201/202/503").isEmpty();
 
@@ -124,6 +127,8 @@ class CrashRecoveryTest {
             writes.awaitWritersStopped(Duration.ofSeconds(60));
             firstRunStderr = node.stderr();
         }
+        System.out.printf("memtable 1m: %d ops (%d bytes) acknowledged before SIGKILL (seed %d)%n",
+                writes.ackedOps(), writes.ackedBytes(), seed);
         // the scenario needs flushes and compactions to have been running around the kill
         assertThat(firstRunStderr).contains("flushed memtable").contains("compacted");
         assertThat(writes.unexpectedStatuses()).as("answers other than 201/202/503").isEmpty();
