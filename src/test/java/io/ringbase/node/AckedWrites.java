@@ -49,6 +49,8 @@ final class AckedWrites {
     private final List<String> unexpectedStatuses = Collections.synchronizedList(new ArrayList<>());
     private volatile long bytesTarget = Long.MAX_VALUE;
     private final CountDownLatch bytesReached = new CountDownLatch(1);
+    private volatile long opsTarget = Long.MAX_VALUE;
+    private final CountDownLatch opsReached = new CountDownLatch(1);
 
     /**
      * @param deleteEvery every this many operations a writer deletes one of its live keys (0: never)
@@ -113,6 +115,15 @@ final class AckedWrites {
         return bytesReached.await(deadline.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** Waits until at least {@code ops} requests were acknowledged; false after {@code deadline}. */
+    boolean awaitAckedOps(long ops, Duration deadline) throws InterruptedException {
+        opsTarget = ops;
+        if (ackedOps.get() >= ops) {
+            return true;
+        }
+        return opsReached.await(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     private void write(int w) {
         Random random = new Random(seed + w);
         Map<String, byte[]> state = ackedState.get(w);
@@ -152,7 +163,9 @@ final class AckedWrites {
                 }
             }
             if (status == 201 || status == 202) {
-                ackedOps.incrementAndGet();
+                if (ackedOps.incrementAndGet() >= opsTarget) {
+                    opsReached.countDown();
+                }
                 if (ackedBytes.addAndGet(value == null ? 0 : value.length) >= bytesTarget) {
                     bytesReached.countDown();
                 }

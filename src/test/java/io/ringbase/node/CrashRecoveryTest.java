@@ -95,6 +95,7 @@ class CrashRecoveryTest {
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--wal-sync", walSync)) {
             writes = new AckedWrites(new NodeClient(node), 8, 1, 2_048, 5, seed);
             writes.start();
+            assertThat(writes.awaitAckedOps(200, Duration.ofSeconds(60))).as("200 writes acknowledged").isTrue();
             // the crash itself: a random moment 1-2 s into the writes, whatever they are doing
             Thread.sleep(1_000 + random.nextInt(1_000));
             node.sigkill();
@@ -102,7 +103,6 @@ class CrashRecoveryTest {
         }
         System.out.printf("--wal-sync %s: %d ops acknowledged before SIGKILL, %d keys in flight (seed %d)%n",
                 walSync, writes.ackedOps(), writes.uncertainKeys().size(), seed);
-        assertThat(writes.ackedOps()).as("acknowledged writes before the kill (seed %d)", seed).isGreaterThan(100);
         assertThat(writes.unexpectedStatuses()).as("answers other than 201/202/503").isEmpty();
 
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--wal-sync", walSync)) {
