@@ -8,36 +8,35 @@ import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Layouts;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 
 /**
  * Appends {@link Entry entries} to one WAL segment file in the format of {@code docs/format.md},
  * section 3 ("WAL segment"), with group commit.
  *
- * <p><b>Threading.</b> {@link #append}, {@link #sync}, {@link #close}, {@link #sizeBytes} and
- * {@link #path} are thread-safe. Callers put their entry on a bounded queue (blocking while it is
- * full) and wait; one writer thread per segment takes everything queued (up to about
- * {@value #BATCH_BYTES} bytes, or one record of any allowed size), encodes it into one reused direct
- * buffer, hands it to the file with one {@code write()}, fsyncs if the {@link WalSyncPolicy} or a
- * {@link #sync} asks for it, and only then releases the waiting callers. Concurrent appenders thus
- * share {@code write()} and fsync calls. Only the writer thread touches the file, so interrupting a
- * caller never closes the channel.
+ * <p><b>Group commit</b> (the writer queue of LevelDB's {@code DBImpl::Write}): each caller joins a
+ * FIFO of waiting writers. The writer at the head is the leader: it takes the records of the writers
+ * queued behind it (up to about {@value #BATCH_BYTES} bytes, or one record of any allowed size),
+ * encodes them into one reused direct buffer, hands them to the file with one {@code write()}, fsyncs
+ * if the {@link WalSyncPolicy} or a {@link #sync} asks for it, then releases those writers and wakes
+ * the next head. A lone writer thus writes its own record with no thread hand-off, and concurrent
+ * writers share {@code write()} and fsync calls. Under {@link WalSyncPolicy#PERIODIC} a daemon thread
+ * per segment fsyncs unsynced data once the interval has passed (through the same queue).
+ *
+ * <p><b>Threading.</b> All public methods are thread-safe. The queue holds at most one waiter per
+ * calling thread, so it is bounded by the number of callers.
  *
  * <p><b>Failure.</b> If a {@code write()} or fsync fails, the segment is poisoned: every pending and
  * every later {@link #append} or {@link #sync} fails with an {@link IOException} whose cause is the
@@ -51,13 +50,20 @@ public final class WalWriter implements Closeable {
     /** A batch of records stops growing at this many bytes (1 MiB); a larger single record is written alone. */
     static final int BATCH_BYTES = 1024 * 1024;
 
-    /** Appends that may wait for the writer thread before {@link #append} blocks. */
-    static final int QUEUE_CAPACITY = 4096;
+    /** One caller waiting in the writer queue: an entry to append, or ({@code entry == null}) an fsync request. */
+    private static final class Waiter {
+        final Entry entry;
+        final int recordSize;
+        final boolean forceSync;
+        final Condition turn;
+        boolean done;
+        IOException error;
 
-    /** A queued request: an entry to append, or a marker ({@code entry == null}) asking for an fsync. */
-    private record Request(Entry entry, int recordSize, boolean forceSync, CompletableFuture<Void> done) {
-        static Request sync() {
-            return new Request(null, 0, true, new CompletableFuture<>());
+        Waiter(Entry entry, int recordSize, boolean forceSync, Condition turn) {
+            this.entry = entry;
+            this.recordSize = recordSize;
+            this.forceSync = forceSync;
+            this.turn = turn;
         }
     }
 
@@ -65,24 +71,22 @@ public final class WalWriter implements Closeable {
     private final FileChannel channel;
     private final WalSyncPolicy policy;
     private final long syncIntervalNanos;
-    private final BlockingQueue<Request> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
-    /** Appenders hold the read side while checking {@link #closed} and enqueuing; close takes the write side. */
-    private final ReadWriteLock gate = new ReentrantReadWriteLock();
-    private final Thread writerThread;
-    private final Request closeMarker = Request.sync();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ArrayDeque<Waiter> writers = new ArrayDeque<>(); // guarded by lock
+    private final Thread syncer;
 
-    private boolean closed; // guarded by gate
+    private boolean closed; // guarded by lock
     private volatile IOException failure;
     private volatile long sizeBytes;
     private volatile long writeCalls;
     private volatile long syncCalls;
+    private volatile boolean unsynced;
+    private volatile long lastSyncNanos;
 
-    // Owned by the writer thread.
+    // Owned by the current leader (one at a time, handed over under the lock).
     private ByteBuffer batchBuffer = ByteBuffer.allocateDirect(BATCH_BYTES).order(Layouts.ORDER);
     private final CRC32C crc = new CRC32C();
-    private final List<Request> batch = new ArrayList<>();
-    private boolean unsynced;
-    private long lastSyncNanos;
+    private final List<Waiter> batch = new ArrayList<>();
 
     private WalWriter(Path path, FileChannel channel, WalSyncPolicy policy, long periodicSyncIntervalMs) {
         this.path = path;
@@ -91,15 +95,13 @@ public final class WalWriter implements Closeable {
         this.syncIntervalNanos = TimeUnit.MILLISECONDS.toNanos(periodicSyncIntervalMs);
         this.sizeBytes = WalFormat.SEGMENT_HEADER_SIZE;
         this.lastSyncNanos = System.nanoTime();
-        this.writerThread = Thread.ofPlatform()
-                .name("wal-writer-" + path.getFileName())
-                .daemon(true)
-                .unstarted(this::runWriter);
+        this.syncer = policy == WalSyncPolicy.PERIODIC
+                ? Thread.ofPlatform().name("wal-sync-" + path.getFileName()).daemon(true).unstarted(this::runSyncer)
+                : null;
     }
 
     /**
-     * Creates a new segment file, writes its header and fsyncs it and its directory, and starts the
-     * writer thread.
+     * Creates a new segment file, writes its header and fsyncs it and its directory.
      *
      * @param file                   the segment to create; must not exist
      * @param policy                 when appended records are fsynced
@@ -136,18 +138,18 @@ public final class WalWriter implements Closeable {
             throw e;
         }
         WalWriter writer = new WalWriter(file, channel, policy, periodicSyncIntervalMs);
-        writer.writerThread.start();
+        if (writer.syncer != null) {
+            writer.syncer.start();
+        }
         return writer;
     }
 
     /**
-     * Appends one entry. Blocks while the queue is full, then until the record has been written to the
-     * file ({@link WalSyncPolicy#PERIODIC}) or written and fsynced ({@link WalSyncPolicy#ALWAYS}).
-     * Thread-safe; records of concurrent callers land in the file in the order the writer takes them.
+     * Appends one entry. Returns once the record has been written to the file
+     * ({@link WalSyncPolicy#PERIODIC}) or written and fsynced ({@link WalSyncPolicy#ALWAYS}).
+     * Thread-safe; records of concurrent callers land in the file in the order they joined the queue.
      *
      * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
-     * @throws InterruptedIOException   if interrupted while waiting; the record may or may not have been
-     *                                  written
      * @throws IOException              if the writer is closed or poisoned by an earlier failure, or
      *                                  the write or fsync of this record failed
      */
@@ -157,7 +159,7 @@ public final class WalWriter implements Closeable {
             throw new IllegalArgumentException(
                     "entry of " + payload + " bytes exceeds the WAL record limit of " + WalFormat.MAX_PAYLOAD);
         }
-        submit(new Request(entry, WalFormat.RECORD_HEADER_SIZE + (int) payload, false, new CompletableFuture<>()));
+        submit(entry, WalFormat.RECORD_HEADER_SIZE + (int) payload, false, false);
     }
 
     /**
@@ -167,7 +169,7 @@ public final class WalWriter implements Closeable {
      * @throws IOException if the writer is closed or poisoned, or the fsync failed
      */
     public void sync() throws IOException {
-        submit(Request.sync());
+        submit(null, 0, true, false);
     }
 
     /** Bytes written to the file so far (segment header included); records still queued are not counted. */
@@ -181,7 +183,7 @@ public final class WalWriter implements Closeable {
     }
 
     /**
-     * Completes every append queued before the call, fsyncs, stops the writer thread and closes the
+     * Completes every append queued before the call, fsyncs, stops the sync thread and closes the
      * file. Later appends fail with {@link IOException}. Idempotent; thread-safe.
      *
      * @throws IOException if the final fsync or close failed, or the writer had been poisoned (the
@@ -189,52 +191,52 @@ public final class WalWriter implements Closeable {
      */
     @Override
     public void close() throws IOException {
-        gate.writeLock().lock();
+        lock.lock();
         try {
             if (closed) {
                 return;
             }
-            closed = true;
+            closed = true; // appends that joined the queue before this point are still served
         } finally {
-            gate.writeLock().unlock();
+            lock.unlock();
         }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                queue.put(closeMarker);
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
+        IOException result = null;
+        try {
+            submit(null, 0, true, true); // behind every earlier append: write them all, then fsync
+        } catch (IOException e) {
+            result = e;
+        }
+        if (syncer != null) {
+            syncer.interrupt();
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    syncer.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-        }
-        while (true) {
-            try {
-                writerThread.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        IOException f = failure;
-        if (f != null) {
-            throw new IOException("WAL segment " + path + " failed earlier", f);
         }
         try {
-            closeMarker.done.get();
-        } catch (InterruptedException | ExecutionException e) {
-            throw asIOException(e);
+            channel.close();
+        } catch (IOException e) {
+            result = result == null ? e : result;
+        }
+        if (result != null) {
+            throw new IOException("WAL segment " + path + " failed", result);
         }
     }
 
-    /** Number of {@code write()} calls the writer made for records (the segment header not counted). */
+    /** Number of {@code write()} calls made for records (the segment header not counted). */
     long writeCalls() {
         return writeCalls;
     }
 
-    /** Number of fsyncs the writer made after the segment header (the final one in close included). */
+    /** Number of fsyncs made after the segment header (the final one in close included). */
     long syncCalls() {
         return syncCalls;
     }
@@ -244,133 +246,87 @@ public final class WalWriter implements Closeable {
         channel.close();
     }
 
-    private void submit(Request request) throws IOException {
-        IOException f = failure;
-        if (f != null) {
-            throw poisoned(f);
-        }
-        gate.readLock().lock();
+    /**
+     * Joins the writer queue and returns once this request is done, leading a batch when it reaches
+     * the head. {@code closing} lets close()'s own final fsync past the closed check.
+     */
+    private void submit(Entry entry, int recordSize, boolean forceSync, boolean closing) throws IOException {
+        lock.lock();
         try {
-            if (closed) {
+            IOException f = failure;
+            if (f != null) {
+                throw poisoned(f);
+            }
+            if (closed && !closing) {
                 throw new IOException("WAL segment " + path + " is closed");
             }
-            queue.put(request);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted before the record was queued");
+            Waiter self = new Waiter(entry, recordSize, forceSync, lock.newCondition());
+            writers.addLast(self);
+            while (!self.done && writers.peekFirst() != self) {
+                self.turn.awaitUninterruptibly();
+            }
+            if (!self.done) {
+                lead(self);
+            }
+            if (self.error != null) {
+                throw new IOException(self.error.getMessage(), self.error); // keeps the caller's stack
+            }
         } finally {
-            gate.readLock().unlock();
+            lock.unlock();
         }
+    }
+
+    /** At the head of the queue, holding the lock: writes a batch with the lock released, then hands over. */
+    private void lead(Waiter self) {
+        long bytes = 0;
+        boolean forceSync = policy == WalSyncPolicy.ALWAYS;
+        for (Waiter w : writers) {
+            if (!batch.isEmpty() && bytes + w.recordSize > BATCH_BYTES) {
+                break;
+            }
+            batch.add(w);
+            bytes += w.recordSize;
+            forceSync |= w.forceSync;
+        }
+        IOException error = failure;
+        lock.unlock();
         try {
-            request.done.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting; the record may or may not be written");
-        } catch (ExecutionException e) {
-            throw asIOException(e);
+            if (error == null) {
+                if (bytes > 0) {
+                    writeRecords(bytes);
+                }
+                if (unsynced && (forceSync || (policy == WalSyncPolicy.PERIODIC
+                        && System.nanoTime() - lastSyncNanos >= syncIntervalNanos))) {
+                    fsync();
+                }
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            // Anything else (e.g. no direct memory for a huge record) also poisons the segment rather
+            // than leaving the batch in an unknown state.
+            error = e instanceof IOException x ? x : new IOException("WAL writer failed", e);
+        } finally {
+            lock.lock();
+        }
+        if (error != null && failure == null) {
+            failure = error;
+        }
+        for (Waiter w : batch) {
+            writers.pollFirst();
+            w.done = true;
+            w.error = error == null ? null : (failure != null ? failure : error);
+            if (w != self) {
+                w.turn.signal();
+            }
+        }
+        batch.clear();
+        Waiter next = writers.peekFirst();
+        if (next != null) {
+            next.turn.signal();
         }
     }
 
     private IOException poisoned(IOException cause) {
         return new IOException("WAL segment " + path + " is unusable after a failed write or fsync", cause);
-    }
-
-    private static IOException asIOException(Exception e) {
-        Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-        if (cause instanceof IOException io) {
-            // Wrap to keep the caller's stack trace; the writer thread's is in the cause.
-            return new IOException(io.getMessage(), io);
-        }
-        return new IOException(cause);
-    }
-
-    // ---- writer thread ----
-
-    private void runWriter() {
-        boolean running = true;
-        while (running) {
-            Request first;
-            try {
-                first = nextRequest();
-            } catch (InterruptedException e) {
-                continue; // nobody should interrupt this thread; keep serving the queue
-            }
-            if (first == null) {
-                periodicSync(); // timed out with unsynced data
-                continue;
-            }
-            batch.add(first);
-            running = first != closeMarker;
-            if (running) {
-                running = drainInto(first.recordSize);
-            }
-            processBatch();
-        }
-        closeChannel();
-    }
-
-    /** Waits for the next request; returns {@code null} when a periodic fsync is due first. */
-    private Request nextRequest() throws InterruptedException {
-        if (policy == WalSyncPolicy.PERIODIC && unsynced && failure == null) {
-            long wait = lastSyncNanos + syncIntervalNanos - System.nanoTime();
-            return wait <= 0 ? null : queue.poll(wait, TimeUnit.NANOSECONDS);
-        }
-        return queue.take();
-    }
-
-    /** Moves queued requests into {@link #batch} up to {@link #BATCH_BYTES}; false if it took the close marker. */
-    private boolean drainInto(long bytes) {
-        while (true) {
-            Request next = queue.peek(); // single consumer: the peeked request stays at the head
-            if (next == null || bytes + next.recordSize > BATCH_BYTES) {
-                return true;
-            }
-            queue.poll();
-            batch.add(next);
-            bytes += next.recordSize;
-            if (next == closeMarker) {
-                return false;
-            }
-        }
-    }
-
-    private void processBatch() {
-        try {
-            IOException f = failure;
-            if (f != null) {
-                throw f;
-            }
-            boolean forceSync = policy == WalSyncPolicy.ALWAYS;
-            long bytes = 0;
-            for (Request r : batch) {
-                bytes += r.recordSize;
-                forceSync |= r.forceSync;
-            }
-            if (bytes > 0) {
-                writeRecords(bytes);
-            }
-            if (forceSync && unsynced) {
-                fsync();
-            } else if (unsynced && policy == WalSyncPolicy.PERIODIC
-                    && System.nanoTime() - lastSyncNanos >= syncIntervalNanos) {
-                fsync();
-            }
-            for (Request r : batch) {
-                r.done.complete(null);
-            }
-        } catch (IOException | RuntimeException | Error e) {
-            // Anything else (e.g. no direct memory for a huge record) also poisons the segment rather
-            // than leaving callers waiting on a dead writer thread.
-            IOException io = e instanceof IOException x ? x : new IOException("WAL writer failed", e);
-            if (failure == null) {
-                failure = io;
-            }
-            for (Request r : batch) {
-                r.done.completeExceptionally(io);
-            }
-        } finally {
-            batch.clear();
-        }
     }
 
     private void writeRecords(long bytes) throws IOException {
@@ -381,9 +337,9 @@ public final class WalWriter implements Closeable {
         ByteBuffer buf = batchBuffer.clear();
         MemorySegment seg = MemorySegment.ofBuffer(buf);
         long offset = 0;
-        for (Request r : batch) {
-            if (r.entry != null) {
-                offset = encode(r.entry, seg, buf, (int) offset);
+        for (Waiter w : batch) {
+            if (w.entry != null) {
+                offset = encode(w.entry, seg, buf, (int) offset);
             }
         }
         buf.limit((int) offset);
@@ -407,34 +363,42 @@ public final class WalWriter implements Closeable {
         return end;
     }
 
-    private void periodicSync() {
-        if (!unsynced || failure != null) {
-            return;
-        }
-        try {
-            fsync();
-        } catch (IOException e) {
-            failure = e; // nobody waits on this fsync; later appends see the failure
-        }
-    }
-
     /** The durability point: forces written records to stable storage. Never retried on failure. */
     private void fsync() throws IOException {
+        unsynced = false;
         channel.force(false);
         syncCalls++;
-        unsynced = false;
         lastSyncNanos = System.nanoTime();
     }
 
-    private void closeChannel() {
-        try {
-            channel.close();
-        } catch (IOException e) {
-            if (failure == null) {
-                failure = e;
+    /** PERIODIC only: fsyncs data left unsynced for an interval while no writer does it. */
+    private void runSyncer() {
+        while (true) {
+            long wait = lastSyncNanos + syncIntervalNanos - System.nanoTime();
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.max(wait, TimeUnit.MILLISECONDS.toNanos(1)));
+            } catch (InterruptedException e) {
+                return; // close() stops us after its own final fsync
+            }
+            if (unsynced && failure == null && System.nanoTime() - lastSyncNanos >= syncIntervalNanos) {
+                try {
+                    submit(null, 0, true, false);
+                } catch (IOException e) {
+                    if (failure != null || isClosed()) {
+                        return; // poisoned (later appends report it) or closed
+                    }
+                }
             }
         }
-        // Nothing can be queued after the close marker (appenders check `closed` under the gate).
+    }
+
+    private boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private static void syncDirectory(Path dir) throws IOException {
