@@ -156,19 +156,27 @@ public final class EntryFormat {
      * copying it out: negative if the stored key sorts first.
      */
     public static int compareKey(MemorySegment src, long offset, byte[] key) {
-        int len = keyLength(src, offset);
-        MemorySegment stored = src.asSlice(offset + HEADER_SIZE, len);
-        MemorySegment probe = MemorySegment.ofArray(key);
-        long mismatch = stored.mismatch(probe);
+        return compareKey(src, offset, MemorySegment.ofArray(key));
+    }
+
+    /**
+     * Like {@link #compareKey(MemorySegment, long, byte[])} with the probe key already wrapped, so that
+     * a binary search wraps it once and no comparison allocates.
+     */
+    public static int compareKey(MemorySegment src, long offset, MemorySegment probe) {
+        long len = keyLength(src, offset);
+        long keyStart = offset + HEADER_SIZE;
+        long probeLen = probe.byteSize();
+        long mismatch = MemorySegment.mismatch(src, keyStart, keyStart + len, probe, 0, probeLen);
         if (mismatch < 0) {
             return 0;
         }
         if (mismatch == len) {
             return -1;
         }
-        if (mismatch == key.length) {
+        if (mismatch == probeLen) {
             return 1;
         }
-        return Integer.compare(stored.get(U8, mismatch) & 0xFF, key[(int) mismatch] & 0xFF);
+        return Integer.compare(src.get(U8, keyStart + mismatch) & 0xFF, probe.get(U8, mismatch) & 0xFF);
     }
 }

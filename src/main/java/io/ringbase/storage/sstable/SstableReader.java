@@ -94,8 +94,9 @@ public final class SstableReader implements AutoCloseable {
             return null;
         }
         long n = footer.entryCount();
-        long i = lowerBound(key);
-        if (i < n && compareKey(i, key) == 0) {
+        MemorySegment probe = MemorySegment.ofArray(key);
+        long i = lowerBound(probe);
+        if (i < n && compareKey(i, probe) == 0) {
             return readEntry(i);
         }
         if (i < n) {
@@ -124,7 +125,7 @@ public final class SstableReader implements AutoCloseable {
      */
     public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
         try {
-            long first = start == null ? 0 : lowerBound(start);
+            long first = start == null ? 0 : lowerBound(MemorySegment.ofArray(start));
             if (first > 0) {
                 verifyEntry(first - 1);
             }
@@ -177,7 +178,7 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /** Index of the first entry whose key is &ge; {@code key} (entryCount if none). */
-    private long lowerBound(byte[] key) throws CorruptionException {
+    private long lowerBound(MemorySegment key) throws CorruptionException {
         long lo = 0;
         long hi = footer.entryCount();
         while (lo < hi) {
@@ -192,7 +193,7 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /** Compares entry {@code i}'s key with {@code key} after checking its header (not its checksum). */
-    private int compareKey(long i, byte[] key) throws CorruptionException {
+    private int compareKey(long i, MemorySegment key) throws CorruptionException {
         long offset = recordOffset(i);
         checkedEntrySize(offset, recordEnd(i));
         return EntryFormat.compareKey(data, offset + SstableWriter.RECORD_HEADER_SIZE, key);
@@ -255,14 +256,14 @@ public final class SstableReader implements AutoCloseable {
 
     /** Iterates entries [position, first key &ge; end). One thread at a time. */
     private final class RangeIterator implements StorageEngine.CloseableIterator<Entry> {
-        private final byte[] end;
+        private final MemorySegment end;
         private long position;
         private Entry next;
         private boolean done;
 
         RangeIterator(long position, byte[] end) {
             this.position = position;
-            this.end = end;
+            this.end = end == null ? null : MemorySegment.ofArray(end);
         }
 
         @Override
