@@ -29,6 +29,8 @@ import sun.misc.Signal;
 public final class ServeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
+    /** Largest value the WAL accepts (16 MiB); bodies above it are refused with 413. */
+    static final long MAX_VALUE_BYTES = 16L << 20;
 
     @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default: ${DEFAULT-VALUE}).")
     int port;
@@ -114,8 +116,8 @@ public final class ServeCommand implements Callable<Integer> {
         if (port < 0 || port > 65535) {
             throw bad("--port must be between 0 and 65535, got " + port);
         }
-        if (maxBodySize.bytes() > Integer.MAX_VALUE - 8) {
-            throw bad("--max-body-size must be below 2 GiB");
+        if (maxBodySize.bytes() > MAX_VALUE_BYTES) {
+            throw bad("--max-body-size must be at most 16m (the largest value a WAL record holds), got " + maxBodySize);
         }
         WalSyncPolicy policy = switch (walSync) {
             case "always" -> WalSyncPolicy.ALWAYS;

@@ -1,4 +1,15 @@
 /**
- * The HTTP API (Netty): request parsing and validation, the bounded request executor, streaming range responses, and the one place that maps outcomes and errors to status codes.
+ * The public HTTP API (Netty 4.2), described in {@code docs/http-api.md}: request parsing and validation
+ * ({@link io.ringbase.http.QueryString}, {@link io.ringbase.http.Ttl}), the bounded request executor,
+ * streaming range responses, and the one place that maps outcomes and errors to status codes
+ * ({@code Responses}).
+ *
+ * <p>Concurrency: event-loop threads accept, decode and write; each connection serves one request at a
+ * time on a bounded worker pool ({@link io.ringbase.http.HttpServerConfig#workerThreads()} threads, a queue
+ * of {@link io.ringbase.http.HttpServerConfig#queueCapacity()}); a full queue is answered with 503 on the
+ * event loop. Per-connection state lives on its event loop only. Range bodies are pulled from the
+ * engine's iterator on the event loop, one entry per chunk, only while the channel is writable.
+ *
+ * <p>Entry point: {@link io.ringbase.http.RingbaseHttpServer}.
  */
 package io.ringbase.http;

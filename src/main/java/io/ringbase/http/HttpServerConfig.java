@@ -1,0 +1,69 @@
+package io.ringbase.http;
+
+import java.util.Objects;
+
+/**
+ * Settings of one {@link RingbaseHttpServer}; every value is checked in the constructor.
+ *
+ * @param host           address to bind (default {@value #DEFAULT_HOST}); must not be blank
+ * @param port           TCP port to bind, 0..65535; 0 picks an ephemeral port ({@link RingbaseHttpServer#start()}
+ *                       returns the one bound)
+ * @param maxBodyBytes   largest request body accepted, in bytes (default {@value #DEFAULT_MAX_BODY_BYTES}, 16 MiB);
+ *                       a larger body is answered with 413; at least 1
+ * @param workerThreads  threads that run requests against the engine (default {@value #DEFAULT_WORKER_THREADS});
+ *                       at least 1
+ * @param queueCapacity  requests that may wait for a worker before new ones are answered with 503
+ *                       (default {@value #DEFAULT_QUEUE_CAPACITY}); at least 1
+ * @param ioThreads      Netty event-loop threads for accepting and socket I/O (default {@value #DEFAULT_IO_THREADS});
+ *                       at least 1
+ */
+public record HttpServerConfig(
+        String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity, int ioThreads) {
+
+    public static final String DEFAULT_HOST = "0.0.0.0";
+    public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+    public static final int DEFAULT_WORKER_THREADS = 8;
+    public static final int DEFAULT_QUEUE_CAPACITY = 1024;
+    public static final int DEFAULT_IO_THREADS = 2;
+
+    public HttpServerConfig {
+        Objects.requireNonNull(host, "host");
+        if (host.isBlank()) {
+            throw new IllegalArgumentException("host must not be blank");
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("port " + port + " is outside 0..65535");
+        }
+        requirePositive("maxBodyBytes", maxBodyBytes);
+        requirePositive("workerThreads", workerThreads);
+        requirePositive("queueCapacity", queueCapacity);
+        requirePositive("ioThreads", ioThreads);
+    }
+
+    /** The defaults above, on {@code port} (0 for an ephemeral port). */
+    public static HttpServerConfig defaults(int port) {
+        return new HttpServerConfig(DEFAULT_HOST, port, DEFAULT_MAX_BODY_BYTES, DEFAULT_WORKER_THREADS,
+                DEFAULT_QUEUE_CAPACITY, DEFAULT_IO_THREADS);
+    }
+
+    /** This config with another bind address. */
+    public HttpServerConfig withHost(String newHost) {
+        return new HttpServerConfig(newHost, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads);
+    }
+
+    /** This config with another body limit. */
+    public HttpServerConfig withMaxBodyBytes(int bytes) {
+        return new HttpServerConfig(host, port, bytes, workerThreads, queueCapacity, ioThreads);
+    }
+
+    /** This config with another worker pool: {@code threads} workers and a queue of {@code capacity}. */
+    public HttpServerConfig withWorkers(int threads, int capacity) {
+        return new HttpServerConfig(host, port, maxBodyBytes, threads, capacity, ioThreads);
+    }
+
+    private static void requirePositive(String name, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.ringbase.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.ringbase.storage.StoreBusyException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place that chooses HTTP status codes: it maps {@link Outcome outcomes} and failures (typed
+ * exceptions, overload, oversized or malformed requests) to responses. Everything else in this package
+ * returns outcomes or throws.
+ *
+ * <table>
+ * <caption>Mapping</caption>
+ * <tr><td>{@link Outcome.Value}, {@link Outcome.Range}</td><td>200</td></tr>
+ * <tr><td>{@link Outcome.Written}</td><td>201</td></tr>
+ * <tr><td>{@link Outcome.Deleted}</td><td>202</td></tr>
+ * <tr><td>{@link Outcome.Missing}</td><td>404</td></tr>
+ * <tr><td>{@link BadRequestException}, malformed HTTP</td><td>400</td></tr>
+ * <tr><td>{@link MethodNotAllowedException}</td><td>405 with {@code Allow}</td></tr>
+ * <tr><td>body over the limit</td><td>413</td></tr>
+ * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
+ * <tr><td>other {@link IOException} or unexpected exception</td><td>500 (logged)</td></tr>
+ * </table>
+ *
+ * <p>Error bodies are a short {@code text/plain} reason ending in a newline. Connection headers are the
+ * caller's business ({@link io.netty.handler.codec.http.HttpUtil#setKeepAlive}).
+ */
+final class Responses {
+
+    private static final Logger log = LoggerFactory.getLogger(Responses.class);
+
+    /** Seconds a client should wait before retrying after a 503. */
+    static final int RETRY_AFTER_SECONDS = 1;
+
+    private Responses() {
+    }
+
+    /** The response for a non-streaming outcome. */
+    static FullHttpResponse of(Outcome outcome, HttpVersion version) {
+        return switch (outcome) {
+            case Outcome.Value v -> {
+                FullHttpResponse r = full(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.bytes()));
+                r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
+                yield r;
+            }
+            case Outcome.Missing m -> text(version, HttpResponseStatus.NOT_FOUND, "no such key");
+            case Outcome.Written w -> full(version, HttpResponseStatus.CREATED, Unpooled.EMPTY_BUFFER);
+            case Outcome.Deleted d -> full(version, HttpResponseStatus.ACCEPTED, Unpooled.EMPTY_BUFFER);
+            case Outcome.Range r -> throw new IllegalArgumentException("a range is streamed; use rangeHead");
+        };
+    }
+
+    /**
+     * The head of a range response (200, {@code application/octet-stream}); {@code chunked} adds
+     * {@code Transfer-Encoding: chunked} (HTTP/1.1), otherwise the body ends when the connection closes.
+     */
+    static HttpResponse rangeHead(HttpVersion version, boolean chunked) {
+        HttpResponse r = new DefaultHttpResponse(version, HttpResponseStatus.OK);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
+        if (chunked) {
+            r.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        return r;
+    }
+
+    /** The response for a failed request. */
+    static FullHttpResponse error(Throwable failure, HttpVersion version) {
+        return switch (failure) {
+            case BadRequestException e -> text(version, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+            case MethodNotAllowedException e -> {
+                FullHttpResponse r = text(version, HttpResponseStatus.METHOD_NOT_ALLOWED, e.getMessage());
+                r.headers().set(HttpHeaderNames.ALLOW, e.allow());
+                yield r;
+            }
+            case StoreBusyException e -> retryLater(version, "store busy: " + e.getMessage());
+            case IOException e -> {
+                log.error("I/O error while serving a request", e);
+                yield text(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "storage I/O error");
+            }
+            default -> {
+                log.error("unexpected error while serving a request", failure);
+                yield text(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error");
+            }
+        };
+    }
+
+    /** All workers are busy and the queue is full (or the server is stopping). */
+    static FullHttpResponse overloaded(HttpVersion version) {
+        return retryLater(version, "server overloaded");
+    }
+
+    /** The request body is larger than the configured limit. */
+    static FullHttpResponse payloadTooLarge(HttpVersion version, int maxBodyBytes) {
+        return text(version, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                "request body exceeds " + maxBodyBytes + " bytes");
+    }
+
+    /** The request could not be parsed as HTTP; the connection is closed after this response. */
+    static FullHttpResponse malformed() {
+        return text(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_REQUEST, "malformed HTTP request");
+    }
+
+    private static FullHttpResponse retryLater(HttpVersion version, String reason) {
+        FullHttpResponse r = text(version, HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
+        r.headers().setInt(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+        return r;
+    }
+
+    private static FullHttpResponse text(HttpVersion version, HttpResponseStatus status, String reason) {
+        ByteBuf body = Unpooled.copiedBuffer(reason + "\n", StandardCharsets.UTF_8);
+        FullHttpResponse r = full(version, status, body);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN + "; charset=utf-8");
+        return r;
+    }
+
+    private static FullHttpResponse full(HttpVersion version, HttpResponseStatus status, ByteBuf body) {
+        FullHttpResponse r = new DefaultFullHttpResponse(version, status, body);
+        r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        return r;
+    }
+}

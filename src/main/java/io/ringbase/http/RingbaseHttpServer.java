@@ -1,0 +1,245 @@
+package io.ringbase.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.StorageEngine;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The public HTTP API of one node (API v0, see {@code docs/http-api.md}) on Netty: the native epoll
+ * transport when available, NIO otherwise.
+ *
+ * <p>Threading: {@link HttpServerConfig#ioThreads()} event loops accept connections, parse HTTP and
+ * write responses; requests run against the engine on a bounded pool of
+ * {@link HttpServerConfig#workerThreads()} threads with a queue of {@link HttpServerConfig#queueCapacity()};
+ * when the queue is full a request is answered with 503 at once. Range responses are pulled from the
+ * engine's iterator on the event loop, one entry at a time, only as fast as the client reads.
+ *
+ * <p>Lifecycle: {@link #start()} once, then {@link #close()}. The server does not own the engine and
+ * never closes it.
+ */
+public final class RingbaseHttpServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RingbaseHttpServer.class);
+
+    /** How long {@link #close()} waits for in-flight requests before cutting connections. */
+    static final long CLOSE_TIMEOUT_MS = 10_000;
+
+    /** Longest request line: a {@link Entry#MAX_KEY_BYTES} key fully percent-encoded (3 chars a byte) plus slack. */
+    static final int MAX_INITIAL_LINE_LENGTH = 3 * Entry.MAX_KEY_BYTES + 4096;
+
+    /** Largest header block. */
+    static final int MAX_HEADER_BYTES = 16 * 1024;
+
+    private final HttpServerConfig config;
+    private final Shared shared;
+    private EventLoopGroup group;
+    private Channel serverChannel;
+    private boolean closed;
+
+    /**
+     * @param config the bind address and limits
+     * @param engine the store to serve; the caller keeps ownership (this server never closes it)
+     * @param clock  issues the version of every write
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock) {
+        this.config = Objects.requireNonNull(config, "config");
+        ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
+                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.queueCapacity()),
+                new DefaultThreadFactory("ringbase-http-worker", true), new ThreadPoolExecutor.AbortPolicy());
+        EntityApi api = new EntityApi(Objects.requireNonNull(engine, "engine"),
+                Objects.requireNonNull(clock, "clock"), System::currentTimeMillis);
+        this.shared = new Shared(api, workers, config.maxBodyBytes());
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @return the bound port (the ephemeral one if the config says 0)
+     * @throws IllegalStateException if already started or closed. A bind failure (e.g.
+     *         {@link java.net.BindException} for a port in use) is rethrown as is, unchecked, and leaves the
+     *         server closed.
+     */
+    public synchronized int start() {
+        if (group != null || closed) {
+            throw new IllegalStateException("start() may be called once, before close()");
+        }
+        IoHandlerFactory ioFactory;
+        Class<? extends ServerChannel> channelType;
+        if (Epoll.isAvailable()) {
+            ioFactory = EpollIoHandler.newFactory();
+            channelType = EpollServerSocketChannel.class;
+        } else {
+            log.warn("native epoll transport unavailable ({}); falling back to NIO",
+                    String.valueOf(Epoll.unavailabilityCause()));
+            ioFactory = NioIoHandler.newFactory();
+            channelType = NioServerSocketChannel.class;
+        }
+        group = new MultiThreadIoEventLoopGroup(config.ioThreads(),
+                new DefaultThreadFactory("ringbase-http-io", true), ioFactory);
+        HttpDecoderConfig decoderConfig = new HttpDecoderConfig()
+                .setMaxInitialLineLength(MAX_INITIAL_LINE_LENGTH)
+                .setMaxHeaderSize(MAX_HEADER_BYTES);
+        try {
+            serverChannel = new ServerBootstrap()
+                    .group(group)
+                    .channel(channelType)
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline()
+                                    .addLast("codec", new HttpServerCodec(decoderConfig))
+                                    .addLast("aggregator", new BodyAggregator(config.maxBodyBytes()))
+                                    .addLast("chunked", new ChunkedWriteHandler())
+                                    .addLast("api", new ConnectionHandler(shared));
+                        }
+                    })
+                    .bind(config.host(), config.port())
+                    .syncUninterruptibly()
+                    .channel();
+        } catch (RuntimeException e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            shared.workers().shutdownNow();
+            closed = true;
+            throw e;
+        }
+        int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        log.info("HTTP API listening on {}:{} ({})", config.host(), port, channelType.getSimpleName());
+        return port;
+    }
+
+    /**
+     * Stops gracefully within about {@value #CLOSE_TIMEOUT_MS} ms: stops accepting connections, answers
+     * requests that arrive meanwhile on open connections with 503, lets queued and in-flight requests
+     * finish and their responses be written, then shuts down the workers and the event loops (closing
+     * the connections that are left). Idempotent. Does not close the engine.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
+        shared.stopping = true;
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        ThreadPoolExecutor workers = shared.workers();
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(remainingNanos(deadline), TimeUnit.NANOSECONDS)) {
+                log.warn("workers still busy after {} ms; interrupting them", CLOSE_TIMEOUT_MS);
+            }
+            if (!shared.awaitIdle(deadline)) {
+                log.warn("{} responses still being written after {} ms; closing their connections",
+                        shared.inFlight(), CLOSE_TIMEOUT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdownNow();
+        if (group != null) {
+            group.shutdownGracefully(0, Math.max(100, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))),
+                    TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        log.info("HTTP API stopped");
+    }
+
+    private static long remainingNanos(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    /** State shared by all connections of one server. */
+    static final class Shared {
+        private final EntityApi api;
+        private final ThreadPoolExecutor workers;
+        private final int maxBodyBytes;
+        private final Object idleLock = new Object();
+        private int inFlight; // guarded by idleLock
+        volatile boolean stopping;
+
+        Shared(EntityApi api, ThreadPoolExecutor workers, int maxBodyBytes) {
+            this.api = api;
+            this.workers = workers;
+            this.maxBodyBytes = maxBodyBytes;
+        }
+
+        EntityApi api() {
+            return api;
+        }
+
+        ThreadPoolExecutor workers() {
+            return workers;
+        }
+
+        int maxBodyBytes() {
+            return maxBodyBytes;
+        }
+
+        boolean isStopping() {
+            return stopping;
+        }
+
+        /** A request was taken up; it counts until its response is written or has failed. */
+        void requestStarted() {
+            synchronized (idleLock) {
+                inFlight++;
+            }
+        }
+
+        void requestFinished() {
+            synchronized (idleLock) {
+                if (--inFlight == 0) {
+                    idleLock.notifyAll();
+                }
+            }
+        }
+
+        int inFlight() {
+            synchronized (idleLock) {
+                return inFlight;
+            }
+        }
+
+        /** Waits until no request is in flight or {@code deadline} (a {@link System#nanoTime()}) passes. */
+        boolean awaitIdle(long deadline) throws InterruptedException {
+            synchronized (idleLock) {
+                while (inFlight > 0) {
+                    long left = remainingNanos(deadline);
+                    if (left == 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(idleLock, left);
+                }
+                return true;
+            }
+        }
+    }
+}
