@@ -1,7 +1,7 @@
 -- Shared by every bench script: counts responses by status in each wrk thread
 -- and prints the totals in done(). Scripts load it with dofile() and call
 -- count(status) from response().
-local threads = {}
+threads = {}
 
 function setup(thread)
   table.insert(threads, thread)
