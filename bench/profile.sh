@@ -69,7 +69,11 @@ ringbase_find_jdk || exit 1
 JCMD="$JAVA_HOME/bin/jcmd"
 ap() {  # ap PID "agent options": runs one async-profiler command inside the node
   "$JCMD" "$1" JVMTI.agent_load "$AP_LIB" "$2" >"$WORK/jcmd.out" 2>&1 || { cat "$WORK/jcmd.out" >&2; return 1; }
-  if grep -qiE 'error|fail|exception' "$WORK/jcmd.out"; then cat "$WORK/jcmd.out" >&2; return 1; fi
+  # jcmd prints the agent's return code; anything but 0 means async-profiler refused (the reason
+  # goes to the node's stderr, i.e. its log).
+  if ! grep -q 'return code: 0' "$WORK/jcmd.out"; then
+    cat "$WORK/jcmd.out" >&2; tail -n 3 "$RB_LOG" >&2; return 1
+  fi
   return 0
 }
 
