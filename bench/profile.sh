@@ -16,7 +16,7 @@ CMDLINE="$0 $*"
 SCENARIO=${1:-}
 case "$SCENARIO" in put|get) shift ;; *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;; esac
 SERVE_ARGS=()
-WARMUP=${WARMUP:-5s}
+WARMUP=${WARMUP:-15s}
 while [ $# -gt 0 ]; do
   case "$1" in
     -d|--duration) DURATION=$2; shift 2 ;;
@@ -68,7 +68,8 @@ fi
 ringbase_find_jdk || exit 1
 JCMD="$JAVA_HOME/bin/jcmd"
 ap() {  # ap PID "agent options": runs one async-profiler command inside the node
-  "$JCMD" "$1" JVMTI.agent_load "$AP_LIB" "$2" >"$WORK/jcmd.out" 2>&1 || { cat "$WORK/jcmd.out" >&2; return 1; }
+  # The options go in double quotes: jcmd's own parser would otherwise split them at '='.
+  "$JCMD" "$1" JVMTI.agent_load "$AP_LIB" "\"$2\"" >"$WORK/jcmd.out" 2>&1 || { cat "$WORK/jcmd.out" >&2; return 1; }
   # jcmd prints the agent's return code; anything but 0 means async-profiler refused (the reason
   # goes to the node's stderr, i.e. its log).
   if ! grep -q 'return code: 0' "$WORK/jcmd.out"; then
@@ -99,8 +100,10 @@ else
   LUA=put.lua
 fi
 if [ "$WARMUP" != 0 ]; then
-  log "warm-up: $WARMUP of GETs of missing keys"
-  taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" -s "$BENCH_LUA_DIR/get-missing.lua" "$RB_URL" >/dev/null
+  # Warm the JIT on the very path we profile (PUTs under their own keys "w<n>"), so the
+  # profile shows the steady state rather than the C2 compiler.
+  log "warm-up: $WARMUP of the $SCENARIO load (not profiled)"
+  KEY_PREFIX=w taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" -s "$BENCH_LUA_DIR/$LUA" "$RB_URL" >/dev/null
 fi
 
 # CPU event: perf-based 'cpu' if it works here, else 'itimer'.
@@ -121,16 +124,12 @@ for kind in cpu alloc; do
   ap "$JPID" "start,$ev" || die "async-profiler start ($ev) failed"
   run_wrk "$SCENARIO-$kind" "$RB_URL" "$LUA" "$DURATION" | grep -E '^(\$|STATUS|RESULT|Requests/sec)'
   ap "$JPID" "dump,file=$base.txt,flat=25,traces=12" || die "dump failed"
-  ap "$JPID" "dump,file=$base.collapsed,collapsed" || die "dump failed"
-  ap "$JPID" "stop,file=$base.html,title=Ringbase $SCENARIO $kind ($STAMP)" || die "stop failed"
+  ap "$JPID" "dump,file=$base.collapsed,collapsed,threads" || die "dump failed"
+  ap "$JPID" "stop,file=$base.html,title=Ringbase $SCENARIO $kind $STAMP" || die "stop failed"
   echo "flame graph: $base.html"
   echo "top frames (self), from $base.txt:"
   sed -n '/ns  *percent  *samples  *top/,$p; /bytes  *percent  *samples  *top/,$p' "$base.txt" | head -n 27
-  echo "top frames (inclusive, ours and Netty's), from the collapsed stacks:"
-  awk '{ n = $NF; $NF = ""; total += n; split($0, f, ";"); delete seen;
-         for (i in f) { fr = f[i]; gsub(/_\[[a-z0-9]\]$/, "", fr); gsub(/ +$/, "", fr);
-           if (fr ~ /io\.ringbase|io\.netty\.(handler\.codec|channel\.epoll)|sun\.nio\.ch|FileChannel|force|writev|write|read|epoll/ && !(fr in seen)) { seen[fr] = 1; inc[fr] += n } } }
-       END { for (fr in inc) printf "%6.2f%%  %s\n", 100 * inc[fr] / total, fr }' "$base.collapsed" \
-    | sort -rn | head -n 25
+  echo "where the samples go (share of all samples; a stack counts in every class it matches):"
+  awk -f "$ROOT/bench/profile-classes.awk" "$base.collapsed"
 done
 stop_ringbase
