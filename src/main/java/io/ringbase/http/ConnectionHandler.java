@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
@@ -119,7 +120,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             request.release();
         }
         if (outcome instanceof Outcome.Range range) {
-            EntryChunkedInput body = new EntryChunkedInput(range.entries());
+            EntryChunkedInput body = new EntryChunkedInput(range.entries(), shared.workers(), ctx.alloc());
+            body.prefetch(); // the first batch is read here, on the worker
             onEventLoop(() -> stream(body, version, keepAlive), body::close);
         } else {
             FullHttpResponse response = Responses.of(outcome, version);
@@ -151,6 +153,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         boolean keep = keepAlive && chunked && !shared.isStopping();
         HttpResponse head = Responses.rangeHead(version, chunked);
         HttpUtil.setKeepAlive(head, keep);
+        ChunkedWriteHandler writer = ctx.pipeline().get(ChunkedWriteHandler.class);
+        body.bind(ctx.executor(), writer::resumeTransfer);
         ctx.write(head);
         ctx.writeAndFlush(new HttpChunkedInput(body)).addListener((ChannelFuture f) -> {
             if (!f.isSuccess()) {

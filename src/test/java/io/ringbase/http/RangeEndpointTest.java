@@ -145,6 +145,8 @@ class RangeEndpointTest {
      */
     static final class HugeRangeEngine extends InMemoryEngine {
         final AtomicLong produced = new AtomicLong();
+        /** Names of the threads that advanced the scan. */
+        final java.util.Set<String> scanThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
         final AtomicBoolean closed = new AtomicBoolean();
         final int count;
         final int valueBytes;
@@ -170,6 +172,7 @@ class RangeEndpointTest {
                     if (!hasNext()) {
                         throw new NoSuchElementException();
                     }
+                    scanThreads.add(Thread.currentThread().getName());
                     byte[] key = String.format("key%08d", i++).getBytes(UTF_8);
                     produced.addAndGet(key.length + 1 + value.length);
                     return Entry.value(key, 1, value);
@@ -264,5 +267,14 @@ class RangeEndpointTest {
             Thread.sleep(5);
         }
         assertThat(engine.closed).isTrue();
+    }
+
+    @Test
+    void theScanRunsOnRequestWorkersNeverOnTheEventLoop() throws Exception {
+        HugeRangeEngine engine = new HugeRangeEngine(2000, 1000); // ~2 MB: many refill batches
+        http = new ServerFixture(engine);
+        assertThat(range("start=a")).hasSize(2000);
+        assertThat(engine.scanThreads).isNotEmpty()
+                .allSatisfy(name -> assertThat(name).startsWith("ringbase-http-worker"));
     }
 }
