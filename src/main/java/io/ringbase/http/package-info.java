@@ -7,8 +7,9 @@
  * <p>Concurrency: event-loop threads accept, decode and write; each connection serves one request at a
  * time on a bounded worker pool ({@link io.ringbase.http.HttpServerConfig#workerThreads()} threads, a queue
  * of {@link io.ringbase.http.HttpServerConfig#queueCapacity()}); a full queue is answered with 503 on the
- * event loop. Per-connection state lives on its event loop only. Range bodies are pulled from the
- * engine's iterator on the event loop, one entry per chunk, only while the channel is writable.
+ * event loop. Per-connection state lives on its event loop only. Range bodies are read from the
+ * engine's iterator by short worker tasks, about 64 KiB at a time, and written one entry per chunk
+ * by the event loop only while the channel is writable.
  *
  * <p>Entry point: {@link io.ringbase.http.RingbaseHttpServer}.
  */
