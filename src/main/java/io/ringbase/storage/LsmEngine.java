@@ -9,7 +9,6 @@ import io.ringbase.storage.compaction.TableInfo;
 import io.ringbase.storage.manifest.DataDirectory;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.manifest.Manifest;
-import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
@@ -54,7 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class LsmEngine implements StorageEngine {
 
     private static final Logger log = LoggerFactory.getLogger(LsmEngine.class);
-    private static final byte[] FIRST_KEY = new byte[0];
 
     private final LsmOptions options;
     private final DataDirectory dir;
@@ -69,7 +67,7 @@ public final class LsmEngine implements StorageEngine {
     private final AtomicBoolean compactionQueued = new AtomicBoolean();
 
     private volatile View view;
-    private WalWriter wal;          // guarded by switchLock
+    private volatile WalWriter wal; // replaced under switchLock's write side; read freely
     private volatile boolean closing;
     private boolean closed;          // guarded by switchLock
 
@@ -128,16 +126,12 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
+    /**
+     * True once the active memtable or its WAL segment has reached its limit. Takes no lock: a stale
+     * WAL reference only delays a switch to the next write.
+     */
     private boolean isFull(Memtable active) {
-        if (active.sizeBytes() >= options.memtableBytes()) {
-            return true;
-        }
-        switchLock.readLock().lock();
-        try {
-            return wal != null && wal.sizeBytes() >= options.walSegmentBytes();
-        } finally {
-            switchLock.readLock().unlock();
-        }
+        return active.sizeBytes() >= options.memtableBytes() || wal.sizeBytes() >= options.walSegmentBytes();
     }
 
     /** Waits (bounded) while the active memtable is full and another one still waits for its flush. */
@@ -314,9 +308,7 @@ public final class LsmEngine implements StorageEngine {
             if (table != null) {
                 tables.add(table);
             }
-            View next = new View(v.active(), v.activeWalNumber(), imms, tables);
-            Manifest.write(dir.path(), new ManifestState(files.peekNextNumber(), next.walReplayFrom(), next.tableNumbers()));
-            view = next;
+            publish(new View(v.active(), v.activeWalNumber(), imms, tables));
             flushed.signalAll();
         } finally {
             stateLock.unlock();
@@ -327,6 +319,12 @@ public final class LsmEngine implements StorageEngine {
                     table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
+    }
+
+    /** Makes {@code next} durable in the manifest, then visible to readers. Holds stateLock. */
+    private void publish(View next) throws IOException {
+        Manifest.write(dir.path(), next.manifest(files.peekNextNumber()));
+        view = next;
     }
 
     // ---------------------------------------------------------------- compaction
@@ -363,21 +361,18 @@ public final class LsmEngine implements StorageEngine {
     private void compact(View v, Set<Long> pick) throws IOException {
         long started = System.nanoTime();
         List<SstableReader> inputs = new ArrayList<>();
-        List<LiveTable> others = new ArrayList<>();
         long inputBytes = 0;
         for (LiveTable t : v.tables()) {
             if (pick.contains(t.number())) {
                 inputs.add(t.reader());
                 inputBytes += t.reader().fileBytes();
-            } else {
-                others.add(t);
             }
         }
         long number = files.nextNumber();
         Path tmp = FileNames.sstableTmp(dir.path(), number);
         SstableSummary summary;
         try {
-            summary = Compactor.compact(inputs, tmp, droppable(v, others), () -> closing);
+            summary = Compactor.compact(inputs, tmp, droppable(pick), () -> closing);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp);
             throw e;
@@ -400,9 +395,7 @@ public final class LsmEngine implements StorageEngine {
             if (output != null) {
                 tables.add(output);
             }
-            View next = new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
-            Manifest.write(dir.path(), new ManifestState(files.peekNextNumber(), next.walReplayFrom(), next.tableNumbers()));
-            view = next;
+            publish(new View(now.active(), now.activeWalNumber(), now.immutables(), tables));
         } finally {
             stateLock.unlock();
         }
@@ -416,11 +409,13 @@ public final class LsmEngine implements StorageEngine {
     }
 
     /**
-     * Which entries a compaction may drop: tombstones and expired entries older than the grace period
-     * for whose key no source outside the compaction (other tables, memtables) may hold an older
-     * version that they would otherwise shadow. The Bloom filters answer "may hold" cheaply.
+     * Which entries a compaction of the tables {@code pick} may drop: tombstones and expired entries
+     * older than the grace period for whose key no other source may hold an older version that they
+     * would otherwise shadow. "Other sources" are read from the current view at each check (tables not
+     * being compacted, by their Bloom filters, and memtables), so a memtable that is flushed while the
+     * compaction runs is still seen, as a memtable or as its new table.
      */
-    private Predicate<Entry> droppable(View v, List<LiveTable> others) {
+    private Predicate<Entry> droppable(Set<Long> pick) {
         long now = options.wallClockMs().getAsLong();
         long horizon = now - options.tombstoneGraceMs();
         return e -> {
@@ -435,12 +430,12 @@ public final class LsmEngine implements StorageEngine {
             if (deadAt > horizon) {
                 return false;
             }
-            for (LiveTable t : others) {
-                if (t.reader().mightContain(e.key())) {
+            View current = view;
+            for (LiveTable t : current.tables()) {
+                if (!pick.contains(t.number()) && t.reader().mightContain(e.key())) {
                     return false;
                 }
             }
-            View current = view;
             if (current.active().get(e.key()) != null) {
                 return false;
             }
@@ -449,7 +444,7 @@ public final class LsmEngine implements StorageEngine {
                     return false;
                 }
             }
-            return v.active().get(e.key()) == null;
+            return true;
         };
     }
 

@@ -94,7 +94,7 @@ final class Recovery {
         }
         long walNumber = files.nextNumber();
         View view = new View(new Memtable(), walNumber, List.of(), tables);
-        Manifest.write(path, new ManifestState(files.peekNextNumber(), walNumber, view.tableNumbers()));
+        Manifest.write(path, view.manifest(files.peekNextNumber()));
         for (long number : replayed) {
             Files.delete(FileNames.wal(path, number));
         }

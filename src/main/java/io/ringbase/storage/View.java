@@ -1,5 +1,6 @@
 package io.ringbase.storage;
 
+import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import java.util.ArrayList;
@@ -37,8 +38,9 @@ record View(Memtable active, long activeWalNumber, List<View.Frozen> immutables,
         return immutables.isEmpty() ? activeWalNumber : immutables.getFirst().walNumber();
     }
 
-    /** File numbers of the live tables, ascending, as the manifest lists them. */
-    List<Long> tableNumbers() {
-        return tables.stream().map(LiveTable::number).sorted().toList();
+    /** The manifest that makes this view durable: its live tables, ascending, and its WAL replay point. */
+    ManifestState manifest(long nextFileNumber) {
+        return new ManifestState(nextFileNumber, walReplayFrom(),
+                tables.stream().map(LiveTable::number).sorted().toList());
     }
 }
