@@ -3,7 +3,7 @@ package io.ringbase.storage;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import io.ringbase.storage.View.LiveTable;
 import io.ringbase.storage.manifest.FileNames;
-import io.ringbase.storage.manifest.Manifest;
+import io.ringbase.storage.manifest.DataDirectory;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableWriter;
 import java.io.IOException;
@@ -58,7 +58,7 @@ final class TableFiles {
     LiveTable install(long number, Path tmp) throws IOException {
         Path file = FileNames.sstable(dir, number);
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        Manifest.syncDirectory(dir);
+        DataDirectory.fsync(dir);
         return new LiveTable(number, SstableReader.open(file));
     }
 }

@@ -58,6 +58,16 @@ public final class DataDirectory implements AutoCloseable {
         return dir;
     }
 
+    /**
+     * fsyncs a directory so that file creations, renames and deletions in it are durable: the
+     * durability point after creating a WAL segment and after installing an SSTable or manifest.
+     */
+    public static void fsync(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
     /** Deletes files left half-written by a crash ({@code *.tmp}); returns how many. */
     public int deleteTemporaries() throws IOException {
         int n = 0;

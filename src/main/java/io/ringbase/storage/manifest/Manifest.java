@@ -129,13 +129,6 @@ public final class Manifest {
             ch.force(true);
         }
         Files.move(tmp, FileNames.manifest(dir), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        syncDirectory(dir);
-    }
-
-    /** fsyncs a directory so that renames and deletions in it are durable. */
-    public static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
+        DataDirectory.fsync(dir);
     }
 }

@@ -6,6 +6,7 @@ import static io.ringbase.storage.Layouts.U8;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Layouts;
+import io.ringbase.storage.manifest.DataDirectory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -128,7 +129,7 @@ public final class WalWriter implements Closeable {
                 channel.write(header);
             }
             channel.force(false);
-            syncDirectory(file.toAbsolutePath().getParent());
+            DataDirectory.fsync(file.toAbsolutePath().getParent());
         } catch (IOException | RuntimeException e) {
             try {
                 channel.close();
@@ -398,15 +399,6 @@ public final class WalWriter implements Closeable {
             return closed;
         } finally {
             lock.unlock();
-        }
-    }
-
-    private static void syncDirectory(Path dir) throws IOException {
-        if (dir == null) {
-            return;
-        }
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
         }
     }
 }
