@@ -9,7 +9,7 @@ import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
-import java.util.NoSuchElementException;
+import java.util.Collections;
 import java.util.function.LongSupplier;
 
 /**
@@ -122,21 +122,7 @@ final class EntityApi {
         return new Outcome.Range(engine.scan(start, end, true));
     }
 
-    private static final CloseableIterator<Entry> EMPTY_RANGE = new CloseableIterator<>() {
-        @Override
-        public boolean hasNext() {
-            return false;
-        }
-
-        @Override
-        public Entry next() {
-            throw new NoSuchElementException();
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private static final CloseableIterator<Entry> EMPTY_RANGE = CloseableIterator.of(Collections.emptyIterator());
 
     private static byte[] requireKey(QueryString query, String name) throws BadRequestException {
         byte[] key = query.bytes(name);

@@ -46,5 +46,24 @@ public interface StorageEngine extends Closeable {
     interface CloseableIterator<T> extends Iterator<T>, AutoCloseable {
         @Override
         void close();
+
+        /** An iterator over {@code it} that holds nothing to release (close does nothing). */
+        static <T> CloseableIterator<T> of(Iterator<T> it) {
+            return new CloseableIterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return it.hasNext();
+                }
+
+                @Override
+                public T next() {
+                    return it.next();
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
     }
 }

@@ -3,7 +3,6 @@ package io.ringbase.storage.memtable;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
-import java.util.Iterator;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -73,22 +72,7 @@ public final class Memtable {
         } else {
             range = map.subMap(start, true, end, false);
         }
-        Iterator<Entry> it = range.values().iterator();
-        return new CloseableIterator<>() {
-            @Override
-            public boolean hasNext() {
-                return it.hasNext();
-            }
-
-            @Override
-            public Entry next() {
-                return it.next();
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return CloseableIterator.of(range.values().iterator());
     }
 
     /** Estimated heap bytes held, see the class comment. */
