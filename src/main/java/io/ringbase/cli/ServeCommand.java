@@ -128,10 +128,8 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
                     HttpServerConfig.DEFAULT_IO_THREADS);
-            LsmOptions defaults = LsmOptions.defaults(dataDir).withWalSync(policy).withMemtableBytes(memtableSize.bytes());
-            LsmOptions storage = new LsmOptions(defaults.dataDir(), defaults.walSync(), walSyncIntervalMs,
-                    defaults.memtableBytes(), defaults.walSegmentBytes(), defaults.flushStallTimeoutMs(),
-                    defaults.compaction(), defaults.tombstoneGraceMs(), defaults.wallClockMs());
+            LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
+                    .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes());
             return new NodeConfig(http, storage);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());

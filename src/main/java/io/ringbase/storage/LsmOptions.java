@@ -60,6 +60,16 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
                 compaction, tombstoneGraceMs, wallClockMs);
     }
 
+    public LsmOptions withDataDir(Path dir) {
+        return new LsmOptions(dir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs);
+    }
+
+    public LsmOptions withWalSyncIntervalMs(long intervalMs) {
+        return new LsmOptions(dataDir, walSync, intervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs);
+    }
+
     /** Sets the memtable size and a WAL segment limit of four times it. */
     public LsmOptions withMemtableBytes(long bytes) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, bytes, 4 * bytes, flushStallTimeoutMs,

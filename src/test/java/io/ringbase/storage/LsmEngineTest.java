@@ -240,21 +240,16 @@ class LsmEngineTest {
                     Path copy = crashCopy(engine, dir, tmp.resolve("model-" + seed + "-crash-" + crashes++));
                     engine.close();
                     dir = copy;
-                    engine = LsmEngine.open(opts(opts, dir));
+                    engine = LsmEngine.open(opts.withDataDir(dir));
                 } else {
                     engine.close();
-                    engine = LsmEngine.open(opts(opts, dir));
+                    engine = LsmEngine.open(opts.withDataDir(dir));
                 }
             }
             checkScan(engine, model, rnd);
         } finally {
             engine.close();
         }
-    }
-
-    private static LsmOptions opts(LsmOptions o, Path dir) {
-        return new LsmOptions(dir, o.walSync(), o.walSyncIntervalMs(), o.memtableBytes(), o.walSegmentBytes(),
-                o.flushStallTimeoutMs(), o.compaction(), o.tombstoneGraceMs(), o.wallClockMs());
     }
 
     private void checkScan(LsmEngine engine, TreeMap<String, Entry> model, Random rnd) throws IOException {
