@@ -22,6 +22,7 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         int code = new CommandLine(new Main())
                 .registerConverter(ByteSize.class, ByteSize::parse)
+                .registerConverter(TimeSpan.class, TimeSpan::parse)
                 .execute(args);
         if (code != 0) {
             System.exit(code);

@@ -23,6 +23,7 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
 import java.net.InetSocketAddress;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -67,13 +68,27 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * @param clock  issues the version of every write
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock) {
+        this(config, engine, clock, null);
+    }
+
+    /**
+     * A node of a cluster.
+     *
+     * @param cluster the coordinator, signer and repair service, or {@code null} for a single node
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
+                              ClusterContext cluster) {
         this.config = Objects.requireNonNull(config, "config");
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
                 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.queueCapacity()),
                 new DefaultThreadFactory("ringbase-http-worker", true), new ThreadPoolExecutor.AbortPolicy());
-        EntityApi api = new EntityApi(Objects.requireNonNull(engine, "engine"),
-                Objects.requireNonNull(clock, "clock"), System::currentTimeMillis);
-        this.shared = new Shared(api, workers, config.maxBodyBytes());
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(clock, "clock");
+        LongSupplier wallClockMs = System::currentTimeMillis;
+        EntityApi entities = new EntityApi(engine, clock, wallClockMs, cluster == null ? null : cluster.coordinator());
+        InternalApi internal = new InternalApi(engine, clock, cluster == null ? null : cluster.signer(), wallClockMs);
+        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
+        this.shared = new Shared(new Router(entities, internal, admin), workers, config.maxBodyBytes());
     }
 
     /**
@@ -178,20 +193,20 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
     /** State shared by all connections of one server. */
     static final class Shared {
-        private final EntityApi api;
+        private final Router api;
         private final ThreadPoolExecutor workers;
         private final int maxBodyBytes;
         private final Object idleLock = new Object();
         private int inFlight; // guarded by idleLock
         volatile boolean stopping;
 
-        Shared(EntityApi api, ThreadPoolExecutor workers, int maxBodyBytes) {
+        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes) {
             this.api = api;
             this.workers = workers;
             this.maxBodyBytes = maxBodyBytes;
         }
 
-        EntityApi api() {
+        Router api() {
             return api;
         }
 

@@ -1,0 +1,97 @@
+package io.ringbase.cluster.replication;
+
+import io.ringbase.cluster.NodeId;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.StorageEngine.CloseableIterator;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * This node's own engine as a {@link Replica}: every call runs synchronously on the calling thread (a
+ * request worker, which may block in the engine) and returns a completed future. Also serves the
+ * internal API's reads and scans.
+ */
+public final class LocalReplica implements Replica {
+
+    private final NodeId node;
+    private final StorageEngine engine;
+
+    public LocalReplica(NodeId node, StorageEngine engine) {
+        this.node = node;
+        this.engine = engine;
+    }
+
+    @Override
+    public NodeId node() {
+        return node;
+    }
+
+    /** The engine behind this replica. */
+    public StorageEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public CompletableFuture<Entry> read(byte[] key) {
+        try {
+            return CompletableFuture.completedFuture(engine.get(key));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> write(Entry entry) {
+        try {
+            engine.apply(entry);
+            return CompletableFuture.completedFuture(null);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
+        try {
+            return CompletableFuture.completedFuture(page(start, end, maxBytes));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Reads one page synchronously: entries with {@code start <= key < end} (tombstones and expired
+     * included), stopping after the entry that takes the page past {@code maxBytes} encoded bytes.
+     *
+     * @throws IOException if the engine fails
+     */
+    public EntryPage page(byte[] start, byte[] end, int maxBytes) throws IOException {
+        return page(engine, start, end, maxBytes);
+    }
+
+    /** {@link #page(byte[], byte[], int)} of any engine. */
+    public static EntryPage page(StorageEngine engine, byte[] start, byte[] end, int maxBytes) throws IOException {
+        List<Entry> out = new ArrayList<>();
+        long bytes = 0;
+        try (CloseableIterator<Entry> it = engine.scan(start, end, false)) {
+            while (it.hasNext()) {
+                if (bytes >= maxBytes) {
+                    return new EntryPage(out, EntryPage.successor(out.getLast().key()));
+                }
+                Entry e = it.next();
+                out.add(e);
+                bytes += EntryFormat.encodedSize(e);
+            }
+        }
+        return new EntryPage(out, null);
+    }
+
+    @Override
+    public CompletableFuture<Void> probe() {
+        return CompletableFuture.completedFuture(null);
+    }
+}

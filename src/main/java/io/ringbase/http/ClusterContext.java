@@ -1,0 +1,14 @@
+package io.ringbase.http;
+
+import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.cluster.replication.Coordinator;
+
+/**
+ * What the HTTP API of a cluster node needs beyond its engine.
+ *
+ * @param coordinator coordinates public requests over the cluster's replicas
+ * @param signer      checks internal requests' HMAC, or {@code null} when no cluster secret is set
+ * @param repair      the anti-entropy repair service behind {@code /v0/admin/repair}, or {@code null}
+ */
+public record ClusterContext(Coordinator coordinator, RequestSigner signer, RepairControl repair) {
+}

@@ -1,0 +1,165 @@
+package io.ringbase.server;
+
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.client.RemoteReplica;
+import io.ringbase.cluster.client.ReplicaClient;
+import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.HintSink;
+import io.ringbase.cluster.replication.Liveness;
+import io.ringbase.cluster.replication.LocalReplica;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.http.ClusterContext;
+import io.ringbase.http.HttpServerConfig;
+import io.ringbase.http.RingbaseHttpServer;
+import io.ringbase.storage.LsmEngine;
+import io.ringbase.storage.LsmOptions;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running node: engine, cluster services and HTTP API, started by {@link #start} and stopped by
+ * {@link #close} (stop accepting, finish in-flight requests, stop cluster services, flush, close files).
+ */
+public final class Node implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Node.class);
+
+    /**
+     * Everything a node needs, validated by its parts' constructors.
+     *
+     * @param http             bind address and limits of the HTTP API
+     * @param storage          engine options (data directory, WAL policy, memtable size, tombstone grace)
+     * @param topology         the cluster (a single node when it has one member)
+     * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
+     * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
+     */
+    public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
+                         byte[] clusterSecret) {
+        public Config {
+            if (replicaTimeoutMs <= 0) {
+                throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
+            }
+        }
+    }
+
+    private final Config config;
+    private final LsmEngine engine;
+    private final HybridLogicalClock clock;
+    private final RingbaseHttpServer server;
+    private final ReplicaClient client;
+    private final ScheduledExecutorService scheduler;
+    private final ThreadPoolExecutor background;
+    private final Coordinator coordinator;
+    private int port;
+
+    private Node(Config config) throws IOException {
+        this.config = config;
+        this.clock = new HybridLogicalClock();
+        this.engine = LsmEngine.open(config.storage());
+        clock.observe(engine.maxVersion());
+        Topology topology = config.topology();
+        if (topology.size() == 1) {
+            client = null;
+            scheduler = null;
+            background = null;
+            coordinator = null;
+            server = new RingbaseHttpServer(config.http(), engine, clock);
+            return;
+        }
+        RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
+        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer);
+        List<Replica> replicas = new ArrayList<>();
+        for (NodeId n : topology.nodes()) {
+            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine) : new RemoteReplica(n, client));
+        }
+        Liveness liveness = new Liveness(topology.size());
+        background = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(4096),
+                r -> daemon(r, "ringbase-read-repair"), new ThreadPoolExecutor.AbortPolicy());
+        coordinator = new Coordinator(topology, replicas, liveness, HintSink.NONE, clock, background);
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
+        scheduler.scheduleWithFixedDelay(() -> probeDown(replicas, liveness), Liveness.PROBE_INTERVAL_MS,
+                Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        server = new RingbaseHttpServer(config.http(), engine, clock, new ClusterContext(coordinator, signer, null));
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Probes every node marked down; an answer marks it up again. */
+    private static void probeDown(List<Replica> replicas, Liveness liveness) {
+        for (Replica r : replicas) {
+            if (!liveness.isUp(r.node())) {
+                r.probe().whenComplete((v, failure) -> {
+                    if (failure == null) {
+                        log.info("node {} answers again", r.node());
+                        liveness.markUp(r.node());
+                    }
+                });
+            }
+        }
+    }
+
+    /**
+     * Opens the engine and starts serving.
+     *
+     * @throws IOException if the engine cannot be opened (damaged files, locked directory)
+     * @throws RuntimeException from the bind (port in use), after closing what was opened
+     */
+    public static Node start(Config config) throws IOException {
+        Node node = new Node(config);
+        try {
+            node.port = node.server.start();
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+        return node;
+    }
+
+    /** The bound HTTP port. */
+    public int port() {
+        return port;
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** The engine (for tests and admin). */
+    public LsmEngine engine() {
+        return engine;
+    }
+
+    /** The coordinator, or {@code null} on a single node. */
+    public Coordinator coordinator() {
+        return coordinator;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            server.close();
+            if (scheduler != null) {
+                scheduler.shutdownNow();
+                background.shutdownNow();
+                client.close();
+            }
+        } finally {
+            engine.close();
+        }
+    }
+}
