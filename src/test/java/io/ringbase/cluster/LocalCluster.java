@@ -2,6 +2,7 @@ package io.ringbase.cluster;
 
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
+import io.ringbase.storage.Entry;
 import io.ringbase.storage.LsmOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -66,6 +67,73 @@ public final class LocalCluster implements AutoCloseable {
 
     public Node node(int i) {
         return nodes[i];
+    }
+
+    /** The port node {@code i} listens on (also while it is stopped). */
+    public int port(int i) {
+        return URI.create(urls.get(i)).getPort();
+    }
+
+    /** Whether node {@code i} is running. */
+    public boolean isRunning(int i) {
+        return nodes[i] != null;
+    }
+
+    /** What node {@code i}'s engine stores for {@code key} (tombstones included), or null; the node must run. */
+    public Entry stored(int i, String key) {
+        try {
+            return nodes[i].engine().get(key.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The indices of the running nodes whose engine stores anything for {@code key}. */
+    public List<Integer> holders(String key) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null && stored(i, key) != null) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Waits until every running node sees every other running node as up (a read with
+     * {@code ack} = number of running nodes, through each of them, is not a 504), as after a restart
+     * the others mark the node up only when a probe ({@link io.ringbase.cluster.replication.Liveness})
+     * or a request reaches it.
+     */
+    public void awaitAllUp(Duration deadline) {
+        int running = 0;
+        for (Node n : nodes) {
+            running += n == null ? 0 : 1;
+        }
+        if (running != nodes.length) {
+            throw new IllegalStateException("awaitAllUp needs every node running");
+        }
+        for (int i = 0; i < nodes.length; i++) {
+            int via = i;
+            await(deadline, "node " + i + " to see all nodes up",
+                    () -> get(via, "awaitAllUp-probe", "&ack=" + nodes.length).status() != 504);
+        }
+    }
+
+    /** Polls {@code condition} every 20 ms until it holds; fails with {@code what} after {@code deadline}. */
+    public static void await(Duration deadline, String what, java.util.function.BooleanSupplier condition) {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("gave up after " + deadline + " waiting for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     public Node.Config config(int i) {
