@@ -149,13 +149,34 @@ public final class Node implements AutoCloseable {
         return coordinator;
     }
 
+    /** How long {@link #close} waits for a read-repair write that is already running (ms). */
+    private static final long READ_REPAIR_STOP_MS = 10_000;
+
+    /**
+     * Drops the queued read repairs (best effort: the next read repairs again) and waits for the one
+     * running, without interrupting it: an interrupt inside a local engine write closes the WAL's
+     * channel ({@link java.nio.channels.ClosedByInterruptException}) and poisons the WAL, so the final
+     * flush would fail.
+     */
+    private void stopReadRepairs() {
+        background.shutdown();
+        background.getQueue().clear();
+        try {
+            if (!background.awaitTermination(READ_REPAIR_STOP_MS, TimeUnit.MILLISECONDS)) {
+                log.warn("a read repair is still running after {} ms; closing anyway", READ_REPAIR_STOP_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() throws IOException {
         try {
             server.close();
             if (scheduler != null) {
                 scheduler.shutdownNow();
-                background.shutdownNow();
+                stopReadRepairs();
                 client.close();
             }
         } finally {
