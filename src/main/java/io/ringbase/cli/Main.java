@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Ringbase: a distributed key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, ClusterCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
