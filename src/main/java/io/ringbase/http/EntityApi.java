@@ -51,13 +51,16 @@ final class EntityApi {
     private final LongSupplier wallClockMs;
     private final Coordinator coordinator;
     private final int clusterSize;
+    private final int maxBodyBytes;
 
     /**
      * @param coordinator coordinates requests over the cluster, or {@code null} for a single node (the
      *                    engine is then called directly)
      */
-    EntityApi(StorageEngine engine, HybridLogicalClock clock, LongSupplier wallClockMs, Coordinator coordinator) {
+    EntityApi(StorageEngine engine, HybridLogicalClock clock, LongSupplier wallClockMs, Coordinator coordinator,
+              int maxBodyBytes) {
         this.engine = engine;
+        this.maxBodyBytes = maxBodyBytes;
         this.clock = clock;
         this.wallClockMs = wallClockMs;
         this.coordinator = coordinator != null && coordinator.topology().size() > 1 ? coordinator : null;
@@ -72,7 +75,7 @@ final class EntityApi {
      * @param body the request body; read, not released
      */
     Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body)
-            throws BadRequestException, MethodNotAllowedException, IOException {
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
         Route route = Route.of(path);
         if (route == null) {
             throw new BadRequestException("unknown path " + abbreviate(path));
@@ -146,7 +149,10 @@ final class EntityApi {
     }
 
     private Outcome put(byte[] key, QueryString query, ByteBuf body, Replication r)
-            throws BadRequestException, IOException {
+            throws BadRequestException, PayloadTooLargeException, IOException {
+        if (body.readableBytes() > maxBodyBytes) { // the aggregator lets internal-size bodies through
+            throw new PayloadTooLargeException(maxBodyBytes);
+        }
         String ttl = query.string("ttl");
         long expiresAtMs = Entry.NO_EXPIRY;
         if (ttl != null) {

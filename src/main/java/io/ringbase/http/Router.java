@@ -26,7 +26,8 @@ final class Router {
      * @throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException as the APIs do
      */
     Outcome handle(FullHttpRequest request)
-            throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
+            throws BadRequestException, MethodNotAllowedException, ForbiddenException, PayloadTooLargeException,
+            IOException {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
