@@ -22,6 +22,8 @@ final class DeliveryRound {
 
     /** Hints read from the store per page. */
     static final int PAGE_HINTS = 256;
+    /** Stored bytes read from the store per page (at least one hint): bounds a round's memory. */
+    static final long PAGE_BYTES = 1L << 20;
     private static final long POLL_MS = 100;
 
     /**
@@ -66,7 +68,7 @@ final class DeliveryRound {
         while (failure == null && !stopping.getAsBoolean()) {
             HintPage page;
             try {
-                page = store.page(targetIndex, start, PAGE_HINTS);
+                page = store.page(targetIndex, start, PAGE_HINTS, PAGE_BYTES);
             } catch (IOException e) {
                 failure = e;
                 break;

@@ -187,18 +187,22 @@ public final class HintStore implements Closeable {
     }
 
     /**
-     * Up to {@code maxHints} of {@code targetIndex}'s hints with user key {@code >= start}, in key order.
-     * Hints older than {@code maxAgeMs} met on the way are removed, counted and logged instead of
-     * returned (they still count toward {@code maxHints}, so a page is bounded work).
+     * Up to {@code maxHints} of {@code targetIndex}'s hints with user key {@code >= start}, in key order,
+     * stopping after the hint that takes the page to {@code maxBytes} stored bytes (so a page holds at
+     * least one hint if any is left). Hints older than {@code maxAgeMs} met on the way are removed,
+     * counted and logged instead of returned (they still count toward both limits, so a page is
+     * bounded work).
      *
      * @param start    inclusive first user key; an empty array for the first page
      * @param maxHints at least 1
+     * @param maxBytes bytes of stored hints (as {@link #totalBytes()} counts them), at least 1
      * @throws IOException if the engine cannot be read, or a stored hint is damaged
      *                     ({@link io.ringbase.storage.CorruptionException})
      */
-    public HintPage page(int targetIndex, byte[] start, int maxHints) throws IOException {
-        if (maxHints < 1) {
-            throw new IllegalArgumentException("maxHints must be at least 1, got " + maxHints);
+    public HintPage page(int targetIndex, byte[] start, int maxHints, long maxBytes) throws IOException {
+        if (maxHints < 1 || maxBytes < 1) {
+            throw new IllegalArgumentException("maxHints and maxBytes must be at least 1, got " + maxHints
+                    + " and " + maxBytes);
         }
         List<Hint> fresh = new ArrayList<>();
         List<Hint> aged = new ArrayList<>();
@@ -207,14 +211,17 @@ public final class HintStore implements Closeable {
         try (CloseableIterator<Entry> it = engine.scan(HintFormat.key(targetIndex, start),
                 HintFormat.targetEnd(targetIndex), true)) {
             int seen = 0;
+            long bytes = 0;
             while (it.hasNext()) {
-                if (seen == maxHints) {
+                if (seen == maxHints || bytes >= maxBytes) {
                     next = successor(fresh, aged);
                     break;
                 }
-                Hint h = HintFormat.decode(it.next(), dir);
+                Entry stored = it.next();
+                Hint h = HintFormat.decode(stored, dir);
                 (h.createdAtMs() < horizon ? aged : fresh).add(h);
                 seen++;
+                bytes += EntryFormat.encodedSize(stored);
             }
         } catch (UncheckedIOException e) {
             throw e.getCause();

@@ -47,7 +47,7 @@ class HintStoreTest {
         List<Hint> out = new ArrayList<>();
         byte[] start = new byte[0];
         while (true) {
-            HintPage page = s.page(target, start, 7);
+            HintPage page = s.page(target, start, 7, Long.MAX_VALUE);
             out.addAll(page.hints());
             if (!page.hasMore()) {
                 return out;
@@ -102,6 +102,21 @@ class HintStoreTest {
 
         assertThat(hints).hasSize(100);
         assertThat(hints).extracting(h -> new String(h.entry().key())).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aPageStopsAfterTheHintThatReachesMaxBytes() throws IOException {
+        open(HintOptions.defaults());
+        for (int i = 0; i < 5; i++) {
+            store.add(B, value("k" + i, base + i, "x".repeat(1000)));
+        }
+
+        HintPage first = store.page(B.index(), new byte[0], 100, 1500);
+        HintPage tiny = store.page(B.index(), new byte[0], 100, 1);
+
+        assertThat(first.hints()).hasSize(2);
+        assertThat(first.next()).isEqualTo(Keys.utf8("k1\0"));
+        assertThat(tiny.hints()).hasSize(1);
     }
 
     @Test
