@@ -4,10 +4,11 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.client.RemoteReplica;
+import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.client.ReplicaClient;
 import io.ringbase.cluster.client.RequestSigner;
 import io.ringbase.cluster.replication.Coordinator;
-import io.ringbase.cluster.replication.HintSink;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
@@ -43,9 +44,10 @@ public final class Node implements AutoCloseable {
      * @param topology         the cluster (a single node when it has one member)
      * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
      * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
+     * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                         byte[] clusterSecret) {
+                         byte[] clusterSecret, HintOptions hints) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
@@ -61,6 +63,7 @@ public final class Node implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ThreadPoolExecutor background;
     private final Coordinator coordinator;
+    private final HintedHandoff hints;
     private int port;
 
     private Node(Config config) throws IOException {
@@ -74,6 +77,7 @@ public final class Node implements AutoCloseable {
             scheduler = null;
             background = null;
             coordinator = null;
+            hints = null;
             server = new RingbaseHttpServer(config.http(), engine, clock);
             return;
         }
@@ -86,7 +90,10 @@ public final class Node implements AutoCloseable {
         Liveness liveness = new Liveness(topology.size());
         background = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(4096),
                 r -> daemon(r, "ringbase-read-repair"), new ThreadPoolExecutor.AbortPolicy());
-        coordinator = new Coordinator(topology, replicas, liveness, HintSink.NONE, clock, background);
+        hints = HintedHandoff.open(config.storage().dataDir().resolve("hints"), topology,
+                n -> replicas.get(n.index()), config.hints(), config.storage().walSync());
+        hints.start();
+        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background);
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
         scheduler.scheduleWithFixedDelay(() -> probeDown(replicas, liveness), Liveness.PROBE_INTERVAL_MS,
                 Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -144,6 +151,11 @@ public final class Node implements AutoCloseable {
         return engine;
     }
 
+    /** Hinted handoff, or {@code null} on a single node. */
+    public HintedHandoff hints() {
+        return hints;
+    }
+
     /** The coordinator, or {@code null} on a single node. */
     public Coordinator coordinator() {
         return coordinator;
@@ -156,6 +168,7 @@ public final class Node implements AutoCloseable {
             if (scheduler != null) {
                 scheduler.shutdownNow();
                 background.shutdownNow();
+                hints.close(); // stores what is queued, stops delivery
                 client.close();
             }
         } finally {
