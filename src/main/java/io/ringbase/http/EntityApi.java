@@ -4,12 +4,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.scan.LocalBatchSource;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
-import java.util.Collections;
 import java.util.function.LongSupplier;
 
 /**
@@ -117,12 +116,10 @@ final class EntityApi {
             checkKeyLength("end", end);
         }
         if (end != null && Keys.compare(start, end) >= 0) {
-            return new Outcome.Range(EMPTY_RANGE); // an empty range; not every engine accepts end < start
+            return new Outcome.Range(LocalBatchSource.empty()); // not every engine accepts end < start
         }
-        return new Outcome.Range(engine.scan(start, end, true));
+        return new Outcome.Range(new LocalBatchSource(engine.scan(start, end, true)));
     }
-
-    private static final CloseableIterator<Entry> EMPTY_RANGE = CloseableIterator.of(Collections.emptyIterator());
 
     private static byte[] requireKey(QueryString query, String name) throws BadRequestException {
         byte[] key = query.bytes(name);

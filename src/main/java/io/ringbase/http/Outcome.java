@@ -1,7 +1,6 @@
 package io.ringbase.http;
 
-import io.ringbase.storage.Entry;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
+import io.ringbase.cluster.scan.EntryBatchSource;
 
 /**
  * What a successful API call produced. Outcomes carry no status codes: {@link Responses} alone turns
@@ -25,7 +24,7 @@ sealed interface Outcome {
     record Deleted() implements Outcome {
     }
 
-    /** A key range to stream; the receiver owns {@code entries} and must close it. */
-    record Range(CloseableIterator<Entry> entries) implements Outcome {
+    /** A key range to stream, live entries only; the receiver owns {@code source} and must close it. */
+    record Range(EntryBatchSource source) implements Outcome {
     }
 }
