@@ -116,15 +116,12 @@ public final class ClusterScan implements EntryBatchSource {
                         break;
                     }
                 } catch (ReplicaException e) {
-                    failure = e;
-                    break;
+                    failure = e; // the scan stays broken: a later batch must not skip the lost page
+                    return CompletableFuture.failedFuture(e);
                 }
                 if (c.head() != null && (least == null || Keys.compare(c.head().key(), least.head().key()) < 0)) {
                     least = c;
                 }
-            }
-            if (failure != null) {
-                continue; // fails above
             }
             if (awaited != null) {
                 if (!out.isEmpty()) {
