@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -78,18 +79,20 @@ class EntryChunkedInputTest {
     void chunksFollowBatchesCompletedLaterAndAnEmptyBatchEndsTheBody() throws Exception {
         DeferredSource source = new DeferredSource();
         EntryChunkedInput input = new EntryChunkedInput(source, workers, alloc);
-        AtomicInteger resumes = new AtomicInteger();
-        input.bind(null, resumes::incrementAndGet);
+        Semaphore resumes = new Semaphore(0);
+        input.bind(null, resumes::release);
         input.prefetch();
         assertThat(input.readChunk(alloc)).as("nothing before the batch arrives").isNull();
         assertThat(input.isEndOfInput()).isFalse();
         source.nextAsked().complete(List.of(v("a", "1"), v("b", "2")));
-        assertThat(resumes).hasValue(1);
+        assertThat(resumes.tryAcquire()).as("the writer is resumed").isTrue();
         assertThat(text(input.readChunk(alloc))).isEqualTo("a\n1");
         assertThat(source.asked).as("no refill while a chunk is ready").isEmpty();
         assertThat(text(input.readChunk(alloc))).isEqualTo("b\n2");
         assertThat(input.readChunk(alloc)).isNull(); // starts the next refill on a worker
         source.nextAsked().complete(List.of());
+        // the worker may register its callback after the test completed the future: wait for the resume
+        assertThat(resumes.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
         assertThat(input.isEndOfInput()).isTrue();
         input.close();
         input.close();
@@ -117,12 +120,14 @@ class EntryChunkedInputTest {
     void aFailedBatchSurfacesAsIOExceptionSoTheResponseIsAborted() throws Exception {
         DeferredSource source = new DeferredSource();
         EntryChunkedInput input = new EntryChunkedInput(source, workers, alloc);
-        input.bind(null, () -> { });
+        Semaphore resumes = new Semaphore(0);
+        input.bind(null, resumes::release);
         input.prefetch();
         source.nextAsked().complete(List.of(v("a", "1")));
         assertThat(text(input.readChunk(alloc))).isEqualTo("a\n1");
         assertThat(input.readChunk(alloc)).isNull();
         source.nextAsked().completeExceptionally(new IllegalStateException("replica 2 went away"));
+        assertThat(resumes.tryAcquire(2, 5, TimeUnit.SECONDS)).as("resumed by the batch and the failure").isTrue();
         assertThatThrownBy(() -> input.readChunk(alloc)).isInstanceOf(IOException.class)
                 .hasRootCauseMessage("replica 2 went away");
         assertThatThrownBy(input::isEndOfInput).isInstanceOf(IOException.class);
