@@ -1,6 +1,7 @@
 package io.ringbase.http;
 
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.ringbase.cluster.replication.QuorumException;
 import java.io.IOException;
 
 /**
@@ -27,7 +28,7 @@ final class Router {
      */
     Outcome handle(FullHttpRequest request)
             throws BadRequestException, MethodNotAllowedException, ForbiddenException, PayloadTooLargeException,
-            IOException {
+            QuorumException, IOException {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);

@@ -62,6 +62,7 @@ public final class Node implements AutoCloseable {
     private final ReplicaClient client;
     private final ScheduledExecutorService scheduler;
     private final ThreadPoolExecutor background;
+    private final ThreadPoolExecutor localScans;
     private final Coordinator coordinator;
     private final HintedHandoff hints;
     private int port;
@@ -76,6 +77,7 @@ public final class Node implements AutoCloseable {
             client = null;
             scheduler = null;
             background = null;
+            localScans = null;
             coordinator = null;
             hints = null;
             server = new RingbaseHttpServer(config.http(), engine, clock);
@@ -83,9 +85,12 @@ public final class Node implements AutoCloseable {
         }
         RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
         client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer);
+        localScans = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(256),
+                r -> daemon(r, "ringbase-local-scan"), new ThreadPoolExecutor.AbortPolicy());
         List<Replica> replicas = new ArrayList<>();
         for (NodeId n : topology.nodes()) {
-            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine) : new RemoteReplica(n, client));
+            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans)
+                    : new RemoteReplica(n, client));
         }
         Liveness liveness = new Liveness(topology.size());
         background = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(4096),
@@ -168,6 +173,7 @@ public final class Node implements AutoCloseable {
             if (scheduler != null) {
                 scheduler.shutdownNow();
                 background.shutdownNow();
+                localScans.shutdownNow();
                 hints.close(); // stores what is queued, stops delivery
                 client.close();
             }
