@@ -1,6 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
 import io.ringbase.storage.LsmOptions;
@@ -118,7 +119,7 @@ public final class ClusterCommand implements Callable<Integer> {
             HttpServerConfig http = HttpServerConfig.defaults(basePort + i).withHost(BIND_HOST);
             LsmOptions storage = LsmOptions.defaults(dataDir.resolve("node-" + (i + 1)))
                     .withTombstoneGraceMs(nodes == 1 ? 0 : TOMBSTONE_GRACE_MS); // as serve does
-            configs.add(new Node.Config(http, storage, topology, REPLICA_TIMEOUT_MS, null));
+            configs.add(new Node.Config(http, storage, topology, REPLICA_TIMEOUT_MS, null, HintOptions.defaults()));
         }
         return configs;
     }

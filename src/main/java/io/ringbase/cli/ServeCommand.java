@@ -1,6 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
 import io.ringbase.storage.LsmOptions;
@@ -82,6 +83,15 @@ public final class ServeCommand implements Callable<Integer> {
                     + "within it (default: ${DEFAULT-VALUE}).")
     TimeSpan tombstoneGrace;
 
+    @Option(names = "--hint-window", defaultValue = "3h", paramLabel = "DURATION",
+            description = "Hints for a down replica older than this are dropped (anti-entropy repair catches up) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    TimeSpan hintWindow;
+
+    @Option(names = "--hint-max-size", defaultValue = "1g", paramLabel = "SIZE",
+            description = "Total size of stored hints; past it new hints are dropped (default: ${DEFAULT-VALUE}).")
+    ByteSize hintMaxSize;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -129,7 +139,9 @@ public final class ServeCommand implements Callable<Integer> {
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
-            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret);
+            HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
+                    .withMaxTotalBytes(hintMaxSize.bytes());
+            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

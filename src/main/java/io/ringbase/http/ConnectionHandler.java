@@ -127,8 +127,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 onEventLoop(() -> respond(response, keepAlive), response::release);
             });
         } else if (outcome instanceof Outcome.Range range) {
-            EntryChunkedInput body = new EntryChunkedInput(range.entries(), shared.workers(), ctx.alloc());
-            body.prefetch(); // the first batch is read here, on the worker
+            EntryChunkedInput body = new EntryChunkedInput(range.source(), shared.workers(), ctx.alloc());
+            body.prefetch(); // the first refill starts here, on the worker (a local source reads its batch here)
             onEventLoop(() -> stream(body, version, keepAlive), body::close);
         } else {
             FullHttpResponse response = Responses.of(outcome, version);

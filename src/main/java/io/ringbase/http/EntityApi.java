@@ -6,12 +6,15 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.QuorumException;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.scan.ClusterScan;
+import io.ringbase.cluster.scan.LocalBatchSource;
+import java.util.List;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
-import java.util.Collections;
 import java.util.function.LongSupplier;
 
 /**
@@ -51,13 +54,16 @@ final class EntityApi {
     private final LongSupplier wallClockMs;
     private final Coordinator coordinator;
     private final int clusterSize;
+    private final int maxBodyBytes;
 
     /**
      * @param coordinator coordinates requests over the cluster, or {@code null} for a single node (the
      *                    engine is then called directly)
      */
-    EntityApi(StorageEngine engine, HybridLogicalClock clock, LongSupplier wallClockMs, Coordinator coordinator) {
+    EntityApi(StorageEngine engine, HybridLogicalClock clock, LongSupplier wallClockMs, Coordinator coordinator,
+              int maxBodyBytes) {
         this.engine = engine;
+        this.maxBodyBytes = maxBodyBytes;
         this.clock = clock;
         this.wallClockMs = wallClockMs;
         this.coordinator = coordinator != null && coordinator.topology().size() > 1 ? coordinator : null;
@@ -72,7 +78,8 @@ final class EntityApi {
      * @param body the request body; read, not released
      */
     Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body)
-            throws BadRequestException, MethodNotAllowedException, IOException {
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, QuorumException,
+            IOException {
         Route route = Route.of(path);
         if (route == null) {
             throw new BadRequestException("unknown path " + abbreviate(path));
@@ -146,7 +153,10 @@ final class EntityApi {
     }
 
     private Outcome put(byte[] key, QueryString query, ByteBuf body, Replication r)
-            throws BadRequestException, IOException {
+            throws BadRequestException, PayloadTooLargeException, IOException {
+        if (body.readableBytes() > maxBodyBytes) { // the aggregator lets internal-size bodies through
+            throw new PayloadTooLargeException(maxBodyBytes);
+        }
         String ttl = query.string("ttl");
         long expiresAtMs = Entry.NO_EXPIRY;
         if (ttl != null) {
@@ -161,19 +171,39 @@ final class EntityApi {
         return new Outcome.Written();
     }
 
-    private Outcome scan(QueryString query) throws BadRequestException, IOException {
+    private Outcome scan(QueryString query) throws BadRequestException, QuorumException, IOException {
         byte[] start = requireKey(query, "start");
+        boolean local = booleanParam(query, "local");
         byte[] end = query.bytes("end");
         if (end != null) {
             checkKeyLength("end", end);
         }
         if (end != null && Keys.compare(start, end) >= 0) {
-            return new Outcome.Range(EMPTY_RANGE); // an empty range; not every engine accepts end < start
+            return new Outcome.Range(LocalBatchSource.empty()); // not every engine accepts end < start
         }
-        return new Outcome.Range(engine.scan(start, end, true));
+        if (coordinator != null && !local) {
+            // Every key written with the default quorum is on any (n - quorum + 1) nodes.
+            List<Replica> up = coordinator.upReplicas();
+            int n = coordinator.topology().size();
+            int needed = n - Topology.quorum(n) + 1;
+            if (up.size() < needed) {
+                throw new QuorumException.Unavailable(needed, n, up.size());
+            }
+            return new Outcome.Range(new ClusterScan(up, start, end, wallClockMs));
+        }
+        return new Outcome.Range(new LocalBatchSource(engine.scan(start, end, true)));
     }
 
-    private static final CloseableIterator<Entry> EMPTY_RANGE = CloseableIterator.of(Collections.emptyIterator());
+    private static boolean booleanParam(QueryString query, String name) throws BadRequestException {
+        String s = query.string(name);
+        if (s == null || s.equals("false")) {
+            return false;
+        }
+        if (s.equals("true")) {
+            return true;
+        }
+        throw new BadRequestException("parameter '" + name + "' must be true or false, got '" + abbreviate(s) + "'");
+    }
 
     private static byte[] requireKey(QueryString query, String name) throws BadRequestException {
         byte[] key = query.bytes(name);

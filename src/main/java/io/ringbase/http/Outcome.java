@@ -1,8 +1,8 @@
 package io.ringbase.http;
 
 import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.cluster.scan.EntryBatchSource;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -27,8 +27,8 @@ sealed interface Outcome {
     record Deleted() implements Outcome {
     }
 
-    /** A key range to stream; the receiver owns {@code entries} and must close it. */
-    record Range(CloseableIterator<Entry> entries) implements Outcome {
+    /** A key range to stream, live entries only; the receiver owns {@code source} and must close it. */
+    record Range(EntryBatchSource source) implements Outcome {
     }
 
     /**

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link Outcome.Missing}</td><td>404</td></tr>
  * <tr><td>{@link BadRequestException}, malformed HTTP</td><td>400</td></tr>
  * <tr><td>{@link MethodNotAllowedException}</td><td>405 with {@code Allow}</td></tr>
- * <tr><td>body over the limit</td><td>413</td></tr>
+ * <tr><td>body over the limit, {@link PayloadTooLargeException}</td><td>413</td></tr>
  * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
  * <tr><td>{@link QuorumException} (too few replicas up, or answers)</td><td>504</td></tr>
  * <tr><td>{@link ForbiddenException} (internal request without a valid HMAC)</td><td>403</td></tr>
@@ -110,6 +110,7 @@ final class Responses {
             }
             case StoreBusyException e -> retryLater(version, "store busy: " + e.getMessage());
             case QuorumException e -> text(version, HttpResponseStatus.GATEWAY_TIMEOUT, e.getMessage());
+            case PayloadTooLargeException e -> payloadTooLarge(version, e.limitBytes());
             case ForbiddenException e -> text(version, HttpResponseStatus.FORBIDDEN, e.getMessage());
             case CompletionException e when e.getCause() != null -> error(e.getCause(), version);
             case IOException e -> {

@@ -20,6 +20,7 @@ import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
 import java.net.InetSocketAddress;
 import java.util.Objects;
@@ -85,7 +86,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(clock, "clock");
         LongSupplier wallClockMs = System::currentTimeMillis;
-        EntityApi entities = new EntityApi(engine, clock, wallClockMs, cluster == null ? null : cluster.coordinator());
+        EntityApi entities = new EntityApi(engine, clock, wallClockMs, cluster == null ? null : cluster.coordinator(),
+                config.maxBodyBytes());
         InternalApi internal = new InternalApi(engine, clock, cluster == null ? null : cluster.signer(), wallClockMs);
         AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
         this.shared = new Shared(new Router(entities, internal, admin), workers, config.maxBodyBytes());
@@ -130,7 +132,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
                         protected void initChannel(SocketChannel ch) {
                             ch.pipeline()
                                     .addLast("codec", new HttpServerCodec(decoderConfig))
-                                    .addLast("aggregator", new BodyAggregator(config.maxBodyBytes()))
+                                    .addLast("aggregator", new BodyAggregator(aggregateLimit(config.maxBodyBytes())))
                                     .addLast("chunked", new ChunkedWriteHandler())
                                     .addLast("api", new ConnectionHandler(shared));
                         }
@@ -185,6 +187,15 @@ public final class RingbaseHttpServer implements AutoCloseable {
                     TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }
         log.info("HTTP API stopped");
+    }
+
+    /**
+     * The aggregator's limit: the value limit plus room for an internal replica write of the largest
+     * value (its key and entry header travel in the body too). Public PUTs are held to
+     * {@code maxBodyBytes} itself by {@link EntityApi}.
+     */
+    static int aggregateLimit(int maxBodyBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, (long) maxBodyBytes + Entry.MAX_KEY_BYTES + EntryFormat.HEADER_SIZE);
     }
 
     private static long remainingNanos(long deadline) {

@@ -1,6 +1,7 @@
 package io.ringbase.http;
 
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.ringbase.cluster.replication.QuorumException;
 import java.io.IOException;
 
 /**
@@ -26,7 +27,8 @@ final class Router {
      * @throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException as the APIs do
      */
     Outcome handle(FullHttpRequest request)
-            throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
+            throws BadRequestException, MethodNotAllowedException, ForbiddenException, PayloadTooLargeException,
+            QuorumException, IOException {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);

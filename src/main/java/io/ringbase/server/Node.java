@@ -4,10 +4,11 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.client.RemoteReplica;
+import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.client.ReplicaClient;
 import io.ringbase.cluster.client.RequestSigner;
 import io.ringbase.cluster.replication.Coordinator;
-import io.ringbase.cluster.replication.HintSink;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
@@ -43,9 +44,10 @@ public final class Node implements AutoCloseable {
      * @param topology         the cluster (a single node when it has one member)
      * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
      * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
+     * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                         byte[] clusterSecret) {
+                         byte[] clusterSecret, HintOptions hints) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
@@ -60,7 +62,9 @@ public final class Node implements AutoCloseable {
     private final ReplicaClient client;
     private final ScheduledExecutorService scheduler;
     private final ThreadPoolExecutor background;
+    private final ThreadPoolExecutor localScans;
     private final Coordinator coordinator;
+    private final HintedHandoff hints;
     private int port;
 
     private Node(Config config) throws IOException {
@@ -73,20 +77,28 @@ public final class Node implements AutoCloseable {
             client = null;
             scheduler = null;
             background = null;
+            localScans = null;
             coordinator = null;
+            hints = null;
             server = new RingbaseHttpServer(config.http(), engine, clock);
             return;
         }
         RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
         client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer);
+        localScans = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(256),
+                r -> daemon(r, "ringbase-local-scan"), new ThreadPoolExecutor.AbortPolicy());
         List<Replica> replicas = new ArrayList<>();
         for (NodeId n : topology.nodes()) {
-            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine) : new RemoteReplica(n, client));
+            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans)
+                    : new RemoteReplica(n, client));
         }
         Liveness liveness = new Liveness(topology.size());
         background = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(4096),
                 r -> daemon(r, "ringbase-read-repair"), new ThreadPoolExecutor.AbortPolicy());
-        coordinator = new Coordinator(topology, replicas, liveness, HintSink.NONE, clock, background);
+        hints = HintedHandoff.open(config.storage().dataDir().resolve("hints"), topology,
+                n -> replicas.get(n.index()), config.hints(), config.storage().walSync());
+        hints.start();
+        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background);
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
         scheduler.scheduleWithFixedDelay(() -> probeDown(replicas, liveness), Liveness.PROBE_INTERVAL_MS,
                 Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -144,6 +156,11 @@ public final class Node implements AutoCloseable {
         return engine;
     }
 
+    /** Hinted handoff, or {@code null} on a single node. */
+    public HintedHandoff hints() {
+        return hints;
+    }
+
     /** The coordinator, or {@code null} on a single node. */
     public Coordinator coordinator() {
         return coordinator;
@@ -177,6 +194,8 @@ public final class Node implements AutoCloseable {
             if (scheduler != null) {
                 scheduler.shutdownNow();
                 stopReadRepairs();
+                localScans.shutdownNow();
+                hints.close(); // stores what is queued, stops delivery
                 client.close();
             }
         } finally {

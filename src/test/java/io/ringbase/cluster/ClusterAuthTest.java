@@ -25,7 +25,7 @@ class ClusterAuthTest {
     Path tmp;
 
     static Node.Config withSecret(Node.Config c) {
-        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), SECRET);
+        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), SECRET, c.hints());
     }
 
     int internal(LocalCluster c, int node, String method, String uri, byte[] body, String auth) throws Exception {
@@ -91,7 +91,7 @@ class ClusterAuthTest {
     void nodesWithDifferentSecretsCannotReachQuorumTogether() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp, 3, config -> config.topology().self().index() == 2
                 ? new Node.Config(config.http(), config.storage(), config.topology(), config.replicaTimeoutMs(),
-                        "a-different-secret-on-node-2-xyz".getBytes(StandardCharsets.UTF_8))
+                        "a-different-secret-on-node-2-xyz".getBytes(StandardCharsets.UTF_8), config.hints())
                 : withSecret(config))) {
             assertThat(c.put(0, "k", "v").status()).as("nodes 0 and 1 agree").isEqualTo(201);
             LocalCluster.Reply r = c.put(0, "k", "v", "&ack=3");

@@ -141,7 +141,13 @@ public final class LocalCluster implements AutoCloseable {
         LsmOptions storage = LsmOptions.defaults(dataDir(i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
         HttpServerConfig http = new HttpServerConfig("127.0.0.1", t.self().port(), 16 << 20, 8, 1024,
                 HttpServerConfig.DEFAULT_IO_THREADS);
-        return customize.apply(new Node.Config(http, storage, t, 1000, null));
+        return customize.apply(new Node.Config(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
+    }
+
+    /** A config customizer that drops every hint (a 1-byte hint store), for tests that need a stale replica. */
+    public static Node.Config withoutHints(Node.Config c) {
+        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), c.clusterSecret(),
+                c.hints().withMaxTotalBytes(1));
     }
 
     /** Starts (or restarts) node {@code i}. */

@@ -51,6 +51,8 @@ class CliTest {
         defaults.put("--replica-timeout", "1s");
         defaults.put("--cluster-secret-file", "none");
         defaults.put("--tombstone-grace", "10d");
+        defaults.put("--hint-window", "3h");
+        defaults.put("--hint-max-size", "1g");
         assertThat(options.keySet()).as("options in:\n%s", r.stdout()).containsAll(defaults.keySet());
         for (Map.Entry<String, String> e : options.entrySet()) {
             if (e.getKey().equals("--help") || e.getKey().equals("--version")) {

@@ -88,6 +88,17 @@ public final class Coordinator {
         return replicas;
     }
 
+    /** The replicas of every node the failure detector holds up (this node always), by node index. */
+    public List<Replica> upReplicas() {
+        List<Replica> up = new ArrayList<>(replicas.size());
+        for (Replica r : replicas) {
+            if (r.node().equals(topology.self()) || liveness.isUp(r.node())) {
+                up.add(r);
+            }
+        }
+        return up;
+    }
+
     /** Read-repair writes started so far. */
     public long readRepairs() {
         return readRepairs.get();

@@ -9,20 +9,30 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * This node's own engine as a {@link Replica}: every call runs synchronously on the calling thread (a
- * request worker, which may block in the engine) and returns a completed future. Also serves the
- * internal API's reads and scans.
+ * This node's own engine as a {@link Replica}. Reads and writes run synchronously on the calling thread
+ * (a request worker, which may block in the engine) and return a completed future. Scan pages run on
+ * {@code scanExecutor}, because a cluster range scan asks for the next page from whatever thread
+ * completed another replica's page (a client event loop, which must not block).
  */
 public final class LocalReplica implements Replica {
 
     private final NodeId node;
     private final StorageEngine engine;
 
-    public LocalReplica(NodeId node, StorageEngine engine) {
+    private final Executor scanExecutor;
+
+    /**
+     * @param scanExecutor runs {@link #scan} pages; a rejected task fails that scan
+     */
+    public LocalReplica(NodeId node, StorageEngine engine, Executor scanExecutor) {
         this.node = node;
         this.engine = engine;
+        this.scanExecutor = scanExecutor;
     }
 
     @Override
@@ -57,8 +67,14 @@ public final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
         try {
-            return CompletableFuture.completedFuture(page(start, end, maxBytes));
-        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return page(start, end, maxBytes);
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }, scanExecutor);
+        } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
