@@ -194,7 +194,7 @@ public final class Node implements AutoCloseable {
             if (scheduler != null) {
                 scheduler.shutdownNow();
                 stopReadRepairs();
-                localScans.shutdownNow();
+                localScans.shutdown(); // no interrupts: an interrupted file channel would close under the engine
                 hints.close(); // stores what is queued, stops delivery
                 client.close();
             }
