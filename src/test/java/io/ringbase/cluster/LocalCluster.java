@@ -214,6 +214,17 @@ public final class LocalCluster implements AutoCloseable {
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Reply(r.statusCode(), r.body());
+        } catch (java.net.http.HttpTimeoutException e) {
+            // A node that does not answer within 10 s is a bug worth a thread dump in the test log.
+            StringBuilder dump = new StringBuilder("no answer from " + url(via) + pathAndQuery + "; threads:\n");
+            Thread.getAllStackTraces().forEach((t, st) -> {
+                dump.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+                for (StackTraceElement f : st) {
+                    dump.append("    at ").append(f).append('\n');
+                }
+            });
+            System.err.println(dump);
+            throw new UncheckedIOException(e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -187,15 +187,17 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     /** Ends {@code call}'s use of {@code ch}: returns it to the pool (closing it first if asked), once. */
-    private static void detach(Channel ch, Call call, FixedChannelPool pool, boolean close) {
+    private void detach(Channel ch, Call call, FixedChannelPool pool, boolean close) {
         if (!call.released.compareAndSet(false, true)) {
             return;
         }
         ch.attr(CALL).compareAndSet(call, null);
-        if (close) {
+        if (close || closed) {
             ch.close();
         }
-        pool.release(ch);
+        if (!closed) { // a closed pool has nobody left to notify
+            pool.release(ch);
+        }
     }
 
     /** Completes the call whose request is outstanding on this connection. */
