@@ -1,5 +1,6 @@
 package io.ringbase.cluster.repair;
 
+import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.ReplicaException;
@@ -50,6 +51,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
 
     private final RepairSource local;
     private final StorageEngine engine;
+    private final HybridLogicalClock clock;
     private final List<RepairPeer> peers;
     private final RepairOptions options;
     private final LongSupplier wallClockMs;
@@ -63,15 +65,18 @@ public final class AntiEntropyRepair implements AutoCloseable {
     /**
      * @param local       this node's repair source (its {@link RepairSource#self()} is this node)
      * @param engine      the local engine entries from peers are applied to
+     * @param clock       this node's clock, which observes the version of every entry received, so it
+     *                    never issues a version below one the node stores (as replica writes do)
      * @param peers       the other nodes to repair against, each once; not this node
      * @param options     page size, timeouts
      * @param wallClockMs Unix epoch ms, for the run timestamps
      * @throws IllegalArgumentException if a peer is this node or appears twice
      */
-    public AntiEntropyRepair(RepairSource local, StorageEngine engine, List<RepairPeer> peers, RepairOptions options,
-                             LongSupplier wallClockMs) {
+    public AntiEntropyRepair(RepairSource local, StorageEngine engine, HybridLogicalClock clock, List<RepairPeer> peers,
+                             RepairOptions options, LongSupplier wallClockMs) {
         this.local = Objects.requireNonNull(local, "local");
         this.engine = Objects.requireNonNull(engine, "engine");
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.peers = List.copyOf(peers);
         this.options = Objects.requireNonNull(options, "options");
         this.wallClockMs = Objects.requireNonNull(wallClockMs, "wallClockMs");
@@ -216,8 +221,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
             if (c < 0) {
                 send(peer, ours.next(), sending, p);
             } else if (c > 0) {
-                engine.apply(remote.next());
-                p.keysReceived++;
+                receive(remote.next(), p);
             } else {
                 ours.next();
                 remote.next();
@@ -225,12 +229,17 @@ public final class AntiEntropyRepair implements AutoCloseable {
                 if (newer > 0) {
                     send(peer, a, sending, p);
                 } else if (newer < 0) {
-                    engine.apply(b);
-                    p.keysReceived++;
+                    receive(b, p);
                 }
             }
         }
         drain(peer, sending, p);
+    }
+
+    private void receive(Entry e, Progress p) throws IOException {
+        clock.observe(e.version());
+        engine.apply(e);
+        p.keysReceived++;
     }
 
     private void send(RepairPeer peer, Entry e, List<CompletableFuture<Void>> sending, Progress p)

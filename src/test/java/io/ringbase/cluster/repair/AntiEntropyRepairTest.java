@@ -35,6 +35,7 @@ class AntiEntropyRepairTest {
     private final List<AntiEntropyRepair> repairs = new ArrayList<>();
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
     private long version = HybridLogicalClock.fromPhysicalMs(clock.get());
+    private final HybridLogicalClock hlc = new HybridLogicalClock(() -> 1_000L);
 
     /** {@code n} nodes of an {@code n}-node cluster, all with rf = {@code rf}. */
     private List<TestNode> cluster(int n, int rf) throws Exception {
@@ -47,7 +48,7 @@ class AntiEntropyRepairTest {
     }
 
     private AntiEntropyRepair repair(TestNode self, List<RepairPeer> peers, RepairOptions options) {
-        AntiEntropyRepair r = new AntiEntropyRepair(self.source, self.engine, peers, options, clock::get);
+        AntiEntropyRepair r = new AntiEntropyRepair(self.source, self.engine, hlc, peers, options, clock::get);
         repairs.add(r);
         return r;
     }
@@ -115,6 +116,7 @@ class AntiEntropyRepairTest {
         // everything comes from the first peer; the second then agrees with the restored node
         assertThat(run.keysReceived()).isEqualTo(2000);
         assertThat(run.keysSent()).isZero();
+        assertThat(hlc.now()).as("the clock observed the received versions").isGreaterThan(version);
     }
 
     @Test
