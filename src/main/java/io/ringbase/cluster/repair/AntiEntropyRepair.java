@@ -160,7 +160,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
 
     private void run(Progress p) {
         log.info("repair started: {} peers, {} ranges", peers.size(), p.rangesTotal);
-        RepairStatus.Outcome outcome = RepairStatus.Outcome.OK;
+        RepairStatus.Outcome outcome = RepairStatus.Outcome.ABORTED; // unless the loop completes
         try {
             for (RepairPeer peer : peers) {
                 for (int range = 0; range < MerkleTree.RANGES; range++) {
@@ -182,11 +182,8 @@ public final class AntiEntropyRepair implements AutoCloseable {
                     }
                 }
             }
-            if (p.rangesFailed > 0) {
-                outcome = RepairStatus.Outcome.PARTIAL;
-            }
+            outcome = p.rangesFailed > 0 ? RepairStatus.Outcome.PARTIAL : RepairStatus.Outcome.OK;
         } catch (InterruptedException e) {
-            outcome = RepairStatus.Outcome.ABORTED;
             p.lastError = "aborted by shutdown";
         } finally {
             RepairStatus.Run run = p.snapshot(wallClockMs.getAsLong(), outcome);
