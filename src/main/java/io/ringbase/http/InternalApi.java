@@ -6,7 +6,12 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.client.InternalProtocol;
 import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.repair.MerkleTree;
+import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.LocalReplica;
+import java.util.BitSet;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.Entry;
 import java.io.IOException;
@@ -31,12 +36,19 @@ final class InternalApi {
     private final HybridLogicalClock clock;
     private final RequestSigner signer;
     private final LongSupplier wallClockMs;
+    private final Topology topology;
+    private final RepairSource repair;
 
     /**
-     * @param signer checks every request's HMAC, or {@code null} to accept unsigned requests (no secret)
+     * @param signer   checks every request's HMAC, or {@code null} to accept unsigned requests (no secret)
+     * @param topology the cluster, or {@code null} on a single node
+     * @param repair   serves the anti-entropy paths, or {@code null} on a single node
      */
-    InternalApi(StorageEngine engine, HybridLogicalClock clock, RequestSigner signer, LongSupplier wallClockMs) {
+    InternalApi(StorageEngine engine, HybridLogicalClock clock, RequestSigner signer, LongSupplier wallClockMs,
+                Topology topology, RepairSource repair) {
         this.engine = engine;
+        this.topology = topology;
+        this.repair = repair;
         this.clock = clock;
         this.signer = signer;
         this.wallClockMs = wallClockMs;
@@ -72,11 +84,61 @@ final class InternalApi {
                 return new Outcome.Page(LocalReplica.page(engine, start, end == null ? null : unhex(end, "end"),
                         Math.min(max, MAX_PAGE_BYTES)));
             }
+            case InternalProtocol.REPAIR_TREE -> {
+                requireGet(method);
+                RepairSource source = repairSource();
+                try {
+                    return new Outcome.Body(source.tree(range(query), requester(query)).toBytes(),
+                            "application/octet-stream");
+                } catch (IllegalArgumentException e) {
+                    throw new BadRequestException(e.getMessage());
+                }
+            }
+            case InternalProtocol.REPAIR_ENTRIES -> {
+                if (!method.equals(HttpMethod.POST)) {
+                    throw new MethodNotAllowedException(method.name(), "POST");
+                }
+                RepairSource source = repairSource();
+                try {
+                    BitSet leaves = MerkleTree.leafSetFromBytes(ByteBufUtil.getBytes(request.content()));
+                    int max = Math.min(intParam(query, "max", MAX_PAGE_BYTES), MAX_PAGE_BYTES);
+                    return new Outcome.Page(source.entries(range(query), requester(query), leaves,
+                            hexKey(query, "start"), max));
+                } catch (IllegalArgumentException e) {
+                    throw new BadRequestException(e.getMessage());
+                }
+            }
             case InternalProtocol.PING -> {
                 requireGet(method);
                 return new Outcome.Body(new byte[0], "application/octet-stream");
             }
             default -> throw new BadRequestException("unknown internal path " + path);
+        }
+    }
+
+    private RepairSource repairSource() throws BadRequestException {
+        if (repair == null || topology == null) {
+            throw new BadRequestException("this node is not part of a cluster: nothing to repair");
+        }
+        return repair;
+    }
+
+    private static int range(QueryString query) throws BadRequestException {
+        String s = query.string("range");
+        try {
+            return Integer.parseInt(s); // RepairSource checks 0..15
+        } catch (NumberFormatException e) {
+            throw new BadRequestException("parameter 'range' must be an integer, got '" + s + "'");
+        }
+    }
+
+    private NodeId requester(QueryString query) throws BadRequestException {
+        String s = query.string("requester");
+        try {
+            return topology.node(Integer.parseInt(s));
+        } catch (RuntimeException e) {
+            throw new BadRequestException("parameter 'requester' must be a node index 0.." + (topology.size() - 1)
+                    + ", got '" + s + "'");
         }
     }
 

@@ -88,7 +88,9 @@ public final class RingbaseHttpServer implements AutoCloseable {
         LongSupplier wallClockMs = System::currentTimeMillis;
         EntityApi entities = new EntityApi(engine, clock, wallClockMs, cluster == null ? null : cluster.coordinator(),
                 config.maxBodyBytes());
-        InternalApi internal = new InternalApi(engine, clock, cluster == null ? null : cluster.signer(), wallClockMs);
+        InternalApi internal = cluster == null ? new InternalApi(engine, clock, null, wallClockMs, null, null)
+                : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
+                        cluster.repairSource());
         AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
         this.shared = new Shared(new Router(entities, internal, admin), workers, config.maxBodyBytes());
     }

@@ -3,7 +3,13 @@ package io.ringbase.server;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.client.RemoteRepairPeer;
 import io.ringbase.cluster.client.RemoteReplica;
+import io.ringbase.cluster.repair.AntiEntropyRepair;
+import io.ringbase.cluster.repair.RepairOptions;
+import io.ringbase.cluster.repair.RepairPeer;
+import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.http.RepairControl;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.client.ReplicaClient;
@@ -65,6 +71,7 @@ public final class Node implements AutoCloseable {
     private final ThreadPoolExecutor localScans;
     private final Coordinator coordinator;
     private final HintedHandoff hints;
+    private final AntiEntropyRepair repair;
     private int port;
 
     private Node(Config config) throws IOException {
@@ -80,6 +87,7 @@ public final class Node implements AutoCloseable {
             localScans = null;
             coordinator = null;
             hints = null;
+            repair = null;
             server = new RingbaseHttpServer(config.http(), engine, clock);
             return;
         }
@@ -102,7 +110,28 @@ public final class Node implements AutoCloseable {
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
         scheduler.scheduleWithFixedDelay(() -> probeDown(replicas, liveness), Liveness.PROBE_INTERVAL_MS,
                 Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
-        server = new RingbaseHttpServer(config.http(), engine, clock, new ClusterContext(coordinator, signer, null));
+        RepairSource repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
+        List<RepairPeer> peers = new ArrayList<>();
+        for (Replica r : replicas) {
+            if (r instanceof RemoteReplica remote) {
+                peers.add(new RemoteRepairPeer(remote));
+            }
+        }
+        repair = new AntiEntropyRepair(repairSource, engine, clock, peers, RepairOptions.defaults(),
+                System::currentTimeMillis);
+        RepairControl control = new RepairControl() {
+            @Override
+            public boolean start() {
+                return repair.start();
+            }
+
+            @Override
+            public String statusJson() {
+                return repair.toJson();
+            }
+        };
+        server = new RingbaseHttpServer(config.http(), engine, clock,
+                new ClusterContext(coordinator, signer, control, repairSource));
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -156,6 +185,11 @@ public final class Node implements AutoCloseable {
         return engine;
     }
 
+    /** Anti-entropy repair, or {@code null} on a single node. */
+    public AntiEntropyRepair repair() {
+        return repair;
+    }
+
     /** Hinted handoff, or {@code null} on a single node. */
     public HintedHandoff hints() {
         return hints;
@@ -193,6 +227,7 @@ public final class Node implements AutoCloseable {
             server.close();
             if (scheduler != null) {
                 scheduler.shutdownNow();
+                repair.close(); // aborts a running repair
                 stopReadRepairs();
                 localScans.shutdown(); // no interrupts: an interrupted file channel would close under the engine
                 hints.close(); // stores what is queued, stops delivery

@@ -28,6 +28,17 @@ public final class InternalProtocol {
     /** {@code GET}: 200 with an empty body; a liveness probe. */
     public static final String PING = PREFIX + "ping";
 
+    /**
+     * Anti-entropy: {@code GET ?range=<0..15>&requester=<node index>}: 200 with this node's Merkle tree of
+     * that hash range over the keys it shares with the requester ({@code MerkleTree.toBytes}).
+     */
+    public static final String REPAIR_TREE = PREFIX + "repair/tree";
+    /**
+     * Anti-entropy: {@code POST ?range=&requester=&start=<hex>&max=<bytes>} with a 128-byte leaf set as
+     * the body: 200 with a page of the shared entries under those leaves, {@link #NEXT} if more.
+     */
+    public static final String REPAIR_ENTRIES = PREFIX + "repair/entries";
+
     /** Response header of {@link #ENTRIES}: hex start key of the next page; absent on the last page. */
     public static final String NEXT = "x-rb-next";
     /** Request header: {@code <unix ms>.<hex HMAC-SHA256>}, see {@link RequestSigner}. */

@@ -55,6 +55,8 @@ public final class AntiEntropyRepair implements AutoCloseable {
     private final List<RepairPeer> peers;
     private final RepairOptions options;
     private final LongSupplier wallClockMs;
+    private volatile boolean closing;
+    private volatile CompletableFuture<?> waitingOn;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("repair").daemon().factory());
 
@@ -146,7 +148,14 @@ public final class AntiEntropyRepair implements AutoCloseable {
     /** Aborts a running repair (it ends {@link RepairStatus.Outcome#ABORTED}) and stops the thread. */
     @Override
     public void close() {
-        worker.shutdownNow();
+        // No interrupt: an interrupt during engine.apply would close the WAL's file channel under the
+        // engine. Instead the run sees the flag between steps, and the call it waits on is cancelled.
+        closing = true;
+        CompletableFuture<?> w = waitingOn;
+        if (w != null) {
+            w.cancel(false);
+        }
+        worker.shutdown();
         try {
             if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {
                 log.warn("repair thread did not stop within 10 s");
@@ -156,6 +165,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
         }
     }
 
+
     // ---------------------------------------------------------------- the run
 
     private void run(Progress p) {
@@ -164,7 +174,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
         try {
             for (RepairPeer peer : peers) {
                 for (int range = 0; range < MerkleTree.RANGES; range++) {
-                    if (Thread.currentThread().isInterrupted()) {
+                    if (closing || Thread.currentThread().isInterrupted()) {
                         throw new InterruptedException();
                     }
                     try {
@@ -258,8 +268,17 @@ public final class AntiEntropyRepair implements AutoCloseable {
 
     /** Waits for a peer's answer, at most {@link RepairOptions#callTimeoutMs}; failures as ReplicaException. */
     private <T> T await(RepairPeer peer, CompletableFuture<T> answer) throws ReplicaException, InterruptedException {
+        waitingOn = answer;
         try {
+            if (closing) {
+                throw new InterruptedException("repair closing");
+            }
             return answer.get(options.callTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.CancellationException e) {
+            if (closing) {
+                throw new InterruptedException("repair closing");
+            }
+            throw new ReplicaException.Failed(peer.node(), "repair call cancelled", e);
         } catch (TimeoutException e) {
             answer.cancel(false);
             throw new ReplicaException.Timeout(peer.node(), options.callTimeoutMs());
@@ -268,6 +287,8 @@ public final class AntiEntropyRepair implements AutoCloseable {
                 throw re;
             }
             throw new ReplicaException.Failed(peer.node(), "repair call failed", e.getCause());
+        } finally {
+            waitingOn = null;
         }
     }
 
