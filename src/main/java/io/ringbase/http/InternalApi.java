@@ -71,8 +71,8 @@ final class InternalApi {
                 if (method.equals(HttpMethod.PUT)) {
                     Entry entry = single(ByteBufUtil.getBytes(request.content()));
                     clock.observe(entry.version());
-                    engine.apply(entry);
-                    return new Outcome.Written();
+                    long stored = LocalReplica.applyChecked(engine, entry);
+                    return new Outcome.Applied(stored);
                 }
                 throw new MethodNotAllowedException(method.name(), "GET, PUT");
             }

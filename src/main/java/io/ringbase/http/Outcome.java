@@ -42,6 +42,10 @@ sealed interface Outcome {
     record Stored(Entry entry) implements Outcome {
     }
 
+    /** Internal API: a replica write was applied; the version the replica now holds for the key. */
+    record Applied(long storedVersion) implements Outcome {
+    }
+
     /** Internal API: one page of a replica scan. */
     record Page(EntryPage page) implements Outcome {
     }

@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link ForbiddenException} (internal request without a valid HMAC)</td><td>403</td></tr>
  * <tr><td>{@link Outcome.Stored}, {@link Outcome.Page}, {@link Outcome.Body}</td><td>200 (internal API; a missing entry 404)</td></tr>
  * <tr><td>{@link Outcome.Started}</td><td>202</td></tr>
+ * <tr><td>{@link Outcome.Applied}</td><td>201 with the stored version (internal API)</td></tr>
  * <tr><td>other {@link IOException} or unexpected exception</td><td>500 (logged)</td></tr>
  * </table>
  *
@@ -70,6 +71,12 @@ final class Responses {
             case Outcome.Pending p -> throw new IllegalArgumentException("a pending outcome is answered when it completes");
             case Outcome.Stored s when s.entry() == null -> text(version, HttpResponseStatus.NOT_FOUND, "no such key");
             case Outcome.Stored s -> binary(version, InternalProtocol.encode(List.of(s.entry())));
+            case Outcome.Applied a -> {
+                FullHttpResponse r = full(version, HttpResponseStatus.CREATED,
+                        Unpooled.copiedBuffer(Long.toString(a.storedVersion()), StandardCharsets.US_ASCII));
+                r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN);
+                yield r;
+            }
             case Outcome.Page p -> {
                 FullHttpResponse r = binary(version, InternalProtocol.encode(p.page().entries()));
                 if (p.page().hasMore()) {

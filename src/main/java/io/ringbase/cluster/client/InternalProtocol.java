@@ -21,7 +21,11 @@ public final class InternalProtocol {
 
     /** Common prefix of every internal path; the server refuses these without a valid HMAC when a secret is set. */
     public static final String PREFIX = "/internal/v0/";
-    /** {@code GET ?id=<hex>}: 200 with one encoded entry (tombstones included), 404 if none. {@code PUT}: body is one encoded entry; 201. */
+    /**
+     * {@code GET ?id=<hex>}: 200 with one encoded entry (tombstones included), 404 if none. {@code PUT}: body
+     * is one encoded entry; 201 with the version the replica holds for the key afterwards as a decimal
+     * body (the entry's own, or a newer one).
+     */
     public static final String ENTRY = PREFIX + "entry";
     /** {@code GET ?start=<hex>[&end=<hex>]&max=<bytes>}: 200 with a page of encoded entries; {@link #NEXT} if more. */
     public static final String ENTRIES = PREFIX + "entries";
@@ -88,6 +92,15 @@ public final class InternalProtocol {
             p += size;
         }
         return out;
+    }
+
+    /** The stored version a replica reported after a PUT, or {@code written} if the body is empty or not a number. */
+    public static long storedVersion(byte[] body, long written) {
+        try {
+            return body.length == 0 ? written : Long.parseLong(new String(body, java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (NumberFormatException e) {
+            return written;
+        }
     }
 
     /** A page from its body and {@link #NEXT} header value (or {@code null}). */

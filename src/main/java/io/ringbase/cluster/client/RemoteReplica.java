@@ -53,6 +53,17 @@ public final class RemoteReplica implements Replica {
     }
 
     @Override
+    public CompletableFuture<Long> writeChecked(Entry entry) {
+        return client.send(node, HttpMethod.PUT, InternalProtocol.ENTRY, InternalProtocol.encode(List.of(entry)))
+                .thenApply(r -> {
+                    if (r.status() != 201) {
+                        throw failed("PUT entry", r);
+                    }
+                    return InternalProtocol.storedVersion(r.body(), entry.version());
+                });
+    }
+
+    @Override
     public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
         StringBuilder uri = new StringBuilder(InternalProtocol.ENTRIES).append("?start=").append(InternalProtocol.hex(start));
         if (end != null) {

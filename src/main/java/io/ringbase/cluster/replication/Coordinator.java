@@ -111,6 +111,13 @@ public final class Coordinator {
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
      */
     public CompletableFuture<Void> write(Entry entry, int ack, int from) {
+        return write(entry, ack, from, 1);
+    }
+
+    /** Times a coordinator re-versions a write that lost to a newer version it had not seen. */
+    static final int MAX_WRITE_ATTEMPTS = 3;
+
+    private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
         List<NodeId> up = up(targets);
         if (up.size() < ack) {
@@ -121,14 +128,14 @@ public final class Coordinator {
                 hints.hint(t, entry);
             }
         }
-        Tally<Void> tally = new Tally<>(ack, from, up.size());
+        Tally<Long> tally = new Tally<>(ack, from, up.size());
         NodeId self = topology.self();
         for (NodeId t : up) {
             if (!t.equals(self)) {
-                replica(t).write(entry).whenComplete((v, failure) -> {
+                replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
                     if (failure == null) {
                         liveness.markUp(t);
-                        tally.ok(null);
+                        tally.answer(t, stored);
                     } else {
                         hints.hint(t, entry);
                         tally.failed(classify(t, failure));
@@ -137,17 +144,42 @@ public final class Coordinator {
             }
         }
         if (up.contains(self)) { // last: the remote writes are already on their way
-            replica(self).write(entry).whenComplete((v, failure) -> {
+            replica(self).writeChecked(entry).whenComplete((stored, failure) -> {
                 if (failure == null) {
-                    tally.ok(null);
+                    tally.answer(self, stored);
                 } else {
                     log.error("local write of a replicated entry failed", unwrap(failure));
                     tally.failed(Kind.FAILED);
                 }
             });
         }
-        return tally.result.thenApply(answers -> null);
+        return tally.result.thenCompose(answers -> {
+            long newest = entry.version();
+            for (Answer<Long> a : answers) {
+                newest = Math.max(newest, a.value());
+            }
+            if (newest == entry.version()) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            // An acking replica already held a newer version of the key: a write this coordinator's clock
+            // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
+            // write came later in real time, so it must win: write it again above that version. Quorums
+            // intersect, so for quorum writes one of the ack answers always reveals such a version.
+            clock.observe(newest);
+            Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
+            if (attempt >= MAX_WRITE_ATTEMPTS) {
+                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+            }
+            log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
+            try { // off the answering thread: the local replica may block
+                return CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background)
+                        .thenCompose(f -> f);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+            }
+        });
     }
+
 
     /**
      * Reads {@code key} from its first {@code from} replicas; completes with the newest of the first
@@ -281,10 +313,6 @@ public final class Coordinator {
             this.ack = ack;
             this.from = from;
             this.sent = sent;
-        }
-
-        void ok(T value) {
-            answer(null, value);
         }
 
         void answer(NodeId node, T value) {

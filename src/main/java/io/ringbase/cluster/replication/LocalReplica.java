@@ -65,6 +65,27 @@ public final class LocalReplica implements Replica {
     }
 
     @Override
+    public CompletableFuture<Long> writeChecked(Entry entry) {
+        try {
+            return CompletableFuture.completedFuture(applyChecked(engine, entry));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Applies {@code entry} and returns the version stored for its key afterwards (the entry's own, or
+     * a newer one the engine already held).
+     *
+     * @throws IOException if the engine fails
+     */
+    public static long applyChecked(StorageEngine engine, Entry entry) throws IOException {
+        engine.apply(entry);
+        Entry now = engine.get(entry.key());
+        return now == null ? entry.version() : Math.max(entry.version(), now.version());
+    }
+
+    @Override
     public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
         try {
             return CompletableFuture.supplyAsync(() -> {

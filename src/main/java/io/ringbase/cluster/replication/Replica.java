@@ -33,6 +33,15 @@ public interface Replica {
     CompletableFuture<Void> write(Entry entry);
 
     /**
+     * {@link #write}, then reports the version the replica holds for the key afterwards: the written
+     * one, or a newer one it already had. The coordinator uses it to notice that a write it versioned
+     * lost to one it had not seen (its clock was behind), see {@link Coordinator#write}.
+     */
+    default CompletableFuture<Long> writeChecked(Entry entry) {
+        return write(entry).thenApply(v -> entry.version());
+    }
+
+    /**
      * One page of the replica's entries with {@code start <= key < end} in key order, tombstones and
      * expired entries included.
      *

@@ -62,6 +62,11 @@ class CoordinatorTest {
         }
 
         @Override
+        public CompletableFuture<Long> writeChecked(Entry entry) {
+            return write(entry).thenApply(v -> stored.version());
+        }
+
+        @Override
         public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
             throw new UnsupportedOperationException();
         }
@@ -113,6 +118,21 @@ class CoordinatorTest {
         Throwable read = cause(coordinator.read(KEY, 2, 3));
         assertThat(read).isInstanceOf(QuorumException.Unavailable.class);
         assertThat(r0.calls + r1.calls + r2.calls).as("calls sent").isZero();
+    }
+
+    @Test
+    void aWriteThatLosesToAVersionItsClockHadNotSeenIsWrittenAgainAboveIt() throws Exception {
+        // A write acknowledged through another node whose clock ran ahead (same millisecond, higher counter)
+        long elsewhere = HybridLogicalClock.fromPhysicalMs(1_000) + 500;
+        r1.stored = value(elsewhere, "earlier write");
+        r2.stored = value(elsewhere, "earlier write");
+        Entry mine = value(clock.now(), "later write");
+        assertThat(mine.version()).isLessThan(elsewhere);
+        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            assertThat(new String(r.stored.value(), StandardCharsets.UTF_8)).as("on %s", r.node).isEqualTo("later write");
+            assertThat(r.stored.version()).isGreaterThan(elsewhere);
+        }
     }
 
     @Test
