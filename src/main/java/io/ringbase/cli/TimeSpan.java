@@ -1,6 +1,5 @@
 package io.ringbase.cli;
 
-import java.util.Locale;
 
 /**
  * A duration given on the command line: a whole number with a unit suffix {@code ms}, {@code s},
@@ -16,27 +15,15 @@ public record TimeSpan(long millis) {
         }
     }
 
+    private static final String[][] UNITS = {{"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}};
+
     /**
      * Parses {@code text}.
      *
      * @throws IllegalArgumentException naming the bad input
      */
     public static TimeSpan parse(String text) {
-        String s = text.trim().toLowerCase(Locale.ROOT);
-        long unit = 1;
-        String[][] suffixes = {{"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}};
-        for (String[] suffix : suffixes) {
-            if (s.endsWith(suffix[0])) {
-                unit = Long.parseLong(suffix[1]);
-                s = s.substring(0, s.length() - suffix[0].length()).trim();
-                break;
-            }
-        }
-        try {
-            return new TimeSpan(Math.multiplyExact(Long.parseLong(s), unit));
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("not a duration: '" + text + "' (examples: 500ms, 30s, 3h, 10d)");
-        }
+        return new TimeSpan(UnitSuffix.parse(text, UNITS, "a duration", "500ms, 30s, 3h, 10d"));
     }
 
     @Override

@@ -233,7 +233,8 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private static List<Integer> freePorts(int n) throws IOException {
+    /** {@code n} distinct loopback ports that were free a moment ago. */
+    public static List<Integer> freePorts(int n) throws IOException {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             List<Integer> ports = new ArrayList<>();

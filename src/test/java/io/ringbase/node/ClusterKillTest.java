@@ -33,7 +33,7 @@ class ClusterKillTest {
     @Test
     void acknowledgedWritesSurviveTheSigkillOfOneNode() throws Exception {
         List<String> urls = new ArrayList<>();
-        for (int port : freePorts(3)) {
+        for (int port : io.ringbase.cluster.LocalCluster.freePorts(3)) {
             urls.add("http://127.0.0.1:" + port);
         }
         NodeProcess[] nodes = new NodeProcess[3];
@@ -117,22 +117,5 @@ class ClusterKillTest {
             }
         }
         assertThat(wrong).as("acknowledged writes read through %s (%d acknowledged)", what, acked.size()).isEmpty();
-    }
-
-    private static List<Integer> freePorts(int n) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            List<Integer> ports = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0);
-                sockets.add(s);
-                ports.add(s.getLocalPort());
-            }
-            return ports;
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
     }
 }
