@@ -5,8 +5,9 @@
 #     -d, --duration   time per scenario (default 30s; env DURATION)
 #     -c, --conns      connections (default 64; env CONNS)
 #     --keys           keys prefilled for the GET scenarios (default 200000; env KEYS)
-# Every server process (the single node, then all three cluster nodes) is pinned to CPU 0 and wrk to
-# CPU 1, so both setups get the same CPU budget; the cluster pays for its replication within it.
+# Every server process (the single node, then all three cluster nodes) is pinned to SERVER_CPU (default
+# CPU 0) and wrk to WRK_CPU (CPU 1), so both setups get the same CPU budget; the cluster pays for its
+# replication within it. SERVER_CPU=0,1 lets the servers use both CPUs (shared with wrk).
 # Only 127.0.0.1 is contacted. Every wrk run is bounded by -d.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -68,13 +69,17 @@ measure() {  # measure NAME URL LUA: one wrk run of DURATION
   STAT[$1]=$(sed -n 's/^STATUS //p' "$WORK/$1.wrk" | head -n 1)
 }
 
-# setup NAME URL: warm-up, then prefill KEYS keys and check they all answer 201
+# setup NAME URL: prefill KEYS keys (all must answer 201), then WARMUP of GETs and of PUTs of other
+# keys, so the JIT of every JVM has compiled both paths before anything is measured (not reported)
+WARMUP=${WARMUP:-20s}
 setup() {
-  log "$1: warm-up 5s of GETs of missing keys, then prefill $KEYS keys (not reported)"
-  taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d5s --timeout 5s -s "$BENCH_LUA_DIR/get-missing.lua" "$2" >/dev/null 2>&1
+  log "$1: prefill $KEYS keys, then warm-up $WARMUP of GETs and $WARMUP of PUTs (not reported)"
   METHOD=PUT run_wrk "$1-prefill" "$2" walk.lua 900s >/dev/null
   local bad; bad=$(field "$1-prefill" non2xx)
   [ "${bad:-1}" = 0 ] || die "$1 prefill got ${bad:-?} non-2xx answers"
+  taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" --timeout 5s -s "$BENCH_LUA_DIR/get-random.lua" "$2" >/dev/null 2>&1
+  KEY_PREFIX=w taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" --timeout 5s -s "$BENCH_LUA_DIR/put.lua" "$2" \
+    >/dev/null 2>&1
 }
 
 ensure_tools wrk:wrk curl:curl taskset:util-linux
