@@ -27,10 +27,11 @@ class ClusterRangeTest {
             assertThat(c.delete(2, key(1)).status()).isEqualTo(202);
             assertThat(c.put(2, key(1), "recreated;", "").status()).isEqualTo(201);
             assertThat(c.delete(0, key(2)).status()).isEqualTo(202);
-            assertThat(c.put(0, "k-extra", "x;", "&ack=1&from=1").status()).isEqualTo(201);
+            String extra = oneCopyKeyOffNode(c, 1); // from=1: its only replica must be a running node
+            assertThat(c.put(0, extra, "x;", "&ack=1&from=1").status()).isEqualTo(201);
             c.start(1);
             List<String> expected = new ArrayList<>();
-            expected.add("k-extra\nx;"); // '-' sorts before the digits
+            expected.add(extra + "\nx;"); // '-' sorts before the digits
             for (int i = 0; i < 30; i++) {
                 if (i == 2) {
                     continue;
@@ -63,6 +64,17 @@ class ClusterRangeTest {
             LocalCluster.Reply r = c.send(0, "GET", "/v0/entities?start=k", null);
             assertThat(r.status()).isEqualTo(200);
             assertThat(records(r.body())).hasSize(20);
+        }
+    }
+
+    /** A key {@code k-extra<n>} whose first replica (the only one for from=1) is not {@code node}. */
+    private static String oneCopyKeyOffNode(LocalCluster c, int node) {
+        for (int n = 0; ; n++) {
+            String key = "k-extra" + n;
+            if (c.node(0).coordinator().ring().replicas(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), 1)
+                    .getFirst().index() != node) {
+                return key;
+            }
         }
     }
 
