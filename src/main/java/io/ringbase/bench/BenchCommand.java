@@ -68,6 +68,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--start-rate", defaultValue = "5000", description = "First ladder rate in req/s (default: ${DEFAULT-VALUE}).")
     long startRate;
 
+    @Option(names = "--warmup", defaultValue = "10", description = "Seconds of load at the start rate before the ladder, not judged (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
     @Option(names = "--max-steps", defaultValue = "12", description = "Most ladder steps (default: ${DEFAULT-VALUE}).")
     int maxSteps;
 
@@ -119,12 +122,18 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             return new BenchConfig(parse(Workload.class, workload, "--workload"), parse(KeyChoice.class, keys, "--keys"),
                     readRatio, valueSize, prefill, connections, ack, from, cluster, url, sloMs, stableFraction, duration,
-                    stepDuration, startRate, maxSteps, out, baseline, ycsb == null ? null : ycsb.toUpperCase(Locale.ROOT),
+                    stepDuration, startRate, warmup, maxSteps, out, baseline, ycsb == null ? null : ycsb.toUpperCase(Locale.ROOT),
                     ycsbRecords, ycsbOps, ycsbThreads, !noProfile, serverCpu, loadCpu,
-                    spec.commandLine().getParseResult().originalArgs());
+                    argsAfterBench(spec.commandLine().getParseResult().originalArgs()));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** The arguments of this subcommand: the original ones after {@code bench}. */
+    static List<String> argsAfterBench(List<String> original) {
+        int i = original.indexOf("bench");
+        return i < 0 ? original : original.subList(i + 1, original.size());
     }
 
     private static <E extends Enum<E>> E parse(Class<E> type, String value, String flag) {

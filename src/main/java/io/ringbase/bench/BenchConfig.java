@@ -22,6 +22,7 @@ import java.util.List;
  * @param durationS      stable run length in seconds (default 60)
  * @param stepS          ladder step length in seconds (default 5)
  * @param startRate      first ladder rate in requests per second (default 5,000)
+ * @param warmupS        seconds of load at the start rate before the ladder, not judged (default 10; 0 for none)
  * @param maxSteps       most ladder steps (default 12)
  * @param outDir         where report directories go (default {@code bench-reports})
  * @param baseline       an earlier report directory to compare against, or null
@@ -37,7 +38,7 @@ import java.util.List;
  */
 public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, int valueSize, long prefill,
         int connections, int ack, int from, int clusterSize, URI url, double sloMs, double stableFraction,
-        int durationS, int stepS, long startRate, int maxSteps, Path outDir, Path baseline, String ycsb,
+        int durationS, int stepS, long startRate, int warmupS, int maxSteps, Path outDir, Path baseline, String ycsb,
         long ycsbRecords, long ycsbOps, int ycsbThreads, boolean profile, int serverCpu, int loadCpu,
         List<String> commandLine) {
 
@@ -54,6 +55,7 @@ public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, i
         require(durationS >= 3, "--duration must be at least 3 s, got " + durationS);
         require(stepS >= 1, "--step-duration must be at least 1 s, got " + stepS);
         require(startRate >= 1, "--start-rate must be positive, got " + startRate);
+        require(warmupS >= 0, "--warmup must be >= 0 s, got " + warmupS);
         require(maxSteps >= 1, "--max-steps must be positive, got " + maxSteps);
         require(keys != KeyChoice.SEQUENTIAL, "--keys sequential: oha draws its URLs at random, so load runs take "
                 + "uniform or zipfian keys (the prefill always writes keys in order)");

@@ -68,6 +68,9 @@ public final class BenchRun {
         if (idle < 90) {
             notes.add("Only " + idle + "% of CPU time was idle before the run: other processes were busy; figures are skewed.");
         }
+        // On Ctrl-C or SIGTERM: SIGTERM to the nodes and load generators this run started.
+        Thread onSignal = new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy));
+        Runtime.getRuntime().addShutdownHook(onSignal);
         NodeLauncher.Target target = config.url() != null ? NodeLauncher.Target.remote(config.url())
                 : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, List.of());
         Report report;
@@ -94,6 +97,7 @@ public final class BenchRun {
                         + logSummary(target.logs()) + " (logs were in the temp dir, removed).");
             }
             deleteTree(work);
+            Runtime.getRuntime().removeShutdownHook(onSignal);
         }
         ReportWriter.write(withNotes(report, notes), dir);
         return dir;
@@ -102,6 +106,13 @@ public final class BenchRun {
     private Report loadTest(OhaDriver oha, Profiler profiler, NodeLauncher.Target target, Path dir, Path work,
             List<String[]> env, Map<String, Double> baseline, List<String> notes) throws IOException, InterruptedException {
         LoadPlan plan = LoadPlan.prepare(config, target.urls(), work);
+        if (config.warmupS() > 0) {
+            LoadResult w = oha.run(plan.specs(config.startRate()), config.warmupS());
+            log.printf("bench: warm-up %,d req/s for %d s (not judged): achieved %,.0f, p99 %.2f ms%n", config.startRate(),
+                    config.warmupS(), w.achievedRate(), w.percentileMs(99));
+            notes.add(String.format("Warm-up before the ladder (JIT): %d s at %,d req/s, achieved %,.0f req/s, p99 %.2f ms; not judged.",
+                    config.warmupS(), config.startRate(), w.achievedRate(), w.percentileMs(99)));
+        }
         SaturationLadder ladder = new SaturationLadder(config.startRate(), config.sloMs(), LADDER_PRECISION, config.maxSteps());
         var next = ladder.nextRate();
         while (next.isPresent()) {

@@ -36,7 +36,9 @@ public final class Environment {
         rows.add(new String[] {"command", "`bin/ringbase bench " + String.join(" ", config.commandLine()) + "`"});
         rows.add(new String[] {"target", config.url() != null ? config.url().toString()
                 : config.clusterSize() + " fresh local node(s), pinned to CPU " + config.serverCpu()});
-        rows.add(new String[] {"load", String.join("; ", tools) + (config.ycsb() == null ? ", pinned to CPU " + config.loadCpu() : "")});
+        rows.add(new String[] {"tools", String.join("; ", tools)});
+        rows.add(new String[] {"layout", config.ycsb() != null ? "YCSB client JVM unpinned"
+                : "oha pinned to CPU " + config.loadCpu() + (config.url() == null ? ", nodes to CPU " + config.serverCpu() : "")});
         rows.add(new String[] {"workload", config.runName() + ", keys " + config.keys().name().toLowerCase() + ", values "
                 + config.valueSize() + " bytes, " + config.connections() + " connections, prefill " + config.prefill() + " keys"
                 + (config.ack() > 0 ? ", ack=" + config.ack() + " from=" + config.from() : "")});

@@ -43,32 +43,25 @@ public final class Plots {
             x.add(1.0 / (1.0 - p));
             y.add(v.getValueIteratedTo() / 1000.0);
         }
-        double maxX = 1e6;
-        x.add(maxX);
+        // the maximum sits at the resolution of the run: p = 1 - 1/N, so x = N
+        double n = Math.max(10, latencyUs.getTotalCount());
+        x.add(Math.max(n, x.isEmpty() ? n : x.getLast()));
         y.add(latencyUs.getMaxValue() / 1000.0);
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-                .xAxisTitle("percentile").yAxisTitle("latency (ms)").build();
+                .xAxisTitle("percentile, as 1/(1-p): 10 = 90%, 100 = 99%, 1,000 = 99.9%, 10,000 = 99.99%, 100,000 = 99.999%")
+                .yAxisTitle("latency (ms)").build();
         XYStyler st = chart.getStyler();
+        // (XChart 3.8 drops the log scale when a tick label function is set, and can loop on it: numbers it is)
         st.setXAxisLogarithmic(true);
         st.setXAxisMin(1.0);
-        st.setXAxisMax(maxX);
+        st.setXAxisMax(Math.pow(10, Math.ceil(Math.log10(x.getLast()))));
+        st.setXAxisDecimalPattern("#,###");
         st.setLegendVisible(false);
         st.setChartBackgroundColor(Color.WHITE);
-        st.setxAxisTickLabelsFormattingFunction(Plots::percentileLabel);
         XYSeries s = chart.addSeries("latency", x, y);
         s.setMarker(SeriesMarkers.NONE);
         s.setLineColor(new Color(31, 119, 180));
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
-    }
-
-    /** Axis label of {@code 1/(1-p)}: 1 → 0%, 10 → 90%, 100 → 99%, 1000 → 99.9%, ... */
-    static String percentileLabel(Double x) {
-        double p = 100.0 * (1.0 - 1.0 / x);
-        if (p <= 0) {
-            return "0%";
-        }
-        String s = String.format(java.util.Locale.ROOT, "%.6f", p).replaceAll("0+$", "").replaceAll("\\.$", "");
-        return s + "%";
     }
 
     /**

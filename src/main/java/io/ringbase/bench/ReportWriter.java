@@ -67,8 +67,8 @@ public final class ReportWriter {
             for (Report.ProfileOutput p : r.profiles()) {
                 sb.append(String.format("%n### node %d: %s (event=%s)%n%nFlame graph: [%s](%s)%n%n", p.node(), p.kind(), p.event(),
                         p.html(), p.html()));
-                if (p.topFrames().isEmpty()) {
-                    sb.append("(no samples)\n");
+                if (p.topFrames().size() <= 2) {
+                    sb.append(p.kind().equals("lock") ? "(no contended locks sampled)\n" : "(no samples)\n");
                 } else {
                     sb.append("```\n").append(String.join("\n", p.topFrames())).append("\n```\n");
                 }
