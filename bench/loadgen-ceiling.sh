@@ -46,7 +46,7 @@ echo "date: $(date -u '+%F %T UTC'); $(nproc) CPUs; idle before: $(machine_idle)
 echo "-- wrk -t1 -c64 (closed loop)"
 taskset -c "$WRK_CPU" wrk -t1 -c64 -d"${SECS}s" --latency "$URL" | grep -E 'Requests/sec|99%'
 for rate in "${RATES[@]}"; do
-  taskset -c "$WRK_CPU" "$OHA" --no-tui -z "${SECS}s" -q "$rate" --latency-correction -c 64 \
+  taskset -c "$WRK_CPU" "$OHA" --no-tui -z "${SECS}s" -q "$rate" --latency-correction -c 64 ${OHA_ARGS:-} \
     --output-format csv -o "$WORK/oha.csv" "$URL" >/dev/null 2>"$WORK/oha.err" || { cat "$WORK/oha.err"; die "oha failed"; }
   n=$(( $(wc -l <"$WORK/oha.csv") - 1 ))
   p99=$(tail -n +2 "$WORK/oha.csv" | cut -d, -f5 | sort -g | awk '{a[NR]=$1} END {printf "%.2f", a[int(NR*0.99)]*1000}')

@@ -161,7 +161,10 @@ public final class NodeLauncher {
         if (line == null) {
             p.waitFor(2, TimeUnit.SECONDS);
             List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
-            String tail = String.join("\n", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
+            // serve refuses bad flags with the reason first, then its usage: show the reason
+            int usage = lines.indexOf(lines.stream().filter(l -> l.startsWith("Usage:")).findFirst().orElse(null));
+            List<String> shown = usage > 0 ? lines.subList(0, usage) : lines.subList(Math.max(0, lines.size() - 10), lines.size());
+            String tail = String.join("\n", shown);
             String hint = count > 1 && tail.contains("single nodes only")
                     ? "\n--cluster " + count + " needs a Ringbase with clustering; this build's 'serve' runs single nodes only."
                     : "";
