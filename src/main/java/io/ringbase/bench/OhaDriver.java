@@ -83,10 +83,15 @@ public final class OhaDriver {
                 Path csv = workDir.resolve("oha-" + n + ".csv");
                 Path err = workDir.resolve("oha-" + n + ".err");
                 List<String> cmd = new ArrayList<>();
-                if (cpu >= 0 && NodeLauncher.hasTaskset()) {
+                boolean pinned = cpu >= 0 && NodeLauncher.hasTaskset();
+                if (pinned) {
                     cmd.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
                 }
                 cmd.addAll(command(spec, durationS, csv));
+                if (pinned) {
+                    // one core, one tokio thread: two on one CPU raised oha's own p99 5-18x (bench/RESULTS.md)
+                    cmd.addAll(cmd.size() - 2, List.of("--worker-threads", "1"));
+                }
                 procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(err.toFile()).start());
                 csvs.add(csv);
                 errs.add(err);
