@@ -39,8 +39,12 @@ public final class Environment {
         rows.add(new String[] {"tools", String.join("; ", tools)});
         rows.add(new String[] {"layout", config.ycsb() != null ? "YCSB client JVM unpinned"
                 : "oha pinned to CPU " + config.loadCpu() + (config.url() == null ? ", nodes to CPU " + config.serverCpu() : "")});
-        rows.add(new String[] {"workload", config.runName() + ", keys " + config.keys().name().toLowerCase() + ", values "
-                + config.valueSize() + " bytes, " + config.connections() + " connections, prefill " + config.prefill() + " keys"
+        rows.add(new String[] {"workload", config.ycsb() != null
+                ? String.format("YCSB core workload %s, %,d records, %,d operations, %d client threads", config.ycsb(),
+                        config.ycsbRecords(), config.ycsbOps(), config.ycsbThreads())
+                : config.runName() + ", keys " + config.keys().name().toLowerCase() + ", values "
+                + config.valueSize() + " bytes, " + config.connections() + " connections, prefill "
+                + (config.workload().readsPrefilledKeys() && config.ycsb() == null ? config.prefill() + " keys" : "none")
                 + (config.ack() > 0 ? ", ack=" + config.ack() + " from=" + config.from() : "")});
         rows.add(new String[] {"idle before run", idlePct + "% of all CPU time over 1 s"
                 + (idlePct < 90 ? " (WARNING: other processes were busy; figures are skewed)" : "")});

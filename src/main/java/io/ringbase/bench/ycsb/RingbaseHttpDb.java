@@ -41,6 +41,11 @@ public class RingbaseHttpDb extends DB {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final AtomicInteger ERRORS = new AtomicInteger();
+    /** Retries of a request after an I/O failure. */
+    static final int RETRIES = 2;
+    /** Failures printed to stderr at most. */
+    static final int ERRORS_SHOWN = 10;
 
     private String base;
     private String replicas;
@@ -71,13 +76,13 @@ public class RingbaseHttpDb extends DB {
     @Override
     public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
         try {
-            HttpResponse<byte[]> r = send(request("/v0/entity?id=" + id(table, key)).GET().build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            HttpRequest req = request("/v0/entity?id=" + id(table, key)).GET().build();
+            HttpResponse<byte[]> r = send(req, HttpResponse.BodyHandlers.ofByteArray());
             if (r.statusCode() == 404) {
                 return Status.NOT_FOUND;
             }
             if (r.statusCode() != 200) {
-                return Status.ERROR;
+                return unexpected(req, r.statusCode());
             }
             put(RecordCodec.decode(new ByteArrayInputStream(r.body()), fields), result);
             return Status.OK;
@@ -91,11 +96,11 @@ public class RingbaseHttpDb extends DB {
             Vector<HashMap<String, ByteIterator>> result) {
         String end = URLEncoder.encode(table + ";", StandardCharsets.UTF_8); // ';' follows ':': the end of the table
         try {
-            HttpResponse<InputStream> r = send(request("/v0/entities?start=" + id(table, startkey) + "&end=" + end).GET().build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
+            HttpRequest req = request("/v0/entities?start=" + id(table, startkey) + "&end=" + end).GET().build();
+            HttpResponse<InputStream> r = send(req, HttpResponse.BodyHandlers.ofInputStream());
             try (InputStream in = new BufferedInputStream(r.body())) {
                 if (r.statusCode() != 200) {
-                    return Status.ERROR;
+                    return unexpected(req, r.statusCode());
                 }
                 // The chunks arrive de-chunked: key, '\n', record, key, '\n', record, ... (records are self-delimiting)
                 for (int i = 0; i < recordcount; i++) {
@@ -151,10 +156,10 @@ public class RingbaseHttpDb extends DB {
 
     private Status write(String table, String key, Map<String, byte[]> fields) {
         try {
-            HttpResponse<Void> r = send(request("/v0/entity?id=" + id(table, key))
-                    .PUT(HttpRequest.BodyPublishers.ofByteArray(RecordCodec.encode(fields))).build(),
-                    HttpResponse.BodyHandlers.discarding());
-            return r.statusCode() == 201 ? Status.OK : Status.ERROR;
+            HttpRequest req = request("/v0/entity?id=" + id(table, key))
+                    .PUT(HttpRequest.BodyPublishers.ofByteArray(RecordCodec.encode(fields))).build();
+            HttpResponse<Void> r = send(req, HttpResponse.BodyHandlers.discarding());
+            return r.statusCode() == 201 ? Status.OK : unexpected(req, r.statusCode());
         } catch (IOException e) {
             return Status.ERROR;
         }
@@ -163,22 +168,44 @@ public class RingbaseHttpDb extends DB {
     @Override
     public Status delete(String table, String key) {
         try {
-            HttpResponse<Void> r = send(request("/v0/entity?id=" + id(table, key)).DELETE().build(),
-                    HttpResponse.BodyHandlers.discarding());
-            return r.statusCode() == 202 ? Status.OK : Status.ERROR;
+            HttpRequest req = request("/v0/entity?id=" + id(table, key)).DELETE().build();
+            HttpResponse<Void> r = send(req, HttpResponse.BodyHandlers.discarding());
+            return r.statusCode() == 202 ? Status.OK : unexpected(req, r.statusCode());
         } catch (IOException e) {
             return Status.ERROR;
         }
     }
 
-    /** Sends one request; an interrupt becomes an IOException (with the interrupt flag kept). */
+    /**
+     * Sends one request, retrying up to {@value #RETRIES} times on an I/O failure (every request here is
+     * idempotent; the JDK client can lose the race with a keep-alive connection the node closed). The first
+     * {@value #ERRORS_SHOWN} failures are printed to stderr with a {@code RingbaseHttpDb:} prefix.
+     */
     private static <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException {
-        try {
-            return CLIENT.send(request, handler);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+        IOException last = null;
+        for (int attempt = 0; attempt <= RETRIES; attempt++) {
+            try {
+                return CLIENT.send(request, handler);
+            } catch (IOException e) {
+                last = e;
+                if (ERRORS.incrementAndGet() <= ERRORS_SHOWN) {
+                    System.err.println("RingbaseHttpDb: " + request.method() + " " + request.uri() + " (attempt "
+                            + (attempt + 1) + "): " + e);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
         }
+        throw last;
+    }
+
+    /** Unexpected statuses, also printed (at most {@value #ERRORS_SHOWN} lines in all). */
+    private static Status unexpected(HttpRequest request, int status) {
+        if (ERRORS.incrementAndGet() <= ERRORS_SHOWN) {
+            System.err.println("RingbaseHttpDb: " + request.method() + " " + request.uri() + " answered " + status);
+        }
+        return Status.ERROR;
     }
 
     private static void put(Map<String, byte[]> fields, Map<String, ByteIterator> into) {

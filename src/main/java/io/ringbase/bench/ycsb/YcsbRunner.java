@@ -74,6 +74,8 @@ public final class YcsbRunner {
         p.put("measurementtype", "hdrhistogram");
         p.put("hdrhistogram.percentiles", "50,90,99,99.9");
         p.put("maxexecutiontime", Integer.toString(MAX_PHASE_S));
+        // a failed insert otherwise ends its client thread for the rest of the load
+        p.put("core_workload_insertion_retry_limit", "3");
         Path props = work.resolve("ycsb-" + letter + ".properties");
         try (Writer w = Files.newBufferedWriter(props)) {
             for (Map.Entry<String, String> e : p.entrySet()) {
@@ -102,8 +104,12 @@ public final class YcsbRunner {
             throw new IOException("YCSB " + phase + " did not finish within " + (MAX_PHASE_S + 120) + " s");
         }
         String text = Files.readString(stdout);
+        List<String> err = Files.readAllLines(stderr);
+        List<String> failures = err.stream().filter(l -> l.startsWith("RingbaseHttpDb:")).toList();
+        if (!failures.isEmpty()) {
+            text += "\n# request failures the binding saw (first " + failures.size() + ")\n" + String.join("\n", failures) + "\n";
+        }
         if (proc.exitValue() != 0) {
-            List<String> err = Files.readAllLines(stderr);
             throw new IOException("YCSB " + phase + " exited with " + proc.exitValue() + ":\n"
                     + String.join("\n", err.subList(Math.max(0, err.size() - 15), err.size())));
         }
