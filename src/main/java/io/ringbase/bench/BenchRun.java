@@ -48,6 +48,17 @@ public final class BenchRun {
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"));
         Path dir = config.outDir().resolve(stamp + "-" + config.runName());
         Files.createDirectories(dir);
+        try {
+            return runInto(dir, cache, baseline);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            if (!Files.exists(dir.resolve("report.md"))) {
+                deleteTree(dir); // no half-written report directories
+            }
+            throw e;
+        }
+    }
+
+    private Path runInto(Path dir, Path cache, Map<String, Double> baseline) throws IOException, InterruptedException {
         Path work = Files.createTempDirectory("ringbase-bench-");
         List<String> notes = new ArrayList<>();
         List<String> tools = new ArrayList<>();
