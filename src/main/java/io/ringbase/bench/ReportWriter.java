@@ -48,7 +48,7 @@ public final class ReportWriter {
         if (!r.ladder().isEmpty()) {
             sb.append("\n## Saturation search\n\nConstant-rate steps, doubling then bisecting; a step fails when it achieves under ")
                     .append(pct(100 * SaturationLadder.ACHIEVED_SHARE)).append("% of its target, its p99 passes the SLO, or over ")
-                    .append(pct(100 * SaturationLadder.MAX_ERROR_SHARE)).append("% of answers are errors.\n\n")
+                    .append(pct(100 * SaturationLadder.MAX_ERROR_SHARE)).append("% of answers are errors; a failing step is run once more before its rate counts as failing.\n\n")
                     .append("| step | target req/s | achieved req/s | p99 ms | errors | verdict |\n|---:|---:|---:|---:|---:|---|\n");
             int i = 1;
             for (SaturationLadder.Step s : r.ladder()) {

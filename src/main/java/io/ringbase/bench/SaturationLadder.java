@@ -9,7 +9,9 @@ import java.util.OptionalLong;
  * Doubles from the start rate while steps pass; after the first failure, bisects between the highest passing
  * and the lowest failing rate until they are within {@code precision} of each other or the step budget is
  * spent. A step fails when the achieved rate is below {@value #ACHIEVED_SHARE} of the target, the p99 passes
- * the SLO, or more than {@value #MAX_ERROR_SHARE} of the answers are errors.
+ * the SLO, or more than {@value #MAX_ERROR_SHARE} of the answers are errors. A failing step is run once more
+ * at the same rate before the rate counts as failing (one stall in a short step should not cap the search);
+ * a rate with any passing step counts as passing.
  */
 public final class SaturationLadder {
 
@@ -75,6 +77,11 @@ public final class SaturationLadder {
         if (steps.size() >= maxSteps) {
             return OptionalLong.empty();
         }
+        Step last = steps.getLast();
+        long lastRate = last.measurement().targetRate();
+        if (!last.passed() && steps.stream().filter(st -> st.measurement().targetRate() == lastRate).count() == 1) {
+            return OptionalLong.of(lastRate); // confirm a failure once
+        }
         long pass = highestPassing();
         OptionalLong fail = lowestFailing();
         if (fail.isEmpty()) {
@@ -94,8 +101,10 @@ public final class SaturationLadder {
         return steps.stream().filter(Step::passed).mapToLong(s -> s.measurement().targetRate()).max().orElse(0);
     }
 
+    /** The lowest rate none of whose steps passed. */
     private OptionalLong lowestFailing() {
-        return steps.stream().filter(s -> !s.passed()).mapToLong(s -> s.measurement().targetRate()).min();
+        return steps.stream().mapToLong(s -> s.measurement().targetRate())
+                .filter(rate -> steps.stream().noneMatch(s -> s.passed() && s.measurement().targetRate() == rate)).min();
     }
 
     /** The steps so far, in the order they ran. */
