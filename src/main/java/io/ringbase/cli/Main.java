@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Ringbase: a distributed key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, ClusterCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
@@ -23,6 +23,7 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         int code = new CommandLine(new Main())
                 .registerConverter(ByteSize.class, ByteSize::parse)
+                .registerConverter(TimeSpan.class, TimeSpan::parse)
                 .execute(args);
         if (code != 0) {
             System.exit(code);

@@ -1,16 +1,16 @@
 package io.ringbase.cli;
 
-import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
-import io.ringbase.http.RingbaseHttpServer;
-import io.ringbase.storage.LsmEngine;
+import io.ringbase.server.Node;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.storage.wal.WalSyncPolicy;
-import java.net.URI;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -42,11 +42,11 @@ public final class ServeCommand implements Callable<Integer> {
     Path dataDir;
 
     @Option(names = "--cluster", split = ",", paramLabel = "URL",
-            description = "Comma-separated URLs of all cluster nodes (default: this node alone). "
-                    + "This version runs single nodes only: the list may name only this node.")
+            description = "Comma-separated URLs (http://host:port) of all cluster nodes, the same list on every "
+                    + "node (default: this node alone).")
     List<String> cluster;
 
-    @Option(names = "--self", paramLabel = "URL", description = "This node's URL in --cluster (default: http://localhost:<port>).")
+    @Option(names = "--self", paramLabel = "URL", description = "This node's URL in --cluster; required when the list has more than one node (default: the only URL of a one-node list).")
     String self;
 
     @Option(names = "--wal-sync", defaultValue = "periodic", paramLabel = "always|periodic",
@@ -69,37 +69,48 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--queue", defaultValue = "1024", description = "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
+    @Option(names = "--replica-timeout", defaultValue = "1s", paramLabel = "DURATION",
+            description = "How long a coordinator waits for a replica before counting it as failed (default: ${DEFAULT-VALUE}).")
+    TimeSpan replicaTimeout;
+
+    @Option(names = "--cluster-secret-file", paramLabel = "FILE",
+            description = "File holding the shared secret (at least 16 bytes) that signs node-to-node requests; "
+                    + "with it, internal requests without a valid HMAC get 403. Use the same file on every node (default: none).")
+    Path clusterSecretFile;
+
+    @Option(names = "--tombstone-grace", defaultValue = "10d", paramLabel = "DURATION",
+            description = "Age a tombstone must reach before compaction may drop it; run repair on every node "
+                    + "within it (default: ${DEFAULT-VALUE}).")
+    TimeSpan tombstoneGrace;
+
+    @Option(names = "--hint-window", defaultValue = "3h", paramLabel = "DURATION",
+            description = "Hints for a down replica older than this are dropped (anti-entropy repair catches up) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    TimeSpan hintWindow;
+
+    @Option(names = "--hint-max-size", defaultValue = "1g", paramLabel = "SIZE",
+            description = "Total size of stored hints; past it new hints are dropped (default: ${DEFAULT-VALUE}).")
+    ByteSize hintMaxSize;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        NodeConfig config = validate();
-        HybridLogicalClock clock = new HybridLogicalClock();
-        LsmEngine engine = LsmEngine.open(config.storage());
-        clock.observe(engine.maxVersion());
-        RingbaseHttpServer server = new RingbaseHttpServer(config.http(), engine, clock);
-        int bound;
-        try {
-            bound = server.start();
-        } catch (RuntimeException e) {
-            engine.close();
-            throw e;
-        }
+        Node.Config config = validate();
+        Node node = Node.start(config);
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
-        System.out.println("Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + bound
-                + " (data in " + config.storage().dataDir().toAbsolutePath().normalize() + ")");
+        String cluster = config.topology().size() == 1 ? ""
+                : ", node " + (config.topology().self().index() + 1) + " of " + config.topology().size();
+        System.out.println("Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port()
+                + " (data in " + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
         System.out.flush();
         stop.await();
         log.info("stopping: finishing in-flight requests, then flushing");
         long started = System.nanoTime();
-        try {
-            server.close();
-        } finally {
-            engine.close();
-        }
+        node.close();
         log.info("stopped in {} ms", (System.nanoTime() - started) / 1_000_000);
         return 0;
     }
@@ -108,11 +119,7 @@ public final class ServeCommand implements Callable<Integer> {
         return host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host;
     }
 
-    /** The validated configuration of a node. */
-    record NodeConfig(HttpServerConfig http, LsmOptions storage) {
-    }
-
-    NodeConfig validate() {
+    Node.Config validate() {
         if (port < 0 || port > 65535) {
             throw bad("--port must be between 0 and 65535, got " + port);
         }
@@ -124,45 +131,60 @@ public final class ServeCommand implements Callable<Integer> {
             case "periodic" -> WalSyncPolicy.PERIODIC;
             default -> throw bad("--wal-sync must be 'always' or 'periodic', got '" + walSync + "'");
         };
-        checkCluster();
+        Topology topology = topology();
+        byte[] secret = readSecret();
         try {
             HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
                     HttpServerConfig.DEFAULT_IO_THREADS);
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
-                    .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes());
-            return new NodeConfig(http, storage);
+                    .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
+                    .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
+            HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
+                    .withMaxTotalBytes(hintMaxSize.bytes());
+            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
     }
 
-    private void checkCluster() {
+    private Topology topology() {
         if (cluster == null || cluster.isEmpty()) {
-            return;
+            return Topology.single(host, port == 0 ? 1 : port);
         }
-        Set<URI> nodes = new LinkedHashSet<>();
-        for (String url : cluster) {
-            nodes.add(parseUrl(url, "--cluster"));
+        String me = self;
+        if (me == null) {
+            if (cluster.size() != 1) {
+                throw bad("--self is required with a --cluster of " + cluster.size() + " nodes");
+            }
+            me = cluster.getFirst();
         }
-        URI me = self != null ? parseUrl(self, "--self") : (nodes.size() == 1 ? nodes.iterator().next() : null);
-        if (nodes.size() > 1) {
-            throw bad("--cluster names " + nodes.size() + " nodes, but this version of Ringbase runs single nodes only; "
-                    + "pass only this node's URL (or no --cluster)");
-        }
-        if (me != null && !nodes.contains(me)) {
-            throw bad("--self " + me + " is not in --cluster " + nodes);
+        try {
+            Topology t = Topology.parse(cluster, me);
+            if (!spec.commandLine().getParseResult().hasMatchedOption("--port")) {
+                port = t.self().port(); // the node listens where the others will call it
+            } else if (t.self().port() != port) {
+                throw bad("--self " + t.self() + " does not match --port " + port);
+            }
+            return t;
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
         }
     }
 
-    private URI parseUrl(String url, String flag) {
+    private byte[] readSecret() {
+        if (clusterSecretFile == null) {
+            return null;
+        }
         try {
-            URI uri = URI.create(url.trim());
-            if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() <= 0) {
-                throw new IllegalArgumentException();
+            byte[] secret = Files.readAllBytes(clusterSecretFile);
+            String text = new String(secret, StandardCharsets.UTF_8).strip();
+            if (text.length() < 16) {
+                throw bad("--cluster-secret-file " + clusterSecretFile + " holds " + text.length()
+                        + " characters; use at least 16 (e.g. `head -c 32 /dev/urandom | base64`)");
             }
-            return URI.create("http://" + uri.getHost() + ":" + uri.getPort());
-        } catch (IllegalArgumentException e) {
-            throw bad(flag + ": '" + url + "' is not a URL of the form http://host:port");
+            return text.getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw bad("cannot read --cluster-secret-file " + clusterSecretFile + ": " + e);
         }
     }
 

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * at most one worker.
  *
  * <p>Threading: all fields are touched on the channel's event loop only. A worker runs
- * {@link EntityApi#handle}, then hops back to the event loop to write. While a request is being served,
+ * {@link Router#handle}, then hops back to the event loop to write. While a request is being served,
  * a further (pipelined) request waits in {@link #pending} and reading from the socket pauses (auto-read
  * off) until the queue is empty again.
  * A full worker queue is answered at once with 503 from the event loop.
@@ -111,7 +111,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void serve(FullHttpRequest request, HttpVersion version, boolean keepAlive) {
         Outcome outcome;
         try {
-            outcome = shared.api().handle(request.method(), request.uri(), request.content());
+            outcome = shared.api().handle(request);
         } catch (Throwable t) {
             FullHttpResponse error = Responses.error(t, version);
             onEventLoop(() -> respond(error, keepAlive), error::release);
@@ -119,9 +119,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } finally {
             request.release();
         }
-        if (outcome instanceof Outcome.Range range) {
-            EntryChunkedInput body = new EntryChunkedInput(range.entries(), shared.workers(), ctx.alloc());
-            body.prefetch(); // the first batch is read here, on the worker
+        if (outcome instanceof Outcome.Pending pending) {
+            // Completes on this worker (already done) or on a replica client event loop: never block here.
+            pending.result().whenComplete((done, failure) -> {
+                FullHttpResponse response = failure != null ? Responses.error(failure, version)
+                        : Responses.of(done, version);
+                onEventLoop(() -> respond(response, keepAlive), response::release);
+            });
+        } else if (outcome instanceof Outcome.Range range) {
+            EntryChunkedInput body = new EntryChunkedInput(range.source(), shared.workers(), ctx.alloc());
+            body.prefetch(); // the first refill starts here, on the worker (a local source reads its batch here)
             onEventLoop(() -> stream(body, version, keepAlive), body::close);
         } else {
             FullHttpResponse response = Responses.of(outcome, version);

@@ -4,12 +4,17 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.QuorumException;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.scan.ClusterScan;
+import io.ringbase.cluster.scan.LocalBatchSource;
+import java.util.List;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
-import java.util.Collections;
 import java.util.function.LongSupplier;
 
 /**
@@ -47,23 +52,34 @@ final class EntityApi {
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
     private final LongSupplier wallClockMs;
+    private final Coordinator coordinator;
+    private final int clusterSize;
+    private final int maxBodyBytes;
 
-    EntityApi(StorageEngine engine, HybridLogicalClock clock, LongSupplier wallClockMs) {
+    /**
+     * @param coordinator coordinates requests over the cluster, or {@code null} for a single node (the
+     *                    engine is then called directly)
+     */
+    EntityApi(StorageEngine engine, HybridLogicalClock clock, LongSupplier wallClockMs, Coordinator coordinator,
+              int maxBodyBytes) {
         this.engine = engine;
+        this.maxBodyBytes = maxBodyBytes;
         this.clock = clock;
         this.wallClockMs = wallClockMs;
+        this.coordinator = coordinator != null && coordinator.topology().size() > 1 ? coordinator : null;
+        this.clusterSize = coordinator == null ? 1 : coordinator.topology().size();
     }
 
     /**
      * Serves one request.
      *
-     * @param uri  the request target as sent ({@code /v0/entity?id=a})
+     * @param path  the path of the request target ({@code /v0/entity})
+     * @param query its decoded query string
      * @param body the request body; read, not released
      */
-    Outcome handle(HttpMethod method, String uri, ByteBuf body)
-            throws BadRequestException, MethodNotAllowedException, IOException {
-        int q = uri.indexOf('?');
-        String path = q < 0 ? uri : uri.substring(0, q);
+    Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body)
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, QuorumException,
+            IOException {
         Route route = Route.of(path);
         if (route == null) {
             throw new BadRequestException("unknown path " + abbreviate(path));
@@ -76,53 +92,118 @@ final class EntityApi {
         if (!methodOk) {
             throw new MethodNotAllowedException(method.name(), route.allow);
         }
-        QueryString query = QueryString.parse(q < 0 ? null : uri.substring(q + 1));
         if (route == Route.ENTITIES) {
             return scan(query);
         }
         byte[] key = requireKey(query, "id");
+        Replication r = replication(query);
         if (method.equals(HttpMethod.GET)) {
-            return get(key);
+            return get(key, r);
         } else if (method.equals(HttpMethod.PUT)) {
-            return put(key, query, body);
+            return put(key, query, body, r);
         } else {
-            engine.apply(Entry.tombstone(key, clock.now()));
+            Entry tombstone = Entry.tombstone(key, clock.now());
+            if (coordinator != null) {
+                return new Outcome.Pending(coordinator.write(tombstone, r.ack, r.from).thenApply(v -> new Outcome.Deleted()));
+            }
+            engine.apply(tombstone);
             return new Outcome.Deleted();
         }
     }
 
-    private Outcome get(byte[] key) throws IOException {
-        Entry e = engine.get(key);
+    /** The {@code ack} and {@code from} of a request. */
+    private record Replication(int ack, int from) {
+    }
+
+    /** Parses {@code ack} and {@code from}: defaults from = cluster size, ack = from / 2 + 1. */
+    private Replication replication(QueryString query) throws BadRequestException {
+        int from = optionalInt(query, "from", clusterSize);
+        int ack = optionalInt(query, "ack", Topology.quorum(from));
+        if (ack <= 0 || ack > from || from > clusterSize) {
+            throw new BadRequestException("need 0 < ack <= from <= " + clusterSize + " (the cluster size), got ack="
+                    + ack + " from=" + from);
+        }
+        return new Replication(ack, from);
+    }
+
+    private static int optionalInt(QueryString query, String name, int dflt) throws BadRequestException {
+        String s = query.string(name);
+        if (s == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            throw new BadRequestException("parameter '" + name + "' must be an integer, got '" + abbreviate(s) + "'");
+        }
+    }
+
+    private Outcome get(byte[] key, Replication r) throws IOException {
+        if (coordinator != null) {
+            return new Outcome.Pending(coordinator.read(key, r.ack, r.from).thenApply(this::found));
+        }
+        return found(engine.get(key));
+    }
+
+    private Outcome found(Entry e) {
         if (e == null || !e.isLive(wallClockMs.getAsLong())) {
             return new Outcome.Missing();
         }
         return new Outcome.Value(e.value());
     }
 
-    private Outcome put(byte[] key, QueryString query, ByteBuf body) throws BadRequestException, IOException {
+    private Outcome put(byte[] key, QueryString query, ByteBuf body, Replication r)
+            throws BadRequestException, PayloadTooLargeException, IOException {
+        if (body.readableBytes() > maxBodyBytes) { // the aggregator lets internal-size bodies through
+            throw new PayloadTooLargeException(maxBodyBytes);
+        }
         String ttl = query.string("ttl");
         long expiresAtMs = Entry.NO_EXPIRY;
         if (ttl != null) {
             expiresAtMs = Math.addExact(wallClockMs.getAsLong(), Ttl.parseMillis(ttl));
         }
         byte[] value = ByteBufUtil.getBytes(body); // the engine keeps the array; the buffer goes back to the pool
-        engine.apply(new Entry(key, clock.now(), expiresAtMs, value));
+        Entry entry = new Entry(key, clock.now(), expiresAtMs, value);
+        if (coordinator != null) {
+            return new Outcome.Pending(coordinator.write(entry, r.ack, r.from).thenApply(v -> new Outcome.Written()));
+        }
+        engine.apply(entry);
         return new Outcome.Written();
     }
 
-    private Outcome scan(QueryString query) throws BadRequestException, IOException {
+    private Outcome scan(QueryString query) throws BadRequestException, QuorumException, IOException {
         byte[] start = requireKey(query, "start");
+        boolean local = booleanParam(query, "local");
         byte[] end = query.bytes("end");
         if (end != null) {
             checkKeyLength("end", end);
         }
         if (end != null && Keys.compare(start, end) >= 0) {
-            return new Outcome.Range(EMPTY_RANGE); // an empty range; not every engine accepts end < start
+            return new Outcome.Range(LocalBatchSource.empty()); // not every engine accepts end < start
         }
-        return new Outcome.Range(engine.scan(start, end, true));
+        if (coordinator != null && !local) {
+            // Every key written with the default quorum is on any (n - quorum + 1) nodes.
+            List<Replica> up = coordinator.upReplicas();
+            int n = coordinator.topology().size();
+            int needed = n - Topology.quorum(n) + 1;
+            if (up.size() < needed) {
+                throw new QuorumException.Unavailable(needed, n, up.size());
+            }
+            return new Outcome.Range(new ClusterScan(up, start, end, wallClockMs));
+        }
+        return new Outcome.Range(new LocalBatchSource(engine.scan(start, end, true)));
     }
 
-    private static final CloseableIterator<Entry> EMPTY_RANGE = CloseableIterator.of(Collections.emptyIterator());
+    private static boolean booleanParam(QueryString query, String name) throws BadRequestException {
+        String s = query.string(name);
+        if (s == null || s.equals("false")) {
+            return false;
+        }
+        if (s.equals("true")) {
+            return true;
+        }
+        throw new BadRequestException("parameter '" + name + "' must be true or false, got '" + abbreviate(s) + "'");
+    }
 
     private static byte[] requireKey(QueryString query, String name) throws BadRequestException {
         byte[] key = query.bytes(name);

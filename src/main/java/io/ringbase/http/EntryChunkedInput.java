@@ -5,34 +5,45 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.stream.ChunkedInput;
 import io.netty.util.concurrent.EventExecutor;
+import io.ringbase.cluster.scan.EntryBatchSource;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
+import io.ringbase.storage.Keys;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A range response body pulled lazily from a scan, one {@code key + '\n' + value} buffer per entry
- * (wrapped in an {@link io.netty.handler.codec.http.HttpChunkedInput}, each becomes one HTTP chunk).
+ * A range response body pulled lazily from an {@link EntryBatchSource}, one {@code key + '\n' + value}
+ * buffer per entry (wrapped in an {@link io.netty.handler.codec.http.HttpChunkedInput}, each becomes
+ * one HTTP chunk).
  *
- * <p><b>Threads.</b> The scan itself (merging, reading mapped SSTables, possibly page faults) runs on
- * the request worker pool, never on the event loop: a short worker task prefetches the next batch
- * of about {@value #BATCH_BYTES} bytes (or one larger entry) into {@link #ready}, then asks the
- * {@link io.netty.handler.stream.ChunkedWriteHandler} to resume. The event loop's
- * {@link #readChunk} only hands out prefetched buffers; when none is ready it returns {@code null}
- * (the handler then waits for the resume) and starts a refill. A slow client therefore holds no
- * worker: between refills the scan just sits in its iterator.
+ * <p><b>Threads.</b> The scan never runs on the event loop. A refill starts on the request worker
+ * pool and asks the source for the next batch of about {@value #BATCH_BYTES} bytes (or one larger
+ * entry): a local source reads it right there (merging, reading mapped SSTables, possibly page
+ * faults); a cluster scan may complete the future later, on the thread that receives a replica's
+ * page, and nothing waits for it. When the batch arrives it is framed into {@link #ready} and the
+ * {@link io.netty.handler.stream.ChunkedWriteHandler} is asked to resume. The event loop's
+ * {@link #readChunk} only hands out ready buffers; when none is ready it returns {@code null} (the
+ * handler then waits for the resume) and starts a refill. A slow client therefore holds no worker:
+ * between refills the scan just sits in its source. The end of the range is an empty batch.
  *
  * <p><b>Memory.</b> At most one batch is prefetched ahead of what the channel has taken, and the
  * handler takes chunks only while the channel is writable, so the server buffers about one batch
  * plus the channel's high water mark ahead of the client.
  *
- * <p>{@link #close} is idempotent, releases prefetched buffers and closes the iterator exactly once,
- * after any running refill.
+ * <p><b>Failure.</b> A failed batch (a replica down mid-scan, a corrupt table) makes
+ * {@link #readChunk} and {@link #isEndOfInput} throw an {@link IOException}, so the handler aborts the
+ * response: the client sees a chunked body without its terminating chunk, never a short but
+ * well-formed one.
+ *
+ * <p>{@link #close} is idempotent, releases prefetched buffers and closes the source exactly once,
+ * after the batch in flight (if any) has arrived.
  */
 final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
 
@@ -41,7 +52,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     private static final byte SEPARATOR = '\n';
     private static final long RETRY_MS = 5;
 
-    private final CloseableIterator<Entry> entries;
+    private final EntryBatchSource source;
     private final ExecutorService workers;
     private final ByteBufAllocator allocator;
     private EventExecutor eventLoop;
@@ -52,23 +63,24 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     private boolean refilling;
     private boolean exhausted;
     private boolean closed;
-    private boolean iteratorClosed;
+    private boolean sourceClosed;
     private Throwable failure;
     private long progress;
 
     /**
-     * @param entries   the scan; owned (closed) by this input
-     * @param workers   the request worker pool that runs the refills
+     * @param source    the scan; owned (closed) by this input
+     * @param workers   the request worker pool that starts the refills
      * @param allocator allocates the chunk buffers (thread-safe)
      */
-    EntryChunkedInput(CloseableIterator<Entry> entries, ExecutorService workers, ByteBufAllocator allocator) {
-        this.entries = entries;
+    EntryChunkedInput(EntryBatchSource source, ExecutorService workers, ByteBufAllocator allocator) {
+        this.source = source;
         this.workers = workers;
         this.allocator = allocator;
     }
 
     /**
-     * Fetches the first batch on the calling (worker) thread, so the response starts with data.
+     * Starts the first refill on the calling (worker) thread; a local source reads its batch right
+     * here, so the response starts with data.
      */
     void prefetch() {
         synchronized (this) {
@@ -146,23 +158,46 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
         }
     }
 
-    /** On a worker: reads the next batch from the scan. */
+    /**
+     * On a worker: asks the source for the next batch. A local source reads it right here; a cluster
+     * scan may complete later, on the thread that receives a replica's page. Nothing waits for it.
+     */
     private void refill() {
-        List<ByteBuf> batch = new ArrayList<>();
-        boolean end;
+        synchronized (this) {
+            if (closed) {
+                refilling = false;
+                closeSourceLocked();
+                return;
+            }
+        }
+        CompletableFuture<List<Entry>> next;
         try {
-            long bytes = 0;
-            while (bytes < BATCH_BYTES && !isClosed() && entries.hasNext()) {
-                Entry e = entries.next();
+            next = source.nextBatch(BATCH_BYTES);
+        } catch (RuntimeException | Error e) {
+            fail(e);
+            return;
+        }
+        next.whenComplete(this::onBatch);
+    }
+
+    /** When a batch has arrived (on any thread): frames it into chunk buffers for the event loop. */
+    private void onBatch(List<Entry> entries, Throwable error) {
+        if (error != null) {
+            fail(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+            return;
+        }
+        List<ByteBuf> batch = new ArrayList<>(entries.size());
+        try {
+            for (Entry e : entries) {
                 byte[] key = e.key();
                 byte[] value = e.value();
-                int size = key.length + 1 + value.length;
-                ByteBuf buf = allocator.buffer(size);
-                buf.writeBytes(key).writeByte(SEPARATOR).writeBytes(value);
+                if (value == null) {
+                    throw new IllegalStateException("range source produced a tombstone for " + Keys.toDisplay(key));
+                }
+                ByteBuf buf = allocator.buffer(key.length + 1 + value.length);
                 batch.add(buf);
-                bytes += size;
+                buf.writeBytes(key).writeByte(SEPARATOR).writeBytes(value);
             }
-            end = !isClosed() && !entries.hasNext();
         } catch (RuntimeException | Error e) {
             batch.forEach(ByteBuf::release);
             fail(e);
@@ -171,10 +206,10 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
         Runnable wake;
         synchronized (this) {
             refilling = false;
-            exhausted = end;
+            exhausted = entries.isEmpty();
             if (closed) {
                 batch.forEach(ByteBuf::release);
-                closeIteratorLocked();
+                closeSourceLocked();
                 return;
             }
             ready.addAll(batch);
@@ -194,16 +229,12 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
             }
             wake = resume;
             if (closed) {
-                closeIteratorLocked();
+                closeSourceLocked();
             }
         }
         if (wake != null) {
             wake.run();
         }
-    }
-
-    private synchronized boolean isClosed() {
-        return closed;
     }
 
     @Override
@@ -227,14 +258,14 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
             b.release();
         }
         if (!refilling) {
-            closeIteratorLocked(); // else the running refill closes it when it finishes
+            closeSourceLocked(); // else the refill in flight closes it when its batch arrives
         }
     }
 
-    private void closeIteratorLocked() {
-        if (!iteratorClosed) {
-            iteratorClosed = true;
-            entries.close();
+    private void closeSourceLocked() {
+        if (!sourceClosed) {
+            sourceClosed = true;
+            source.close();
         }
     }
 }

@@ -1,7 +1,9 @@
 package io.ringbase.http;
 
+import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.cluster.scan.EntryBatchSource;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What a successful API call produced. Outcomes carry no status codes: {@link Responses} alone turns
@@ -25,7 +27,34 @@ sealed interface Outcome {
     record Deleted() implements Outcome {
     }
 
-    /** A key range to stream; the receiver owns {@code entries} and must close it. */
-    record Range(CloseableIterator<Entry> entries) implements Outcome {
+    /** A key range to stream, live entries only; the receiver owns {@code source} and must close it. */
+    record Range(EntryBatchSource source) implements Outcome {
+    }
+
+    /**
+     * An outcome that arrives later (a coordinated request waiting for its replicas); it completes with
+     * any non-streaming outcome or fails with the exceptions {@link Responses#error} maps.
+     */
+    record Pending(CompletionStage<Outcome> result) implements Outcome {
+    }
+
+    /** Internal API: this replica's newest entry for a key (tombstones included), or {@code null}. */
+    record Stored(Entry entry) implements Outcome {
+    }
+
+    /** Internal API: a replica write was applied; the version the replica now holds for the key. */
+    record Applied(long storedVersion) implements Outcome {
+    }
+
+    /** Internal API: one page of a replica scan. */
+    record Page(EntryPage page) implements Outcome {
+    }
+
+    /** A binary or JSON answer for internal and admin paths ({@code 200}). */
+    record Body(byte[] bytes, String contentType) implements Outcome {
+    }
+
+    /** A background job was started ({@code 202}). */
+    record Started() implements Outcome {
     }
 }

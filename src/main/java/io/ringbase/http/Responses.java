@@ -10,7 +10,11 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.ringbase.cluster.client.InternalProtocol;
+import io.ringbase.cluster.replication.QuorumException;
 import io.ringbase.storage.StoreBusyException;
+import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
@@ -29,8 +33,13 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link Outcome.Missing}</td><td>404</td></tr>
  * <tr><td>{@link BadRequestException}, malformed HTTP</td><td>400</td></tr>
  * <tr><td>{@link MethodNotAllowedException}</td><td>405 with {@code Allow}</td></tr>
- * <tr><td>body over the limit</td><td>413</td></tr>
+ * <tr><td>body over the limit, {@link PayloadTooLargeException}</td><td>413</td></tr>
  * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
+ * <tr><td>{@link QuorumException} (too few replicas up, or answers)</td><td>504</td></tr>
+ * <tr><td>{@link ForbiddenException} (internal request without a valid HMAC)</td><td>403</td></tr>
+ * <tr><td>{@link Outcome.Stored}, {@link Outcome.Page}, {@link Outcome.Body}</td><td>200 (internal API; a missing entry 404)</td></tr>
+ * <tr><td>{@link Outcome.Started}</td><td>202</td></tr>
+ * <tr><td>{@link Outcome.Applied}</td><td>201 with the stored version (internal API)</td></tr>
  * <tr><td>other {@link IOException} or unexpected exception</td><td>500 (logged)</td></tr>
  * </table>
  *
@@ -59,6 +68,28 @@ final class Responses {
             case Outcome.Written w -> full(version, HttpResponseStatus.CREATED, Unpooled.EMPTY_BUFFER);
             case Outcome.Deleted d -> full(version, HttpResponseStatus.ACCEPTED, Unpooled.EMPTY_BUFFER);
             case Outcome.Range r -> throw new IllegalArgumentException("a range is streamed; use rangeHead");
+            case Outcome.Pending p -> throw new IllegalArgumentException("a pending outcome is answered when it completes");
+            case Outcome.Stored s when s.entry() == null -> text(version, HttpResponseStatus.NOT_FOUND, "no such key");
+            case Outcome.Stored s -> binary(version, InternalProtocol.encode(List.of(s.entry())));
+            case Outcome.Applied a -> {
+                FullHttpResponse r = full(version, HttpResponseStatus.CREATED,
+                        Unpooled.copiedBuffer(Long.toString(a.storedVersion()), StandardCharsets.US_ASCII));
+                r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN);
+                yield r;
+            }
+            case Outcome.Page p -> {
+                FullHttpResponse r = binary(version, InternalProtocol.encode(p.page().entries()));
+                if (p.page().hasMore()) {
+                    r.headers().set(InternalProtocol.NEXT, InternalProtocol.hex(p.page().next()));
+                }
+                yield r;
+            }
+            case Outcome.Body b -> {
+                FullHttpResponse r = full(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(b.bytes()));
+                r.headers().set(HttpHeaderNames.CONTENT_TYPE, b.contentType());
+                yield r;
+            }
+            case Outcome.Started s -> text(version, HttpResponseStatus.ACCEPTED, "started");
         };
     }
 
@@ -85,6 +116,10 @@ final class Responses {
                 yield r;
             }
             case StoreBusyException e -> retryLater(version, "store busy: " + e.getMessage());
+            case QuorumException e -> text(version, HttpResponseStatus.GATEWAY_TIMEOUT, e.getMessage());
+            case PayloadTooLargeException e -> payloadTooLarge(version, e.limitBytes());
+            case ForbiddenException e -> text(version, HttpResponseStatus.FORBIDDEN, e.getMessage());
+            case CompletionException e when e.getCause() != null -> error(e.getCause(), version);
             case IOException e -> {
                 log.error("I/O error while serving a request", e);
                 yield text(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "storage I/O error");
@@ -115,6 +150,12 @@ final class Responses {
     private static FullHttpResponse retryLater(HttpVersion version, String reason) {
         FullHttpResponse r = text(version, HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
         r.headers().setInt(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+        return r;
+    }
+
+    private static FullHttpResponse binary(HttpVersion version, byte[] body) {
+        FullHttpResponse r = full(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
         return r;
     }
 

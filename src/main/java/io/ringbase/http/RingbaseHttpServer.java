@@ -20,9 +20,11 @@ import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
 import java.net.InetSocketAddress;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -67,13 +69,30 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * @param clock  issues the version of every write
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock) {
+        this(config, engine, clock, null);
+    }
+
+    /**
+     * A node of a cluster.
+     *
+     * @param cluster the coordinator, signer and repair service, or {@code null} for a single node
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
+                              ClusterContext cluster) {
         this.config = Objects.requireNonNull(config, "config");
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
                 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.queueCapacity()),
                 new DefaultThreadFactory("ringbase-http-worker", true), new ThreadPoolExecutor.AbortPolicy());
-        EntityApi api = new EntityApi(Objects.requireNonNull(engine, "engine"),
-                Objects.requireNonNull(clock, "clock"), System::currentTimeMillis);
-        this.shared = new Shared(api, workers, config.maxBodyBytes());
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(clock, "clock");
+        LongSupplier wallClockMs = System::currentTimeMillis;
+        EntityApi entities = new EntityApi(engine, clock, wallClockMs, cluster == null ? null : cluster.coordinator(),
+                config.maxBodyBytes());
+        InternalApi internal = cluster == null ? new InternalApi(engine, clock, null, wallClockMs, null, null)
+                : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
+                        cluster.repairSource());
+        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
+        this.shared = new Shared(new Router(entities, internal, admin), workers, config.maxBodyBytes());
     }
 
     /**
@@ -115,7 +134,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
                         protected void initChannel(SocketChannel ch) {
                             ch.pipeline()
                                     .addLast("codec", new HttpServerCodec(decoderConfig))
-                                    .addLast("aggregator", new BodyAggregator(config.maxBodyBytes()))
+                                    .addLast("aggregator", new BodyAggregator(aggregateLimit(config.maxBodyBytes())))
                                     .addLast("chunked", new ChunkedWriteHandler())
                                     .addLast("api", new ConnectionHandler(shared));
                         }
@@ -172,26 +191,35 @@ public final class RingbaseHttpServer implements AutoCloseable {
         log.info("HTTP API stopped");
     }
 
+    /**
+     * The aggregator's limit: the value limit plus room for an internal replica write of the largest
+     * value (its key and entry header travel in the body too). Public PUTs are held to
+     * {@code maxBodyBytes} itself by {@link EntityApi}.
+     */
+    static int aggregateLimit(int maxBodyBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, (long) maxBodyBytes + Entry.MAX_KEY_BYTES + EntryFormat.HEADER_SIZE);
+    }
+
     private static long remainingNanos(long deadline) {
         return Math.max(0, deadline - System.nanoTime());
     }
 
     /** State shared by all connections of one server. */
     static final class Shared {
-        private final EntityApi api;
+        private final Router api;
         private final ThreadPoolExecutor workers;
         private final int maxBodyBytes;
         private final Object idleLock = new Object();
         private int inFlight; // guarded by idleLock
         volatile boolean stopping;
 
-        Shared(EntityApi api, ThreadPoolExecutor workers, int maxBodyBytes) {
+        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes) {
             this.api = api;
             this.workers = workers;
             this.maxBodyBytes = maxBodyBytes;
         }
 
-        EntityApi api() {
+        Router api() {
             return api;
         }
 

@@ -143,7 +143,7 @@ class RangeEndpointTest {
      * A scan that lazily generates {@code count} entries of {@code valueBytes} each, counting the bytes it
      * has handed out, and recording whether it was closed.
      */
-    static final class HugeRangeEngine extends InMemoryEngine {
+    static class HugeRangeEngine extends InMemoryEngine {
         final AtomicLong produced = new AtomicLong();
         /** Names of the threads that advanced the scan. */
         final java.util.Set<String> scanThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -276,5 +276,48 @@ class RangeEndpointTest {
         assertThat(range("start=a")).hasSize(2000);
         assertThat(engine.scanThreads).isNotEmpty()
                 .allSatisfy(name -> assertThat(name).startsWith("ringbase-http-worker"));
+    }
+
+    @Test
+    void aScanFailingMidRangeAbortsTheChunkedBodyWithoutItsLastChunk() throws Exception {
+        HugeRangeEngine engine = new HugeRangeEngine(1000, 1000) {
+            @Override
+            public CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) {
+                CloseableIterator<Entry> inner = super.scan(start, end, liveOnly);
+                return new CloseableIterator<>() {
+                    @Override
+                    public boolean hasNext() {
+                        return inner.hasNext();
+                    }
+
+                    @Override
+                    public Entry next() {
+                        if (produced.get() > 300_000) {
+                            throw new IllegalStateException("injected: table unreadable");
+                        }
+                        return inner.next();
+                    }
+
+                    @Override
+                    public void close() {
+                        inner.close();
+                    }
+                };
+            }
+        };
+        http = new ServerFixture(engine);
+        try (RawHttp raw = new RawHttp(http.port)) {
+            raw.send("GET /v0/entities?start=a HTTP/1.1\r\nHost: x\r\n\r\n");
+            byte[] all = raw.in.readAllBytes(); // the server closes the connection
+            String text = new String(all, java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(text).startsWith("HTTP/1.1 200");
+            assertThat(all.length).as("the batches before the failure arrive").isGreaterThan(200_000);
+            assertThat(text).as("no terminating chunk").doesNotEndWith("\r\n0\r\n\r\n");
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!engine.closed.get() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(engine.closed).isTrue();
     }
 }

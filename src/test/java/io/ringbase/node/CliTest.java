@@ -48,6 +48,11 @@ class CliTest {
         defaults.put("--max-body-size", "16m");
         defaults.put("--workers", "8");
         defaults.put("--queue", "1024");
+        defaults.put("--replica-timeout", "1s");
+        defaults.put("--cluster-secret-file", "none");
+        defaults.put("--tombstone-grace", "10d");
+        defaults.put("--hint-window", "3h");
+        defaults.put("--hint-max-size", "1g");
         assertThat(options.keySet()).as("options in:\n%s", r.stdout()).containsAll(defaults.keySet());
         for (Map.Entry<String, String> e : options.entrySet()) {
             if (e.getKey().equals("--help") || e.getKey().equals("--version")) {
@@ -87,12 +92,20 @@ class CliTest {
     }
 
     @Test
-    void clusterOfSeveralNodesIsRefusedWithAClearMessage() throws Exception {
+    void clusterWithoutSelfIsRefusedWithAClearMessage() throws Exception {
         NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE,
-                "serve", "--port", "0", "--data-dir", tmp.resolve("data").toString(), "--cluster", "http://a:1,http://b:2");
+                "serve", "--data-dir", tmp.resolve("data").toString(), "--cluster", "http://a:1,http://b:2");
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.stdout()).doesNotContain("ready");
-        assertThat(r.stderr()).contains("--cluster").contains("single node");
+        assertThat(r.stderr()).contains("--self is required");
+    }
+
+    @Test
+    void selfOutsideTheClusterIsRefusedWithAClearMessage() throws Exception {
+        NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE, "serve", "--data-dir",
+                tmp.resolve("data").toString(), "--cluster", "http://a:1,http://b:2", "--self", "http://c:3");
+        assertThat(r.exitCode()).isNotZero();
+        assertThat(r.stderr()).contains("--self http://c:3 is not in the cluster list");
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -61,6 +61,22 @@ final class NodeProcess implements AutoCloseable {
     static NodeProcess start(Path dataDir, Path logDir, String... extraFlags) throws IOException, InterruptedException {
         List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
         args.addAll(List.of(extraFlags));
+        return startServe(logDir, args);
+    }
+
+    /**
+     * Starts one node of a cluster: {@code serve --cluster urls --self urls[self] --data-dir dataDir}
+     * (it listens on its URL's port), and waits for the ready line.
+     */
+    static NodeProcess startClusterNode(Path dataDir, Path logDir, List<String> urls, int self, String... extraFlags)
+            throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("serve", "--cluster", String.join(",", urls),
+                "--self", urls.get(self), "--data-dir", dataDir.toString()));
+        args.addAll(List.of(extraFlags));
+        return startServe(logDir, args);
+    }
+
+    private static NodeProcess startServe(Path logDir, List<String> args) throws IOException, InterruptedException {
         Path stderr = logDir.resolve("node-" + STARTS.incrementAndGet() + ".stderr.log");
         Process process = command(args).directory(logDir.toFile())
                 .redirectError(stderr.toFile())
@@ -128,9 +144,14 @@ final class NodeProcess implements AutoCloseable {
     }
 
     private static ProcessBuilder command(List<String> args) {
+        return command(HEAP, args);
+    }
+
+    /** {@code java <heap> ... io.ringbase.cli.Main args}, the way every child of these tests runs. */
+    static ProcessBuilder command(String heap, List<String> args) {
         String java = ProcessHandle.current().info().command()
                 .orElseThrow(() -> new IllegalStateException("cannot tell which java binary runs the tests"));
-        List<String> cmd = new ArrayList<>(List.of(java, HEAP, "--enable-native-access=ALL-UNNAMED",
+        List<String> cmd = new ArrayList<>(List.of(java, heap, "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), "io.ringbase.cli.Main"));
         cmd.addAll(args);
         return new ProcessBuilder(cmd);

@@ -39,11 +39,6 @@ final class BloomFilter {
     /** Bytes before the bits: bitCount, probeCount. */
     static final int HEADER_SIZE = 8 + 4;
 
-    private static final long P1 = 0x9E3779B185EBCA87L;
-    private static final long P2 = 0xC2B2AE3D27D4EB4FL;
-    private static final long P3 = 0x165667B19E3779F9L;
-    private static final long P4 = 0x85EBCA77C2B2AE63L;
-    private static final long P5 = 0x27D4EB2F165667C5L;
 
     private final MemorySegment bits;
     private final long bitCount;
@@ -101,62 +96,9 @@ final class BloomFilter {
         return Math.max(64, (bits + 63) / 64 * 64);
     }
 
-    /**
-     * XXH64 of {@code key} with seed 0, as specified by the xxHash project (Yann Collet): the 64-bit hash
-     * every SSTable Bloom filter uses. {@code hash(new byte[0]) == 0xEF46DB3751D8E999L}.
-     */
+    /** The key hash of every SSTable Bloom filter: {@link XxHash64#hash(byte[])}. */
     static long hash(byte[] key) {
-        MemorySegment in = MemorySegment.ofArray(key);
-        int len = key.length;
-        int p = 0;
-        long h;
-        if (len >= 32) {
-            long v1 = P1 + P2;
-            long v2 = P2;
-            long v3 = 0;
-            long v4 = -P1;
-            for (; p <= len - 32; p += 32) {
-                v1 = round(v1, in.get(I64, p));
-                v2 = round(v2, in.get(I64, p + 8));
-                v3 = round(v3, in.get(I64, p + 16));
-                v4 = round(v4, in.get(I64, p + 24));
-            }
-            h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
-            h = mergeRound(h, v1);
-            h = mergeRound(h, v2);
-            h = mergeRound(h, v3);
-            h = mergeRound(h, v4);
-        } else {
-            h = P5;
-        }
-        h += len;
-        for (; p + 8 <= len; p += 8) {
-            h ^= round(0, in.get(I64, p));
-            h = Long.rotateLeft(h, 27) * P1 + P4;
-        }
-        if (p + 4 <= len) {
-            h ^= (in.get(I32, p) & 0xFFFFFFFFL) * P1;
-            h = Long.rotateLeft(h, 23) * P2 + P3;
-            p += 4;
-        }
-        for (; p < len; p++) {
-            h ^= (key[p] & 0xFFL) * P5;
-            h = Long.rotateLeft(h, 11) * P1;
-        }
-        h ^= h >>> 33;
-        h *= P2;
-        h ^= h >>> 29;
-        h *= P3;
-        h ^= h >>> 32;
-        return h;
-    }
-
-    private static long round(long acc, long input) {
-        return Long.rotateLeft(acc + input * P2, 31) * P1;
-    }
-
-    private static long mergeRound(long acc, long v) {
-        return (acc ^ round(0, v)) * P1 + P4;
+        return XxHash64.hash(key);
     }
 
     /**

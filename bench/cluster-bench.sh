@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Throughput through one coordinator of a local 3-node cluster (default ack 2 of from 3) beside a
+# single node, same run, same CPU budget. See bench/README.md. Usage:
+#   bench/cluster-bench.sh [-d DURATION] [-c CONNS] [--keys N]
+#     -d, --duration   time per scenario (default 30s; env DURATION)
+#     -c, --conns      connections (default 64; env CONNS)
+#     --keys           keys prefilled for the GET scenarios (default 200000; env KEYS)
+# Every server process (the single node, then all three cluster nodes) is pinned to SERVER_CPU (default
+# CPU 0) and wrk to WRK_CPU (CPU 1), so both setups get the same CPU budget; the cluster pays for its
+# replication within it. SERVER_CPU=0,1 lets the servers use both CPUs (shared with wrk).
+# Only 127.0.0.1 is contacted. Every wrk run is bounded by -d.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CMDLINE="$0 $*"
+KEYS=${KEYS:-200000}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -d|--duration) DURATION=$2; shift 2 ;;
+    -c|--conns) CONNS=$2; shift 2 ;;
+    --keys) KEYS=$2; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-cluster-bench.XXXXXX")
+. "$ROOT/bench/lib.sh"
+
+PIDS=()
+stop_all() {
+  local p
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  PIDS=()
+}
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_all
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# start_node NAME PORT [serve flags...]: a node pinned to SERVER_CPU; waits for its ready line.
+start_node() {
+  local name=$1 port=$2; shift 2
+  mkdir -p "$WORK/$name"
+  taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" \
+    --data-dir "$WORK/$name/data" "$@" >"$WORK/$name/out" 2>"$WORK/$name/log" &
+  PIDS+=($!)
+  local i
+  for i in $(seq 1 1200); do
+    grep -q 'Ringbase node ready at' "$WORK/$name/out" 2>/dev/null && { log "$name ready on :$port"; return 0; }
+    kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 30 "$WORK/$name/log" >&2; die "$name exited before it was ready"; }
+    sleep 0.1
+  done
+  die "$name not ready after 120 s"
+}
+
+declare -A RPS P50 P99 STAT
+measure() {  # measure NAME URL LUA: one wrk run of DURATION
+  echo
+  echo "-- $1"
+  busy_warning "$1"
+  run_wrk "$1" "$2" "$3" "$DURATION"
+  RPS[$1]=$(field "$1" rps); P50[$1]=$(field "$1" p50); P99[$1]=$(field "$1" p99)
+  STAT[$1]=$(sed -n 's/^STATUS //p' "$WORK/$1.wrk" | head -n 1)
+}
+
+# setup NAME URL: prefill KEYS keys (all must answer 201), then WARMUP of GETs and of PUTs of other
+# keys, so the JIT of every JVM has compiled both paths before anything is measured (not reported)
+WARMUP=${WARMUP:-20s}
+setup() {
+  log "$1: prefill $KEYS keys, then warm-up $WARMUP of GETs and $WARMUP of PUTs (not reported)"
+  METHOD=PUT run_wrk "$1-prefill" "$2" walk.lua 900s >/dev/null
+  local bad; bad=$(field "$1-prefill" non2xx)
+  [ "${bad:-1}" = 0 ] || die "$1 prefill got ${bad:-?} non-2xx answers"
+  taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" --timeout 5s -s "$BENCH_LUA_DIR/get-random.lua" "$2" >/dev/null 2>&1
+  KEY_PREFIX=w taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" --timeout 5s -s "$BENCH_LUA_DIR/put.lua" "$2" \
+    >/dev/null 2>&1
+}
+
+ensure_tools wrk:wrk curl:curl taskset:util-linux
+print_header "Ringbase cluster bench (3 nodes, one coordinator) vs a single node" "$CMDLINE"
+log "building/checking bin/ringbase"
+ensure_ringbase
+
+# ------------------------------------------------------------------ single node
+P=$(free_port)
+start_node single "$P"
+setup single "http://127.0.0.1:$P"
+measure single-get "http://127.0.0.1:$P" get-random.lua
+measure single-put "http://127.0.0.1:$P" put.lua
+stop_all
+
+# ------------------------------------------------------------------ 3-node cluster
+P1=$(free_port); P2=$(free_port); P3=$(free_port)
+LIST="http://127.0.0.1:$P1,http://127.0.0.1:$P2,http://127.0.0.1:$P3"
+start_node node1 "$P1" --cluster "$LIST" --self "http://127.0.0.1:$P1"
+start_node node2 "$P2" --cluster "$LIST" --self "http://127.0.0.1:$P2"
+start_node node3 "$P3" --cluster "$LIST" --self "http://127.0.0.1:$P3"
+setup cluster "http://127.0.0.1:$P1"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P3/v0/entity?id=$((KEYS - 1))")
+echo "spot check: key $((KEYS - 1)) written through node 1, read through node 3 -> $code"
+[ "$code" = 200 ] || die "spot check failed"
+measure cluster-get "http://127.0.0.1:$P1" get-random.lua
+measure cluster-put "http://127.0.0.1:$P1" put.lua
+for n in node1 node2 node3; do
+  c=$(grep -cE 'WARN|ERROR' "$WORK/$n/log" || true)
+  echo "$n log: $c WARN/ERROR lines"; grep -E 'WARN|ERROR' "$WORK/$n/log" | head -n 5 | sed 's/^/  | /' || true
+done
+stop_all
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
+echo
+echo "== summary: cluster (3 nodes, default ack=2 from=3, all through node 1) / single node, this run"
+printf '%-6s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' op single_rps cluster_rps ratio single_p50 single_p99 clus_p50 clus_p99 cluster_statuses
+for op in get put; do
+  printf '%-6s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' "$op" "${RPS[single-$op]}" "${RPS[cluster-$op]}" \
+    "$(ratio "${RPS[cluster-$op]}" "${RPS[single-$op]}")" "$(ms "${P50[single-$op]}")" "$(ms "${P99[single-$op]}")" \
+    "$(ms "${P50[cluster-$op]}")" "$(ms "${P99[cluster-$op]}")" "${STAT[cluster-$op]}"
+done

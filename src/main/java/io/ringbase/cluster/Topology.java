@@ -1,0 +1,98 @@
+package io.ringbase.cluster;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The static membership of a cluster: every node is started with the same ordered list of URLs and
+ * its own URL ({@code --self}). Immutable.
+ *
+ * @param nodes all nodes, in list order ({@link NodeId#index()} is the position)
+ * @param self  this node, one of {@code nodes}
+ */
+public record Topology(List<NodeId> nodes, NodeId self) {
+
+    public Topology {
+        nodes = List.copyOf(nodes);
+        if (nodes.isEmpty()) {
+            throw new IllegalArgumentException("a cluster needs at least one node");
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).index() != i) {
+                throw new IllegalArgumentException("node " + nodes.get(i) + " has index " + nodes.get(i).index()
+                        + " but sits at position " + i);
+            }
+        }
+        if (!nodes.contains(self)) {
+            throw new IllegalArgumentException("self " + self + " is not in the cluster " + nodes);
+        }
+    }
+
+    /** A one-node cluster: the node alone. */
+    public static Topology single(String host, int port) {
+        NodeId me = new NodeId(0, host, port);
+        return new Topology(List.of(me), me);
+    }
+
+    /**
+     * Parses the {@code --cluster} list and {@code --self}.
+     *
+     * @param urls    {@code http://host:port} URLs; duplicates are an error
+     * @param selfUrl this node's URL, which must be in {@code urls}
+     * @throws IllegalArgumentException with a message fit for the command line if a URL is malformed,
+     *         repeated, or {@code selfUrl} is not in the list
+     */
+    public static Topology parse(List<String> urls, String selfUrl) {
+        Set<URI> seen = new LinkedHashSet<>();
+        List<NodeId> nodes = new ArrayList<>();
+        for (String url : urls) {
+            URI uri = parseUrl(url);
+            if (!seen.add(uri)) {
+                throw new IllegalArgumentException("'" + url + "' appears twice in the cluster list");
+            }
+            nodes.add(new NodeId(nodes.size(), uri.getHost(), uri.getPort()));
+        }
+        URI me = parseUrl(selfUrl);
+        for (NodeId n : nodes) {
+            if (n.uri().equals(me)) {
+                return new Topology(nodes, n);
+            }
+        }
+        throw new IllegalArgumentException("--self " + me + " is not in the cluster list " + seen);
+    }
+
+    /** Parses {@code http://host:port} (a trailing slash is allowed). */
+    public static URI parseUrl(String url) {
+        try {
+            URI uri = URI.create(url.trim());
+            if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() <= 0
+                    || (uri.getPath() != null && !uri.getPath().isEmpty() && !uri.getPath().equals("/"))) {
+                throw new IllegalArgumentException();
+            }
+            return URI.create("http://" + uri.getHost() + ":" + uri.getPort());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + url + "' is not a URL of the form http://host:port");
+        }
+    }
+
+    public int size() {
+        return nodes.size();
+    }
+
+    public NodeId node(int index) {
+        return nodes.get(index);
+    }
+
+    /** The default replication factor of a request: every node (the issue's {@code from} default). */
+    public int defaultFrom() {
+        return nodes.size();
+    }
+
+    /** The default {@code ack} for {@code from} replicas: a majority, {@code from / 2 + 1}. */
+    public static int quorum(int from) {
+        return from / 2 + 1;
+    }
+}

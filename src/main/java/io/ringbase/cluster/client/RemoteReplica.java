@@ -1,0 +1,127 @@
+package io.ringbase.cluster.client;
+
+import io.netty.handler.codec.http.HttpMethod;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.storage.Entry;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * A {@link Replica} on another node, reached through the internal API ({@link InternalProtocol}) with
+ * the shared {@link ReplicaClient}. Non-blocking; thread-safe.
+ */
+public final class RemoteReplica implements Replica {
+
+    private static final byte[] EMPTY = new byte[0];
+
+    private final NodeId node;
+    private final ReplicaClient client;
+
+    public RemoteReplica(NodeId node, ReplicaClient client) {
+        this.node = node;
+        this.client = client;
+    }
+
+    @Override
+    public NodeId node() {
+        return node;
+    }
+
+    @Override
+    public CompletableFuture<Entry> read(byte[] key) {
+        return client.send(node, HttpMethod.GET, InternalProtocol.ENTRY + "?id=" + InternalProtocol.hex(key), EMPTY)
+                .thenApply(r -> switch (r.status()) {
+                    case 200 -> single(r.body());
+                    case 404 -> null;
+                    default -> throw failed("GET entry", r);
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> write(Entry entry) {
+        return client.send(node, HttpMethod.PUT, InternalProtocol.ENTRY, InternalProtocol.encode(List.of(entry)))
+                .thenApply(r -> {
+                    if (r.status() != 201) {
+                        throw failed("PUT entry", r);
+                    }
+                    return null;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Long> writeChecked(Entry entry) {
+        return client.send(node, HttpMethod.PUT, InternalProtocol.ENTRY, InternalProtocol.encode(List.of(entry)))
+                .thenApply(r -> {
+                    if (r.status() != 201) {
+                        throw failed("PUT entry", r);
+                    }
+                    return InternalProtocol.storedVersion(r.body(), entry.version());
+                });
+    }
+
+    @Override
+    public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
+        StringBuilder uri = new StringBuilder(InternalProtocol.ENTRIES).append("?start=").append(InternalProtocol.hex(start));
+        if (end != null) {
+            uri.append("&end=").append(InternalProtocol.hex(end));
+        }
+        uri.append("&max=").append(maxBytes);
+        return client.send(node, HttpMethod.GET, uri.toString(), EMPTY).thenApply(r -> {
+            if (r.status() != 200) {
+                throw failed("GET entries", r);
+            }
+            return decodePage(r);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> probe() {
+        return client.send(node, HttpMethod.GET, InternalProtocol.PING, EMPTY).thenApply(r -> {
+            if (r.status() != 200) {
+                throw failed("ping", r);
+            }
+            return null;
+        });
+    }
+
+    /** Sends any internal request and returns the answer; for services with their own paths (repair). */
+    public CompletableFuture<ReplicaClient.Response> call(HttpMethod method, String uri, byte[] body) {
+        return client.send(node, method, uri, body);
+    }
+
+    private EntryPage decodePage(ReplicaClient.Response r) {
+        try {
+            return InternalProtocol.page(r.body(), r.next());
+        } catch (IllegalArgumentException e) {
+            throw new CompletionException(new ReplicaException.Failed(node, "undecodable page", e));
+        }
+    }
+
+    private Entry single(byte[] body) {
+        List<Entry> entries;
+        try {
+            entries = InternalProtocol.decode(body);
+        } catch (IllegalArgumentException e) {
+            throw new CompletionException(new ReplicaException.Failed(node, "undecodable entry", e));
+        }
+        if (entries.size() != 1) {
+            throw new CompletionException(new ReplicaException.Failed(node, "expected one entry, got " + entries.size(), null));
+        }
+        return entries.get(0);
+    }
+
+    /** An error answer as a {@link ReplicaException.Failed} (wrapped, as thrown inside a stage). */
+    public CompletionException failed(String what, ReplicaClient.Response r) {
+        String reason = new String(r.body(), 0, Math.min(r.body().length, 200), java.nio.charset.StandardCharsets.UTF_8).strip();
+        return new CompletionException(new ReplicaException.Failed(node, what + " answered " + r.status() + ": " + reason, null));
+    }
+
+    @Override
+    public String toString() {
+        return "RemoteReplica[" + node + "]";
+    }
+}

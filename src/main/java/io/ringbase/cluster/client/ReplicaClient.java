@@ -1,0 +1,285 @@
+package io.ringbase.cluster.client;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.pool.AbstractChannelPoolHandler;
+import io.netty.channel.pool.ChannelHealthChecker;
+import io.netty.channel.pool.FixedChannelPool;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.replication.ReplicaException;
+import java.net.ConnectException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The non-blocking HTTP/1.1 client for node-to-node calls: Netty's {@link HttpClientCodec} on its own
+ * event loops (native epoll when available), a {@link FixedChannelPool} of keep-alive connections per
+ * node, one request per connection at a time, and a per-call timeout.
+ *
+ * <p>No thread ever waits for an answer: {@link #send} returns a future completed on an event loop.
+ * It fails with {@link ReplicaException.Unreachable} when no connection could be made (the request was
+ * not sent), {@link ReplicaException.Timeout} when there was no complete answer within the timeout (the
+ * connection is then closed, so a late answer cannot be taken for another call's), and
+ * {@link ReplicaException.Failed} when the connection broke or too many calls were already waiting for
+ * a connection to that node ({@link ClientConfig#maxPendingPerNode()}: the bound on queued work).
+ *
+ * <p>Thread-safe. {@link #close()} fails calls in flight.
+ */
+public final class ReplicaClient implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplicaClient.class);
+    private static final AttributeKey<Call> CALL = AttributeKey.valueOf("ringbase.call");
+
+    /**
+     * @param timeoutMs          per-call deadline, from {@link #send} to the complete answer (ms)
+     * @param maxConnectionsPerNode pooled keep-alive connections per node
+     * @param maxPendingPerNode  calls that may wait for a pooled connection per node; more fail at once
+     * @param maxResponseBytes   largest response body accepted (bytes)
+     * @param ioThreads          client event loop threads
+     */
+    public record ClientConfig(long timeoutMs, int maxConnectionsPerNode, int maxPendingPerNode,
+                               int maxResponseBytes, int ioThreads) {
+        public ClientConfig {
+            if (timeoutMs <= 0 || maxConnectionsPerNode <= 0 || maxPendingPerNode <= 0 || maxResponseBytes <= 0
+                    || ioThreads <= 0) {
+                throw new IllegalArgumentException("client limits must be positive");
+            }
+        }
+
+        /** 64 connections and 4,096 waiting calls per node, 32 MiB responses, 2 threads. */
+        public static ClientConfig defaults(long timeoutMs) {
+            return new ClientConfig(timeoutMs, 64, 4096, 32 << 20, 2);
+        }
+    }
+
+    /** A complete answer: status, the headers the protocol uses, body bytes. */
+    public record Response(int status, String next, byte[] body) {
+    }
+
+    private final ClientConfig config;
+    private final RequestSigner signer;
+    private final EventLoopGroup group;
+    private final Bootstrap bootstrap;
+    private final ConcurrentHashMap<NodeId, FixedChannelPool> pools = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /**
+     * @param signer signs every request, or {@code null} when no cluster secret is configured
+     */
+    public ReplicaClient(ClientConfig config, RequestSigner signer) {
+        this.config = config;
+        this.signer = signer;
+        IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(config.ioThreads(),
+                new DefaultThreadFactory("ringbase-replica-client", true), io);
+        this.bootstrap = new Bootstrap()
+                .group(group)
+                .channel(Epoll.isAvailable() ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(config.timeoutMs(), 5_000));
+    }
+
+    /**
+     * Sends one request.
+     *
+     * @param node   the target
+     * @param method GET, PUT, ...
+     * @param uri    request target, e.g. {@code /internal/v0/entry?id=6b}
+     * @param body   request body (may be empty), not copied: do not change it afterwards
+     */
+    public CompletableFuture<Response> send(NodeId node, HttpMethod method, String uri, byte[] body) {
+        Call call = new Call(node);
+        if (closed) {
+            call.result.completeExceptionally(new ReplicaException.Failed(node, "client closed", null));
+            return call.result;
+        }
+        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
+                Unpooled.wrappedBuffer(body));
+        request.headers().set(HttpHeaderNames.HOST, node.host() + ":" + node.port());
+        request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (signer != null) {
+            request.headers().set(InternalProtocol.AUTH,
+                    signer.sign(method.name(), uri, body, System.currentTimeMillis()));
+        }
+        FixedChannelPool pool = pools.computeIfAbsent(node, this::newPool);
+        call.timer = group.next().schedule(() -> timeOut(call, pool), config.timeoutMs(), TimeUnit.MILLISECONDS);
+        pool.acquire().addListener((Future<Channel> f) -> {
+            if (!f.isSuccess()) {
+                request.release();
+                Throwable cause = f.cause();
+                call.fail(cause instanceof ConnectException || cause instanceof java.net.NoRouteToHostException
+                        || cause instanceof io.netty.channel.ConnectTimeoutException
+                        ? new ReplicaException.Unreachable(node, cause)
+                        : new ReplicaException.Failed(node, "no connection: " + cause, cause));
+                return;
+            }
+            Channel ch = f.getNow();
+            call.channel = ch;
+            ch.attr(CALL).set(call);
+            if (call.result.isDone()) { // timed out while waiting for the connection
+                request.release();
+                detach(ch, call, pool, false);
+                return;
+            }
+            ch.writeAndFlush(request).addListener(w -> {
+                if (!w.isSuccess() && call.fail(new ReplicaException.Failed(node, "write failed", w.cause()))) {
+                    detach(ch, call, pool, true);
+                }
+            });
+        });
+        return call.result;
+    }
+
+    private FixedChannelPool newPool(NodeId node) {
+        return new FixedChannelPool(bootstrap.clone().remoteAddress(node.host(), node.port()),
+                new AbstractChannelPoolHandler() {
+                    @Override
+                    public void channelCreated(Channel ch) {
+                        ch.pipeline()
+                                .addLast(new HttpClientCodec())
+                                .addLast(new HttpObjectAggregator(config.maxResponseBytes()))
+                                .addLast(new ResponseHandler());
+                    }
+                },
+                ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL, config.timeoutMs(),
+                config.maxConnectionsPerNode(), config.maxPendingPerNode(), true, true);
+    }
+
+    private void timeOut(Call call, FixedChannelPool pool) {
+        if (call.fail(new ReplicaException.Timeout(call.node, config.timeoutMs()))) {
+            Channel ch = call.channel;
+            if (ch != null) {
+                detach(ch, call, pool, true); // a late answer must not be read as the next call's
+            }
+        }
+    }
+
+    /** Ends {@code call}'s use of {@code ch}: returns it to the pool (closing it first if asked), once. */
+    private void detach(Channel ch, Call call, FixedChannelPool pool, boolean close) {
+        if (!call.released.compareAndSet(false, true)) {
+            return;
+        }
+        ch.attr(CALL).compareAndSet(call, null);
+        if (close || closed) {
+            ch.close();
+        }
+        if (!closed) { // a closed pool has nobody left to notify
+            pool.release(ch);
+        }
+    }
+
+    /** Completes the call whose request is outstanding on this connection. */
+    private final class ResponseHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof FullHttpResponse response)) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                return;
+            }
+            Call call = ctx.channel().attr(CALL).get();
+            try {
+                if (call == null) {
+                    ctx.close(); // nobody asked: out of sync
+                    return;
+                }
+                boolean keepAlive = HttpUtil.isKeepAlive(response) && response.decoderResult().isSuccess();
+                if (response.decoderResult().isFailure()) {
+                    call.fail(new ReplicaException.Failed(call.node, "bad response", response.decoderResult().cause()));
+                } else {
+                    call.succeed(new Response(response.status().code(),
+                            response.headers().get(InternalProtocol.NEXT),
+                            ByteBufUtil.getBytes(response.content())));
+                }
+                detach(ctx.channel(), call, pools.get(call.node), !keepAlive);
+            } finally {
+                response.release();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            Call call = ctx.channel().attr(CALL).get();
+            if (call != null && call.fail(new ReplicaException.Failed(call.node, "connection closed", null))) {
+                detach(ctx.channel(), call, pools.get(call.node), true);
+            }
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
+            ctx.close();
+        }
+    }
+
+    /** One request/response exchange. */
+    private static final class Call {
+        final NodeId node;
+        final CompletableFuture<Response> result = new CompletableFuture<>();
+        final AtomicBoolean released = new AtomicBoolean();
+        volatile Channel channel;
+        volatile ScheduledFuture<?> timer;
+
+        Call(NodeId node) {
+            this.node = node;
+        }
+
+        boolean succeed(Response r) {
+            cancelTimer();
+            return result.complete(r);
+        }
+
+        boolean fail(Throwable t) {
+            cancelTimer();
+            return result.completeExceptionally(t);
+        }
+
+        private void cancelTimer() {
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (FixedChannelPool pool : List.copyOf(pools.values())) {
+            pool.close();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,355 @@
+package io.ringbase.cluster.hint;
+
+import io.ringbase.cluster.NodeId;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.LsmEngine;
+import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.StorageEngine.CloseableIterator;
+import io.ringbase.storage.wal.WalSyncPolicy;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable hints of one coordinator: an {@link LsmEngine} of its own (under {@code <data-dir>/hints})
+ * holding one entry per (target, key), encoded by {@link HintFormat} ({@code docs/format.md}, "Hints").
+ *
+ * <p>The stored entry's version is the hinted entry's version, so a newer hint for the same key and
+ * target replaces an older one (the engine keeps the newest), and an older one arriving later is
+ * ignored. A delivered hint is removed by a tombstone with the same version: tombstones win version ties
+ * ({@link Entry#compareNewness}), while a newer hint stored meanwhile outlives it.
+ *
+ * <p>Bounds ({@link HintOptions}): a hint that would take {@link #totalBytes()} past
+ * {@code maxTotalBytes} is dropped when added; a hint older than {@code maxAgeMs} is dropped (removed)
+ * when {@link #page} reads it instead of being returned. Both are counted and logged (at most one WARN
+ * line per target and reason per minute).
+ *
+ * <p>Thread-safe. Adds and removals are serialised by one lock (each is one WAL append), reads are not.
+ */
+public final class HintStore implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(HintStore.class);
+
+    /** Memtable size of the hint engine, bytes: hints are few and short-lived next to the data. */
+    static final long MEMTABLE_BYTES = 4L << 20;
+
+    private final LsmEngine engine;
+    private final Path dir;
+    private final HintOptions options;
+    private final LongSupplier wallClockMs;
+    private final DropLog dropLog = new DropLog(log);
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<Integer, Tally> tallies = new HashMap<>(); // guarded by lock
+    private long totalBytes;                                       // guarded by lock
+
+    private final AtomicLong stored = new AtomicLong();
+    private final AtomicLong delivered = new AtomicLong();
+    private final AtomicLong droppedAge = new AtomicLong();
+    private final AtomicLong droppedBytes = new AtomicLong();
+    private final AtomicLong droppedOversize = new AtomicLong();
+
+    /** Pending hints and their stored bytes for one target. */
+    private static final class Tally {
+        long hints;
+        long bytes;
+    }
+
+    private HintStore(LsmEngine engine, Path dir, HintOptions options, LongSupplier wallClockMs) {
+        this.engine = engine;
+        this.dir = dir;
+        this.options = options;
+        this.wallClockMs = wallClockMs;
+    }
+
+    /**
+     * Opens (or creates) the hint store in {@code dir} with the periodic WAL policy and the system clock.
+     *
+     * @see #open(Path, HintOptions, WalSyncPolicy, LongSupplier)
+     */
+    public static HintStore open(Path dir, HintOptions options) throws IOException {
+        return open(dir, options, WalSyncPolicy.PERIODIC, System::currentTimeMillis);
+    }
+
+    /**
+     * Opens (or creates) the hint store in {@code dir} and counts the pending hints and their bytes with
+     * one scan.
+     *
+     * @param dir         the hint directory, normally {@code <data-dir>/hints}; created if absent
+     * @param options     the age and byte bounds
+     * @param walSync     WAL policy: when {@link #add} is durable (use the node's)
+     * @param wallClockMs Unix epoch ms; stamps hints and decides their age
+     * @throws io.ringbase.storage.CorruptionException if a file of the engine, or a stored hint, is damaged
+     * @throws IOException if the directory is locked or cannot be used
+     */
+    public static HintStore open(Path dir, HintOptions options, WalSyncPolicy walSync, LongSupplier wallClockMs)
+            throws IOException {
+        Objects.requireNonNull(options, "options");
+        LsmOptions lsm = LsmOptions.defaults(dir).withMemtableBytes(MEMTABLE_BYTES).withWalSync(walSync)
+                .withTombstoneGraceMs(0).withWallClock(wallClockMs);
+        LsmEngine engine = LsmEngine.open(lsm);
+        HintStore store = new HintStore(engine, dir, options, wallClockMs);
+        try {
+            store.countPending();
+        } catch (IOException | RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+        return store;
+    }
+
+    private void countPending() throws IOException {
+        try (CloseableIterator<Entry> it = engine.scan(new byte[0], null, true)) {
+            while (it.hasNext()) {
+                Entry e = it.next();
+                HintFormat.decode(e, dir); // refuses damaged hints now rather than at delivery
+                Tally t = tallies.computeIfAbsent(HintFormat.targetOf(e.key()), i -> new Tally());
+                t.hints++;
+                t.bytes += EntryFormat.encodedSize(e);
+                totalBytes += EntryFormat.encodedSize(e);
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        if (totalBytes > 0) {
+            log.info("{} holds {} pending hints ({} bytes) for nodes {}", dir, pendingHints(), totalBytes,
+                    targets());
+        }
+    }
+
+    public HintOptions options() {
+        return options;
+    }
+
+    /**
+     * Stores a hint of {@code entry} for {@code target}, stamped with the current wall clock. Nothing is
+     * stored (and {@code false} returned) if the store already holds the same or a newer version of the
+     * key for the target, or has already delivered it (while its removal tombstone lasts); or if the hint
+     * is dropped: it would take {@link #totalBytes()} past {@code maxTotalBytes}, or the entry's key is
+     * longer than 65,534 bytes or its value longer than 16 MiB - 18 bytes (no room for the hint fields).
+     * Drops are counted and logged.
+     *
+     * @return whether the hint was stored; durable on return per the WAL policy
+     * @throws IOException if the engine's write failed (the hint is then not stored)
+     * @throws IllegalArgumentException if {@code target.index()} is above 65,535
+     */
+    public boolean add(NodeId target, Entry entry) throws IOException {
+        int index = target.index();
+        if (index > HintFormat.MAX_TARGET_INDEX) {
+            throw new IllegalArgumentException("target index above " + HintFormat.MAX_TARGET_INDEX + ": " + target);
+        }
+        if (!HintFormat.fits(entry)) {
+            droppedOversize.incrementAndGet();
+            dropLog.dropped(index, DropLog.Reason.OVERSIZE, entry);
+            return false;
+        }
+        Entry record = HintFormat.encode(new Hint(index, entry, wallClockMs.getAsLong()));
+        long bytes = EntryFormat.encodedSize(record);
+        lock.lock();
+        try {
+            Entry existing = engine.get(record.key());
+            if (existing != null && existing.version() >= record.version()) {
+                return false; // a newer or the same version is pending, or was delivered
+            }
+            long replaced = existing == null || existing.isTombstone() ? 0 : EntryFormat.encodedSize(existing);
+            if (totalBytes - replaced + bytes > options.maxTotalBytes()) {
+                droppedBytes.incrementAndGet();
+                dropLog.dropped(index, DropLog.Reason.BYTES, totalBytes + " of " + options.maxTotalBytes() + " bytes used");
+                return false;
+            }
+            engine.apply(record);
+            Tally t = tallies.computeIfAbsent(index, i -> new Tally());
+            if (replaced == 0) {
+                t.hints++;
+            }
+            t.bytes += bytes - replaced;
+            totalBytes += bytes - replaced;
+            stored.incrementAndGet();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Up to {@code maxHints} of {@code targetIndex}'s hints with user key {@code >= start}, in key order,
+     * stopping after the hint that takes the page to {@code maxBytes} stored bytes (so a page holds at
+     * least one hint if any is left). Hints older than {@code maxAgeMs} met on the way are removed,
+     * counted and logged instead of returned (they still count toward both limits, so a page is
+     * bounded work).
+     *
+     * @param start    inclusive first user key; an empty array for the first page
+     * @param maxHints at least 1
+     * @param maxBytes bytes of stored hints (as {@link #totalBytes()} counts them), at least 1
+     * @throws IOException if the engine cannot be read, or a stored hint is damaged
+     *                     ({@link io.ringbase.storage.CorruptionException})
+     */
+    public HintPage page(int targetIndex, byte[] start, int maxHints, long maxBytes) throws IOException {
+        if (maxHints < 1 || maxBytes < 1) {
+            throw new IllegalArgumentException("maxHints and maxBytes must be at least 1, got " + maxHints
+                    + " and " + maxBytes);
+        }
+        List<Hint> fresh = new ArrayList<>();
+        List<Hint> aged = new ArrayList<>();
+        byte[] next = null;
+        long horizon = wallClockMs.getAsLong() - options.maxAgeMs();
+        try (CloseableIterator<Entry> it = engine.scan(HintFormat.key(targetIndex, start),
+                HintFormat.targetEnd(targetIndex), true)) {
+            int seen = 0;
+            long bytes = 0;
+            while (it.hasNext()) {
+                if (seen == maxHints || bytes >= maxBytes) {
+                    next = successor(fresh, aged);
+                    break;
+                }
+                Entry stored = it.next();
+                Hint h = HintFormat.decode(stored, dir);
+                (h.createdAtMs() < horizon ? aged : fresh).add(h);
+                seen++;
+                bytes += EntryFormat.encodedSize(stored);
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        for (Hint h : aged) {
+            if (remove(h)) {
+                droppedAge.incrementAndGet();
+                dropLog.dropped(targetIndex, DropLog.Reason.AGE, "stored at " + h.createdAtMs() + " ms, window "
+                        + options.maxAgeMs() + " ms");
+            }
+        }
+        return new HintPage(fresh, next);
+    }
+
+    /** The user key just after the last one of a full page: that key plus a 0x00 byte. */
+    private static byte[] successor(List<Hint> fresh, List<Hint> aged) {
+        byte[] a = fresh.isEmpty() ? null : fresh.getLast().entry().key();
+        byte[] b = aged.isEmpty() ? null : aged.getLast().entry().key();
+        byte[] last = a == null ? b : b == null ? a : (Arrays.compareUnsigned(a, b) >= 0 ? a : b);
+        return Arrays.copyOf(last, last.length + 1);
+    }
+
+    /**
+     * Removes {@code hint} after its target acknowledged it, and counts it as delivered. A newer hint
+     * for the same key and target stored since {@code hint} was read stays.
+     *
+     * @throws IOException if the engine's write failed (the hint then stays and is delivered again)
+     */
+    public void delivered(Hint hint) throws IOException {
+        remove(hint);
+        delivered.incrementAndGet();
+    }
+
+    /** Tombstones {@code hint}'s version; true if that removed the pending hint (it was not replaced). */
+    private boolean remove(Hint hint) throws IOException {
+        byte[] key = HintFormat.key(hint.targetIndex(), hint.entry().key());
+        lock.lock();
+        try {
+            Entry existing = engine.get(key);
+            engine.apply(Entry.tombstone(key, hint.entry().version()));
+            if (existing == null || existing.isTombstone() || existing.version() != hint.entry().version()) {
+                return false;
+            }
+            long bytes = EntryFormat.encodedSize(existing);
+            Tally t = tallies.get(hint.targetIndex());
+            t.hints--;
+            t.bytes -= bytes;
+            if (t.hints == 0) {
+                tallies.remove(hint.targetIndex());
+            }
+            totalBytes -= bytes;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether hints for {@code targetIndex} are pending. */
+    public boolean hasHints(int targetIndex) {
+        lock.lock();
+        try {
+            return tallies.containsKey(targetIndex);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The indices of the targets with pending hints, ascending. */
+    public Set<Integer> targets() {
+        lock.lock();
+        try {
+            return new TreeSet<>(tallies.keySet());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Number of pending hints, all targets. */
+    public long pendingHints() {
+        lock.lock();
+        try {
+            return tallies.values().stream().mapToLong(t -> t.hints).sum();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Bytes of the pending hints, all targets: the sum of their encoded entry sizes (25-byte entry
+     * header, stored key, stored value), which approximates the disk they take once compacted.
+     */
+    public long totalBytes() {
+        lock.lock();
+        try {
+            return totalBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Hints stored since open (a replacement of an older hint counts). */
+    public long hintsStored() {
+        return stored.get();
+    }
+
+    /** Hints removed by {@link #delivered} since open. */
+    public long hintsDelivered() {
+        return delivered.get();
+    }
+
+    /** Hints dropped past the age window since open. */
+    public long hintsDroppedAge() {
+        return droppedAge.get();
+    }
+
+    /** Hints dropped at the byte bound since open. */
+    public long hintsDroppedBytes() {
+        return droppedBytes.get();
+    }
+
+    /** Hints dropped since open because their key or value was too large to carry the hint fields. */
+    public long hintsDroppedOversize() {
+        return droppedOversize.get();
+    }
+
+    /** Closes the engine (flushes its memtable). Idempotent. */
+    @Override
+    public void close() throws IOException {
+        engine.close();
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * The cluster: a static set of nodes ({@link io.ringbase.cluster.Topology}) that together form one store,
+ * after Dynamo (DeCandia et al., SOSP 2007) and Cassandra. Subpackages: {@code ring} (placement),
+ * {@code replication} (coordinator, read repair), {@code client} (node-to-node HTTP), {@code hint}
+ * (hinted handoff), {@code repair} (Merkle-tree anti-entropy), {@code scan} (cluster-wide range scans).
+ * Depends on {@code storage}; knows nothing of the public HTTP API.
+ */
+package io.ringbase.cluster;

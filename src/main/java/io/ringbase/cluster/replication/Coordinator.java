@@ -1,0 +1,364 @@
+package io.ringbase.cluster.replication;
+
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.ring.Ring;
+import io.ringbase.storage.Entry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator of a request (any node, for any key), after Dynamo §4.5 with Cassandra's safer
+ * choices: it sends a read or write to the key's first {@code from} replicas ({@link Ring}) in parallel
+ * (the local one directly, the others over the internal API) and completes as soon as {@code ack} of
+ * them have answered, never waiting for the slowest.
+ *
+ * <ul>
+ *   <li><b>Unavailable.</b> When fewer than {@code ack} of the replicas are up ({@link Liveness}), the
+ *       request is sent to none and fails with {@link QuorumException.Unavailable}: nothing was written.</li>
+ *   <li><b>Not enough answers.</b> When so many replicas failed or timed out that {@code ack} answers
+ *       cannot be had, it fails with {@link QuorumException.NotEnoughAnswers}: a write may have landed.</li>
+ *   <li><b>Hints.</b> A write's replicas that are down or did not answer get a hint ({@link HintSink});
+ *       hints never count toward {@code ack}. A write goes to exactly the {@code from} replicas.</li>
+ *   <li><b>Reads</b> return the newest answer ({@link Entry#compareNewness}: version, then tombstone
+ *       first, then value bytes), tombstones and expired entries included: the caller decides what is
+ *       live. Once every replica asked has answered, the stale ones among them get the newest entry
+ *       written back in the background (<b>read repair</b>, Dynamo §4.7) without delaying the response.</li>
+ *   <li>Every version seen in an answer advances the node's {@link HybridLogicalClock}.</li>
+ * </ul>
+ *
+ * <p>Threading: call from a request worker (the local replica may block). The returned futures complete
+ * on the worker or on a replica client event loop; callbacks on them must not block. Read-repair
+ * writes run on {@code background}. Thread-safe.
+ */
+public final class Coordinator {
+
+    private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
+
+    private final Topology topology;
+    private final Ring ring;
+    private final List<Replica> replicas;
+    private final Liveness liveness;
+    private final HintSink hints;
+    private final HybridLogicalClock clock;
+    private final Executor background;
+    private final AtomicLong readRepairs = new AtomicLong();
+
+    /**
+     * @param replicas   one per node, by {@link NodeId#index()}; the entry for {@code topology.self()}
+     *                   should be a {@link LocalReplica}
+     * @param background runs read-repair writes (it may drop them when saturated: repair catches up)
+     */
+    public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
+                       HybridLogicalClock clock, Executor background) {
+        if (replicas.size() != topology.size()) {
+            throw new IllegalArgumentException(replicas.size() + " replicas for " + topology.size() + " nodes");
+        }
+        this.topology = topology;
+        this.ring = new Ring(topology);
+        this.replicas = List.copyOf(replicas);
+        this.liveness = liveness;
+        this.hints = hints;
+        this.clock = clock;
+        this.background = background;
+    }
+
+    public Topology topology() {
+        return topology;
+    }
+
+    public Ring ring() {
+        return ring;
+    }
+
+    /** The replica of {@code node}. */
+    public Replica replica(NodeId node) {
+        return replicas.get(node.index());
+    }
+
+    /** All replicas, by node index. */
+    public List<Replica> replicas() {
+        return replicas;
+    }
+
+    /** The replicas of every node the failure detector holds up (this node always), by node index. */
+    public List<Replica> upReplicas() {
+        List<Replica> up = new ArrayList<>(replicas.size());
+        for (Replica r : replicas) {
+            if (r.node().equals(topology.self()) || liveness.isUp(r.node())) {
+                up.add(r);
+            }
+        }
+        return up;
+    }
+
+    /** Read-repair writes started so far. */
+    public long readRepairs() {
+        return readRepairs.get();
+    }
+
+    /**
+     * Writes {@code entry} (value or tombstone, version already assigned) to its first {@code from}
+     * replicas and completes after {@code ack} acknowledgements.
+     *
+     * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
+     */
+    public CompletableFuture<Void> write(Entry entry, int ack, int from) {
+        return write(entry, ack, from, 1);
+    }
+
+    /** Times a coordinator re-versions a write that lost to a newer version it had not seen. */
+    static final int MAX_WRITE_ATTEMPTS = 3;
+
+    private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
+        List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
+        List<NodeId> up = up(targets);
+        if (up.size() < ack) {
+            return CompletableFuture.failedFuture(new QuorumException.Unavailable(ack, from, up.size()));
+        }
+        for (NodeId t : targets) {
+            if (!up.contains(t)) {
+                hints.hint(t, entry);
+            }
+        }
+        Tally<Long> tally = new Tally<>(ack, from, up.size());
+        NodeId self = topology.self();
+        for (NodeId t : up) {
+            if (!t.equals(self)) {
+                replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
+                    if (failure == null) {
+                        liveness.markUp(t);
+                        tally.answer(t, stored);
+                    } else {
+                        hints.hint(t, entry);
+                        tally.failed(classify(t, failure));
+                    }
+                });
+            }
+        }
+        if (up.contains(self)) { // last: the remote writes are already on their way
+            replica(self).writeChecked(entry).whenComplete((stored, failure) -> {
+                if (failure == null) {
+                    tally.answer(self, stored);
+                } else {
+                    log.error("local write of a replicated entry failed", unwrap(failure));
+                    tally.failed(Kind.FAILED);
+                }
+            });
+        }
+        return tally.result.thenCompose(answers -> {
+            long newest = entry.version();
+            for (Answer<Long> a : answers) {
+                newest = Math.max(newest, a.value());
+            }
+            if (newest == entry.version()) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            // An acking replica already held a newer version of the key: a write this coordinator's clock
+            // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
+            // write came later in real time, so it must win: write it again above that version. Quorums
+            // intersect, so for quorum writes one of the ack answers always reveals such a version.
+            clock.observe(newest);
+            Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
+            if (attempt >= MAX_WRITE_ATTEMPTS) {
+                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+            }
+            log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
+            try { // off the answering thread: the local replica may block
+                return CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background)
+                        .thenCompose(f -> f);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+            }
+        });
+    }
+
+
+    /**
+     * Reads {@code key} from its first {@code from} replicas; completes with the newest of the first
+     * {@code ack} answers ({@code null} if none has the key), then read-repairs in the background.
+     *
+     * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
+     */
+    public CompletableFuture<Entry> read(byte[] key, int ack, int from) {
+        List<NodeId> targets = ring.replicas(key, checkAck(ack, from));
+        List<NodeId> up = up(targets);
+        if (up.size() < ack) {
+            return CompletableFuture.failedFuture(new QuorumException.Unavailable(ack, from, up.size()));
+        }
+        Tally<Entry> tally = new Tally<>(ack, from, up.size());
+        tally.onAllAnswered = answers -> readRepair(answers);
+        NodeId self = topology.self();
+        for (NodeId t : up) {
+            if (!t.equals(self)) {
+                replica(t).read(key).whenComplete((e, failure) -> {
+                    if (failure == null) {
+                        liveness.markUp(t);
+                        if (e != null) {
+                            clock.observe(e.version());
+                        }
+                        tally.answer(t, e);
+                    } else {
+                        tally.failed(classify(t, failure));
+                    }
+                });
+            }
+        }
+        if (up.contains(self)) {
+            replica(self).read(key).whenComplete((e, failure) -> {
+                if (failure == null) {
+                    tally.answer(self, e);
+                } else {
+                    log.error("local read failed", unwrap(failure));
+                    tally.failed(Kind.FAILED);
+                }
+            });
+        }
+        return tally.result.thenApply(Coordinator::newest);
+    }
+
+    private int checkAck(int ack, int from) {
+        if (from <= 0 || from > topology.size() || ack <= 0 || ack > from) {
+            throw new IllegalArgumentException("need 0 < ack <= from <= " + topology.size()
+                    + " (the cluster size), got ack=" + ack + " from=" + from);
+        }
+        return from;
+    }
+
+    private List<NodeId> up(List<NodeId> targets) {
+        List<NodeId> up = new ArrayList<>(targets.size());
+        for (NodeId t : targets) {
+            if (t.equals(topology.self()) || liveness.isUp(t)) {
+                up.add(t);
+            }
+        }
+        return up;
+    }
+
+    /** Writes the newest answer back to the replicas that answered with something older. */
+    private void readRepair(List<Answer<Entry>> answers) {
+        Entry newest = newest(answers);
+        if (newest == null) {
+            return;
+        }
+        for (Answer<Entry> a : answers) {
+            if (a.value() == null || Entry.compareNewness(newest, a.value()) > 0) {
+                readRepairs.incrementAndGet();
+                NodeId target = a.node();
+                try {
+                    background.execute(() -> replica(target).write(newest).whenComplete((v, failure) -> {
+                        if (failure != null) {
+                            log.debug("read repair of {} failed: {}", target, unwrap(failure).toString());
+                        }
+                    }));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    log.debug("read repair to {} dropped: background queue full", target);
+                }
+            }
+        }
+    }
+
+    private static Entry newest(List<Answer<Entry>> answers) {
+        Entry best = null;
+        for (Answer<Entry> a : answers) {
+            Entry e = a.value();
+            if (e != null && (best == null || Entry.compareNewness(e, best) > 0)) {
+                best = e;
+            }
+        }
+        return best;
+    }
+
+    private Kind classify(NodeId node, Throwable failure) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof ReplicaException.Unreachable) {
+            liveness.markDown(node, System.currentTimeMillis());
+            return Kind.FAILED;
+        }
+        return cause instanceof ReplicaException.Timeout ? Kind.TIMEOUT : Kind.FAILED;
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private enum Kind { TIMEOUT, FAILED }
+
+    /** One replica's answer. */
+    record Answer<T>(NodeId node, T value) {
+    }
+
+    /** Counts the answers of one request and completes its future at {@code ack} (or when out of reach). */
+    private static final class Tally<T> {
+        final int ack;
+        final int from;
+        final int sent;
+        final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
+        final List<Answer<T>> answers = new ArrayList<>();
+        java.util.function.Consumer<List<Answer<T>>> onAllAnswered;
+        int timeouts;
+        int failures;
+
+        Tally(int ack, int from, int sent) {
+            this.ack = ack;
+            this.from = from;
+            this.sent = sent;
+        }
+
+        void answer(NodeId node, T value) {
+            List<Answer<T>> firstAck = null;
+            List<Answer<T>> all = null;
+            synchronized (this) {
+                answers.add(new Answer<>(node, value));
+                if (answers.size() == ack) {
+                    firstAck = List.copyOf(answers);
+                }
+                if (answers.size() + timeouts + failures == sent) {
+                    all = List.copyOf(answers);
+                }
+            }
+            if (firstAck != null) {
+                result.complete(firstAck);
+            }
+            allAnswered(all);
+        }
+
+        void failed(Kind kind) {
+            QuorumException lost = null;
+            List<Answer<T>> all = null;
+            synchronized (this) {
+                if (kind == Kind.TIMEOUT) {
+                    timeouts++;
+                } else {
+                    failures++;
+                }
+                if (timeouts + failures == sent - ack + 1) { // ack answers are now out of reach
+                    lost = new QuorumException.NotEnoughAnswers(ack, from, answers.size(), timeouts, failures);
+                }
+                if (answers.size() + timeouts + failures == sent) {
+                    all = List.copyOf(answers);
+                }
+            }
+            if (lost != null) {
+                result.completeExceptionally(lost);
+            }
+            allAnswered(all);
+        }
+
+        private void allAnswered(List<Answer<T>> all) {
+            if (all != null && onAllAnswered != null && !all.isEmpty()) {
+                onAllAnswered.accept(all);
+            }
+        }
+    }
+}

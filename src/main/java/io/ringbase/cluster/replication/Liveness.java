@@ -1,0 +1,41 @@
+package io.ringbase.cluster.replication;
+
+import io.ringbase.cluster.NodeId;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A simple failure detector: a node is down from a call that found it unreachable until a call (or a
+ * probe) to it succeeds. The coordinator sends nothing to a request whose up replicas are fewer than its
+ * {@code ack} ({@link QuorumException.Unavailable}); a prober calls down nodes every
+ * {@link #PROBE_INTERVAL_MS} so they come back without client traffic. Thread-safe, lock-free.
+ */
+public final class Liveness {
+
+    /** How often down nodes are probed (ms). */
+    public static final long PROBE_INTERVAL_MS = 500;
+
+    private final AtomicLongArray downSinceMs;
+
+    public Liveness(int nodes) {
+        this.downSinceMs = new AtomicLongArray(nodes);
+    }
+
+    public boolean isUp(NodeId node) {
+        return downSinceMs.get(node.index()) == 0;
+    }
+
+    /** Records a call that could not connect. */
+    public void markDown(NodeId node, long nowMs) {
+        downSinceMs.compareAndSet(node.index(), 0, Math.max(1, nowMs));
+    }
+
+    /** Records a call that got an answer. */
+    public void markUp(NodeId node) {
+        downSinceMs.set(node.index(), 0);
+    }
+
+    /** Unix ms since when {@code node} is down, or 0 if up. */
+    public long downSinceMs(NodeId node) {
+        return downSinceMs.get(node.index());
+    }
+}

@@ -1,0 +1,134 @@
+package io.ringbase.cluster.replication;
+
+import io.ringbase.cluster.NodeId;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.StorageEngine.CloseableIterator;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * This node's own engine as a {@link Replica}. Reads and writes run synchronously on the calling thread
+ * (a request worker, which may block in the engine) and return a completed future. Scan pages run on
+ * {@code scanExecutor}, because a cluster range scan asks for the next page from whatever thread
+ * completed another replica's page (a client event loop, which must not block).
+ */
+public final class LocalReplica implements Replica {
+
+    private final NodeId node;
+    private final StorageEngine engine;
+
+    private final Executor scanExecutor;
+
+    /**
+     * @param scanExecutor runs {@link #scan} pages; a rejected task fails that scan
+     */
+    public LocalReplica(NodeId node, StorageEngine engine, Executor scanExecutor) {
+        this.node = node;
+        this.engine = engine;
+        this.scanExecutor = scanExecutor;
+    }
+
+    @Override
+    public NodeId node() {
+        return node;
+    }
+
+    /** The engine behind this replica. */
+    public StorageEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public CompletableFuture<Entry> read(byte[] key) {
+        try {
+            return CompletableFuture.completedFuture(engine.get(key));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> write(Entry entry) {
+        try {
+            engine.apply(entry);
+            return CompletableFuture.completedFuture(null);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Long> writeChecked(Entry entry) {
+        try {
+            return CompletableFuture.completedFuture(applyChecked(engine, entry));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Applies {@code entry} and returns the version stored for its key afterwards (the entry's own, or
+     * a newer one the engine already held).
+     *
+     * @throws IOException if the engine fails
+     */
+    public static long applyChecked(StorageEngine engine, Entry entry) throws IOException {
+        engine.apply(entry);
+        Entry now = engine.get(entry.key());
+        return now == null ? entry.version() : Math.max(entry.version(), now.version());
+    }
+
+    @Override
+    public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return page(start, end, maxBytes);
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }, scanExecutor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Reads one page synchronously: entries with {@code start <= key < end} (tombstones and expired
+     * included), stopping after the entry that takes the page past {@code maxBytes} encoded bytes.
+     *
+     * @throws IOException if the engine fails
+     */
+    public EntryPage page(byte[] start, byte[] end, int maxBytes) throws IOException {
+        return page(engine, start, end, maxBytes);
+    }
+
+    /** {@link #page(byte[], byte[], int)} of any engine. */
+    public static EntryPage page(StorageEngine engine, byte[] start, byte[] end, int maxBytes) throws IOException {
+        List<Entry> out = new ArrayList<>();
+        long bytes = 0;
+        try (CloseableIterator<Entry> it = engine.scan(start, end, false)) {
+            while (it.hasNext()) {
+                if (bytes >= maxBytes) {
+                    return new EntryPage(out, EntryPage.successor(out.getLast().key()));
+                }
+                Entry e = it.next();
+                out.add(e);
+                bytes += EntryFormat.encodedSize(e);
+            }
+        }
+        return new EntryPage(out, null);
+    }
+
+    @Override
+    public CompletableFuture<Void> probe() {
+        return CompletableFuture.completedFuture(null);
+    }
+}

@@ -1,0 +1,206 @@
+package io.ringbase.http;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.client.InternalProtocol;
+import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.repair.MerkleTree;
+import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.cluster.replication.LocalReplica;
+import java.util.BitSet;
+import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.Entry;
+import java.io.IOException;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * The server side of the node-to-node API ({@link InternalProtocol}, documented in
+ * {@code docs/http-api.md}): replica reads, writes and scan pages with their versions, and a ping.
+ * Runs on worker threads; stateless and thread-safe.
+ *
+ * <p>When a cluster secret is configured every request must carry a valid {@link InternalProtocol#AUTH}
+ * HMAC ({@link RequestSigner}), else it is refused with {@link ForbiddenException} (403): clients must not
+ * be able to write entries with versions of their choosing.
+ */
+final class InternalApi {
+
+    /** Largest page a replica scan returns (bytes, about; one larger entry may pass it). */
+    static final int MAX_PAGE_BYTES = 4 << 20;
+
+    private final StorageEngine engine;
+    private final HybridLogicalClock clock;
+    private final RequestSigner signer;
+    private final LongSupplier wallClockMs;
+    private final Topology topology;
+    private final RepairSource repair;
+
+    /**
+     * @param signer   checks every request's HMAC, or {@code null} to accept unsigned requests (no secret)
+     * @param topology the cluster, or {@code null} on a single node
+     * @param repair   serves the anti-entropy paths, or {@code null} on a single node
+     */
+    InternalApi(StorageEngine engine, HybridLogicalClock clock, RequestSigner signer, LongSupplier wallClockMs,
+                Topology topology, RepairSource repair) {
+        this.engine = engine;
+        this.topology = topology;
+        this.repair = repair;
+        this.clock = clock;
+        this.signer = signer;
+        this.wallClockMs = wallClockMs;
+    }
+
+    /** Whether {@code path} belongs to this API. */
+    static boolean owns(String path) {
+        return path.startsWith(InternalProtocol.PREFIX);
+    }
+
+    Outcome handle(FullHttpRequest request, String path, QueryString query)
+            throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
+        authenticate(request);
+        HttpMethod method = request.method();
+        switch (path) {
+            case InternalProtocol.ENTRY -> {
+                if (method.equals(HttpMethod.GET)) {
+                    return new Outcome.Stored(engine.get(hexKey(query, "id")));
+                }
+                if (method.equals(HttpMethod.PUT)) {
+                    Entry entry = single(ByteBufUtil.getBytes(request.content()));
+                    clock.observe(entry.version());
+                    long stored = LocalReplica.applyChecked(engine, entry);
+                    return new Outcome.Applied(stored);
+                }
+                throw new MethodNotAllowedException(method.name(), "GET, PUT");
+            }
+            case InternalProtocol.ENTRIES -> {
+                requireGet(method);
+                byte[] start = hexKey(query, "start");
+                String end = query.string("end");
+                int max = intParam(query, "max", MAX_PAGE_BYTES);
+                return new Outcome.Page(LocalReplica.page(engine, start, end == null ? null : unhex(end, "end"),
+                        Math.min(max, MAX_PAGE_BYTES)));
+            }
+            case InternalProtocol.REPAIR_TREE -> {
+                requireGet(method);
+                RepairSource source = repairSource();
+                try {
+                    return new Outcome.Body(source.tree(range(query), requester(query)).toBytes(),
+                            "application/octet-stream");
+                } catch (IllegalArgumentException e) {
+                    throw new BadRequestException(e.getMessage());
+                }
+            }
+            case InternalProtocol.REPAIR_ENTRIES -> {
+                if (!method.equals(HttpMethod.POST)) {
+                    throw new MethodNotAllowedException(method.name(), "POST");
+                }
+                RepairSource source = repairSource();
+                try {
+                    BitSet leaves = MerkleTree.leafSetFromBytes(ByteBufUtil.getBytes(request.content()));
+                    int max = Math.min(intParam(query, "max", MAX_PAGE_BYTES), MAX_PAGE_BYTES);
+                    return new Outcome.Page(source.entries(range(query), requester(query), leaves,
+                            hexKey(query, "start"), max));
+                } catch (IllegalArgumentException e) {
+                    throw new BadRequestException(e.getMessage());
+                }
+            }
+            case InternalProtocol.PING -> {
+                requireGet(method);
+                return new Outcome.Body(new byte[0], "application/octet-stream");
+            }
+            default -> throw new BadRequestException("unknown internal path " + path);
+        }
+    }
+
+    private RepairSource repairSource() throws BadRequestException {
+        if (repair == null || topology == null) {
+            throw new BadRequestException("this node is not part of a cluster: nothing to repair");
+        }
+        return repair;
+    }
+
+    private static int range(QueryString query) throws BadRequestException {
+        String s = query.string("range");
+        try {
+            return Integer.parseInt(s); // RepairSource checks 0..15
+        } catch (NumberFormatException e) {
+            throw new BadRequestException("parameter 'range' must be an integer, got '" + s + "'");
+        }
+    }
+
+    private NodeId requester(QueryString query) throws BadRequestException {
+        String s = query.string("requester");
+        try {
+            return topology.node(Integer.parseInt(s));
+        } catch (RuntimeException e) {
+            throw new BadRequestException("parameter 'requester' must be a node index 0.." + (topology.size() - 1)
+                    + ", got '" + s + "'");
+        }
+    }
+
+    private void authenticate(FullHttpRequest request) throws ForbiddenException {
+        if (signer == null) {
+            return;
+        }
+        String auth = request.headers().get(InternalProtocol.AUTH);
+        byte[] body = ByteBufUtil.getBytes(request.content());
+        if (!signer.verify(request.method().name(), request.uri(), body, auth, wallClockMs.getAsLong())) {
+            throw new ForbiddenException(auth == null ? "internal request without " + InternalProtocol.AUTH
+                    : "internal request with an invalid or expired " + InternalProtocol.AUTH);
+        }
+    }
+
+    private static void requireGet(HttpMethod method) throws MethodNotAllowedException {
+        if (!method.equals(HttpMethod.GET)) {
+            throw new MethodNotAllowedException(method.name(), "GET");
+        }
+    }
+
+    private static Entry single(byte[] body) throws BadRequestException {
+        try {
+            List<Entry> entries = InternalProtocol.decode(body);
+            if (entries.size() != 1) {
+                throw new BadRequestException("expected one encoded entry, got " + entries.size());
+            }
+            return entries.getFirst();
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException("undecodable entry: " + e.getMessage());
+        }
+    }
+
+    static byte[] hexKey(QueryString query, String name) throws BadRequestException {
+        String s = query.string(name);
+        if (s == null) {
+            throw new BadRequestException("missing parameter '" + name + "'");
+        }
+        return unhex(s, name);
+    }
+
+    private static byte[] unhex(String s, String name) throws BadRequestException {
+        try {
+            return InternalProtocol.unhex(s);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException("parameter '" + name + "' is not hex");
+        }
+    }
+
+    static int intParam(QueryString query, String name, int dflt) throws BadRequestException {
+        String s = query.string(name);
+        if (s == null) {
+            return dflt;
+        }
+        try {
+            int v = Integer.parseInt(s);
+            if (v <= 0) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new BadRequestException("parameter '" + name + "' must be a positive integer, got '" + s + "'");
+        }
+    }
+}

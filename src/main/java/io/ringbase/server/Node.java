@@ -1,0 +1,240 @@
+package io.ringbase.server;
+
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.client.RemoteRepairPeer;
+import io.ringbase.cluster.client.RemoteReplica;
+import io.ringbase.cluster.repair.AntiEntropyRepair;
+import io.ringbase.cluster.repair.RepairOptions;
+import io.ringbase.cluster.repair.RepairPeer;
+import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.http.RepairControl;
+import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.hint.HintedHandoff;
+import io.ringbase.cluster.client.ReplicaClient;
+import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.Liveness;
+import io.ringbase.cluster.replication.LocalReplica;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.http.ClusterContext;
+import io.ringbase.http.HttpServerConfig;
+import io.ringbase.http.RingbaseHttpServer;
+import io.ringbase.storage.LsmEngine;
+import io.ringbase.storage.LsmOptions;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running node: engine, cluster services and HTTP API, started by {@link #start} and stopped by
+ * {@link #close} (stop accepting, finish in-flight requests, stop cluster services, flush, close files).
+ */
+public final class Node implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Node.class);
+
+    /**
+     * Everything a node needs, validated by its parts' constructors.
+     *
+     * @param http             bind address and limits of the HTTP API
+     * @param storage          engine options (data directory, WAL policy, memtable size, tombstone grace)
+     * @param topology         the cluster (a single node when it has one member)
+     * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
+     * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
+     * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
+     */
+    public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
+                         byte[] clusterSecret, HintOptions hints) {
+        public Config {
+            if (replicaTimeoutMs <= 0) {
+                throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
+            }
+        }
+    }
+
+    private final Config config;
+    private final LsmEngine engine;
+    private final HybridLogicalClock clock;
+    private final RingbaseHttpServer server;
+    private final ReplicaClient client;
+    private final ScheduledExecutorService scheduler;
+    private final ThreadPoolExecutor background;
+    private final ThreadPoolExecutor localScans;
+    private final Coordinator coordinator;
+    private final HintedHandoff hints;
+    private final AntiEntropyRepair repair;
+    private int port;
+
+    private Node(Config config) throws IOException {
+        this.config = config;
+        this.clock = new HybridLogicalClock();
+        this.engine = LsmEngine.open(config.storage());
+        clock.observe(engine.maxVersion());
+        Topology topology = config.topology();
+        if (topology.size() == 1) {
+            client = null;
+            scheduler = null;
+            background = null;
+            localScans = null;
+            coordinator = null;
+            hints = null;
+            repair = null;
+            server = new RingbaseHttpServer(config.http(), engine, clock);
+            return;
+        }
+        RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
+        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer);
+        localScans = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(256),
+                r -> daemon(r, "ringbase-local-scan"), new ThreadPoolExecutor.AbortPolicy());
+        List<Replica> replicas = new ArrayList<>();
+        for (NodeId n : topology.nodes()) {
+            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans)
+                    : new RemoteReplica(n, client));
+        }
+        Liveness liveness = new Liveness(topology.size());
+        background = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(4096),
+                r -> daemon(r, "ringbase-read-repair"), new ThreadPoolExecutor.AbortPolicy());
+        hints = HintedHandoff.open(config.storage().dataDir().resolve("hints"), topology,
+                n -> replicas.get(n.index()), config.hints(), config.storage().walSync());
+        hints.start();
+        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background);
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
+        scheduler.scheduleWithFixedDelay(() -> probeDown(replicas, liveness), Liveness.PROBE_INTERVAL_MS,
+                Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        RepairSource repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
+        List<RepairPeer> peers = new ArrayList<>();
+        for (Replica r : replicas) {
+            if (r instanceof RemoteReplica remote) {
+                peers.add(new RemoteRepairPeer(remote));
+            }
+        }
+        repair = new AntiEntropyRepair(repairSource, engine, clock, peers, RepairOptions.defaults(),
+                System::currentTimeMillis);
+        RepairControl control = new RepairControl() {
+            @Override
+            public boolean start() {
+                return repair.start();
+            }
+
+            @Override
+            public String statusJson() {
+                return repair.toJson();
+            }
+        };
+        server = new RingbaseHttpServer(config.http(), engine, clock,
+                new ClusterContext(coordinator, signer, control, repairSource));
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Probes every node marked down; an answer marks it up again. */
+    private static void probeDown(List<Replica> replicas, Liveness liveness) {
+        for (Replica r : replicas) {
+            if (!liveness.isUp(r.node())) {
+                r.probe().whenComplete((v, failure) -> {
+                    if (failure == null) {
+                        log.info("node {} answers again", r.node());
+                        liveness.markUp(r.node());
+                    }
+                });
+            }
+        }
+    }
+
+    /**
+     * Opens the engine and starts serving.
+     *
+     * @throws IOException if the engine cannot be opened (damaged files, locked directory)
+     * @throws RuntimeException from the bind (port in use), after closing what was opened
+     */
+    public static Node start(Config config) throws IOException {
+        Node node = new Node(config);
+        try {
+            node.port = node.server.start();
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+        return node;
+    }
+
+    /** The bound HTTP port. */
+    public int port() {
+        return port;
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** The engine (for tests and admin). */
+    public LsmEngine engine() {
+        return engine;
+    }
+
+    /** Anti-entropy repair, or {@code null} on a single node. */
+    public AntiEntropyRepair repair() {
+        return repair;
+    }
+
+    /** Hinted handoff, or {@code null} on a single node. */
+    public HintedHandoff hints() {
+        return hints;
+    }
+
+    /** The coordinator, or {@code null} on a single node. */
+    public Coordinator coordinator() {
+        return coordinator;
+    }
+
+    /** How long {@link #close} waits for a read-repair write that is already running (ms). */
+    private static final long READ_REPAIR_STOP_MS = 10_000;
+
+    /**
+     * Drops the queued read repairs (best effort: the next read repairs again) and waits for the one
+     * running, without interrupting it: an interrupt inside a local engine write closes the WAL's
+     * channel ({@link java.nio.channels.ClosedByInterruptException}) and poisons the WAL, so the final
+     * flush would fail.
+     */
+    private void stopReadRepairs() {
+        background.shutdown();
+        background.getQueue().clear();
+        try {
+            if (!background.awaitTermination(READ_REPAIR_STOP_MS, TimeUnit.MILLISECONDS)) {
+                log.warn("a read repair is still running after {} ms; closing anyway", READ_REPAIR_STOP_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            server.close();
+            if (scheduler != null) {
+                scheduler.shutdownNow();
+                repair.close(); // aborts a running repair
+                stopReadRepairs();
+                localScans.shutdown(); // no interrupts: an interrupted file channel would close under the engine
+                hints.close(); // stores what is queued, stops delivery
+                client.close();
+            }
+        } finally {
+            engine.close();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.ringbase.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringbase.cluster.client.InternalProtocol;
+import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.server.Node;
+import io.ringbase.storage.Entry;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** With a cluster secret the internal API takes only HMAC-signed requests; the cluster still works. */
+class ClusterAuthTest {
+
+    static final byte[] SECRET = "the-shared-cluster-secret-0123456".getBytes(StandardCharsets.UTF_8);
+
+    @TempDir
+    Path tmp;
+
+    static Node.Config withSecret(Node.Config c) {
+        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), SECRET, c.hints());
+    }
+
+    int internal(LocalCluster c, int node, String method, String uri, byte[] body, String auth) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(c.url(node) + uri)).timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+        if (auth != null) {
+            b.header(InternalProtocol.AUTH, auth);
+        }
+        return c.http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    @Test
+    void internalRequestsWithoutAValidSignatureAre403AndTheClusterStillWorks() throws Exception {
+        try (LocalCluster c = new LocalCluster(tmp, 3, ClusterAuthTest::withSecret)) {
+            assertThat(c.put(0, "k", "v", "&ack=3").status()).isEqualTo(201);
+            for (int i = 0; i < 3; i++) {
+                assertThat(c.get(i, "k", "&ack=3").body()).isEqualTo("v");
+            }
+            assertThat(c.delete(1, "k", "&ack=3").status()).isEqualTo(202);
+            assertThat(c.get(2, "k", "&ack=3").status()).isEqualTo(404);
+
+            byte[] none = new byte[0];
+            byte[] forged = InternalProtocol.encode(List.of(Entry.value("forged".getBytes(StandardCharsets.UTF_8),
+                    Long.MAX_VALUE >>> 1, "x".getBytes(StandardCharsets.UTF_8))));
+            String put = InternalProtocol.ENTRY;
+            String get = InternalProtocol.ENTRY + "?id=" + InternalProtocol.hex("k".getBytes(StandardCharsets.UTF_8));
+            long now = System.currentTimeMillis();
+            RequestSigner wrong = new RequestSigner("not-the-cluster-secret-012345678".getBytes(StandardCharsets.UTF_8));
+            RequestSigner right = new RequestSigner(SECRET);
+
+            assertThat(internal(c, 0, "GET", InternalProtocol.PING, none, null)).isEqualTo(403);
+            assertThat(internal(c, 0, "GET", get, none, null)).isEqualTo(403);
+            assertThat(internal(c, 0, "PUT", put, forged, null)).isEqualTo(403);
+            assertThat(internal(c, 1, "PUT", put, forged, "garbage")).isEqualTo(403);
+            assertThat(internal(c, 1, "PUT", put, forged, wrong.sign("PUT", put, forged, now))).isEqualTo(403);
+            assertThat(internal(c, 2, "PUT", put, forged, right.sign("GET", put, forged, now))).as("signed for another method")
+                    .isEqualTo(403);
+            assertThat(internal(c, 2, "PUT", put, forged, right.sign("PUT", put, none, now))).as("signed for another body")
+                    .isEqualTo(403);
+            assertThat(internal(c, 2, "PUT", put, forged,
+                    right.sign("PUT", put, forged, now - RequestSigner.MAX_SKEW_MS - 60_000))).as("expired").isEqualTo(403);
+            assertThat(c.holders("forged")).as("no refused write may land").isEmpty();
+
+            // the same requests correctly signed pass, so the refusals above are about the signature
+            assertThat(internal(c, 0, "GET", InternalProtocol.PING, none, right.sign("GET", InternalProtocol.PING, none, now)))
+                    .isEqualTo(200);
+            assertThat(internal(c, 0, "GET", get, none, right.sign("GET", get, none, now))).isEqualTo(200);
+
+            // the public API needs no signature
+            assertThat(c.put(2, "public", "ok").status()).isEqualTo(201);
+            assertThat(c.get(0, "public").body()).isEqualTo("ok");
+        }
+    }
+
+    @Test
+    void withoutASecretInternalRequestsNeedNoSignature() throws Exception {
+        try (LocalCluster c = new LocalCluster(tmp, 3)) {
+            assertThat(internal(c, 0, "GET", InternalProtocol.PING, new byte[0], null)).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void nodesWithDifferentSecretsCannotReachQuorumTogether() throws Exception {
+        try (LocalCluster c = new LocalCluster(tmp, 3, config -> config.topology().self().index() == 2
+                ? new Node.Config(config.http(), config.storage(), config.topology(), config.replicaTimeoutMs(),
+                        "a-different-secret-on-node-2-xyz".getBytes(StandardCharsets.UTF_8), config.hints())
+                : withSecret(config))) {
+            assertThat(c.put(0, "k", "v").status()).as("nodes 0 and 1 agree").isEqualTo(201);
+            LocalCluster.Reply r = c.put(0, "k", "v", "&ack=3");
+            assertThat(r.status()).isEqualTo(504);
+            assertThat(c.holders("k")).doesNotContain(2);
+        }
+    }
+}

@@ -1,0 +1,269 @@
+package io.ringbase.cluster;
+
+import io.ringbase.http.HttpServerConfig;
+import io.ringbase.server.Node;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.LsmOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+
+/**
+ * A cluster of in-process {@link Node}s on loopback ports, each with its own data directory under
+ * {@code root}, for black-box HTTP tests: nodes can be stopped (gracefully), restarted and wiped.
+ */
+public final class LocalCluster implements AutoCloseable {
+
+    private final Path root;
+    private final List<String> urls = new ArrayList<>();
+    private final Node[] nodes;
+    private final UnaryOperator<Node.Config> customize;
+    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    /** A simple answer. */
+    public record Reply(int status, String body) {
+    }
+
+    public LocalCluster(Path root, int size) throws IOException {
+        this(root, size, c -> c);
+    }
+
+    public LocalCluster(Path root, int size, UnaryOperator<Node.Config> customize) throws IOException {
+        this.root = root;
+        this.customize = customize;
+        this.nodes = new Node[size];
+        for (int port : freePorts(size)) {
+            urls.add("http://127.0.0.1:" + port);
+        }
+        for (int i = 0; i < size; i++) {
+            start(i);
+        }
+    }
+
+    public int size() {
+        return nodes.length;
+    }
+
+    public Path dataDir(int i) {
+        return root.resolve("node-" + i);
+    }
+
+    public String url(int i) {
+        return urls.get(i);
+    }
+
+    public Node node(int i) {
+        return nodes[i];
+    }
+
+    /** The port node {@code i} listens on (also while it is stopped). */
+    public int port(int i) {
+        return URI.create(urls.get(i)).getPort();
+    }
+
+    /** Whether node {@code i} is running. */
+    public boolean isRunning(int i) {
+        return nodes[i] != null;
+    }
+
+    /** What node {@code i}'s engine stores for {@code key} (tombstones included), or null; the node must run. */
+    public Entry stored(int i, String key) {
+        try {
+            return nodes[i].engine().get(key.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The indices of the running nodes whose engine stores anything for {@code key}. */
+    public List<Integer> holders(String key) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null && stored(i, key) != null) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Waits until every running node sees every other running node as up (a read with
+     * {@code ack} = number of running nodes, through each of them, is not a 504), as after a restart
+     * the others mark the node up only when a probe ({@link io.ringbase.cluster.replication.Liveness})
+     * or a request reaches it.
+     */
+    public void awaitAllUp(Duration deadline) {
+        int running = 0;
+        for (Node n : nodes) {
+            running += n == null ? 0 : 1;
+        }
+        if (running != nodes.length) {
+            throw new IllegalStateException("awaitAllUp needs every node running");
+        }
+        for (int i = 0; i < nodes.length; i++) {
+            int via = i;
+            await(deadline, "node " + i + " to see all nodes up",
+                    () -> get(via, "awaitAllUp-probe", "&ack=" + nodes.length).status() != 504);
+        }
+    }
+
+    /** Polls {@code condition} every 20 ms until it holds; fails with {@code what} after {@code deadline}. */
+    public static void await(Duration deadline, String what, java.util.function.BooleanSupplier condition) {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("gave up after " + deadline + " waiting for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    public Node.Config config(int i) {
+        Topology t = Topology.parse(urls, urls.get(i));
+        LsmOptions storage = LsmOptions.defaults(dataDir(i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
+        HttpServerConfig http = new HttpServerConfig("127.0.0.1", t.self().port(), 16 << 20, 8, 1024,
+                HttpServerConfig.DEFAULT_IO_THREADS);
+        return customize.apply(new Node.Config(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
+    }
+
+    /** A config customizer that drops every hint (a 1-byte hint store), for tests that need a stale replica. */
+    public static Node.Config withoutHints(Node.Config c) {
+        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), c.clusterSecret(),
+                c.hints().withMaxTotalBytes(1));
+    }
+
+    /** Starts (or restarts) node {@code i}. */
+    public void start(int i) throws IOException {
+        if (nodes[i] != null) {
+            throw new IllegalStateException("node " + i + " is running");
+        }
+        nodes[i] = Node.start(config(i));
+    }
+
+    /** Stops node {@code i} gracefully (flush, close). */
+    public void stop(int i) throws IOException {
+        Node n = nodes[i];
+        nodes[i] = null;
+        if (n != null) {
+            n.close();
+        }
+    }
+
+    /** Deletes node {@code i}'s data directory; the node must be stopped. */
+    public void wipe(int i) throws IOException {
+        if (nodes[i] != null) {
+            throw new IllegalStateException("stop node " + i + " first");
+        }
+        Path dir = dataDir(i);
+        if (Files.exists(dir)) {
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    public Reply put(int via, String key, String value, String params) {
+        return send(via, "PUT", "/v0/entity?id=" + key + params, value);
+    }
+
+    public Reply put(int via, String key, String value) {
+        return put(via, key, value, "");
+    }
+
+    public Reply get(int via, String key, String params) {
+        return send(via, "GET", "/v0/entity?id=" + key + params, null);
+    }
+
+    public Reply get(int via, String key) {
+        return get(via, key, "");
+    }
+
+    public Reply delete(int via, String key, String params) {
+        return send(via, "DELETE", "/v0/entity?id=" + key + params, null);
+    }
+
+    public Reply delete(int via, String key) {
+        return delete(via, key, "");
+    }
+
+    /** Any request; {@code body} null for none. */
+    public Reply send(int via, String method, String pathAndQuery, String body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(via) + pathAndQuery)).timeout(Duration.ofSeconds(10));
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        try {
+            HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Reply(r.statusCode(), r.body());
+        } catch (java.net.http.HttpTimeoutException e) {
+            // A node that does not answer within 10 s is a bug worth a thread dump in the test log.
+            StringBuilder dump = new StringBuilder("no answer from " + url(via) + pathAndQuery + "; threads:\n");
+            Thread.getAllStackTraces().forEach((t, st) -> {
+                dump.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+                for (StackTraceElement f : st) {
+                    dump.append("    at ").append(f).append('\n');
+                }
+            });
+            System.err.println(dump);
+            throw new UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code n} distinct loopback ports that were free a moment ago. */
+    public static List<Integer> freePorts(int n) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0);
+                sockets.add(s);
+                ports.add(s.getLocalPort());
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        for (int i = 0; i < nodes.length; i++) {
+            try {
+                stop(i);
+            } catch (IOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        http.close();
+        if (first != null) {
+            throw first;
+        }
+    }
+}

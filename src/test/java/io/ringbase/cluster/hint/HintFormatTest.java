@@ -1,0 +1,77 @@
+package io.ringbase.cluster.hint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ringbase.storage.CorruptionException;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.Keys;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class HintFormatTest {
+
+    private static final Path DIR = Path.of("hints");
+
+    private static Entry stored() {
+        return HintFormat.encode(new Hint(258, new Entry(Keys.utf8("key"), 77, 1234, Keys.utf8("val")), 0x0102030405060708L));
+    }
+
+    @Test
+    void layoutIsAsDocumented() {
+        Entry s = stored();
+
+        assertThat(s.key()).containsExactly(0x01, 0x02, 'k', 'e', 'y'); // target 258, big-endian
+        assertThat(s.version()).isEqualTo(77);
+        assertThat(s.expiresAtMs()).isEqualTo(Entry.NO_EXPIRY);
+        assertThat(s.value()).containsExactly(
+                1, 0, // formatVersion, flags
+                8, 7, 6, 5, 4, 3, 2, 1, // createdAtMs, little-endian
+                (byte) 0xD2, 0x04, 0, 0, 0, 0, 0, 0, // expiresAtMs 1234
+                'v', 'a', 'l');
+    }
+
+    @Test
+    void roundTripsValuesAndTombstones() throws CorruptionException {
+        Hint value = new Hint(3, new Entry(Keys.utf8("k"), 9, 55, Keys.utf8("v")), 42);
+        Hint tombstone = new Hint(65_535, Entry.tombstone(Keys.utf8("k"), 10), 43);
+
+        assertThat(HintFormat.decode(HintFormat.encode(value), DIR)).isEqualTo(value);
+        assertThat(HintFormat.decode(HintFormat.encode(tombstone), DIR)).isEqualTo(tombstone);
+    }
+
+    @Test
+    void unknownFormatVersionIsRefused() {
+        Entry s = stored();
+        s.value()[0] = 2;
+
+        assertThatThrownBy(() -> HintFormat.decode(s, DIR)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("unknown hint format version 2");
+    }
+
+    @Test
+    void unknownFlagIsRefused() {
+        Entry s = stored();
+        s.value()[1] = 0x02;
+
+        assertThatThrownBy(() -> HintFormat.decode(s, DIR)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("flags");
+    }
+
+    @Test
+    void truncatedHeaderIsRefused() {
+        Entry s = stored();
+        Entry cut = Entry.value(s.key(), s.version(), java.util.Arrays.copyOf(s.value(), HintFormat.VALUE_HEADER_SIZE - 1));
+
+        assertThatThrownBy(() -> HintFormat.decode(cut, DIR)).isInstanceOf(CorruptionException.class);
+    }
+
+    @Test
+    void tombstoneWithValueBytesIsRefused() {
+        Entry s = stored();
+        s.value()[1] = HintFormat.FLAG_TOMBSTONE;
+
+        assertThatThrownBy(() -> HintFormat.decode(s, DIR)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("tombstone");
+    }
+}

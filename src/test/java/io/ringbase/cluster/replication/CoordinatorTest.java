@@ -1,0 +1,274 @@
+package io.ringbase.cluster.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.storage.Entry;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/** The coordinator against fake replicas: quorum outcomes, hints, newest-wins reads, read repair. */
+class CoordinatorTest {
+
+    static final byte[] KEY = "key".getBytes(StandardCharsets.UTF_8);
+    static final Topology TOPOLOGY = Topology.parse(
+            List.of("http://10.0.0.1:8080", "http://10.0.0.2:8080", "http://10.0.0.3:8080"), "http://10.0.0.1:8080");
+    static final NodeId N0 = TOPOLOGY.node(0);
+    static final NodeId N1 = TOPOLOGY.node(1);
+    static final NodeId N2 = TOPOLOGY.node(2);
+
+    /** A replica whose every call is answered by {@code behaviour}; it records the writes it got. */
+    static final class FakeReplica implements Replica {
+        final NodeId node;
+        volatile Function<NodeId, CompletableFuture<Object>> behaviour;
+        volatile Entry stored;
+        final List<Entry> writes = Collections.synchronizedList(new ArrayList<>());
+        volatile int calls;
+
+        FakeReplica(NodeId node) {
+            this.node = node;
+            this.behaviour = n -> CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public NodeId node() {
+            return node;
+        }
+
+        @Override
+        public CompletableFuture<Entry> read(byte[] key) {
+            calls++;
+            return behaviour.apply(node).thenApply(v -> stored);
+        }
+
+        @Override
+        public CompletableFuture<Void> write(Entry entry) {
+            calls++;
+            return behaviour.apply(node).thenApply(v -> {
+                writes.add(entry);
+                stored = Entry.newer(stored, entry);
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<Long> writeChecked(Entry entry) {
+            return write(entry).thenApply(v -> stored.version());
+        }
+
+        @Override
+        public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Void> probe() {
+            return behaviour.apply(node).thenApply(v -> null);
+        }
+
+        void fails(Function<NodeId, Throwable> failure) {
+            behaviour = n -> CompletableFuture.failedFuture(failure.apply(n));
+        }
+
+        void hangs() {
+            behaviour = n -> new CompletableFuture<>();
+        }
+    }
+
+    final FakeReplica r0 = new FakeReplica(N0);
+    final FakeReplica r1 = new FakeReplica(N1);
+    final FakeReplica r2 = new FakeReplica(N2);
+    final Liveness liveness = new Liveness(3);
+    final List<NodeId> hinted = Collections.synchronizedList(new ArrayList<>());
+    final HybridLogicalClock clock = new HybridLogicalClock(() -> 1_000L);
+    final Coordinator coordinator = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
+            (target, entry) -> hinted.add(target), clock, Runnable::run);
+
+    static Entry value(long version, String v) {
+        return Entry.value(KEY, version, v.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static Throwable cause(CompletableFuture<?> f) throws InterruptedException {
+        try {
+            f.get(5, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure, got " + f.join());
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("not completed", e);
+        }
+    }
+
+    @Test
+    void fewerUpReplicasThanAckIsUnavailableAndNothingIsSent() throws Exception {
+        liveness.markDown(N1, 1);
+        liveness.markDown(N2, 1);
+        Throwable write = cause(coordinator.write(value(5, "v"), 2, 3));
+        assertThat(write).isInstanceOf(QuorumException.Unavailable.class).hasMessageContaining("nothing was written");
+        Throwable read = cause(coordinator.read(KEY, 2, 3));
+        assertThat(read).isInstanceOf(QuorumException.Unavailable.class);
+        assertThat(r0.calls + r1.calls + r2.calls).as("calls sent").isZero();
+    }
+
+    @Test
+    void aWriteThatLosesToAVersionItsClockHadNotSeenIsWrittenAgainAboveIt() throws Exception {
+        // A write acknowledged through another node whose clock ran ahead (same millisecond, higher counter)
+        long elsewhere = HybridLogicalClock.fromPhysicalMs(1_000) + 500;
+        r1.stored = value(elsewhere, "earlier write");
+        r2.stored = value(elsewhere, "earlier write");
+        Entry mine = value(clock.now(), "later write");
+        assertThat(mine.version()).isLessThan(elsewhere);
+        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            assertThat(new String(r.stored.value(), StandardCharsets.UTF_8)).as("on %s", r.node).isEqualTo("later write");
+            assertThat(r.stored.version()).isGreaterThan(elsewhere);
+        }
+    }
+
+    @Test
+    void selfCountsAsUpEvenIfMarkedDown() throws Exception {
+        liveness.markDown(N0, 1);
+        coordinator.write(value(5, "v"), 3, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r0.writes).hasSize(1);
+    }
+
+    @Test
+    void failingReplicasGiveNotEnoughAnswers() throws Exception {
+        r1.fails(n -> new ReplicaException.Timeout(n, 1000));
+        r2.fails(n -> new ReplicaException.Failed(n, "500", null));
+        Throwable write = cause(coordinator.write(value(5, "v"), 2, 3));
+        assertThat(write).isInstanceOf(QuorumException.NotEnoughAnswers.class)
+                .hasMessageStartingWith("timeout:").hasMessageContaining("may have been applied")
+                .hasMessageContaining("1 timed out").hasMessageContaining("1 failed");
+        assertThat(r0.writes).as("the local copy is written anyway").hasSize(1);
+        assertThat(cause(coordinator.read(KEY, 2, 3))).isInstanceOf(QuorumException.NotEnoughAnswers.class);
+    }
+
+    @Test
+    void anUnreachableReplicaIsMarkedDown() throws Exception {
+        r2.fails(n -> new ReplicaException.Unreachable(n, new java.net.ConnectException("refused")));
+        coordinator.write(value(5, "v"), 2, 3).get(5, TimeUnit.SECONDS);
+        assertThat(liveness.isUp(N2)).isFalse();
+        assertThat(liveness.isUp(N1)).isTrue();
+        // a timeout is no proof of death: it does not mark down
+        r1.fails(n -> new ReplicaException.Timeout(n, 1000));
+        coordinator.write(value(6, "v"), 1, 3).get(5, TimeUnit.SECONDS);
+        assertThat(liveness.isUp(N1)).isTrue();
+    }
+
+    @Test
+    void aWriteAnswersAfterAckWithoutWaitingForTheSlowest() throws Exception {
+        r2.hangs();
+        CompletableFuture<Void> write = coordinator.write(value(5, "v"), 2, 3);
+        write.get(5, TimeUnit.SECONDS);
+        assertThat(r0.writes).hasSize(1);
+        assertThat(r1.writes).hasSize(1);
+    }
+
+    @Test
+    void aReadAnswersAfterAckWithoutWaitingForTheSlowest() throws Exception {
+        r0.stored = value(5, "v");
+        r1.stored = value(5, "v");
+        r2.hangs();
+        assertThat(coordinator.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(5, "v"));
+    }
+
+    @Test
+    void aWriteWithAckOfAllWaitsForAll() {
+        r2.hangs();
+        CompletableFuture<Void> write = coordinator.write(value(5, "v"), 3, 3);
+        assertThat(write).isNotDone();
+    }
+
+    @Test
+    void downAndFailedReplicasOfAWriteGetAHint() throws Exception {
+        liveness.markDown(N1, 1);
+        r2.fails(n -> new ReplicaException.Failed(n, "500", null));
+        coordinator.write(value(5, "v"), 1, 3).get(5, TimeUnit.SECONDS);
+        assertThat(hinted).containsExactlyInAnyOrder(N1, N2);
+        assertThat(r1.calls).as("nothing sent to a down replica").isZero();
+    }
+
+    @Test
+    void aSuccessfulWriteLeavesNoHint() throws Exception {
+        coordinator.write(value(5, "v"), 3, 3).get(5, TimeUnit.SECONDS);
+        assertThat(hinted).isEmpty();
+    }
+
+    @Test
+    void aReadReturnsTheNewestAnswer() throws Exception {
+        r0.stored = value(10, "old");
+        r1.stored = value(20, "newest");
+        r2.stored = Entry.tombstone(KEY, 15);
+        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(20, "newest"));
+    }
+
+    @Test
+    void aNewerTombstoneWinsAndIsReturned() throws Exception {
+        r0.stored = value(10, "old");
+        r1.stored = Entry.tombstone(KEY, 30);
+        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS)).isEqualTo(Entry.tombstone(KEY, 30));
+    }
+
+    @Test
+    void aReadOfAMissingKeyIsNull() throws Exception {
+        assertThat(coordinator.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isNull();
+    }
+
+    @Test
+    void aReadRepairsTheStaleReplicasItAsked() throws Exception {
+        r0.stored = value(10, "old");
+        r1.stored = value(20, "newest");
+        coordinator.read(KEY, 1, 3).get(5, TimeUnit.SECONDS);
+        // background is Runnable::run and the fakes answer at once: the repair is done
+        assertThat(r0.writes).containsExactly(value(20, "newest"));
+        assertThat(r2.writes).containsExactly(value(20, "newest"));
+        assertThat(r1.writes).isEmpty();
+        assertThat(coordinator.readRepairs()).isEqualTo(2);
+    }
+
+    @Test
+    void aReadAdvancesTheClockPastVersionsItSees() throws Exception {
+        long far = HybridLogicalClock.fromPhysicalMs(5_000);
+        r1.stored = value(far, "future");
+        coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS);
+        assertThat(clock.now()).isGreaterThan(far);
+    }
+
+    @Test
+    void ackAndFromOutsideTheirRangeAreRefused() {
+        for (int[] p : new int[][] {{0, 3}, {4, 3}, {3, 2}, {1, 0}, {1, 4}}) {
+            assertThatThrownBy(() -> coordinator.write(value(1, "v"), p[0], p[1]))
+                    .as("ack=%d from=%d", p[0], p[1]).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> coordinator.read(KEY, p[0], p[1])).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void aWriteGoesToExactlyTheFirstFromReplicas() throws Exception {
+        for (int from = 1; from <= 3; from++) {
+            FakeReplica[] all = {r0, r1, r2};
+            for (FakeReplica r : all) {
+                r.writes.clear();
+            }
+            coordinator.write(value(100 + from, "v"), from, from).get(5, TimeUnit.SECONDS);
+            List<NodeId> written = new ArrayList<>();
+            for (FakeReplica r : all) {
+                if (!r.writes.isEmpty()) {
+                    written.add(r.node);
+                }
+            }
+            assertThat(written).containsExactlyInAnyOrderElementsOf(coordinator.ring().replicas(KEY, from));
+        }
+    }
+}
