@@ -1,5 +1,6 @@
 package io.ringbase.cli;
 
+import io.ringbase.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -8,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Ringbase: a distributed key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, ClusterCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, ClusterCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

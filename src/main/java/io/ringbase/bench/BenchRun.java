@@ -1,0 +1,304 @@
+package io.ringbase.bench;
+
+import io.ringbase.bench.ycsb.YcsbRunner;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+/**
+ * One {@code ringbase bench} run in order: install the tools, start the target, prefill, search the saturation
+ * rate, run at a stable fraction of it under async-profiler (or run a YCSB workload instead), then write the
+ * report directory {@code <out>/<date>-<run>/}: report.md, stable.hgrm, two PNG plots, flame graphs,
+ * summary.tsv.
+ */
+public final class BenchRun {
+
+    /** Precision at which the saturation search stops bisecting (failing - passing rate, relative). */
+    static final double LADDER_PRECISION = 0.10;
+
+    private final BenchConfig config;
+    private final PrintStream log;
+
+    public BenchRun(BenchConfig config, PrintStream log) {
+        this.config = config;
+        this.log = log;
+    }
+
+    /**
+     * Runs the benchmark and returns the report directory.
+     *
+     * @throws IOException when a tool cannot be installed, a node does not start, the load generator fails, or
+     *                     the report cannot be written; the message says which
+     */
+    public Path run() throws IOException, InterruptedException {
+        Path cache = NodeLauncher.home().resolve("bench/.cache");
+        Files.createDirectories(cache);
+        Map<String, Double> baseline = config.baseline() == null ? null : ReportWriter.readSummary(config.baseline());
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"));
+        Path dir = config.outDir().resolve(stamp + "-" + config.runName());
+        Files.createDirectories(dir);
+        try {
+            return runInto(dir, cache, baseline);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            if (!Files.exists(dir.resolve("report.md"))) {
+                deleteTree(dir); // no half-written report directories
+            }
+            throw e;
+        }
+    }
+
+    private Path runInto(Path dir, Path cache, Map<String, Double> baseline) throws IOException, InterruptedException {
+        Path work = Files.createTempDirectory("ringbase-bench-");
+        List<String> notes = new ArrayList<>();
+        List<String> tools = new ArrayList<>();
+        OhaDriver oha = null;
+        Profiler profiler = null;
+        if (config.ycsb() == null) {
+            oha = new OhaDriver(OhaInstaller.ensure(cache), config.loadCpu(), work);
+            tools.add(oha.version() + " (-q RATE --latency-correction)");
+            if (config.profile() && config.url() == null) {
+                profiler = Profiler.ensure(cache);
+                tools.add("async-profiler " + profiler.version());
+            }
+        } else {
+            tools.add("YCSB core " + YcsbRunner.YCSB_VERSION + " (site.ycsb:core), workload " + config.ycsb());
+        }
+        int idle = Environment.idlePercent();
+        List<String[]> env = Environment.describe(config, tools, idle);
+        if (idle < 90) {
+            notes.add("Only " + idle + "% of CPU time was idle before the run: other processes were busy; figures are skewed.");
+        }
+        // On Ctrl-C or SIGTERM: SIGTERM to the nodes and load generators this run started.
+        Thread onSignal = new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy));
+        Runtime.getRuntime().addShutdownHook(onSignal);
+        NodeLauncher.Target target = config.url() != null ? NodeLauncher.Target.remote(config.url())
+                : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, List.of());
+        Report report;
+        try {
+            if (config.prefill() > 0 && (config.workload().readsPrefilledKeys() && config.ycsb() == null)) {
+                log.printf("bench: prefilling %,d keys of %d bytes over %d connections%n", config.prefill(), config.valueSize(),
+                        config.connections());
+                double rate = Prefill.run(target.urls(), config.prefill(), config.valueSize(), config.connections(),
+                        config.replicaQuery(), log);
+                notes.add(String.format("Prefill: %,d keys written in order (all 201) at %,.0f keys/s.", config.prefill(), rate));
+            }
+            if (config.ycsb() != null) {
+                String out = YcsbRunner.run(config.ycsb(), target.urls(), config.ycsbRecords(), config.ycsbOps(),
+                        config.ycsbThreads(), config.ack(), config.from(), work, log);
+                report = new Report("ringbase bench: YCSB workload " + config.ycsb(), env, List.of(), 0, 0, null, List.of(),
+                        out, baseline, nameOf(config.baseline()), notes);
+            } else {
+                report = loadTest(oha, profiler, target, dir, work, env, baseline, notes);
+            }
+        } finally {
+            if (target.local()) {
+                List<Integer> codes = target.stop();
+                notes.add("Nodes stopped with SIGTERM; exit codes " + codes + "; "
+                        + logSummary(target.logs()) + " (logs were in the temp dir, removed).");
+            }
+            deleteTree(work);
+            Runtime.getRuntime().removeShutdownHook(onSignal);
+        }
+        ReportWriter.write(withNotes(report, notes), dir);
+        return dir;
+    }
+
+    private Report loadTest(OhaDriver oha, Profiler profiler, NodeLauncher.Target target, Path dir, Path work,
+            List<String[]> env, Map<String, Double> baseline, List<String> notes) throws IOException, InterruptedException {
+        LoadPlan plan = LoadPlan.prepare(config, target.urls(), work);
+        if (config.warmupS() > 0) {
+            LoadResult w = oha.run(plan.specs(config.startRate()), config.warmupS());
+            log.printf("bench: warm-up %,d req/s for %d s (not judged): achieved %,.0f, p99 %.2f ms%n", config.startRate(),
+                    config.warmupS(), w.achievedRate(), w.percentileMs(99));
+            notes.add(String.format("Warm-up before the ladder (JIT): %d s at %,d req/s, achieved %,.0f req/s, p99 %.2f ms; not judged.",
+                    config.warmupS(), config.startRate(), w.achievedRate(), w.percentileMs(99)));
+        }
+        SaturationLadder ladder = new SaturationLadder(config.startRate(), config.sloMs(), LADDER_PRECISION, config.maxSteps());
+        var next = ladder.nextRate();
+        while (next.isPresent()) {
+            long rate = next.getAsLong();
+            LoadResult r = oha.run(plan.specs(rate), config.stepS());
+            SaturationLadder.Step step = ladder.record(new SaturationLadder.Measurement(rate, r.achievedRate(),
+                    r.percentileMs(99), r.errorShare(plan.expectedStatuses())));
+            log.printf("bench: ladder %,d req/s: achieved %,.0f, p99 %.2f ms, statuses %s -> %s%n", rate, r.achievedRate(),
+                    r.percentileMs(99), r.statuses(), step.passed() ? "pass" : "fail (" + step.reason() + ")");
+            next = ladder.nextRate();
+        }
+        long saturation = ladder.highestPassing();
+        if (saturation == 0) {
+            notes.add("No ladder step passed; the stable run uses the start rate instead of a saturation rate.");
+        }
+        double stableRate = Math.max(1, Math.round((saturation > 0 ? saturation : config.startRate()) * config.stableFraction()));
+        log.printf("bench: saturation %,d req/s; stable run at %,.0f req/s for %d s%s%n", saturation, stableRate,
+                config.durationS(), profiler != null ? " under async-profiler" : "");
+        List<Report.ProfileOutput> profiles = new ArrayList<>();
+        AtomicReference<Exception> profileError = new AtomicReference<>();
+        Thread profiling = null;
+        if (profiler != null) {
+            Path profileDir = Files.createDirectories(dir.resolve("profiles"));
+            profiling = Thread.ofPlatform().name("profiler-schedule").start(() -> {
+                try {
+                    profileDuringRun(profiler, target, profileDir, profiles);
+                } catch (Exception e) {
+                    profileError.set(e);
+                }
+            });
+        }
+        LoadResult stable = oha.run(plan.specs((long) stableRate), config.durationS());
+        if (profiling != null) {
+            profiling.join();
+            if (profileError.get() != null) {
+                notes.add("Profiling failed: " + profileError.get().getMessage());
+            } else {
+                notes.add("The stable run's latencies include the profiler's overhead (attach/stop via jcmd at each third, "
+                        + "allocation and lock sampling); rerun with --no-profile for a clean latency table.");
+            }
+        }
+        try (PrintStream hgrm = new PrintStream(Files.newOutputStream(dir.resolve("stable.hgrm")))) {
+            stable.latencyUs().outputPercentileDistribution(hgrm, 1000.0);
+        }
+        String what = config.runName() + " at " + String.format("%,.0f", stableRate) + " req/s";
+        Plots.latencyByPercentile(stable.latencyUs(), "Latency by percentile: " + what, dir.resolve("latency-by-percentile.png"));
+        Plots.throughputAndP99(stable.perSecondUs(), stableRate, "Throughput and p99 per second: " + what,
+                dir.resolve("throughput-p99.png"));
+        profiles.sort(Comparator.comparingInt(Report.ProfileOutput::node));
+        return new Report("ringbase bench: " + config.runName(), env, ladder.steps(), saturation, stableRate, stable,
+                profiles, null, baseline, nameOf(config.baseline()), notes);
+    }
+
+    /** cpu, alloc, lock: each for a third of the stable run, on every local node. */
+    private void profileDuringRun(Profiler profiler, NodeLauncher.Target target, Path profileDir,
+            List<Report.ProfileOutput> out) throws IOException, InterruptedException {
+        long thirdMs = config.durationS() * 1000L / 3;
+        List<Report.ProfileOutput> done = new ArrayList<>();
+        for (String kind : List.of("cpu", "alloc", "lock")) {
+            long started = System.currentTimeMillis();
+            for (Process p : target.processes()) {
+                profiler.start(p.pid(), kind);
+            }
+            Thread.sleep(Math.max(500, thirdMs - 700 - (System.currentTimeMillis() - started)));
+            for (int i = 0; i < target.processes().size(); i++) {
+                String name = "node" + (i + 1) + "-" + kind;
+                Path base = profileDir.resolve(name);
+                profiler.stop(target.processes().get(i).pid(), base, "Ringbase " + config.runName() + " node " + (i + 1) + " " + kind);
+                String event = kind.equals("cpu") ? profiler.cpuEvent() : kind;
+                done.add(new Report.ProfileOutput(i + 1, kind, event, "profiles/" + name + ".html",
+                        Profiler.topFrames(Files.readAllLines(Path.of(base + ".txt")), 10)));
+            }
+        }
+        synchronized (out) {
+            out.addAll(done);
+        }
+    }
+
+    private static Report withNotes(Report r, List<String> notes) {
+        return new Report(r.title(), r.environment(), r.ladder(), r.saturation(), r.stableTarget(), r.stable(), r.profiles(),
+                r.ycsbOutput(), r.baseline(), r.baselineName(), List.copyOf(notes));
+    }
+
+    private static String nameOf(Path p) {
+        return p == null ? null : p.toString();
+    }
+
+    private static String logSummary(List<Path> logs) {
+        long warn = 0;
+        for (Path log : logs) {
+            try (Stream<String> lines = Files.lines(log)) {
+                warn += lines.filter(l -> l.contains("WARN") || l.contains("ERROR") || l.contains("Exception")).count();
+            } catch (IOException e) {
+                // a missing log counts as no warnings
+            }
+        }
+        return warn + " WARN/ERROR/Exception lines in the node logs";
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Which oha processes make up one rate: one per node (and per method for mixed), with their URL sources. */
+    record LoadPlan(List<List<OhaDriver.Spec>> perNode, BenchConfig config) {
+
+        static LoadPlan prepare(BenchConfig config, List<URI> urls, Path work) throws IOException {
+            List<List<OhaDriver.Spec>> perNode = new ArrayList<>();
+            Path body = work.resolve("value.bin");
+            byte[] value = new byte[config.valueSize()];
+            for (int i = 0; i < value.length; i++) {
+                value[i] = (byte) ('a' + i % 26);
+            }
+            Files.write(body, value);
+            int n = 0;
+            for (URI url : urls) {
+                n++;
+                String base = url.toString().replaceAll("/$", "");
+                List<OhaDriver.Spec> specs = new ArrayList<>();
+                Workload w = config.workload();
+                if (w == Workload.PUT || w == Workload.MIXED) {
+                    OhaDriver.Spec put;
+                    if (config.keys() == KeyChoice.UNIFORM) {
+                        put = new OhaDriver.Spec("PUT", KeySpace.putRegex(base, config.replicaQuery()), OhaDriver.UrlSource.REGEX,
+                                body, 1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
+                    } else {
+                        Path file = work.resolve("put-urls-" + n + ".txt");
+                        KeySpace.writeUrlFile(file, base, Math.max(config.prefill(), 1_000_000), config.keys(), false,
+                                config.replicaQuery(), n);
+                        put = new OhaDriver.Spec("PUT", file.toString(), OhaDriver.UrlSource.FILE, body,
+                                1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
+                    }
+                    specs.add(put);
+                }
+                if (w != Workload.PUT) {
+                    Path file = work.resolve("get-urls-" + n + ".txt");
+                    KeySpace.writeUrlFile(file, base, config.prefill(), config.keys(), w == Workload.RANGE,
+                            config.replicaQuery(), 100 + n);
+                    specs.add(new OhaDriver.Spec("GET", file.toString(), OhaDriver.UrlSource.FILE, null,
+                            w == Workload.MIXED ? config.readRatio() : 1.0, 0));
+                }
+                perNode.add(specs);
+            }
+            return new LoadPlan(perNode, config);
+        }
+
+        /** The specs for a total rate: the rate and the connections split over nodes and methods by share. */
+        List<OhaDriver.Spec> specs(long rate) {
+            List<OhaDriver.Spec> out = new ArrayList<>();
+            for (List<OhaDriver.Spec> node : perNode) {
+                for (OhaDriver.Spec s : node) {
+                    double share = s.rate() / perNode.size();
+                    if (share <= 0) {
+                        continue;
+                    }
+                    out.add(new OhaDriver.Spec(s.method(), s.url(), s.source(), s.body(), rate * share,
+                            Math.max(1, (int) Math.round(config.connections() * share))));
+                }
+            }
+            return out;
+        }
+
+        Set<Integer> expectedStatuses() {
+            return switch (config.workload()) {
+                case PUT -> Set.of(201);
+                case GET, RANGE -> Set.of(200);
+                case MIXED -> Set.of(200, 201);
+            };
+        }
+    }
+}

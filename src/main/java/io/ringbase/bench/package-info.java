@@ -1,0 +1,16 @@
+/**
+ * {@code ringbase bench}: load test, profile and report in one command.
+ *
+ * <p>One class per concern: {@link io.ringbase.bench.NodeLauncher} starts the target nodes,
+ * {@link io.ringbase.bench.Prefill} loads keys before read workloads, {@link io.ringbase.bench.OhaInstaller}
+ * and {@link io.ringbase.bench.OhaDriver} install and run the constant-rate load generator (oha), whose
+ * per-request output {@link io.ringbase.bench.OhaCsv} reads into an HdrHistogram,
+ * {@link io.ringbase.bench.SaturationLadder} decides the rates of the saturation search,
+ * {@link io.ringbase.bench.Profiler} attaches async-profiler, {@link io.ringbase.bench.Plots} draws the PNGs and
+ * {@link io.ringbase.bench.ReportWriter} writes {@code report.md}. {@link io.ringbase.bench.BenchRun} puts them
+ * in order. Everything runs on this machine against loopback addresses; every load run is bounded in time.
+ *
+ * <p>Units: rates in requests per second, latencies recorded in microseconds and shown in milliseconds,
+ * durations in seconds, sizes in bytes.
+ */
+package io.ringbase.bench;
