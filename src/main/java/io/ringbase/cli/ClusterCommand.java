@@ -16,7 +16,6 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import sun.misc.Signal;
 
 /**
  * {@code ringbase cluster}: a local cluster in one process for trying Ringbase out. Starts
@@ -56,9 +55,7 @@ public final class ClusterCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<Node.Config> configs = validate();
         List<Node> started = new ArrayList<>();
-        CountDownLatch stop = new CountDownLatch(1);
-        Signal.handle(new Signal("TERM"), s -> stop.countDown());
-        Signal.handle(new Signal("INT"), s -> stop.countDown());
+        CountDownLatch stop = StopSignal.install();
         try {
             for (Node.Config config : configs) {
                 started.add(Node.start(config));

@@ -18,7 +18,6 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import sun.misc.Signal;
 
 /**
  * {@code ringbase serve}: runs one node until SIGTERM or Ctrl-C, then stops gracefully (stop
@@ -99,9 +98,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Node.Config config = validate();
         Node node = Node.start(config);
-        CountDownLatch stop = new CountDownLatch(1);
-        Signal.handle(new Signal("TERM"), s -> stop.countDown());
-        Signal.handle(new Signal("INT"), s -> stop.countDown());
+        CountDownLatch stop = StopSignal.install();
         String cluster = config.topology().size() == 1 ? ""
                 : ", node " + (config.topology().self().index() + 1) + " of " + config.topology().size();
         System.out.println("Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port()

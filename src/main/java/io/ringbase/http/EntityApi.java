@@ -117,25 +117,13 @@ final class EntityApi {
 
     /** Parses {@code ack} and {@code from}: defaults from = cluster size, ack = from / 2 + 1. */
     private Replication replication(QueryString query) throws BadRequestException {
-        int from = optionalInt(query, "from", clusterSize);
-        int ack = optionalInt(query, "ack", Topology.quorum(from));
+        int from = query.integer("from", clusterSize);
+        int ack = query.integer("ack", Topology.quorum(from));
         if (ack <= 0 || ack > from || from > clusterSize) {
             throw new BadRequestException("need 0 < ack <= from <= " + clusterSize + " (the cluster size), got ack="
                     + ack + " from=" + from);
         }
         return new Replication(ack, from);
-    }
-
-    private static int optionalInt(QueryString query, String name, int dflt) throws BadRequestException {
-        String s = query.string(name);
-        if (s == null) {
-            return dflt;
-        }
-        try {
-            return Integer.parseInt(s);
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("parameter '" + name + "' must be an integer, got '" + abbreviate(s) + "'");
-        }
     }
 
     private Outcome get(byte[] key, Replication r) throws IOException {

@@ -29,6 +29,8 @@ import java.util.function.LongSupplier;
  */
 final class InternalApi {
 
+    private static final byte[] EMPTY = new byte[0];
+
     /** Largest page a replica scan returns (bytes, about; one larger entry may pass it). */
     static final int MAX_PAGE_BYTES = 4 << 20;
 
@@ -61,7 +63,8 @@ final class InternalApi {
 
     Outcome handle(FullHttpRequest request, String path, QueryString query)
             throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
-        authenticate(request);
+        byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
+        authenticate(request, body);
         HttpMethod method = request.method();
         switch (path) {
             case InternalProtocol.ENTRY -> {
@@ -69,7 +72,7 @@ final class InternalApi {
                     return new Outcome.Stored(engine.get(hexKey(query, "id")));
                 }
                 if (method.equals(HttpMethod.PUT)) {
-                    Entry entry = single(ByteBufUtil.getBytes(request.content()));
+                    Entry entry = single(body);
                     clock.observe(entry.version());
                     long stored = LocalReplica.applyChecked(engine, entry);
                     return new Outcome.Applied(stored);
@@ -100,7 +103,7 @@ final class InternalApi {
                 }
                 RepairSource source = repairSource();
                 try {
-                    BitSet leaves = MerkleTree.leafSetFromBytes(ByteBufUtil.getBytes(request.content()));
+                    BitSet leaves = MerkleTree.leafSetFromBytes(body);
                     int max = Math.min(intParam(query, "max", MAX_PAGE_BYTES), MAX_PAGE_BYTES);
                     return new Outcome.Page(source.entries(range(query), requester(query), leaves,
                             hexKey(query, "start"), max));
@@ -124,12 +127,7 @@ final class InternalApi {
     }
 
     private static int range(QueryString query) throws BadRequestException {
-        String s = query.string("range");
-        try {
-            return Integer.parseInt(s); // RepairSource checks 0..15
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("parameter 'range' must be an integer, got '" + s + "'");
-        }
+        return query.integer("range", -1); // RepairSource checks 0..15 (a missing range fails there)
     }
 
     private NodeId requester(QueryString query) throws BadRequestException {
@@ -142,12 +140,11 @@ final class InternalApi {
         }
     }
 
-    private void authenticate(FullHttpRequest request) throws ForbiddenException {
+    private void authenticate(FullHttpRequest request, byte[] body) throws ForbiddenException {
         if (signer == null) {
             return;
         }
         String auth = request.headers().get(InternalProtocol.AUTH);
-        byte[] body = ByteBufUtil.getBytes(request.content());
         if (!signer.verify(request.method().name(), request.uri(), body, auth, wallClockMs.getAsLong())) {
             throw new ForbiddenException(auth == null ? "internal request without " + InternalProtocol.AUTH
                     : "internal request with an invalid or expired " + InternalProtocol.AUTH);
@@ -189,18 +186,10 @@ final class InternalApi {
     }
 
     static int intParam(QueryString query, String name, int dflt) throws BadRequestException {
-        String s = query.string(name);
-        if (s == null) {
-            return dflt;
+        int v = query.integer(name, dflt);
+        if (v <= 0) {
+            throw new BadRequestException("parameter '" + name + "' must be a positive integer, got " + v);
         }
-        try {
-            int v = Integer.parseInt(s);
-            if (v <= 0) {
-                throw new NumberFormatException();
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("parameter '" + name + "' must be a positive integer, got '" + s + "'");
-        }
+        return v;
     }
 }

@@ -71,6 +71,24 @@ public final class QueryString {
         return b == null ? null : new String(b, StandardCharsets.UTF_8);
     }
 
+    /**
+     * The decimal integer value of parameter {@code name}, or {@code dflt} if absent.
+     *
+     * @throws BadRequestException if present but not an {@code int}
+     */
+    public int integer(String name, int dflt) throws BadRequestException {
+        String s = string(name);
+        if (s == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            String shown = s.length() <= 64 ? s : s.substring(0, 64) + "...";
+            throw new BadRequestException("parameter '" + name + "' must be an integer, got '" + shown + "'");
+        }
+    }
+
     /** Names of all parameters present. */
     public Set<String> names() {
         return params.keySet();

@@ -54,11 +54,7 @@ public final class RemoteRepairPeer implements RepairPeer {
             if (r.status() != 200) {
                 throw replica.failed("POST repair entries", r);
             }
-            try {
-                return InternalProtocol.page(r.body(), r.next());
-            } catch (IllegalArgumentException e) {
-                throw new CompletionException(new ReplicaException.Failed(node(), "undecodable page", e));
-            }
+            return replica.decodePage(r);
         });
     }
 

@@ -43,13 +43,7 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Void> write(Entry entry) {
-        return client.send(node, HttpMethod.PUT, InternalProtocol.ENTRY, InternalProtocol.encode(List.of(entry)))
-                .thenApply(r -> {
-                    if (r.status() != 201) {
-                        throw failed("PUT entry", r);
-                    }
-                    return null;
-                });
+        return writeChecked(entry).thenApply(stored -> null);
     }
 
     @Override
@@ -93,7 +87,12 @@ public final class RemoteReplica implements Replica {
         return client.send(node, method, uri, body);
     }
 
-    private EntryPage decodePage(ReplicaClient.Response r) {
+    /**
+     * The page in an {@link InternalProtocol#ENTRIES}-style answer.
+     *
+     * @throws CompletionException wrapping {@link ReplicaException.Failed} if the body does not decode
+     */
+    EntryPage decodePage(ReplicaClient.Response r) {
         try {
             return InternalProtocol.page(r.body(), r.next());
         } catch (IllegalArgumentException e) {

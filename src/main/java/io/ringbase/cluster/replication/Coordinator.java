@@ -92,7 +92,7 @@ public final class Coordinator {
     public List<Replica> upReplicas() {
         List<Replica> up = new ArrayList<>(replicas.size());
         for (Replica r : replicas) {
-            if (r.node().equals(topology.self()) || liveness.isUp(r.node())) {
+            if (isUp(r.node())) {
                 up.add(r);
             }
         }
@@ -235,11 +235,16 @@ public final class Coordinator {
     private List<NodeId> up(List<NodeId> targets) {
         List<NodeId> up = new ArrayList<>(targets.size());
         for (NodeId t : targets) {
-            if (t.equals(topology.self()) || liveness.isUp(t)) {
+            if (isUp(t)) {
                 up.add(t);
             }
         }
         return up;
+    }
+
+    /** This node always counts as up; the others as the failure detector says. */
+    private boolean isUp(NodeId node) {
+        return node.equals(topology.self()) || liveness.isUp(node);
     }
 
     /** Writes the newest answer back to the replicas that answered with something older. */
