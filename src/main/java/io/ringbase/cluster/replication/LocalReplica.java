@@ -74,15 +74,14 @@ public final class LocalReplica implements Replica {
     }
 
     /**
-     * Applies {@code entry} and returns the version stored for its key afterwards (the entry's own, or
-     * a newer one the engine already held).
+     * Applies {@code entry} and returns {@link Replica#writeResult} of it against the entry the engine
+     * holds for its key afterwards.
      *
      * @throws IOException if the engine fails
      */
     public static long applyChecked(StorageEngine engine, Entry entry) throws IOException {
         engine.apply(entry);
-        Entry now = engine.get(entry.key());
-        return now == null ? entry.version() : Math.max(entry.version(), now.version());
+        return Replica.writeResult(entry, engine.get(entry.key()));
     }
 
     @Override

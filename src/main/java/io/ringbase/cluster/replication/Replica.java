@@ -33,12 +33,30 @@ public interface Replica {
     CompletableFuture<Void> write(Entry entry);
 
     /**
-     * {@link #write}, then reports the version the replica holds for the key afterwards: the written
-     * one, or a newer one it already had. The coordinator uses it to notice that a write it versioned
-     * lost to one it had not seen (its clock was behind), see {@link Coordinator#write}.
+     * {@link #write}, then reports whether the written entry won: {@link #writeResult} of it against the
+     * entry the replica holds afterwards. The coordinator uses it to notice that a write it versioned
+     * lost to one it had not seen (its clock was behind, or another coordinator's clock issued the same
+     * version), see {@link Coordinator#write}.
      */
     default CompletableFuture<Long> writeChecked(Entry entry) {
         return write(entry).thenApply(v -> entry.version());
+    }
+
+    /**
+     * What a replica reports after writing {@code written} while holding {@code held} for that key:
+     * {@code written.version()} when {@code written} is (equal to) what it holds, else a version above
+     * {@code written.version()} that a rewrite must exceed to win. That is the held version when it is
+     * higher, or the held version + 1 when a different entry holds the very same version and wins the
+     * tie ({@link Entry#compareNewness}: tombstone first, then greater value). Two coordinators' clocks
+     * can issue equal versions, so ties between different writes do happen.
+     *
+     * @param held the entry held afterwards, or {@code null} if none
+     */
+    static long writeResult(Entry written, Entry held) {
+        if (held == null || Entry.compareNewness(held, written) <= 0) {
+            return written.version();
+        }
+        return held.version() > written.version() ? held.version() : written.version() + 1;
     }
 
     /**

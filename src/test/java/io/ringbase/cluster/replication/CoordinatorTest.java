@@ -63,7 +63,7 @@ class CoordinatorTest {
 
         @Override
         public CompletableFuture<Long> writeChecked(Entry entry) {
-            return write(entry).thenApply(v -> stored.version());
+            return write(entry).thenApply(v -> Replica.writeResult(entry, stored));
         }
 
         @Override
@@ -133,6 +133,33 @@ class CoordinatorTest {
             assertThat(new String(r.stored.value(), StandardCharsets.UTF_8)).as("on %s", r.node).isEqualTo("later write");
             assertThat(r.stored.version()).isGreaterThan(elsewhere);
         }
+    }
+
+    @Test
+    void aWriteThatLosesATieAtItsOwnVersionIsWrittenAgainAboveIt() throws Exception {
+        // Another coordinator's clock issued the very same version to a delete; the tombstone wins the tie
+        Entry mine = value(clock.now(), "later write");
+        Entry delete = Entry.tombstone(KEY, mine.version());
+        r1.stored = delete;
+        r2.stored = delete;
+        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            assertThat(r.stored.value()).as("on %s", r.node).isNotNull();
+            assertThat(new String(r.stored.value(), StandardCharsets.UTF_8)).as("on %s", r.node).isEqualTo("later write");
+            assertThat(r.stored.version()).isGreaterThan(delete.version());
+        }
+    }
+
+    @Test
+    void writeResultReportsWhetherTheWrittenEntryWon() {
+        Entry mine = value(100, "b");
+        assertThat(Replica.writeResult(mine, mine)).isEqualTo(100);
+        assertThat(Replica.writeResult(mine, null)).isEqualTo(100);
+        assertThat(Replica.writeResult(mine, value(99, "z"))).as("an older entry loses").isEqualTo(100);
+        assertThat(Replica.writeResult(mine, value(100, "a"))).as("a smaller value loses the tie").isEqualTo(100);
+        assertThat(Replica.writeResult(mine, value(100, "c"))).as("a greater value wins the tie").isEqualTo(101);
+        assertThat(Replica.writeResult(mine, Entry.tombstone(KEY, 100))).as("a tombstone wins the tie").isEqualTo(101);
+        assertThat(Replica.writeResult(mine, value(250, "a"))).as("a newer version").isEqualTo(250);
     }
 
     @Test
