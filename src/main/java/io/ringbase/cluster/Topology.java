@@ -1,5 +1,6 @@
 package io.ringbase.cluster;
 
+import io.ringbase.clock.HybridLogicalClock;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -19,6 +20,10 @@ public record Topology(List<NodeId> nodes, NodeId self) {
         nodes = List.copyOf(nodes);
         if (nodes.isEmpty()) {
             throw new IllegalArgumentException("a cluster needs at least one node");
+        }
+        if (nodes.size() > HybridLogicalClock.MAX_NODES) {
+            throw new IllegalArgumentException("a cluster has at most " + HybridLogicalClock.MAX_NODES
+                    + " nodes (versions carry the node index in 6 bits), got " + nodes.size());
         }
         for (int i = 0; i < nodes.size(); i++) {
             if (nodes.get(i).index() != i) {

@@ -76,10 +76,10 @@ public final class Node implements AutoCloseable {
 
     private Node(Config config) throws IOException {
         this.config = config;
-        this.clock = new HybridLogicalClock();
+        Topology topology = config.topology();
+        this.clock = new HybridLogicalClock(topology.self().index());
         this.engine = LsmEngine.open(config.storage());
         clock.observe(engine.maxVersion());
-        Topology topology = config.topology();
         if (topology.size() == 1) {
             client = null;
             scheduler = null;
