@@ -65,6 +65,12 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--workers", defaultValue = "8", description = "Request worker threads (default: ${DEFAULT-VALUE}).")
     int workers;
 
+    @Option(names = "--inline-requests", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Run point requests (GET/PUT/DELETE of one key, replica calls) on the I/O thread that read "
+                    + "them instead of handing them to a worker, unless the write would wait for an fsync (--wal-sync "
+                    + "always) or a stalled flush. --no-inline-requests always uses the workers (default: ${DEFAULT-VALUE}).")
+    boolean inlineRequests;
+
     @Option(names = "--queue", defaultValue = "1024", description = "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
@@ -132,7 +138,7 @@ public final class ServeCommand implements Callable<Integer> {
         byte[] secret = readSecret();
         try {
             HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
-                    HttpServerConfig.DEFAULT_IO_THREADS);
+                    HttpServerConfig.DEFAULT_IO_THREADS, inlineRequests);
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());

@@ -17,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One per connection: hands each aggregated request to the worker pool and writes its response, one
- * request at a time, so responses leave in request order (HTTP/1.1 pipelining) and a connection holds
- * at most one worker.
+ * One per connection: serves each aggregated request, one at a time, so responses leave in request
+ * order (HTTP/1.1 pipelining) and a connection holds at most one worker. A point request that will
+ * not block ({@link RingbaseHttpServer.Shared#runsInline}) is served right here on the event loop;
+ * any other goes to the worker pool.
  *
  * <p>Threading: all fields are touched on the channel's event loop only. A worker runs
  * {@link Router#handle}, then hops back to the event loop to write. While a request is being served,
@@ -99,6 +100,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void dispatch(FullHttpRequest request) {
         HttpVersion version = request.protocolVersion();
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !shared.isStopping();
+        if (shared.runsInline(request)) {
+            serve(request, version, keepAlive);
+            return;
+        }
         try {
             shared.workers().execute(() -> serve(request, version, keepAlive));
         } catch (RejectedExecutionException e) {
@@ -107,7 +112,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** On a worker thread: runs the request against the engine, then hands the response to the event loop. */
+    /**
+     * On a worker thread or the event loop: runs the request against the engine, then hands the
+     * response to the event loop (directly when already on it).
+     */
     private void serve(FullHttpRequest request, HttpVersion version, boolean keepAlive) {
         Outcome outcome;
         try {
@@ -137,6 +145,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onEventLoop(Runnable task, Runnable discard) {
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+            return;
+        }
         try {
             ctx.executor().execute(task);
         } catch (RejectedExecutionException e) { // event loop already shut down: nobody to answer

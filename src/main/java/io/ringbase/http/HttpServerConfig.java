@@ -16,9 +16,15 @@ import java.util.Objects;
  *                       (default {@value #DEFAULT_QUEUE_CAPACITY}); at least 1
  * @param ioThreads      Netty event-loop threads for accepting and socket I/O (default {@value #DEFAULT_IO_THREADS});
  *                       at least 1
+ * @param inlinePointRequests whether point requests ({@code /v0/entity}, {@code /internal/v0/entry} and
+ *                       {@code /internal/v0/ping}) run on the event loop that read them rather than on a
+ *                       worker, when the engine says a write will not wait for an fsync or a stalled flush
+ *                       ({@link io.ringbase.storage.StorageEngine#writeMayBlock()}); default true. It
+ *                       spares two thread hand-offs per request (and, in a cluster, per replica call).
  */
 public record HttpServerConfig(
-        String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity, int ioThreads) {
+        String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity, int ioThreads,
+        boolean inlinePointRequests) {
 
     public static final String DEFAULT_HOST = "0.0.0.0";
     public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -43,22 +49,27 @@ public record HttpServerConfig(
     /** The defaults above, on {@code port} (0 for an ephemeral port). */
     public static HttpServerConfig defaults(int port) {
         return new HttpServerConfig(DEFAULT_HOST, port, DEFAULT_MAX_BODY_BYTES, DEFAULT_WORKER_THREADS,
-                DEFAULT_QUEUE_CAPACITY, DEFAULT_IO_THREADS);
+                DEFAULT_QUEUE_CAPACITY, DEFAULT_IO_THREADS, true);
     }
 
     /** This config with another bind address. */
     public HttpServerConfig withHost(String newHost) {
-        return new HttpServerConfig(newHost, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads);
+        return new HttpServerConfig(newHost, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests);
     }
 
     /** This config with another body limit. */
     public HttpServerConfig withMaxBodyBytes(int bytes) {
-        return new HttpServerConfig(host, port, bytes, workerThreads, queueCapacity, ioThreads);
+        return new HttpServerConfig(host, port, bytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests);
     }
 
     /** This config with another worker pool: {@code threads} workers and a queue of {@code capacity}. */
     public HttpServerConfig withWorkers(int threads, int capacity) {
-        return new HttpServerConfig(host, port, maxBodyBytes, threads, capacity, ioThreads);
+        return new HttpServerConfig(host, port, maxBodyBytes, threads, capacity, ioThreads, inlinePointRequests);
+    }
+
+    /** This config with point requests run on the event loop ({@code true}) or always on a worker. */
+    public HttpServerConfig withInlinePointRequests(boolean inline) {
+        return new HttpServerConfig(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inline);
     }
 
     private static void requirePositive(String name, int value) {

@@ -14,6 +14,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link HttpServerConfig#ioThreads()} event loops accept connections, parse HTTP and
  * write responses; requests run against the engine on a bounded pool of
  * {@link HttpServerConfig#workerThreads()} threads with a queue of {@link HttpServerConfig#queueCapacity()};
- * when the queue is full a request is answered with 503 at once. Range responses are pulled from the
+ * when the queue is full a request is answered with 503 at once. Point requests that will not block
+ * ({@link HttpServerConfig#inlinePointRequests()}) run on the event loop itself. Range responses are pulled from the
  * engine's iterator on the event loop, one entry at a time, only as fast as the client reads.
  *
  * <p>Lifecycle: {@link #start()} once, then {@link #close()}. The server does not own the engine and
@@ -92,7 +94,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
                         cluster.repairSource());
         AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
-        this.shared = new Shared(new Router(entities, internal, admin), workers, config.maxBodyBytes());
+        this.shared = new Shared(new Router(entities, internal, admin, engine), workers, config.maxBodyBytes(),
+                config.inlinePointRequests());
     }
 
     /**
@@ -209,14 +212,21 @@ public final class RingbaseHttpServer implements AutoCloseable {
         private final Router api;
         private final ThreadPoolExecutor workers;
         private final int maxBodyBytes;
+        private final boolean inlinePointRequests;
         private final Object idleLock = new Object();
         private int inFlight; // guarded by idleLock
         volatile boolean stopping;
 
-        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes) {
+        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests) {
             this.api = api;
             this.workers = workers;
             this.maxBodyBytes = maxBodyBytes;
+            this.inlinePointRequests = inlinePointRequests;
+        }
+
+        /** Whether {@code request} is served on the event loop that read it ({@link Router#runsInline}). */
+        boolean runsInline(FullHttpRequest request) {
+            return inlinePointRequests && api.runsInline(request);
         }
 
         Router api() {

@@ -1,7 +1,10 @@
 package io.ringbase.http;
 
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.ringbase.cluster.client.InternalProtocol;
 import io.ringbase.cluster.replication.QuorumException;
+import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
 
 /**
@@ -14,15 +17,39 @@ final class Router {
     private final EntityApi entities;
     private final InternalApi internal;
     private final AdminApi admin;
+    private final StorageEngine engine;
 
-    Router(EntityApi entities, InternalApi internal, AdminApi admin) {
+    Router(EntityApi entities, InternalApi internal, AdminApi admin, StorageEngine engine) {
         this.entities = entities;
         this.internal = internal;
         this.admin = admin;
+        this.engine = engine;
     }
 
     /**
-     * Serves one request on a worker thread.
+     * Whether {@code request} may be served on the event loop that read it: a point request (one key's
+     * GET/PUT/DELETE, a replica's entry read or write, a ping) that does no more than a memtable or
+     * mapped-SSTable lookup and a WAL {@code write()}, because the engine says a write will not wait for
+     * an fsync or a stalled flush ({@link StorageEngine#writeMayBlock()}). Scans, repair and admin
+     * requests, and writes that may block, go to the workers. In a cluster the coordinator's replica
+     * calls are non-blocking, so a coordinated request qualifies too.
+     */
+    boolean runsInline(FullHttpRequest request) {
+        String uri = request.uri();
+        if (!isPath(uri, EntityApi.Route.ENTITY.path) && !isPath(uri, InternalProtocol.ENTRY)
+                && !isPath(uri, InternalProtocol.PING)) {
+            return false;
+        }
+        return request.method().equals(HttpMethod.GET) || !engine.writeMayBlock();
+    }
+
+    /** Whether the request target {@code uri} has the path {@code path} (with or without a query). */
+    private static boolean isPath(String uri, String path) {
+        return uri.startsWith(path) && (uri.length() == path.length() || uri.charAt(path.length()) == '?');
+    }
+
+    /**
+     * Serves one request, on a worker thread or, if {@link #runsInline}, on the event loop.
      *
      * @throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException as the APIs do
      */

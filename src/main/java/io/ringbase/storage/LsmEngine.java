@@ -12,6 +12,7 @@ import io.ringbase.storage.manifest.Manifest;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
+import io.ringbase.storage.wal.WalSyncPolicy;
 import io.ringbase.storage.wal.WalWriter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -124,6 +125,15 @@ public final class LsmEngine implements StorageEngine {
         if (isFull(target)) {
             maybeSwitch();
         }
+    }
+
+    @Override
+    public boolean writeMayBlock() {
+        if (options.walSync() == WalSyncPolicy.ALWAYS) {
+            return true;
+        }
+        View v = view;
+        return !v.immutables().isEmpty() && isFull(v.active());
     }
 
     /**

@@ -23,6 +23,16 @@ public interface StorageEngine extends Closeable {
     void apply(Entry entry) throws IOException;
 
     /**
+     * Whether an {@link #apply} started now could wait for more than a write to the operating system:
+     * an fsync (WAL policy {@code ALWAYS}) or a flush that has fallen behind. The HTTP server runs a
+     * write on its event loop only when this is false, else on a worker. A hint, not a promise: the
+     * state can change right after the call (a flush stall is then bounded by its timeout).
+     */
+    default boolean writeMayBlock() {
+        return true;
+    }
+
+    /**
      * The newest entry stored for {@code key}, including tombstones and expired entries, or
      * {@code null} if the key was never written (or its history was compacted away).
      */

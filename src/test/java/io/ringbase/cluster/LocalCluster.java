@@ -146,7 +146,7 @@ public final class LocalCluster implements AutoCloseable {
         Topology t = Topology.parse(urls, urls.get(i));
         LsmOptions storage = LsmOptions.defaults(dataDir(i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
         HttpServerConfig http = new HttpServerConfig("127.0.0.1", t.self().port(), 16 << 20, 8, 1024,
-                HttpServerConfig.DEFAULT_IO_THREADS);
+                HttpServerConfig.DEFAULT_IO_THREADS, true);
         return customize.apply(new Node.Config(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
     }
 

@@ -27,8 +27,8 @@ class HttpServerConfigTest {
         assertThatThrownBy(() -> d.withMaxBodyBytes(0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> d.withWorkers(0, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> d.withWorkers(1, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new HttpServerConfig("h", 0, 1, 1, 1, 0))
+        assertThatThrownBy(() -> new HttpServerConfig("h", 0, 1, 1, 1, 0, true))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new HttpServerConfig(null, 0, 1, 1, 1, 1)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new HttpServerConfig(null, 0, 1, 1, 1, 1, true)).isInstanceOf(NullPointerException.class);
     }
 }

@@ -39,8 +39,9 @@ class OverloadAndShutdownTest {
         }
     }
 
+    /** Every request on the single worker (no inline point requests), so the worker queue is what is tested. */
     private static HttpServerConfig oneWorkerOneSlot() {
-        return HttpServerConfig.defaults(0).withHost("127.0.0.1").withWorkers(1, 1);
+        return HttpServerConfig.defaults(0).withHost("127.0.0.1").withWorkers(1, 1).withInlinePointRequests(false);
     }
 
     private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {

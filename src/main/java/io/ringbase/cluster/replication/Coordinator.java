@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Every version seen in an answer advances the node's {@link HybridLogicalClock}.</li>
  * </ul>
  *
- * <p>Threading: call from a request worker (the local replica may block). The returned futures complete
- * on the worker or on a replica client event loop; callbacks on them must not block. Read-repair
+ * <p>Threading: call from a request worker, or from an HTTP event loop when the local engine's writes
+ * will not block ({@link io.ringbase.storage.StorageEngine#writeMayBlock()}): the local replica runs
+ * on the calling thread. The returned futures complete on the caller or on a replica client event
+ * loop; callbacks on them must not block. Read-repair
  * writes run on {@code background}. Thread-safe.
  */
 public final class Coordinator {

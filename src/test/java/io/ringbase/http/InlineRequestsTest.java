@@ -1,0 +1,105 @@
+package io.ringbase.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringbase.storage.Entry;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Which thread serves a request: point requests on the event loop unless a write may block. */
+class InlineRequestsTest {
+
+    /** Records the thread of every engine call; {@code apply} blocks until released when asked to. */
+    static class RecordingEngine extends InMemoryEngine {
+        final List<String> threads = new CopyOnWriteArrayList<>();
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile boolean blockWrites;
+        volatile boolean writesMayBlock;
+
+        @Override
+        public void apply(Entry entry) throws IOException {
+            threads.add("apply " + Thread.currentThread().getName());
+            if (blockWrites) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            super.apply(entry);
+        }
+
+        @Override
+        public Entry get(byte[] key) throws IOException {
+            threads.add("get " + Thread.currentThread().getName());
+            return super.get(key);
+        }
+
+        @Override
+        public boolean writeMayBlock() {
+            return writesMayBlock;
+        }
+    }
+
+    @Test
+    void pointRequestsRunOnTheEventLoopWhenWritesDoNotBlock() throws Exception {
+        RecordingEngine engine = new RecordingEngine();
+        try (ServerFixture http = new ServerFixture(engine)) {
+            assertThat(http.put("/v0/entity?id=k", new byte[] {1}).statusCode()).isEqualTo(201);
+            assertThat(http.get("/v0/entity?id=k").statusCode()).isEqualTo(200);
+            assertThat(http.delete("/v0/entity?id=k").statusCode()).isEqualTo(202);
+            assertThat(engine.threads).hasSize(3).allSatisfy(t -> assertThat(t).contains("ringbase-http-io"));
+        }
+    }
+
+    @Test
+    void writesThatMayBlockRunOnWorkersAndReadsStayInline() throws Exception {
+        RecordingEngine engine = new RecordingEngine();
+        engine.writesMayBlock = true;
+        try (ServerFixture http = new ServerFixture(engine)) {
+            assertThat(http.put("/v0/entity?id=k", new byte[] {1}).statusCode()).isEqualTo(201);
+            assertThat(http.get("/v0/entity?id=k").statusCode()).isEqualTo(200);
+            assertThat(engine.threads).hasSize(2);
+            assertThat(engine.threads.get(0)).startsWith("apply ").contains("ringbase-http-worker");
+            assertThat(engine.threads.get(1)).startsWith("get ").contains("ringbase-http-io");
+        }
+    }
+
+    @Test
+    void aBlockedWriteOnAWorkerDoesNotHoldUpReads() throws Exception {
+        RecordingEngine engine = new RecordingEngine();
+        engine.writesMayBlock = true;
+        engine.blockWrites = true;
+        try (ServerFixture http = new ServerFixture(engine)) {
+            HttpRequest put = HttpRequest.newBuilder(http.uri("/v0/entity?id=slow")).timeout(Duration.ofSeconds(30))
+                    .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1})).build();
+            CompletableFuture<HttpResponse<byte[]>> pending = http.client.sendAsync(put,
+                    HttpResponse.BodyHandlers.ofByteArray());
+            for (int i = 0; i < 20; i++) {
+                assertThat(http.get("/v0/entity?id=other" + i).statusCode()).isEqualTo(404);
+            }
+            assertThat(pending).isNotDone();
+            engine.release.countDown();
+            assertThat(pending.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void withInliningOffEveryRequestRunsOnAWorker() throws Exception {
+        RecordingEngine engine = new RecordingEngine();
+        HttpServerConfig config = HttpServerConfig.defaults(0).withHost("127.0.0.1").withInlinePointRequests(false);
+        try (ServerFixture http = new ServerFixture(config, engine)) {
+            assertThat(http.put("/v0/entity?id=k", new byte[] {1}).statusCode()).isEqualTo(201);
+            assertThat(http.get("/v0/entity?id=k").statusCode()).isEqualTo(200);
+            assertThat(engine.threads).hasSize(2).allSatisfy(t -> assertThat(t).contains("ringbase-http-worker"));
+        }
+    }
+}
