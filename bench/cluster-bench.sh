@@ -8,6 +8,7 @@
 # Every server process (the single node, then all three cluster nodes) is pinned to SERVER_CPU (default
 # CPU 0) and wrk to WRK_CPU (CPU 1), so both setups get the same CPU budget; the cluster pays for its
 # replication within it. SERVER_CPU=0,1 lets the servers use both CPUs (shared with wrk).
+# SERVE_FLAGS adds flags to every `ringbase serve` (e.g. SERVE_FLAGS=--no-inline-requests).
 # Only 127.0.0.1 is contacted. Every wrk run is bounded by -d.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,7 +49,7 @@ start_node() {
   local name=$1 port=$2; shift 2
   mkdir -p "$WORK/$name"
   taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" \
-    --data-dir "$WORK/$name/data" "$@" >"$WORK/$name/out" 2>"$WORK/$name/log" &
+    --data-dir "$WORK/$name/data" ${SERVE_FLAGS:-} "$@" >"$WORK/$name/out" 2>"$WORK/$name/log" &
   PIDS+=($!)
   local i
   for i in $(seq 1 1200); do

@@ -5,24 +5,20 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
+import io.ringbase.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -50,6 +46,9 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RingbaseHttpServer.class);
 
+    /** Name prefix of the event loop threads (also of a group shared with the replica client). */
+    public static final String IO_THREAD_NAME = "ringbase-http-io";
+
     /** How long {@link #close()} waits for in-flight requests before cutting connections. */
     static final long CLOSE_TIMEOUT_MS = 10_000;
 
@@ -61,6 +60,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
     private final HttpServerConfig config;
     private final Shared shared;
+    private final EventLoopGroup sharedGroup;
+    private final ChannelGroup connections = new DefaultChannelGroup("ringbase-http", GlobalEventExecutor.INSTANCE);
     private EventLoopGroup group;
     private Channel serverChannel;
     private boolean closed;
@@ -71,17 +72,21 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * @param clock  issues the version of every write
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock) {
-        this(config, engine, clock, null);
+        this(config, engine, clock, null, null);
     }
 
     /**
      * A node of a cluster.
      *
-     * @param cluster the coordinator, signer and repair service, or {@code null} for a single node
+     * @param cluster     the coordinator, signer and repair service, or {@code null} for a single node
+     * @param sharedGroup the event loops to serve on (shared with the replica client, see
+     *                    {@link io.ringbase.transport}); the caller shuts them down after {@link #close()}.
+     *                    {@code null}: the server makes its own {@link HttpServerConfig#ioThreads()} loops.
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
-                              ClusterContext cluster) {
+                              ClusterContext cluster, EventLoopGroup sharedGroup) {
         this.config = Objects.requireNonNull(config, "config");
+        this.sharedGroup = sharedGroup;
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
                 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.queueCapacity()),
                 new DefaultThreadFactory("ringbase-http-worker", true), new ThreadPoolExecutor.AbortPolicy());
@@ -110,31 +115,20 @@ public final class RingbaseHttpServer implements AutoCloseable {
         if (group != null || closed) {
             throw new IllegalStateException("start() may be called once, before close()");
         }
-        IoHandlerFactory ioFactory;
-        Class<? extends ServerChannel> channelType;
-        if (Epoll.isAvailable()) {
-            ioFactory = EpollIoHandler.newFactory();
-            channelType = EpollServerSocketChannel.class;
-        } else {
-            log.warn("native epoll transport unavailable ({}); falling back to NIO",
-                    String.valueOf(Epoll.unavailabilityCause()));
-            ioFactory = NioIoHandler.newFactory();
-            channelType = NioServerSocketChannel.class;
-        }
-        group = new MultiThreadIoEventLoopGroup(config.ioThreads(),
-                new DefaultThreadFactory("ringbase-http-io", true), ioFactory);
+        group = sharedGroup != null ? sharedGroup : Transport.newEventLoopGroup(config.ioThreads(), IO_THREAD_NAME);
         HttpDecoderConfig decoderConfig = new HttpDecoderConfig()
                 .setMaxInitialLineLength(MAX_INITIAL_LINE_LENGTH)
                 .setMaxHeaderSize(MAX_HEADER_BYTES);
         try {
             serverChannel = new ServerBootstrap()
                     .group(group)
-                    .channel(channelType)
+                    .channel(Transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            connections.add(ch);
                             ch.pipeline()
                                     .addLast("codec", new HttpServerCodec(decoderConfig))
                                     .addLast("aggregator", new BodyAggregator(aggregateLimit(config.maxBodyBytes())))
@@ -146,13 +140,15 @@ public final class RingbaseHttpServer implements AutoCloseable {
                     .syncUninterruptibly()
                     .channel();
         } catch (RuntimeException e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (sharedGroup == null) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
             shared.workers().shutdownNow();
             closed = true;
             throw e;
         }
         int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
-        log.info("HTTP API listening on {}:{} ({})", config.host(), port, channelType.getSimpleName());
+        log.info("HTTP API listening on {}:{} ({})", config.host(), port, Transport.serverChannel().getSimpleName());
         return port;
     }
 
@@ -187,7 +183,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         workers.shutdownNow();
-        if (group != null) {
+        connections.close().awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        if (group != null && sharedGroup == null) {
             group.shutdownGracefully(0, Math.max(100, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))),
                     TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }

@@ -1,28 +1,30 @@
 package io.ringbase.server;
 
+import io.netty.channel.EventLoopGroup;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.client.RemoteRepairPeer;
 import io.ringbase.cluster.client.RemoteReplica;
+import io.ringbase.cluster.client.ReplicaClient;
+import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairOptions;
 import io.ringbase.cluster.repair.RepairPeer;
 import io.ringbase.cluster.repair.RepairSource;
-import io.ringbase.http.RepairControl;
-import io.ringbase.cluster.hint.HintOptions;
-import io.ringbase.cluster.hint.HintedHandoff;
-import io.ringbase.cluster.client.ReplicaClient;
-import io.ringbase.cluster.client.RequestSigner;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.http.ClusterContext;
 import io.ringbase.http.HttpServerConfig;
+import io.ringbase.http.RepairControl;
 import io.ringbase.http.RingbaseHttpServer;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
+import io.ringbase.transport.Transport;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,6 +68,7 @@ public final class Node implements AutoCloseable {
     private final HybridLogicalClock clock;
     private final RingbaseHttpServer server;
     private final ReplicaClient client;
+    private final EventLoopGroup ioGroup;
     private final ScheduledExecutorService scheduler;
     private final ThreadPoolExecutor background;
     private final ThreadPoolExecutor localScans;
@@ -82,6 +85,7 @@ public final class Node implements AutoCloseable {
         clock.observe(engine.maxVersion());
         if (topology.size() == 1) {
             client = null;
+            ioGroup = null;
             scheduler = null;
             background = null;
             localScans = null;
@@ -92,7 +96,10 @@ public final class Node implements AutoCloseable {
             return;
         }
         RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
-        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer);
+        // One set of event loops for the HTTP server and the replica client: a request coordinated on a
+        // loop sends its replica calls and reads their answers on that same loop (see io.ringbase.transport)
+        ioGroup = Transport.newEventLoopGroup(config.http().ioThreads(), RingbaseHttpServer.IO_THREAD_NAME);
+        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer, ioGroup);
         localScans = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(256),
                 r -> daemon(r, "ringbase-local-scan"), new ThreadPoolExecutor.AbortPolicy());
         List<Replica> replicas = new ArrayList<>();
@@ -131,7 +138,7 @@ public final class Node implements AutoCloseable {
             }
         };
         server = new RingbaseHttpServer(config.http(), engine, clock,
-                new ClusterContext(coordinator, signer, control, repairSource));
+                new ClusterContext(coordinator, signer, control, repairSource), ioGroup);
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -232,6 +239,7 @@ public final class Node implements AutoCloseable {
                 localScans.shutdown(); // no interrupts: an interrupted file channel would close under the engine
                 hints.close(); // stores what is queued, stops delivery
                 client.close();
+                ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
             }
         } finally {
             engine.close();

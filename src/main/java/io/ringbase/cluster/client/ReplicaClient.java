@@ -7,18 +7,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.pool.AbstractChannelPoolHandler;
 import io.netty.channel.pool.ChannelHealthChecker;
 import io.netty.channel.pool.FixedChannelPool;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -29,24 +23,30 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AttributeKey;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.transport.Transport;
 import java.net.ConnectException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The non-blocking HTTP/1.1 client for node-to-node calls: Netty's {@link HttpClientCodec} on its own
- * event loops (native epoll when available), a {@link FixedChannelPool} of keep-alive connections per
- * node, one request per connection at a time, and a per-call timeout.
+ * The non-blocking HTTP/1.1 client for node-to-node calls: Netty's {@link HttpClientCodec} on event
+ * loops (native epoll when available), a {@link FixedChannelPool} of keep-alive connections per node
+ * and event loop, one request per connection at a time, and a per-call timeout.
+ *
+ * <p>Given the HTTP server's event loop group, a call made on one of its loops (a request coordinated
+ * inline, see {@code HttpServerConfig#inlinePointRequests}) uses that loop's own connections: the
+ * request is written, and its answer read and handed to the caller, on the same thread, with no hand-off
+ * between threads. Calls from other threads (hints, repair, probes) take the loops in turn.
  *
  * <p>No thread ever waits for an answer: {@link #send} returns a future completed on an event loop.
  * It fails with {@link ReplicaException.Unreachable} when no connection could be made (the request was
@@ -91,24 +91,51 @@ public final class ReplicaClient implements AutoCloseable {
     private final ClientConfig config;
     private final RequestSigner signer;
     private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final List<EventLoop> loops;
+    private final AtomicInteger nextLoop = new AtomicInteger();
     private final Bootstrap bootstrap;
-    private final ConcurrentHashMap<NodeId, FixedChannelPool> pools = new ConcurrentHashMap<>();
+    /** Per node, one pool per event loop (by index in {@link #loops}). */
+    private final ConcurrentHashMap<NodeId, FixedChannelPool[]> pools = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /**
+     * A client on its own {@link ClientConfig#ioThreads()} event loops.
+     *
      * @param signer signs every request, or {@code null} when no cluster secret is configured
      */
     public ReplicaClient(ClientConfig config, RequestSigner signer) {
+        this(config, signer, null);
+    }
+
+    /**
+     * A client on {@code sharedGroup}'s event loops (the HTTP server's), which it does not shut down;
+     * {@code null} for its own group.
+     *
+     * @param signer signs every request, or {@code null} when no cluster secret is configured
+     */
+    public ReplicaClient(ClientConfig config, RequestSigner signer, EventLoopGroup sharedGroup) {
         this.config = config;
         this.signer = signer;
-        IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        this.group = new MultiThreadIoEventLoopGroup(config.ioThreads(),
-                new DefaultThreadFactory("ringbase-replica-client", true), io);
+        this.ownsGroup = sharedGroup == null;
+        this.group = ownsGroup ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
+                : sharedGroup;
+        this.loops = Transport.loops(group);
         this.bootstrap = new Bootstrap()
                 .group(group)
-                .channel(Epoll.isAvailable() ? EpollSocketChannel.class : NioSocketChannel.class)
+                .channel(Transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(config.timeoutMs(), 5_000));
+    }
+
+    /** The index of the calling thread's event loop, or the next loop in turn for any other thread. */
+    private int loopIndex() {
+        for (int i = 0; i < loops.size(); i++) {
+            if (loops.get(i).inEventLoop()) {
+                return i;
+            }
+        }
+        return Math.floorMod(nextLoop.getAndIncrement(), loops.size());
     }
 
     /**
@@ -133,8 +160,10 @@ public final class ReplicaClient implements AutoCloseable {
             request.headers().set(InternalProtocol.AUTH,
                     signer.sign(method.name(), uri, body, System.currentTimeMillis()));
         }
-        FixedChannelPool pool = pools.computeIfAbsent(node, this::newPool);
-        call.timer = group.next().schedule(() -> timeOut(call, pool), config.timeoutMs(), TimeUnit.MILLISECONDS);
+        int loop = loopIndex();
+        FixedChannelPool pool = pools.computeIfAbsent(node, this::newPools)[loop];
+        call.pool = pool;
+        call.timer = loops.get(loop).schedule(() -> timeOut(call, pool), config.timeoutMs(), TimeUnit.MILLISECONDS);
         pool.acquire().addListener((Future<Channel> f) -> {
             if (!f.isSuccess()) {
                 request.release();
@@ -162,8 +191,19 @@ public final class ReplicaClient implements AutoCloseable {
         return call.result;
     }
 
-    private FixedChannelPool newPool(NodeId node) {
-        return new FixedChannelPool(bootstrap.clone().remoteAddress(node.host(), node.port()),
+    /** One pool per event loop, sharing the per-node connection and waiting-call limits between them. */
+    private FixedChannelPool[] newPools(NodeId node) {
+        FixedChannelPool[] perLoop = new FixedChannelPool[loops.size()];
+        int connections = Math.max(1, config.maxConnectionsPerNode() / loops.size());
+        int pending = Math.max(1, config.maxPendingPerNode() / loops.size());
+        for (int i = 0; i < perLoop.length; i++) {
+            perLoop[i] = newPool(node, loops.get(i), connections, pending);
+        }
+        return perLoop;
+    }
+
+    private FixedChannelPool newPool(NodeId node, EventLoop loop, int connections, int pending) {
+        return new FixedChannelPool(bootstrap.clone(loop).remoteAddress(node.host(), node.port()),
                 new AbstractChannelPoolHandler() {
                     @Override
                     public void channelCreated(Channel ch) {
@@ -174,7 +214,7 @@ public final class ReplicaClient implements AutoCloseable {
                     }
                 },
                 ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL, config.timeoutMs(),
-                config.maxConnectionsPerNode(), config.maxPendingPerNode(), true, true);
+                connections, pending, true, true);
     }
 
     private void timeOut(Call call, FixedChannelPool pool) {
@@ -222,7 +262,7 @@ public final class ReplicaClient implements AutoCloseable {
                             response.headers().get(InternalProtocol.NEXT),
                             ByteBufUtil.getBytes(response.content())));
                 }
-                detach(ctx.channel(), call, pools.get(call.node), !keepAlive);
+                detach(ctx.channel(), call, call.pool, !keepAlive);
             } finally {
                 response.release();
             }
@@ -232,7 +272,7 @@ public final class ReplicaClient implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             Call call = ctx.channel().attr(CALL).get();
             if (call != null && call.fail(new ReplicaException.Failed(call.node, "connection closed", null))) {
-                detach(ctx.channel(), call, pools.get(call.node), true);
+                detach(ctx.channel(), call, call.pool, true);
             }
             ctx.fireChannelInactive();
         }
@@ -250,6 +290,7 @@ public final class ReplicaClient implements AutoCloseable {
         final CompletableFuture<Response> result = new CompletableFuture<>();
         final AtomicBoolean released = new AtomicBoolean();
         volatile Channel channel;
+        volatile FixedChannelPool pool;
         volatile ScheduledFuture<?> timer;
 
         Call(NodeId node) {
@@ -277,9 +318,13 @@ public final class ReplicaClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (FixedChannelPool pool : List.copyOf(pools.values())) {
-            pool.close();
+        for (FixedChannelPool[] perLoop : List.copyOf(pools.values())) {
+            for (FixedChannelPool pool : perLoop) {
+                pool.close();
+            }
         }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
     }
 }
