@@ -5,12 +5,14 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.client.InternalProtocol;
+import io.ringbase.cluster.client.ReplicaBatch;
 import io.ringbase.cluster.client.RequestSigner;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.repair.MerkleTree;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.LocalReplica;
+import java.util.ArrayList;
 import java.util.BitSet;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.Entry;
@@ -111,12 +113,39 @@ final class InternalApi {
                     throw new BadRequestException(e.getMessage());
                 }
             }
+            case InternalProtocol.BATCH -> {
+                if (!method.equals(HttpMethod.POST)) {
+                    throw new MethodNotAllowedException(method.name(), "POST");
+                }
+                return new Outcome.Body(ReplicaBatch.encodeResults(batch(body)), "application/octet-stream");
+            }
             case InternalProtocol.PING -> {
                 requireGet(method);
                 return new Outcome.Body(new byte[0], "application/octet-stream");
             }
             default -> throw new BadRequestException("unknown internal path " + path);
         }
+    }
+
+    /** Runs a {@link ReplicaBatch}'s operations in order; an engine failure fails the whole batch. */
+    private List<ReplicaBatch.Result> batch(byte[] body) throws BadRequestException, IOException {
+        List<ReplicaBatch.Op> ops;
+        try {
+            ops = ReplicaBatch.decodeOps(body);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException("undecodable batch: " + e.getMessage());
+        }
+        List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
+        for (ReplicaBatch.Op op : ops) {
+            results.add(switch (op) {
+                case ReplicaBatch.Write w -> {
+                    clock.observe(w.entry().version());
+                    yield new ReplicaBatch.Written(LocalReplica.applyChecked(engine, w.entry()));
+                }
+                case ReplicaBatch.Read r -> new ReplicaBatch.Found(engine.get(r.key()));
+            });
+        }
+        return results;
     }
 
     private RepairSource repairSource() throws BadRequestException {

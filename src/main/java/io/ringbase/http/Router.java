@@ -28,7 +28,7 @@ final class Router {
 
     /**
      * Whether {@code request} may be served on the event loop that read it: a point request (one key's
-     * GET/PUT/DELETE, a replica's entry read or write, a ping) that does no more than a memtable or
+     * GET/PUT/DELETE, a replica's entry read or write or batch of them, a ping) that does no more than a memtable or
      * mapped-SSTable lookup and a WAL {@code write()}, because the engine says a write will not wait for
      * an fsync or a stalled flush ({@link StorageEngine#writeMayBlock()}). Scans, repair and admin
      * requests, and writes that may block, go to the workers. In a cluster the coordinator's replica
@@ -37,7 +37,7 @@ final class Router {
     boolean runsInline(FullHttpRequest request) {
         String uri = request.uri();
         if (!isPath(uri, EntityApi.Route.ENTITY.path) && !isPath(uri, InternalProtocol.ENTRY)
-                && !isPath(uri, InternalProtocol.PING)) {
+                && !isPath(uri, InternalProtocol.BATCH) && !isPath(uri, InternalProtocol.PING)) {
             return false;
         }
         return request.method().equals(HttpMethod.GET) || !engine.writeMayBlock();

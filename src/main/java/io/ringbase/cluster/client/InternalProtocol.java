@@ -23,12 +23,16 @@ public final class InternalProtocol {
     public static final String PREFIX = "/internal/v0/";
     /**
      * {@code GET ?id=<hex>}: 200 with one encoded entry (tombstones included), 404 if none. {@code PUT}: body
-     * is one encoded entry; 201 with the version the replica holds for the key afterwards as a decimal
-     * body (the entry's own, or a newer one).
+     * is one encoded entry; 201 with the write result ({@code Replica.writeResult}) as a decimal body.
      */
     public static final String ENTRY = PREFIX + "entry";
     /** {@code GET ?start=<hex>[&end=<hex>]&max=<bytes>}: 200 with a page of encoded entries; {@link #NEXT} if more. */
     public static final String ENTRIES = PREFIX + "entries";
+    /**
+     * {@code POST} with a {@link ReplicaBatch} of reads and writes: 200 with one result per operation, in
+     * order. Used by {@link ReplicaBatcher} for the calls a coordinator makes on an event loop.
+     */
+    public static final String BATCH = PREFIX + "batch";
     /** {@code GET}: 200 with an empty body; a liveness probe. */
     public static final String PING = PREFIX + "ping";
 

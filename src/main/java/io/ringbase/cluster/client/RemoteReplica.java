@@ -20,10 +20,16 @@ public final class RemoteReplica implements Replica {
 
     private final NodeId node;
     private final ReplicaClient client;
+    private final ReplicaBatcher batcher;
 
+    /**
+     * Reads and writes made on one of {@code client}'s event loops are batched per loop turn
+     * ({@link ReplicaBatcher}); from other threads each is a request of its own.
+     */
     public RemoteReplica(NodeId node, ReplicaClient client) {
         this.node = node;
         this.client = client;
+        this.batcher = new ReplicaBatcher(client, node);
     }
 
     @Override
@@ -33,6 +39,10 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
+        CompletableFuture<Entry> batched = batcher.read(key);
+        if (batched != null) {
+            return batched;
+        }
         return client.send(node, HttpMethod.GET, InternalProtocol.ENTRY + "?id=" + InternalProtocol.hex(key), EMPTY)
                 .thenApply(r -> switch (r.status()) {
                     case 200 -> single(r.body());
@@ -48,6 +58,10 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Long> writeChecked(Entry entry) {
+        CompletableFuture<Long> batched = batcher.write(entry);
+        if (batched != null) {
+            return batched;
+        }
         return client.send(node, HttpMethod.PUT, InternalProtocol.ENTRY, InternalProtocol.encode(List.of(entry)))
                 .thenApply(r -> {
                     if (r.status() != 201) {

@@ -130,12 +130,23 @@ public final class ReplicaClient implements AutoCloseable {
 
     /** The index of the calling thread's event loop, or the next loop in turn for any other thread. */
     private int loopIndex() {
+        int current = currentLoop();
+        return current >= 0 ? current : Math.floorMod(nextLoop.getAndIncrement(), loops.size());
+    }
+
+    /** The index of the calling thread's event loop among this client's, or -1 if it runs on none. */
+    int currentLoop() {
         for (int i = 0; i < loops.size(); i++) {
             if (loops.get(i).inEventLoop()) {
                 return i;
             }
         }
-        return Math.floorMod(nextLoop.getAndIncrement(), loops.size());
+        return -1;
+    }
+
+    /** This client's event loops, by index. */
+    List<EventLoop> loops() {
+        return loops;
     }
 
     /**

@@ -1,0 +1,173 @@
+package io.ringbase.cluster.client;
+
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The body codec of {@link InternalProtocol#BATCH}: several replica reads and writes to one node in one
+ * request, answered in one response, so a coordinator under load sends one message per target node
+ * and event-loop turn instead of one per client request.
+ *
+ * <pre>
+ * request  := op*
+ * op       := kind u8 entry                 entry as in EntryFormat (docs/format.md, section 1)
+ *   kind 'W' (0x57): write the entry (Replica#writeChecked)
+ *   kind 'R' (0x52): read the entry's key; the rest of the entry is ignored (sent as a tombstone, version 0)
+ * response := result*                       one per op, in op order
+ * result   := 'V' (0x56) version i64        a write's result (Replica#writeResult), little-endian
+ *           | 'F' (0x46) entry              a read that found an entry (tombstones included)
+ *           | 'N' (0x4E)                    a read that found nothing
+ * </pre>
+ * The body is covered by the HMAC like any internal request. Stateless.
+ */
+public final class ReplicaBatch {
+
+    static final byte WRITE = 'W';
+    static final byte READ = 'R';
+    static final byte VERSION = 'V';
+    static final byte FOUND = 'F';
+    static final byte ABSENT = 'N';
+    private static final ValueLayout.OfLong LONG_LE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private ReplicaBatch() {
+    }
+
+    /** One operation of a batch. */
+    public sealed interface Op permits Write, Read {
+    }
+
+    /** Write {@code entry}; answered with a {@link Written}. */
+    public record Write(Entry entry) implements Op {
+    }
+
+    /** Read {@code key}; answered with a {@link Found}. */
+    public record Read(byte[] key) implements Op {
+    }
+
+    /** The answer to one operation. */
+    public sealed interface Result permits Written, Found {
+    }
+
+    /** {@link io.ringbase.cluster.replication.Replica#writeResult} of a {@link Write}. */
+    public record Written(long version) implements Result {
+    }
+
+    /** The entry a {@link Read} found, or {@code null}. */
+    public record Found(Entry entry) implements Result {
+    }
+
+    /** Encodes a request body. */
+    public static byte[] encodeOps(List<Op> ops) {
+        long size = 0;
+        for (Op op : ops) {
+            size += 1 + EntryFormat.encodedSize(entryOf(op));
+        }
+        byte[] out = new byte[Math.toIntExact(size)];
+        MemorySegment seg = MemorySegment.ofArray(out);
+        long p = 0;
+        for (Op op : ops) {
+            out[(int) p++] = op instanceof Write ? WRITE : READ;
+            p = EntryFormat.write(entryOf(op), seg, p);
+        }
+        return out;
+    }
+
+    /**
+     * Decodes a request body.
+     *
+     * @throws IllegalArgumentException if it is not a valid encoding
+     */
+    public static List<Op> decodeOps(byte[] body) {
+        MemorySegment seg = MemorySegment.ofArray(body);
+        List<Op> ops = new ArrayList<>();
+        long p = 0;
+        while (p < body.length) {
+            byte kind = body[(int) p++];
+            long size = EntryFormat.checkedSize(seg, p, body.length);
+            Entry e = EntryFormat.read(seg, p, body.length);
+            p += size;
+            ops.add(switch (kind) {
+                case WRITE -> new Write(e);
+                case READ -> new Read(e.key());
+                default -> throw new IllegalArgumentException("unknown batch op kind " + (kind & 0xff) + " at " + (p - size - 1));
+            });
+        }
+        return ops;
+    }
+
+    /** Encodes a response body. */
+    public static byte[] encodeResults(List<Result> results) {
+        long size = 0;
+        for (Result r : results) {
+            size += switch (r) {
+                case Written w -> 1 + 8;
+                case Found f -> f.entry() == null ? 1 : 1 + EntryFormat.encodedSize(f.entry());
+            };
+        }
+        byte[] out = new byte[Math.toIntExact(size)];
+        MemorySegment seg = MemorySegment.ofArray(out);
+        long p = 0;
+        for (Result r : results) {
+            switch (r) {
+                case Written w -> {
+                    out[(int) p++] = VERSION;
+                    seg.set(LONG_LE, p, w.version());
+                    p += 8;
+                }
+                case Found f when f.entry() == null -> out[(int) p++] = ABSENT;
+                case Found f -> {
+                    out[(int) p++] = FOUND;
+                    p = EntryFormat.write(f.entry(), seg, p);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Decodes a response body to the results of {@code count} operations.
+     *
+     * @throws IllegalArgumentException if it is not a valid encoding or holds another number of results
+     */
+    public static List<Result> decodeResults(byte[] body, int count) {
+        MemorySegment seg = MemorySegment.ofArray(body);
+        List<Result> results = new ArrayList<>(count);
+        long p = 0;
+        while (p < body.length) {
+            byte kind = body[(int) p++];
+            switch (kind) {
+                case VERSION -> {
+                    if (p + 8 > body.length) {
+                        throw new IllegalArgumentException("truncated version at " + p);
+                    }
+                    results.add(new Written(seg.get(LONG_LE, p)));
+                    p += 8;
+                }
+                case FOUND -> {
+                    long size = EntryFormat.checkedSize(seg, p, body.length);
+                    results.add(new Found(EntryFormat.read(seg, p, body.length)));
+                    p += size;
+                }
+                case ABSENT -> results.add(new Found(null));
+                default -> throw new IllegalArgumentException("unknown batch result kind " + (kind & 0xff) + " at " + (p - 1));
+            }
+        }
+        if (results.size() != count) {
+            throw new IllegalArgumentException(results.size() + " results for " + count + " operations");
+        }
+        return results;
+    }
+
+    private static Entry entryOf(Op op) {
+        return switch (op) {
+            case Write w -> w.entry();
+            case Read r -> Entry.tombstone(r.key(), 0);
+        };
+    }
+}

@@ -1,0 +1,137 @@
+package io.ringbase.cluster.client;
+
+import io.netty.handler.codec.http.HttpMethod;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Coalesces the replica reads and writes that requests coordinated on one event loop send to one node
+ * into a single {@link InternalProtocol#BATCH} request per loop turn: the first call of a turn opens a
+ * batch and schedules its send as a task of the loop, which Netty runs after the I/O of the turn
+ * (every request read in that turn), and further calls join it; a batch of {@link #MAX_OPS} operations
+ * or {@link #MAX_BYTES} bytes is sent at once. One message each way per batch instead of per request:
+ * on loopback the kernel's per-message cost is the largest part of a replicated request.
+ *
+ * <p>A batch is one client call: one timeout, and a failure (unreachable, timeout, error status) fails
+ * every operation in it with the same {@link ReplicaException}. Calls from a thread that is not one
+ * of the client's event loops are not batched ({@link #write} and {@link #read} return {@code null}).
+ *
+ * <p>Threading: the open batch of a loop is touched by that loop only.
+ */
+final class ReplicaBatcher {
+
+    /** Most operations in one batch. */
+    static final int MAX_OPS = 64;
+    /** A batch is sent once its encoded operations reach this many bytes. */
+    static final int MAX_BYTES = 256 * 1024;
+
+    private final ReplicaClient client;
+    private final NodeId node;
+    private final Open[] open;
+
+    ReplicaBatcher(ReplicaClient client, NodeId node) {
+        this.client = client;
+        this.node = node;
+        this.open = new Open[client.loops().size()];
+    }
+
+    /** Queues a write on the calling event loop's batch; {@code null} if the caller is not on one. */
+    CompletableFuture<Long> write(Entry entry) {
+        CompletableFuture<Long> f = new CompletableFuture<>();
+        return add(new ReplicaBatch.Write(entry), f) ? f : null;
+    }
+
+    /** Queues a read on the calling event loop's batch; {@code null} if the caller is not on one. */
+    CompletableFuture<Entry> read(byte[] key) {
+        CompletableFuture<Entry> f = new CompletableFuture<>();
+        return add(new ReplicaBatch.Read(key), f) ? f : null;
+    }
+
+    private boolean add(ReplicaBatch.Op op, CompletableFuture<?> result) {
+        int loop = client.currentLoop();
+        if (loop < 0) {
+            return false;
+        }
+        Open batch = open[loop];
+        if (batch == null) {
+            batch = new Open();
+            open[loop] = batch;
+            Open scheduled = batch;
+            client.loops().get(loop).execute(() -> send(loop, scheduled));
+        }
+        batch.ops.add(op);
+        batch.results.add(result);
+        batch.bytes += 1 + EntryFormat.encodedSize(op instanceof ReplicaBatch.Write w ? w.entry()
+                : Entry.tombstone(((ReplicaBatch.Read) op).key(), 0));
+        if (batch.ops.size() >= MAX_OPS || batch.bytes >= MAX_BYTES) {
+            send(loop, batch);
+        }
+        return true;
+    }
+
+    /** On loop {@code loop}: sends {@code batch} unless it was sent already. */
+    private void send(int loop, Open batch) {
+        if (open[loop] != batch) {
+            return; // sent when it filled up
+        }
+        open[loop] = null;
+        List<ReplicaBatch.Op> ops = batch.ops;
+        List<CompletableFuture<?>> results = batch.results;
+        client.send(node, HttpMethod.POST, InternalProtocol.BATCH, ReplicaBatch.encodeOps(ops))
+                .whenComplete((response, failure) -> {
+                    if (failure != null) {
+                        failAll(results, failure);
+                        return;
+                    }
+                    if (response.status() != 200) {
+                        String reason = new String(response.body(), 0, Math.min(response.body().length, 200),
+                                java.nio.charset.StandardCharsets.UTF_8).strip();
+                        failAll(results, new ReplicaException.Failed(node,
+                                "batch answered " + response.status() + ": " + reason, null));
+                        return;
+                    }
+                    List<ReplicaBatch.Result> answers;
+                    try {
+                        answers = ReplicaBatch.decodeResults(response.body(), ops.size());
+                    } catch (IllegalArgumentException e) {
+                        failAll(results, new ReplicaException.Failed(node, "undecodable batch answer", e));
+                        return;
+                    }
+                    for (int i = 0; i < answers.size(); i++) {
+                        complete(ops.get(i), answers.get(i), results.get(i));
+                    }
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void complete(ReplicaBatch.Op op, ReplicaBatch.Result answer, CompletableFuture<?> result) {
+        switch (op) {
+            case ReplicaBatch.Write w when answer instanceof ReplicaBatch.Written v ->
+                    ((CompletableFuture<Long>) result).complete(v.version());
+            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.Found found ->
+                    ((CompletableFuture<Entry>) result).complete(found.entry());
+            default -> result.completeExceptionally(
+                    new ReplicaException.Failed(node, "batch answer " + answer + " does not fit " + op, null));
+        }
+    }
+
+    private static void failAll(List<CompletableFuture<?>> results, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        for (CompletableFuture<?> f : results) {
+            f.completeExceptionally(cause);
+        }
+    }
+
+    /** The batch a loop is filling. */
+    private static final class Open {
+        final List<ReplicaBatch.Op> ops = new ArrayList<>();
+        final List<CompletableFuture<?>> results = new ArrayList<>();
+        long bytes;
+    }
+}
