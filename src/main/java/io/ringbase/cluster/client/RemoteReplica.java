@@ -129,8 +129,13 @@ public final class RemoteReplica implements Replica {
 
     /** An error answer as a {@link ReplicaException.Failed} (wrapped, as thrown inside a stage). */
     public CompletionException failed(String what, ReplicaClient.Response r) {
+        return new CompletionException(failure(node, what, r));
+    }
+
+    /** An error answer of {@code node} as a {@link ReplicaException.Failed} naming its status and body start. */
+    static ReplicaException.Failed failure(NodeId node, String what, ReplicaClient.Response r) {
         String reason = new String(r.body(), 0, Math.min(r.body().length, 200), java.nio.charset.StandardCharsets.UTF_8).strip();
-        return new CompletionException(new ReplicaException.Failed(node, what + " answered " + r.status() + ": " + reason, null));
+        return new ReplicaException.Failed(node, what + " answered " + r.status() + ": " + reason, null);
     }
 
     @Override

@@ -66,7 +66,7 @@ public final class ReplicaBatch {
     public static byte[] encodeOps(List<Op> ops) {
         long size = 0;
         for (Op op : ops) {
-            size += 1 + EntryFormat.encodedSize(entryOf(op));
+            size += encodedSize(op);
         }
         byte[] out = new byte[Math.toIntExact(size)];
         MemorySegment seg = MemorySegment.ofArray(out);
@@ -162,6 +162,11 @@ public final class ReplicaBatch {
             throw new IllegalArgumentException(results.size() + " results for " + count + " operations");
         }
         return results;
+    }
+
+    /** Bytes {@code op} takes in a request body. */
+    static long encodedSize(Op op) {
+        return 1 + EntryFormat.encodedSize(entryOf(op));
     }
 
     private static Entry entryOf(Op op) {

@@ -4,7 +4,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.EntryFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -67,8 +66,7 @@ final class ReplicaBatcher {
         }
         batch.ops.add(op);
         batch.results.add(result);
-        batch.bytes += 1 + EntryFormat.encodedSize(op instanceof ReplicaBatch.Write w ? w.entry()
-                : Entry.tombstone(((ReplicaBatch.Read) op).key(), 0));
+        batch.bytes += ReplicaBatch.encodedSize(op);
         if (batch.ops.size() >= MAX_OPS || batch.bytes >= MAX_BYTES) {
             send(loop, batch);
         }
@@ -90,10 +88,7 @@ final class ReplicaBatcher {
                         return;
                     }
                     if (response.status() != 200) {
-                        String reason = new String(response.body(), 0, Math.min(response.body().length, 200),
-                                java.nio.charset.StandardCharsets.UTF_8).strip();
-                        failAll(results, new ReplicaException.Failed(node,
-                                "batch answered " + response.status() + ": " + reason, null));
+                        failAll(results, RemoteReplica.failure(node, "batch", response));
                         return;
                     }
                     List<ReplicaBatch.Result> answers;

@@ -1,0 +1,133 @@
+package io.ringbase.cluster.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.storage.Entry;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Batching of replica calls, against a stand-in replica server that records every request. */
+class ReplicaBatcherTest {
+
+    /** Op counts of the batch requests the server got, and the paths of the other requests. */
+    final List<Integer> batches = new CopyOnWriteArrayList<>();
+    final List<String> singles = new CopyOnWriteArrayList<>();
+    volatile int batchStatus = 200;
+    HttpServer server;
+    ReplicaClient client;
+    RemoteReplica replica;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/internal/v0/", exchange -> {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String path = exchange.getRequestURI().getPath();
+            byte[] answer;
+            int status;
+            if (path.equals(InternalProtocol.BATCH)) {
+                List<ReplicaBatch.Op> ops = ReplicaBatch.decodeOps(body);
+                batches.add(ops.size());
+                List<ReplicaBatch.Result> results = new ArrayList<>();
+                for (ReplicaBatch.Op op : ops) {
+                    results.add(switch (op) {
+                        // a write "loses" to a version 1 above its own; a read finds its key with version 42
+                        case ReplicaBatch.Write w -> new ReplicaBatch.Written(w.entry().version() + 1);
+                        case ReplicaBatch.Read r -> new ReplicaBatch.Found(Entry.value(r.key(), 42, r.key()));
+                    });
+                }
+                status = batchStatus;
+                answer = status == 200 ? ReplicaBatch.encodeResults(results) : "broken".getBytes(StandardCharsets.UTF_8);
+            } else {
+                singles.add(exchange.getRequestMethod() + " " + path);
+                Entry e = InternalProtocol.decode(body).getFirst();
+                status = 201;
+                answer = Long.toString(e.version()).getBytes(StandardCharsets.US_ASCII);
+            }
+            exchange.sendResponseHeaders(status, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        server.start();
+        NodeId node = new NodeId(1, "127.0.0.1", server.getAddress().getPort());
+        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(5_000), null);
+        replica = new RemoteReplica(node, client);
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.stop(0);
+    }
+
+    static byte[] key(int i) {
+        return ("k" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Makes the calls of {@code n} requests in one turn of the client's first event loop. */
+    List<CompletableFuture<?>> inOneLoopTurn(int writes, int reads) throws Exception {
+        List<CompletableFuture<?>> futures = new ArrayList<>();
+        client.loops().get(0).submit(() -> {
+            for (int i = 0; i < writes; i++) {
+                futures.add(replica.writeChecked(Entry.value(key(i), 100 + i, key(i))));
+            }
+            for (int i = 0; i < reads; i++) {
+                futures.add(replica.read(key(i)));
+            }
+        }).get(5, TimeUnit.SECONDS);
+        return futures;
+    }
+
+    @Test
+    void callsOfOneLoopTurnTravelAsOneBatchAndGetTheirOwnAnswers() throws Exception {
+        List<CompletableFuture<?>> futures = inOneLoopTurn(10, 5);
+        for (int i = 0; i < 10; i++) {
+            assertThat(futures.get(i).get(5, TimeUnit.SECONDS)).isEqualTo(101L + i);
+        }
+        for (int i = 0; i < 5; i++) {
+            Entry e = (Entry) futures.get(10 + i).get(5, TimeUnit.SECONDS);
+            assertThat(e.key()).isEqualTo(key(i));
+            assertThat(e.version()).isEqualTo(42);
+        }
+        assertThat(batches).containsExactly(15);
+        assertThat(singles).isEmpty();
+    }
+
+    @Test
+    void aFullBatchIsSentAtOnceAndTheRestFollows() throws Exception {
+        List<CompletableFuture<?>> futures = inOneLoopTurn(ReplicaBatcher.MAX_OPS + 36, 0);
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        assertThat(batches).containsExactlyInAnyOrder(ReplicaBatcher.MAX_OPS, 36);
+    }
+
+    @Test
+    void callsFromOtherThreadsAreNotBatched() throws Exception {
+        assertThat(replica.writeChecked(Entry.value(key(1), 7, key(1))).get(5, TimeUnit.SECONDS)).isEqualTo(7L);
+        assertThat(batches).isEmpty();
+        assertThat(singles).containsExactly("PUT " + InternalProtocol.ENTRY);
+    }
+
+    @Test
+    void aFailedBatchFailsEveryCallInIt() throws Exception {
+        batchStatus = 500;
+        List<CompletableFuture<?>> futures = inOneLoopTurn(3, 2);
+        for (CompletableFuture<?> f : futures) {
+            assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(ReplicaException.Failed.class).hasMessageContaining("500");
+        }
+        assertThat(batches).containsExactly(5);
+    }
+}
