@@ -375,7 +375,10 @@ public final class WalWriter implements Closeable {
     /** PERIODIC only: fsyncs data left unsynced for an interval while no writer does it. */
     private void runSyncer() {
         while (true) {
-            long wait = lastSyncNanos + syncIntervalNanos - System.nanoTime();
+            // Nothing unsynced: sleep a whole interval (a record appended meanwhile is synced when it ends,
+            // within one interval). Waking every millisecond while idle cost each node thousands of
+            // context switches a second (seen in a cluster GET profile).
+            long wait = unsynced ? lastSyncNanos + syncIntervalNanos - System.nanoTime() : syncIntervalNanos;
             try {
                 TimeUnit.NANOSECONDS.sleep(Math.max(wait, TimeUnit.MILLISECONDS.toNanos(1)));
             } catch (InterruptedException e) {
