@@ -1,0 +1,45 @@
+package io.ringbase.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TopologyTest {
+
+    static List<String> urls(int n) {
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            urls.add("http://10.0.0." + (i / 200 + 1) + ":" + (8000 + i));
+        }
+        return urls;
+    }
+
+    @Test
+    void nodesTakeTheirListPositionAsIndex() {
+        Topology t = Topology.parse(List.of("http://a:1", "http://b:2/", "http://c:3"), "http://b:2");
+        assertThat(t.size()).isEqualTo(3);
+        assertThat(t.self().index()).isEqualTo(1);
+        assertThat(t.node(2).host()).isEqualTo("c");
+        assertThat(Topology.quorum(3)).isEqualTo(2);
+    }
+
+    @Test
+    void badListsAreRefusedWithAMessageForTheCommandLine() {
+        assertThatThrownBy(() -> Topology.parse(List.of("http://a:1", "http://a:1"), "http://a:1"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("appears twice");
+        assertThatThrownBy(() -> Topology.parse(List.of("http://a:1"), "http://b:1"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not in the cluster list");
+        assertThatThrownBy(() -> Topology.parse(List.of("ftp://a:1"), "ftp://a:1"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http://host:port");
+    }
+
+    @Test
+    void atMost64NodesBecauseVersionsCarryTheNodeIndexIn6Bits() {
+        assertThat(Topology.parse(urls(64), urls(64).get(63)).size()).isEqualTo(64);
+        assertThatThrownBy(() -> Topology.parse(urls(65), urls(65).get(0)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 64 nodes");
+    }
+}
