@@ -33,8 +33,12 @@ import java.util.zip.CRC32C;
  * encodes them into one reused direct buffer, hands them to the file with one {@code write()}, fsyncs
  * if the {@link WalSyncPolicy} or a {@link #sync} asks for it, then releases those writers and wakes
  * the next head. A lone writer thus writes its own record with no thread hand-off, and concurrent
- * writers share {@code write()} and fsync calls. Under {@link WalSyncPolicy#PERIODIC} a daemon thread
- * per segment fsyncs unsynced data once the interval has passed (through the same queue).
+ * writers share {@code write()} and fsync calls. Under {@link WalSyncPolicy#PERIODIC} appends never
+ * fsync: a daemon thread per segment fsyncs unsynced data once the interval has passed, outside the
+ * queue and concurrently with it ({@code FileChannel.force} and {@code write} may overlap; a record
+ * written during a force is left unsynced for the next one), so an append never waits for a disk
+ * flush. (Until 2026-11-21 the periodic fsync ran in the queue, often by whichever append came due,
+ * which stalled every append behind it for the length of the fsync, tens of ms once a second.)
  *
  * <p><b>Threading.</b> All public methods are thread-safe. The queue holds at most one waiter per
  * calling thread, so it is bounded by the number of callers.
@@ -80,7 +84,7 @@ public final class WalWriter implements Closeable {
     private volatile IOException failure;
     private volatile long sizeBytes;
     private volatile long writeCalls;
-    private volatile long syncCalls;
+    private final java.util.concurrent.atomic.AtomicLong syncCalls = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean unsynced;
     private volatile long lastSyncNanos;
 
@@ -239,7 +243,7 @@ public final class WalWriter implements Closeable {
 
     /** Number of fsyncs made after the segment header (the final one in close included). */
     long syncCalls() {
-        return syncCalls;
+        return syncCalls.get();
     }
 
     /** Test hook: closes the file under the writer so that the next write or fsync fails. */
@@ -296,8 +300,7 @@ public final class WalWriter implements Closeable {
                 if (bytes > 0) {
                     writeRecords(bytes);
                 }
-                if (unsynced && (forceSync || (policy == WalSyncPolicy.PERIODIC
-                        && System.nanoTime() - lastSyncNanos >= syncIntervalNanos))) {
+                if (unsynced && forceSync) {
                     fsync();
                 }
             }
@@ -368,7 +371,7 @@ public final class WalWriter implements Closeable {
     private void fsync() throws IOException {
         unsynced = false;
         channel.force(false);
-        syncCalls++;
+        syncCalls.incrementAndGet(); // from the syncer and from queue leaders
         lastSyncNanos = System.nanoTime();
     }
 
@@ -386,13 +389,27 @@ public final class WalWriter implements Closeable {
             }
             if (unsynced && failure == null && System.nanoTime() - lastSyncNanos >= syncIntervalNanos) {
                 try {
-                    submit(null, 0, true, false);
-                } catch (IOException e) {
-                    if (failure != null || isClosed()) {
-                        return; // poisoned (later appends report it) or closed
+                    fsync(); // outside the queue: appends go on meanwhile
+                } catch (IOException | RuntimeException e) {
+                    if (isClosed() || Thread.currentThread().isInterrupted()) {
+                        return; // close() did its own final fsync before stopping us
                     }
+                    poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
+                    return; // later appends report it
                 }
             }
+        }
+    }
+
+    /** Marks the segment unusable after a failure outside the queue (the periodic fsync). */
+    private void poison(IOException e) {
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = e;
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
