@@ -103,8 +103,42 @@ public record Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
 
     /** Approximate heap footprint in bytes, used for memtable size accounting. */
     public long heapSize() {
-        // record header + fields (~40), key array (16 + n), value array (16 + n)
-        return 40 + 16 + key.length + (value == null ? 0 : 16 + value.length);
+        // record header + fields (~40), key array, value array
+        return 40 + arrayHeapSize(key.length) + (value == null ? 0 : arrayHeapSize(value.length));
+    }
+
+    /**
+     * Heap bytes a {@code byte[]} of {@code n} elements occupies: a 16-byte header plus the elements,
+     * except that G1 stores an array of at least half a heap region as a "humongous" object in whole
+     * regions of its own, so it costs its size rounded up to whole regions (a 1 MiB value in a 128 MiB
+     * heap, whose regions are 1 MiB, takes 2 MiB). Without this a memtable of 1 MiB values held twice
+     * the heap its limit allowed, and a 128 MiB node ran out of heap under a stream of them.
+     */
+    static long arrayHeapSize(int n) {
+        long bytes = 16L + n;
+        long region = HeapRegions.G1_REGION_BYTES;
+        if (region > 0 && bytes >= region / 2) {
+            return (bytes + region - 1) / region * region;
+        }
+        return bytes;
+    }
+
+    /** The G1 region size of this JVM, or 0 when G1 is not the collector (or it cannot be read). */
+    private static final class HeapRegions {
+        static final long G1_REGION_BYTES = read();
+
+        private static long read() {
+            try {
+                var vm = java.lang.management.ManagementFactory.getPlatformMXBean(
+                        com.sun.management.HotSpotDiagnosticMXBean.class);
+                if (!"true".equals(vm.getVMOption("UseG1GC").getValue())) {
+                    return 0;
+                }
+                return Long.parseLong(vm.getVMOption("G1HeapRegionSize").getValue());
+            } catch (RuntimeException | LinkageError e) {
+                return 0;
+            }
+        }
     }
 
     @Override

@@ -110,7 +110,9 @@ class MemoryBudgetTest {
         try (NodeProcess node = NodeProcess.start(tmp.resolve("data"), tmp)) {
             NodeClient client = new NodeClient(node);
             for (int i = 0; i < entries; i++) {
-                assertThat(client.put(bigKey(i), bigValue(i, size))).as("PUT %s", bigKey(i)).isEqualTo(201);
+                int status = client.put(bigKey(i), bigValue(i, size));
+                assertThat(status).as("PUT %s; node stderr:\n%s", bigKey(i), status == 201 ? "" : tail(node))
+                        .isEqualTo(201);
             }
             int[] seen = {0};
             List<String> wrong = new ArrayList<>();
