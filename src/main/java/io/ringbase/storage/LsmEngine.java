@@ -155,36 +155,81 @@ public final class LsmEngine implements StorageEngine {
                 "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
     }
 
-    /** Switches the active memtable out if it is full and no other one waits for its flush. */
+    /**
+     * Switches the active memtable out if it is full and no other one waits for its flush. The next WAL
+     * segment is created (file and directory fsynced) before the write lock is taken, so other writes
+     * go on meanwhile; the lock covers only the swap.
+     */
     private void maybeSwitch() throws IOException {
+        if (!switchNeeded()) {
+            return;
+        }
+        NewSegment next = newSegment();
+        boolean used = false;
         switchLock.writeLock().lock();
         try {
-            View v = view;
-            if (!closed && v.immutables().isEmpty() && isFull(v.active())) {
-                switchMemtable();
+            if (!closed && switchNeeded()) {
+                switchTo(next);
+                used = true;
             }
         } finally {
             switchLock.writeLock().unlock();
         }
+        if (!used) { // another writer switched first
+            next.discard();
+        }
+    }
+
+    private boolean switchNeeded() {
+        View v = view;
+        return v.immutables().isEmpty() && isFull(v.active());
+    }
+
+    /** A created, empty WAL segment and its file number. */
+    private record NewSegment(long number, WalWriter writer) {
+        void discard() throws IOException {
+            writer.close();
+            Files.deleteIfExists(writer.path());
+        }
+    }
+
+    private NewSegment newSegment() throws IOException {
+        long walNumber = files.nextNumber();
+        return new NewSegment(walNumber,
+                WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs()));
     }
 
     /** Starts a new memtable and WAL segment and hands the old pair to the flusher. Holds switchLock. */
     private void switchMemtable() throws IOException {
-        long walNumber = files.nextNumber();
-        WalWriter next = WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs());
+        switchTo(newSegment());
+    }
+
+    /**
+     * Holds switchLock: makes {@code next} the active segment with a new memtable and hands the old pair
+     * to the flusher, which closes the old segment (its final fsync) before flushing, off the lock.
+     */
+    private void switchTo(NewSegment next) {
         WalWriter old = wal;
-        wal = next;
-        old.close();
+        wal = next.writer();
         stateLock.lock();
         try {
             View v = view;
             List<Frozen> imms = new ArrayList<>(v.immutables());
             imms.add(new Frozen(v.active(), v.activeWalNumber()));
-            view = new View(new Memtable(), walNumber, imms, v.tables());
+            view = new View(new Memtable(), next.number(), imms, v.tables());
         } finally {
             stateLock.unlock();
         }
-        flusher.execute(this::flushPending);
+        flusher.execute(() -> {
+            try {
+                old.close();
+            } catch (IOException e) {
+                // its records are in the memtable now being flushed, which makes them durable
+                log.warn("closing WAL segment {} failed; its records are durable once its memtable is flushed",
+                        old.path(), e);
+            }
+            flushPending();
+        });
     }
 
     // ---------------------------------------------------------------- reads
