@@ -75,9 +75,7 @@ final class InternalApi {
                 }
                 if (method.equals(HttpMethod.PUT)) {
                     Entry entry = single(body);
-                    clock.observe(entry.version());
-                    long stored = LocalReplica.applyChecked(engine, entry);
-                    return new Outcome.Applied(stored);
+                    return new Outcome.Applied(applyReplicated(entry));
                 }
                 throw new MethodNotAllowedException(method.name(), "GET, PUT");
             }
@@ -138,14 +136,20 @@ final class InternalApi {
         List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
         for (ReplicaBatch.Op op : ops) {
             results.add(switch (op) {
-                case ReplicaBatch.Write w -> {
-                    clock.observe(w.entry().version());
-                    yield new ReplicaBatch.Written(LocalReplica.applyChecked(engine, w.entry()));
-                }
+                case ReplicaBatch.Write w -> new ReplicaBatch.Written(applyReplicated(w.entry()));
                 case ReplicaBatch.Read r -> new ReplicaBatch.Found(engine.get(r.key()));
             });
         }
         return results;
+    }
+
+    /**
+     * A replica write from a coordinator: observes its version (so this node's clock never issues a
+     * lower one) and applies it; returns {@link io.ringbase.cluster.replication.Replica#writeResult}.
+     */
+    private long applyReplicated(Entry entry) throws IOException {
+        clock.observe(entry.version());
+        return LocalReplica.applyChecked(engine, entry);
     }
 
     private RepairSource repairSource() throws BadRequestException {

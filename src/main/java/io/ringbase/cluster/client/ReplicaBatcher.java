@@ -42,21 +42,28 @@ final class ReplicaBatcher {
 
     /** Queues a write on the calling event loop's batch; {@code null} if the caller is not on one. */
     CompletableFuture<Long> write(Entry entry) {
+        int loop = client.currentLoop();
+        if (loop < 0) {
+            return null;
+        }
         CompletableFuture<Long> f = new CompletableFuture<>();
-        return add(new ReplicaBatch.Write(entry), f) ? f : null;
+        add(loop, new ReplicaBatch.Write(entry), f);
+        return f;
     }
 
     /** Queues a read on the calling event loop's batch; {@code null} if the caller is not on one. */
     CompletableFuture<Entry> read(byte[] key) {
-        CompletableFuture<Entry> f = new CompletableFuture<>();
-        return add(new ReplicaBatch.Read(key), f) ? f : null;
-    }
-
-    private boolean add(ReplicaBatch.Op op, CompletableFuture<?> result) {
         int loop = client.currentLoop();
         if (loop < 0) {
-            return false;
+            return null;
         }
+        CompletableFuture<Entry> f = new CompletableFuture<>();
+        add(loop, new ReplicaBatch.Read(key), f);
+        return f;
+    }
+
+    /** On event loop {@code loop}: adds {@code op} to its open batch, opening one if needed. */
+    private void add(int loop, ReplicaBatch.Op op, CompletableFuture<?> result) {
         Open batch = open[loop];
         if (batch == null) {
             batch = new Open();
@@ -70,7 +77,6 @@ final class ReplicaBatcher {
         if (batch.ops.size() >= MAX_OPS || batch.bytes >= MAX_BYTES) {
             send(loop, batch);
         }
-        return true;
     }
 
     /** On loop {@code loop}: sends {@code batch} unless it was sent already. */
