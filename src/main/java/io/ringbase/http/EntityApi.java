@@ -171,15 +171,27 @@ final class EntityApi {
         }
         if (coordinator != null && !local) {
             // Every key written with the default quorum is on any (n - quorum + 1) nodes.
-            List<Replica> up = coordinator.upReplicas();
             int n = coordinator.topology().size();
             int needed = n - Topology.quorum(n) + 1;
+            List<Replica> up = upReplicas(needed);
             if (up.size() < needed) {
                 throw new QuorumException.Unavailable(needed, n, up.size());
             }
             return new Outcome.Range(new ClusterScan(up, start, end, wallClockMs));
         }
         return new Outcome.Range(new LocalBatchSource(engine.scan(start, end, true)));
+    }
+
+    /** The replicas up, probing believed-down ones first when fewer than {@code needed}; blocks (a worker). */
+    private List<Replica> upReplicas(int needed) throws IOException {
+        try {
+            return coordinator.upReplicas(needed).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while probing replicas");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException("probing replicas failed", e.getCause());
+        }
     }
 
     private static boolean booleanParam(QueryString query, String name) throws BadRequestException {

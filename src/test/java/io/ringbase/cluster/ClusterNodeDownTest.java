@@ -46,6 +46,27 @@ class ClusterNodeDownTest {
     }
 
     @Test
+    void aNodeThatIsBackServesTheVeryNextRequestThroughAPeerThatSawItDown() throws Exception {
+        // regression: the coordinator refused ack=2&from=2 with "not enough replicas reachable" on the
+        // failure detector's belief, for up to a prober round after the node was back
+        try (LocalCluster c = new LocalCluster(tmp, 2)) {
+            assertThat(c.put(0, "k", "old", "&ack=2&from=2").status()).isEqualTo(201);
+            for (int round = 0; round < 3; round++) {
+                c.stop(1);
+                assertThat(c.put(0, "k", "while-down", "&ack=2&from=2").status()).as("node 1 seen down").isEqualTo(504);
+                c.start(1);
+                LocalCluster.Reply put = c.put(0, "k", "v" + round, "&ack=2&from=2");
+                assertThat(put.status()).as("overwrite right after the restart: %s", put.body()).isEqualTo(201);
+                LocalCluster.Reply get = c.get(0, "k", "&ack=2&from=2");
+                assertThat(get.status()).as("read: %s", get.body()).isEqualTo(200);
+                assertThat(get.body()).isEqualTo("v" + round);
+                assertThat(c.delete(0, "k", "&ack=2&from=2").status()).isEqualTo(202);
+                assertThat(c.put(0, "k", "v" + round, "&ack=2&from=2").status()).as("recreate").isEqualTo(201);
+            }
+        }
+    }
+
+    @Test
     void aReplicaThatAcceptsButNeverAnswersGivesTheTimeout504AndDoesNotHoldUpAQuorum() throws Exception {
         // node 0 waits 1 s for a replica, node 1 waits 60 s: a default quorum through node 1 must not wait for it
         try (LocalCluster c = new LocalCluster(tmp, 3, config -> config.topology().self().index() == 1

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,8 +24,12 @@ import org.slf4j.LoggerFactory;
  * them have answered, never waiting for the slowest.
  *
  * <ul>
- *   <li><b>Unavailable.</b> When fewer than {@code ack} of the replicas are up ({@link Liveness}), the
- *       request is sent to none and fails with {@link QuorumException.Unavailable}: nothing was written.</li>
+ *   <li><b>Unavailable.</b> A request is never refused on the failure detector's belief alone. When
+ *       fewer than {@code ack} of the replicas are believed up ({@link Liveness}), the believed-down ones
+ *       are probed first (one probe in flight per node, shared by every request that needs it); a node
+ *       that answers is up again and the request goes ahead. Only when fewer than {@code ack} are up
+ *       after probing is the request sent to none and failed with {@link QuorumException.Unavailable}:
+ *       nothing was written.</li>
  *   <li><b>Not enough answers.</b> When so many replicas failed or timed out that {@code ack} answers
  *       cannot be had, it fails with {@link QuorumException.NotEnoughAnswers}: a write may have landed.</li>
  *   <li><b>Hints.</b> A write's replicas that are down or did not answer get a hint ({@link HintSink});
@@ -52,6 +59,8 @@ public final class Coordinator {
     private final HybridLogicalClock clock;
     private final Executor background;
     private final AtomicLong readRepairs = new AtomicLong();
+    /** The probe in flight to each node believed down, by node index ({@code null}: none). */
+    private final AtomicReferenceArray<CompletableFuture<Void>> probes;
 
     /**
      * @param replicas   one per node, by {@link NodeId#index()}; the entry for {@code topology.self()}
@@ -70,6 +79,7 @@ public final class Coordinator {
         this.hints = hints;
         this.clock = clock;
         this.background = background;
+        this.probes = new AtomicReferenceArray<>(topology.size());
     }
 
     public Topology topology() {
@@ -101,6 +111,25 @@ public final class Coordinator {
         return up;
     }
 
+    /**
+     * The replicas up, as {@link #upReplicas()}, but when fewer than {@code needed} are believed up the
+     * believed-down ones are probed first, so a node that is back counts at once. Completes on the
+     * caller or a client event loop, within the replica timeout.
+     */
+    public CompletableFuture<List<Replica>> upReplicas(int needed) {
+        List<Replica> up = upReplicas();
+        if (up.size() >= needed) {
+            return CompletableFuture.completedFuture(up);
+        }
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        for (Replica r : replicas) {
+            if (!isUp(r.node())) {
+                pending.add(probe(r.node()));
+            }
+        }
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> upReplicas());
+    }
+
     /** Read-repair writes started so far. */
     public long readRepairs() {
         return readRepairs.get();
@@ -123,8 +152,13 @@ public final class Coordinator {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
         List<NodeId> up = up(targets);
         if (up.size() < ack) {
-            return CompletableFuture.failedFuture(new QuorumException.Unavailable(ack, from, up.size()));
+            return afterProbing(targets, ack, from, nowUp -> write(entry, ack, from, attempt, targets, nowUp));
         }
+        return write(entry, ack, from, attempt, targets, up);
+    }
+
+    private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
+                                          List<NodeId> up) {
         for (NodeId t : targets) {
             if (!up.contains(t)) {
                 hints.hint(t, entry);
@@ -193,8 +227,12 @@ public final class Coordinator {
         List<NodeId> targets = ring.replicas(key, checkAck(ack, from));
         List<NodeId> up = up(targets);
         if (up.size() < ack) {
-            return CompletableFuture.failedFuture(new QuorumException.Unavailable(ack, from, up.size()));
+            return afterProbing(targets, ack, from, nowUp -> read(key, ack, from, nowUp));
         }
+        return read(key, ack, from, up);
+    }
+
+    private CompletableFuture<Entry> read(byte[] key, int ack, int from, List<NodeId> up) {
         Tally<Entry> tally = new Tally<>(ack, from, up.size());
         tally.onAllAnswered = answers -> readRepair(answers);
         NodeId self = topology.self();
@@ -242,6 +280,76 @@ public final class Coordinator {
             }
         }
         return up;
+    }
+
+    /**
+     * Probes the {@code targets} believed down, then runs {@code send} with the ones up after that if
+     * they are at least {@code ack}, else fails with {@link QuorumException.Unavailable} having sent
+     * nothing. {@code send} runs on {@code background}: the probes complete on a client event loop, and
+     * the local replica's write may block.
+     */
+    private <T> CompletableFuture<T> afterProbing(List<NodeId> targets, int ack, int from,
+                                                  Function<List<NodeId>, CompletableFuture<T>> send) {
+        List<CompletableFuture<Void>> pending = new ArrayList<>(targets.size());
+        for (NodeId t : targets) {
+            if (!isUp(t)) {
+                pending.add(probe(t));
+            }
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
+            List<NodeId> up = up(targets);
+            if (up.size() < ack) {
+                result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
+                return;
+            }
+            try {
+                background.execute(() -> send.apply(up).whenComplete((value, failure) -> {
+                    if (failure == null) {
+                        result.complete(value);
+                    } else {
+                        result.completeExceptionally(unwrap(failure));
+                    }
+                }));
+            } catch (RejectedExecutionException e) {
+                log.warn("a request that needed a node back from down was refused: the background queue is full");
+                result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
+            }
+        });
+        return result;
+    }
+
+    /**
+     * The probe of {@code node} in flight, or a new one: completes normally once it is done, whatever
+     * its outcome; an answer marks the node up. Concurrent requests share one probe per node.
+     */
+    private CompletableFuture<Void> probe(NodeId node) {
+        int i = node.index();
+        while (true) {
+            CompletableFuture<Void> running = probes.get(i);
+            if (running != null) {
+                return running;
+            }
+            CompletableFuture<Void> mine = new CompletableFuture<>();
+            if (!probes.compareAndSet(i, null, mine)) {
+                continue;
+            }
+            CompletableFuture<Void> call;
+            try {
+                call = replica(node).probe();
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            call.whenComplete((v, failure) -> {
+                if (failure == null) {
+                    log.info("node {} answers again", node);
+                    liveness.markUp(node);
+                }
+                probes.compareAndSet(i, mine, null);
+                mine.complete(null);
+            });
+            return mine;
+        }
     }
 
     /** This node always counts as up; the others as the failure detector says. */

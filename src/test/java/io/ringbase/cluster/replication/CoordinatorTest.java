@@ -34,6 +34,7 @@ class CoordinatorTest {
         volatile Entry stored;
         final List<Entry> writes = Collections.synchronizedList(new ArrayList<>());
         volatile int calls;
+        volatile int probes;
 
         FakeReplica(NodeId node) {
             this.node = node;
@@ -73,6 +74,7 @@ class CoordinatorTest {
 
         @Override
         public CompletableFuture<Void> probe() {
+            probes++;
             return behaviour.apply(node).thenApply(v -> null);
         }
 
@@ -113,11 +115,62 @@ class CoordinatorTest {
     void fewerUpReplicasThanAckIsUnavailableAndNothingIsSent() throws Exception {
         liveness.markDown(N1, 1);
         liveness.markDown(N2, 1);
+        r1.fails(n -> new ReplicaException.Unreachable(n, new java.net.ConnectException("refused")));
+        r2.fails(n -> new ReplicaException.Unreachable(n, new java.net.ConnectException("refused")));
         Throwable write = cause(coordinator.write(value(5, "v"), 2, 3));
         assertThat(write).isInstanceOf(QuorumException.Unavailable.class).hasMessageContaining("nothing was written");
         Throwable read = cause(coordinator.read(KEY, 2, 3));
         assertThat(read).isInstanceOf(QuorumException.Unavailable.class);
         assertThat(r0.calls + r1.calls + r2.calls).as("calls sent").isZero();
+        assertThat(r1.probes).as("the believed-down nodes are probed before the refusal").isEqualTo(2);
+        assertThat(r2.probes).isEqualTo(2);
+    }
+
+    @Test
+    void aNodeBelievedDownThatIsBackServesTheVeryNextRequest() throws Exception {
+        // regression: a restarted node got 504 "not enough replicas reachable" until the prober's next round
+        liveness.markDown(N1, 1);
+        liveness.markDown(N2, 1);
+        coordinator.write(value(5, "v"), 3, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r1.writes).hasSize(1);
+        assertThat(r2.writes).hasSize(1);
+        assertThat(liveness.isUp(N1)).isTrue();
+        assertThat(liveness.isUp(N2)).isTrue();
+        assertThat(hinted).as("no hint for a node that took the write").isEmpty();
+
+        liveness.markDown(N2, 1);
+        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS).version()).isEqualTo(5);
+        liveness.markDown(N1, 1);
+        liveness.markDown(N2, 1);
+        assertThat(coordinator.upReplicas(3).get(5, TimeUnit.SECONDS)).hasSize(3);
+    }
+
+    @Test
+    void aBelievedDownNodeIsNotProbedWhenEnoughOthersAreUp() throws Exception {
+        liveness.markDown(N2, 1);
+        coordinator.write(value(5, "v"), 2, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r2.probes).isZero();
+        assertThat(r2.writes).as("the detector still orders and skips").isEmpty();
+        assertThat(hinted).containsExactly(N2);
+    }
+
+    @Test
+    void concurrentRequestsShareOneProbePerNode() throws Exception {
+        liveness.markDown(N1, 1);
+        liveness.markDown(N2, 1);
+        CompletableFuture<Object> answer = new CompletableFuture<>();
+        r1.behaviour = n -> answer;
+        r2.behaviour = n -> answer;
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            writes.add(coordinator.write(value(10 + i, "v"), 2, 3));
+        }
+        assertThat(r1.probes).isEqualTo(1);
+        assertThat(r2.probes).isEqualTo(1);
+        answer.complete(null);
+        for (CompletableFuture<Void> w : writes) {
+            w.get(5, TimeUnit.SECONDS);
+        }
     }
 
     @Test
