@@ -72,6 +72,38 @@ public final class EntryFormat {
         return p;
     }
 
+    /** Encoded size, in bytes, of an entry with a key of {@code keyLength} and a value of {@code valueLength} bytes. */
+    public static long encodedSize(int keyLength, long valueLength) {
+        return HEADER_SIZE + keyLength + valueLength;
+    }
+
+    /**
+     * Writes an entry given by its parts at {@code offset} of {@code dst}, copying the value straight
+     * from {@code value} (a request buffer, say) with no intermediate array.
+     *
+     * @param value the value bytes, or {@code null} for a tombstone
+     * @return the offset just past the written bytes
+     * @throws IndexOutOfBoundsException if it does not fit
+     */
+    public static long write(MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs,
+                             MemorySegment value) {
+        int flags = (value == null ? FLAG_TOMBSTONE : 0) | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0);
+        long valueLen = value == null ? 0 : value.byteSize();
+        dst.set(U8, offset, (byte) flags);
+        dst.set(I64, offset + OFF_VERSION, version);
+        dst.set(I64, offset + OFF_EXPIRES, expiresAtMs);
+        dst.set(I32, offset + OFF_KEY_LEN, key.length);
+        dst.set(I32, offset + OFF_VALUE_LEN, (int) valueLen);
+        long p = offset + HEADER_SIZE;
+        MemorySegment.copy(key, 0, dst, ValueLayout.JAVA_BYTE, p, key.length);
+        p += key.length;
+        if (valueLen > 0) {
+            MemorySegment.copy(value, 0, dst, p, valueLen);
+            p += valueLen;
+        }
+        return p;
+    }
+
     /** Encodes {@code e} into a new array. */
     public static byte[] toBytes(Entry e) {
         byte[] out = new byte[Math.toIntExact(encodedSize(e))];
@@ -134,6 +166,86 @@ public final class EntryFormat {
             throw new IllegalArgumentException("entry of " + size + " bytes passes the end at offset " + offset);
         }
         return size;
+    }
+
+    /** Encoded size of the (already validated) entry at {@code offset}. */
+    public static long size(MemorySegment src, long offset) {
+        return HEADER_SIZE + keyLength(src, offset) + valueLength(src, offset);
+    }
+
+    /** Whether the (already validated) entry at {@code offset} is a tombstone. */
+    public static boolean isTombstone(MemorySegment src, long offset) {
+        return (src.get(U8, offset) & FLAG_TOMBSTONE) != 0;
+    }
+
+    /** Expiry (Unix epoch ms, or {@link Entry#NO_EXPIRY}) of the (already validated) entry at {@code offset}. */
+    public static long expiresAtMs(MemorySegment src, long offset) {
+        return src.get(I64, offset + OFF_EXPIRES);
+    }
+
+    /** Value length of the (already validated) entry at {@code offset}; 0 for a tombstone. */
+    public static int valueLength(MemorySegment src, long offset) {
+        return src.get(I32, offset + OFF_VALUE_LEN);
+    }
+
+    /** Offset of the value bytes of the (already validated) entry at {@code offset}. */
+    public static long valueOffset(MemorySegment src, long offset) {
+        return offset + HEADER_SIZE + keyLength(src, offset);
+    }
+
+    /**
+     * Compares the keys of two encoded entries in {@link Keys#ORDER}: negative if {@code a}'s sorts first.
+     */
+    public static int compareKeys(MemorySegment a, long aOffset, MemorySegment b, long bOffset) {
+        long aLen = keyLength(a, aOffset);
+        long bLen = keyLength(b, bOffset);
+        long aKey = aOffset + HEADER_SIZE;
+        long bKey = bOffset + HEADER_SIZE;
+        long mismatch = MemorySegment.mismatch(a, aKey, aKey + aLen, b, bKey, bKey + bLen);
+        if (mismatch < 0) {
+            return 0;
+        }
+        if (mismatch == aLen) {
+            return -1;
+        }
+        if (mismatch == bLen) {
+            return 1;
+        }
+        return Integer.compare(a.get(U8, aKey + mismatch) & 0xFF, b.get(U8, bKey + mismatch) & 0xFF);
+    }
+
+    /**
+     * {@link Entry#compareNewness} of two encoded entries of the same key, without decoding them:
+     * positive if {@code a} is newer.
+     */
+    public static int compareNewness(MemorySegment a, long aOffset, MemorySegment b, long bOffset) {
+        int c = Long.compare(version(a, aOffset), version(b, bOffset));
+        if (c != 0) {
+            return c;
+        }
+        boolean aDead = isTombstone(a, aOffset);
+        boolean bDead = isTombstone(b, bOffset);
+        if (aDead || bDead) {
+            if (aDead && bDead) {
+                return Long.compare(expiresAtMs(a, aOffset), expiresAtMs(b, bOffset));
+            }
+            return aDead ? 1 : -1; // tombstone wins a tie
+        }
+        long aVal = valueOffset(a, aOffset);
+        long bVal = valueOffset(b, bOffset);
+        long aLen = valueLength(a, aOffset) & 0xFFFFFFFFL;
+        long bLen = valueLength(b, bOffset) & 0xFFFFFFFFL;
+        long mismatch = MemorySegment.mismatch(a, aVal, aVal + aLen, b, bVal, bVal + bLen);
+        if (mismatch >= 0) {
+            if (mismatch == aLen) {
+                return -1;
+            }
+            if (mismatch == bLen) {
+                return 1;
+            }
+            return Integer.compare(a.get(U8, aVal + mismatch) & 0xFF, b.get(U8, bVal + mismatch) & 0xFF);
+        }
+        return Long.compare(expiresAtMs(a, aOffset), expiresAtMs(b, bOffset));
     }
 
     /** Key length of the (already validated) entry at {@code offset}. */

@@ -16,6 +16,7 @@ import io.ringbase.storage.wal.WalSyncPolicy;
 import io.ringbase.storage.wal.WalWriter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,18 +39,27 @@ import org.slf4j.LoggerFactory;
  * with background flush and size-tiered compaction (O'Neil et al., "The Log-Structured Merge-Tree",
  * 1996; the layout follows LevelDB and Cassandra).
  *
- * <p><b>Writes</b> append to the WAL (durable per the sync policy) and then go into the active
- * memtable, both under the read side of {@code switchLock}, so that a memtable switch (write side)
- * never separates a record's WAL segment from its memtable. A memtable is switched out when it or
- * its WAL segment passes its limit and flushed by one background thread; at most one switched-out
- * memtable waits for flushing, and writers that would need a second wait (bounded by
- * {@link LsmOptions#flushStallTimeoutMs()}).
+ * <p><b>Writes</b> reserve room in the active memtable, append to the WAL (durable per the sync policy)
+ * and then fill the reserved node, all under the read side of {@code switchLock}, so that a memtable
+ * switch (write side) never separates a record's WAL segment from its memtable, and a record is never
+ * in the WAL of a memtable that has no room for it. Memtables live in native memory
+ * ({@link Memtable}); the active one is switched out when it (or its WAL segment) is full and flushed
+ * by one background thread. At most one switched-out memtable waits for flushing, so the engine holds
+ * at most two memtables' worth of slabs: a writer that would need a second waits (bounded by
+ * {@link LsmOptions#flushStallTimeoutMs()}), and {@link #tryApply} declines instead of waiting.
+ *
+ * <p>The next WAL segment is created ahead of time (a spare, created on the flusher thread after each
+ * switch), so a switch is a swap of references: no file is created and nothing is fsynced under the
+ * lock or on the writer that triggers it. Segments are thus activated in file-number order.
  *
  * <p><b>Reads</b> take the current {@link View} (an immutable snapshot of memtables and tables) and
- * merge by version, so a flush or compaction that races with them changes nothing they see.
+ * merge by version, so a flush or compaction that races with them changes nothing they see. A reader
+ * pins the view while it reads ({@link View#tryRetain()}); a memtable's slabs are freed once no pinned
+ * view holds it.
  *
- * <p><b>State changes</b> (flush done, compaction done) write a new manifest and publish a new view
- * under {@code stateLock}. Recovery: see {@link #open}.
+ * <p><b>State changes</b> (flush done, compaction done) are serialized by {@code publishLock}: the new
+ * manifest is written (with its fsyncs) first, outside {@code stateLock}, which then covers only the
+ * swap of the view, so a memtable switch never waits for a manifest fsync. Recovery: see {@link #open}.
  */
 public final class LsmEngine implements StorageEngine {
 
@@ -60,6 +70,9 @@ public final class LsmEngine implements StorageEngine {
     private final TableFiles files;
     private final SizeTieredPicker picker;
     private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
+    /** Serializes manifest writes (flush and compaction publishes). Taken before stateLock. */
+    private final ReentrantLock publishLock = new ReentrantLock();
+    /** Guards view swaps; held only for the swap itself. */
     private final ReentrantLock stateLock = new ReentrantLock();
     private final Condition flushed = stateLock.newCondition();
     private final ExecutorService flusher = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("flush").daemon().factory());
@@ -67,10 +80,12 @@ public final class LsmEngine implements StorageEngine {
 
     private final AtomicBoolean compactionQueued = new AtomicBoolean();
 
-    private volatile View view;
-    private volatile WalWriter wal; // replaced under switchLock's write side; read freely
+    private volatile View view;      // replaced under stateLock; the engine holds one reference to it
+    private volatile WalWriter wal;  // replaced under switchLock's write side; read freely
+    private NewSegment spare;        // the next WAL segment, created ahead; guarded by this
     private volatile boolean closing;
     private boolean closed;          // guarded by switchLock
+    private volatile boolean engineClosed; // set once the last view is released
 
     private LsmEngine(LsmOptions options, DataDirectory dir, TableFiles files) {
         this.options = options;
@@ -82,8 +97,8 @@ public final class LsmEngine implements StorageEngine {
     /**
      * Opens (or creates) the engine in {@code options.dataDir()}: locks the directory, deletes files
      * left half-written by a crash, opens the SSTables the manifest lists, replays the WAL segments
-     * from the manifest's replay point (ignoring a torn last record) into an SSTable, and starts a new
-     * WAL segment.
+     * from the manifest's replay point (ignoring a torn last record) into SSTables, through memtables
+     * of the configured size, and starts a new WAL segment.
      *
      * @throws CorruptionException if the manifest, a listed SSTable or a WAL segment is damaged, or a
      *                             listed SSTable is missing; nothing is deleted or dropped then
@@ -92,11 +107,13 @@ public final class LsmEngine implements StorageEngine {
     public static LsmEngine open(LsmOptions options) throws IOException {
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
-            Recovery.Result recovered = Recovery.run(dir);
+            Recovery.Result recovered = Recovery.run(dir, options.memtableBytes());
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
             engine.wal = WalWriter.create(FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
                     options.walSyncIntervalMs());
-            engine.view = new View(new Memtable(), recovered.walNumber(), List.of(), recovered.tables());
+            // the engine keeps each memtable's first reference until its flush is published (or close)
+            engine.view = new View(engine.newMemtable(), recovered.walNumber(), List.of(), recovered.tables());
+            engine.flusher.execute(engine::prepareSpare);
             engine.scheduleCompaction();
             return engine;
         } catch (IOException | RuntimeException e) {
@@ -105,25 +122,77 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
+    private Memtable newMemtable() {
+        return new Memtable(options.memtableBytes());
+    }
+
     // ---------------------------------------------------------------- writes
 
     @Override
     public void apply(Entry entry) throws IOException {
-        awaitFlushCapacity();
-        Memtable target;
+        byte[] value = entry.value();
+        apply(entry.key(), entry.version(), entry.expiresAtMs(), value == null ? null : MemorySegment.ofArray(value));
+    }
+
+    @Override
+    public void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        long valueLength = value == null ? 0 : value.byteSize();
+        long deadline = 0;
+        Memtable full;
+        while ((full = applyIfRoom(key, version, expiresAtMs, value, valueLength)) != null) {
+            if (deadline == 0) {
+                deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
+            }
+            makeRoom(full, deadline);
+        }
+    }
+
+    @Override
+    public boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        if (options.walSync() == WalSyncPolicy.ALWAYS) {
+            return false; // the append itself would wait for an fsync
+        }
+        long valueLength = value == null ? 0 : value.byteSize();
+        for (int attempt = 0; attempt < 2; attempt++) {
+            Memtable full = applyIfRoom(key, version, expiresAtMs, value, valueLength);
+            if (full == null) {
+                return true;
+            }
+            if (!trySwitch(full)) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Reserves room in the active memtable, appends to the WAL and fills the reservation, under the
+     * read side of switchLock.
+     *
+     * @return {@code null} if written, else the active memtable, which (or whose WAL segment) had no
+     *         room: nothing was written
+     */
+    private Memtable applyIfRoom(byte[] key, long version, long expiresAtMs, MemorySegment value, long valueLength)
+            throws IOException {
         switchLock.readLock().lock();
         try {
             if (closed) {
                 throw new IOException("storage engine is closed");
             }
-            wal.append(entry);
-            target = view.active();
-            target.put(entry);
+            WalWriter w = wal;
+            Memtable target = view.active();
+            if (w.sizeBytes() >= options.walSegmentBytes()) {
+                return target;
+            }
+            long node = target.reserve(key.length, valueLength);
+            if (node == Memtable.NO_ROOM) {
+                return target;
+            }
+            w.append(key, version, expiresAtMs, value);
+            target.insert(node, key, version, expiresAtMs, value);
+            return null;
         } finally {
             switchLock.readLock().unlock();
-        }
-        if (isFull(target)) {
-            maybeSwitch();
         }
     }
 
@@ -133,56 +202,103 @@ public final class LsmEngine implements StorageEngine {
             return true;
         }
         View v = view;
-        return !v.immutables().isEmpty() && isFull(v.active());
+        if (!v.immutables().isEmpty() && isFull(v.active())) {
+            return true;
+        }
+        synchronized (this) {
+            return spare == null && isFull(v.active());
+        }
     }
 
     /**
-     * True once the active memtable or its WAL segment has reached its limit. Takes no lock: a stale
-     * WAL reference only delays a switch to the next write.
+     * True once the active memtable is nearly full (less room than a small entry needs) or its WAL
+     * segment has reached its limit. Takes no lock: a stale answer only delays a switch.
      */
     private boolean isFull(Memtable active) {
-        return active.sizeBytes() >= options.memtableBytes() || wal.sizeBytes() >= options.walSegmentBytes();
-    }
-
-    /** Waits (bounded) while the active memtable is full and another one still waits for its flush. */
-    private void awaitFlushCapacity() throws IOException {
-        View v = view;
-        if (v.immutables().isEmpty() || !isFull(v.active())) {
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
-        awaitFlushes(() -> !view.immutables().isEmpty() && isFull(view.active()) && !closing, deadline,
-                "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
+        return active.sizeBytes() + Memtable.maxNodeBytes(64, 1024) > active.limitBytes()
+                || wal.sizeBytes() >= options.walSegmentBytes();
     }
 
     /**
-     * Switches the active memtable out if it is full and no other one waits for its flush. The next WAL
-     * segment is created (file and directory fsynced) before the write lock is taken, so other writes
-     * go on meanwhile; the lock covers only the swap.
+     * Blocking path: waits (until {@code deadlineNanos}) while another memtable still waits for its
+     * flush, then switches to a new memtable and the spare WAL segment (creating it here if the flusher
+     * has not yet).
      */
-    private void maybeSwitch() throws IOException {
-        if (!switchNeeded()) {
-            return;
+    private void makeRoom(Memtable full, long deadlineNanos) throws IOException {
+        awaitFlushes(() -> !view.immutables().isEmpty() && view.active() == full && !closing, deadlineNanos,
+                "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
+        if (view.active() == full) {
+            switchTo(takeSpare(true), full);
         }
-        NewSegment next = newSegment();
-        boolean used = false;
+    }
+
+    /**
+     * Non-blocking path: switches if no other memtable waits for its flush and a spare WAL segment is
+     * ready. True if the active memtable was switched (by this call or a concurrent one).
+     */
+    private boolean trySwitch(Memtable full) throws IOException {
+        if (view.active() != full) {
+            return true; // another writer switched it already
+        }
+        if (!view.immutables().isEmpty()) {
+            return false;
+        }
+        NewSegment next = takeSpare(false);
+        if (next == null) {
+            return false;
+        }
+        switchTo(next, full);
+        return true;
+    }
+
+    /**
+     * Makes {@code next} the active segment with a new memtable in place of {@code current}, unless
+     * {@code current} is no longer active or another memtable still waits for its flush (then
+     * {@code next} goes back as the spare); and hands the old pair to the flusher, which
+     * closes the old segment (its final fsync) and prepares the next spare before flushing, off the lock.
+     */
+    private void switchTo(NewSegment next, Memtable current) throws IOException {
+        WalWriter old;
         switchLock.writeLock().lock();
         try {
-            if (!closed && switchNeeded()) {
-                switchTo(next);
-                used = true;
+            View v = view;
+            if (closed || !v.immutables().isEmpty() || v.active() != current) {
+                giveBackSpare(next);
+                return;
+            }
+            old = wal;
+            wal = next.writer();
+            stateLock.lock();
+            try {
+                v = view;
+                List<Frozen> imms = new ArrayList<>(v.immutables());
+                imms.add(new Frozen(v.active(), v.activeWalNumber()));
+                swap(new View(newMemtable(), next.number(), imms, v.tables()));
+            } finally {
+                stateLock.unlock();
             }
         } finally {
             switchLock.writeLock().unlock();
         }
-        if (!used) { // another writer switched first
-            next.discard();
-        }
+        WalWriter closing = old;
+        flusher.execute(() -> {
+            prepareSpare();
+            try {
+                closing.close();
+            } catch (IOException e) {
+                // its records are in the memtable now being flushed, which makes them durable
+                log.warn("closing WAL segment {} failed; its records are durable once its memtable is flushed",
+                        closing.path(), e);
+            }
+            flushPending();
+        });
     }
 
-    private boolean switchNeeded() {
-        View v = view;
-        return v.immutables().isEmpty() && isFull(v.active());
+    /** Holds stateLock. Makes {@code next} current and gives back the engine's reference to the old view. */
+    private void swap(View next) {
+        View old = view;
+        view = next;
+        old.release();
     }
 
     /** A created, empty WAL segment and its file number. */
@@ -193,66 +309,117 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
+    /**
+     * The spare WAL segment, taken: with {@code create}, made here if there is none (blocking: a file
+     * and directory fsync), else {@code null} if there is none.
+     */
+    private synchronized NewSegment takeSpare(boolean create) throws IOException {
+        NewSegment s = spare;
+        spare = null;
+        if (s == null && create) {
+            s = newSegment();
+        }
+        return s;
+    }
+
+    private synchronized void giveBackSpare(NewSegment s) throws IOException {
+        if (spare == null && !closing) {
+            spare = s;
+        } else {
+            s.discard();
+        }
+    }
+
+    /** Flusher thread: creates the spare WAL segment if there is none. */
+    private void prepareSpare() {
+        synchronized (this) {
+            if (spare != null || closing) {
+                return;
+            }
+            try {
+                spare = newSegment();
+            } catch (IOException | RuntimeException e) {
+                log.error("could not create the next WAL segment ahead of time; the next memtable switch will try again",
+                        e);
+            }
+        }
+    }
+
+    /** Holds this (numbers are taken in activation order). */
     private NewSegment newSegment() throws IOException {
         long walNumber = files.nextNumber();
         return new NewSegment(walNumber,
                 WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs()));
     }
 
-    /** Starts a new memtable and WAL segment and hands the old pair to the flusher. Holds switchLock. */
-    private void switchMemtable() throws IOException {
-        switchTo(newSegment());
-    }
-
-    /**
-     * Holds switchLock: makes {@code next} the active segment with a new memtable and hands the old pair
-     * to the flusher, which closes the old segment (its final fsync) before flushing, off the lock.
-     */
-    private void switchTo(NewSegment next) {
-        WalWriter old = wal;
-        wal = next.writer();
-        stateLock.lock();
-        try {
-            View v = view;
-            List<Frozen> imms = new ArrayList<>(v.immutables());
-            imms.add(new Frozen(v.active(), v.activeWalNumber()));
-            view = new View(new Memtable(), next.number(), imms, v.tables());
-        } finally {
-            stateLock.unlock();
-        }
-        flusher.execute(() -> {
-            try {
-                old.close();
-            } catch (IOException e) {
-                // its records are in the memtable now being flushed, which makes them durable
-                log.warn("closing WAL segment {} failed; its records are durable once its memtable is flushed",
-                        old.path(), e);
-            }
-            flushPending();
-        });
-    }
-
     // ---------------------------------------------------------------- reads
+
+    /** The current view, retained: the caller must {@link View#release()} it. */
+    private View acquireView() {
+        while (true) {
+            View v = view;
+            if (v.tryRetain()) {
+                return v;
+            }
+            if (engineClosed && view == v) {
+                throw new IllegalStateException("storage engine is closed");
+            }
+        }
+    }
 
     @Override
     public Entry get(byte[] key) throws IOException {
-        View v = view;
-        Entry best = v.active().get(key);
+        try (ReadCursor cursor = new ReadCursor()) {
+            return read(key, cursor) ? cursor.toEntry() : null;
+        }
+    }
+
+    @Override
+    public boolean read(byte[] key, ReadCursor cursor) throws IOException {
+        View v = acquireView();
+        cursor.pin(v);
+        MemorySegment probe = MemorySegment.ofArray(key);
+        MemorySegment bestSegment = null;
+        long bestOffset = -1;
+        long node = v.active().find(probe);
+        if (node != 0) {
+            bestSegment = v.active().segment(node);
+            bestOffset = v.active().entryOffset(node);
+        }
         for (Frozen f : v.immutables()) {
-            best = Entry.newer(best, f.memtable().get(key));
+            Memtable m = f.memtable();
+            long n = m.find(probe);
+            if (n != 0) {
+                MemorySegment s = m.segment(n);
+                long o = m.entryOffset(n);
+                if (bestSegment == null || EntryFormat.compareNewness(s, o, bestSegment, bestOffset) > 0) {
+                    bestSegment = s;
+                    bestOffset = o;
+                }
+            }
         }
         for (LiveTable t : v.tables()) {
-            if (best != null && t.reader().maxVersion() < best.version()) {
+            SstableReader r = t.reader();
+            if (bestSegment != null && r.maxVersion() < EntryFormat.version(bestSegment, bestOffset)) {
                 break; // tables are sorted by maxVersion, descending: none of the rest can be newer
             }
-            best = Entry.newer(best, t.reader().get(key));
+            long o = r.locate(key, probe);
+            if (o >= 0 && (bestSegment == null || EntryFormat.compareNewness(r.data(), o, bestSegment, bestOffset) > 0)) {
+                bestSegment = r.data();
+                bestOffset = o;
+            }
         }
-        return best;
+        if (bestSegment == null) {
+            cursor.close();
+            return false;
+        }
+        cursor.set(bestSegment, bestOffset);
+        return true;
     }
 
     @Override
     public CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) {
-        View v = view;
+        View v = acquireView();
         List<CloseableIterator<Entry>> sources = new ArrayList<>();
         sources.add(v.active().iterator(start, end));
         for (Frozen f : v.immutables()) {
@@ -261,25 +428,44 @@ public final class LsmEngine implements StorageEngine {
         for (LiveTable t : v.tables()) {
             sources.add(t.reader().iterator(start, end));
         }
+        sources.add(CloseableIterator.releasing(v::release));
         return new MergeIterator(sources, liveOnly, options.wallClockMs());
     }
 
     /** The largest version stored, or {@link Long#MIN_VALUE} if none; for clocks to observe on start. */
     public long maxVersion() {
-        View v = view;
-        long max = v.active().maxVersion();
-        for (Frozen f : v.immutables()) {
-            max = Math.max(max, f.memtable().maxVersion());
+        View v = acquireView();
+        try {
+            long max = v.active().maxVersion();
+            for (Frozen f : v.immutables()) {
+                max = Math.max(max, f.memtable().maxVersion());
+            }
+            for (LiveTable t : v.tables()) {
+                max = Math.max(max, t.reader().maxVersion());
+            }
+            return max;
+        } finally {
+            v.release();
         }
-        for (LiveTable t : v.tables()) {
-            max = Math.max(max, t.reader().maxVersion());
-        }
-        return max;
     }
 
     /** Number of live SSTables. */
     public int tableCount() {
         return view.tables().size();
+    }
+
+    /** Slab bytes of the active and switched-out memtables, exact. */
+    public long memtableBytes() {
+        View v = acquireView();
+        try {
+            long bytes = v.active().sizeBytes();
+            for (Frozen f : v.immutables()) {
+                bytes += f.memtable().sizeBytes();
+            }
+            return bytes;
+        } finally {
+            v.release();
+        }
     }
 
     // ---------------------------------------------------------------- flush
@@ -288,13 +474,9 @@ public final class LsmEngine implements StorageEngine {
     public void flush() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
         awaitNoImmutables(deadline);
-        switchLock.writeLock().lock();
-        try {
-            if (!closed && !view.active().isEmpty() && view.immutables().isEmpty()) {
-                switchMemtable();
-            }
-        } finally {
-            switchLock.writeLock().unlock();
+        Memtable current = view.active();
+        if (!current.isEmpty()) {
+            switchTo(takeSpare(true), current);
         }
         awaitNoImmutables(deadline);
     }
@@ -323,7 +505,7 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
-    /** Flusher thread: flushes switched-out memtables, oldest first, retrying on I/O errors. */
+    /** Flusher thread: flushes switched-out memtables, oldest first, retrying on failures. */
     private void flushPending() {
         while (true) {
             List<Frozen> imms = view.immutables();
@@ -332,7 +514,7 @@ public final class LsmEngine implements StorageEngine {
             }
             try {
                 flushOne(imms.getFirst());
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 log.error("flush of WAL segment {} failed; retrying in 1 s (writes stall once the next memtable fills)",
                         imms.getFirst().walNumber(), e);
                 try {
@@ -342,32 +524,28 @@ public final class LsmEngine implements StorageEngine {
                 }
             }
         }
-        try {
-            maybeSwitch();
-        } catch (IOException e) {
-            log.error("could not switch the memtable after a flush", e);
-        }
         scheduleCompaction();
     }
 
     private void flushOne(Frozen frozen) throws IOException {
         long started = System.nanoTime();
         Memtable mt = frozen.memtable();
-        LiveTable table = mt.isEmpty() ? null : files.write(mt.iterator(null, null), mt.count());
-        stateLock.lock();
+        LiveTable table = mt.isEmpty() ? null : files.write(mt);
+        publishLock.lock();
         try {
-            View v = view;
-            List<Frozen> imms = new ArrayList<>(v.immutables());
-            imms.remove(frozen);
-            List<LiveTable> tables = new ArrayList<>(v.tables());
-            if (table != null) {
-                tables.add(table);
-            }
-            publish(new View(v.active(), v.activeWalNumber(), imms, tables));
-            flushed.signalAll();
+            publish(v -> {
+                List<Frozen> imms = new ArrayList<>(v.immutables());
+                imms.remove(frozen);
+                List<LiveTable> tables = new ArrayList<>(v.tables());
+                if (table != null) {
+                    tables.add(table);
+                }
+                return new View(v.active(), v.activeWalNumber(), imms, tables);
+            });
         } finally {
-            stateLock.unlock();
+            publishLock.unlock();
         }
+        mt.release(); // the creator's reference: the slabs go once no reader pins a view holding it
         Files.deleteIfExists(FileNames.wal(dir.path(), frozen.walNumber()));
         if (table != null) {
             log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", mt.sizeBytes(),
@@ -376,10 +554,43 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
-    /** Makes {@code next} durable in the manifest, then visible to readers. Holds stateLock. */
-    private void publish(View next) throws IOException {
-        Manifest.write(dir.path(), next.manifest(files.peekNextNumber()));
-        view = next;
+    /**
+     * Holds publishLock. Writes the manifest of {@code change} applied to the current view, then swaps
+     * in {@code change} applied to the view current at that moment: a memtable switch may have happened
+     * while the manifest was written (publishLock keeps the tables as they were), and a switch only adds
+     * a segment newer than every one the manifest's replay point covers.
+     *
+     * @throws IllegalStateException if the manifest's WAL replay point passes a segment not yet flushed
+     */
+    private void publish(java.util.function.UnaryOperator<View> change) throws IOException {
+        View planned = applyChange(change);
+        try {
+            Manifest.write(dir.path(), planned.manifest(files.peekNextNumber()));
+        } finally {
+            planned.release();
+        }
+        long replayFrom = planned.walReplayFrom();
+        stateLock.lock();
+        try {
+            View next = change.apply(view);
+            if (next.walReplayFrom() < replayFrom) {
+                throw new IllegalStateException("manifest replay point " + replayFrom + " passes unflushed WAL segment "
+                        + next.walReplayFrom());
+            }
+            swap(next);
+            flushed.signalAll();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private View applyChange(java.util.function.UnaryOperator<View> change) {
+        stateLock.lock();
+        try {
+            return change.apply(view);
+        } finally {
+            stateLock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- compaction
@@ -438,21 +649,23 @@ public final class LsmEngine implements StorageEngine {
         } else {
             Files.deleteIfExists(tmp);
         }
-        stateLock.lock();
+        LiveTable added = output;
+        publishLock.lock();
         try {
-            View now = view;
-            List<LiveTable> tables = new ArrayList<>();
-            for (LiveTable t : now.tables()) {
-                if (!pick.contains(t.number())) {
-                    tables.add(t);
+            publish(now -> {
+                List<LiveTable> tables = new ArrayList<>();
+                for (LiveTable t : now.tables()) {
+                    if (!pick.contains(t.number())) {
+                        tables.add(t);
+                    }
                 }
-            }
-            if (output != null) {
-                tables.add(output);
-            }
-            publish(new View(now.active(), now.activeWalNumber(), now.immutables(), tables));
+                if (added != null) {
+                    tables.add(added);
+                }
+                return new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
+            });
         } finally {
-            stateLock.unlock();
+            publishLock.unlock();
         }
         for (long n : pick) {
             // Readers that still iterate the old tables keep their mappings until the GC unmaps them.
@@ -485,21 +698,26 @@ public final class LsmEngine implements StorageEngine {
             if (deadAt > horizon) {
                 return false;
             }
-            View current = view;
-            for (LiveTable t : current.tables()) {
-                if (!pick.contains(t.number()) && t.reader().mightContain(e.key())) {
+            View current = acquireView();
+            try {
+                for (LiveTable t : current.tables()) {
+                    if (!pick.contains(t.number()) && t.reader().mightContain(e.key())) {
+                        return false;
+                    }
+                }
+                MemorySegment probe = MemorySegment.ofArray(e.key());
+                if (current.active().find(probe) != 0) {
                     return false;
                 }
-            }
-            if (current.active().get(e.key()) != null) {
-                return false;
-            }
-            for (Frozen f : current.immutables()) {
-                if (f.memtable().get(e.key()) != null) {
-                    return false;
+                for (Frozen f : current.immutables()) {
+                    if (f.memtable().find(probe) != 0) {
+                        return false;
+                    }
                 }
+                return true;
+            } finally {
+                current.release();
             }
-            return true;
         };
     }
 
@@ -536,6 +754,14 @@ public final class LsmEngine implements StorageEngine {
         } finally {
             switchLock.writeLock().unlock();
         }
+        try {
+            NewSegment unused = takeSpare(false);
+            if (unused != null) {
+                unused.discard();
+            }
+        } catch (IOException e) {
+            failure = failure == null ? e : failure;
+        }
         compactor.shutdown();
         flusher.shutdown();
         try {
@@ -543,6 +769,18 @@ public final class LsmEngine implements StorageEngine {
             flusher.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        stateLock.lock();
+        try {
+            View last = view;
+            last.active().release(); // the engine's own references; unflushed records stay in the WAL
+            for (Frozen f : last.immutables()) {
+                f.memtable().release();
+            }
+            engineClosed = true;
+            last.release(); // readers still holding it keep its memtables until they are done
+        } finally {
+            stateLock.unlock();
         }
         dir.close();
         if (failure != null) {
@@ -555,11 +793,11 @@ public final class LsmEngine implements StorageEngine {
      * consistent image of the directory, as a SIGKILL at that instant would leave it.
      */
     void whileStateFrozen(IoAction action) throws IOException {
-        stateLock.lock();
+        publishLock.lock();
         try {
             action.run();
         } finally {
-            stateLock.unlock();
+            publishLock.unlock();
         }
     }
 

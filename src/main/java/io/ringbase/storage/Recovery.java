@@ -44,7 +44,7 @@ final class Recovery {
      * @throws CorruptionException if the manifest, a listed SSTable or a WAL segment is damaged, or a
      *                             listed SSTable is missing; nothing is deleted or dropped then
      */
-    static Result run(DataDirectory dir) throws IOException {
+    static Result run(DataDirectory dir, long memtableBytes) throws IOException {
         Path path = dir.path();
         dir.deleteTemporaries();
         TreeSet<Long> sstFiles = dir.numbers(FileNames.Kind.SSTABLE);
@@ -77,7 +77,9 @@ final class Recovery {
             }
         }
 
-        Memtable recovered = new Memtable();
+        // Replayed records go through memtables of the configured size, each flushed when full, so a long
+        // WAL (many segments, or one a failed switch let grow) never needs more memory than a running node.
+        Replay replay = new Replay(files, tables, memtableBytes);
         List<Long> replayed = new ArrayList<>();
         for (long number : walFiles) {
             Path file = FileNames.wal(path, number);
@@ -85,21 +87,69 @@ final class Recovery {
                 Files.delete(file);
                 continue;
             }
-            WalReader.ReplayResult r = WalReader.replay(file, recovered::put);
+            WalReader.ReplayResult r;
+            try {
+                r = WalReader.replay(file, replay::put);
+            } catch (java.io.UncheckedIOException e) {
+                throw e.getCause();
+            }
             log.info("replayed {} records from {}{}", r.records(), file.getFileName(), r.tornTail() ? " (torn tail ignored)" : "");
             replayed.add(number);
         }
-        if (!recovered.isEmpty()) {
-            tables.add(files.write(recovered.iterator(null, null), recovered.count()));
-        }
+        replay.finish();
         long walNumber = files.nextNumber();
-        View view = new View(new Memtable(), walNumber, List.of(), tables);
-        Manifest.write(path, view.manifest(files.peekNextNumber()));
+        Manifest.write(path, new ManifestState(files.peekNextNumber(), walNumber,
+                tables.stream().map(LiveTable::number).sorted().toList()));
         for (long number : replayed) {
             Files.delete(FileNames.wal(path, number));
         }
         log.info("opened {}: {} SSTables, {} entries recovered from the WAL", path.toAbsolutePath(), tables.size(),
-                recovered.count());
+                replay.entries);
         return new Result(files, tables, walNumber);
+    }
+
+    /** Fills memtables with replayed records and flushes each to an SSTable when it is full. */
+    private static final class Replay {
+        private final TableFiles files;
+        private final List<LiveTable> tables;
+        private final long memtableBytes;
+        private Memtable memtable;
+        long entries;
+
+        Replay(TableFiles files, List<LiveTable> tables, long memtableBytes) {
+            this.files = files;
+            this.tables = tables;
+            this.memtableBytes = memtableBytes;
+            this.memtable = new Memtable(memtableBytes);
+        }
+
+        /** @throws java.io.UncheckedIOException if a full memtable could not be flushed */
+        void put(Entry e) {
+            entries++;
+            if (!memtable.put(e)) {
+                try {
+                    flushMemtable();
+                } catch (IOException x) {
+                    throw new java.io.UncheckedIOException(x);
+                }
+                if (!memtable.put(e)) {
+                    throw new IllegalStateException("an empty memtable refused an entry");
+                }
+            }
+        }
+
+        /** Flushes what is left; releases the memtable. */
+        void finish() throws IOException {
+            flushMemtable();
+            memtable.release();
+        }
+
+        private void flushMemtable() throws IOException {
+            if (!memtable.isEmpty()) {
+                tables.add(files.write(memtable));
+            }
+            memtable.release();
+            memtable = new Memtable(memtableBytes);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.ringbase.storage;
 
 import java.io.Closeable;
+import java.lang.foreign.MemorySegment;
 import java.io.IOException;
 import java.util.Iterator;
 
@@ -21,6 +22,43 @@ public interface StorageEngine extends Closeable {
      * @throws StoreBusyException if flushing has fallen behind and the bounded wait ran out
      */
     void apply(Entry entry) throws IOException;
+
+    /**
+     * Writes an entry given by its parts, copying {@code value} (a request buffer, say) straight into the
+     * engine's own memory: no {@link Entry} and no intermediate array. Same contract as
+     * {@link #apply(Entry)}; {@code value} is not read after the call returns.
+     *
+     * @param value the value bytes, or {@code null} for a tombstone
+     */
+    default void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        apply(new Entry(key, version, expiresAtMs, value == null ? null : value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+    }
+
+    /**
+     * Writes as {@link #apply(byte[], long, long, MemorySegment)} if that can be done without waiting:
+     * no fsync, no flush to wait for, no file to create. Meant for event loops, which must never wait on
+     * I/O: a {@code false} answer means nothing was written, and the caller should hand the write to a
+     * thread that may wait.
+     *
+     * @return whether the entry was written
+     * @throws IOException as {@link #apply(Entry)} (the write was attempted and failed)
+     */
+    default boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        return false;
+    }
+
+    /**
+     * Finds the newest entry for {@code key} (as {@link #get}) and points {@code cursor} at it, pinning
+     * the memory it lies in until the cursor is closed; for answering a read with a single copy of the
+     * value. The cursor is reset first.
+     *
+     * @return whether an entry (possibly a tombstone or expired) was found
+     */
+    default boolean read(byte[] key, ReadCursor cursor) throws IOException {
+        Entry e = get(key);
+        cursor.setCopy(e);
+        return e != null;
+    }
 
     /**
      * Whether an {@link #apply} started now could wait for more than a write to the operating system:
@@ -56,6 +94,31 @@ public interface StorageEngine extends Closeable {
     interface CloseableIterator<T> extends Iterator<T>, AutoCloseable {
         @Override
         void close();
+
+        /** An empty iterator whose close runs {@code onClose} (once): a resource for a merge to release. */
+        static <T> CloseableIterator<T> releasing(Runnable onClose) {
+            return new CloseableIterator<>() {
+                private boolean closed;
+
+                @Override
+                public boolean hasNext() {
+                    return false;
+                }
+
+                @Override
+                public T next() {
+                    throw new java.util.NoSuchElementException();
+                }
+
+                @Override
+                public void close() {
+                    if (!closed) {
+                        closed = true;
+                        onClose.run();
+                    }
+                }
+            };
+        }
 
         /** An iterator over {@code it} that holds nothing to release (close does nothing). */
         static <T> CloseableIterator<T> of(Iterator<T> it) {

@@ -1,5 +1,7 @@
 package io.ringbase.storage;
 
+import io.ringbase.storage.memtable.Memtable;
+
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import io.ringbase.storage.View.LiveTable;
 import io.ringbase.storage.manifest.FileNames;
@@ -49,6 +51,20 @@ final class TableFiles {
             while (entries.hasNext()) {
                 writer.add(entries.next());
             }
+            writer.finish();
+        }
+        return install(number, tmp);
+    }
+
+    /**
+     * Writes the newest entry of every key of {@code memtable} to a new SSTable, copying the encoded
+     * entries straight from its slabs, and opens it. The memtable must no longer take writes.
+     */
+    LiveTable write(Memtable memtable) throws IOException {
+        long number = nextNumber();
+        Path tmp = FileNames.sstableTmp(dir, number);
+        try (SstableWriter writer = new SstableWriter(tmp, Math.max(1, memtable.count()))) {
+            memtable.forEachNewest(writer::addEncoded);
             writer.finish();
         }
         return install(number, tmp);

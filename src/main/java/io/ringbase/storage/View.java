@@ -6,23 +6,55 @@ import io.ringbase.storage.sstable.SstableReader;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An immutable snapshot of an {@link LsmEngine}'s sources, published whole on every memtable switch,
  * flush and compaction; readers take one and never see a half-made change.
  *
- * @param active          the memtable that takes writes
- * @param activeWalNumber file number of the WAL segment behind {@code active}
- * @param immutables      switched-out memtables waiting for their flush, oldest first
- * @param tables          live SSTables, highest {@code maxVersion} first (so point reads can stop early)
+ * <p><b>Pinning.</b> A view is reference counted: the engine holds one reference while the view is
+ * current, and every reader takes one ({@link #tryRetain()}) for as long as it reads. A view holds a
+ * reference on each of its memtables, given back when the view's own count reaches zero, so a
+ * memtable's native memory is freed only after every view that contains it is done with.
  */
-record View(Memtable active, long activeWalNumber, List<View.Frozen> immutables, List<View.LiveTable> tables) {
+final class View {
 
-    View {
-        immutables = List.copyOf(immutables);
+    /** The memtable that takes writes. */
+    final Memtable active;
+    /** File number of the WAL segment behind {@link #active}. */
+    final long activeWalNumber;
+    /** Switched-out memtables waiting for their flush, oldest first. */
+    final List<Frozen> immutables;
+    /** Live SSTables, highest {@code maxVersion} first (so point reads can stop early). */
+    final List<LiveTable> tables;
+    private final AtomicInteger refs = new AtomicInteger(1);
+
+    View(Memtable active, long activeWalNumber, List<Frozen> immutables, List<LiveTable> tables) {
+        this.active = active;
+        this.activeWalNumber = activeWalNumber;
+        this.immutables = List.copyOf(immutables);
         List<LiveTable> sorted = new ArrayList<>(tables);
         sorted.sort(Comparator.comparingLong((LiveTable t) -> t.reader().maxVersion()).reversed());
-        tables = List.copyOf(sorted);
+        this.tables = List.copyOf(sorted);
+        long previous = Long.MIN_VALUE;
+        for (Frozen f : this.immutables) {
+            if (f.walNumber() <= previous || f.walNumber() >= activeWalNumber) {
+                // A restart replays from the oldest unflushed segment up: one out of order would be skipped
+                throw new IllegalStateException("WAL segments out of activation order: " + this.immutables
+                        + ", active " + activeWalNumber);
+            }
+            previous = f.walNumber();
+        }
+        retainOrFail(active);
+        for (Frozen f : this.immutables) {
+            retainOrFail(f.memtable());
+        }
+    }
+
+    private static void retainOrFail(Memtable m) {
+        if (!m.retain()) {
+            throw new IllegalStateException("a view was made of a freed memtable");
+        }
     }
 
     /** A memtable switched out for flushing, and the WAL segment that holds its records. */
@@ -31,6 +63,48 @@ record View(Memtable active, long activeWalNumber, List<View.Frozen> immutables,
 
     /** A live SSTable and its file number. */
     record LiveTable(long number, SstableReader reader) {
+    }
+
+    Memtable active() {
+        return active;
+    }
+
+    long activeWalNumber() {
+        return activeWalNumber;
+    }
+
+    List<Frozen> immutables() {
+        return immutables;
+    }
+
+    List<LiveTable> tables() {
+        return tables;
+    }
+
+    /** Takes a reference unless the view is already released; see the class comment. */
+    boolean tryRetain() {
+        while (true) {
+            int r = refs.get();
+            if (r <= 0) {
+                return false;
+            }
+            if (refs.compareAndSet(r, r + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Gives a reference back; the last one releases the view's memtables. */
+    void release() {
+        int r = refs.decrementAndGet();
+        if (r == 0) {
+            active.release();
+            for (Frozen f : immutables) {
+                f.memtable().release();
+            }
+        } else if (r < 0) {
+            throw new IllegalStateException("view released more often than retained");
+        }
     }
 
     /** The first WAL segment a restart must replay: that of the oldest memtable not yet flushed. */

@@ -18,7 +18,7 @@ class MergeIteratorTest {
     }
 
     private static Memtable source(Entry... entries) {
-        Memtable mt = new Memtable();
+        Memtable mt = new Memtable(1 << 20);
         for (Entry e : entries) {
             mt.put(e);
         }
@@ -50,7 +50,7 @@ class MergeIteratorTest {
             List<Memtable> sources = new ArrayList<>();
             TreeMap<String, Entry> model = new TreeMap<>();
             for (int s = 0; s < n; s++) {
-                Memtable mt = new Memtable();
+                Memtable mt = new Memtable(1 << 20);
                 for (int i = 0; i < 100; i++) {
                     String k = "k" + rnd.nextInt(60);
                     Entry e = rnd.nextInt(5) == 0 ? Entry.tombstone(Keys.utf8(k), rnd.nextInt(1000))

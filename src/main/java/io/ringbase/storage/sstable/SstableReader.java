@@ -108,6 +108,38 @@ public final class SstableReader implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Where the entry for {@code key} is encoded in {@link #data()}, without decoding it: the offset of
+     * its {@link EntryFormat} encoding, or -1 if the table has none. Checks as {@link #get} does.
+     *
+     * @param key   the key
+     * @param probe {@code key} as a segment (callers that search several tables wrap it once)
+     * @throws CorruptionException if an entry read has a bad checksum or encoding
+     */
+    public long locate(byte[] key, MemorySegment probe) throws IOException {
+        if (!bloom.mightContain(key)) {
+            return -1;
+        }
+        long n = footer.entryCount();
+        long i = lowerBound(probe);
+        if (i < n && compareKey(i, probe) == 0) {
+            verifyEntry(i);
+            return recordOffset(i) + SstableWriter.RECORD_HEADER_SIZE;
+        }
+        if (i < n) {
+            verifyEntry(i);
+        }
+        if (i > 0) {
+            verifyEntry(i - 1);
+        }
+        return -1;
+    }
+
+    /** The mapped data section, where {@link #locate} points; valid while the reader is reachable. */
+    public MemorySegment data() {
+        return data;
+    }
+
     /** False if {@code key} is certainly not in this table; true if it may be (about 1% false positives). */
     public boolean mightContain(byte[] key) {
         return bloom.mightContain(key);
@@ -215,7 +247,7 @@ public final class SstableReader implements AutoCloseable {
         long end = recordEnd(i);
         long entryOffset = offset + SstableWriter.RECORD_HEADER_SIZE;
         int stored = data.get(I32, offset);
-        if (stored != Crc32c.of(data.asSlice(entryOffset, end - entryOffset))) {
+        if (stored != Crc32c.of(data, entryOffset, end - entryOffset)) {
             throw new CorruptionException(path, offset, "entry " + i + " checksum mismatch");
         }
         checkedEntrySize(offset, end);

@@ -126,20 +126,69 @@ public final class SstableWriter implements Closeable {
             }
         }
         position += size;
+        added(recordOffset, key, e.isTombstone(), e.version());
+    }
 
+    /**
+     * Appends the entry encoded ({@link EntryFormat}) at {@code offset} of {@code src}, copying its bytes
+     * as they are (a flush from a memtable's slabs).
+     *
+     * @throws IllegalArgumentException if the bytes are not a valid entry, or its key does not sort
+     *                                  after the previous entry's key; nothing is written then
+     * @throws IllegalStateException    after {@link #finish()} or {@link #close()}
+     * @throws IOException              if writing failed; the writer must then be closed
+     */
+    public void addEncoded(MemorySegment src, long offset) throws IOException {
+        requireOpen();
+        long entrySize = EntryFormat.checkedSize(src, offset, src.byteSize());
+        byte[] key = src.asSlice(EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset))
+                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        if (lastKey != null && Keys.compare(key, lastKey) <= 0) {
+            throw new IllegalArgumentException("key " + Keys.toDisplay(key) + " does not sort after the previous key "
+                    + Keys.toDisplay(lastKey));
+        }
+        long recordOffset = position;
+        long size = RECORD_HEADER_SIZE + entrySize;
+        if (size <= BUFFER_SIZE) {
+            if (bufferUsed + size > BUFFER_SIZE) {
+                flushBuffer();
+            }
+            copyRecord(src, offset, entrySize, buffer.asSlice(bufferUsed, size));
+            bufferUsed += (int) size;
+        } else {
+            flushBuffer();
+            try (Arena big = Arena.ofConfined()) {
+                MemorySegment record = big.allocate(size);
+                copyRecord(src, offset, entrySize, record);
+                writeFully(data, record);
+            }
+        }
+        position += size;
+        added(recordOffset, key, EntryFormat.isTombstone(src, offset), EntryFormat.version(src, offset));
+    }
+
+    private void copyRecord(MemorySegment src, long offset, long entrySize, MemorySegment record) {
+        MemorySegment entry = record.asSlice(RECORD_HEADER_SIZE);
+        MemorySegment.copy(src, offset, entry, 0, entrySize);
+        entryCrc.reset();
+        Crc32c.update(entryCrc, entry);
+        record.set(I32, 0, (int) entryCrc.getValue());
+    }
+
+    /** Index, Bloom filter and statistics of a record just written at {@code recordOffset}. */
+    private void added(long recordOffset, byte[] key, boolean tombstone, long version) throws IOException {
         if (indexBufferUsed == INDEX_BUFFER_SIZE) {
             flushIndexBuffer();
         }
         indexBuffer.set(I64, indexBufferUsed, recordOffset);
         indexBufferUsed += 8;
-
         bloom.add(key);
         entryCount++;
-        if (e.isTombstone()) {
+        if (tombstone) {
             tombstoneCount++;
         }
-        minVersion = Math.min(minVersion, e.version());
-        maxVersion = Math.max(maxVersion, e.version());
+        minVersion = Math.min(minVersion, version);
+        maxVersion = Math.max(maxVersion, version);
         lastKey = key;
     }
 

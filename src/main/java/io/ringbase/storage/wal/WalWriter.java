@@ -19,7 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 
@@ -55,22 +55,39 @@ public final class WalWriter implements Closeable {
     /** A batch of records stops growing at this many bytes (1 MiB); a larger single record is written alone. */
     static final int BATCH_BYTES = 1024 * 1024;
 
-    /** One caller waiting in the writer queue: an entry to append, or ({@code entry == null}) an fsync request. */
+    /**
+     * One caller waiting in the writer queue: an entry to append (its parts), or ({@code key == null})
+     * an fsync request. One per thread, reused: a thread is in at most one queue at a time.
+     */
     private static final class Waiter {
-        final Entry entry;
-        final int recordSize;
-        final boolean forceSync;
-        final Condition turn;
+        final Thread thread = Thread.currentThread();
+        byte[] key;
+        long version;
+        long expiresAtMs;
+        MemorySegment value;
+        int recordSize;
+        boolean forceSync;
         boolean done;
         IOException error;
 
-        Waiter(Entry entry, int recordSize, boolean forceSync, Condition turn) {
-            this.entry = entry;
+        void set(byte[] key, long version, long expiresAtMs, MemorySegment value, int recordSize, boolean forceSync) {
+            this.key = key;
+            this.version = version;
+            this.expiresAtMs = expiresAtMs;
+            this.value = value;
             this.recordSize = recordSize;
             this.forceSync = forceSync;
-            this.turn = turn;
+            this.done = false;
+            this.error = null;
+        }
+
+        void clear() {
+            key = null;
+            value = null;
         }
     }
+
+    private static final ThreadLocal<Waiter> WAITER = ThreadLocal.withInitial(Waiter::new);
 
     private final Path path;
     private final FileChannel channel;
@@ -159,12 +176,27 @@ public final class WalWriter implements Closeable {
      *                                  the write or fsync of this record failed
      */
     public void append(Entry entry) throws IOException {
-        long payload = EntryFormat.encodedSize(entry);
+        byte[] value = entry.value();
+        append(entry.key(), entry.version(), entry.expiresAtMs(), value == null ? null : MemorySegment.ofArray(value));
+    }
+
+    /**
+     * Appends one entry given by its parts, as {@link #append(Entry)}, copying {@code value} straight into
+     * the write buffer. {@code value} is read before this method returns and not after.
+     *
+     * @param value the value bytes, or {@code null} for a tombstone
+     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
+     * @throws IOException              as {@link #append(Entry)}
+     */
+    public void append(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        long payload = EntryFormat.encodedSize(key.length, value == null ? 0 : value.byteSize());
         if (payload > WalFormat.MAX_PAYLOAD) {
             throw new IllegalArgumentException(
                     "entry of " + payload + " bytes exceeds the WAL record limit of " + WalFormat.MAX_PAYLOAD);
         }
-        submit(entry, WalFormat.RECORD_HEADER_SIZE + (int) payload, false, false);
+        Waiter self = WAITER.get();
+        self.set(key, version, expiresAtMs, value, WalFormat.RECORD_HEADER_SIZE + (int) payload, false);
+        submit(self, false);
     }
 
     /**
@@ -174,7 +206,9 @@ public final class WalWriter implements Closeable {
      * @throws IOException if the writer is closed or poisoned, or the fsync failed
      */
     public void sync() throws IOException {
-        submit(null, 0, true, false);
+        Waiter self = WAITER.get();
+        self.set(null, 0, 0, null, 0, true);
+        submit(self, false);
     }
 
     /** Bytes written to the file so far (segment header included); records still queued are not counted. */
@@ -207,7 +241,9 @@ public final class WalWriter implements Closeable {
         }
         IOException result = null;
         try {
-            submit(null, 0, true, true); // behind every earlier append: write them all, then fsync
+            Waiter self = WAITER.get();
+            self.set(null, 0, 0, null, 0, true);
+            submit(self, true); // behind every earlier append: write them all, then fsync
         } catch (IOException e) {
             result = e;
         }
@@ -253,9 +289,10 @@ public final class WalWriter implements Closeable {
 
     /**
      * Joins the writer queue and returns once this request is done, leading a batch when it reaches
-     * the head. {@code closing} lets close()'s own final fsync past the closed check.
+     * the head. {@code closing} lets close()'s own final fsync past the closed check. Waiting threads
+     * park; whoever finishes their batch, or makes them the head, unparks them.
      */
-    private void submit(Entry entry, int recordSize, boolean forceSync, boolean closing) throws IOException {
+    private void submit(Waiter self, boolean closing) throws IOException {
         lock.lock();
         try {
             IOException f = failure;
@@ -265,10 +302,20 @@ public final class WalWriter implements Closeable {
             if (closed && !closing) {
                 throw new IOException("WAL segment " + path + " is closed");
             }
-            Waiter self = new Waiter(entry, recordSize, forceSync, lock.newCondition());
             writers.addLast(self);
+            boolean interrupted = false;
             while (!self.done && writers.peekFirst() != self) {
-                self.turn.awaitUninterruptibly();
+                lock.unlock();
+                try {
+                    LockSupport.park(this);
+                    // uninterruptible, as the record may be in a batch already; the flag is restored below
+                    interrupted |= Thread.interrupted();
+                } finally {
+                    lock.lock();
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
             if (!self.done) {
                 lead(self);
@@ -277,6 +324,7 @@ public final class WalWriter implements Closeable {
                 throw new IOException(self.error.getMessage(), self.error); // keeps the caller's stack
             }
         } finally {
+            self.clear();
             lock.unlock();
         }
     }
@@ -319,13 +367,13 @@ public final class WalWriter implements Closeable {
             w.done = true;
             w.error = error == null ? null : (failure != null ? failure : error);
             if (w != self) {
-                w.turn.signal();
+                LockSupport.unpark(w.thread);
             }
         }
         batch.clear();
         Waiter next = writers.peekFirst();
         if (next != null) {
-            next.turn.signal();
+            LockSupport.unpark(next.thread);
         }
     }
 
@@ -342,8 +390,8 @@ public final class WalWriter implements Closeable {
         MemorySegment seg = MemorySegment.ofBuffer(buf);
         long offset = 0;
         for (Waiter w : batch) {
-            if (w.entry != null) {
-                offset = encode(w.entry, seg, buf, (int) offset);
+            if (w.key != null) {
+                offset = encode(w, seg, buf, (int) offset);
             }
         }
         buf.limit((int) offset);
@@ -356,9 +404,9 @@ public final class WalWriter implements Closeable {
     }
 
     /** Writes one record at {@code offset}; returns the offset past it. */
-    private int encode(Entry entry, MemorySegment seg, ByteBuffer buf, int offset) {
+    private int encode(Waiter w, MemorySegment seg, ByteBuffer buf, int offset) {
         int payloadStart = offset + WalFormat.RECORD_HEADER_SIZE;
-        int end = (int) EntryFormat.write(entry, seg, payloadStart);
+        int end = (int) EntryFormat.write(seg, payloadStart, w.key, w.version, w.expiresAtMs, w.value);
         seg.set(I32, offset + WalFormat.OFF_LENGTH, end - payloadStart);
         seg.set(U8, offset + WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
         crc.reset();
