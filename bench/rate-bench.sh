@@ -57,10 +57,13 @@ echo
 
 # Sums the heap bytes allocated by the node between the first and last JFR sample (per thread).
 alloc_bytes() {
-  "$JFR" print --events jdk.ThreadAllocationStatistics "$1" 2>/dev/null | awk '
-    /allocated = / { gsub(/[^0-9]/, "", $3); a = $3 }
-    /thread = / { t = $0; if (!(t in first)) first[t] = a; last[t] = a }
-    END { s = 0; for (t in last) s += last[t] - first[t]; print s }'
+  "$JFR" print --json --events jdk.ThreadAllocationStatistics "$1" 2>/dev/null | python3 -c '
+import json, sys
+first, last = {}, {}
+for e in json.load(sys.stdin)["recording"]["events"]:
+    v = e["values"]; t = v["thread"]["javaThreadId"] if v.get("thread") else None
+    first.setdefault(t, v["allocated"]); last[t] = v["allocated"]
+print(sum(last[t] - first[t] for t in last))'
 }
 
 # GC pauses (count, total ms, max ms) in the node's GC log between uptimes $2 and $3 (seconds).
@@ -134,7 +137,7 @@ for w in $ONLY; do
   case "$w" in
     put)
       start_node put
-      url="http://127.0.0.1:$PORT/v0/entity?id=u[0-9]{12}"
+      url="http://127.0.0.1:$PORT/v0/entity\\?id=u[0-9]{12}"   # a regex: the ? escaped
       log "warm-up: PUT at ${RATE_LIST[0]}/s for $WARMUP"
       taskset -c "$LOAD_CPU" "$OHA" --no-tui --worker-threads 1 -z "$WARMUP" -q "${RATE_LIST[0]}" -c "$CONNS" \
         -m PUT -D "$WORK/body" --rand-regex-url "$url" >/dev/null 2>&1

@@ -3,7 +3,9 @@ package io.ringbase.http;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.buffer.ByteBuf;
+import io.ringbase.http.wire.Request;
+import io.ringbase.http.wire.RequestError;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpResponse;
@@ -17,16 +19,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One per connection: serves each aggregated request, one at a time, so responses leave in request
- * order (HTTP/1.1 pipelining) and a connection holds at most one worker. A point request that will
- * not block ({@link RingbaseHttpServer.Shared#runsInline}) is served right here on the event loop;
- * any other goes to the worker pool.
+ * One per connection: serves each decoded request, one at a time, so responses leave in request order
+ * (HTTP/1.1 pipelining) and a connection holds at most one worker.
  *
- * <p>Threading: all fields are touched on the channel's event loop only. A worker runs
- * {@link Router#handle}, then hops back to the event loop to write. While a request is being served,
- * a further (pipelined) request waits in {@link #pending} and reading from the socket pauses (auto-read
- * off) until the queue is empty again.
- * A full worker queue is answered at once with 503 from the event loop.
+ * <p>Three ways a request is served:
+ * <ul>
+ *   <li>a single node's point request ({@link Router#isFastPath}) right here on the event loop, into a
+ *       raw response written with no promise and flushed once per read (the allocation-free path);</li>
+ *   <li>another request that will not block ({@link RingbaseHttpServer.Shared#runsInline}) on the event
+ *       loop too, answered with a response object;</li>
+ *   <li>anything else, including a fast-path write the engine declined to take without waiting, on the
+ *       worker pool, which hops back to the event loop to write.</li>
+ * </ul>
+ *
+ * <p>Threading: all fields are touched on the channel's event loop only. While a request is being
+ * served on a worker, a further (pipelined) request waits in {@link #pending} and reading from the
+ * socket pauses (auto-read off) until the queue is empty again; reading also pauses while the channel
+ * is not writable (a client that sends but does not read). A full worker queue is answered at once with
+ * 503 from the event loop, without an exception.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
@@ -36,6 +46,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
     private ChannelHandlerContext ctx;
     private boolean busy;
+    private boolean reading;      // inside channelRead: channelReadComplete will flush
+    private boolean unflushed;    // raw responses written but not flushed
 
     ConnectionHandler(RingbaseHttpServer.Shared shared) {
         this.shared = shared;
@@ -48,12 +60,32 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof FullHttpRequest || msg instanceof BodyAggregator.TooLarge) {
+        if (msg instanceof Request || msg instanceof RequestError) {
             pending.add(msg);
-            processNext();
+            reading = true;
+            try {
+                processNext();
+            } finally {
+                reading = false;
+            }
         } else {
             ReferenceCountUtil.release(msg);
         }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        flushIfNeeded();
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            processNext();
+            flushIfNeeded();
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -68,47 +100,96 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    /** Starts the next pending request unless one is being served; resumes reading when idle. */
+    /**
+     * Starts the next pending request unless one is being served or the client is not reading its
+     * responses; resumes reading when idle.
+     */
     private void processNext() {
         Object msg;
-        while (!busy && (msg = pending.poll()) != null) {
+        while (!busy && ctx.channel().isWritable() && (msg = pending.poll()) != null) {
             if (!ctx.channel().isActive()) {
-                ReferenceCountUtil.release(msg);
+                Request.release(msg);
                 continue;
             }
             busy = true;
             shared.requestStarted();
             switch (msg) {
-                case BodyAggregator.TooLarge t ->
+                case RequestError.TooLarge t ->
                         respond(Responses.payloadTooLarge(t.version(), shared.maxBodyBytes()), t.keepAlive());
-                case FullHttpRequest r when r.decoderResult().isFailure() -> {
-                    log.debug("malformed request from {}: {}", ctx.channel().remoteAddress(),
-                            r.decoderResult().cause().toString());
-                    r.release();
-                    respond(Responses.malformed(), false);
+                case RequestError.UnsupportedExpectation u ->
+                        respond(Responses.expectationFailed(u.version()), u.keepAlive());
+                case RequestError.Malformed m -> {
+                    log.debug("malformed request from {}: {}", ctx.channel().remoteAddress(), m.reason());
+                    respond(Responses.malformed(m.reason()), false);
                 }
-                case FullHttpRequest r -> dispatch(r);
+                case Request r -> dispatch(r);
                 default -> throw new IllegalStateException("unexpected " + msg);
             }
         }
         // Keep reading while at most the request being served is outstanding; stop once a pipelined
         // request has to wait, so a connection never queues more than one. Not toggling per request
         // spares two epoll_ctl calls per request for the usual, non-pipelined client.
-        ctx.channel().config().setAutoRead(pending.isEmpty());
+        boolean read = pending.isEmpty() && ctx.channel().isWritable();
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+        if (!reading) {
+            flushIfNeeded();
+        }
     }
 
-    private void dispatch(FullHttpRequest request) {
-        HttpVersion version = request.protocolVersion();
-        boolean keepAlive = HttpUtil.isKeepAlive(request) && !shared.isStopping();
-        if (shared.runsInline(request)) {
+    private void dispatch(Request request) {
+        HttpVersion version = request.version();
+        boolean keepAlive = request.keepAlive() && !shared.isStopping();
+        if (shared.inlinePointRequests() && shared.api().isFastPath(request)) {
+            ByteBuf raw;
+            try {
+                raw = shared.api().serveInline(request, ctx.alloc(), shared.stoppingFlag());
+            } catch (Throwable t) {
+                request.release();
+                respond(Responses.error(t, version), keepAlive);
+                return;
+            }
+            if (raw != null) {
+                request.release();
+                // the response said keep-alive only if the server was not stopping when it was made
+                respondRaw(raw, request.keepAlive() && !shared.isStopping());
+                return;
+            }
+            // the engine could not take the write without waiting: a worker will
+        } else if (shared.runsInline(request)) {
             serve(request, version, keepAlive);
+            return;
+        }
+        if (shared.workers().getQueue().remainingCapacity() == 0) { // overloaded: answer without an exception
+            request.release();
+            respond(Responses.overloaded(version), keepAlive);
             return;
         }
         try {
             shared.workers().execute(() -> serve(request, version, keepAlive));
-        } catch (RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) { // filled up since the check, or shutting down
             request.release();
             respond(Responses.overloaded(version), keepAlive);
+        }
+    }
+
+    /** Writes a complete raw response on the event loop; flushed at the end of the read or of processNext. */
+    private void respondRaw(ByteBuf response, boolean keepAlive) {
+        if (!keepAlive) {
+            ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, false));
+            return;
+        }
+        ctx.write(response, ctx.voidPromise());
+        unflushed = true;
+        busy = false;
+        shared.requestFinished();
+    }
+
+    private void flushIfNeeded() {
+        if (unflushed) {
+            unflushed = false;
+            ctx.flush();
         }
     }
 
@@ -116,7 +197,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      * On a worker thread or the event loop: runs the request against the engine, then hands the
      * response to the event loop (directly when already on it).
      */
-    private void serve(FullHttpRequest request, HttpVersion version, boolean keepAlive) {
+    private void serve(Request request, HttpVersion version, boolean keepAlive) {
         Outcome outcome;
         try {
             outcome = shared.api().handle(request);
@@ -160,6 +241,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void respond(FullHttpResponse response, boolean keepAlive) {
         boolean keep = keepAlive && !shared.isStopping(); // a stopping server closes connections as it answers
         HttpUtil.setKeepAlive(response, keep);
+        flushIfNeeded(); // raw responses before this one go first
         ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, keep));
     }
 
@@ -174,6 +256,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         HttpUtil.setKeepAlive(head, keep);
         ChunkedWriteHandler writer = ctx.pipeline().get(ChunkedWriteHandler.class);
         body.bind(ctx.executor(), writer::resumeTransfer);
+        flushIfNeeded();
         ctx.write(head);
         ctx.writeAndFlush(new HttpChunkedInput(body)).addListener((ChannelFuture f) -> {
             if (!f.isSuccess()) {
@@ -201,7 +284,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void releasePending() {
         Object msg;
         while ((msg = pending.poll()) != null) {
-            ReferenceCountUtil.release(msg);
+            Request.release(msg);
         }
     }
 }

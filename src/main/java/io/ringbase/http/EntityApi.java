@@ -1,7 +1,13 @@
 package io.ringbase.http;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.handler.codec.http.HttpVersion;
+import io.ringbase.http.wire.RawResponses;
+import io.ringbase.storage.ReadCursor;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.Topology;
@@ -15,6 +21,7 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -70,6 +77,77 @@ final class EntityApi {
         this.clusterSize = coordinator == null ? 1 : coordinator.topology().size();
     }
 
+    /** Whether this node serves point requests from its own engine alone (no coordinator). */
+    boolean isSingleNode() {
+        return coordinator == null;
+    }
+
+    /**
+     * Serves a single node's point request on the event loop, straight into a raw response: a GET
+     * copies the value once, from the memtable slab or the mapped SSTable into the response buffer; a
+     * PUT's value goes from the request buffer to the WAL and the memtable. Nothing here waits: a write
+     * the engine cannot take at once ({@link StorageEngine#tryApply}) returns {@code null}, and the
+     * caller hands the request to a worker, which runs {@link #handle}.
+     *
+     * @param query            the query of a {@code /v0/entity} request
+     * @param requestKeepAlive whether the client allows the connection to stay open
+     * @param stopping         whether the server is stopping, asked when the response is made (a
+     *                         stopping server answers {@code connection: close})
+     * @return the complete response, owned by the caller, or {@code null} (nothing was written)
+     */
+    ByteBuf serveInline(HttpMethod method, QueryString query, ByteBuf body, HttpVersion version,
+                        ByteBufAllocator alloc, boolean requestKeepAlive, BooleanSupplier stopping)
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
+        boolean get = method == HttpMethod.GET;
+        boolean put = method == HttpMethod.PUT;
+        if (!get && !put && method != HttpMethod.DELETE) {
+            throw new MethodNotAllowedException(method.name(), Route.ENTITY.allow);
+        }
+        byte[] key = requireKey(query, "id");
+        int from = query.integer("from", 1);
+        int ack = query.integer("ack", 1);
+        if (ack <= 0 || ack > from || from > 1) {
+            throw new BadRequestException("need 0 < ack <= from <= 1 (the cluster size), got ack=" + ack + " from=" + from);
+        }
+        if (get) {
+            ReadCursor cursor = CURSOR.get();
+            try {
+                if (!engine.read(key, cursor) || !cursor.isLive(wallClockMs.getAsLong())) {
+                    return RawResponses.notFound(alloc, version, requestKeepAlive && !stopping.getAsBoolean());
+                }
+                int length = cursor.valueLength();
+                ByteBuf response = RawResponses.valueHead(alloc, version, requestKeepAlive && !stopping.getAsBoolean(),
+                        length);
+                ByteBufSegments.write(response, cursor.segment(), cursor.valueOffset(), length);
+                return response;
+            } finally {
+                cursor.close();
+            }
+        }
+        if (put) {
+            long expiresAtMs = expiry(query, body);
+            if (!engine.tryApply(key, clock.now(), expiresAtMs, ByteBufSegments.readable(body))) {
+                return null;
+            }
+            return RawResponses.empty(alloc, version, RawResponses.Status.CREATED,
+                    requestKeepAlive && !stopping.getAsBoolean());
+        }
+        if (!engine.tryApply(key, clock.now(), Entry.NO_EXPIRY, null)) {
+            return null;
+        }
+        return RawResponses.empty(alloc, version, RawResponses.Status.ACCEPTED,
+                requestKeepAlive && !stopping.getAsBoolean());
+    }
+
+    /** The expiry of a PUT (Unix ms, or none) from its {@code ttl}; checks the body's size. */
+    private long expiry(QueryString query, ByteBuf body) throws BadRequestException, PayloadTooLargeException {
+        if (body.readableBytes() > maxBodyBytes) { // the decoder lets internal-size bodies through
+            throw new PayloadTooLargeException(maxBodyBytes);
+        }
+        String ttl = query.string("ttl");
+        return ttl == null ? Entry.NO_EXPIRY : Math.addExact(wallClockMs.getAsLong(), Ttl.parseMillis(ttl));
+    }
+
     /**
      * Serves one request.
      *
@@ -102,12 +180,12 @@ final class EntityApi {
         } else if (method.equals(HttpMethod.PUT)) {
             return put(key, query, body, r);
         } else {
-            Entry tombstone = Entry.tombstone(key, clock.now());
             if (coordinator != null) {
-                return new Outcome.Pending(coordinator.write(tombstone, r.ack, r.from).thenApply(v -> new Outcome.Deleted()));
+                Entry tombstone = Entry.tombstone(key, clock.now());
+                return new Outcome.Pending(coordinator.write(tombstone, r.ack, r.from).thenApply(v -> DELETED));
             }
-            engine.apply(tombstone);
-            return new Outcome.Deleted();
+            engine.apply(key, clock.now(), Entry.NO_EXPIRY, null);
+            return DELETED;
         }
     }
 
@@ -130,33 +208,50 @@ final class EntityApi {
         if (coordinator != null) {
             return new Outcome.Pending(coordinator.read(key, r.ack, r.from).thenApply(this::found));
         }
-        return found(engine.get(key));
+        ReadCursor cursor = CURSOR.get();
+        try {
+            if (!engine.read(key, cursor) || !cursor.isLive(wallClockMs.getAsLong())) {
+                return MISSING;
+            }
+            int length = cursor.valueLength();
+            ByteBuf body = ByteBufAllocator.DEFAULT.directBuffer(length);
+            ByteBufSegments.write(body, cursor.segment(), cursor.valueOffset(), length);
+            return new Outcome.Value(body);
+        } finally {
+            cursor.close(); // unpins the memtable or table the value was copied from
+        }
     }
+
+    /** One read cursor per thread (event loops and workers), reused by every GET. */
+    private static final FastThreadLocal<ReadCursor> CURSOR = new FastThreadLocal<>() {
+        @Override
+        protected ReadCursor initialValue() {
+            return new ReadCursor();
+        }
+    };
+
+    private static final Outcome MISSING = new Outcome.Missing();
+    private static final Outcome WRITTEN = new Outcome.Written();
+    private static final Outcome DELETED = new Outcome.Deleted();
 
     private Outcome found(Entry e) {
         if (e == null || !e.isLive(wallClockMs.getAsLong())) {
-            return new Outcome.Missing();
+            return MISSING;
         }
-        return new Outcome.Value(e.value());
+        return new Outcome.Value(Unpooled.wrappedBuffer(e.value()));
     }
 
     private Outcome put(byte[] key, QueryString query, ByteBuf body, Replication r)
             throws BadRequestException, PayloadTooLargeException, IOException {
-        if (body.readableBytes() > maxBodyBytes) { // the aggregator lets internal-size bodies through
-            throw new PayloadTooLargeException(maxBodyBytes);
-        }
-        String ttl = query.string("ttl");
-        long expiresAtMs = Entry.NO_EXPIRY;
-        if (ttl != null) {
-            expiresAtMs = Math.addExact(wallClockMs.getAsLong(), Ttl.parseMillis(ttl));
-        }
-        byte[] value = ByteBufUtil.getBytes(body); // the engine keeps the array; the buffer goes back to the pool
-        Entry entry = new Entry(key, clock.now(), expiresAtMs, value);
+        long expiresAtMs = expiry(query, body);
         if (coordinator != null) {
-            return new Outcome.Pending(coordinator.write(entry, r.ack, r.from).thenApply(v -> new Outcome.Written()));
+            byte[] value = ByteBufUtil.getBytes(body); // replicas and hints keep the array
+            Entry entry = new Entry(key, clock.now(), expiresAtMs, value);
+            return new Outcome.Pending(coordinator.write(entry, r.ack, r.from).thenApply(v -> WRITTEN));
         }
-        engine.apply(entry);
-        return new Outcome.Written();
+        // the value goes from the request buffer to the WAL and the memtable slab, with no copy in between
+        engine.apply(key, clock.now(), expiresAtMs, ByteBufSegments.readable(body));
+        return WRITTEN;
     }
 
     private Outcome scan(QueryString query) throws BadRequestException, QuorumException, IOException {

@@ -1,7 +1,7 @@
 package io.ringbase.http;
 
 import io.netty.buffer.ByteBufUtil;
-import io.netty.handler.codec.http.FullHttpRequest;
+import io.ringbase.http.wire.Request;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.client.InternalProtocol;
@@ -63,7 +63,7 @@ final class InternalApi {
         return path.startsWith(InternalProtocol.PREFIX);
     }
 
-    Outcome handle(FullHttpRequest request, String path, QueryString query)
+    Outcome handle(Request request, String path, QueryString query)
             throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
         byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
         authenticate(request, body);
@@ -173,11 +173,11 @@ final class InternalApi {
         }
     }
 
-    private void authenticate(FullHttpRequest request, byte[] body) throws ForbiddenException {
+    private void authenticate(Request request, byte[] body) throws ForbiddenException {
         if (signer == null) {
             return;
         }
-        String auth = request.headers().get(InternalProtocol.AUTH);
+        String auth = request.header(InternalProtocol.AUTH);
         if (!signer.verify(request.method().name(), request.uri(), body, auth, wallClockMs.getAsLong())) {
             throw new ForbiddenException(auth == null ? "internal request without " + InternalProtocol.AUTH
                     : "internal request with an invalid or expired " + InternalProtocol.AUTH);

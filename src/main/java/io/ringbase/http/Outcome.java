@@ -11,8 +11,8 @@ import java.util.concurrent.CompletionStage;
  */
 sealed interface Outcome {
 
-    /** A live value was found; {@code bytes} is the stored array, not a copy. */
-    record Value(byte[] bytes) implements Outcome {
+    /** A live value was found; {@code body} holds it, and the response takes ownership of it. */
+    record Value(io.netty.buffer.ByteBuf body) implements Outcome {
     }
 
     /** No live value for the key (never written, deleted or expired). */

@@ -1,12 +1,7 @@
 package io.ringbase.http;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -19,16 +14,22 @@ import java.util.Set;
  * skipped; a parameter given twice is rejected, since which one wins would be a guess.
  *
  * <p>Errors (all {@link BadRequestException}): a {@code %} not followed by two hex digits, bytes that are
- * not valid UTF-8 (in a name or a value), a duplicate parameter name.
+ * not valid UTF-8 (in a name or a value), a raw non-ASCII character, a duplicate parameter name.
+ *
+ * <p>The whole query is checked by {@link #parse}, but nothing is decoded or copied until a parameter
+ * is asked for: a lookup scans the raw text (queries hold a handful of parameters) and decodes only
+ * the value it returns. So a point request's query costs one small object and the key's bytes.
  */
 public final class QueryString {
 
-    private static final QueryString EMPTY = new QueryString(Map.of());
+    private static final QueryString EMPTY = new QueryString("", 0);
 
-    private final Map<String, byte[]> params;
+    private final String raw;
+    private final int from;
 
-    private QueryString(Map<String, byte[]> params) {
-        this.params = params;
+    private QueryString(String raw, int from) {
+        this.raw = raw;
+        this.from = from;
     }
 
     /**
@@ -37,37 +38,51 @@ public final class QueryString {
      * @param rawQuery the raw (still percent-encoded) query, or {@code null} or empty for none
      */
     public static QueryString parse(String rawQuery) throws BadRequestException {
-        if (rawQuery == null || rawQuery.isEmpty()) {
+        return rawQuery == null ? EMPTY : parse(rawQuery, 0);
+    }
+
+    /** Parses the query that starts at {@code from} of {@code text} and runs to its end (a request target). */
+    public static QueryString parse(String text, int from) throws BadRequestException {
+        int len = text.length();
+        if (from >= len) {
             return EMPTY;
         }
-        Map<String, byte[]> params = new HashMap<>(4);
-        int pos = 0;
-        int len = rawQuery.length();
-        while (pos <= len) {
-            int amp = rawQuery.indexOf('&', pos);
-            int end = amp < 0 ? len : amp;
+        for (int pos = from; pos < len; ) {
+            int end = segmentEnd(text, pos, len);
             if (end > pos) {
-                int eq = rawQuery.indexOf('=', pos);
-                int nameEnd = eq < 0 || eq > end ? end : eq;
-                String name = new String(decode(rawQuery, pos, nameEnd), StandardCharsets.UTF_8);
-                byte[] value = nameEnd == end ? new byte[0] : decode(rawQuery, nameEnd + 1, end);
-                if (params.putIfAbsent(name, value) != null) {
-                    throw new BadRequestException("parameter '" + name + "' given more than once");
+                int nameEnd = nameEnd(text, pos, end);
+                check(text, pos, nameEnd);
+                if (nameEnd < end) {
+                    check(text, nameEnd + 1, end);
+                }
+                for (int p = from; p < pos; ) { // earlier segments: same name twice?
+                    int e = segmentEnd(text, p, len);
+                    if (e > p && sameDecoded(text, p, nameEnd(text, p, e), pos, nameEnd)) {
+                        throw new BadRequestException("parameter '"
+                                + new String(decode(text, pos, nameEnd), StandardCharsets.UTF_8) + "' given more than once");
+                    }
+                    p = e + 1;
                 }
             }
             pos = end + 1;
         }
-        return new QueryString(params);
+        return new QueryString(text, from);
     }
 
     /** The decoded bytes of parameter {@code name} (valid UTF-8), or {@code null} if absent. */
     public byte[] bytes(String name) {
-        return params.get(name);
+        int at = find(name);
+        if (at < 0) {
+            return null;
+        }
+        int end = segmentEnd(raw, at, raw.length());
+        int nameEnd = nameEnd(raw, at, end);
+        return nameEnd == end ? new byte[0] : decode(raw, nameEnd + 1, end);
     }
 
     /** The decoded value of parameter {@code name}, or {@code null} if absent. */
     public String string(String name) {
-        byte[] b = params.get(name);
+        byte[] b = bytes(name);
         return b == null ? null : new String(b, StandardCharsets.UTF_8);
     }
 
@@ -77,10 +92,20 @@ public final class QueryString {
      * @throws BadRequestException if present but not an {@code int}
      */
     public int integer(String name, int dflt) throws BadRequestException {
-        String s = string(name);
-        if (s == null) {
+        int at = find(name);
+        if (at < 0) {
             return dflt;
         }
+        int end = segmentEnd(raw, at, raw.length());
+        int vs = nameEnd(raw, at, end) + 1;
+        if (vs < end && end - vs <= 9 && allDigits(raw, vs, end)) { // the usual case, parsed in place
+            int n = 0;
+            for (int i = vs; i < end; i++) {
+                n = n * 10 + (raw.charAt(i) - '0');
+            }
+            return n;
+        }
+        String s = string(name);
         try {
             return Integer.parseInt(s);
         } catch (NumberFormatException e) {
@@ -89,18 +114,103 @@ public final class QueryString {
         }
     }
 
-    /** Names of all parameters present. */
+    /** Names of all parameters present (decoded). */
     public Set<String> names() {
-        return params.keySet();
+        Set<String> names = new HashSet<>();
+        int len = raw.length();
+        for (int pos = from; pos < len; ) {
+            int end = segmentEnd(raw, pos, len);
+            if (end > pos) {
+                names.add(new String(decode(raw, pos, nameEnd(raw, pos, end)), StandardCharsets.UTF_8));
+            }
+            pos = end + 1;
+        }
+        return names;
     }
 
-    /** Decodes {@code s[from, to)}: {@code %XX} to a byte, {@code +} to a space; checks UTF-8. */
-    static byte[] decode(String s, int from, int to) throws BadRequestException {
-        byte[] out = new byte[to - from]; // decoding never grows: "%XX" -> 1 byte, other ASCII -> 1 byte
-        int n = 0;
-        boolean ascii = true;
+    /** Start of the segment whose decoded name is {@code name}, or -1. */
+    private int find(String name) {
+        int len = raw.length();
+        for (int pos = from; pos < len; ) {
+            int end = segmentEnd(raw, pos, len);
+            if (end > pos && nameIs(raw, pos, nameEnd(raw, pos, end), name)) {
+                return pos;
+            }
+            pos = end + 1;
+        }
+        return -1;
+    }
+
+    private static int segmentEnd(String s, int pos, int len) {
+        int amp = s.indexOf('&', pos);
+        return amp < 0 ? len : amp;
+    }
+
+    private static int nameEnd(String s, int pos, int end) {
+        int eq = s.indexOf('=', pos);
+        return eq < 0 || eq > end ? end : eq;
+    }
+
+    private static boolean allDigits(String s, int from, int to) {
         for (int i = from; i < to; i++) {
             char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code s[from, to)} decodes to {@code name}, an ASCII parameter name. */
+    private static boolean nameIs(String s, int from, int to, String name) {
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            int b = decodedByte(s, i, to);
+            if (s.charAt(i) == '%') {
+                i += 2;
+            }
+            if (n == name.length() || b != name.charAt(n)) {
+                return false;
+            }
+            n++;
+        }
+        return n == name.length();
+    }
+
+    /** Whether two already checked ranges decode to the same bytes. */
+    private static boolean sameDecoded(String s, int aFrom, int aTo, int bFrom, int bTo) {
+        int i = aFrom;
+        int j = bFrom;
+        while (i < aTo && j < bTo) {
+            if (decodedByte(s, i, aTo) != decodedByte(s, j, bTo)) {
+                return false;
+            }
+            i += s.charAt(i) == '%' ? 3 : 1;
+            j += s.charAt(j) == '%' ? 3 : 1;
+        }
+        return i >= aTo && j >= bTo;
+    }
+
+    /** The byte that the (checked) escape or character at {@code i} stands for, 0..255. */
+    private static int decodedByte(String s, int i, int to) {
+        char c = s.charAt(i);
+        if (c == '%') {
+            return (hexValue(s.charAt(i + 1)) << 4) | hexValue(s.charAt(i + 2));
+        }
+        return c == '+' ? ' ' : c;
+    }
+
+    /**
+     * Checks that {@code s[from, to)} is well formed: every {@code %} starts a two-digit escape, no raw
+     * non-ASCII character, and the decoded bytes are valid UTF-8 (RFC 3629, checked as they stream).
+     */
+    private static void check(String s, int from, int to) throws BadRequestException {
+        int need = 0;      // continuation bytes still expected
+        int min = 0x80;    // smallest valid value of the second byte's range (overlongs, surrogates)
+        int max = 0xBF;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            int b;
             if (c == '%') {
                 if (i + 2 >= to) {
                     throw new BadRequestException("truncated percent escape at offset " + (i - from));
@@ -110,25 +220,64 @@ public final class QueryString {
                 if (hi < 0 || lo < 0) {
                     throw new BadRequestException("invalid percent escape at offset " + (i - from));
                 }
-                byte b = (byte) ((hi << 4) | lo);
-                ascii &= b >= 0;
-                out[n++] = b;
+                b = (hi << 4) | lo;
                 i += 2;
-            } else if (c == '+') {
-                out[n++] = ' ';
-            } else if (c < 0x80) {
-                out[n++] = (byte) c;
-            } else {
-                // Netty's decoder maps request-line bytes to chars one to one (ISO-8859-1); a raw non-ASCII
-                // byte is not valid in a URI, so reject it rather than guess an encoding.
+            } else if (c >= 0x80) {
+                // a raw non-ASCII byte is not valid in a URI: reject it rather than guess an encoding
                 throw new BadRequestException("raw non-ASCII character in query; percent-encode it");
+            } else {
+                b = c;
+            }
+            if (need > 0) {
+                if (b < min || b > max) {
+                    throw notUtf8();
+                }
+                min = 0x80;
+                max = 0xBF;
+                need--;
+            } else if (b >= 0x80) {
+                if (b >= 0xC2 && b <= 0xDF) {
+                    need = 1;
+                } else if (b >= 0xE0 && b <= 0xEF) {
+                    need = 2;
+                    min = b == 0xE0 ? 0xA0 : 0x80;
+                    max = b == 0xED ? 0x9F : 0xBF;
+                } else if (b >= 0xF0 && b <= 0xF4) {
+                    need = 3;
+                    min = b == 0xF0 ? 0x90 : 0x80;
+                    max = b == 0xF4 ? 0x8F : 0xBF;
+                } else {
+                    throw notUtf8();
+                }
             }
         }
-        byte[] result = n == out.length ? out : Arrays.copyOf(out, n);
-        if (!ascii) {
-            requireUtf8(result);
+        if (need > 0) {
+            throw notUtf8();
         }
-        return result;
+    }
+
+    private static BadRequestException notUtf8() {
+        return new BadRequestException("query parameter is not valid UTF-8 after percent-decoding");
+    }
+
+    /** Decodes the (checked) {@code s[from, to)}: {@code %XX} to a byte, {@code +} to a space. */
+    static byte[] decode(String s, int from, int to) {
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) == '%') {
+                i += 2;
+            }
+            n++;
+        }
+        byte[] out = new byte[n];
+        int k = 0;
+        for (int i = from; i < to; i++) {
+            out[k++] = (byte) decodedByte(s, i, to);
+            if (s.charAt(i) == '%') {
+                i += 2;
+            }
+        }
+        return out;
     }
 
     /** The value of an ASCII hex digit, or -1. */
@@ -143,16 +292,5 @@ public final class QueryString {
             return c - 'A' + 10;
         }
         return -1;
-    }
-
-    private static void requireUtf8(byte[] bytes) throws BadRequestException {
-        try {
-            StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes));
-        } catch (CharacterCodingException e) {
-            throw new BadRequestException("query parameter is not valid UTF-8 after percent-decoding");
-        }
     }
 }

@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link Outcome.Deleted}</td><td>202</td></tr>
  * <tr><td>{@link Outcome.Missing}</td><td>404</td></tr>
  * <tr><td>{@link BadRequestException}, malformed HTTP</td><td>400</td></tr>
+ * <tr><td>an {@code Expect} other than {@code 100-continue}</td><td>417</td></tr>
  * <tr><td>{@link MethodNotAllowedException}</td><td>405 with {@code Allow}</td></tr>
  * <tr><td>body over the limit, {@link PayloadTooLargeException}</td><td>413</td></tr>
  * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
@@ -60,7 +61,7 @@ final class Responses {
     static FullHttpResponse of(Outcome outcome, HttpVersion version) {
         return switch (outcome) {
             case Outcome.Value v -> {
-                FullHttpResponse r = full(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.bytes()));
+                FullHttpResponse r = full(version, HttpResponseStatus.OK, v.body());
                 r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
                 yield r;
             }
@@ -143,8 +144,13 @@ final class Responses {
     }
 
     /** The request could not be parsed as HTTP; the connection is closed after this response. */
-    static FullHttpResponse malformed() {
-        return text(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_REQUEST, "malformed HTTP request");
+    static FullHttpResponse malformed(String reason) {
+        return text(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_REQUEST, "malformed HTTP request: " + reason);
+    }
+
+    /** An {@code Expect} header other than {@code 100-continue}. */
+    static FullHttpResponse expectationFailed(HttpVersion version) {
+        return text(version, HttpResponseStatus.EXPECTATION_FAILED, "only Expect: 100-continue is supported");
     }
 
     private static FullHttpResponse retryLater(HttpVersion version, String reason) {

@@ -10,9 +10,9 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
+import io.ringbase.http.wire.Request;
+import io.ringbase.http.wire.RequestDecoder;
+import io.ringbase.http.wire.ResponseEncoder;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
@@ -20,6 +20,7 @@ import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.transport.Transport;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -116,9 +117,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
             throw new IllegalStateException("start() may be called once, before close()");
         }
         group = sharedGroup != null ? sharedGroup : Transport.newEventLoopGroup(config.ioThreads(), IO_THREAD_NAME);
-        HttpDecoderConfig decoderConfig = new HttpDecoderConfig()
-                .setMaxInitialLineLength(MAX_INITIAL_LINE_LENGTH)
-                .setMaxHeaderSize(MAX_HEADER_BYTES);
+        List<String> barePaths = List.of(EntityApi.Route.ENTITY.path);
+        int bodyLimit = aggregateLimit(config.maxBodyBytes());
         try {
             serverChannel = new ServerBootstrap()
                     .group(group)
@@ -130,8 +130,9 @@ public final class RingbaseHttpServer implements AutoCloseable {
                         protected void initChannel(SocketChannel ch) {
                             connections.add(ch);
                             ch.pipeline()
-                                    .addLast("codec", new HttpServerCodec(decoderConfig))
-                                    .addLast("aggregator", new BodyAggregator(aggregateLimit(config.maxBodyBytes())))
+                                    .addLast("decoder", new RequestDecoder(MAX_INITIAL_LINE_LENGTH, MAX_HEADER_BYTES,
+                                            bodyLimit, barePaths))
+                                    .addLast("encoder", new ResponseEncoder())
                                     .addLast("chunked", new ChunkedWriteHandler())
                                     .addLast("api", new ConnectionHandler(shared));
                         }
@@ -213,6 +214,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
         private final Object idleLock = new Object();
         private int inFlight; // guarded by idleLock
         volatile boolean stopping;
+        private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
 
         Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests) {
             this.api = api;
@@ -222,12 +224,17 @@ public final class RingbaseHttpServer implements AutoCloseable {
         }
 
         /** Whether {@code request} is served on the event loop that read it ({@link Router#runsInline}). */
-        boolean runsInline(FullHttpRequest request) {
+        boolean runsInline(Request request) {
             return inlinePointRequests && api.runsInline(request);
         }
 
         Router api() {
             return api;
+        }
+
+        /** Whether point requests may run on the event loop that read them. */
+        boolean inlinePointRequests() {
+            return inlinePointRequests;
         }
 
         ThreadPoolExecutor workers() {
@@ -240,6 +247,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
         boolean isStopping() {
             return stopping;
+        }
+
+        /** {@link #isStopping()} as a supplier, made once. */
+        java.util.function.BooleanSupplier stoppingFlag() {
+            return stoppingFlag;
         }
 
         /** A request was taken up; it counts until its response is written or has failed. */

@@ -1,6 +1,8 @@
 package io.ringbase.http;
 
-import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.ringbase.http.wire.Request;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.cluster.client.InternalProtocol;
 import io.ringbase.cluster.replication.QuorumException;
@@ -34,13 +36,37 @@ final class Router {
      * requests, and writes that may block, go to the workers. In a cluster the coordinator's replica
      * calls are non-blocking, so a coordinated request qualifies too.
      */
-    boolean runsInline(FullHttpRequest request) {
+    boolean runsInline(Request request) {
         String uri = request.uri();
         if (!isPath(uri, EntityApi.Route.ENTITY.path) && !isPath(uri, InternalProtocol.ENTRY)
                 && !isPath(uri, InternalProtocol.BATCH) && !isPath(uri, InternalProtocol.PING)) {
             return false;
         }
         return request.method().equals(HttpMethod.GET) || !engine.writeMayBlock();
+    }
+
+    /**
+     * Whether {@code request} is a single node's point request ({@code /v0/entity}), which
+     * {@link #serveInline} answers on the event loop without response objects.
+     */
+    boolean isFastPath(Request request) {
+        return entities.isSingleNode() && isPath(request.uri(), EntityApi.Route.ENTITY.path);
+    }
+
+    /**
+     * Serves a {@link #isFastPath} request on the event loop: the complete raw response, or {@code null}
+     * if it must run on a worker instead (a write the engine could not take without waiting).
+     *
+     * @throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException as
+     *         {@link #handle} does
+     */
+    ByteBuf serveInline(Request request, ByteBufAllocator alloc, java.util.function.BooleanSupplier stopping)
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
+        String uri = request.uri();
+        int q = EntityApi.Route.ENTITY.path.length();
+        QueryString query = QueryString.parse(uri, q + 1);
+        return entities.serveInline(request.method(), query, request.content(), request.version(), alloc,
+                request.keepAlive(), stopping);
     }
 
     /** Whether the request target {@code uri} has the path {@code path} (with or without a query). */
@@ -53,13 +79,13 @@ final class Router {
      *
      * @throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException as the APIs do
      */
-    Outcome handle(FullHttpRequest request)
+    Outcome handle(Request request)
             throws BadRequestException, MethodNotAllowedException, ForbiddenException, PayloadTooLargeException,
             QuorumException, IOException {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
-        QueryString query = QueryString.parse(q < 0 ? null : uri.substring(q + 1));
+        QueryString query = q < 0 ? QueryString.parse(null) : QueryString.parse(uri, q + 1);
         if (InternalApi.owns(path)) {
             return internal.handle(request, path, query);
         }

@@ -111,8 +111,9 @@ public final class LsmEngine implements StorageEngine {
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
             engine.wal = WalWriter.create(FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
                     options.walSyncIntervalMs());
-            // the engine keeps each memtable's first reference until its flush is published (or close)
-            engine.view = new View(engine.newMemtable(), recovered.walNumber(), List.of(), recovered.tables());
+            Memtable first = engine.newMemtable();
+            engine.view = new View(first, recovered.walNumber(), List.of(), recovered.tables());
+            first.release(); // views hold memtables: the slabs go with the last view that holds them
             engine.flusher.execute(engine::prepareSpare);
             engine.scheduleCompaction();
             return engine;
@@ -273,7 +274,9 @@ public final class LsmEngine implements StorageEngine {
                 v = view;
                 List<Frozen> imms = new ArrayList<>(v.immutables());
                 imms.add(new Frozen(v.active(), v.activeWalNumber()));
-                swap(new View(newMemtable(), next.number(), imms, v.tables()));
+                Memtable fresh = newMemtable();
+                swap(new View(fresh, next.number(), imms, v.tables()));
+                fresh.release(); // views hold memtables: the slabs go with the last view that holds them
             } finally {
                 stateLock.unlock();
             }
@@ -530,6 +533,7 @@ public final class LsmEngine implements StorageEngine {
     private void flushOne(Frozen frozen) throws IOException {
         long started = System.nanoTime();
         Memtable mt = frozen.memtable();
+        long memtableBytes = mt.sizeBytes();
         LiveTable table = mt.isEmpty() ? null : files.write(mt);
         publishLock.lock();
         try {
@@ -545,10 +549,9 @@ public final class LsmEngine implements StorageEngine {
         } finally {
             publishLock.unlock();
         }
-        mt.release(); // the creator's reference: the slabs go once no reader pins a view holding it
         Files.deleteIfExists(FileNames.wal(dir.path(), frozen.walNumber()));
         if (table != null) {
-            log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", mt.sizeBytes(),
+            log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", memtableBytes,
                     table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
@@ -773,10 +776,6 @@ public final class LsmEngine implements StorageEngine {
         stateLock.lock();
         try {
             View last = view;
-            last.active().release(); // the engine's own references; unflushed records stay in the WAL
-            for (Frozen f : last.immutables()) {
-                f.memtable().release();
-            }
             engineClosed = true;
             last.release(); // readers still holding it keep its memtables until they are done
         } finally {

@@ -40,11 +40,17 @@ public interface StorageEngine extends Closeable {
      * I/O: a {@code false} answer means nothing was written, and the caller should hand the write to a
      * thread that may wait.
      *
+     * <p>The default asks {@link #writeMayBlock()} and applies if it says no.
+     *
      * @return whether the entry was written
      * @throws IOException as {@link #apply(Entry)} (the write was attempted and failed)
      */
     default boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        return false;
+        if (writeMayBlock()) {
+            return false;
+        }
+        apply(key, version, expiresAtMs, value);
+        return true;
     }
 
     /**

@@ -1,0 +1,106 @@
+package io.ringbase.http.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCounted;
+import java.util.List;
+
+/**
+ * One HTTP/1.x request as {@link RequestDecoder} read it: method, target, version, whether the
+ * connection may stay open, the body, and (except on the point-request path) the header fields.
+ *
+ * <p>Owns its body: whoever takes the request must {@link #release()} it exactly once.
+ */
+public final class Request {
+
+    private final HttpMethod method;
+    private final String uri;
+    private final HttpVersion version;
+    private final boolean keepAlive;
+    private final List<String> headers; // name, value, name, value, ...; null when not kept
+    private ByteBuf content;
+
+    Request(HttpMethod method, String uri, HttpVersion version, boolean keepAlive, List<String> headers,
+            ByteBuf content) {
+        this.method = method;
+        this.uri = uri;
+        this.version = version;
+        this.keepAlive = keepAlive;
+        this.headers = headers;
+        this.content = content;
+    }
+
+    /** A request for tests and tools: no headers kept unless given, {@code content} owned by it. */
+    public static Request of(HttpMethod method, String uri, List<String> headers, ByteBuf content) {
+        return new Request(method, uri, HttpVersion.HTTP_1_1, true, headers, content);
+    }
+
+    public HttpMethod method() {
+        return method;
+    }
+
+    /** The request target as sent: origin form, e.g. {@code /v0/entity?id=k}. */
+    public String uri() {
+        return uri;
+    }
+
+    public HttpVersion version() {
+        return version;
+    }
+
+    /** Whether the client allows the connection to stay open after the response (HTTP/1.1 default). */
+    public boolean keepAlive() {
+        return keepAlive;
+    }
+
+    /**
+     * The value of the first header field named {@code name} (case-insensitive), or {@code null}. The
+     * decoder keeps header fields only for requests off the point-request path ({@code /v0/entity}),
+     * which needs none; for those this returns {@code null}.
+     */
+    public String header(String name) {
+        if (headers == null) {
+            return null;
+        }
+        for (int i = 0; i < headers.size(); i += 2) {
+            if (headers.get(i).equalsIgnoreCase(name)) {
+                return headers.get(i + 1);
+            }
+        }
+        return null;
+    }
+
+    /** The body (empty if none); valid until {@link #release()}. */
+    public ByteBuf content() {
+        return content;
+    }
+
+    /** Releases the body. Idempotent. */
+    public void release() {
+        ByteBuf c = content;
+        if (c != null) {
+            content = null;
+            c.release();
+        }
+    }
+
+    /** Releases {@code msg} if it is a request or reference counted; for discarding queued messages. */
+    public static void release(Object msg) {
+        if (msg instanceof Request r) {
+            r.release();
+        } else if (msg instanceof ReferenceCounted rc) {
+            rc.release();
+        }
+    }
+
+    static ByteBuf empty() {
+        return Unpooled.EMPTY_BUFFER;
+    }
+
+    @Override
+    public String toString() {
+        return method + " " + uri + " " + version;
+    }
+}

@@ -1,0 +1,166 @@
+package io.ringbase.http.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The request decoder in memory: framing, keep-alive, limits, and what it refuses. */
+class RequestDecoderTest {
+
+    static final int BODY_LIMIT = 1000;
+
+    final EmbeddedChannel channel = new EmbeddedChannel(
+            new RequestDecoder(200, 300, BODY_LIMIT, List.of("/v0/entity")));
+    final List<Object> seen = new ArrayList<>();
+
+    @AfterEach
+    void releaseEverything() {
+        for (Object o : seen) {
+            Request.release(o);
+        }
+        channel.finishAndReleaseAll();
+    }
+
+    private List<Object> feed(String... pieces) {
+        for (String p : pieces) {
+            channel.writeInbound(Unpooled.copiedBuffer(p, StandardCharsets.ISO_8859_1));
+        }
+        List<Object> out = new ArrayList<>();
+        Object o;
+        while ((o = channel.readInbound()) != null) {
+            out.add(o);
+            seen.add(o);
+        }
+        return out;
+    }
+
+    private static String body(Object o) {
+        return ((Request) o).content().toString(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void aGetWithoutBodyOnOneConnectionAfterAnother() {
+        List<Object> out = feed("GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "DELETE /v0/entity?id=b HTTP/1.1\r\n\r\n");
+        assertThat(out).hasSize(2);
+        Request get = (Request) out.get(0);
+        assertThat(get.method()).isEqualTo(HttpMethod.GET);
+        assertThat(get.uri()).isEqualTo("/v0/entity?id=a");
+        assertThat(get.version()).isEqualTo(HttpVersion.HTTP_1_1);
+        assertThat(get.keepAlive()).isTrue();
+        assertThat(get.content().readableBytes()).isZero();
+        assertThat(get.header("host")).as("headers are not kept on the point path").isNull();
+        assertThat(((Request) out.get(1)).method()).isEqualTo(HttpMethod.DELETE);
+    }
+
+    @Test
+    void aBodyByContentLengthArrivingInPieces() {
+        assertThat(feed("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Le", "ngth: 10\r\n\r\n01234")).isEmpty();
+        List<Object> out = feed("56789GET /v0/entity?id=a HTTP/1.1\r\n\r\n");
+        assertThat(out).hasSize(2);
+        assertThat(body(out.get(0))).isEqualTo("0123456789");
+    }
+
+    @Test
+    void aChunkedBodyWithExtensionsAndTrailers() {
+        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+                "3;ext=1\r\nabc\r\n", "A\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n");
+        assertThat(out).hasSize(1);
+        assertThat(body(out.get(0))).isEqualTo("abc0123456789");
+    }
+
+    @Test
+    void headersAreKeptOffThePointPath() {
+        List<Object> out = feed("POST /internal/v0/batch HTTP/1.1\r\nX-Rb-Auth:  sig \r\ncontent-length: 2\r\n\r\nok");
+        Request r = (Request) out.getFirst();
+        assertThat(r.header("x-rb-auth")).isEqualTo("sig");
+        assertThat(r.header("Content-Length")).isEqualTo("2");
+        assertThat(r.method()).isEqualTo(HttpMethod.POST);
+        assertThat(body(r)).isEqualTo("ok");
+    }
+
+    @Test
+    void keepAliveFollowsTheVersionAndTheConnectionHeader() {
+        List<Object> out = feed("GET /a HTTP/1.1\r\nConnection: close\r\n\r\n", "GET /a HTTP/1.0\r\n\r\n",
+                "GET /a HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", "GET /a HTTP/1.1\r\nConnection: foo, close\r\n\r\n",
+                "GET /a HTTP/1.1\r\n\r\n");
+        assertThat(out).extracting(o -> ((Request) o).keepAlive()).containsExactly(false, false, true, false, true);
+    }
+
+    @Test
+    void bareLineFeedsAndLeadingEmptyLinesAreAccepted() {
+        List<Object> out = feed("\r\n\nGET /v0/entity?id=a HTTP/1.1\nContent-Length: 1\n\nx");
+        assertThat(out).hasSize(1);
+        assertThat(body(out.getFirst())).isEqualTo("x");
+    }
+
+    @Test
+    void aBodyOverTheLimitByContentLengthIsSkippedAndTheConnectionGoesOn() {
+        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 1001\r\n\r\n",
+                "a".repeat(1001) + "GET /v0/entity?id=b HTTP/1.1\r\n\r\n");
+        assertThat(out).hasSize(2);
+        assertThat(out.get(0)).isEqualTo(new RequestError.TooLarge(HttpVersion.HTTP_1_1, true));
+        assertThat(((Request) out.get(1)).uri()).isEqualTo("/v0/entity?id=b");
+    }
+
+    @Test
+    void aChunkedBodyOverTheLimitEndsTheConnection() {
+        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+                "3E9\r\n" + "a".repeat(1001) + "\r\n0\r\n\r\nGET /v0/entity?id=b HTTP/1.1\r\n\r\n");
+        assertThat(out).containsExactly(new RequestError.TooLarge(HttpVersion.HTTP_1_1, false));
+    }
+
+    @Test
+    void expectContinueIsAnsweredBeforeTheBodyAndOtherExpectationsAre417() {
+        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+        assertThat(out).isEmpty();
+        ByteBuf interim = channel.readOutbound();
+        assertThat(interim.toString(StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+        interim.release();
+        assertThat(body(feed("ok").getFirst())).isEqualTo("ok");
+        assertThat(feed("GET /a HTTP/1.1\r\nExpect: something\r\n\r\n"))
+                .containsExactly(new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true));
+    }
+
+    @Test
+    void malformedRequestsAreRefusedAndNothingMoreIsRead() {
+        String[] bad = {
+            "this is not http\r\n\r\n",
+            "GET /a HTTP/2.0\r\n\r\n",
+            "GET /a HTTP/1.1\r\nBad Header\r\n\r\n",
+            "GET /a HTTP/1.1\r\nName : v\r\n\r\n",
+            "PUT /a HTTP/1.1\r\nContent-Length: abc\r\n\r\n",
+            "PUT /a HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+            "PUT /a HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "PUT /a HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "PUT /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "GET /\u00e9 HTTP/1.1\r\n\r\n",
+            "GET /" + "a".repeat(300) + " HTTP/1.1\r\n\r\n",
+            "GET /a HTTP/1.1\r\nX: " + "v".repeat(400) + "\r\n\r\n",
+            "GET /a HTTP/1.1\r\n folded\r\n\r\n",
+        };
+        for (String b : bad) {
+            EmbeddedChannel ch = new EmbeddedChannel(new RequestDecoder(200, 300, BODY_LIMIT, List.of("/v0/entity")));
+            ch.writeInbound(Unpooled.copiedBuffer(b + "GET /ok HTTP/1.1\r\n\r\n", StandardCharsets.ISO_8859_1));
+            Object first = ch.readInbound();
+            assertThat(first).as(b).isInstanceOf(RequestError.Malformed.class);
+            assertThat((Object) ch.readInbound()).as("nothing after %s", b).isNull();
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aSplitRequestLineWaitsForTheRest() {
+        assertThat(feed("GE", "T /v0/entity?i", "d=a HTTP/1.")).isEmpty();
+        assertThat(feed("1\r\n\r\n")).hasSize(1);
+    }
+}
