@@ -71,6 +71,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "always) or a stalled flush. --no-inline-requests always uses the workers (default: ${DEFAULT-VALUE}).")
     boolean inlineRequests;
 
+    @Option(names = "--io-threads", paramLabel = "N",
+            description = "Event-loop threads that read, parse and write requests (default: the CPUs this process may "
+                    + "use, " + "as Runtime.availableProcessors() counts them: 1 when pinned to one CPU).")
+    Integer ioThreads;
+
     @Option(names = "--queue", defaultValue = "1024", description = "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
@@ -138,7 +143,7 @@ public final class ServeCommand implements Callable<Integer> {
         byte[] secret = readSecret();
         try {
             HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
-                    HttpServerConfig.DEFAULT_IO_THREADS, inlineRequests);
+                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests);
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());

@@ -14,8 +14,8 @@ import java.util.Objects;
  *                       at least 1
  * @param queueCapacity  requests that may wait for a worker before new ones are answered with 503
  *                       (default {@value #DEFAULT_QUEUE_CAPACITY}); at least 1
- * @param ioThreads      Netty event-loop threads for accepting and socket I/O (default {@value #DEFAULT_IO_THREADS});
- *                       at least 1
+ * @param ioThreads      Netty event-loop threads for accepting and socket I/O (default {@link #defaultIoThreads()}:
+ *                       one per CPU the process may use); at least 1
  * @param inlinePointRequests whether point requests ({@code /v0/entity}, {@code /internal/v0/entry} and
  *                       {@code /internal/v0/ping}) run on the event loop that read them rather than on a
  *                       worker, when the engine says a write will not wait for an fsync or a stalled flush
@@ -30,7 +30,18 @@ public record HttpServerConfig(
     public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
     public static final int DEFAULT_WORKER_THREADS = 8;
     public static final int DEFAULT_QUEUE_CAPACITY = 1024;
+    /** Event loops of tests and tools that want a fixed number whatever the machine. */
     public static final int DEFAULT_IO_THREADS = 2;
+
+    /**
+     * One event loop per CPU this process may use ({@link Runtime#availableProcessors()}, which follows
+     * the CPU affinity and cgroup quota): more loops than CPUs only add context switches, and two loops
+     * on one CPU contend for the WAL's group-commit lock (a loop preempted inside a {@code write()} left
+     * the other parked on a futex: two-thirds of a futex call per PUT in a pinned node's syscall count).
+     */
+    public static int defaultIoThreads() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors());
+    }
 
     public HttpServerConfig {
         Objects.requireNonNull(host, "host");
@@ -49,7 +60,7 @@ public record HttpServerConfig(
     /** The defaults above, on {@code port} (0 for an ephemeral port). */
     public static HttpServerConfig defaults(int port) {
         return new HttpServerConfig(DEFAULT_HOST, port, DEFAULT_MAX_BODY_BYTES, DEFAULT_WORKER_THREADS,
-                DEFAULT_QUEUE_CAPACITY, DEFAULT_IO_THREADS, true);
+                DEFAULT_QUEUE_CAPACITY, defaultIoThreads(), true);
     }
 
     /** This config with another bind address. */

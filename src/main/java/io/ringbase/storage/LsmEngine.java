@@ -1,6 +1,7 @@
 package io.ringbase.storage;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.View.Frozen;
 import io.ringbase.storage.View.LiveTable;
 import io.ringbase.storage.compaction.Compactor;
@@ -75,8 +76,15 @@ public final class LsmEngine implements StorageEngine {
     /** Guards view swaps; held only for the swap itself. */
     private final ReentrantLock stateLock = new ReentrantLock();
     private final Condition flushed = stateLock.newCondition();
-    private final ExecutorService flusher = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("flush").daemon().factory());
-    private final ExecutorService compactor = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("compaction").daemon().factory());
+    /** Nice value of the flush thread: below requests, above compaction (writers wait for flushes). */
+    static final int FLUSH_NICE = 5;
+    /** Nice value of the compaction thread: it runs on what CPU time is left. */
+    static final int COMPACTION_NICE = 19;
+
+    private final ExecutorService flusher =
+            Executors.newSingleThreadExecutor(ThreadPriority.background("flush", FLUSH_NICE));
+    private final ExecutorService compactor =
+            Executors.newSingleThreadExecutor(ThreadPriority.background("compaction", COMPACTION_NICE));
 
     private final AtomicBoolean compactionQueued = new AtomicBoolean();
 
