@@ -158,16 +158,23 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             // the engine could not take the write without waiting: a worker will
         } else if (shared.runsInline(request)) {
-            serve(request, version, keepAlive);
-            return;
+            if (serve(request, version, keepAlive, false)) {
+                return;
+            }
+            // a write inside it could not be taken without waiting: a worker will run it again
         }
+        toWorker(request, version, keepAlive);
+    }
+
+    /** Hands {@code request} to the worker pool, or answers 503 if its queue is full. */
+    private void toWorker(Request request, HttpVersion version, boolean keepAlive) {
         if (shared.workers().getQueue().remainingCapacity() == 0) { // overloaded: answer without an exception
             request.release();
             respond(Responses.overloaded(version), keepAlive);
             return;
         }
         try {
-            shared.workers().execute(() -> serve(request, version, keepAlive));
+            shared.workers().execute(() -> serve(request, version, keepAlive, true));
         } catch (RejectedExecutionException e) { // filled up since the check, or shutting down
             request.release();
             respond(Responses.overloaded(version), keepAlive);
@@ -194,20 +201,26 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * On a worker thread or the event loop: runs the request against the engine, then hands the
-     * response to the event loop (directly when already on it).
+     * On a worker thread ({@code mayWait}) or the event loop: runs the request against the engine, then
+     * hands the response to the event loop (directly when already on it).
+     *
+     * @return {@code false} if, on the event loop, the request could not be served without waiting:
+     *         nothing was answered and the request is still owned by the caller
      */
-    private void serve(Request request, HttpVersion version, boolean keepAlive) {
+    private boolean serve(Request request, HttpVersion version, boolean keepAlive, boolean mayWait) {
         Outcome outcome;
         try {
-            outcome = shared.api().handle(request);
+            outcome = shared.api().handle(request, mayWait);
         } catch (Throwable t) {
+            request.release();
             FullHttpResponse error = Responses.error(t, version);
             onEventLoop(() -> respond(error, keepAlive), error::release);
-            return;
-        } finally {
-            request.release();
+            return true;
         }
+        if (outcome == Outcome.BLOCKED) {
+            return false;
+        }
+        request.release();
         if (outcome instanceof Outcome.Pending pending) {
             // Completes on this worker (already done) or on a replica client event loop: never block here.
             pending.result().whenComplete((done, failure) -> {
@@ -223,6 +236,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             FullHttpResponse response = Responses.of(outcome, version);
             onEventLoop(() -> respond(response, keepAlive), response::release);
         }
+        return true;
     }
 
     private void onEventLoop(Runnable task, Runnable discard) {

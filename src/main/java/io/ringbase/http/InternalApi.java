@@ -63,7 +63,14 @@ final class InternalApi {
         return path.startsWith(InternalProtocol.PREFIX);
     }
 
-    Outcome handle(Request request, String path, QueryString query)
+    /**
+     * Serves one internal request.
+     *
+     * @param mayWait whether this thread may wait on I/O (a worker); on an event loop a write the engine
+     *                cannot take at once makes the whole request answer {@link Outcome.Blocked} with
+     *                nothing observable changed (writes are versioned: running it again is harmless)
+     */
+    Outcome handle(Request request, String path, QueryString query, boolean mayWait)
             throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
         byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
         authenticate(request, body);
@@ -75,7 +82,8 @@ final class InternalApi {
                 }
                 if (method.equals(HttpMethod.PUT)) {
                     Entry entry = single(body);
-                    return new Outcome.Applied(applyReplicated(entry));
+                    long stored = applyReplicated(entry, mayWait);
+                    return stored == LocalReplica.NOT_APPLIED ? Outcome.BLOCKED : new Outcome.Applied(stored);
                 }
                 throw new MethodNotAllowedException(method.name(), "GET, PUT");
             }
@@ -115,7 +123,11 @@ final class InternalApi {
                 if (!method.equals(HttpMethod.POST)) {
                     throw new MethodNotAllowedException(method.name(), "POST");
                 }
-                return new Outcome.Body(ReplicaBatch.encodeResults(batch(body)), "application/octet-stream");
+                List<ReplicaBatch.Result> results = batch(body, mayWait);
+                if (results == null) {
+                    return Outcome.BLOCKED;
+                }
+                return new Outcome.Body(ReplicaBatch.encodeResults(results), "application/octet-stream");
             }
             case InternalProtocol.PING -> {
                 requireGet(method);
@@ -125,8 +137,12 @@ final class InternalApi {
         }
     }
 
-    /** Runs a {@link ReplicaBatch}'s operations in order; an engine failure fails the whole batch. */
-    private List<ReplicaBatch.Result> batch(byte[] body) throws BadRequestException, IOException {
+    /**
+     * Runs a {@link ReplicaBatch}'s operations in order; an engine failure fails the whole batch.
+     *
+     * @return the results, or {@code null} if a write would have had to wait and {@code mayWait} is false
+     */
+    private List<ReplicaBatch.Result> batch(byte[] body, boolean mayWait) throws BadRequestException, IOException {
         List<ReplicaBatch.Op> ops;
         try {
             ops = ReplicaBatch.decodeOps(body);
@@ -135,10 +151,16 @@ final class InternalApi {
         }
         List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
         for (ReplicaBatch.Op op : ops) {
-            results.add(switch (op) {
-                case ReplicaBatch.Write w -> new ReplicaBatch.Written(applyReplicated(w.entry()));
-                case ReplicaBatch.Read r -> new ReplicaBatch.Found(engine.get(r.key()));
-            });
+            switch (op) {
+                case ReplicaBatch.Write w -> {
+                    long stored = applyReplicated(w.entry(), mayWait);
+                    if (stored == LocalReplica.NOT_APPLIED) {
+                        return null;
+                    }
+                    results.add(new ReplicaBatch.Written(stored));
+                }
+                case ReplicaBatch.Read r -> results.add(new ReplicaBatch.Found(engine.get(r.key())));
+            }
         }
         return results;
     }
@@ -147,9 +169,9 @@ final class InternalApi {
      * A replica write from a coordinator: observes its version (so this node's clock never issues a
      * lower one) and applies it; returns {@link io.ringbase.cluster.replication.Replica#writeResult}.
      */
-    private long applyReplicated(Entry entry) throws IOException {
+    private long applyReplicated(Entry entry, boolean mayWait) throws IOException {
         clock.observe(entry.version());
-        return LocalReplica.applyChecked(engine, entry);
+        return mayWait ? LocalReplica.applyChecked(engine, entry) : LocalReplica.tryApplyChecked(engine, entry);
     }
 
     private RepairSource repairSource() throws BadRequestException {

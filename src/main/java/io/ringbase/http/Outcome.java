@@ -54,6 +54,16 @@ sealed interface Outcome {
     record Body(byte[] bytes, String contentType) implements Outcome {
     }
 
+    /**
+     * Not served: on an event loop, a write the engine could not take without waiting. The connection
+     * handler runs the request again on a worker; nothing was answered.
+     */
+    record Blocked() implements Outcome {
+    }
+
+    /** The one {@link Blocked}. */
+    Outcome BLOCKED = new Blocked();
+
     /** A background job was started ({@code 202}). */
     record Started() implements Outcome {
     }

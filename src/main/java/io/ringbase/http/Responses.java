@@ -70,6 +70,7 @@ final class Responses {
             case Outcome.Deleted d -> full(version, HttpResponseStatus.ACCEPTED, Unpooled.EMPTY_BUFFER);
             case Outcome.Range r -> throw new IllegalArgumentException("a range is streamed; use rangeHead");
             case Outcome.Pending p -> throw new IllegalArgumentException("a pending outcome is answered when it completes");
+            case Outcome.Blocked b -> throw new IllegalArgumentException("a blocked request is run again, not answered");
             case Outcome.Stored s when s.entry() == null -> text(version, HttpResponseStatus.NOT_FOUND, "no such key");
             case Outcome.Stored s -> binary(version, InternalProtocol.encode(List.of(s.entry())));
             case Outcome.Applied a -> {

@@ -79,7 +79,7 @@ final class Router {
      *
      * @throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException as the APIs do
      */
-    Outcome handle(Request request)
+    Outcome handle(Request request, boolean mayWait)
             throws BadRequestException, MethodNotAllowedException, ForbiddenException, PayloadTooLargeException,
             QuorumException, IOException {
         String uri = request.uri();
@@ -87,7 +87,7 @@ final class Router {
         String path = q < 0 ? uri : uri.substring(0, q);
         QueryString query = q < 0 ? QueryString.parse(null) : QueryString.parse(uri, q + 1);
         if (InternalApi.owns(path)) {
-            return internal.handle(request, path, query);
+            return internal.handle(request, path, query, mayWait);
         }
         if (AdminApi.owns(path)) {
             return admin.handle(request.method(), path, query);

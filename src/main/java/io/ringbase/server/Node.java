@@ -72,6 +72,7 @@ public final class Node implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ThreadPoolExecutor background;
     private final ThreadPoolExecutor localScans;
+    private final ThreadPoolExecutor localWrites;
     private final Coordinator coordinator;
     private final HintedHandoff hints;
     private final AntiEntropyRepair repair;
@@ -89,6 +90,7 @@ public final class Node implements AutoCloseable {
             scheduler = null;
             background = null;
             localScans = null;
+            localWrites = null;
             coordinator = null;
             hints = null;
             repair = null;
@@ -102,9 +104,12 @@ public final class Node implements AutoCloseable {
         client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer, ioGroup);
         localScans = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(256),
                 r -> daemon(r, "ringbase-local-scan"), new ThreadPoolExecutor.AbortPolicy());
+        // a coordinator's local write that would wait (a flush behind) runs here, off the event loop
+        localWrites = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1024),
+                r -> daemon(r, "ringbase-local-write"), new ThreadPoolExecutor.AbortPolicy());
         List<Replica> replicas = new ArrayList<>();
         for (NodeId n : topology.nodes()) {
-            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans)
+            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans, localWrites)
                     : new RemoteReplica(n, client));
         }
         Liveness liveness = new Liveness(topology.size());
@@ -237,6 +242,12 @@ public final class Node implements AutoCloseable {
                 repair.close(); // aborts a running repair
                 stopReadRepairs();
                 localScans.shutdown(); // no interrupts: an interrupted file channel would close under the engine
+                localWrites.shutdown();
+                try {
+                    localWrites.awaitTermination(5, TimeUnit.SECONDS); // queued writes finish before the engine closes
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
                 hints.close(); // stores what is queued, stops delivery
                 client.close();
                 ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);

@@ -23,6 +23,18 @@ class InlineRequestsTest {
         final CountDownLatch release = new CountDownLatch(1);
         volatile boolean blockWrites;
         volatile boolean writesMayBlock;
+        /** Decline every write that asks not to wait, although writeMayBlock said no (a stall just began). */
+        volatile boolean declineTryApply;
+
+        @Override
+        public boolean tryApply(byte[] key, long version, long expiresAtMs, java.lang.foreign.MemorySegment value)
+                throws IOException {
+            if (declineTryApply) {
+                threads.add("declined " + Thread.currentThread().getName());
+                return false;
+            }
+            return super.tryApply(key, version, expiresAtMs, value);
+        }
 
         @Override
         public void apply(Entry entry) throws IOException {
@@ -100,6 +112,27 @@ class InlineRequestsTest {
             assertThat(http.put("/v0/entity?id=k", new byte[] {1}).statusCode()).isEqualTo(201);
             assertThat(http.get("/v0/entity?id=k").statusCode()).isEqualTo(200);
             assertThat(engine.threads).hasSize(2).allSatisfy(t -> assertThat(t).contains("ringbase-http-worker"));
+        }
+    }
+
+    @Test
+    void aWriteTheEngineDeclinesOnTheEventLoopIsRunAgainOnAWorker() throws Exception {
+        // writeMayBlock says no, but a stall begins before the write runs: the event loop must not wait
+        RecordingEngine engine = new RecordingEngine();
+        engine.declineTryApply = true;
+        try (ServerFixture http = new ServerFixture(engine)) {
+            assertThat(http.put("/v0/entity?id=k", new byte[] {1}).statusCode()).isEqualTo(201);
+            byte[] entry = io.ringbase.cluster.client.InternalProtocol.encode(
+                    List.of(Entry.value("r".getBytes(java.nio.charset.StandardCharsets.UTF_8), 7, new byte[] {2})));
+            assertThat(http.send("PUT", io.ringbase.cluster.client.InternalProtocol.ENTRY, entry).statusCode())
+                    .isEqualTo(201);
+            List<String> writes = engine.threads.stream().filter(t -> !t.startsWith("get ")).toList();
+            assertThat(writes).hasSize(4);
+            assertThat(writes.get(0)).startsWith("declined ").contains("ringbase-http-io");
+            assertThat(writes.get(1)).startsWith("apply ").contains("ringbase-http-worker");
+            assertThat(writes.get(2)).startsWith("declined ").contains("ringbase-http-io");
+            assertThat(writes.get(3)).startsWith("apply ").contains("ringbase-http-worker");
+            assertThat(engine.get("r".getBytes(java.nio.charset.StandardCharsets.UTF_8)).version()).isEqualTo(7);
         }
     }
 }

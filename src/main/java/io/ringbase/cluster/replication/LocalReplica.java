@@ -14,10 +14,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * This node's own engine as a {@link Replica}. Reads and writes run synchronously on the calling thread
- * (a request worker, which may block in the engine) and return a completed future. Scan pages run on
- * {@code scanExecutor}, because a cluster range scan asks for the next page from whatever thread
- * completed another replica's page (a client event loop, which must not block).
+ * This node's own engine as a {@link Replica}. Reads and writes run on the calling thread and return a
+ * completed future, except a write the engine cannot take without waiting ({@link StorageEngine#tryApply}:
+ * a flush behind, an fsync per write), which runs on {@code blockingWrites} and completes later: the
+ * caller may be an event loop, which must never wait on I/O. Scan pages run on {@code scanExecutor},
+ * because a cluster range scan asks for the next page from whatever thread completed another replica's
+ * page (a client event loop, which must not block).
  */
 public final class LocalReplica implements Replica {
 
@@ -25,14 +27,20 @@ public final class LocalReplica implements Replica {
     private final StorageEngine engine;
 
     private final Executor scanExecutor;
+    private final Executor blockingWrites;
+
+    /** What {@link #tryApplyChecked} returns when the engine declined to write without waiting. */
+    public static final long NOT_APPLIED = Long.MIN_VALUE;
 
     /**
-     * @param scanExecutor runs {@link #scan} pages; a rejected task fails that scan
+     * @param scanExecutor   runs {@link #scan} pages; a rejected task fails that scan
+     * @param blockingWrites runs the writes that must wait; a rejected task fails that write
      */
-    public LocalReplica(NodeId node, StorageEngine engine, Executor scanExecutor) {
+    public LocalReplica(NodeId node, StorageEngine engine, Executor scanExecutor, Executor blockingWrites) {
         this.node = node;
         this.engine = engine;
         this.scanExecutor = scanExecutor;
+        this.blockingWrites = blockingWrites;
     }
 
     @Override
@@ -56,21 +64,41 @@ public final class LocalReplica implements Replica {
 
     @Override
     public CompletableFuture<Void> write(Entry entry) {
-        try {
-            engine.apply(entry);
-            return CompletableFuture.completedFuture(null);
-        } catch (IOException | RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return writeChecked(entry).thenApply(stored -> null);
     }
 
     @Override
     public CompletableFuture<Long> writeChecked(Entry entry) {
         try {
-            return CompletableFuture.completedFuture(applyChecked(engine, entry));
+            long stored = tryApplyChecked(engine, entry);
+            if (stored != NOT_APPLIED) {
+                return CompletableFuture.completedFuture(stored);
+            }
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return applyChecked(engine, entry);
+                } catch (IOException e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, blockingWrites);
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * As {@link #applyChecked}, but only if the engine takes the write without waiting
+     * ({@link StorageEngine#tryApply}); {@link #NOT_APPLIED} if it declined (nothing was written).
+     *
+     * @throws IOException if the engine fails
+     */
+    public static long tryApplyChecked(StorageEngine engine, Entry entry) throws IOException {
+        byte[] value = entry.value();
+        if (!engine.tryApply(entry.key(), entry.version(), entry.expiresAtMs(),
+                value == null ? null : java.lang.foreign.MemorySegment.ofArray(value))) {
+            return NOT_APPLIED;
+        }
+        return Replica.writeResult(entry, engine.get(entry.key()));
     }
 
     /**
