@@ -87,21 +87,32 @@ public final class EntryFormat {
      */
     public static long write(MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs,
                              MemorySegment value) {
-        int flags = (value == null ? FLAG_TOMBSTONE : 0) | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0);
         long valueLen = value == null ? 0 : value.byteSize();
-        dst.set(U8, offset, (byte) flags);
-        dst.set(I64, offset + OFF_VERSION, version);
-        dst.set(I64, offset + OFF_EXPIRES, expiresAtMs);
-        dst.set(I32, offset + OFF_KEY_LEN, key.length);
-        dst.set(I32, offset + OFF_VALUE_LEN, (int) valueLen);
-        long p = offset + HEADER_SIZE;
-        MemorySegment.copy(key, 0, dst, ValueLayout.JAVA_BYTE, p, key.length);
-        p += key.length;
+        long p = writeHead(dst, offset, key, version, expiresAtMs, value == null, valueLen);
         if (valueLen > 0) {
             MemorySegment.copy(value, 0, dst, p, valueLen);
             p += valueLen;
         }
         return p;
+    }
+
+    /**
+     * Writes the header and key of an entry whose {@code valueLength} value bytes the caller writes
+     * (or sends) right after them, so a large value need not be copied into the same buffer.
+     *
+     * @return the offset just past the key, where the value goes
+     */
+    public static long writeHead(MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs,
+                                 boolean tombstone, long valueLength) {
+        int flags = (tombstone ? FLAG_TOMBSTONE : 0) | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0);
+        dst.set(U8, offset, (byte) flags);
+        dst.set(I64, offset + OFF_VERSION, version);
+        dst.set(I64, offset + OFF_EXPIRES, expiresAtMs);
+        dst.set(I32, offset + OFF_KEY_LEN, key.length);
+        dst.set(I32, offset + OFF_VALUE_LEN, (int) valueLength);
+        long p = offset + HEADER_SIZE;
+        MemorySegment.copy(key, 0, dst, ValueLayout.JAVA_BYTE, p, key.length);
+        return p + key.length;
     }
 
     /** Encodes {@code e} into a new array. */

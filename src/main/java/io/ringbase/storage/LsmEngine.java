@@ -31,7 +31,6 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -694,29 +693,32 @@ public final class LsmEngine implements StorageEngine {
      * being compacted, by their Bloom filters, and memtables), so a memtable that is flushed while the
      * compaction runs is still seen, as a memtable or as its new table.
      */
-    private Predicate<Entry> droppable(Set<Long> pick) {
+    private Compactor.Droppable droppable(Set<Long> pick) {
         long now = options.wallClockMs().getAsLong();
         long horizon = now - options.tombstoneGraceMs();
-        return e -> {
+        return (segment, offset) -> {
             long deadAt;
-            if (e.isTombstone()) {
-                deadAt = HybridLogicalClock.physicalMs(e.version());
-            } else if (e.isExpired(now)) {
-                deadAt = e.expiresAtMs();
+            long expiresAt = EntryFormat.expiresAtMs(segment, offset);
+            if (EntryFormat.isTombstone(segment, offset)) {
+                deadAt = HybridLogicalClock.physicalMs(EntryFormat.version(segment, offset));
+            } else if (expiresAt != Entry.NO_EXPIRY && expiresAt <= now) {
+                deadAt = expiresAt;
             } else {
                 return false;
             }
             if (deadAt > horizon) {
                 return false;
             }
+            byte[] key = segment.asSlice(EntryFormat.keyOffset(offset), EntryFormat.keyLength(segment, offset))
+                    .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             View current = acquireView();
             try {
                 for (LiveTable t : current.tables()) {
-                    if (!pick.contains(t.number()) && t.reader().mightContain(e.key())) {
+                    if (!pick.contains(t.number()) && t.reader().mightContain(key)) {
                         return false;
                     }
                 }
-                MemorySegment probe = MemorySegment.ofArray(e.key());
+                MemorySegment probe = MemorySegment.ofArray(key);
                 if (current.active().find(probe) != 0) {
                     return false;
                 }

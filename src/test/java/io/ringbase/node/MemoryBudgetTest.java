@@ -129,6 +129,41 @@ class MemoryBudgetTest {
         }
     }
 
+    @Test
+    void sixteenMibValuesThroughA128MibHeapAndARestart() throws Exception {
+        int entries = 24;
+        int size = 16 << 20; // the largest body a node takes by default
+        Path data = tmp.resolve("data16");
+        try (NodeProcess node = NodeProcess.start(data, tmp)) {
+            NodeClient client = new NodeClient(node);
+            for (int i = 0; i < entries; i++) {
+                int status = client.put(hugeKey(i), bigValue(i, size));
+                assertThat(status).as("PUT %s; node stderr:\n%s", hugeKey(i), status == 201 ? "" : tail(node))
+                        .isEqualTo(201);
+            }
+            for (int i : new int[] {0, 7, entries - 1}) {
+                NodeClient.Answer got = client.get(hugeKey(i));
+                assertThat(got.status()).isEqualTo(200);
+                assertThat(Arrays.equals(got.body(), bigValue(i, size))).as("value of %s", hugeKey(i)).isTrue();
+            }
+            assertThat(node.stderr()).doesNotContain("OutOfMemoryError").doesNotContain("OutOfDirectMemoryError");
+            node.sigkill(); // the last values are only in the WAL: recovery replays 16 MiB records
+        }
+        try (NodeProcess node = NodeProcess.start(data, tmp)) {
+            NodeClient client = new NodeClient(node);
+            for (int i = 0; i < entries; i++) {
+                NodeClient.Answer got = client.get(hugeKey(i));
+                assertThat(got.status()).as("GET %s after the restart", hugeKey(i)).isEqualTo(200);
+                assertThat(Arrays.equals(got.body(), bigValue(i, size))).as("value of %s", hugeKey(i)).isTrue();
+            }
+            assertThat(node.stderr()).doesNotContain("OutOfMemoryError");
+        }
+    }
+
+    static String hugeKey(int i) {
+        return String.format("huge/%02d", i);
+    }
+
     static String bigKey(int i) {
         return String.format("big/%04d", i);
     }

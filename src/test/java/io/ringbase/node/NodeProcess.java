@@ -147,12 +147,20 @@ final class NodeProcess implements AutoCloseable {
         return command(HEAP, args);
     }
 
-    /** {@code java <heap> ... io.ringbase.cli.Main args}, the way every child of these tests runs. */
+    /**
+     * The native-memory caps {@code bin/ringbase} gives a node (docs/design.md, "Memory budget"), so the
+     * tests' nodes run within the same budget. Netty's leak detection stays on here.
+     */
+    static final List<String> MEMORY_CAPS = List.of("-XX:MaxDirectMemorySize=32m",
+            "-Dio.netty.maxDirectMemory=67108864", "-XX:MaxMetaspaceSize=64m");
+
+    /** {@code java <heap> <caps> ... io.ringbase.cli.Main args}, the way every child of these tests runs. */
     static ProcessBuilder command(String heap, List<String> args) {
         String java = ProcessHandle.current().info().command()
                 .orElseThrow(() -> new IllegalStateException("cannot tell which java binary runs the tests"));
-        List<String> cmd = new ArrayList<>(List.of(java, heap, "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "io.ringbase.cli.Main"));
+        List<String> cmd = new ArrayList<>(List.of(java, heap, "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(MEMORY_CAPS);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.ringbase.cli.Main"));
         cmd.addAll(args);
         return new ProcessBuilder(cmd);
     }

@@ -286,6 +286,56 @@ public final class SstableReader implements AutoCloseable {
         return end;
     }
 
+    /**
+     * A cursor over every entry of the table in key order, without decoding: after {@link Cursor#next()}
+     * the entry is encoded at {@link Cursor#offset()} of {@link #data()}, its checksum verified. For
+     * merges (compaction) that copy entries as they are, so no value is ever held on the heap.
+     */
+    public Cursor cursor() {
+        return new Cursor();
+    }
+
+    /** See {@link #cursor()}. One thread at a time. */
+    public final class Cursor {
+        private long position = -1;
+        private long offset = -1;
+
+        private Cursor() {
+        }
+
+        /**
+         * Moves to the next entry.
+         *
+         * @return false past the last one
+         * @throws CorruptionException if the entry's checksum or encoding is bad
+         */
+        public boolean next() throws CorruptionException {
+            position++;
+            if (position >= footer.entryCount()) {
+                offset = -1;
+                return false;
+            }
+            verifyEntry(position);
+            offset = recordOffset(position) + SstableWriter.RECORD_HEADER_SIZE;
+            return true;
+        }
+
+        /** The table's data section (where {@link #offset()} points). */
+        public MemorySegment segment() {
+            return data;
+        }
+
+        /** Offset in {@link #segment()} of the current entry's encoding. */
+        public long offset() {
+            return offset;
+        }
+
+        /** The table this cursor reads. */
+        public SstableReader reader() {
+            return SstableReader.this;
+        }
+    }
+
     /** Iterates entries [position, first key &ge; end). One thread at a time. */
     private final class RangeIterator implements StorageEngine.CloseableIterator<Entry> {
         private final MemorySegment end;

@@ -155,13 +155,13 @@ public final class SstableWriter implements Closeable {
             }
             copyRecord(src, offset, entrySize, buffer.asSlice(bufferUsed, size));
             bufferUsed += (int) size;
-        } else {
+        } else { // a large entry: its checksum through the buffer, its bytes straight from where they lie
             flushBuffer();
-            try (Arena big = Arena.ofConfined()) {
-                MemorySegment record = big.allocate(size);
-                copyRecord(src, offset, entrySize, record);
-                writeFully(data, record);
-            }
+            entryCrc.reset();
+            Crc32c.update(entryCrc, src.asSlice(offset, entrySize));
+            buffer.set(I32, 0, (int) entryCrc.getValue());
+            writeFully(data, buffer.asSlice(0, RECORD_HEADER_SIZE));
+            writeFully(data, src.asSlice(offset, entrySize));
         }
         position += size;
         added(recordOffset, key, EntryFormat.isTombstone(src, offset), EntryFormat.version(src, offset));

@@ -106,7 +106,7 @@ public final class WalWriter implements Closeable {
     private volatile long lastSyncNanos;
 
     // Owned by the current leader (one at a time, handed over under the lock).
-    private ByteBuffer batchBuffer = ByteBuffer.allocateDirect(BATCH_BYTES).order(Layouts.ORDER);
+    private final ByteBuffer batchBuffer = ByteBuffer.allocateDirect(BATCH_BYTES).order(Layouts.ORDER);
     private final CRC32C crc = new CRC32C();
     private final List<Waiter> batch = new ArrayList<>();
 
@@ -382,19 +382,22 @@ public final class WalWriter implements Closeable {
     }
 
     private void writeRecords(long bytes) throws IOException {
-        if (bytes > batchBuffer.capacity()) {
-            // Only a single record larger than BATCH_BYTES gets here; keep the larger buffer for reuse.
-            batchBuffer = ByteBuffer.allocateDirect(Math.toIntExact(bytes)).order(Layouts.ORDER);
-        }
         ByteBuffer buf = batchBuffer.clear();
         MemorySegment seg = MemorySegment.ofBuffer(buf);
-        long offset = 0;
+        if (bytes > buf.capacity()) {
+            // A single record larger than the buffer (lead() puts it in a batch of its own): its header
+            // and key go through the buffer, its value straight from where the caller holds it, with one
+            // gathering write, so no buffer of the record's size is allocated.
+            writeLarge(batch.getFirst(), seg, buf);
+            return;
+        }
+        int offset = 0;
         for (Waiter w : batch) {
             if (w.key != null) {
-                offset = encode(w, seg, buf, (int) offset);
+                offset = encode(w, seg, buf, offset);
             }
         }
-        buf.limit((int) offset);
+        buf.limit(offset).position(0);
         while (buf.hasRemaining()) {
             channel.write(buf);
         }
@@ -410,9 +413,35 @@ public final class WalWriter implements Closeable {
         seg.set(I32, offset + WalFormat.OFF_LENGTH, end - payloadStart);
         seg.set(U8, offset + WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
         crc.reset();
-        crc.update(buf.slice(offset + WalFormat.OFF_LENGTH, end - offset - WalFormat.OFF_LENGTH));
+        buf.limit(end).position(offset + WalFormat.OFF_LENGTH); // the shared buffer itself: no slice per record
+        crc.update(buf);
+        buf.limit(buf.capacity());
         seg.set(I32, offset + WalFormat.OFF_CRC, (int) crc.getValue());
         return end;
+    }
+
+    /** Writes one record too large for the batch buffer: header and key from it, then the value in place. */
+    private void writeLarge(Waiter w, MemorySegment seg, ByteBuffer buf) throws IOException {
+        long valueLength = w.value == null ? 0 : w.value.byteSize();
+        int payloadStart = WalFormat.RECORD_HEADER_SIZE;
+        int headEnd = (int) EntryFormat.writeHead(seg, payloadStart, w.key, w.version, w.expiresAtMs,
+                w.value == null, valueLength);
+        seg.set(I32, WalFormat.OFF_LENGTH, Math.toIntExact(headEnd - payloadStart + valueLength));
+        seg.set(U8, WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
+        ByteBuffer value = valueLength == 0 ? ByteBuffer.allocate(0) : w.value.asByteBuffer();
+        crc.reset();
+        buf.limit(headEnd).position(WalFormat.OFF_LENGTH);
+        crc.update(buf);
+        crc.update(value.duplicate());
+        seg.set(I32, WalFormat.OFF_CRC, (int) crc.getValue());
+        buf.limit(headEnd).position(0);
+        ByteBuffer[] parts = {buf, value};
+        while (buf.hasRemaining() || value.hasRemaining()) {
+            channel.write(parts);
+        }
+        writeCalls++;
+        sizeBytes += headEnd + valueLength;
+        unsynced = true;
     }
 
     /** The durability point: forces written records to stable storage. Never retried on failure. */
