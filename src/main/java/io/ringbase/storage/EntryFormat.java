@@ -259,6 +259,49 @@ public final class EntryFormat {
         return Long.compare(expiresAtMs(a, aOffset), expiresAtMs(b, bOffset));
     }
 
+    private static final ValueLayout.OfLong U64_BE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+
+    /**
+     * A key's first 8 bytes as a big-endian unsigned long, zero-padded: two keys' prefixes compare
+     * (unsigned) as the keys do, or tie. Searches compare prefixes first and look at the rest only on a
+     * tie, which spares most of the {@code mismatch} calls (and their bounds checks) of a search.
+     */
+    public static long keyPrefix(byte[] key) {
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
+        }
+        return p;
+    }
+
+    /** {@link #keyPrefix(byte[])} of the bytes of {@code key}. */
+    public static long keyPrefix(MemorySegment key) {
+        long n = key.byteSize();
+        if (n >= 8) {
+            return key.get(U64_BE, 0);
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < n ? key.get(U8, i) & 0xFF : 0);
+        }
+        return p;
+    }
+
+    /** {@link #keyPrefix(byte[])} of the key of the (validated) entry at {@code offset}. */
+    public static long storedKeyPrefix(MemorySegment src, long offset) {
+        int len = keyLength(src, offset);
+        long keyStart = offset + HEADER_SIZE;
+        if (len >= 8) {
+            return src.get(U64_BE, keyStart);
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < len ? src.get(U8, keyStart + i) & 0xFF : 0);
+        }
+        return p;
+    }
+
     /** Key length of the (already validated) entry at {@code offset}. */
     public static int keyLength(MemorySegment src, long offset) {
         return src.get(I32, offset + OFF_KEY_LEN);

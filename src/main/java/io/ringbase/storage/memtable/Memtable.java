@@ -392,22 +392,12 @@ public final class Memtable {
         return slab(node).get(ValueLayout.JAVA_LONG, Slabs.offset(node) + OFF_PREFIX);
     }
 
-    /** A key's first 8 bytes as a big-endian unsigned long, zero-padded: compares as the keys do, or ties. */
     static long prefix(byte[] key) {
-        long p = 0;
-        for (int i = 0; i < 8; i++) {
-            p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
-        }
-        return p;
+        return EntryFormat.keyPrefix(key);
     }
 
     static long prefix(MemorySegment key) {
-        long n = key.byteSize();
-        long p = 0;
-        for (int i = 0; i < 8; i++) {
-            p = (p << 8) | (i < n ? key.get(ValueLayout.JAVA_BYTE, i) & 0xFF : 0);
-        }
-        return p;
+        return EntryFormat.keyPrefix(key);
     }
 
     /** Node's key against a search key (with its prefix): negative if the node's sorts first. */

@@ -211,11 +211,12 @@ public final class SstableReader implements AutoCloseable {
 
     /** Index of the first entry whose key is &ge; {@code key} (entryCount if none). */
     private long lowerBound(MemorySegment key) throws CorruptionException {
+        long probePrefix = EntryFormat.keyPrefix(key);
         long lo = 0;
         long hi = footer.entryCount();
         while (lo < hi) {
             long mid = (lo + hi) >>> 1;
-            if (compareKey(mid, key) < 0) {
+            if (compareKey(mid, key, probePrefix) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -226,9 +227,19 @@ public final class SstableReader implements AutoCloseable {
 
     /** Compares entry {@code i}'s key with {@code key} after checking its header (not its checksum). */
     private int compareKey(long i, MemorySegment key) throws CorruptionException {
+        return compareKey(i, key, EntryFormat.keyPrefix(key));
+    }
+
+    /** As {@link #compareKey(long, MemorySegment)}, the probe's {@link EntryFormat#keyPrefix} given. */
+    private int compareKey(long i, MemorySegment key, long keyPrefix) throws CorruptionException {
         long offset = recordOffset(i);
         checkedEntrySize(offset, recordEnd(i));
-        return EntryFormat.compareKey(data, offset + SstableWriter.RECORD_HEADER_SIZE, key);
+        long entry = offset + SstableWriter.RECORD_HEADER_SIZE;
+        long stored = EntryFormat.storedKeyPrefix(data, entry);
+        if (stored != keyPrefix) {
+            return Long.compareUnsigned(stored, keyPrefix);
+        }
+        return EntryFormat.compareKey(data, entry, key);
     }
 
     private Entry readEntry(long i) throws CorruptionException {
