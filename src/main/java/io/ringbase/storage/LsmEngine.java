@@ -270,20 +270,25 @@ public final class LsmEngine implements StorageEngine {
         switchLock.writeLock().lock();
         try {
             View v = view;
-            if (closed || !v.immutables().isEmpty() || v.active() != current) {
+            if (closed || !v.immutables().isEmpty() || v.active() != current || next.number() <= v.activeWalNumber()) {
                 giveBackSpare(next);
                 return;
             }
             old = wal;
-            wal = next.writer();
             stateLock.lock();
             try {
                 v = view;
                 List<Frozen> imms = new ArrayList<>(v.immutables());
                 imms.add(new Frozen(v.active(), v.activeWalNumber()));
                 Memtable fresh = newMemtable();
-                swap(new View(fresh, next.number(), imms, v.tables()));
-                fresh.release(); // views hold memtables: the slabs go with the last view that holds them
+                View switched;
+                try {
+                    switched = new View(fresh, next.number(), imms, v.tables()); // checks activation order
+                } finally {
+                    fresh.release(); // views hold memtables: the slabs go with the last view that holds them
+                }
+                wal = next.writer(); // the segment and its memtable become active together, or neither
+                swap(switched);
             } finally {
                 stateLock.unlock();
             }
@@ -332,8 +337,14 @@ public final class LsmEngine implements StorageEngine {
         return s;
     }
 
+    /**
+     * Keeps {@code s} as the spare, unless there is one or it is older than the active segment: two
+     * writers that each took or made a segment race to switch, and the loser's segment may be lower
+     * than the winner's. Activating it later would put a segment below an unflushed one, which a
+     * restart replaying from the manifest's point would skip (issue 9, defect 1): it is discarded.
+     */
     private synchronized void giveBackSpare(NewSegment s) throws IOException {
-        if (spare == null && !closing) {
+        if (spare == null && !closing && s.number() > view.activeWalNumber()) {
             spare = s;
         } else {
             s.discard();
