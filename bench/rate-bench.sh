@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Fixed-rate latency of one node, with the causes beside the effects: for each workload (PUT of new
-# keys, GET of existing keys) and each rate, a constant-rate oha run (latency corrected for
-# coordinated omission) and, over the same window, the node's GC pauses (its -Xlog:gc log), heap bytes
-# allocated per request (JFR's per-thread allocation counters) and peak anonymous/file RSS.
+# keys, GET of existing keys) and each rate, a constant-rate run of bench/rategen (wrk2's model:
+# latency from each request's intended send time, so corrected for coordinated omission) and, over the
+# same window, the node's GC pauses (its -Xlog:gc log), heap bytes allocated per request (JFR's
+# per-thread allocation counters), the node's CPU time per request and peak anonymous/file RSS. The
+# same rates against nginx's fixed `return 201` come first: the floor of this machine and generator.
 #
 #   bench/rate-bench.sh                               # put and get at 10k, 20k, 40k req/s, 20 s each
 #   bench/rate-bench.sh --rates 20000 -d 60s --only put
 #   bench/rate-bench.sh --keys 200000 -- --memtable-size 8m     # flags after -- go to `ringbase serve`
 #   RINGBASE_JAVA_OPTS=-XX:+UseSerialGC bench/rate-bench.sh   # JVM flags of the node
 #
-# Layout: the node pinned to CPU 0 (SERVER_CPU), oha with one worker thread pinned to CPU 1 (LOAD_CPU),
+# Layout: the node pinned to CPU 0 (SERVER_CPU), the generator pinned to CPU 1 (LOAD_CPU),
 # 64 connections (CONNS), 100-byte values (VALUE_SIZE), the launcher's 128 MiB heap. Everything talks
-# to 127.0.0.1 only; every run is bounded by oha's -z. Output: stdout (a table at the end).
+# to 127.0.0.1 only; every run is bounded by the generator's -d. Output: stdout (a table at the end).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$(mktemp -d /tmp/ringbase-rate-bench.XXXXXX)"
@@ -33,12 +35,12 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument $1 (see the head of $0)" ;;
   esac
 done
-OHA="$ROOT/bench/.cache/oha/bin/oha"
-cleanup() { stop_ringbase >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+GEN="$WORK/rategen"
+cleanup() { stop_ringbase >/dev/null 2>&1 || true; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-ensure_tools wrk:wrk taskset:util-linux curl:curl
-[ -x "$OHA" ] || die "oha is missing: run 'cargo install oha --version 1.16.0 --locked --root bench/.cache/oha' (or 'bin/ringbase bench' once, which does it)"
+ensure_tools wrk:wrk taskset:util-linux curl:curl nginx:nginx-light cc:gcc
+cc -O2 -o "$GEN" "$ROOT/bench/rategen/rategen.c" || die "could not compile bench/rategen/rategen.c"
 ensure_ringbase
 . "$ROOT/bin/find-jdk.sh"; ringbase_find_jdk
 JCMD="$JAVA_HOME/bin/jcmd"; JFR="$JAVA_HOME/bin/jfr"
@@ -51,7 +53,7 @@ EOF
 head -c "$VALUE_SIZE" /dev/zero | tr '\0' 'v' >"$WORK/body"
 
 print_header "rate-bench" "$0 --rates $RATES -d $DURATION --only '$ONLY' ${SERVE_FLAGS[*]:+-- ${SERVE_FLAGS[*]}}"
-echo "oha:      $("$OHA" --version 2>&1 | head -n 1) pinned to CPU $LOAD_CPU, 1 worker thread, --latency-correction"
+echo "load:     bench/rategen (one epoll thread, wrk2's constant-rate model) pinned to CPU $LOAD_CPU"
 echo "node jvm: -Xmx${RINGBASE_HEAP:-128m} ${RINGBASE_JAVA_OPTS:-}"
 echo
 
@@ -90,36 +92,56 @@ rss_sampler() { # pid out: peak RssAnon and RssFile (kB) every 0.5 s until kille
 }
 
 ROWS=()
-# run_rate NAME RATE URLSPEC...: one measured oha run at RATE; appends a row to ROWS.
+# run_rate NAME RATE RATEGEN-ARGS...: one measured run at RATE against the node; appends a row.
 run_rate() {
   local name=$1 rate=$2; shift 2
-  local jfr="$WORK/$name-$rate.jfr" json="$WORK/$name-$rate.json"
+  local jfr="$WORK/$name-$rate.jfr" out="$WORK/$name-$rate.out"
   "$JCMD" "$RB_PID" JFR.start name=rb settings="$WORK/alloc.jfc" filename="$jfr" >/dev/null
   local t0; t0=$(uptime_s "$RB_PID")
+  local c0; c0=$(awk '{print $14 + $15}' /proc/"$RB_PID"/stat)
   rss_sampler "$RB_PID" "$WORK/rss" & local sampler=$!
-  taskset -c "$LOAD_CPU" "$OHA" --no-tui --worker-threads 1 -z "$DURATION" -q "$rate" --latency-correction \
-    -c "$CONNS" -t 10s --output-format json "$@" >"$json" 2>"$WORK/oha.err" || { cat "$WORK/oha.err" >&2; die "oha failed"; }
+  taskset -c "$LOAD_CPU" "$GEN" -R "$rate" -d "${DURATION%s}" -c "$CONNS" "$@" >"$out" \
+    || { cat "$out" >&2; die "rategen failed"; }
+  local c1; c1=$(awk '{print $14 + $15}' /proc/"$RB_PID"/stat)
   local t1; t1=$(uptime_s "$RB_PID")
   kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
   "$JCMD" "$RB_PID" JFR.stop name=rb >/dev/null
   local alloc; alloc=$(alloc_bytes "$jfr")
   read -r gcn gct gcm < <(gc_pauses "$GC_LOG" "$t0" "$t1")
   read -r anon file < "$WORK/rss"
-  python3 - "$json" "$name" "$rate" "$alloc" "$gcn" "$gct" "$gcm" "$anon" "$file" >>"$WORK/rows" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-name, rate, alloc, gcn, gct, gcm, anon, file = sys.argv[2:]
-s, p = j["summary"], j["latencyPercentiles"]
-codes = j.get("statusCodeDistribution", {})
-n = sum(codes.values())
-ok = sum(v for k, v in codes.items() if k.startswith("2"))
-errs = sum(j.get("errorDistribution", {}).values())
-ms = lambda v: "%.2f" % (v * 1000) if v is not None else "-"
-print("| %s | %s | %.0f | %s | %s | %s | %s | %d | %d | %s / %s / %s | %.0f | %d / %d |" % (
-    name, rate, s["requestsPerSec"], ms(p["p50"]), ms(p["p99"]), ms(p.get("p99.9")), ms(s["slowest"]),
-    n - ok, errs, gcn, gct, gcm, int(alloc) / max(n, 1), int(anon) // 1024, int(file) // 1024))
-EOF
+  row "$name" "$rate" "$out" "$alloc" "$gcn / $gct / $gcm" "$(( (c1 - c0) * 10000 ))" "$(( anon / 1024 )) / $(( file / 1024 ))"
+}
+
+# row NAME RATE RATEGEN-OUTPUT ALLOC GC CPU_US RSS: one table row from rategen's RESULT line
+# (CPU_US: the node's user+system CPU time over the run, in microseconds; clock ticks of 10 ms).
+row() {
+  local name=$1 rate=$2 out=$3 alloc=$4 gc=$5 cpu_us=$6 rss=$7
+  local r; r=$(grep '^RESULT' "$out")
+  f() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$r"; }
+  awk -v n="$name" -v R="$rate" -v a="$(f rate)" -v p50="$(f p50)" -v p99="$(f p99)" -v p999="$(f p999)" \
+      -v mx="$(f max)" -v bad="$(f status_other)" -v err="$(f errors)" -v gc="$gc" -v al="$alloc" -v ok="$(f ok)" \
+      -v cpu="$cpu_us" -v rss="$rss" 'BEGIN {
+    printf "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %d | %s | %s | %s | %s |\n", n, R, a, p50/1000, p99/1000,
+      p999/1000, mx/1000, bad, err, gc, (al == "-" ? "-" : sprintf("%.0f", al / (ok > 0 ? ok : 1))),
+      (cpu == "-" ? "-" : sprintf("%.1f", cpu / (ok > 0 ? ok : 1))), rss }' >>"$WORK/rows"
   tail -n 1 "$WORK/rows"
+}
+
+# The floor: nginx's fixed answer at each rate, with the same pinning and generator.
+nginx_floor() {
+  local port; port=$(free_port)
+  printf 'worker_processes 1;\npid %s/nginx.pid;\nerror_log %s/nginx-error.log;\nevents { worker_connections 1024; }\nhttp { access_log off; keepalive_requests 100000000;\n  server { listen 127.0.0.1:%s; location / { return 201 ""; } } }\n' \
+    "$WORK" "$WORK" "$port" >"$WORK/nginx.conf"
+  taskset -c "$SERVER_CPU" nginx -c "$WORK/nginx.conf" || die "nginx did not start"
+  sleep 0.5
+  local r
+  for r in "${RATE_LIST[@]}"; do
+    log "nginx floor: PUT at $r/s for $DURATION"
+    taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$port/v0/entity?id={key}" -R "$r" -d "${DURATION%s}" -c "$CONNS" \
+      -m PUT -b "$WORK/body" >"$WORK/nginx-$r.out"
+    row "nginx (floor)" "$r" "$WORK/nginx-$r.out" "-" "-" "-" "-"
+  done
+  kill "$(cat "$WORK/nginx.pid")"; rm -f "$WORK/nginx.pid"
 }
 
 start_node() {
@@ -130,20 +152,20 @@ start_node() {
   [ -n "$PORT" ] || die "no port in the ready line: $(head -n 1 "$RB_OUT")"
 }
 
-echo "| workload | target/s | achieved/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx | errors | GC pauses n / total ms / max ms | alloc B/req | RSS anon / file MB |" >"$WORK/rows"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|" >>"$WORK/rows"
+echo "| workload | target/s | achieved/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx | errors | GC pauses n / total ms / max ms | alloc B/req | node CPU us/req | RSS anon / file MB |" >"$WORK/rows"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|" >>"$WORK/rows"
 IFS=, read -r -a RATE_LIST <<<"$RATES"
+nginx_floor
 for w in $ONLY; do
   case "$w" in
     put)
       start_node put
-      url="http://127.0.0.1:$PORT/v0/entity\\?id=u[0-9]{12}"   # a regex: the ? escaped
       log "warm-up: PUT at ${RATE_LIST[0]}/s for $WARMUP"
-      taskset -c "$LOAD_CPU" "$OHA" --no-tui --worker-threads 1 -z "$WARMUP" -q "${RATE_LIST[0]}" -c "$CONNS" \
-        -m PUT -D "$WORK/body" --rand-regex-url "$url" >/dev/null 2>&1
+      taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" \
+        -d "${WARMUP%s}" -c "$CONNS" -m PUT -b "$WORK/body" >/dev/null
       for r in "${RATE_LIST[@]}"; do
         log "PUT at $r/s for $DURATION"
-        run_rate put "$r" -m PUT -D "$WORK/body" -T application/octet-stream --rand-regex-url "$url"
+        run_rate put "$r" -u "http://127.0.0.1:$PORT/v0/entity?id=u{key}" -m PUT -b "$WORK/body"
       done
       stop_ringbase ;;
     get)
@@ -152,13 +174,12 @@ for w in $ONLY; do
       METHOD=PUT taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d600s --timeout 10s -s "$BENCH_LUA_DIR/walk.lua" \
         "http://127.0.0.1:$PORT" >"$WORK/prefill.wrk" 2>&1
       grep -q "201=$KEYS " "$WORK/prefill.wrk" || { cat "$WORK/prefill.wrk"; die "prefill: not every PUT answered 201"; }
-      awk -v n="$KEYS" -v p="$PORT" 'BEGIN { srand(42); for (i = 0; i < 1000000; i++) printf "http://127.0.0.1:%s/v0/entity?id=%d\n", p, int(rand() * n) }' >"$WORK/urls"
       log "warm-up: GET at ${RATE_LIST[0]}/s for $WARMUP"
-      taskset -c "$LOAD_CPU" "$OHA" --no-tui --worker-threads 1 -z "$WARMUP" -q "${RATE_LIST[0]}" -c "$CONNS" \
-        --urls-from-file "$WORK/urls" >/dev/null 2>&1
+      taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$PORT/v0/entity?id={key}" -K "$KEYS" -R "${RATE_LIST[0]}" \
+        -d "${WARMUP%s}" -c "$CONNS" >/dev/null
       for r in "${RATE_LIST[@]}"; do
         log "GET at $r/s for $DURATION"
-        run_rate get "$r" --urls-from-file "$WORK/urls"
+        run_rate get "$r" -u "http://127.0.0.1:$PORT/v0/entity?id={key}" -K "$KEYS"
       done
       stop_ringbase ;;
     *) die "unknown workload $w (put, get)" ;;

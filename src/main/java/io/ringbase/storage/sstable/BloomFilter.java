@@ -119,7 +119,15 @@ final class BloomFilter {
         }
 
         void add(byte[] key) {
-            long h = hash(key);
+            addHash(hash(key));
+        }
+
+        /** Adds the key of {@code length} bytes at {@code offset} of {@code segment}. */
+        void add(MemorySegment segment, long offset, int length) {
+            addHash(XxHash64.hash(segment, offset, length));
+        }
+
+        private void addHash(long h) {
             long delta = Long.rotateLeft(h, 32);
             for (int i = 0; i < PROBES; i++) {
                 long bit = Long.remainderUnsigned(h + i * delta, bitCount);

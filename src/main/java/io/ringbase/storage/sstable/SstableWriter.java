@@ -59,7 +59,12 @@ public final class SstableWriter implements Closeable {
     private long tombstoneCount;
     private long minVersion = Long.MAX_VALUE;
     private long maxVersion = Long.MIN_VALUE;
-    private byte[] lastKey;
+    /** Where the previous entry's key lies (its memtable slab, an input's mapping, or its entry's array). */
+    private MemorySegment lastKeySegment;
+    private long lastKeyOffset;
+    private int lastKeyLength;
+    /** A {@code ByteBuffer} view of {@link #buffer}, for checksums without a view per entry. */
+    private final java.nio.ByteBuffer bufferView;
 
     /**
      * Creates {@code file} (which must not exist; callers pass a {@code *.sst.tmp} path and rename it after
@@ -78,6 +83,7 @@ public final class SstableWriter implements Closeable {
         this.file = file;
         this.indexFile = file.resolveSibling(file.getFileName() + INDEX_SUFFIX);
         this.buffer = arena.allocate(BUFFER_SIZE);
+        this.bufferView = buffer.asByteBuffer();
         this.indexBuffer = arena.allocate(INDEX_BUFFER_SIZE);
         try {
             bloom = new BloomFilter.Builder(expectedEntries);
@@ -105,9 +111,10 @@ public final class SstableWriter implements Closeable {
     public void add(Entry e) throws IOException {
         requireOpen();
         byte[] key = e.key();
-        if (lastKey != null && Keys.compare(key, lastKey) <= 0) {
+        if (lastKeySegment != null && compareToLastKey(MemorySegment.ofArray(key), 0, key.length) <= 0) {
             throw new IllegalArgumentException("key " + Keys.toDisplay(key) + " does not sort after the previous key "
-                    + Keys.toDisplay(lastKey));
+                    + Keys.toDisplay(lastKeySegment.asSlice(lastKeyOffset, lastKeyLength)
+                            .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
         }
         long recordOffset = position;
         long size = RECORD_HEADER_SIZE + EntryFormat.encodedSize(e);
@@ -141,11 +148,13 @@ public final class SstableWriter implements Closeable {
     public void addEncoded(MemorySegment src, long offset) throws IOException {
         requireOpen();
         long entrySize = EntryFormat.checkedSize(src, offset, src.byteSize());
-        byte[] key = src.asSlice(EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset))
-                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        if (lastKey != null && Keys.compare(key, lastKey) <= 0) {
+        long keyOffset = EntryFormat.keyOffset(offset);
+        int keyLength = EntryFormat.keyLength(src, offset);
+        if (lastKeySegment != null && compareToLastKey(src, keyOffset, keyLength) <= 0) {
+            byte[] key = src.asSlice(keyOffset, keyLength).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             throw new IllegalArgumentException("key " + Keys.toDisplay(key) + " does not sort after the previous key "
-                    + Keys.toDisplay(lastKey));
+                    + Keys.toDisplay(lastKeySegment.asSlice(lastKeyOffset, lastKeyLength)
+                            .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
         }
         long recordOffset = position;
         long size = RECORD_HEADER_SIZE + entrySize;
@@ -153,7 +162,14 @@ public final class SstableWriter implements Closeable {
             if (bufferUsed + size > BUFFER_SIZE) {
                 flushBuffer();
             }
-            copyRecord(src, offset, entrySize, buffer.asSlice(bufferUsed, size));
+            // copied and checksummed in the buffer itself: no slice, array or ByteBuffer per entry
+            long at = bufferUsed + RECORD_HEADER_SIZE;
+            MemorySegment.copy(src, offset, buffer, at, entrySize);
+            entryCrc.reset();
+            bufferView.limit((int) (at + entrySize)).position((int) at);
+            entryCrc.update(bufferView);
+            bufferView.clear();
+            buffer.set(I32, bufferUsed, (int) entryCrc.getValue());
             bufferUsed += (int) size;
         } else { // a large entry: its checksum through the buffer, its bytes straight from where they lie
             flushBuffer();
@@ -164,15 +180,43 @@ public final class SstableWriter implements Closeable {
             writeFully(data, src.asSlice(offset, entrySize));
         }
         position += size;
-        added(recordOffset, key, EntryFormat.isTombstone(src, offset), EntryFormat.version(src, offset));
+        if (indexBufferUsed == INDEX_BUFFER_SIZE) {
+            flushIndexBuffer();
+        }
+        indexBuffer.set(I64, indexBufferUsed, recordOffset);
+        indexBufferUsed += 8;
+        bloom.add(src, keyOffset, keyLength);
+        counted(EntryFormat.isTombstone(src, offset), EntryFormat.version(src, offset));
+        lastKeySegment = src;
+        lastKeyOffset = keyOffset;
+        lastKeyLength = keyLength;
     }
 
-    private void copyRecord(MemorySegment src, long offset, long entrySize, MemorySegment record) {
-        MemorySegment entry = record.asSlice(RECORD_HEADER_SIZE);
-        MemorySegment.copy(src, offset, entry, 0, entrySize);
-        entryCrc.reset();
-        Crc32c.update(entryCrc, entry);
-        record.set(I32, 0, (int) entryCrc.getValue());
+    /** Compares a key in a segment with the previous entry's key, wherever that one lies. */
+    private int compareToLastKey(MemorySegment src, long keyOffset, int keyLength) {
+        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength,
+                lastKeySegment, lastKeyOffset, lastKeyOffset + lastKeyLength);
+        if (mismatch < 0) {
+            return 0;
+        }
+        if (mismatch == keyLength) {
+            return -1;
+        }
+        if (mismatch == lastKeyLength) {
+            return 1;
+        }
+        return Integer.compare(src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, keyOffset + mismatch) & 0xFF,
+                lastKeySegment.get(java.lang.foreign.ValueLayout.JAVA_BYTE, lastKeyOffset + mismatch) & 0xFF);
+    }
+
+    /** Statistics of an entry just written. */
+    private void counted(boolean tombstone, long version) {
+        entryCount++;
+        if (tombstone) {
+            tombstoneCount++;
+        }
+        minVersion = Math.min(minVersion, version);
+        maxVersion = Math.max(maxVersion, version);
     }
 
     /** Index, Bloom filter and statistics of a record just written at {@code recordOffset}. */
@@ -183,13 +227,10 @@ public final class SstableWriter implements Closeable {
         indexBuffer.set(I64, indexBufferUsed, recordOffset);
         indexBufferUsed += 8;
         bloom.add(key);
-        entryCount++;
-        if (tombstone) {
-            tombstoneCount++;
-        }
-        minVersion = Math.min(minVersion, version);
-        maxVersion = Math.max(maxVersion, version);
-        lastKey = key;
+        counted(tombstone, version);
+        lastKeySegment = MemorySegment.ofArray(key);
+        lastKeyOffset = 0;
+        lastKeyLength = key.length;
     }
 
     /** Writes {@code crc32c | entry} into {@code record}, which is exactly the record's size. */

@@ -26,8 +26,13 @@ public final class XxHash64 {
      * SSTable Bloom filters and cluster placement use. {@code hash(new byte[0]) == 0xEF46DB3751D8E999L}.
      */
     public static long hash(byte[] key) {
-        MemorySegment in = MemorySegment.ofArray(key);
-        int len = key.length;
+        return hash(MemorySegment.ofArray(key), 0, key.length);
+    }
+
+    /** {@link #hash(byte[])} of the {@code length} bytes at {@code offset} of {@code segment}. */
+    public static long hash(MemorySegment segment, long offset, int length) {
+        MemorySegment in = offset == 0 && segment.byteSize() == length ? segment : segment.asSlice(offset, length);
+        int len = length;
         int p = 0;
         long h;
         if (len >= 32) {
@@ -60,7 +65,7 @@ public final class XxHash64 {
             p += 4;
         }
         for (; p < len; p++) {
-            h ^= (key[p] & 0xFFL) * P5;
+            h ^= (in.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p) & 0xFFL) * P5;
             h = Long.rotateLeft(h, 11) * P1;
         }
         h ^= h >>> 33;
