@@ -7,6 +7,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.handler.codec.http.HttpVersion;
 import io.ringbase.http.wire.RawResponses;
+import io.ringbase.http.wire.Request;
+import java.lang.foreign.MemorySegment;
 import io.ringbase.storage.ReadCursor;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.clock.HybridLogicalClock;
@@ -89,15 +91,16 @@ final class EntityApi {
      * the engine cannot take at once ({@link StorageEngine#tryApply}) returns {@code null}, and the
      * caller hands the request to a worker, which runs {@link #handle}.
      *
-     * @param query            the query of a {@code /v0/entity} request
-     * @param requestKeepAlive whether the client allows the connection to stay open
+     * @param query            the query of the {@code /v0/entity} request
      * @param stopping         whether the server is stopping, asked when the response is made (a
      *                         stopping server answers {@code connection: close})
      * @return the complete response, owned by the caller, or {@code null} (nothing was written)
      */
-    ByteBuf serveInline(HttpMethod method, QueryString query, ByteBuf body, HttpVersion version,
-                        ByteBufAllocator alloc, boolean requestKeepAlive, BooleanSupplier stopping)
+    ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
+        HttpMethod method = request.method();
+        HttpVersion version = request.version();
+        boolean requestKeepAlive = request.keepAlive();
         boolean get = method == HttpMethod.GET;
         boolean put = method == HttpMethod.PUT;
         if (!get && !put && method != HttpMethod.DELETE) {
@@ -125,8 +128,9 @@ final class EntityApi {
             }
         }
         if (put) {
-            long expiresAtMs = expiry(query, body);
-            if (!engine.tryApply(key, clock.now(), expiresAtMs, ByteBufSegments.readable(body))) {
+            long expiresAtMs = expiry(query, request.bodyLength());
+            MemorySegment value = ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength());
+            if (!engine.tryApply(key, clock.now(), expiresAtMs, value)) {
                 return null;
             }
             return RawResponses.empty(alloc, version, RawResponses.Status.CREATED,
@@ -140,8 +144,8 @@ final class EntityApi {
     }
 
     /** The expiry of a PUT (Unix ms, or none) from its {@code ttl}; checks the body's size. */
-    private long expiry(QueryString query, ByteBuf body) throws BadRequestException, PayloadTooLargeException {
-        if (body.readableBytes() > maxBodyBytes) { // the decoder lets internal-size bodies through
+    private long expiry(QueryString query, int bodyLength) throws BadRequestException, PayloadTooLargeException {
+        if (bodyLength > maxBodyBytes) { // the decoder lets internal-size bodies through
             throw new PayloadTooLargeException(maxBodyBytes);
         }
         String ttl = query.string("ttl");
@@ -243,7 +247,7 @@ final class EntityApi {
 
     private Outcome put(byte[] key, QueryString query, ByteBuf body, Replication r)
             throws BadRequestException, PayloadTooLargeException, IOException {
-        long expiresAtMs = expiry(query, body);
+        long expiresAtMs = expiry(query, body.readableBytes());
         if (coordinator != null) {
             byte[] value = ByteBufUtil.getBytes(body); // replicas and hints keep the array
             Entry entry = new Entry(key, clock.now(), expiresAtMs, value);

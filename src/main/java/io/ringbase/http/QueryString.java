@@ -22,12 +22,12 @@ import java.util.Set;
  */
 public final class QueryString {
 
-    private static final QueryString EMPTY = new QueryString("", 0);
+    private static final QueryString EMPTY = new QueryString(new byte[0], 0);
 
-    private final String raw;
+    private final byte[] raw;
     private final int from;
 
-    private QueryString(String raw, int from) {
+    private QueryString(byte[] raw, int from) {
         this.raw = raw;
         this.from = from;
     }
@@ -38,12 +38,17 @@ public final class QueryString {
      * @param rawQuery the raw (still percent-encoded) query, or {@code null} or empty for none
      */
     public static QueryString parse(String rawQuery) throws BadRequestException {
-        return rawQuery == null ? EMPTY : parse(rawQuery, 0);
+        // a character above 0xFF cannot come off the wire (the decoder takes ASCII targets only); as '?'
+        // it is rejected below like any raw non-ASCII character would be
+        return rawQuery == null ? EMPTY : parse(rawQuery.getBytes(StandardCharsets.ISO_8859_1), 0);
     }
 
-    /** Parses the query that starts at {@code from} of {@code text} and runs to its end (a request target). */
-    public static QueryString parse(String text, int from) throws BadRequestException {
-        int len = text.length();
+    /**
+     * Parses the query that starts at {@code from} of {@code text} and runs to its end: a request target's
+     * bytes as they came, one byte a character. The array is kept, not copied.
+     */
+    public static QueryString parse(byte[] text, int from) throws BadRequestException {
+        int len = text.length;
         if (from >= len) {
             return EMPTY;
         }
@@ -75,7 +80,7 @@ public final class QueryString {
         if (at < 0) {
             return null;
         }
-        int end = segmentEnd(raw, at, raw.length());
+        int end = segmentEnd(raw, at, raw.length);
         int nameEnd = nameEnd(raw, at, end);
         return nameEnd == end ? new byte[0] : decode(raw, nameEnd + 1, end);
     }
@@ -96,12 +101,12 @@ public final class QueryString {
         if (at < 0) {
             return dflt;
         }
-        int end = segmentEnd(raw, at, raw.length());
+        int end = segmentEnd(raw, at, raw.length);
         int vs = nameEnd(raw, at, end) + 1;
         if (vs < end && end - vs <= 9 && allDigits(raw, vs, end)) { // the usual case, parsed in place
             int n = 0;
             for (int i = vs; i < end; i++) {
-                n = n * 10 + (raw.charAt(i) - '0');
+                n = n * 10 + (raw[i] - '0');
             }
             return n;
         }
@@ -117,7 +122,7 @@ public final class QueryString {
     /** Names of all parameters present (decoded). */
     public Set<String> names() {
         Set<String> names = new HashSet<>();
-        int len = raw.length();
+        int len = raw.length;
         for (int pos = from; pos < len; ) {
             int end = segmentEnd(raw, pos, len);
             if (end > pos) {
@@ -130,7 +135,7 @@ public final class QueryString {
 
     /** Start of the segment whose decoded name is {@code name}, or -1. */
     private int find(String name) {
-        int len = raw.length();
+        int len = raw.length;
         for (int pos = from; pos < len; ) {
             int end = segmentEnd(raw, pos, len);
             if (end > pos && nameIs(raw, pos, nameEnd(raw, pos, end), name)) {
@@ -141,19 +146,27 @@ public final class QueryString {
         return -1;
     }
 
-    private static int segmentEnd(String s, int pos, int len) {
-        int amp = s.indexOf('&', pos);
-        return amp < 0 ? len : amp;
+    private static int segmentEnd(byte[] s, int pos, int len) {
+        for (int i = pos; i < len; i++) {
+            if (s[i] == '&') {
+                return i;
+            }
+        }
+        return len;
     }
 
-    private static int nameEnd(String s, int pos, int end) {
-        int eq = s.indexOf('=', pos);
-        return eq < 0 || eq > end ? end : eq;
+    private static int nameEnd(byte[] s, int pos, int end) {
+        for (int i = pos; i < end; i++) {
+            if (s[i] == '=') {
+                return i;
+            }
+        }
+        return end;
     }
 
-    private static boolean allDigits(String s, int from, int to) {
+    private static boolean allDigits(byte[] s, int from, int to) {
         for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
+            byte c = s[i];
             if (c < '0' || c > '9') {
                 return false;
             }
@@ -162,11 +175,11 @@ public final class QueryString {
     }
 
     /** Whether {@code s[from, to)} decodes to {@code name}, an ASCII parameter name. */
-    private static boolean nameIs(String s, int from, int to, String name) {
+    private static boolean nameIs(byte[] s, int from, int to, String name) {
         int n = 0;
         for (int i = from; i < to; i++) {
             int b = decodedByte(s, i, to);
-            if (s.charAt(i) == '%') {
+            if (s[i] == '%') {
                 i += 2;
             }
             if (n == name.length() || b != name.charAt(n)) {
@@ -178,24 +191,24 @@ public final class QueryString {
     }
 
     /** Whether two already checked ranges decode to the same bytes. */
-    private static boolean sameDecoded(String s, int aFrom, int aTo, int bFrom, int bTo) {
+    private static boolean sameDecoded(byte[] s, int aFrom, int aTo, int bFrom, int bTo) {
         int i = aFrom;
         int j = bFrom;
         while (i < aTo && j < bTo) {
             if (decodedByte(s, i, aTo) != decodedByte(s, j, bTo)) {
                 return false;
             }
-            i += s.charAt(i) == '%' ? 3 : 1;
-            j += s.charAt(j) == '%' ? 3 : 1;
+            i += s[i] == '%' ? 3 : 1;
+            j += s[j] == '%' ? 3 : 1;
         }
         return i >= aTo && j >= bTo;
     }
 
     /** The byte that the (checked) escape or character at {@code i} stands for, 0..255. */
-    private static int decodedByte(String s, int i, int to) {
-        char c = s.charAt(i);
+    private static int decodedByte(byte[] s, int i, int to) {
+        int c = s[i] & 0xFF;
         if (c == '%') {
-            return (hexValue(s.charAt(i + 1)) << 4) | hexValue(s.charAt(i + 2));
+            return (hexValue(s[i + 1]) << 4) | hexValue(s[i + 2]);
         }
         return c == '+' ? ' ' : c;
     }
@@ -204,19 +217,19 @@ public final class QueryString {
      * Checks that {@code s[from, to)} is well formed: every {@code %} starts a two-digit escape, no raw
      * non-ASCII character, and the decoded bytes are valid UTF-8 (RFC 3629, checked as they stream).
      */
-    private static void check(String s, int from, int to) throws BadRequestException {
+    private static void check(byte[] s, int from, int to) throws BadRequestException {
         int need = 0;      // continuation bytes still expected
         int min = 0x80;    // smallest valid value of the second byte's range (overlongs, surrogates)
         int max = 0xBF;
         for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
+            int c = s[i] & 0xFF;
             int b;
             if (c == '%') {
                 if (i + 2 >= to) {
                     throw new BadRequestException("truncated percent escape at offset " + (i - from));
                 }
-                int hi = hexValue(s.charAt(i + 1));
-                int lo = hexValue(s.charAt(i + 2));
+                int hi = hexValue(s[i + 1]);
+                int lo = hexValue(s[i + 2]);
                 if (hi < 0 || lo < 0) {
                     throw new BadRequestException("invalid percent escape at offset " + (i - from));
                 }
@@ -261,10 +274,10 @@ public final class QueryString {
     }
 
     /** Decodes the (checked) {@code s[from, to)}: {@code %XX} to a byte, {@code +} to a space. */
-    static byte[] decode(String s, int from, int to) {
+    static byte[] decode(byte[] s, int from, int to) {
         int n = 0;
         for (int i = from; i < to; i++) {
-            if (s.charAt(i) == '%') {
+            if (s[i] == '%') {
                 i += 2;
             }
             n++;
@@ -273,7 +286,7 @@ public final class QueryString {
         int k = 0;
         for (int i = from; i < to; i++) {
             out[k++] = (byte) decodedByte(s, i, to);
-            if (s.charAt(i) == '%') {
+            if (s[i] == '%') {
                 i += 2;
             }
         }
@@ -281,7 +294,7 @@ public final class QueryString {
     }
 
     /** The value of an ASCII hex digit, or -1. */
-    private static int hexValue(char c) {
+    private static int hexValue(byte c) {
         if (c >= '0' && c <= '9') {
             return c - '0';
         }

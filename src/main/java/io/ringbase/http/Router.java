@@ -50,7 +50,7 @@ final class Router {
      * {@link #serveInline} answers on the event loop without response objects.
      */
     boolean isFastPath(Request request) {
-        return entities.isSingleNode() && isPath(request.uri(), EntityApi.Route.ENTITY.path);
+        return entities.isSingleNode() && isPath(request.target(), ENTITY_PATH);
     }
 
     /**
@@ -62,11 +62,16 @@ final class Router {
      */
     ByteBuf serveInline(Request request, ByteBufAllocator alloc, java.util.function.BooleanSupplier stopping)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
-        String uri = request.uri();
-        int q = EntityApi.Route.ENTITY.path.length();
-        QueryString query = QueryString.parse(uri, q + 1);
-        return entities.serveInline(request.method(), query, request.content(), request.version(), alloc,
-                request.keepAlive(), stopping);
+        QueryString query = QueryString.parse(request.target(), ENTITY_PATH.length + 1);
+        return entities.serveInline(request, query, alloc, stopping);
+    }
+
+    private static final byte[] ENTITY_PATH = EntityApi.Route.ENTITY.path.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** Whether the request target {@code target} has the path {@code path} (with or without a query). */
+    private static boolean isPath(byte[] target, byte[] path) {
+        return target.length >= path.length && java.util.Arrays.equals(target, 0, path.length, path, 0, path.length)
+                && (target.length == path.length || target[path.length] == '?');
     }
 
     /** Whether the request target {@code uri} has the path {@code path} (with or without a query). */
@@ -85,7 +90,7 @@ final class Router {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
-        QueryString query = q < 0 ? QueryString.parse(null) : QueryString.parse(uri, q + 1);
+        QueryString query = q < 0 ? QueryString.parse(null) : QueryString.parse(request.target(), q + 1);
         if (InternalApi.owns(path)) {
             return internal.handle(request, path, query, mayWait);
         }

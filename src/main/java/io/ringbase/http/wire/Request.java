@@ -16,25 +16,37 @@ import java.util.List;
 public final class Request {
 
     private final HttpMethod method;
-    private final String uri;
+    private final byte[] target;
+    private String uri; // made from target when first asked
     private final HttpVersion version;
     private final boolean keepAlive;
     private final List<String> headers; // name, value, name, value, ...; null when not kept
-    private ByteBuf content;
+    private ByteBuf body;             // holds the body at [bodyIndex, bodyIndex + bodyLength); owned (one reference)
+    private final int bodyIndex;
+    private final int bodyLength;
+    private ByteBuf content;          // a slice of body, made when first asked
 
-    Request(HttpMethod method, String uri, HttpVersion version, boolean keepAlive, List<String> headers,
-            ByteBuf content) {
+    /**
+     * @param target the request target's bytes (ASCII)
+     * @param body   a buffer holding the body at {@code bodyIndex}, {@code bodyLength} bytes; the request
+     *               takes over one reference to it (the decoder's receive buffer: no slice per request)
+     */
+    Request(HttpMethod method, byte[] target, HttpVersion version, boolean keepAlive, List<String> headers,
+            ByteBuf body, int bodyIndex, int bodyLength) {
         this.method = method;
-        this.uri = uri;
+        this.target = target;
         this.version = version;
         this.keepAlive = keepAlive;
         this.headers = headers;
-        this.content = content;
+        this.body = body;
+        this.bodyIndex = bodyIndex;
+        this.bodyLength = bodyLength;
     }
 
     /** A request for tests and tools: no headers kept unless given, {@code content} owned by it. */
     public static Request of(HttpMethod method, String uri, List<String> headers, ByteBuf content) {
-        return new Request(method, uri, HttpVersion.HTTP_1_1, true, headers, content);
+        return new Request(method, uri.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), HttpVersion.HTTP_1_1,
+                true, headers, content, content.readerIndex(), content.readableBytes());
     }
 
     public HttpMethod method() {
@@ -43,7 +55,17 @@ public final class Request {
 
     /** The request target as sent: origin form, e.g. {@code /v0/entity?id=k}. */
     public String uri() {
-        return uri;
+        String u = uri;
+        if (u == null) {
+            u = new String(target, java.nio.charset.StandardCharsets.ISO_8859_1);
+            uri = u;
+        }
+        return u;
+    }
+
+    /** The request target's bytes (ASCII), not a copy: for parsing without a {@code String}. */
+    public byte[] target() {
+        return target;
     }
 
     public HttpVersion version() {
@@ -72,17 +94,37 @@ public final class Request {
         return null;
     }
 
-    /** The body (empty if none); valid until {@link #release()}. */
+    /** The body (empty if none), a view valid until {@link #release()}. */
     public ByteBuf content() {
-        return content;
+        ByteBuf c = content;
+        if (c == null) {
+            c = bodyLength == 0 ? Unpooled.EMPTY_BUFFER : body.slice(bodyIndex, bodyLength);
+            content = c;
+        }
+        return c;
+    }
+
+    /** The buffer holding the body; it starts at {@link #bodyIndex()}. Valid until {@link #release()}. */
+    public ByteBuf bodyBuffer() {
+        return body;
+    }
+
+    public int bodyIndex() {
+        return bodyIndex;
+    }
+
+    /** Length of the body in bytes. */
+    public int bodyLength() {
+        return bodyLength;
     }
 
     /** Releases the body. Idempotent. */
     public void release() {
-        ByteBuf c = content;
-        if (c != null) {
+        ByteBuf b = body;
+        if (b != null) {
+            body = null;
             content = null;
-            c.release();
+            b.release();
         }
     }
 
@@ -101,6 +143,6 @@ public final class Request {
 
     @Override
     public String toString() {
-        return method + " " + uri + " " + version;
+        return method + " " + uri() + " " + version;
     }
 }

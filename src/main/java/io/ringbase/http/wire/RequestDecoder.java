@@ -57,12 +57,12 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private final int maxInitialLineBytes;
     private final int maxHeaderBytes;
     private final int maxBodyBytes;
-    private final List<String> bareHeaderPaths;
+    private final byte[][] bareHeaderPaths;
 
     private State state = State.REQUEST_LINE;
     // the request being read
     private HttpMethod method;
-    private String uri;
+    private byte[] target;
     private HttpVersion version;
     private boolean keepHeaders;
     private List<String> headers;
@@ -87,7 +87,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         this.maxInitialLineBytes = maxInitialLineBytes;
         this.maxHeaderBytes = maxHeaderBytes;
         this.maxBodyBytes = maxBodyBytes;
-        this.bareHeaderPaths = List.copyOf(bareHeaderPaths);
+        this.bareHeaderPaths = bareHeaderPaths.stream().map(RequestDecoder::ascii).toArray(byte[][]::new);
     }
 
     @Override
@@ -108,8 +108,16 @@ public final class RequestDecoder extends ByteToMessageDecoder {
                     if (in.readableBytes() < contentLength) {
                         return;
                     }
-                    ByteBuf body = contentLength == 0 ? Request.empty() : in.readRetainedSlice((int) contentLength);
-                    emit(out, body);
+                    if (contentLength == 0) {
+                        emit(out, Request.empty(), 0, 0);
+                    } else {
+                        // the request holds the receive buffer itself (one more reference) and the body's
+                        // place in it: no slice object per request. Netty's cumulator copies rather than
+                        // compacts a buffer someone else still holds.
+                        int at = in.readerIndex();
+                        in.skipBytes((int) contentLength);
+                        emit(out, in.retain(), at, (int) contentLength);
+                    }
                 }
                 case SKIP_BODY -> {
                     int n = (int) Math.min(in.readableBytes(), contentLength);
@@ -201,8 +209,11 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         }
         method = m;
         version = v;
-        uri = in.toString(sp1 + 1, sp2 - sp1 - 1, StandardCharsets.US_ASCII);
-        keepHeaders = !isBarePath(uri);
+        target = new byte[sp2 - sp1 - 1];
+        for (int i = 0; i < target.length; i++) { // byte by byte: a bulk getBytes duplicates a ByteBuffer
+            target[i] = in.getByte(sp1 + 1 + i);
+        }
+        keepHeaders = !isBarePath(target);
         headers = keepHeaders ? new ArrayList<>(8) : null;
         headerBytes = 0;
         contentLength = 0;
@@ -217,9 +228,11 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         return true;
     }
 
-    private boolean isBarePath(String target) {
-        for (String p : bareHeaderPaths) {
-            if (target.startsWith(p) && (target.length() == p.length() || target.charAt(p.length()) == '?')) {
+    private boolean isBarePath(byte[] t) {
+        for (int i = 0; i < bareHeaderPaths.length; i++) {
+            byte[] p = bareHeaderPaths[i];
+            if (t.length >= p.length && java.util.Arrays.equals(t, 0, p.length, p, 0, p.length)
+                    && (t.length == p.length || t[p.length] == '?')) {
                 return true;
             }
         }
@@ -431,7 +444,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
             if (last) {
                 ByteBuf body = chunkedBody == null ? Request.empty() : chunkedBody;
                 chunkedBody = null;
-                emit(out, body);
+                emit(out, body, body.readerIndex(), body.readableBytes());
                 return true;
             }
         }
@@ -439,11 +452,11 @@ public final class RequestDecoder extends ByteToMessageDecoder {
 
     // ---------------------------------------------------------------- helpers
 
-    private void emit(List<Object> out, ByteBuf body) {
+    private void emit(List<Object> out, ByteBuf body, int bodyIndex, int bodyLength) {
         boolean keepAlive = version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
-        out.add(new Request(method, uri, version, keepAlive, headers, body));
+        out.add(new Request(method, target, version, keepAlive, headers, body, bodyIndex, bodyLength));
         method = null;
-        uri = null;
+        target = null;
         headers = null;
         state = State.REQUEST_LINE;
     }

@@ -76,7 +76,8 @@ public final class Compactor {
                     same.add(heap.poll()); // older versions of the same key: shadowed
                 }
                 same.add(best);
-                for (SstableReader.Cursor c : same) {
+                for (int i = 0; i < same.size(); i++) { // indexed: no iterator per entry
+                    SstableReader.Cursor c = same.get(i);
                     if (c.next()) {
                         heap.add(c);
                     }

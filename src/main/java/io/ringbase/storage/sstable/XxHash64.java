@@ -31,7 +31,8 @@ public final class XxHash64 {
 
     /** {@link #hash(byte[])} of the {@code length} bytes at {@code offset} of {@code segment}. */
     public static long hash(MemorySegment segment, long offset, int length) {
-        MemorySegment in = offset == 0 && segment.byteSize() == length ? segment : segment.asSlice(offset, length);
+        MemorySegment in = segment;
+        long base = offset;
         int len = length;
         int p = 0;
         long h;
@@ -41,10 +42,10 @@ public final class XxHash64 {
             long v3 = 0;
             long v4 = -P1;
             for (; p <= len - 32; p += 32) {
-                v1 = round(v1, in.get(I64, p));
-                v2 = round(v2, in.get(I64, p + 8));
-                v3 = round(v3, in.get(I64, p + 16));
-                v4 = round(v4, in.get(I64, p + 24));
+                v1 = round(v1, in.get(I64, base + p));
+                v2 = round(v2, in.get(I64, base + p + 8));
+                v3 = round(v3, in.get(I64, base + p + 16));
+                v4 = round(v4, in.get(I64, base + p + 24));
             }
             h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
             h = mergeRound(h, v1);
@@ -56,16 +57,16 @@ public final class XxHash64 {
         }
         h += len;
         for (; p + 8 <= len; p += 8) {
-            h ^= round(0, in.get(I64, p));
+            h ^= round(0, in.get(I64, base + p));
             h = Long.rotateLeft(h, 27) * P1 + P4;
         }
         if (p + 4 <= len) {
-            h ^= (in.get(I32, p) & 0xFFFFFFFFL) * P1;
+            h ^= (in.get(I32, base + p) & 0xFFFFFFFFL) * P1;
             h = Long.rotateLeft(h, 23) * P2 + P3;
             p += 4;
         }
         for (; p < len; p++) {
-            h ^= (in.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p) & 0xFFL) * P5;
+            h ^= (in.get(java.lang.foreign.ValueLayout.JAVA_BYTE, base + p) & 0xFFL) * P5;
             h = Long.rotateLeft(h, 11) * P1;
         }
         h ^= h >>> 33;
