@@ -76,6 +76,21 @@ public final class ServeCommand implements Callable<Integer> {
                     + "use, " + "as Runtime.availableProcessors() counts them: 1 when pinned to one CPU).")
     Integer ioThreads;
 
+    @Option(names = "--request-timeout", defaultValue = "30s", paramLabel = "DURATION",
+            description = "Longest time a request may take to arrive once it has begun; a slower one gets 408 and its "
+                    + "connection is closed (default: ${DEFAULT-VALUE}).")
+    TimeSpan requestTimeout;
+
+    @Option(names = "--idle-timeout", defaultValue = "120s", paramLabel = "DURATION",
+            description = "A connection with no request in progress is closed after this long without a byte from "
+                    + "the client (default: ${DEFAULT-VALUE}).")
+    TimeSpan idleTimeout;
+
+    @Option(names = "--max-connections", defaultValue = "4096",
+            description = "Most connections open at once; past it new ones are closed at once, with a WARN line "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
     @Option(names = "--queue", defaultValue = "1024", description = "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
@@ -143,7 +158,8 @@ public final class ServeCommand implements Callable<Integer> {
         byte[] secret = readSecret();
         try {
             HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
-                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests);
+                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests,
+                    requestTimeout.millis(), idleTimeout.millis(), maxConnections);
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
