@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -30,6 +31,9 @@ import java.util.function.LongSupplier;
  * be able to write entries with versions of their choosing.
  */
 final class InternalApi {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(InternalApi.class);
+
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -150,16 +154,36 @@ final class InternalApi {
             throw new BadRequestException("undecodable batch: " + e.getMessage());
         }
         List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
+        long answerBytes = 0;
+        boolean anyFound = false;
         for (ReplicaBatch.Op op : ops) {
-            switch (op) {
-                case ReplicaBatch.Write w -> {
-                    long stored = applyReplicated(w.entry(), mayWait);
-                    if (stored == LocalReplica.NOT_APPLIED) {
-                        return null;
+            try {
+                switch (op) {
+                    case ReplicaBatch.Write w -> {
+                        long stored = applyReplicated(w.entry(), mayWait);
+                        if (stored == LocalReplica.NOT_APPLIED) {
+                            return null;
+                        }
+                        results.add(new ReplicaBatch.Written(stored));
+                        answerBytes += 9;
                     }
-                    results.add(new ReplicaBatch.Written(stored));
+                    case ReplicaBatch.Read r -> {
+                        Entry found = engine.get(r.key());
+                        long size = found == null ? 1 : 1 + EntryFormat.encodedSize(found);
+                        if (found != null && anyFound && answerBytes + size > ReplicaBatch.MAX_ANSWER_BYTES) {
+                            results.add(new ReplicaBatch.TooLarge()); // the coordinator reads it alone
+                            answerBytes += 1;
+                        } else {
+                            results.add(new ReplicaBatch.Found(found));
+                            answerBytes += size;
+                            anyFound |= found != null;
+                        }
+                    }
                 }
-                case ReplicaBatch.Read r -> results.add(new ReplicaBatch.Found(engine.get(r.key())));
+            } catch (IOException | RuntimeException e) {
+                // this operation failed; the others stand (a write is versioned: the coordinator hints it)
+                log.warn("replica batch operation failed: {}", e.toString());
+                results.add(new ReplicaBatch.Failed(e.getClass().getSimpleName() + ": " + e.getMessage()));
             }
         }
         return results;
