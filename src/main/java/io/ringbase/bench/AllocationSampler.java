@@ -42,15 +42,10 @@ public final class AllocationSampler {
             """.formatted(PERIOD);
     private static final String EVENT = "jdk.ThreadAllocationStatistics";
 
-    private final Jcmd jcmd;
     private final Path settings;
 
-    /**
-     * @param jcmd    runs the JFR commands
-     * @param workDir where the settings file goes
-     */
-    public AllocationSampler(Jcmd jcmd, Path workDir) throws IOException {
-        this.jcmd = jcmd;
+    /** @param workDir where the settings file goes */
+    public AllocationSampler(Path workDir) throws IOException {
         this.settings = workDir.resolve("thread-allocation.jfc");
         Files.writeString(settings, SETTINGS);
     }
@@ -82,26 +77,26 @@ public final class AllocationSampler {
     }
 
     /**
-     * Starts the recording in the JVM {@code pid}, written to {@code file} when stopped.
+     * Starts the recording in the JVM {@code node}, written to {@code file} when stopped.
      *
      * @throws IOException when JFR does not start (the message holds jcmd's output)
      */
-    public void start(long pid, Path file) throws IOException, InterruptedException {
-        String out = jcmd.run(pid, "JFR.start", List.of("name=" + RECORDING, "settings=" + settings, "filename=" + file));
+    public void start(Jcmd node, Path file) throws IOException, InterruptedException {
+        String out = node.run("JFR.start", List.of("name=" + RECORDING, "settings=" + settings, "filename=" + file));
         if (!out.contains("Started recording")) {
-            throw new IOException("JFR did not start in pid " + pid + ": " + out.strip());
+            throw new IOException("JFR did not start in pid " + node.pid() + ": " + out.strip());
         }
     }
 
     /**
-     * Stops the recording in {@code pid} and returns its samples.
+     * Stops the recording in {@code node} and returns its samples.
      *
      * @throws IOException when JFR does not stop or the file cannot be read
      */
-    public List<Sample> stop(long pid, Path file) throws IOException, InterruptedException {
-        String out = jcmd.run(pid, "JFR.stop", List.of("name=" + RECORDING));
+    public List<Sample> stop(Jcmd node, Path file) throws IOException, InterruptedException {
+        String out = node.run("JFR.stop", List.of("name=" + RECORDING));
         if (!out.contains("Stopped recording")) {
-            throw new IOException("JFR did not stop in pid " + pid + ": " + out.strip());
+            throw new IOException("JFR did not stop in pid " + node.pid() + ": " + out.strip());
         }
         return read(file);
     }

@@ -2,6 +2,7 @@ package io.ringbase.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,9 +11,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a diagnostic command in a running JVM with {@code jcmd <pid> <command> <args...>}. The jcmd is the one
- * of the JDK running this process ({@code java.home}), which is the JDK of the nodes: {@code bin/ringbase}
- * finds it for {@code bench} and exports {@code JAVA_HOME} to the {@code bin/ringbase serve} it starts.
+ * Diagnostic commands into one running JVM: {@code jcmd <pid> <command> <args...>}, with the jcmd of the JDK
+ * that runs that JVM ({@link #of}). For the nodes bench starts that is also the JDK running bench:
+ * {@code bin/ringbase} finds it for {@code bench} and exports {@code JAVA_HOME} to the {@code bin/ringbase serve}
+ * processes bench starts.
  */
 public final class Jcmd {
 
@@ -20,25 +22,40 @@ public final class Jcmd {
     static final int TIMEOUT_S = 60;
 
     private final Path jcmd;
+    private final long pid;
 
-    /** The jcmd of the JDK running this process. */
-    public Jcmd() {
-        this(Path.of(System.getProperty("java.home"), "bin", "jcmd"));
-    }
-
-    /** @param jcmd the jcmd executable */
-    public Jcmd(Path jcmd) {
+    /**
+     * @param jcmd the jcmd executable
+     * @param pid  the JVM's process id
+     */
+    public Jcmd(Path jcmd, long pid) {
         this.jcmd = jcmd;
+        this.pid = pid;
     }
 
     /**
-     * Runs {@code command} with {@code args} in the JVM {@code pid} and returns jcmd's output (stdout and
-     * stderr together).
+     * Commands into JVM {@code pid} with the jcmd beside its {@code java} executable, or this process's
+     * ({@code java.home}) when that cannot be told.
+     */
+    public static Jcmd of(long pid) {
+        Path own = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        Path jcmd = ProcessHandle.of(pid).flatMap(h -> h.info().command()).map(java -> Path.of(java).resolveSibling("jcmd"))
+                .filter(Files::isExecutable).orElse(own);
+        return new Jcmd(jcmd, pid);
+    }
+
+    /** The JVM's process id. */
+    public long pid() {
+        return pid;
+    }
+
+    /**
+     * Runs {@code command} with {@code args} in the JVM and returns jcmd's output (stdout and stderr together).
      *
      * @throws IOException when jcmd cannot run, exits non-zero or takes over {@value #TIMEOUT_S} s; the message
      *                     holds its output
      */
-    public String run(long pid, String command, List<String> args) throws IOException, InterruptedException {
+    public String run(String command, List<String> args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid), command));
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

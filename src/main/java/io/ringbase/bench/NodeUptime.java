@@ -56,8 +56,8 @@ public final class NodeUptime {
      *
      * @throws IOException when jcmd fails or its output has no uptime
      */
-    public static Reading read(Jcmd jcmd, long pid) throws IOException, InterruptedException {
-        String out = jcmd.run(pid, "VM.uptime", List.of());
+    public static Reading read(Jcmd node) throws IOException, InterruptedException {
+        String out = node.run("VM.uptime", List.of());
         long returned = System.nanoTime();
         return new Reading(parse(out), returned);
     }

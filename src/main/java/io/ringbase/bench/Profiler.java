@@ -30,7 +30,6 @@ public final class Profiler {
 
     private final Path lib;
     private final String version;
-    private final Jcmd jcmd = new Jcmd();
     private String cpuEvent = "cpu";
 
     private Profiler(Path lib, String version) {
@@ -146,7 +145,7 @@ public final class Profiler {
 
     private void command(long pid, String command) throws IOException, InterruptedException {
         // The command goes in double quotes: jcmd's own parser would otherwise split it at '='.
-        String out = jcmd.run(pid, "JVMTI.agent_load", List.of(lib.toString(), "\"" + command + "\""));
+        String out = Jcmd.of(pid).run("JVMTI.agent_load", List.of(lib.toString(), "\"" + command + "\""));
         if (!out.contains("return code: 0")) {
             throw new IOException("async-profiler '" + command + "' in pid " + pid + " failed: " + out.strip());
         }
