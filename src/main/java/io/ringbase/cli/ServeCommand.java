@@ -155,6 +155,11 @@ public final class ServeCommand implements Callable<Integer> {
             default -> throw bad("--wal-sync must be 'always' or 'periodic', got '" + walSync + "'");
         };
         Topology topology = topology();
+        if (topology.size() > 1 && tombstoneGrace.millis() <= hintWindow.millis()) {
+            // a hint delivered after compaction purged the delete it lost to would bring the key back
+            throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
+                    + "): a hint delivered after a purged delete would bring the deleted key back");
+        }
         byte[] secret = readSecret();
         try {
             HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,

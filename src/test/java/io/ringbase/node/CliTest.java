@@ -108,6 +108,16 @@ class CliTest {
         assertThat(r.stderr()).contains("--self http://c:3 is not in the cluster list");
     }
 
+    @Test
+    void aTombstoneGraceNotLongerThanTheHintWindowIsRefused() throws Exception {
+        NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE, "serve", "--data-dir",
+                tmp.resolve("data").toString(), "--cluster", "http://127.0.0.1:1,http://127.0.0.1:2",
+                "--self", "http://127.0.0.1:1", "--tombstone-grace", "2h", "--hint-window", "3h");
+        assertThat(r.exitCode()).isNotZero();
+        assertThat(r.stdout()).doesNotContain("ready");
+        assertThat(r.stderr()).contains("--tombstone-grace").contains("must be longer than --hint-window");
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
         "--wal-sync, x",
