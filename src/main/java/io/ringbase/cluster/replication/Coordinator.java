@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *       first, then value bytes), tombstones and expired entries included: the caller decides what is
  *       live. Once every replica asked has answered, the stale ones among them get the newest entry
  *       written back in the background (<b>read repair</b>, Dynamo §4.7) without delaying the response.</li>
- *   <li>Every version seen in an answer advances the node's {@link HybridLogicalClock}.</li>
+ *   <li>Every version seen in a remote answer advances the node's {@link HybridLogicalClock}; an answer
+ *       whose version the clock refuses as too far ahead of it ({@link ClockOffsetException}) counts as a
+ *       failed answer.</li>
  * </ul>
  *
  * <p>Threading: call from a request worker, or from an HTTP event loop when the local engine's writes
@@ -171,6 +174,10 @@ public final class Coordinator {
                 replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
                     if (failure == null) {
                         liveness.markUp(t);
+                        if (stored > entry.version() && !observed(t, stored)) {
+                            tally.failed(Kind.FAILED); // it holds a version from a clock too far ahead
+                            return;
+                        }
                         tally.answer(t, stored);
                     } else {
                         hints.hint(t, entry);
@@ -201,7 +208,7 @@ public final class Coordinator {
             // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
             // write came later in real time, so it must win: write it again above that version. Quorums
             // intersect, so for quorum writes one of the ack answers always reveals such a version.
-            clock.observe(newest);
+            // every answer's version was observed when it came (a remote one) or is this node's own
             Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
             if (attempt >= MAX_WRITE_ATTEMPTS) {
                 return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
@@ -241,8 +248,9 @@ public final class Coordinator {
                 replica(t).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
                         liveness.markUp(t);
-                        if (e != null) {
-                            clock.observe(e.version());
+                        if (e != null && !observed(t, e.version())) {
+                            tally.failed(Kind.FAILED); // an entry from a clock too far ahead is not used
+                            return;
                         }
                         tally.answer(t, e);
                     } else {
@@ -349,6 +357,20 @@ public final class Coordinator {
                 mine.complete(null);
             });
             return mine;
+        }
+    }
+
+    /**
+     * Advances the clock past a version {@code node} answered with; {@code false} if the clock refused it
+     * as too far ahead ({@link HybridLogicalClock#observe}, which logs it): the answer must not be used.
+     */
+    private boolean observed(NodeId node, long version) {
+        try {
+            clock.observe(version);
+            return true;
+        } catch (ClockOffsetException e) {
+            log.debug("answer of {} not used: {}", node, e.getMessage());
+            return false;
         }
     }
 

@@ -319,10 +319,33 @@ class CoordinatorTest {
 
     @Test
     void aReadAdvancesTheClockPastVersionsItSees() throws Exception {
-        long far = HybridLogicalClock.fromPhysicalMs(5_000);
-        r1.stored = value(far, "future");
+        long ahead = HybridLogicalClock.fromPhysicalMs(1_400); // within the 500 ms bound of the 1,000 ms clock
+        r1.stored = value(ahead, "future");
         coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS);
-        assertThat(clock.now()).isGreaterThan(far);
+        assertThat(clock.now()).isGreaterThan(ahead);
+    }
+
+    @Test
+    void aReadAnswerFromAClockTooFarAheadIsNotUsedAndDoesNotMoveTheClock() throws Exception {
+        long far = HybridLogicalClock.fromPhysicalMs(5_000);
+        r0.stored = value(10, "now");
+        r1.stored = value(far, "skewed");
+        r2.stored = value(10, "now");
+        assertThat(coordinator.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(10, "now"));
+        assertThat(clock.now()).isLessThan(far);
+        r2.fails(n -> new ReplicaException.Timeout(n, 1000));
+        assertThat(cause(coordinator.read(KEY, 2, 3))).as("the refused answer counts as failed")
+                .isInstanceOf(QuorumException.NotEnoughAnswers.class);
+    }
+
+    @Test
+    void aWriteThatLosesToAVersionTooFarAheadFailsInsteadOfAdoptingIt() throws Exception {
+        long far = Long.MAX_VALUE - 1; // what a forged internal write once left behind
+        r1.stored = value(far, "poison");
+        r2.stored = value(far, "poison");
+        Throwable failure = cause(coordinator.write(value(clock.now(), "mine"), 2, 3));
+        assertThat(failure).isInstanceOf(QuorumException.NotEnoughAnswers.class);
+        assertThat(clock.now()).as("the clock is not dragged to 2^63").isLessThan(HybridLogicalClock.fromPhysicalMs(2_000));
     }
 
     @Test
