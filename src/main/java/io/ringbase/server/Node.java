@@ -100,7 +100,10 @@ public final class Node implements AutoCloseable {
                     config.clock().testOffsetMs());
         }
         this.engine = LsmEngine.open(config.storage());
-        clock.observeStored(engine.maxVersion());
+        long newestStored = engine.maxVersion();
+        if (newestStored != Long.MIN_VALUE) { // MIN_VALUE: nothing stored
+            clock.observeStored(newestStored);
+        }
         if (topology.size() == 1) {
             client = null;
             ioGroup = null;
