@@ -1,5 +1,6 @@
 package io.ringbase.cli;
 
+import io.ringbase.clock.ClockOptions;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
@@ -117,6 +118,17 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Total size of stored hints; past it new hints are dropped (default: ${DEFAULT-VALUE}).")
     ByteSize hintMaxSize;
 
+    @Option(names = "--max-clock-offset", defaultValue = "500ms", paramLabel = "DURATION",
+            description = "Versions from other nodes more than this ahead of this node's clock are refused "
+                    + "(a logged error; 400 to the sender): a skewed clock cannot drag the cluster's clocks "
+                    + "forward. Keep node clocks within it with NTP (default: ${DEFAULT-VALUE}).")
+    TimeSpan maxClockOffset;
+
+    /** Test-only: skews this node's version clock (the fault-injection suite's clock-skew nemesis). */
+    @Option(names = "--test-clock-offset-ms", defaultValue = "0", hidden = true,
+            description = "Testing only: add this many ms (may be negative) to the wall clock of this node's versions.")
+    long testClockOffsetMs;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -170,7 +182,8 @@ public final class ServeCommand implements Callable<Integer> {
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
             HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
                     .withMaxTotalBytes(hintMaxSize.bytes());
-            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints);
+            ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
+            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

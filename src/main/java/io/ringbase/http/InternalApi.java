@@ -3,6 +3,7 @@ package io.ringbase.http;
 import io.netty.buffer.ByteBufUtil;
 import io.ringbase.http.wire.Request;
 import io.netty.handler.codec.http.HttpMethod;
+import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.client.InternalProtocol;
 import io.ringbase.cluster.client.ReplicaBatch;
@@ -192,9 +193,16 @@ final class InternalApi {
     /**
      * A replica write from a coordinator: observes its version (so this node's clock never issues a
      * lower one) and applies it; returns {@link io.ringbase.cluster.replication.Replica#writeResult}.
+     *
+     * @throws BadRequestException (400, nothing written) if the version is further ahead of this node's
+     *                             clock than its maximum offset ({@link ClockOffsetException})
      */
-    private long applyReplicated(Entry entry, boolean mayWait) throws IOException {
-        clock.observe(entry.version());
+    private long applyReplicated(Entry entry, boolean mayWait) throws IOException, BadRequestException {
+        try {
+            clock.observe(entry.version());
+        } catch (ClockOffsetException e) {
+            throw new BadRequestException(e.getMessage());
+        }
         return mayWait ? LocalReplica.applyChecked(engine, entry) : LocalReplica.tryApplyChecked(engine, entry);
     }
 

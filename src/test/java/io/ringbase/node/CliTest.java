@@ -53,6 +53,7 @@ class CliTest {
         defaults.put("--tombstone-grace", "10d");
         defaults.put("--hint-window", "3h");
         defaults.put("--hint-max-size", "1g");
+        defaults.put("--max-clock-offset", "500ms");
         assertThat(options.keySet()).as("options in:\n%s", r.stdout()).containsAll(defaults.keySet());
         for (Map.Entry<String, String> e : options.entrySet()) {
             if (e.getKey().equals("--help") || e.getKey().equals("--version")) {
