@@ -181,8 +181,9 @@ final class InternalApi {
                         }
                     }
                 }
-            } catch (IOException | RuntimeException e) {
-                // this operation failed; the others stand (a write is versioned: the coordinator hints it)
+            } catch (IOException | BadRequestException | RuntimeException e) {
+                // this operation failed (an engine error, a version too far ahead of this node's clock);
+                // the others stand (a write is versioned: the coordinator hints it)
                 log.warn("replica batch operation failed: {}", e.toString());
                 results.add(new ReplicaBatch.Failed(e.getClass().getSimpleName() + ": " + e.getMessage()));
             }
