@@ -24,9 +24,9 @@ final class AdminApi {
     }
 
     Outcome handle(HttpMethod method, String path, QueryString query)
-            throws BadRequestException, MethodNotAllowedException {
+            throws NotFoundException, MethodNotAllowedException {
         if (!path.equals(REPAIR)) {
-            throw new BadRequestException("unknown path " + path);
+            throw new NotFoundException("unknown path " + path);
         }
         if (method.equals(HttpMethod.POST)) {
             if (repair != null) {

@@ -100,7 +100,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
                         cluster.repairSource());
         AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
-        this.shared = new Shared(new Router(entities, internal, admin, engine), workers, config.maxBodyBytes(),
+        OpsApi ops = new OpsApi(engine, cluster == null ? null : cluster.coordinator());
+        this.shared = new Shared(new Router(entities, internal, admin, ops, engine), workers, config.maxBodyBytes(),
                 config.inlinePointRequests());
     }
 

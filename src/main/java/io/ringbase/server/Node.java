@@ -5,6 +5,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.client.RemoteRepairPeer;
+import io.ringbase.cluster.client.PeerCallStats;
 import io.ringbase.cluster.client.RemoteReplica;
 import io.ringbase.cluster.client.ReplicaClient;
 import io.ringbase.cluster.client.RequestSigner;
@@ -18,6 +19,7 @@ import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.http.ClusterContext;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.http.RepairControl;
@@ -120,7 +122,8 @@ public final class Node implements AutoCloseable {
         hints.start();
         coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background);
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
-        scheduler.scheduleWithFixedDelay(() -> probeDown(replicas, liveness), Liveness.PROBE_INTERVAL_MS,
+        scheduler.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self()),
+                Liveness.PROBE_INTERVAL_MS,
                 Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         RepairSource repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
         List<RepairPeer> peers = new ArrayList<>();
@@ -152,18 +155,40 @@ public final class Node implements AutoCloseable {
         return t;
     }
 
-    /** Probes every node marked down; an answer marks it up again. */
-    private static void probeDown(List<Replica> replicas, Liveness liveness) {
+    /** A peer that answered nothing for this long is probed even while believed up (ms). */
+    static final long IDLE_PROBE_AFTER_MS = 1_000;
+
+    /**
+     * Probes every node marked down, and every node believed up that has not answered any call for
+     * {@link #IDLE_PROBE_AFTER_MS}: an answer marks it up, an unreachable one down. So the failure
+     * detector (and {@code /ready}, the status page) notices a dead peer without client traffic.
+     */
+    private static void probePeers(List<Replica> replicas, Liveness liveness, PeerCallStats stats, NodeId self) {
+        long now = System.currentTimeMillis();
         for (Replica r : replicas) {
-            if (!liveness.isUp(r.node())) {
-                r.probe().whenComplete((v, failure) -> {
-                    if (failure == null) {
-                        log.info("node {} answers again", r.node());
-                        liveness.markUp(r.node());
-                    }
-                });
+            if (r.node().equals(self)) {
+                continue;
             }
+            boolean up = liveness.isUp(r.node());
+            if (up && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
+                continue;
+            }
+            r.probe().whenComplete((v, failure) -> {
+                if (failure == null) {
+                    if (!liveness.isUp(r.node())) {
+                        log.info("node {} answers again", r.node());
+                    }
+                    liveness.markUp(r.node());
+                } else if (up && unwrap(failure) instanceof ReplicaException.Unreachable) {
+                    log.warn("node {} is unreachable", r.node());
+                    liveness.markDown(r.node(), System.currentTimeMillis());
+                }
+            });
         }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     /**

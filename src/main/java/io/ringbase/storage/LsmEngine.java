@@ -470,6 +470,15 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
+    @Override
+    public String unwritableReason() {
+        if (closing) {
+            return "storage engine is closed";
+        }
+        IOException failure = wal.failure();
+        return failure == null ? null : "WAL segment " + wal.path().getFileName() + " failed: " + failure.getMessage();
+    }
+
     /** Number of live SSTables. */
     public int tableCount() {
         return view.tables().size();

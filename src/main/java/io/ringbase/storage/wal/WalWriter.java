@@ -216,6 +216,14 @@ public final class WalWriter implements Closeable {
         return sizeBytes;
     }
 
+    /**
+     * The failure that made this segment unusable (a failed {@code write()} or fsync), or {@code null}
+     * while it takes appends.
+     */
+    public IOException failure() {
+        return failure;
+    }
+
     /** The segment file. */
     public Path path() {
         return path;
