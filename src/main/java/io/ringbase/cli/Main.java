@@ -1,6 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.bench.BenchCommand;
+import io.ringbase.server.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -30,12 +31,11 @@ public final class Main implements Runnable {
         }
     }
 
-    /** Reports the version from the jar manifest. */
+    /** Reports the version of the build ({@link BuildInfo}). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"ringbase " + (v == null ? "(development build)" : v)};
+            return new String[] {"ringbase " + BuildInfo.version()};
         }
     }
 }

@@ -102,6 +102,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Total size of stored hints; past it new hints are dropped (default: ${DEFAULT-VALUE}).")
     ByteSize hintMaxSize;
 
+    @Option(names = "--metrics", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Count requests and serve Prometheus metrics at GET /metrics; --no-metrics counts nothing "
+                    + "and answers 404 there (default: ${DEFAULT-VALUE}).")
+    boolean metrics;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -149,7 +154,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
             HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
                     .withMaxTotalBytes(hintMaxSize.bytes());
-            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints);
+            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, metrics);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

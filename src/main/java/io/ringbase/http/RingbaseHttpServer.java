@@ -11,6 +11,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
 import io.ringbase.http.wire.Request;
+import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.http.wire.RequestDecoder;
 import io.ringbase.http.wire.ResponseEncoder;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -86,6 +87,19 @@ public final class RingbaseHttpServer implements AutoCloseable {
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
                               ClusterContext cluster, EventLoopGroup sharedGroup) {
+        this(config, engine, clock, cluster, sharedGroup, newRequestMetrics(), null);
+    }
+
+    /**
+     * A node with metrics and status reports.
+     *
+     * @param requests counts every request by endpoint, method and status, with its latency; {@code null}
+     *                 to count nothing (metrics off)
+     * @param reports  what {@code /metrics} (and the status paths) serve, or {@code null}: those paths 404
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
+                              ClusterContext cluster, EventLoopGroup sharedGroup, RequestMetrics requests,
+                              NodeReports reports) {
         this.config = Objects.requireNonNull(config, "config");
         this.sharedGroup = sharedGroup;
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
@@ -100,9 +114,9 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
                         cluster.repairSource());
         AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
-        OpsApi ops = new OpsApi(engine, cluster == null ? null : cluster.coordinator());
+        OpsApi ops = new OpsApi(engine, cluster == null ? null : cluster.coordinator(), reports);
         this.shared = new Shared(new Router(entities, internal, admin, ops, engine), workers, config.maxBodyBytes(),
-                config.inlinePointRequests());
+                config.inlinePointRequests(), requests);
     }
 
     /**
@@ -202,6 +216,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
         return (int) Math.min(Integer.MAX_VALUE, (long) maxBodyBytes + Entry.MAX_KEY_BYTES + EntryFormat.HEADER_SIZE);
     }
 
+    /** Request counters with this server's endpoint labels ({@code entity}, {@code internal_batch}, ...). */
+    public static RequestMetrics newRequestMetrics() {
+        return new RequestMetrics(Endpoints.NAMES, Endpoints.CLIENT);
+    }
+
     private static long remainingNanos(long deadline) {
         return Math.max(0, deadline - System.nanoTime());
     }
@@ -212,13 +231,16 @@ public final class RingbaseHttpServer implements AutoCloseable {
         private final ThreadPoolExecutor workers;
         private final int maxBodyBytes;
         private final boolean inlinePointRequests;
+        private final RequestMetrics metrics;
         private final Object idleLock = new Object();
         private int inFlight; // guarded by idleLock
         volatile boolean stopping;
         private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
 
-        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests) {
+        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
+               RequestMetrics metrics) {
             this.api = api;
+            this.metrics = metrics;
             this.workers = workers;
             this.maxBodyBytes = maxBodyBytes;
             this.inlinePointRequests = inlinePointRequests;
@@ -231,6 +253,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
         Router api() {
             return api;
+        }
+
+        /** Where requests are counted, or {@code null} when metrics are off. */
+        RequestMetrics metrics() {
+            return metrics;
         }
 
         /** Whether point requests may run on the event loop that read them. */

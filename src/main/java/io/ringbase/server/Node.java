@@ -22,6 +22,11 @@ import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.http.ClusterContext;
 import io.ringbase.http.HttpServerConfig;
+import io.ringbase.http.NodeReports;
+import io.ringbase.metrics.NodeMetrics;
+import io.ringbase.metrics.RequestMetrics;
+import io.ringbase.status.NodeStatus;
+import io.ringbase.status.StatusPage;
 import io.ringbase.http.RepairControl;
 import io.ringbase.http.RingbaseHttpServer;
 import io.ringbase.storage.LsmEngine;
@@ -55,13 +60,25 @@ public final class Node implements AutoCloseable {
      * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
      * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
      * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
+     * @param metrics          whether requests are counted and {@code /metrics} served (default true)
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                         byte[] clusterSecret, HintOptions hints) {
+                         byte[] clusterSecret, HintOptions hints, boolean metrics) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
             }
+        }
+
+        /** A config with metrics on. */
+        public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
+                      byte[] clusterSecret, HintOptions hints) {
+            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, true);
+        }
+
+        /** This config with metrics on or off. */
+        public Config withMetrics(boolean on) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, on);
         }
     }
 
@@ -78,6 +95,10 @@ public final class Node implements AutoCloseable {
     private final Coordinator coordinator;
     private final HintedHandoff hints;
     private final AntiEntropyRepair repair;
+    private final RequestMetrics requests;
+    private final NodeMetrics metrics;
+    private final NodeStatus status;
+    private final StatusPage page;
     private int port;
 
     private Node(Config config) throws IOException {
@@ -96,7 +117,11 @@ public final class Node implements AutoCloseable {
             coordinator = null;
             hints = null;
             repair = null;
-            server = new RingbaseHttpServer(config.http(), engine, clock);
+            requests = config.metrics() ? RingbaseHttpServer.newRequestMetrics() : null;
+            metrics = config.metrics() ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, null) : null;
+            status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, null);
+            page = new StatusPage(status, List.of());
+            server = new RingbaseHttpServer(config.http(), engine, clock, null, null, requests, reports());
             return;
         }
         RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
@@ -145,8 +170,48 @@ public final class Node implements AutoCloseable {
                 return repair.toJson();
             }
         };
+        requests = config.metrics() ? RingbaseHttpServer.newRequestMetrics() : null;
+        ClusterFigures figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
+        metrics = config.metrics() ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, figures) : null;
+        status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, figures);
+        List<String> others = new ArrayList<>();
+        for (NodeId n : topology.nodes()) {
+            if (!n.equals(topology.self())) {
+                others.add(n.toString());
+            }
+        }
+        page = new StatusPage(status, others);
         server = new RingbaseHttpServer(config.http(), engine, clock,
-                new ClusterContext(coordinator, signer, control, repairSource), ioGroup);
+                new ClusterContext(coordinator, signer, control, repairSource), ioGroup, requests, reports());
+    }
+
+    private static String dataDirName(Config config) {
+        return config.storage().dataDir().toAbsolutePath().normalize().toString();
+    }
+
+    /** What the HTTP API serves about this node: metrics (unless off), status, the status page. */
+    private NodeReports reports() {
+        return new NodeReports() {
+            @Override
+            public byte[] metrics() {
+                return metrics == null ? null : metrics.scrape();
+            }
+
+            @Override
+            public String metricsContentType() {
+                return NodeMetrics.CONTENT_TYPE;
+            }
+
+            @Override
+            public String statusJson() {
+                return status.json();
+            }
+
+            @Override
+            public String statusPage() {
+                return page.render();
+            }
+        };
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -206,6 +271,18 @@ public final class Node implements AutoCloseable {
             throw e;
         }
         return node;
+    }
+
+    /**
+     * This node's URL: its {@code --self} in a cluster; for a single node {@code http://host:port} with
+     * the bound port ({@code localhost} for a wildcard address).
+     */
+    public String url() {
+        if (config.topology().size() > 1) {
+            return config.topology().self().toString();
+        }
+        String host = config.http().host();
+        return "http://" + (host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host) + ":" + port;
     }
 
     /** The bound HTTP port. */

@@ -13,6 +13,7 @@ import io.ringbase.storage.manifest.Manifest;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
+import io.ringbase.storage.wal.WalStats;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import io.ringbase.storage.wal.WalWriter;
 import java.io.IOException;
@@ -27,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -87,6 +89,18 @@ public final class LsmEngine implements StorageEngine {
 
     private final AtomicBoolean compactionQueued = new AtomicBoolean();
 
+    // Figures for stats(): counted off the write path (flusher, compactor, stalled writers)
+    private final WalStats walStats = new WalStats();
+    private final LongAdder flushes = new LongAdder();
+    private final LongAdder flushBytesIn = new LongAdder();
+    private final LongAdder flushBytesOut = new LongAdder();
+    private final LongAdder compactions = new LongAdder();
+    private final LongAdder compactionBytesIn = new LongAdder();
+    private final LongAdder compactionBytesOut = new LongAdder();
+    private final LongAdder writeStalls = new LongAdder();
+    private final LongAdder writeStallNanos = new LongAdder();
+    private final LongAdder backgroundErrors = new LongAdder();
+
     private volatile View view;      // replaced under stateLock; the engine holds one reference to it
     private volatile WalWriter wal;  // replaced under switchLock's write side; read freely
     private NewSegment spare;        // the next WAL segment, created ahead; guarded by this
@@ -117,7 +131,7 @@ public final class LsmEngine implements StorageEngine {
             Recovery.Result recovered = Recovery.run(dir, options.memtableBytes());
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
             engine.wal = WalWriter.create(FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
-                    options.walSyncIntervalMs());
+                    options.walSyncIntervalMs(), engine.walStats);
             Memtable first = engine.newMemtable();
             engine.view = new View(first, recovered.walNumber(), List.of(), recovered.tables());
             first.release(); // views hold memtables: the slabs go with the last view that holds them
@@ -233,8 +247,17 @@ public final class LsmEngine implements StorageEngine {
      * has not yet).
      */
     private void makeRoom(Memtable full, long deadlineNanos) throws IOException {
-        awaitFlushes(() -> !view.immutables().isEmpty() && view.active() == full && !closing, deadlineNanos,
-                "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
+        boolean stalls = !view.immutables().isEmpty() && view.active() == full; // for stats only
+        long started = stalls ? System.nanoTime() : 0;
+        try {
+            awaitFlushes(() -> !view.immutables().isEmpty() && view.active() == full && !closing, deadlineNanos,
+                    "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
+        } finally {
+            if (stalls) {
+                writeStalls.increment();
+                writeStallNanos.add(System.nanoTime() - started);
+            }
+        }
         if (view.active() == full) {
             switchTo(takeSpare(true), full);
         }
@@ -370,7 +393,8 @@ public final class LsmEngine implements StorageEngine {
     private NewSegment newSegment() throws IOException {
         long walNumber = files.nextNumber();
         return new NewSegment(walNumber,
-                WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs()));
+                WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs(),
+                        walStats));
     }
 
     // ---------------------------------------------------------------- reads
@@ -479,6 +503,25 @@ public final class LsmEngine implements StorageEngine {
         return failure == null ? null : "WAL segment " + wal.path().getFileName() + " failed: " + failure.getMessage();
     }
 
+    /**
+     * The engine's figures now, for metrics and the status page: memtable bytes, live SSTables by
+     * size tier, flush, compaction and WAL counters, write stalls and disk errors. Takes no lock the
+     * write path takes; the counters are read one by one, so they may be a moment apart.
+     */
+    public EngineStats stats() {
+        List<TableInfo> tables = view.tables().stream()
+                .map(t -> new TableInfo(t.number(), t.reader().fileBytes())).toList();
+        List<EngineStats.Tier> tiers = new ArrayList<>();
+        for (List<TableInfo> tier : picker.tiers(tables)) {
+            tiers.add(new EngineStats.Tier(tiers.size(), tier.size(),
+                    tier.stream().mapToLong(TableInfo::sizeBytes).sum()));
+        }
+        return new EngineStats(memtableBytes(), tiers, flushes.sum(), flushBytesIn.sum(), flushBytesOut.sum(),
+                compactions.sum(), compactionBytesIn.sum(), compactionBytesOut.sum(), walStats.appends(),
+                walStats.appendedBytes(), walStats.writes(), walStats.syncs(), walStats.syncNanos(), writeStalls.sum(),
+                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures());
+    }
+
     /** Number of live SSTables. */
     public int tableCount() {
         return view.tables().size();
@@ -545,6 +588,7 @@ public final class LsmEngine implements StorageEngine {
             try {
                 flushOne(imms.getFirst());
             } catch (IOException | RuntimeException | Error e) {
+                backgroundErrors.increment();
                 log.error("flush of WAL segment {} failed; retrying in 1 s (writes stall once the next memtable fills)",
                         imms.getFirst().walNumber(), e);
                 try {
@@ -577,7 +621,10 @@ public final class LsmEngine implements StorageEngine {
             publishLock.unlock();
         }
         Files.deleteIfExists(FileNames.wal(dir.path(), frozen.walNumber()));
+        flushes.increment();
+        flushBytesIn.add(memtableBytes);
         if (table != null) {
+            flushBytesOut.add(table.reader().fileBytes());
             log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", memtableBytes,
                     table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -648,6 +695,7 @@ public final class LsmEngine implements StorageEngine {
                 log.info("compaction aborted for shutdown");
                 return;
             } catch (IOException | RuntimeException e) {
+                backgroundErrors.increment();
                 log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
                 return;
             }
@@ -697,6 +745,9 @@ public final class LsmEngine implements StorageEngine {
         } finally {
             publishLock.unlock();
         }
+        compactions.increment();
+        compactionBytesIn.add(inputBytes);
+        compactionBytesOut.add(output == null ? 0 : output.reader().fileBytes());
         for (long n : pick) {
             // Readers that still iterate the old tables keep their mappings until the GC unmaps them.
             Files.deleteIfExists(FileNames.sstable(dir.path(), n));
