@@ -43,6 +43,9 @@ import org.slf4j.LoggerFactory;
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+    /** Name of the access log's logger ({@code serve --access-log}). */
+    static final String ACCESS_LOGGER = "io.ringbase.access";
+    private static final Logger access = LoggerFactory.getLogger(ACCESS_LOGGER);
 
     private final RingbaseHttpServer.Shared shared;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
@@ -55,6 +58,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private int endpoint;
     private int method;
     private int status;
+    private String accessLine; // method and target, when the access log is on
 
     ConnectionHandler(RingbaseHttpServer.Shared shared) {
         this.shared = shared;
@@ -120,10 +124,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             busy = true;
             shared.requestStarted();
-            if (shared.metrics() != null) {
+            if (shared.metrics() != null || shared.accessLog()) {
                 startNanos = System.nanoTime();
                 endpoint = Endpoints.OTHER;
                 method = RequestMetrics.OTHER_METHOD;
+                if (shared.accessLog()) { // a string per request: only when asked for
+                    accessLine = msg instanceof Request r ? r.method().name() + " " + r.uri() : "(malformed request)";
+                }
             }
             switch (msg) {
                 case RequestError.TooLarge t ->
@@ -212,11 +219,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         record();
     }
 
-    /** Counts the request just answered ({@link #status}), if metrics are on. */
+    /** Counts the request just answered ({@link #status}) if metrics are on, and logs it if the access log is. */
     private void record() {
         RequestMetrics m = shared.metrics();
         if (m != null) {
             m.record(endpoint, method, status, System.nanoTime() - startNanos);
+        }
+        if (shared.accessLog()) {
+            access.info("{} {} {} {}us", ctx.channel().remoteAddress(), accessLine, status,
+                    (System.nanoTime() - startNanos) / 1000);
         }
     }
 

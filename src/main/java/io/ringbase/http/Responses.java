@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>body over the limit, {@link PayloadTooLargeException}</td><td>413</td></tr>
  * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
  * <tr><td>{@link QuorumException} (too few replicas up, or answers)</td><td>504</td></tr>
- * <tr><td>{@link ForbiddenException} (internal request without a valid HMAC)</td><td>403</td></tr>
+ * <tr><td>{@link ForbiddenException} (internal or admin request without a valid HMAC)</td><td>403</td></tr>
  * <tr><td>{@link Outcome.Stored}, {@link Outcome.Page}, {@link Outcome.Body}</td><td>200 (internal API; a missing entry 404)</td></tr>
  * <tr><td>{@link Outcome.Started}</td><td>202</td></tr>
  * <tr><td>{@link Outcome.Probe}</td><td>200 if ok, else 503 (health and readiness checks)</td></tr>

@@ -87,19 +87,16 @@ public final class RingbaseHttpServer implements AutoCloseable {
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
                               ClusterContext cluster, EventLoopGroup sharedGroup) {
-        this(config, engine, clock, cluster, sharedGroup, newRequestMetrics(), null);
+        this(config, engine, clock, cluster, sharedGroup, Operations.countingOnly());
     }
 
     /**
-     * A node with metrics and status reports.
+     * A node with metrics, reports and admin endpoints.
      *
-     * @param requests counts every request by endpoint, method and status, with its latency; {@code null}
-     *                 to count nothing (metrics off)
-     * @param reports  what {@code /metrics} (and the status paths) serve, or {@code null}: those paths 404
+     * @param ops request counting, reports and admin control, each optional
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
-                              ClusterContext cluster, EventLoopGroup sharedGroup, RequestMetrics requests,
-                              NodeReports reports) {
+                              ClusterContext cluster, EventLoopGroup sharedGroup, Operations ops) {
         this.config = Objects.requireNonNull(config, "config");
         this.sharedGroup = sharedGroup;
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
@@ -113,10 +110,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
         InternalApi internal = cluster == null ? new InternalApi(engine, clock, null, wallClockMs, null, null)
                 : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
                         cluster.repairSource());
-        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
-        OpsApi ops = new OpsApi(engine, cluster == null ? null : cluster.coordinator(), reports);
-        this.shared = new Shared(new Router(entities, internal, admin, ops, engine), workers, config.maxBodyBytes(),
-                config.inlinePointRequests(), requests);
+        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair(), ops.admin(), ops.adminSigner(),
+                wallClockMs);
+        OpsApi opsApi = new OpsApi(engine, cluster == null ? null : cluster.coordinator(), ops.reports());
+        this.shared = new Shared(new Router(entities, internal, admin, opsApi, engine), workers, config.maxBodyBytes(),
+                config.inlinePointRequests(), ops.requests(), ops.accessLog());
     }
 
     /**
@@ -232,15 +230,17 @@ public final class RingbaseHttpServer implements AutoCloseable {
         private final int maxBodyBytes;
         private final boolean inlinePointRequests;
         private final RequestMetrics metrics;
+        private final boolean accessLog;
         private final Object idleLock = new Object();
         private int inFlight; // guarded by idleLock
         volatile boolean stopping;
         private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
 
         Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
-               RequestMetrics metrics) {
+               RequestMetrics metrics, boolean accessLog) {
             this.api = api;
             this.metrics = metrics;
+            this.accessLog = accessLog;
             this.workers = workers;
             this.maxBodyBytes = maxBodyBytes;
             this.inlinePointRequests = inlinePointRequests;
@@ -253,6 +253,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
         Router api() {
             return api;
+        }
+
+        /** Whether every request is logged on the access logger. */
+        boolean accessLog() {
+            return accessLog;
         }
 
         /** Where requests are counted, or {@code null} when metrics are off. */

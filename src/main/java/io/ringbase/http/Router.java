@@ -101,7 +101,7 @@ final class Router {
             return internal.handle(request, path, query, mayWait);
         }
         if (AdminApi.owns(path)) {
-            return admin.handle(request.method(), path, query);
+            return admin.handle(request, path, query);
         }
         if (OpsApi.owns(path)) {
             return ops.handle(request.method(), path);

@@ -22,7 +22,9 @@ import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.http.ClusterContext;
 import io.ringbase.http.HttpServerConfig;
+import io.ringbase.http.AdminControl;
 import io.ringbase.http.NodeReports;
+import io.ringbase.http.Operations;
 import io.ringbase.metrics.NodeMetrics;
 import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.status.NodeStatus;
@@ -61,24 +63,30 @@ public final class Node implements AutoCloseable {
      * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
      * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
      * @param metrics          whether requests are counted and {@code /metrics} served (default true)
+     * @param accessLog        whether every request is logged on {@code io.ringbase.access} (default false)
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                         byte[] clusterSecret, HintOptions hints, boolean metrics) {
+                         byte[] clusterSecret, HintOptions hints, boolean metrics, boolean accessLog) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
             }
         }
 
-        /** A config with metrics on. */
+        /** A config with metrics on and no access log. */
         public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                       byte[] clusterSecret, HintOptions hints) {
-            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, true);
+            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, true, false);
         }
 
         /** This config with metrics on or off. */
         public Config withMetrics(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, on);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, on, accessLog);
+        }
+
+        /** This config with the access log on or off. */
+        public Config withAccessLog(boolean on) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, metrics, on);
         }
     }
 
@@ -121,7 +129,7 @@ public final class Node implements AutoCloseable {
             metrics = config.metrics() ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, null) : null;
             status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, null);
             page = new StatusPage(status, List.of());
-            server = new RingbaseHttpServer(config.http(), engine, clock, null, null, requests, reports());
+            server = new RingbaseHttpServer(config.http(), engine, clock, null, null, operations(config));
             return;
         }
         RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
@@ -182,11 +190,48 @@ public final class Node implements AutoCloseable {
         }
         page = new StatusPage(status, others);
         server = new RingbaseHttpServer(config.http(), engine, clock,
-                new ClusterContext(coordinator, signer, control, repairSource), ioGroup, requests, reports());
+                new ClusterContext(coordinator, signer, control, repairSource), ioGroup, operations(config));
     }
 
     private static String dataDirName(Config config) {
         return config.storage().dataDir().toAbsolutePath().normalize().toString();
+    }
+
+    /** Metrics, reports and admin control for the HTTP API; admin requests are signed when there is a secret. */
+    private Operations operations(Config config) {
+        RequestSigner adminSigner = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
+        return new Operations(requests, reports(), new Admin(), adminSigner, config.accessLog());
+    }
+
+    /** Flush, compaction and snapshots of this node's engine for {@code /v0/admin/}. */
+    private final class Admin implements AdminControl {
+        @Override
+        public String flush() throws IOException {
+            engine.flush();
+            return "{\"flushed\":true,\"sstables\":" + engine.tableCount() + "}";
+        }
+
+        @Override
+        public String compact() throws IOException {
+            int merged = engine.compactAll();
+            return "{\"merged\":" + merged + ",\"sstables\":" + engine.tableCount() + "}";
+        }
+
+        @Override
+        public String snapshot(String name) throws IOException {
+            LsmEngine.Snapshot snap;
+            try {
+                snap = engine.snapshot(name);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                throw new IllegalArgumentException("snapshot '" + name + "' already exists: " + e.getFile());
+            }
+            log.info("snapshot {}: {} SSTables, {} bytes in {}", name, snap.sstables(), snap.bytes(), snap.dir());
+            StringBuilder out = new StringBuilder("{\"name\":");
+            io.ringbase.status.Json.quote(out, name).append(",\"dir\":");
+            io.ringbase.status.Json.quote(out, snap.dir().toAbsolutePath().normalize().toString());
+            return out.append(",\"sstables\":").append(snap.sstables()).append(",\"bytes\":").append(snap.bytes())
+                    .append('}').toString();
+        }
     }
 
     /** What the HTTP API serves about this node: metrics (unless off), status, the status page. */
@@ -259,16 +304,17 @@ public final class Node implements AutoCloseable {
     /**
      * Opens the engine and starts serving.
      *
-     * @throws IOException if the engine cannot be opened (damaged files, locked directory)
-     * @throws RuntimeException from the bind (port in use), after closing what was opened
+     * @throws IOException if the engine cannot be opened (damaged files: {@link io.ringbase.storage.CorruptionException};
+     *         a locked directory: {@link io.ringbase.storage.manifest.DirectoryLockedException})
+     * @throws ListenException if the HTTP port cannot be bound (in use), after closing what was opened
      */
     public static Node start(Config config) throws IOException {
         Node node = new Node(config);
         try {
             node.port = node.server.start();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the bind's checked exception unchecked
             node.close();
-            throw e;
+            throw new ListenException(config.http().host() + ":" + config.http().port(), e);
         }
         return node;
     }

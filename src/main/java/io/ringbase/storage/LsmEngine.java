@@ -10,6 +10,7 @@ import io.ringbase.storage.compaction.TableInfo;
 import io.ringbase.storage.manifest.DataDirectory;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.manifest.Manifest;
+import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
@@ -699,6 +700,92 @@ public final class LsmEngine implements StorageEngine {
                 log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
                 return;
             }
+        }
+    }
+
+    /**
+     * Takes a snapshot named {@code name}, as Cassandra's {@code nodetool snapshot}: flushes, then, under
+     * {@code publishLock} (so no flush or compaction changes the live tables meanwhile), hard-links every
+     * live SSTable into {@code <data-dir>/snapshots/<name>/} and writes a manifest there naming exactly
+     * those tables, with nothing to replay (no WAL segment is part of a snapshot). The directory is
+     * then a complete data directory as of the flush: a node started on a copy of it serves that data.
+     * SSTables are immutable, so a link shares the file with the live directory at no cost until
+     * compaction deletes the original.
+     *
+     * @return the snapshot's directory and tables
+     * @throws IllegalArgumentException if {@code name} is not a valid snapshot name
+     * @throws java.nio.file.FileAlreadyExistsException if a snapshot of that name exists
+     */
+    public Snapshot snapshot(String name) throws IOException {
+        Path target = FileNames.snapshot(dir.path(), name);
+        flush();
+        publishLock.lock();
+        try {
+            Files.createDirectories(target.getParent());
+            Files.createDirectory(target);
+            List<Long> numbers = new ArrayList<>();
+            long bytes = 0;
+            for (LiveTable t : view.tables()) {
+                Files.createLink(FileNames.sstable(target, t.number()), FileNames.sstable(dir.path(), t.number()));
+                numbers.add(t.number());
+                bytes += t.reader().fileBytes();
+            }
+            numbers.sort(null);
+            long next = files.peekNextNumber();
+            Manifest.write(target, new ManifestState(next, next, numbers)); // fsyncs the file and the directory
+            DataDirectory.fsync(target.getParent());
+            return new Snapshot(target, numbers.size(), bytes);
+        } finally {
+            publishLock.unlock();
+        }
+    }
+
+    /**
+     * A snapshot taken by {@link #snapshot}.
+     *
+     * @param dir      its directory
+     * @param sstables SSTables linked into it
+     * @param bytes    their size, bytes
+     */
+    public record Snapshot(Path dir, int sstables, long bytes) {
+    }
+
+    /**
+     * Merges every live SSTable into one (a major compaction, as Cassandra's {@code nodetool compact}):
+     * on the compaction thread, after any compaction under way, with the usual rules for dropping
+     * tombstones and expired entries. Waits for it.
+     *
+     * @return how many tables were merged (0 if there were none)
+     * @throws IOException if the compaction failed (the tables stay as they were) or the engine closed
+     */
+    public int compactAll() throws IOException {
+        java.util.concurrent.Future<Integer> done;
+        try {
+            done = compactor.submit(() -> {
+                View v = view;
+                Set<Long> all = new java.util.HashSet<>();
+                for (LiveTable t : v.tables()) {
+                    all.add(t.number());
+                }
+                if (!all.isEmpty()) {
+                    compact(v, all);
+                }
+                return all.size();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new IOException("storage engine is closed");
+        }
+        try {
+            return done.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a compaction");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                backgroundErrors.increment();
+                throw io;
+            }
+            throw new IOException("compaction failed", e.getCause());
         }
     }
 
