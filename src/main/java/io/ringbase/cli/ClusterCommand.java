@@ -62,10 +62,13 @@ public final class ClusterCommand implements Callable<Integer> {
             }
         } catch (IOException | RuntimeException e) {
             Node.Config failed = configs.get(started.size());
-            System.err.println("ringbase cluster: cannot start node " + (started.size() + 1) + " on port "
-                    + failed.http().port() + " (data in " + failed.storage().dataDir() + "): " + e.getMessage());
+            StartupFailure failure = StartupFailure.of(e, failed.storage().dataDir().toAbsolutePath().normalize().toString());
+            if (failure.exitCode() == StartupFailure.UNEXPECTED) {
+                log.error("node {} could not start", started.size() + 1, e);
+            }
+            System.err.println("ringbase cluster: cannot start node " + (started.size() + 1) + ": " + failure.message());
             closeAll(started);
-            return 1;
+            return failure.exitCode();
         }
         for (int i = 0; i < started.size(); i++) {
             Node.Config config = configs.get(i);

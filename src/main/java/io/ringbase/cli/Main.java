@@ -1,6 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.bench.BenchCommand;
+import io.ringbase.server.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,7 +10,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Ringbase: a distributed key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, ClusterCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, ClusterCommand.class, AdminCommand.class, BenchCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
@@ -21,21 +23,37 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        int code = new CommandLine(new Main())
-                .registerConverter(ByteSize.class, ByteSize::parse)
-                .registerConverter(TimeSpan.class, TimeSpan::parse)
-                .execute(args);
+        int code = commandLine().execute(args);
         if (code != 0) {
             System.exit(code);
         }
     }
 
-    /** Reports the version from the jar manifest. */
+    /** The {@code ringbase} command with its converters, ready to {@code execute} (tests run it in-process). */
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main())
+                .registerConverter(ByteSize.class, ByteSize::parse)
+                .registerConverter(TimeSpan.class, TimeSpan::parse)
+                .setParameterExceptionHandler(Main::usageError);
+    }
+
+    /**
+     * A bad flag or flag value: one line on stderr naming the command and the problem, then where to
+     * find help; exit code 2 (docs/operations.md).
+     */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        String name = cmd.getCommandSpec().qualifiedName(" ");
+        cmd.getErr().println(name + ": " + e.getMessage() + " (see " + name + " --help)");
+        cmd.getErr().flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** Reports the version of the build ({@link BuildInfo}). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"ringbase " + (v == null ? "(development build)" : v)};
+            return new String[] {"ringbase " + BuildInfo.version()};
         }
     }
 }

@@ -129,13 +129,49 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Testing only: add this many ms (may be negative) to the wall clock of this node's versions.")
     long testClockOffsetMs;
 
+    @Option(names = "--metrics", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Count requests and serve Prometheus metrics at GET /metrics; --no-metrics counts nothing "
+                    + "and answers 404 there (default: ${DEFAULT-VALUE}).")
+    boolean metrics;
+
+    @Option(names = "--log-format", defaultValue = "text", paramLabel = "text|json",
+            description = "Log line format on stderr: text, or json (one JSON object per line, logback's JsonEncoder); "
+                    + "both name the node's URL on every line (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
+    @Option(names = "--access-log", defaultValue = "false",
+            description = "Log every request (client, method, target, status, microseconds) at INFO on the logger "
+                    + "io.ringbase.access (default: ${DEFAULT-VALUE}).")
+    boolean accessLog;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        Node.Config config = validate();
-        Node node = Node.start(config);
+        Logging.Format format = switch (logFormat) {
+            case "text" -> Logging.Format.TEXT;
+            case "json" -> Logging.Format.JSON;
+            default -> throw bad("--log-format must be 'text' or 'json', got '" + logFormat + "'");
+        };
+        Node.Config config;
+        try {
+            config = validate();
+        } catch (SecretException e) {
+            return fail(new StartupFailure(StartupFailure.SECRET, e.getMessage()));
+        }
+        Logging.configure(format, nodeUrl(config));
+        Node node;
+        try {
+            node = Node.start(config);
+        } catch (Exception e) {
+            StartupFailure failure = StartupFailure.of(e, config.storage().dataDir().toAbsolutePath().normalize().toString());
+            if (failure.exitCode() == StartupFailure.UNEXPECTED) {
+                log.error("the node could not start", e);
+            }
+            return fail(failure);
+        }
+        Logging.configure(format, node.url()); // the bound port, if it was 0
         CountDownLatch stop = StopSignal.install();
         String cluster = config.topology().size() == 1 ? ""
                 : ", node " + (config.topology().self().index() + 1) + " of " + config.topology().size();
@@ -148,6 +184,28 @@ public final class ServeCommand implements Callable<Integer> {
         node.close();
         log.info("stopped in {} ms", (System.nanoTime() - started) / 1_000_000);
         return 0;
+    }
+
+    /** Prints {@code failure} as one line on stderr; returns its exit code. */
+    private int fail(StartupFailure failure) {
+        spec.commandLine().getErr().println("ringbase serve: " + failure.message());
+        spec.commandLine().getErr().flush();
+        return failure.exitCode();
+    }
+
+    /** The node's URL for log lines: {@code --self}, or {@code http://host:port} of a single node. */
+    private static String nodeUrl(Node.Config config) {
+        if (config.topology().size() > 1) {
+            return config.topology().self().toString();
+        }
+        return "http://" + displayHost(config.http().host()) + ":" + config.http().port();
+    }
+
+    /** The cluster secret file cannot be used (exit code {@link StartupFailure#SECRET}). */
+    static final class SecretException extends RuntimeException {
+        SecretException(String message) {
+            super(message);
+        }
     }
 
     private static String displayHost(String host) {
@@ -183,7 +241,8 @@ public final class ServeCommand implements Callable<Integer> {
             HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
                     .withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
-            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock);
+            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock, metrics,
+                    accessLog);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
@@ -218,15 +277,9 @@ public final class ServeCommand implements Callable<Integer> {
             return null;
         }
         try {
-            byte[] secret = Files.readAllBytes(clusterSecretFile);
-            String text = new String(secret, StandardCharsets.UTF_8).strip();
-            if (text.length() < 16) {
-                throw bad("--cluster-secret-file " + clusterSecretFile + " holds " + text.length()
-                        + " characters; use at least 16 (e.g. `head -c 32 /dev/urandom | base64`)");
-            }
-            return text.getBytes(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw bad("cannot read --cluster-secret-file " + clusterSecretFile + ": " + e);
+            return SecretFile.read(clusterSecretFile, "--cluster-secret-file");
+        } catch (IllegalArgumentException e) {
+            throw new SecretException(e.getMessage());
         }
     }
 

@@ -4,7 +4,9 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.buffer.ByteBuf;
+import io.ringbase.http.wire.RawResponses;
 import io.ringbase.http.wire.Request;
+import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.http.wire.RequestError;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpChunkedInput;
@@ -41,6 +43,9 @@ import org.slf4j.LoggerFactory;
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+    /** Name of the access log's logger ({@code serve --access-log}). */
+    static final String ACCESS_LOGGER = "io.ringbase.access";
+    private static final Logger access = LoggerFactory.getLogger(ACCESS_LOGGER);
 
     private final RingbaseHttpServer.Shared shared;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
@@ -48,6 +53,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean busy;
     private boolean reading;      // inside channelRead: channelReadComplete will flush
     private boolean unflushed;    // raw responses written but not flushed
+    // the request being served, for RequestMetrics
+    private long startNanos;
+    private int endpoint;
+    private int method;
+    private int status;
+    private String accessLine; // method and target, when the access log is on
 
     ConnectionHandler(RingbaseHttpServer.Shared shared) {
         this.shared = shared;
@@ -127,6 +138,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             busy = true;
             shared.requestStarted();
+            if (shared.metrics() != null || shared.accessLog()) {
+                startNanos = System.nanoTime();
+                endpoint = Endpoints.OTHER;
+                method = RequestMetrics.OTHER_METHOD;
+                if (shared.accessLog()) { // a string per request: only when asked for
+                    accessLine = msg instanceof Request r ? r.method().name() + " " + r.uri() : "(malformed request)";
+                }
+            }
             switch (msg) {
                 case RequestError.TooLarge t ->
                         respond(Responses.payloadTooLarge(t.version(), shared.maxBodyBytes()), t.keepAlive());
@@ -160,7 +179,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void dispatch(Request request) {
         HttpVersion version = request.version();
         boolean keepAlive = request.keepAlive() && !shared.isStopping();
-        if (shared.inlinePointRequests() && shared.api().isFastPath(request)) {
+        boolean fastPath = shared.api().isFastPath(request);
+        if (shared.metrics() != null) {
+            endpoint = fastPath ? Endpoints.ENTITY : Endpoints.of(request.uri());
+            method = Endpoints.method(request.method());
+        }
+        if (shared.inlinePointRequests() && fastPath) {
             ByteBuf raw;
             try {
                 raw = shared.api().serveInline(request, ctx.alloc(), shared.stoppingFlag());
@@ -202,6 +226,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** Writes a complete raw response on the event loop; flushed at the end of the read or of processNext. */
     private void respondRaw(ByteBuf response, boolean keepAlive) {
+        status = RawResponses.status(response);
         if (!keepAlive) {
             ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, false));
             return;
@@ -210,6 +235,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         unflushed = true;
         busy = false;
         shared.requestFinished();
+        record();
+    }
+
+    /** Counts the request just answered ({@link #status}) if metrics are on, and logs it if the access log is. */
+    private void record() {
+        RequestMetrics m = shared.metrics();
+        if (m != null) {
+            m.record(endpoint, method, status, System.nanoTime() - startNanos);
+        }
+        if (shared.accessLog()) {
+            access.info("{} {} {} {}us", ctx.channel().remoteAddress(), accessLine, status,
+                    (System.nanoTime() - startNanos) / 1000);
+        }
     }
 
     private void flushIfNeeded() {
@@ -274,6 +312,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void respond(FullHttpResponse response, boolean keepAlive) {
         boolean keep = keepAlive && !shared.isStopping(); // a stopping server closes connections as it answers
         HttpUtil.setKeepAlive(response, keep);
+        status = response.status().code();
         flushIfNeeded(); // raw responses before this one go first
         ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, keep));
     }
@@ -287,6 +326,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         boolean keep = keepAlive && chunked && !shared.isStopping();
         HttpResponse head = Responses.rangeHead(version, chunked);
         HttpUtil.setKeepAlive(head, keep);
+        status = head.status().code();
         ChunkedWriteHandler writer = ctx.pipeline().get(ChunkedWriteHandler.class);
         body.bind(ctx.executor(), writer::resumeTransfer);
         flushIfNeeded();
@@ -303,6 +343,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void finished(ChannelFuture write, boolean keepAlive) {
         busy = false;
         shared.requestFinished();
+        record();
         if (!write.isSuccess() || !keepAlive) {
             if (!write.isSuccess()) {
                 log.debug("write to {} failed", ctx.channel().remoteAddress(), write.cause());

@@ -160,11 +160,11 @@ final class EntityApi {
      * @param body the request body; read, not released
      */
     Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body)
-            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, QuorumException,
-            IOException {
+            throws BadRequestException, NotFoundException, MethodNotAllowedException, PayloadTooLargeException,
+            QuorumException, IOException {
         Route route = Route.of(path);
         if (route == null) {
-            throw new BadRequestException("unknown path " + abbreviate(path));
+            throw new NotFoundException("unknown path " + abbreviate(path));
         }
         boolean methodOk = switch (route) {
             case ENTITY -> method.equals(HttpMethod.GET) || method.equals(HttpMethod.PUT)

@@ -76,7 +76,7 @@ final class InternalApi {
      *                nothing observable changed (writes are versioned: running it again is harmless)
      */
     Outcome handle(Request request, String path, QueryString query, boolean mayWait)
-            throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
+            throws BadRequestException, NotFoundException, MethodNotAllowedException, ForbiddenException, IOException {
         byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
         authenticate(request, body);
         HttpMethod method = request.method();
@@ -138,7 +138,7 @@ final class InternalApi {
                 requireGet(method);
                 return new Outcome.Body(new byte[0], "application/octet-stream");
             }
-            default -> throw new BadRequestException("unknown internal path " + path);
+            default -> throw new NotFoundException("unknown internal path " + path);
         }
     }
 

@@ -64,6 +64,13 @@ sealed interface Outcome {
     /** The one {@link Blocked}. */
     Outcome BLOCKED = new Blocked();
 
+    /**
+     * The answer of a health or readiness check: {@code ok} (200) or not (503), with a one-line
+     * {@code text} saying why.
+     */
+    record Probe(boolean ok, String text) implements Outcome {
+    }
+
     /** A background job was started ({@code 202}). */
     record Started() implements Outcome {
     }

@@ -38,9 +38,11 @@ import org.slf4j.LoggerFactory;
  * <tr><td>body over the limit, {@link PayloadTooLargeException}</td><td>413</td></tr>
  * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
  * <tr><td>{@link QuorumException} (too few replicas up, or answers)</td><td>504</td></tr>
- * <tr><td>{@link ForbiddenException} (internal request without a valid HMAC)</td><td>403</td></tr>
+ * <tr><td>{@link ForbiddenException} (internal or admin request without a valid HMAC)</td><td>403</td></tr>
  * <tr><td>{@link Outcome.Stored}, {@link Outcome.Page}, {@link Outcome.Body}</td><td>200 (internal API; a missing entry 404)</td></tr>
  * <tr><td>{@link Outcome.Started}</td><td>202</td></tr>
+ * <tr><td>{@link Outcome.Probe}</td><td>200 if ok, else 503 (health and readiness checks)</td></tr>
+ * <tr><td>{@link NotFoundException} (unknown path)</td><td>404</td></tr>
  * <tr><td>{@link Outcome.Applied}</td><td>201 with the stored version (internal API)</td></tr>
  * <tr><td>other {@link IOException} or unexpected exception</td><td>500 (logged)</td></tr>
  * </table>
@@ -93,6 +95,8 @@ final class Responses {
                 yield r;
             }
             case Outcome.Started s -> text(version, HttpResponseStatus.ACCEPTED, "started");
+            case Outcome.Probe p -> text(version, p.ok() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    p.text());
         };
     }
 
@@ -113,6 +117,7 @@ final class Responses {
     static FullHttpResponse error(Throwable failure, HttpVersion version) {
         return switch (failure) {
             case BadRequestException e -> text(version, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+            case NotFoundException e -> text(version, HttpResponseStatus.NOT_FOUND, e.getMessage());
             case MethodNotAllowedException e -> {
                 FullHttpResponse r = text(version, HttpResponseStatus.METHOD_NOT_ALLOWED, e.getMessage());
                 r.headers().set(HttpHeaderNames.ALLOW, e.allow());

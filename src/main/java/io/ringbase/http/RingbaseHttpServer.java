@@ -11,6 +11,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
 import io.ringbase.http.wire.Request;
+import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.http.wire.RequestDecoder;
 import io.ringbase.http.wire.ResponseEncoder;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -90,6 +91,16 @@ public final class RingbaseHttpServer implements AutoCloseable {
      */
     public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
                               ClusterContext cluster, EventLoopGroup sharedGroup) {
+        this(config, engine, clock, cluster, sharedGroup, Operations.countingOnly());
+    }
+
+    /**
+     * A node with metrics, reports and admin endpoints.
+     *
+     * @param ops request counting, reports and admin control, each optional
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
+                              ClusterContext cluster, EventLoopGroup sharedGroup, Operations ops) {
         this.config = Objects.requireNonNull(config, "config");
         this.sharedGroup = sharedGroup;
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
@@ -103,9 +114,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
         InternalApi internal = cluster == null ? new InternalApi(engine, clock, null, wallClockMs, null, null)
                 : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
                         cluster.repairSource());
-        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair());
-        this.shared = new Shared(new Router(entities, internal, admin, engine), workers, config.maxBodyBytes(),
-                config.inlinePointRequests());
+        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair(), ops.admin(), ops.adminSigner(),
+                wallClockMs);
+        OpsApi opsApi = new OpsApi(engine, cluster == null ? null : cluster.coordinator(), ops.reports());
+        this.shared = new Shared(new Router(entities, internal, admin, opsApi, engine), workers, config.maxBodyBytes(),
+                config.inlinePointRequests(), ops.requests(), ops.accessLog());
     }
 
     /**
@@ -236,6 +249,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
         return (int) Math.min(Integer.MAX_VALUE, (long) maxBodyBytes + Entry.MAX_KEY_BYTES + EntryFormat.HEADER_SIZE);
     }
 
+    /** Request counters with this server's endpoint labels ({@code entity}, {@code internal_batch}, ...). */
+    public static RequestMetrics newRequestMetrics() {
+        return new RequestMetrics(Endpoints.NAMES, Endpoints.CLIENT);
+    }
+
     private static long remainingNanos(long deadline) {
         return Math.max(0, deadline - System.nanoTime());
     }
@@ -246,13 +264,18 @@ public final class RingbaseHttpServer implements AutoCloseable {
         private final ThreadPoolExecutor workers;
         private final int maxBodyBytes;
         private final boolean inlinePointRequests;
+        private final RequestMetrics metrics;
+        private final boolean accessLog;
         private final Object idleLock = new Object();
         private int inFlight; // guarded by idleLock
         volatile boolean stopping;
         private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
 
-        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests) {
+        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
+               RequestMetrics metrics, boolean accessLog) {
             this.api = api;
+            this.metrics = metrics;
+            this.accessLog = accessLog;
             this.workers = workers;
             this.maxBodyBytes = maxBodyBytes;
             this.inlinePointRequests = inlinePointRequests;
@@ -265,6 +288,16 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
         Router api() {
             return api;
+        }
+
+        /** Whether every request is logged on the access logger. */
+        boolean accessLog() {
+            return accessLog;
+        }
+
+        /** Where requests are counted, or {@code null} when metrics are off. */
+        RequestMetrics metrics() {
+            return metrics;
         }
 
         /** Whether point requests may run on the event loop that read them. */

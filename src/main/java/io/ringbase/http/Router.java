@@ -11,7 +11,8 @@ import java.io.IOException;
 
 /**
  * Sends each request to the API that owns its path: the node-to-node {@link InternalApi}
- * ({@code /internal/v0/}), the {@link AdminApi} ({@code /v0/admin/}) or the public {@link EntityApi}.
+ * ({@code /internal/v0/}), the {@link AdminApi} ({@code /v0/admin/}), the {@link OpsApi} (health and
+ * readiness checks) or the public {@link EntityApi}; an unknown path is {@link NotFoundException}.
  * Parses the request target once. Stateless and thread-safe.
  */
 final class Router {
@@ -19,12 +20,14 @@ final class Router {
     private final EntityApi entities;
     private final InternalApi internal;
     private final AdminApi admin;
+    private final OpsApi ops;
     private final StorageEngine engine;
 
-    Router(EntityApi entities, InternalApi internal, AdminApi admin, StorageEngine engine) {
+    Router(EntityApi entities, InternalApi internal, AdminApi admin, OpsApi ops, StorageEngine engine) {
         this.entities = entities;
         this.internal = internal;
         this.admin = admin;
+        this.ops = ops;
         this.engine = engine;
     }
 
@@ -38,6 +41,9 @@ final class Router {
      */
     boolean runsInline(Request request) {
         String uri = request.uri();
+        if (isPath(uri, OpsApi.HEALTH) || isPath(uri, OpsApi.READY)) {
+            return true; // no I/O; a load balancer's check should not wait behind a full worker queue
+        }
         if (!isPath(uri, EntityApi.Route.ENTITY.path) && !isPath(uri, InternalProtocol.ENTRY)
                 && !isPath(uri, InternalProtocol.BATCH) && !isPath(uri, InternalProtocol.PING)) {
             return false;
@@ -85,8 +91,8 @@ final class Router {
      * @throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException as the APIs do
      */
     Outcome handle(Request request, boolean mayWait)
-            throws BadRequestException, MethodNotAllowedException, ForbiddenException, PayloadTooLargeException,
-            QuorumException, IOException {
+            throws BadRequestException, NotFoundException, MethodNotAllowedException, ForbiddenException,
+            PayloadTooLargeException, QuorumException, IOException {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
@@ -95,7 +101,10 @@ final class Router {
             return internal.handle(request, path, query, mayWait);
         }
         if (AdminApi.owns(path)) {
-            return admin.handle(request.method(), path, query);
+            return admin.handle(request, path, query);
+        }
+        if (OpsApi.owns(path)) {
+            return ops.handle(request.method(), path);
         }
         return entities.handle(request.method(), path, query, request.content());
     }

@@ -6,6 +6,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.client.RemoteRepairPeer;
+import io.ringbase.cluster.client.PeerCallStats;
 import io.ringbase.cluster.client.RemoteReplica;
 import io.ringbase.cluster.client.ReplicaClient;
 import io.ringbase.cluster.client.RequestSigner;
@@ -19,8 +20,16 @@ import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.http.ClusterContext;
 import io.ringbase.http.HttpServerConfig;
+import io.ringbase.http.AdminControl;
+import io.ringbase.http.NodeReports;
+import io.ringbase.http.Operations;
+import io.ringbase.metrics.NodeMetrics;
+import io.ringbase.metrics.RequestMetrics;
+import io.ringbase.status.NodeStatus;
+import io.ringbase.status.StatusPage;
 import io.ringbase.http.RepairControl;
 import io.ringbase.http.RingbaseHttpServer;
 import io.ringbase.storage.LsmEngine;
@@ -55,9 +64,12 @@ public final class Node implements AutoCloseable {
      * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
      * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
      * @param clock            the clock bound ({@code --max-clock-offset}) and a test-only skew
+     * @param metrics          whether requests are counted and {@code /metrics} served (default true)
+     * @param accessLog        whether every request is logged on {@code io.ringbase.access} (default false)
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                         byte[] clusterSecret, HintOptions hints, ClockOptions clock) {
+                         byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics,
+                         boolean accessLog) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
@@ -65,14 +77,25 @@ public final class Node implements AutoCloseable {
             java.util.Objects.requireNonNull(clock, "clock");
         }
 
-        /** A config with the default clock options ({@link ClockOptions#defaults()}). */
+        /** A config with the default clock options ({@link ClockOptions#defaults()}), metrics on and no access log. */
         public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                       byte[] clusterSecret, HintOptions hints) {
-            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, ClockOptions.defaults());
+            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, ClockOptions.defaults(), true, false);
         }
 
+        /** This config with other clock options. */
         public Config withClock(ClockOptions clock) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog);
+        }
+
+        /** This config with metrics on or off. */
+        public Config withMetrics(boolean on) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog);
+        }
+
+        /** This config with the access log on or off. */
+        public Config withAccessLog(boolean on) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on);
         }
     }
 
@@ -89,6 +112,10 @@ public final class Node implements AutoCloseable {
     private final Coordinator coordinator;
     private final HintedHandoff hints;
     private final AntiEntropyRepair repair;
+    private final RequestMetrics requests;
+    private final NodeMetrics metrics;
+    private final NodeStatus status;
+    private final StatusPage page;
     private int port;
 
     private Node(Config config) throws IOException {
@@ -114,7 +141,11 @@ public final class Node implements AutoCloseable {
             coordinator = null;
             hints = null;
             repair = null;
-            server = new RingbaseHttpServer(config.http(), engine, clock);
+            requests = config.metrics() ? RingbaseHttpServer.newRequestMetrics() : null;
+            metrics = config.metrics() ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, null) : null;
+            status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, null);
+            page = new StatusPage(status, List.of());
+            server = new RingbaseHttpServer(config.http(), engine, clock, null, null, operations(config));
             return;
         }
         RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
@@ -140,7 +171,8 @@ public final class Node implements AutoCloseable {
         hints.start();
         coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background);
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
-        scheduler.scheduleWithFixedDelay(() -> probeDown(replicas, liveness), Liveness.PROBE_INTERVAL_MS,
+        scheduler.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self()),
+                Liveness.PROBE_INTERVAL_MS,
                 Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         RepairSource repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
         List<RepairPeer> peers = new ArrayList<>();
@@ -162,8 +194,85 @@ public final class Node implements AutoCloseable {
                 return repair.toJson();
             }
         };
+        requests = config.metrics() ? RingbaseHttpServer.newRequestMetrics() : null;
+        ClusterFigures figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
+        metrics = config.metrics() ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, figures) : null;
+        status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, figures);
+        List<String> others = new ArrayList<>();
+        for (NodeId n : topology.nodes()) {
+            if (!n.equals(topology.self())) {
+                others.add(n.toString());
+            }
+        }
+        page = new StatusPage(status, others);
         server = new RingbaseHttpServer(config.http(), engine, clock,
-                new ClusterContext(coordinator, signer, control, repairSource), ioGroup);
+                new ClusterContext(coordinator, signer, control, repairSource), ioGroup, operations(config));
+    }
+
+    private static String dataDirName(Config config) {
+        return config.storage().dataDir().toAbsolutePath().normalize().toString();
+    }
+
+    /** Metrics, reports and admin control for the HTTP API; admin requests are signed when there is a secret. */
+    private Operations operations(Config config) {
+        RequestSigner adminSigner = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
+        return new Operations(requests, reports(), new Admin(), adminSigner, config.accessLog());
+    }
+
+    /** Flush, compaction and snapshots of this node's engine for {@code /v0/admin/}. */
+    private final class Admin implements AdminControl {
+        @Override
+        public String flush() throws IOException {
+            engine.flush();
+            return "{\"flushed\":true,\"sstables\":" + engine.tableCount() + "}";
+        }
+
+        @Override
+        public String compact() throws IOException {
+            int merged = engine.compactAll();
+            return "{\"merged\":" + merged + ",\"sstables\":" + engine.tableCount() + "}";
+        }
+
+        @Override
+        public String snapshot(String name) throws IOException {
+            LsmEngine.Snapshot snap;
+            try {
+                snap = engine.snapshot(name);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                throw new IllegalArgumentException("snapshot '" + name + "' already exists: " + e.getFile());
+            }
+            log.info("snapshot {}: {} SSTables, {} bytes in {}", name, snap.sstables(), snap.bytes(), snap.dir());
+            StringBuilder out = new StringBuilder("{\"name\":");
+            io.ringbase.status.Json.quote(out, name).append(",\"dir\":");
+            io.ringbase.status.Json.quote(out, snap.dir().toAbsolutePath().normalize().toString());
+            return out.append(",\"sstables\":").append(snap.sstables()).append(",\"bytes\":").append(snap.bytes())
+                    .append('}').toString();
+        }
+    }
+
+    /** What the HTTP API serves about this node: metrics (unless off), status, the status page. */
+    private NodeReports reports() {
+        return new NodeReports() {
+            @Override
+            public byte[] metrics() {
+                return metrics == null ? null : metrics.scrape();
+            }
+
+            @Override
+            public String metricsContentType() {
+                return NodeMetrics.CONTENT_TYPE;
+            }
+
+            @Override
+            public String statusJson() {
+                return status.json();
+            }
+
+            @Override
+            public String statusPage() {
+                return page.render();
+            }
+        };
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -172,35 +281,70 @@ public final class Node implements AutoCloseable {
         return t;
     }
 
-    /** Probes every node marked down; an answer marks it up again. */
-    private static void probeDown(List<Replica> replicas, Liveness liveness) {
+    /** A peer that answered nothing for this long is probed even while believed up (ms). */
+    static final long IDLE_PROBE_AFTER_MS = 1_000;
+
+    /**
+     * Probes every node marked down, and every node believed up that has not answered any call for
+     * {@link #IDLE_PROBE_AFTER_MS}: an answer marks it up, an unreachable one down. So the failure
+     * detector (and {@code /ready}, the status page) notices a dead peer without client traffic.
+     */
+    private static void probePeers(List<Replica> replicas, Liveness liveness, PeerCallStats stats, NodeId self) {
+        long now = System.currentTimeMillis();
         for (Replica r : replicas) {
-            if (!liveness.isUp(r.node())) {
-                r.probe().whenComplete((v, failure) -> {
-                    if (failure == null) {
-                        log.info("node {} answers again", r.node());
-                        liveness.markUp(r.node());
-                    }
-                });
+            if (r.node().equals(self)) {
+                continue;
             }
+            boolean up = liveness.isUp(r.node());
+            if (up && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
+                continue;
+            }
+            r.probe().whenComplete((v, failure) -> {
+                if (failure == null) {
+                    if (!liveness.isUp(r.node())) {
+                        log.info("node {} answers again", r.node());
+                    }
+                    liveness.markUp(r.node());
+                } else if (up && unwrap(failure) instanceof ReplicaException.Unreachable) {
+                    log.warn("node {} is unreachable", r.node());
+                    liveness.markDown(r.node(), System.currentTimeMillis());
+                }
+            });
         }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     /**
      * Opens the engine and starts serving.
      *
-     * @throws IOException if the engine cannot be opened (damaged files, locked directory)
-     * @throws RuntimeException from the bind (port in use), after closing what was opened
+     * @throws IOException if the engine cannot be opened (damaged files: {@link io.ringbase.storage.CorruptionException};
+     *         a locked directory: {@link io.ringbase.storage.manifest.DirectoryLockedException})
+     * @throws ListenException if the HTTP port cannot be bound (in use), after closing what was opened
      */
     public static Node start(Config config) throws IOException {
         Node node = new Node(config);
         try {
             node.port = node.server.start();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the bind's checked exception unchecked
             node.close();
-            throw e;
+            throw new ListenException(config.http().host() + ":" + config.http().port(), e);
         }
         return node;
+    }
+
+    /**
+     * This node's URL: its {@code --self} in a cluster; for a single node {@code http://host:port} with
+     * the bound port ({@code localhost} for a wildcard address).
+     */
+    public String url() {
+        if (config.topology().size() > 1) {
+            return config.topology().self().toString();
+        }
+        String host = config.http().host();
+        return "http://" + (host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host) + ":" + port;
     }
 
     /** The bound HTTP port. */

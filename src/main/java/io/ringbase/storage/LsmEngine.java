@@ -10,9 +10,11 @@ import io.ringbase.storage.compaction.TableInfo;
 import io.ringbase.storage.manifest.DataDirectory;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.manifest.Manifest;
+import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
+import io.ringbase.storage.wal.WalStats;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import io.ringbase.storage.wal.WalWriter;
 import java.io.IOException;
@@ -27,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -87,6 +90,18 @@ public final class LsmEngine implements StorageEngine {
 
     private final AtomicBoolean compactionQueued = new AtomicBoolean();
 
+    // Figures for stats(): counted off the write path (flusher, compactor, stalled writers)
+    private final WalStats walStats = new WalStats();
+    private final LongAdder flushes = new LongAdder();
+    private final LongAdder flushBytesIn = new LongAdder();
+    private final LongAdder flushBytesOut = new LongAdder();
+    private final LongAdder compactions = new LongAdder();
+    private final LongAdder compactionBytesIn = new LongAdder();
+    private final LongAdder compactionBytesOut = new LongAdder();
+    private final LongAdder writeStalls = new LongAdder();
+    private final LongAdder writeStallNanos = new LongAdder();
+    private final LongAdder backgroundErrors = new LongAdder();
+
     private volatile View view;      // replaced under stateLock; the engine holds one reference to it
     private volatile WalWriter wal;  // replaced under switchLock's write side; read freely
     private NewSegment spare;        // the next WAL segment, created ahead; guarded by this
@@ -117,7 +132,7 @@ public final class LsmEngine implements StorageEngine {
             Recovery.Result recovered = Recovery.run(dir, options.memtableBytes());
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
             engine.wal = WalWriter.create(FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
-                    options.walSyncIntervalMs());
+                    options.walSyncIntervalMs(), engine.walStats);
             Memtable first = engine.newMemtable();
             engine.view = new View(first, recovered.walNumber(), List.of(), recovered.tables());
             first.release(); // views hold memtables: the slabs go with the last view that holds them
@@ -233,8 +248,17 @@ public final class LsmEngine implements StorageEngine {
      * has not yet).
      */
     private void makeRoom(Memtable full, long deadlineNanos) throws IOException {
-        awaitFlushes(() -> !view.immutables().isEmpty() && view.active() == full && !closing, deadlineNanos,
-                "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
+        boolean stalls = !view.immutables().isEmpty() && view.active() == full; // for stats only
+        long started = stalls ? System.nanoTime() : 0;
+        try {
+            awaitFlushes(() -> !view.immutables().isEmpty() && view.active() == full && !closing, deadlineNanos,
+                    "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
+        } finally {
+            if (stalls) {
+                writeStalls.increment();
+                writeStallNanos.add(System.nanoTime() - started);
+            }
+        }
         if (view.active() == full) {
             switchTo(takeSpare(true), full);
         }
@@ -370,7 +394,8 @@ public final class LsmEngine implements StorageEngine {
     private NewSegment newSegment() throws IOException {
         long walNumber = files.nextNumber();
         return new NewSegment(walNumber,
-                WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs()));
+                WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs(),
+                        walStats));
     }
 
     // ---------------------------------------------------------------- reads
@@ -470,6 +495,34 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
+    @Override
+    public String unwritableReason() {
+        if (closing) {
+            return "storage engine is closed";
+        }
+        IOException failure = wal.failure();
+        return failure == null ? null : "WAL segment " + wal.path().getFileName() + " failed: " + failure.getMessage();
+    }
+
+    /**
+     * The engine's figures now, for metrics and the status page: memtable bytes, live SSTables by
+     * size tier, flush, compaction and WAL counters, write stalls and disk errors. Takes no lock the
+     * write path takes; the counters are read one by one, so they may be a moment apart.
+     */
+    public EngineStats stats() {
+        List<TableInfo> tables = view.tables().stream()
+                .map(t -> new TableInfo(t.number(), t.reader().fileBytes())).toList();
+        List<EngineStats.Tier> tiers = new ArrayList<>();
+        for (List<TableInfo> tier : picker.tiers(tables)) {
+            tiers.add(new EngineStats.Tier(tiers.size(), tier.size(),
+                    tier.stream().mapToLong(TableInfo::sizeBytes).sum()));
+        }
+        return new EngineStats(memtableBytes(), tiers, flushes.sum(), flushBytesIn.sum(), flushBytesOut.sum(),
+                compactions.sum(), compactionBytesIn.sum(), compactionBytesOut.sum(), walStats.appends(),
+                walStats.appendedBytes(), walStats.writes(), walStats.syncs(), walStats.syncNanos(), writeStalls.sum(),
+                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures());
+    }
+
     /** Number of live SSTables. */
     public int tableCount() {
         return view.tables().size();
@@ -536,6 +589,7 @@ public final class LsmEngine implements StorageEngine {
             try {
                 flushOne(imms.getFirst());
             } catch (IOException | RuntimeException | Error e) {
+                backgroundErrors.increment();
                 log.error("flush of WAL segment {} failed; retrying in 1 s (writes stall once the next memtable fills)",
                         imms.getFirst().walNumber(), e);
                 try {
@@ -568,7 +622,10 @@ public final class LsmEngine implements StorageEngine {
             publishLock.unlock();
         }
         Files.deleteIfExists(FileNames.wal(dir.path(), frozen.walNumber()));
+        flushes.increment();
+        flushBytesIn.add(memtableBytes);
         if (table != null) {
+            flushBytesOut.add(table.reader().fileBytes());
             log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", memtableBytes,
                     table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -639,9 +696,96 @@ public final class LsmEngine implements StorageEngine {
                 log.info("compaction aborted for shutdown");
                 return;
             } catch (IOException | RuntimeException e) {
+                backgroundErrors.increment();
                 log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
                 return;
             }
+        }
+    }
+
+    /**
+     * Takes a snapshot named {@code name}, as Cassandra's {@code nodetool snapshot}: flushes, then, under
+     * {@code publishLock} (so no flush or compaction changes the live tables meanwhile), hard-links every
+     * live SSTable into {@code <data-dir>/snapshots/<name>/} and writes a manifest there naming exactly
+     * those tables, with nothing to replay (no WAL segment is part of a snapshot). The directory is
+     * then a complete data directory as of the flush: a node started on a copy of it serves that data.
+     * SSTables are immutable, so a link shares the file with the live directory at no cost until
+     * compaction deletes the original.
+     *
+     * @return the snapshot's directory and tables
+     * @throws IllegalArgumentException if {@code name} is not a valid snapshot name
+     * @throws java.nio.file.FileAlreadyExistsException if a snapshot of that name exists
+     */
+    public Snapshot snapshot(String name) throws IOException {
+        Path target = FileNames.snapshot(dir.path(), name);
+        flush();
+        publishLock.lock();
+        try {
+            Files.createDirectories(target.getParent());
+            Files.createDirectory(target);
+            List<Long> numbers = new ArrayList<>();
+            long bytes = 0;
+            for (LiveTable t : view.tables()) {
+                Files.createLink(FileNames.sstable(target, t.number()), FileNames.sstable(dir.path(), t.number()));
+                numbers.add(t.number());
+                bytes += t.reader().fileBytes();
+            }
+            numbers.sort(null);
+            long next = files.peekNextNumber();
+            Manifest.write(target, new ManifestState(next, next, numbers)); // fsyncs the file and the directory
+            DataDirectory.fsync(target.getParent());
+            return new Snapshot(target, numbers.size(), bytes);
+        } finally {
+            publishLock.unlock();
+        }
+    }
+
+    /**
+     * A snapshot taken by {@link #snapshot}.
+     *
+     * @param dir      its directory
+     * @param sstables SSTables linked into it
+     * @param bytes    their size, bytes
+     */
+    public record Snapshot(Path dir, int sstables, long bytes) {
+    }
+
+    /**
+     * Merges every live SSTable into one (a major compaction, as Cassandra's {@code nodetool compact}):
+     * on the compaction thread, after any compaction under way, with the usual rules for dropping
+     * tombstones and expired entries. Waits for it.
+     *
+     * @return how many tables were merged (0 if there were none)
+     * @throws IOException if the compaction failed (the tables stay as they were) or the engine closed
+     */
+    public int compactAll() throws IOException {
+        java.util.concurrent.Future<Integer> done;
+        try {
+            done = compactor.submit(() -> {
+                View v = view;
+                Set<Long> all = new java.util.HashSet<>();
+                for (LiveTable t : v.tables()) {
+                    all.add(t.number());
+                }
+                if (!all.isEmpty()) {
+                    compact(v, all);
+                }
+                return all.size();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new IOException("storage engine is closed");
+        }
+        try {
+            return done.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a compaction");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                backgroundErrors.increment();
+                throw io;
+            }
+            throw new IOException("compaction failed", e.getCause());
         }
     }
 
@@ -688,6 +832,9 @@ public final class LsmEngine implements StorageEngine {
         } finally {
             publishLock.unlock();
         }
+        compactions.increment();
+        compactionBytesIn.add(inputBytes);
+        compactionBytesOut.add(output == null ? 0 : output.reader().fileBytes());
         for (long n : pick) {
             // Readers that still iterate the old tables keep their mappings until the GC unmaps them.
             Files.deleteIfExists(FileNames.sstable(dir.path(), n));

@@ -93,6 +93,15 @@ public interface StorageEngine extends Closeable {
      */
     CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) throws IOException;
 
+    /**
+     * Why this engine cannot take writes now, for a readiness check: {@code null} when it can, else a
+     * short reason for operators (closed, or its WAL failed a write or fsync and refuses every append
+     * until the node restarts). The default is {@code null}.
+     */
+    default String unwritableReason() {
+        return null;
+    }
+
     /** Writes the memtable to an SSTable and waits for it (used by graceful shutdown and tests). */
     void flush() throws IOException;
 

@@ -169,9 +169,10 @@ class EntityEndpointTest {
     }
 
     @Test
-    void unknownPathIs400() throws Exception {
-        for (String p : new String[] {"/", "/v0", "/v0/entity/x?id=a", "/v1/entity?id=a", "/v0/Entity?id=a"}) {
-            assertThat(http.get(p).statusCode()).as(p).isEqualTo(400);
+    void unknownPathIs404() throws Exception {
+        for (String p : new String[] {"/nope", "/v0", "/v0/entity/x?id=a", "/v1/entity?id=a", "/v0/Entity?id=a",
+                "/v0/admin/nope", "/internal/v0/nope"}) {
+            assertThat(http.get(p).statusCode()).as(p).isEqualTo(404);
         }
     }
 
@@ -301,7 +302,7 @@ class EntityEndpointTest {
                 assertThat(got.status()).isEqualTo(200);
                 assertThat(got.bodyText()).isEqualTo(Integer.toString(i));
             }
-            assertThat(raw.read().status()).isEqualTo(400);
+            assertThat(raw.read().status()).isEqualTo(404);
         }
     }
 

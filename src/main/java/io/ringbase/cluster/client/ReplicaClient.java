@@ -97,6 +97,7 @@ public final class ReplicaClient implements AutoCloseable {
     private final Bootstrap bootstrap;
     /** Per node, one pool per event loop (by index in {@link #loops}). */
     private final ConcurrentHashMap<NodeId, FixedChannelPool[]> pools = new ConcurrentHashMap<>();
+    private final PeerCallStats stats = new PeerCallStats();
     private volatile boolean closed;
 
     /**
@@ -158,7 +159,8 @@ public final class ReplicaClient implements AutoCloseable {
      * @param body   request body (may be empty), not copied: do not change it afterwards
      */
     public CompletableFuture<Response> send(NodeId node, HttpMethod method, String uri, byte[] body) {
-        Call call = new Call(node);
+        Call call = new Call(node, stats.of(node));
+        call.stats.calls.increment();
         if (closed) {
             call.result.completeExceptionally(new ReplicaException.Failed(node, "client closed", null));
             return call.result;
@@ -295,27 +297,42 @@ public final class ReplicaClient implements AutoCloseable {
         }
     }
 
+    /** Calls made to each node and how they ended. */
+    public PeerCallStats stats() {
+        return stats;
+    }
+
     /** One request/response exchange. */
     private static final class Call {
         final NodeId node;
+        final PeerCallStats.Counters stats;
         final CompletableFuture<Response> result = new CompletableFuture<>();
         final AtomicBoolean released = new AtomicBoolean();
         volatile Channel channel;
         volatile FixedChannelPool pool;
         volatile ScheduledFuture<?> timer;
 
-        Call(NodeId node) {
+        Call(NodeId node, PeerCallStats.Counters stats) {
             this.node = node;
+            this.stats = stats;
         }
 
         boolean succeed(Response r) {
             cancelTimer();
-            return result.complete(r);
+            boolean first = result.complete(r);
+            if (first) {
+                stats.answered();
+            }
+            return first;
         }
 
         boolean fail(Throwable t) {
             cancelTimer();
-            return result.completeExceptionally(t);
+            boolean first = result.completeExceptionally(t);
+            if (first) {
+                stats.failed(t);
+            }
+            return first;
         }
 
         private void cancelTimer() {

@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A simple failure detector: a node is down from a call that found it unreachable until a call (or a
  * probe) to it succeeds. It is a belief, used to order and skip replicas; the {@link Coordinator}
  * probes believed-down replicas before it refuses a request for want of them
- * ({@link QuorumException.Unavailable}). A prober calls down nodes every {@link #PROBE_INTERVAL_MS} so
- * they come back without client traffic. Thread-safe, lock-free.
+ * ({@link QuorumException.Unavailable}). A prober ({@code server.Node}) calls, every
+ * {@link #PROBE_INTERVAL_MS}, the nodes believed down and those that have answered nothing for a second,
+ * so nodes come back, and dead ones are noticed, without client traffic. Thread-safe, lock-free.
  */
 public final class Liveness {
 

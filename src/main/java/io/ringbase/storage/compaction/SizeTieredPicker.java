@@ -27,6 +27,28 @@ public final class SizeTieredPicker {
      *         or an empty list if nothing needs compacting
      */
     public List<Long> pick(List<TableInfo> tables) {
+        List<List<TableInfo>> tiers = tiers(tables);
+        List<TableInfo> best = null;
+        double bestAvg = Double.MAX_VALUE;
+        for (List<TableInfo> candidate : tiers) {
+            if (candidate.size() < options.minThreshold()) {
+                continue;
+            }
+            List<TableInfo> trimmed = candidate.subList(0, Math.min(candidate.size(), options.maxThreshold()));
+            double avg = trimmed.stream().mapToLong(TableInfo::sizeBytes).average().orElse(0);
+            if (avg < bestAvg) {
+                bestAvg = avg;
+                best = trimmed;
+            }
+        }
+        return best == null ? List.of() : best.stream().map(TableInfo::number).toList();
+    }
+
+    /**
+     * The tiers {@link #pick} chooses from: {@code tables} grouped by similar size, smallest tier first,
+     * each tier's tables smallest first. Also what metrics report as SSTables per tier.
+     */
+    public List<List<TableInfo>> tiers(List<TableInfo> tables) {
         List<TableInfo> sorted = new ArrayList<>(tables);
         sorted.sort(Comparator.comparingLong(TableInfo::sizeBytes).thenComparingLong(TableInfo::number));
         List<List<TableInfo>> tiers = new ArrayList<>();
@@ -49,19 +71,6 @@ public final class SizeTieredPicker {
         if (!tier.isEmpty()) {
             tiers.add(tier);
         }
-        List<TableInfo> best = null;
-        double bestAvg = Double.MAX_VALUE;
-        for (List<TableInfo> candidate : tiers) {
-            if (candidate.size() < options.minThreshold()) {
-                continue;
-            }
-            List<TableInfo> trimmed = candidate.subList(0, Math.min(candidate.size(), options.maxThreshold()));
-            double avg = trimmed.stream().mapToLong(TableInfo::sizeBytes).average().orElse(0);
-            if (avg < bestAvg) {
-                bestAvg = avg;
-                best = trimmed;
-            }
-        }
-        return best == null ? List.of() : best.stream().map(TableInfo::number).toList();
+        return tiers;
     }
 }

@@ -36,7 +36,8 @@ public final class DataDirectory implements AutoCloseable {
     /**
      * Creates {@code dir} if needed and locks it.
      *
-     * @throws IOException if another process holds the lock, naming the directory
+     * @throws DirectoryLockedException if another process holds the lock
+     * @throws IOException if the directory cannot be created or its lock file opened
      */
     public static DataDirectory lock(Path dir) throws IOException {
         Files.createDirectories(dir);
@@ -49,7 +50,7 @@ public final class DataDirectory implements AutoCloseable {
         }
         if (lock == null) {
             ch.close();
-            throw new IOException("data directory " + dir.toAbsolutePath() + " is in use by another Ringbase process");
+            throw new DirectoryLockedException(dir);
         }
         return new DataDirectory(dir, ch, lock);
     }

@@ -14,6 +14,10 @@ public final class FileNames {
     public static final String LOCK = "LOCK";
     public static final String MANIFEST = "MANIFEST";
     public static final String MANIFEST_TMP = "MANIFEST.tmp";
+    /** Subdirectory of the data directory that holds snapshots, one directory per name. */
+    public static final String SNAPSHOTS = "snapshots";
+
+    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}");
 
     /** What a file in the data directory is. */
     public enum Kind { WAL, SSTABLE, TEMPORARY, MANIFEST, LOCK }
@@ -48,6 +52,20 @@ public final class FileNames {
 
     public static Path manifestTmp(Path dir) {
         return dir.resolve(MANIFEST_TMP);
+    }
+
+    /**
+     * The directory of snapshot {@code name}: {@code <dir>/snapshots/<name>}.
+     *
+     * @throws IllegalArgumentException unless the name is 1 to 64 of {@code A-Z a-z 0-9 . _ -}, not
+     *                                  starting with a dot
+     */
+    public static Path snapshot(Path dir, String name) {
+        if (!SNAPSHOT_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("snapshot name '" + name + "' must be 1 to 64 of A-Z a-z 0-9 . _ - "
+                    + "and not start with a dot");
+        }
+        return dir.resolve(SNAPSHOTS).resolve(name);
     }
 
     public static Path lock(Path dir) {

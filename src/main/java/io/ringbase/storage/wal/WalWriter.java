@@ -96,6 +96,7 @@ public final class WalWriter implements Closeable {
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Waiter> writers = new ArrayDeque<>(); // guarded by lock
     private final Thread syncer;
+    private final WalStats stats;
 
     private boolean closed; // guarded by lock
     private volatile IOException failure;
@@ -110,8 +111,10 @@ public final class WalWriter implements Closeable {
     private final CRC32C crc = new CRC32C();
     private final List<Waiter> batch = new ArrayList<>();
 
-    private WalWriter(Path path, FileChannel channel, WalSyncPolicy policy, long periodicSyncIntervalMs) {
+    private WalWriter(Path path, FileChannel channel, WalSyncPolicy policy, long periodicSyncIntervalMs,
+                      WalStats stats) {
         this.path = path;
+        this.stats = stats;
         this.channel = channel;
         this.policy = policy;
         this.syncIntervalNanos = TimeUnit.MILLISECONDS.toNanos(periodicSyncIntervalMs);
@@ -137,7 +140,17 @@ public final class WalWriter implements Closeable {
      */
     public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs)
             throws IOException {
+        return create(file, policy, periodicSyncIntervalMs, new WalStats());
+    }
+
+    /**
+     * {@link #create(Path, WalSyncPolicy, long)}, counting appends, fsyncs and failures in {@code stats}
+     * (shared by the segments of one engine).
+     */
+    public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs, WalStats stats)
+            throws IOException {
         Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(stats, "stats");
         Objects.requireNonNull(policy, "policy");
         if (periodicSyncIntervalMs <= 0) {
             throw new IllegalArgumentException("periodicSyncIntervalMs must be positive: " + periodicSyncIntervalMs);
@@ -159,7 +172,7 @@ public final class WalWriter implements Closeable {
             }
             throw e;
         }
-        WalWriter writer = new WalWriter(file, channel, policy, periodicSyncIntervalMs);
+        WalWriter writer = new WalWriter(file, channel, policy, periodicSyncIntervalMs, stats);
         if (writer.syncer != null) {
             writer.syncer.start();
         }
@@ -214,6 +227,14 @@ public final class WalWriter implements Closeable {
     /** Bytes written to the file so far (segment header included); records still queued are not counted. */
     public long sizeBytes() {
         return sizeBytes;
+    }
+
+    /**
+     * The failure that made this segment unusable (a failed {@code write()} or fsync), or {@code null}
+     * while it takes appends.
+     */
+    public IOException failure() {
+        return failure;
     }
 
     /** The segment file. */
@@ -361,6 +382,7 @@ public final class WalWriter implements Closeable {
         }
         if (error != null && failure == null) {
             failure = error;
+            stats.failed();
         }
         for (Waiter w : batch) {
             writers.pollFirst();
@@ -392,9 +414,11 @@ public final class WalWriter implements Closeable {
             return;
         }
         int offset = 0;
+        int records = 0;
         for (Waiter w : batch) {
             if (w.key != null) {
                 offset = encode(w, seg, buf, offset);
+                records++;
             }
         }
         buf.limit(offset).position(0);
@@ -404,6 +428,7 @@ public final class WalWriter implements Closeable {
         writeCalls++;
         sizeBytes += offset;
         unsynced = true;
+        stats.written(records, offset);
     }
 
     /** Writes one record at {@code offset}; returns the offset past it. */
@@ -442,14 +467,17 @@ public final class WalWriter implements Closeable {
         writeCalls++;
         sizeBytes += headEnd + valueLength;
         unsynced = true;
+        stats.written(1, headEnd + valueLength);
     }
 
     /** The durability point: forces written records to stable storage. Never retried on failure. */
     private void fsync() throws IOException {
         unsynced = false;
+        long started = System.nanoTime();
         channel.force(false);
         syncCalls.incrementAndGet(); // from the syncer and from queue leaders
         lastSyncNanos = System.nanoTime();
+        stats.synced(lastSyncNanos - started);
     }
 
     /** PERIODIC only: fsyncs data left unsynced for an interval while no writer does it. */
@@ -484,6 +512,7 @@ public final class WalWriter implements Closeable {
         try {
             if (failure == null) {
                 failure = e;
+                stats.failed();
             }
         } finally {
             lock.unlock();

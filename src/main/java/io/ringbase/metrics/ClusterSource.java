@@ -1,0 +1,37 @@
+package io.ringbase.metrics;
+
+import io.ringbase.cluster.client.PeerCallStats;
+import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.repair.RepairStatus;
+import java.util.List;
+
+/**
+ * What metrics and the status page read of a cluster node's services; the node ({@code server.Node})
+ * implements it over its failure detector, replica client, hinted handoff, coordinator and repair.
+ * Every method is cheap and thread-safe.
+ */
+public interface ClusterSource {
+
+    /**
+     * One other node as this node sees it.
+     *
+     * @param url         its URL in {@code --cluster}
+     * @param up          whether the failure detector holds it up
+     * @param downSinceMs Unix ms since when it is held down, 0 while up
+     * @param calls       calls this node made to it and how they ended
+     */
+    record Peer(String url, boolean up, long downSinceMs, PeerCallStats.Snapshot calls) {
+    }
+
+    /** Every other node of the cluster, in {@code --cluster} order. */
+    List<Peer> peers();
+
+    /** Hinted handoff's counters and backlog. */
+    HintStats hints();
+
+    /** Read-repair writes started since the node started. */
+    long readRepairs();
+
+    /** Anti-entropy repair's state and progress. */
+    RepairStatus repair();
+}
