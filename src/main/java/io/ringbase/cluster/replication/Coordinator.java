@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  *       differ writes the newest back until {@code ack} replicas hold it before it answers (so quorum
  *       reads never go backwards: ABD); other reads repair the stale replicas in the background once
  *       every replica asked has answered, without delaying the response.</li>
+ *   <li><b>Quorum writes</b> ({@code ack > from/2}) read the key's version from {@code ack} replicas
+ *       first and write above it (ABD's two phases, see {@code quorumWrite}), so together with quorum
+ *       reads single-key operations are linearizable.</li>
  *   <li>Every version seen in a remote answer advances the node's {@link HybridLogicalClock}; an answer
  *       whose version the clock refuses as too far ahead of it ({@link ClockOffsetException}) counts as a
  *       failed answer.</li>
@@ -148,7 +151,79 @@ public final class Coordinator {
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
      */
     public CompletableFuture<Void> write(Entry entry, int ack, int from) {
+        if (isQuorum(ack, from)) {
+            return quorumWrite(entry, ack, from);
+        }
         return write(entry, ack, from, 1);
+    }
+
+    /**
+     * A quorum write in the two phases of ABD's multi-writer register (Attiya, Bar-Noy and Dolev, "Sharing
+     * memory robustly in message-passing systems", JACM 1995; Lynch and Shvartsman's multi-writer form):
+     * first the key's version is read from {@code ack} replicas and the clock observes it, so the write's
+     * version is above that of every write that completed before this one began (their quorums intersect
+     * the one read); then the entry is written, with its version raised above what was read if needed.
+     * A replica that answers the second phase with a newer version holds a concurrent write; the two may be
+     * ordered either way, so this write completes as ordered before it and is never written again under a
+     * newer version (which would make it take effect twice, after a read had seen the concurrent one).
+     *
+     * <p>Costs one more round trip than a plain write; what it buys is in docs/http-api.md, "Consistency".
+     * The first phase reads whole entries (there is no version-only replica read yet), so overwriting a
+     * large value moves the old one from up to {@code ack - 1} replicas.
+     */
+    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
+        List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
+        List<NodeId> up = up(targets);
+        if (up.size() < ack) {
+            return afterProbing(targets, ack, from, nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
+        }
+        return quorumWrite(entry, ack, from, targets, up);
+    }
+
+    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from, List<NodeId> targets,
+                                                List<NodeId> up) {
+        return versionsOf(entry.key(), ack, from, up).thenCompose(answers -> {
+            long newest = Long.MIN_VALUE;
+            for (Tally.Answer<Entry> a : answers) {
+                if (a.value() != null) {
+                    newest = Math.max(newest, a.value().version());
+                }
+            }
+            Entry versioned = newest < entry.version() ? entry
+                    : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
+            return write(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, false);
+        });
+    }
+
+    /**
+     * The first {@code ack} answers of {@code up} to a read of {@code key} (every remote version observed
+     * by the clock); fails as a read does when {@code ack} answers cannot be had.
+     */
+    private CompletableFuture<List<Tally.Answer<Entry>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
+        Tally<Entry> tally = new Tally<>(ack, from, up.size());
+        NodeId self = topology.self();
+        for (NodeId t : up) {
+            replica(t).read(key).whenComplete((e, failure) -> {
+                if (failure != null) {
+                    if (t.equals(self)) {
+                        log.error("local read failed", unwrap(failure));
+                        tally.failed(Tally.Kind.FAILED);
+                    } else {
+                        tally.failed(classify(t, failure));
+                    }
+                    return;
+                }
+                if (!t.equals(self)) {
+                    liveness.markUp(t);
+                    if (e != null && !observed(t, e.version())) {
+                        tally.failed(Tally.Kind.FAILED); // a version from a clock too far ahead is not used
+                        return;
+                    }
+                }
+                tally.answer(t, e);
+            });
+        }
+        return tally.result;
     }
 
     /** Times a coordinator re-versions a write that lost to a newer version it had not seen. */
@@ -158,13 +233,18 @@ public final class Coordinator {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
         List<NodeId> up = up(targets);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, nowUp -> write(entry, ack, from, attempt, targets, nowUp));
+            return afterProbing(targets, ack, from, nowUp -> write(entry, ack, from, attempt, targets, nowUp, true));
         }
-        return write(entry, ack, from, attempt, targets, up);
+        return write(entry, ack, from, attempt, targets, up, true);
     }
 
+    /**
+     * Sends {@code entry} to {@code up}, hints the other {@code targets}. With {@code reversion}, an ack
+     * answer holding a newer version makes the write be sent again under a newer version (up to
+     * {@link #MAX_WRITE_ATTEMPTS} in all); without, such an answer counts as an acknowledgement.
+     */
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
-                                          List<NodeId> up) {
+                                          List<NodeId> up, boolean reversion) {
         for (NodeId t : targets) {
             if (!up.contains(t)) {
                 hints.hint(t, entry);
@@ -204,13 +284,13 @@ public final class Coordinator {
             for (Tally.Answer<Long> a : answers) {
                 newest = Math.max(newest, a.value());
             }
-            if (newest == entry.version()) {
+            if (newest == entry.version() || !reversion) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             // An acking replica already held a newer version of the key: a write this coordinator's clock
             // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
-            // write came later in real time, so it must win: write it again above that version. Quorums
-            // intersect, so for quorum writes one of the ack answers always reveals such a version.
+            // write came later in real time, so it must win: write it again above that version. (Only for
+            // writes below a quorum, which promise no order: quorum writes read versions first instead.)
             // every answer's version was observed when it came (a remote one) or is this node's own
             Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
             if (attempt >= MAX_WRITE_ATTEMPTS) {
