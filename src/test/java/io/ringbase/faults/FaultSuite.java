@@ -42,6 +42,19 @@ public final class FaultSuite {
 
     /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
     static List<FaultResult> run(SuiteSettings settings) throws Exception {
+        // One suite at a time per machine: namespaces, addresses and the leftovers sweep are machine-wide,
+        // so a second build (another checkout) waits here instead of tearing down the first one's lab.
+        try (java.nio.channels.FileChannel lock = java.nio.channels.FileChannel.open(LOCK_FILE,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+             java.nio.channels.FileLock held = lock.lock()) {
+            return runLocked(settings);
+        }
+    }
+
+    /** The machine-wide lock file of {@link #run}. */
+    static final Path LOCK_FILE = Path.of("/run/ringbase-fault-suite.lock");
+
+    private static List<FaultResult> runLocked(SuiteSettings settings) throws Exception {
         Tools.ensure();
         Path out = settings.outputDir().toAbsolutePath();
         Files.createDirectories(out);
