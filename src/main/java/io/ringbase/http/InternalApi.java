@@ -168,6 +168,12 @@ final class InternalApi {
                         results.add(new ReplicaBatch.Written(stored));
                         answerBytes += 9;
                     }
+                    case ReplicaBatch.QueryVersion q -> {
+                        long version = LocalReplica.versionOf(engine, q.key());
+                        results.add(version == io.ringbase.cluster.replication.Replica.NO_VERSION
+                                ? new ReplicaBatch.Found(null) : new ReplicaBatch.Written(version));
+                        answerBytes += 9;
+                    }
                     case ReplicaBatch.Read r -> {
                         Entry found = engine.get(r.key());
                         long size = found == null ? 1 : 1 + EntryFormat.encodedSize(found);

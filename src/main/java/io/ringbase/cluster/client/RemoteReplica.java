@@ -46,6 +46,36 @@ public final class RemoteReplica implements Replica {
         return readAlone(key);
     }
 
+    @Override
+    public CompletableFuture<Long> version(byte[] key) {
+        CompletableFuture<Long> batched = batcher.version(key);
+        if (batched != null) {
+            return batched;
+        }
+        // off an event loop (or a key too large to batch): a batch of this one query
+        ReplicaBatch.QueryVersion query = new ReplicaBatch.QueryVersion(key);
+        return client.send(node, HttpMethod.POST, InternalProtocol.BATCH, ReplicaBatch.encodeOps(List.of(query)))
+                .thenApply(r -> {
+                    if (r.status() != 200) {
+                        throw failed("batch", r);
+                    }
+                    ReplicaBatch.Result answer;
+                    try {
+                        answer = ReplicaBatch.decodeResults(r.body(), 1).get(0);
+                    } catch (IllegalArgumentException e) {
+                        throw new CompletionException(new ReplicaException.Failed(node, "undecodable batch answer", e));
+                    }
+                    return switch (answer) {
+                        case ReplicaBatch.Written v -> v.version();
+                        case ReplicaBatch.Found f when f.entry() == null -> Replica.NO_VERSION;
+                        case ReplicaBatch.Failed f -> throw new CompletionException(
+                                new ReplicaException.Failed(node, "batch operation: " + f.reason(), null));
+                        default -> throw new CompletionException(
+                                new ReplicaException.Failed(node, "batch answer " + answer + " does not fit " + query, null));
+                    };
+                });
+    }
+
     /** One read in a request of its own. */
     private CompletableFuture<Entry> readAlone(byte[] key) {
         return client.send(node, HttpMethod.GET, InternalProtocol.ENTRY + "?id=" + InternalProtocol.hex(key), EMPTY)

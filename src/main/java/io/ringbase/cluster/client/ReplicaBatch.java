@@ -18,10 +18,12 @@ import java.util.List;
  * op       := kind u8 entry                 entry as in EntryFormat (docs/format.md, section 1)
  *   kind 'W' (0x57): write the entry (Replica#writeChecked)
  *   kind 'R' (0x52): read the entry's key; the rest of the entry is ignored (sent as a tombstone, version 0)
+ *   kind 'Q' (0x51): the version held for the entry's key (Replica#version), sent as 'R' is
  * response := result*                       one per op, in op order
- * result   := 'V' (0x56) version i64        a write's result (Replica#writeResult), little-endian
+ * result   := 'V' (0x56) version i64        a write's result (Replica#writeResult), or the version a
+ *                                           'Q' found (tombstones and expired entries included); little-endian
  *           | 'F' (0x46) entry              a read that found an entry (tombstones included)
- *           | 'N' (0x4E)                    a read that found nothing
+ *           | 'N' (0x4E)                    a read or 'Q' that found nothing
  *           | 'L' (0x4C)                    a read whose entry did not fit the answer's byte budget
  *                                           ({@link #MAX_ANSWER_BYTES}): ask for it alone
  *           | 'E' (0x45) len u16 reason     this operation failed (UTF-8 reason); the others stand
@@ -35,6 +37,7 @@ public final class ReplicaBatch {
 
     static final byte WRITE = 'W';
     static final byte READ = 'R';
+    static final byte QUERY_VERSION = 'Q';
     static final byte VERSION = 'V';
     static final byte FOUND = 'F';
     static final byte ABSENT = 'N';
@@ -56,7 +59,7 @@ public final class ReplicaBatch {
     }
 
     /** One operation of a batch. */
-    public sealed interface Op permits Write, Read {
+    public sealed interface Op permits Write, Read, QueryVersion {
     }
 
     /** Write {@code entry}; answered with a {@link Written}. */
@@ -65,6 +68,13 @@ public final class ReplicaBatch {
 
     /** Read {@code key}; answered with a {@link Found}. */
     public record Read(byte[] key) implements Op {
+    }
+
+    /**
+     * The version held for {@code key}; answered with a {@link Written} carrying it, or a {@link Found}
+     * of {@code null} if the replica holds nothing for the key. (The first phase of a quorum write.)
+     */
+    public record QueryVersion(byte[] key) implements Op {
     }
 
     /** The answer to one operation. */
@@ -97,7 +107,11 @@ public final class ReplicaBatch {
         MemorySegment seg = MemorySegment.ofArray(out);
         long p = 0;
         for (Op op : ops) {
-            out[(int) p++] = op instanceof Write ? WRITE : READ;
+            out[(int) p++] = switch (op) {
+                case Write w -> WRITE;
+                case Read r -> READ;
+                case QueryVersion q -> QUERY_VERSION;
+            };
             p = EntryFormat.write(entryOf(op), seg, p);
         }
         return out;
@@ -123,6 +137,7 @@ public final class ReplicaBatch {
             ops.add(switch (kind) {
                 case WRITE -> new Write(e);
                 case READ -> new Read(e.key());
+                case QUERY_VERSION -> new QueryVersion(e.key());
                 default -> throw new IllegalArgumentException("unknown batch op kind " + (kind & 0xff) + " at " + (p - size - 1));
             });
         }
@@ -231,6 +246,7 @@ public final class ReplicaBatch {
         return switch (op) {
             case Write w -> w.entry();
             case Read r -> Entry.tombstone(r.key(), 0);
+            case QueryVersion q -> Entry.tombstone(q.key(), 0);
         };
     }
 }

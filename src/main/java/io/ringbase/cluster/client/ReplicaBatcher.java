@@ -72,6 +72,20 @@ final class ReplicaBatcher {
         return f;
     }
 
+    /**
+     * Queues a version query ({@link ReplicaBatch.QueryVersion}) on the calling event loop's batch;
+     * {@code null} if the caller is not on one or the key is too large to batch.
+     */
+    CompletableFuture<Long> version(byte[] key) {
+        int loop = client.currentLoop();
+        if (loop < 0 || key.length + 1 + io.ringbase.storage.EntryFormat.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
+            return null;
+        }
+        CompletableFuture<Long> f = new CompletableFuture<>();
+        add(loop, new ReplicaBatch.QueryVersion(key), f);
+        return f;
+    }
+
     /** On event loop {@code loop}: adds {@code op} to its open batch, opening one if needed. */
     private void add(int loop, ReplicaBatch.Op op, CompletableFuture<?> result) {
         long size = ReplicaBatch.encodedSize(op);
@@ -140,6 +154,10 @@ final class ReplicaBatcher {
                             ((CompletableFuture<Entry>) result).complete(e);
                         }
                     });
+            case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Written v ->
+                    ((CompletableFuture<Long>) result).complete(v.version());
+            case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Found f && f.entry() == null ->
+                    ((CompletableFuture<Long>) result).complete(io.ringbase.cluster.replication.Replica.NO_VERSION);
             case ReplicaBatch.Op any when answer instanceof ReplicaBatch.Failed f ->
                     result.completeExceptionally(new ReplicaException.Failed(node, "batch operation: " + f.reason(), null));
             default -> result.completeExceptionally(

@@ -168,8 +168,7 @@ public final class Coordinator {
      * newer version (which would make it take effect twice, after a read had seen the concurrent one).
      *
      * <p>Costs one more round trip than a plain write; what it buys is in docs/http-api.md, "Consistency".
-     * The first phase reads whole entries (there is no version-only replica read yet), so overwriting a
-     * large value moves the old one from up to {@code ack - 1} replicas.
+     * The first phase asks for versions only ({@link Replica#version}), no values.
      */
     private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
@@ -183,11 +182,9 @@ public final class Coordinator {
     private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from, List<NodeId> targets,
                                                 List<NodeId> up) {
         return versionsOf(entry.key(), ack, from, up).thenCompose(answers -> {
-            long newest = Long.MIN_VALUE;
-            for (Tally.Answer<Entry> a : answers) {
-                if (a.value() != null) {
-                    newest = Math.max(newest, a.value().version());
-                }
+            long newest = Replica.NO_VERSION;
+            for (Tally.Answer<Long> a : answers) {
+                newest = Math.max(newest, a.value());
             }
             Entry versioned = newest < entry.version() ? entry
                     : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
@@ -196,14 +193,15 @@ public final class Coordinator {
     }
 
     /**
-     * The first {@code ack} answers of {@code up} to a read of {@code key} (every remote version observed
-     * by the clock); fails as a read does when {@code ack} answers cannot be had.
+     * The first {@code ack} answers of {@code up} to a version query of {@code key} ({@link Replica#version};
+     * every remote version observed by the clock); fails as a read does when {@code ack} answers cannot
+     * be had.
      */
-    private CompletableFuture<List<Tally.Answer<Entry>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
-        Tally<Entry> tally = new Tally<>(ack, from, up.size());
+    private CompletableFuture<List<Tally.Answer<Long>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
+        Tally<Long> tally = new Tally<>(ack, from, up.size());
         NodeId self = topology.self();
         for (NodeId t : up) {
-            replica(t).read(key).whenComplete((e, failure) -> {
+            replica(t).version(key).whenComplete((version, failure) -> {
                 if (failure != null) {
                     if (t.equals(self)) {
                         log.error("local read failed", unwrap(failure));
@@ -215,12 +213,12 @@ public final class Coordinator {
                 }
                 if (!t.equals(self)) {
                     liveness.markUp(t);
-                    if (e != null && !observed(t, e.version())) {
+                    if (version != Replica.NO_VERSION && !observed(t, version)) {
                         tally.failed(Tally.Kind.FAILED); // a version from a clock too far ahead is not used
                         return;
                     }
                 }
-                tally.answer(t, e);
+                tally.answer(t, version);
             });
         }
         return tally.result;

@@ -63,6 +63,27 @@ public final class LocalReplica implements Replica {
     }
 
     @Override
+    public CompletableFuture<Long> version(byte[] key) {
+        try {
+            return CompletableFuture.completedFuture(versionOf(engine, key));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * The version {@code engine} holds for {@code key} (tombstones and expired entries included), or
+     * {@link Replica#NO_VERSION}; reads no value.
+     *
+     * @throws IOException if the engine fails
+     */
+    public static long versionOf(StorageEngine engine, byte[] key) throws IOException {
+        try (io.ringbase.storage.ReadCursor cursor = new io.ringbase.storage.ReadCursor()) {
+            return engine.read(key, cursor) ? cursor.version() : NO_VERSION;
+        }
+    }
+
+    @Override
     public CompletableFuture<Void> write(Entry entry) {
         return writeChecked(entry).thenApply(stored -> null);
     }

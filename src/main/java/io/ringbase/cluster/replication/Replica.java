@@ -26,6 +26,18 @@ public interface Replica {
      */
     CompletableFuture<Entry> read(byte[] key);
 
+    /** What {@link #version} completes with when the replica holds nothing for the key. */
+    long NO_VERSION = Long.MIN_VALUE;
+
+    /**
+     * The version of the newest entry the replica stores for {@code key} (a tombstone's and an expired
+     * entry's included), or {@link #NO_VERSION}: what {@link #read} would answer, without the value.
+     * The first phase of a quorum write ({@link Coordinator#write}).
+     */
+    default CompletableFuture<Long> version(byte[] key) {
+        return read(key).thenApply(e -> e == null ? NO_VERSION : e.version());
+    }
+
     /**
      * Stores {@code entry} with its version and expiry as given; an older version than the stored one
      * changes nothing. Completes when the replica has made it durable (its WAL policy).

@@ -23,7 +23,8 @@ class ReplicaBatchTest {
                 new ReplicaBatch.Read(b("b")),
                 new ReplicaBatch.Write(Entry.tombstone(b("c"), 9)),
                 new ReplicaBatch.Write(new Entry(b("d"), 11, 123_456L, new byte[0])),
-                new ReplicaBatch.Read(new byte[0]));
+                new ReplicaBatch.Read(new byte[0]),
+                new ReplicaBatch.QueryVersion(b("e")));
         List<ReplicaBatch.Op> back = ReplicaBatch.decodeOps(ReplicaBatch.encodeOps(ops));
         assertThat(back).hasSize(ops.size());
         for (int i = 0; i < ops.size(); i++) {
@@ -37,6 +38,8 @@ class ReplicaBatchTest {
                     assertThat(e.value()).isEqualTo(w.entry().value());
                 }
                 case ReplicaBatch.Read r -> assertThat(((ReplicaBatch.Read) back.get(i)).key()).isEqualTo(r.key());
+                case ReplicaBatch.QueryVersion q ->
+                        assertThat(((ReplicaBatch.QueryVersion) back.get(i)).key()).isEqualTo(q.key());
             }
         }
         assertThat(ReplicaBatch.decodeOps(new byte[0])).isEmpty();
@@ -78,7 +81,7 @@ class ReplicaBatchTest {
     void malformedBodiesAreRefused() {
         byte[] ops = ReplicaBatch.encodeOps(List.of(new ReplicaBatch.Read(b("x"))));
         byte[] badKind = ops.clone();
-        badKind[0] = 'Q';
+        badKind[0] = 'Z';
         assertThatThrownBy(() -> ReplicaBatch.decodeOps(badKind)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kind");
         byte[] truncated = java.util.Arrays.copyOf(ops, ops.length - 1);

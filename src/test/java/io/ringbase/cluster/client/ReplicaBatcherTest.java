@@ -48,7 +48,11 @@ class ReplicaBatcherTest {
                 batchBytes.add(body.length);
                 List<ReplicaBatch.Result> results = new ArrayList<>();
                 for (ReplicaBatch.Op op : ops) {
-                    byte[] k = op instanceof ReplicaBatch.Write w ? w.entry().key() : ((ReplicaBatch.Read) op).key();
+                    byte[] k = switch (op) {
+                        case ReplicaBatch.Write w -> w.entry().key();
+                        case ReplicaBatch.Read r -> r.key();
+                        case ReplicaBatch.QueryVersion q -> q.key();
+                    };
                     String key = new String(k, StandardCharsets.UTF_8);
                     if (key.equals(failingKey)) {
                         results.add(new ReplicaBatch.Failed("IOException: disk on fire"));
@@ -59,6 +63,9 @@ class ReplicaBatcherTest {
                         case ReplicaBatch.Write w -> new ReplicaBatch.Written(w.entry().version() + 1);
                         case ReplicaBatch.Read r when key.equals(tooLargeKey) -> new ReplicaBatch.TooLarge();
                         case ReplicaBatch.Read r -> new ReplicaBatch.Found(Entry.value(r.key(), 42, r.key()));
+                        // a version query finds version 44, except for keys starting with "none"
+                        case ReplicaBatch.QueryVersion q when key.startsWith("none") -> new ReplicaBatch.Found(null);
+                        case ReplicaBatch.QueryVersion q -> new ReplicaBatch.Written(44);
                     });
                 }
                 status = batchStatus;
@@ -93,6 +100,28 @@ class ReplicaBatcherTest {
 
     static byte[] key(int i) {
         return ("k" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void versionQueriesAreBatchedOnAnEventLoopAndSentAsABatchOfOneElsewhere() throws Exception {
+        List<CompletableFuture<Long>> futures = new ArrayList<>();
+        client.loops().get(0).submit(() -> {
+            futures.add(replica.version(key(1)));
+            futures.add(replica.version("none".getBytes(StandardCharsets.UTF_8)));
+            futures.add(replica.version(key(2)));
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(futures.get(0).get(5, TimeUnit.SECONDS)).isEqualTo(44);
+        assertThat(futures.get(1).get(5, TimeUnit.SECONDS)).isEqualTo(io.ringbase.cluster.replication.Replica.NO_VERSION);
+        assertThat(futures.get(2).get(5, TimeUnit.SECONDS)).isEqualTo(44);
+        assertThat(batches).containsExactly(3);
+        assertThat(replica.version(key(3)).get(5, TimeUnit.SECONDS)).as("off a loop").isEqualTo(44);
+        assertThat(replica.version("none-2".getBytes(StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS))
+                .isEqualTo(io.ringbase.cluster.replication.Replica.NO_VERSION);
+        assertThat(batches).containsExactly(3, 1, 1);
+        assertThat(singles).isEmpty();
+        failingKey = "k5";
+        assertThatThrownBy(() -> replica.version(key(5)).get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(ReplicaException.Failed.class).hasMessageContaining("disk on fire");
     }
 
     /** Makes the calls of {@code n} requests in one turn of the client's first event loop. */
