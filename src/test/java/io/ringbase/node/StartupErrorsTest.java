@@ -111,6 +111,7 @@ class StartupErrorsTest {
             assertThat(node.sigterm(DEADLINE)).isZero();
             stderr = node.stderr();
         }
+        assertThat(stderr).as("logback's own errors (a bad logback.xml)").doesNotContain("|-ERROR");
         List<String> lines = stderr.lines().filter(l -> !l.isBlank()).toList();
         assertThat(lines).isNotEmpty();
         String url = "http://localhost:" + port;
