@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Load test, profile and report in one command: finds the saturation rate with a constant-rate "
                 + "ladder, runs at a fraction of it with latency corrected for coordinated omission (oha), profiles the "
-                + "node(s) with async-profiler, and writes bench-reports/<date>-<workload>/report.md.",
+                + "node(s) with async-profiler, measures each node's GC pauses, heap bytes allocated per request and peak "
+                + "RSS over that run, and writes bench-reports/<date>-<workload>/report.md.",
                 "Installs oha (crates.io, cargo) and async-profiler (Maven Central) into bench/.cache on first use."})
 public final class BenchCommand implements Callable<Integer> {
 
@@ -92,7 +93,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--ycsb-threads", defaultValue = "16", description = "YCSB client threads (default: ${DEFAULT-VALUE}).")
     int ycsbThreads;
 
-    @Option(names = "--no-profile", description = "Do not attach async-profiler.")
+    @Option(names = "--no-profile", description = "Do not attach async-profiler during the stable run, for latencies "
+            + "without its overhead (the report's header says which); it is never attached with --url or --ycsb.")
     boolean noProfile;
 
     @Option(names = "--server-cpu", defaultValue = "0", description = "CPU the local nodes are pinned to, -1 for none (default: ${DEFAULT-VALUE}).")

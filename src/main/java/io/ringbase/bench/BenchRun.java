@@ -18,9 +18,10 @@ import java.util.stream.Stream;
 
 /**
  * One {@code ringbase bench} run in order: install the tools, start the target, prefill, search the saturation
- * rate, run at a stable fraction of it under async-profiler (or run a YCSB workload instead), then write the
- * report directory {@code <out>/<date>-<run>/}: report.md, stable.hgrm, two PNG plots, flame graphs,
- * summary.tsv.
+ * rate, run at a stable fraction of it under async-profiler (unless {@code --no-profile}) while measuring each
+ * local node's GC pauses, allocation and RSS ({@link CausesMeter}), or run a YCSB workload instead; then write
+ * the report directory {@code <out>/<date>-<run>/}: report.md, stable.hgrm, two PNG plots, flame graphs,
+ * the nodes' GC logs, summary.tsv. Prints the causes on one line at the end.
  */
 public final class BenchRun {
 
@@ -83,7 +84,7 @@ public final class BenchRun {
         Thread onSignal = new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy));
         Runtime.getRuntime().addShutdownHook(onSignal);
         NodeLauncher.Target target = config.url() != null ? NodeLauncher.Target.remote(config.url())
-                : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, List.of());
+                : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, dir, List.of());
         Report report;
         try {
             if (config.prefill() > 0 && (config.workload().readsPrefilledKeys() && config.ycsb() == null)) {
@@ -96,7 +97,9 @@ public final class BenchRun {
             if (config.ycsb() != null) {
                 String out = YcsbRunner.run(config.ycsb(), target.urls(), config.ycsbRecords(), config.ycsbOps(),
                         config.ycsbThreads(), config.ack(), config.from(), work, log);
-                report = new Report("ringbase bench: YCSB workload " + config.ycsb(), env, List.of(), 0, 0, null, List.of(),
+                report = new Report("ringbase bench: YCSB workload " + config.ycsb(), env, List.of(), 0, 0, null, false,
+                        List.of(), List.of(), "Not measured for YCSB runs, which have no stable run"
+                        + (target.local() ? " (the nodes' GC logs are in the report directory)." : "."),
                         out, baseline, nameOf(config.baseline()), notes);
             } else {
                 report = loadTest(oha, profiler, target, dir, work, env, baseline, notes);
@@ -111,12 +114,19 @@ public final class BenchRun {
             Runtime.getRuntime().removeShutdownHook(onSignal);
         }
         ReportWriter.write(withNotes(report, notes), dir);
+        log.println("bench: causes: " + ReportWriter.causesLine(report));
         return dir;
     }
 
     private Report loadTest(OhaDriver oha, Profiler profiler, NodeLauncher.Target target, Path dir, Path work,
             List<String[]> env, Map<String, Double> baseline, List<String> notes) throws IOException, InterruptedException {
         LoadPlan plan = LoadPlan.prepare(config, target.urls(), work);
+        CausesMeter causes = null; // before the warm-up: JFR's start-up is not in the stable run
+        if (target.local()) {
+            causes = new CausesMeter(work, target.processes().stream().map(Process::pid).toList(),
+                    target.gcLogs(), dir);
+            causes.prepare(notes);
+        }
         if (config.warmupS() > 0) {
             LoadResult w = oha.run(plan.specs(config.startRate()), config.warmupS());
             log.printf("bench: warm-up %,d req/s for %d s (not judged): achieved %,.0f, p99 %.2f ms%n", config.startRate(),
@@ -155,16 +165,20 @@ public final class BenchRun {
                 }
             });
         }
+        if (causes != null) {
+            causes.openWindow(config.durationS());
+        }
         LoadResult stable = oha.run(plan.specs((long) stableRate), config.durationS());
         if (profiling != null) {
             profiling.join();
             if (profileError.get() != null) {
                 notes.add("Profiling failed: " + profileError.get().getMessage());
             } else {
-                notes.add("The stable run's latencies include the profiler's overhead (attach/stop via jcmd at each third, "
-                        + "allocation and lock sampling); rerun with --no-profile for a clean latency table.");
+                notes.add("The profiler's overhead in the stable run's latencies: attach/stop via jcmd at each third, "
+                        + "cpu, allocation and lock sampling.");
             }
         }
+        List<Report.NodeCauses> nodeCauses = causes == null ? List.of() : causes.results(stable.achievedRate(), notes);
         try (PrintStream hgrm = new PrintStream(Files.newOutputStream(dir.resolve("stable.hgrm")))) {
             stable.latencyUs().outputPercentileDistribution(hgrm, 1000.0);
         }
@@ -174,7 +188,9 @@ public final class BenchRun {
                 dir.resolve("throughput-p99.png"));
         profiles.sort(Comparator.comparingInt(Report.ProfileOutput::node));
         return new Report("ringbase bench: " + config.runName(), env, ladder.steps(), saturation, stableRate, stable,
-                profiles, null, baseline, nameOf(config.baseline()), notes);
+                profiler != null, profiles, nodeCauses, causes == null ? "Not available: the node was given by --url, "
+                + "not started by bench, so its GC log, JVM and process are not at hand." : null,
+                null, baseline, nameOf(config.baseline()), notes);
     }
 
     /** cpu, alloc, lock: each for a third of the stable run, on every local node. */
@@ -203,8 +219,8 @@ public final class BenchRun {
     }
 
     private static Report withNotes(Report r, List<String> notes) {
-        return new Report(r.title(), r.environment(), r.ladder(), r.saturation(), r.stableTarget(), r.stable(), r.profiles(),
-                r.ycsbOutput(), r.baseline(), r.baselineName(), List.copyOf(notes));
+        return new Report(r.title(), r.environment(), r.ladder(), r.saturation(), r.stableTarget(), r.stable(), r.profiled(),
+                r.profiles(), r.causes(), r.causesAbsent(), r.ycsbOutput(), r.baseline(), r.baselineName(), List.copyOf(notes));
     }
 
     private static String nameOf(Path p) {

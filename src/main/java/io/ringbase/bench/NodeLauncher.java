@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
 /**
  * Starts fresh local nodes with {@code bin/ringbase serve} (one, or three as a cluster with {@code --cluster}
  * and {@code --self}), each pinned to one CPU with {@code taskset}, on free loopback ports with fresh data
- * directories; waits for each node's ready line and stops them with SIGTERM.
+ * directories, each writing a GC log ({@link GcLog}, {@code node<N>-gc.log}) through {@code RINGBASE_JAVA_OPTS};
+ * waits for each node's ready line and stops them with SIGTERM.
  */
 public final class NodeLauncher {
 
@@ -35,12 +36,14 @@ public final class NodeLauncher {
      * @param processes the local node processes (their pids are the JVMs' pids: taskset and the launcher exec),
      *                  empty for a node given by URL
      * @param logs      each local node's stderr log
+     * @param gcLogs    each local node's GC log
      */
-    public record Target(List<URI> urls, List<Process> processes, List<Path> logs) implements AutoCloseable {
+    public record Target(List<URI> urls, List<Process> processes, List<Path> logs, List<Path> gcLogs)
+            implements AutoCloseable {
 
-        /** A running node given by URL: nothing to start, stop or profile. */
+        /** A running node given by URL: nothing to start, stop, profile or measure. */
         public static Target remote(URI url) {
-            return new Target(List.of(url), List.of(), List.of());
+            return new Target(List.of(url), List.of(), List.of(), List.of());
         }
 
         /** True when the nodes were started here (and so can be profiled). */
@@ -91,14 +94,17 @@ public final class NodeLauncher {
     }
 
     /**
-     * Starts {@code count} fresh nodes (1, or 3 as a cluster) under {@code workDir}.
+     * Starts {@code count} fresh nodes (1, or 3 as a cluster) under {@code workDir}, their GC logs in
+     * {@code gcLogDir}.
      *
-     * @param cpu   CPU to pin the nodes to, or -1 for none
-     * @param extra further {@code serve} flags
+     * @param cpu      CPU to pin the nodes to, or -1 for none
+     * @param gcLogDir where each node writes {@code node<N>-gc.log} (the report directory)
+     * @param extra    further {@code serve} flags
      * @throws IOException when a node exits or is not ready within {@value #READY_TIMEOUT_S} s; the message
      *                     holds the end of its log (e.g. serve's refusal of a multi-node --cluster)
      */
-    public static Target start(int count, int cpu, Path workDir, List<String> extra) throws IOException, InterruptedException {
+    public static Target start(int count, int cpu, Path workDir, Path gcLogDir, List<String> extra)
+            throws IOException, InterruptedException {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             ports.add(freePort(ports));
@@ -107,7 +113,8 @@ public final class NodeLauncher {
         String cluster = urls.stream().map(URI::toString).collect(Collectors.joining(","));
         List<Process> procs = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
-        Target target = new Target(urls, procs, logs);
+        List<Path> gcLogs = new ArrayList<>();
+        Target target = new Target(urls, procs, logs, gcLogs);
         try {
             for (int i = 0; i < count; i++) {
                 List<String> cmd = new ArrayList<>();
@@ -121,9 +128,14 @@ public final class NodeLauncher {
                 }
                 cmd.addAll(extra);
                 Path log = workDir.resolve("node" + (i + 1) + ".log");
-                Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+                Path gcLog = gcLogDir.resolve("node" + (i + 1) + "-gc.log");
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
+                String opts = pb.environment().getOrDefault("RINGBASE_JAVA_OPTS", "");
+                pb.environment().put("RINGBASE_JAVA_OPTS", (opts.isBlank() ? "" : opts + " ") + GcLog.jvmOption(optionPath(gcLog)));
+                Process p = pb.start();
                 procs.add(p);
                 logs.add(log);
+                gcLogs.add(gcLog);
             }
             for (int i = 0; i < count; i++) {
                 awaitReady(procs.get(i), logs.get(i), count);
@@ -133,6 +145,25 @@ public final class NodeLauncher {
             target.stop();
             throw e;
         }
+    }
+
+    /**
+     * {@code file} as the node can be told it in {@code RINGBASE_JAVA_OPTS}, which {@code bin/ringbase} splits at
+     * whitespace: absolute, or relative to the working directory (which the node shares) when only that
+     * has no whitespace.
+     *
+     * @throws IOException when both have whitespace or ':'
+     */
+    static Path optionPath(Path file) throws IOException {
+        Path abs = file.toAbsolutePath().normalize();
+        Path rel = Path.of("").toAbsolutePath().relativize(abs);
+        for (Path p : List.of(abs, rel)) {
+            if (GcLog.fitsOption(p)) {
+                return p;
+            }
+        }
+        throw new IOException("the GC log path " + abs + " has whitespace or ':', which -Xlog in RINGBASE_JAVA_OPTS "
+                + "cannot carry; choose an --out without them");
     }
 
     private static void awaitReady(Process p, Path log, int count) throws IOException, InterruptedException {

@@ -30,13 +30,11 @@ public final class Profiler {
 
     private final Path lib;
     private final String version;
-    private final Path jcmd;
     private String cpuEvent = "cpu";
 
     private Profiler(Path lib, String version) {
         this.lib = lib;
         this.version = version;
-        this.jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     }
 
     /**
@@ -147,12 +145,8 @@ public final class Profiler {
 
     private void command(long pid, String command) throws IOException, InterruptedException {
         // The command goes in double quotes: jcmd's own parser would otherwise split it at '='.
-        List<String> cmd = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid), "JVMTI.agent_load",
-                lib.toString(), "\"" + command + "\""));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        int rc = p.waitFor();
-        if (rc != 0 || !out.contains("return code: 0")) {
+        String out = Jcmd.of(pid).run("JVMTI.agent_load", List.of(lib.toString(), "\"" + command + "\""));
+        if (!out.contains("return code: 0")) {
             throw new IOException("async-profiler '" + command + "' in pid " + pid + " failed: " + out.strip());
         }
     }

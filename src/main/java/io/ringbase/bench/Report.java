@@ -12,15 +12,19 @@ import java.util.Map;
  * @param saturation   the highest passing ladder rate in requests per second (0 when skipped)
  * @param stableTarget the stable run's constant rate in requests per second (0 when there was none)
  * @param stable       what the stable run measured, or null
+ * @param profiled     whether async-profiler was attached to the nodes during the stable run
  * @param profiles     flame graphs and top frames, one per node and event
+ * @param causes       GC pauses, allocation and RSS of each local node over the stable run (empty when not
+ *                     measured)
+ * @param causesAbsent why there are no causes, for the report to say instead of the table, or null
  * @param ycsbOutput   YCSB's own output, or null
  * @param baseline     the summary of an earlier report to compare against, or null
  * @param baselineName the earlier report's directory, or null
  * @param notes        lines for the notes section (warnings, node exit codes)
  */
 public record Report(String title, List<String[]> environment, List<SaturationLadder.Step> ladder, long saturation,
-        double stableTarget, LoadResult stable, List<ProfileOutput> profiles, String ycsbOutput,
-        Map<String, Double> baseline, String baselineName, List<String> notes) {
+        double stableTarget, LoadResult stable, boolean profiled, List<ProfileOutput> profiles, List<NodeCauses> causes,
+        String causesAbsent, String ycsbOutput, Map<String, Double> baseline, String baselineName, List<String> notes) {
 
     /** Percentiles of the stable run's table. */
     public static final double[] PERCENTILES = {50, 75, 90, 99, 99.9, 99.99};
@@ -35,5 +39,23 @@ public record Report(String title, List<String[]> environment, List<SaturationLa
      * @param topFrames the flat profile's header and top frames
      */
     public record ProfileOutput(int node, String kind, String event, String html, List<String> topFrames) {
+    }
+
+    /**
+     * What one node did over the stable run: the causes beside the latencies. A null field could not be
+     * measured; the notes say why.
+     *
+     * @param node                 node number (1-based)
+     * @param gc                   stop-the-world GC pauses that ended inside the run, from the node's GC log
+     * @param allocBytesPerRequest heap bytes the node allocated per request the target answered (JFR); in a
+     *                             cluster the nodes' figures add up to the cluster's bytes per request
+     * @param peakRss              peak {@code RssAnon} and {@code RssFile}, sampled every 500 ms
+     * @param gcLog                the node's whole GC log, relative to the report directory
+     * @param fromUptimeS          the run's start in the node's uptime (the GC log's clock), in seconds; NaN when
+     *                             unknown
+     * @param toUptimeS            the run's end in the node's uptime, in seconds; NaN when unknown
+     */
+    public record NodeCauses(int node, GcLog.Pauses gc, Double allocBytesPerRequest, RssSampler.Rss peakRss,
+            String gcLog, double fromUptimeS, double toUptimeS) {
     }
 }

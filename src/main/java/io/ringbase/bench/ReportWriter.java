@@ -3,6 +3,7 @@ package io.ringbase.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -10,7 +11,8 @@ import java.util.Map;
 
 /**
  * Renders a {@link Report} as {@code report.md} (pure: no I/O but {@link #write}), and its headline figures as
- * {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}).
+ * {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}): rates, latency
+ * percentiles, whether the profiler was attached, and each node's causes (GC pauses, allocation, peak RSS).
  */
 public final class ReportWriter {
 
@@ -20,7 +22,12 @@ public final class ReportWriter {
     private ReportWriter() {
     }
 
-    /** The headline figures: rates in requests per second, latencies in ms; keys are stable across versions. */
+    /**
+     * The headline figures: rates in requests per second, latencies in ms, {@code profiled} 1 or 0, and per node
+     * {@code node<N>_gc_pauses}, {@code _gc_pause_total_ms}, {@code _gc_pause_max_ms},
+     * {@code _alloc_bytes_per_request}, {@code _rss_anon_peak_mb}, {@code _rss_file_peak_mb} (MB = 2^20 bytes);
+     * keys are stable across versions, and a figure that was not measured has no key.
+     */
     public static Map<String, Double> summary(Report r) {
         Map<String, Double> m = new LinkedHashMap<>();
         if (!r.ladder().isEmpty()) {
@@ -33,14 +40,37 @@ public final class ReportWriter {
                 m.put("p" + pct(p) + "_ms", r.stable().percentileMs(p));
             }
             m.put("max_ms", r.stable().latencyUs().getMaxValue() / 1000.0);
+            m.put("profiled", r.profiled() ? 1.0 : 0.0);
+        }
+        for (Report.NodeCauses c : r.causes()) {
+            String n = "node" + c.node() + "_";
+            if (c.gc() != null) {
+                m.put(n + "gc_pauses", (double) c.gc().count());
+                m.put(n + "gc_pause_total_ms", c.gc().totalMs());
+                m.put(n + "gc_pause_max_ms", c.gc().maxMs());
+            }
+            if (c.allocBytesPerRequest() != null) {
+                m.put(n + "alloc_bytes_per_request", c.allocBytesPerRequest());
+            }
+            if (c.peakRss() != null) {
+                m.put(n + "rss_anon_peak_mb", mb(c.peakRss().anonKb()));
+                m.put(n + "rss_file_peak_mb", mb(c.peakRss().fileKb()));
+            }
         }
         return m;
+    }
+
+    private static double mb(long kb) {
+        return kb / 1024.0;
     }
 
     /** Renders the whole report as Markdown. */
     public static String render(Report r) {
         StringBuilder sb = new StringBuilder();
         sb.append("# ").append(r.title()).append("\n\n");
+        sb.append(r.profiled()
+                ? "Profiler attached during the stable run: **yes** (latencies include its overhead; `--no-profile` for a clean table).\n\n"
+                : "Profiler attached during the stable run: **no** (latencies without its overhead).\n\n");
         sb.append("## Environment\n\n| | |\n|---|---|\n");
         for (String[] row : r.environment()) {
             sb.append("| ").append(row[0]).append(" | ").append(row[1].replace("|", "\\|")).append(" |\n");
@@ -61,6 +91,7 @@ public final class ReportWriter {
         if (r.stable() != null) {
             renderStable(r, sb);
         }
+        renderCauses(r, sb);
         if (!r.profiles().isEmpty()) {
             sb.append("\n## Profiles (async-profiler, during the stable run)\n\n");
             sb.append("Each event was profiled for a third of the stable run, one after the other (cpu, alloc, lock).\n");
@@ -103,9 +134,93 @@ public final class ReportWriter {
             row(sb, "saturation", "saturation_rps", now, base, "%,.0f");
             row(sb, "stable achieved", "stable_achieved_rps", now, base, "%,.0f");
             sb.append("\nBaseline: `").append(r.baselineName()).append("`; ratio = this run / baseline.\n");
+            Double baseProfiled = base.get("profiled");
+            if (baseProfiled != null && (baseProfiled != 0) != r.profiled()) {
+                sb.append("\n**Not like for like:** the profiler was attached during ").append(r.profiled() ? "this run" : "the baseline")
+                        .append(" and not during ").append(r.profiled() ? "the baseline" : "this run")
+                        .append(", so latencies differ by its overhead too.\n");
+            }
         }
         sb.append("\nFull distribution: [stable.hgrm](stable.hgrm) (HdrHistogram percentile output, ms).\n\n")
                 .append("![latency by percentile](latency-by-percentile.png)\n\n![throughput and p99 over time](throughput-p99.png)\n");
+    }
+
+    private static void renderCauses(Report r, StringBuilder sb) {
+        if (r.causes().isEmpty()) {
+            if (r.causesAbsent() != null) {
+                sb.append("\n## Causes\n\n").append(r.causesAbsent()).append('\n');
+            }
+            return;
+        }
+        sb.append("\n## Causes (each node, over the stable run)\n\n")
+                .append("| node | GC pauses n | total ms | max ms | alloc B/request | peak RssAnon MB | peak RssFile MB |\n")
+                .append("|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Report.NodeCauses c : r.causes()) {
+            GcLog.Pauses gc = c.gc();
+            RssSampler.Rss rss = c.peakRss();
+            sb.append("| ").append(c.node())
+                    .append(" | ").append(gc == null ? "-" : Integer.toString(gc.count()))
+                    .append(" | ").append(cell(gc == null ? null : gc.totalMs(), "%.1f"))
+                    .append(" | ").append(cell(gc == null ? null : gc.maxMs(), "%.1f"))
+                    .append(" | ").append(cell(c.allocBytesPerRequest(), "%,.0f"))
+                    .append(" | ").append(cell(rss == null ? null : mb(rss.anonKb()), "%.0f"))
+                    .append(" | ").append(cell(rss == null ? null : mb(rss.fileKb()), "%.0f"))
+                    .append(" |\n");
+        }
+        sb.append("\nGC pauses: the stop-the-world pauses that ended inside the stable run, from each node's GC log (");
+        for (Report.NodeCauses c : r.causes()) {
+            sb.append(c.node() > 1 ? ", " : "").append('[').append(c.gcLog()).append("](").append(c.gcLog()).append(')');
+            if (!Double.isNaN(c.fromUptimeS())) {
+                sb.append(String.format(Locale.ROOT, ": uptime %.3f-%.3f s", c.fromUptimeS(), c.toUptimeS()));
+            }
+        }
+        sb.append("). alloc B/request: heap bytes the node's threads allocated per second during the run (JFR "
+                + "`jdk.ThreadAllocationStatistics`, sampled every second) over the requests answered per second; in a "
+                + "cluster every request reaches several nodes, and the nodes' figures add up to the cluster's. "
+                + "Peak RSS: `RssAnon` (heap, native and thread memory) and `RssFile` (mapped files) from "
+                + "`/proc/<pid>/status` every 500 ms; MB = 2^20 bytes. `-`: not measured (see the notes).\n");
+        Map<String, Double> base = r.baseline();
+        if (base != null) {
+            Map<String, Double> now = summary(r);
+            sb.append("\n| | this run | baseline | ratio |\n|---|---:|---:|---:|\n");
+            for (Report.NodeCauses c : r.causes()) {
+                String n = "node" + c.node() + "_";
+                String label = "node " + c.node() + " ";
+                row(sb, label + "GC pauses", n + "gc_pauses", now, base, "%.0f");
+                row(sb, label + "GC pause total ms", n + "gc_pause_total_ms", now, base, "%.1f");
+                row(sb, label + "GC pause max ms", n + "gc_pause_max_ms", now, base, "%.1f");
+                row(sb, label + "alloc B/request", n + "alloc_bytes_per_request", now, base, "%,.0f");
+                row(sb, label + "peak RssAnon MB", n + "rss_anon_peak_mb", now, base, "%.0f");
+                row(sb, label + "peak RssFile MB", n + "rss_file_peak_mb", now, base, "%.0f");
+            }
+        }
+    }
+
+    /**
+     * The causes on one line for the console, e.g. {@code node 1: GC 3 pauses, 12.5 ms total, 6.1 ms max;
+     * 512 B/request; peak RssAnon 180 MB, RssFile 41 MB}; the reason when there are none.
+     */
+    public static String causesLine(Report r) {
+        if (r.causes().isEmpty()) {
+            return r.causesAbsent() == null ? "not measured" : r.causesAbsent();
+        }
+        List<String> nodes = new ArrayList<>();
+        for (Report.NodeCauses c : r.causes()) {
+            GcLog.Pauses gc = c.gc();
+            RssSampler.Rss rss = c.peakRss();
+            nodes.add("node " + c.node() + ": "
+                    + (gc == null ? "GC -" : String.format(Locale.ROOT, "GC %d pauses, %.1f ms total, %.1f ms max", gc.count(),
+                            gc.totalMs(), gc.maxMs()))
+                    + "; " + cell(c.allocBytesPerRequest(), "%,.0f") + " B/request; "
+                    + (rss == null ? "peak RSS -" : String.format(Locale.ROOT, "peak RssAnon %.0f MB, RssFile %.0f MB",
+                            mb(rss.anonKb()), mb(rss.fileKb()))));
+        }
+        return String.join(" | ", nodes);
+    }
+
+    /** {@code v} in format {@code fmt}, or {@code -} when it was not measured. */
+    private static String cell(Double v, String fmt) {
+        return v == null ? "-" : String.format(Locale.ROOT, fmt, v);
     }
 
     private static void row(StringBuilder sb, String label, String key, Map<String, Double> now, Map<String, Double> base,

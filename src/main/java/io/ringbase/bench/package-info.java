@@ -6,8 +6,11 @@
  * and {@link io.ringbase.bench.OhaDriver} install and run the constant-rate load generator (oha), whose
  * per-request output {@link io.ringbase.bench.OhaCsv} reads into an HdrHistogram,
  * {@link io.ringbase.bench.SaturationLadder} decides the rates of the saturation search,
- * {@link io.ringbase.bench.Profiler} attaches async-profiler, {@link io.ringbase.bench.Plots} draws the PNGs and
- * {@link io.ringbase.bench.ReportWriter} writes {@code report.md}. {@link io.ringbase.bench.BenchRun} puts them
+ * {@link io.ringbase.bench.Profiler} attaches async-profiler, {@link io.ringbase.bench.CausesMeter} measures each
+ * local node's GC pauses ({@link io.ringbase.bench.GcLog}, placed in time by {@link io.ringbase.bench.NodeUptime}),
+ * allocated bytes ({@link io.ringbase.bench.AllocationSampler}, JFR) and peak RSS
+ * ({@link io.ringbase.bench.RssSampler}), {@link io.ringbase.bench.Jcmd} runs the diagnostic commands in the nodes,
+ * {@link io.ringbase.bench.Plots} draws the PNGs and {@link io.ringbase.bench.ReportWriter} writes {@code report.md}. {@link io.ringbase.bench.BenchRun} puts them
  * in order. Everything runs on this machine against loopback addresses; every load run is bounded in time.
  *
  * <p>Units: rates in requests per second, latencies recorded in microseconds and shown in milliseconds,

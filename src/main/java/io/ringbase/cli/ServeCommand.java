@@ -1,5 +1,6 @@
 package io.ringbase.cli;
 
+import io.ringbase.clock.ClockOptions;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
@@ -76,6 +77,21 @@ public final class ServeCommand implements Callable<Integer> {
                     + "use, " + "as Runtime.availableProcessors() counts them: 1 when pinned to one CPU).")
     Integer ioThreads;
 
+    @Option(names = "--request-timeout", defaultValue = "30s", paramLabel = "DURATION",
+            description = "Longest time a request may take to arrive once it has begun; a slower one gets 408 and its "
+                    + "connection is closed (default: ${DEFAULT-VALUE}).")
+    TimeSpan requestTimeout;
+
+    @Option(names = "--idle-timeout", defaultValue = "120s", paramLabel = "DURATION",
+            description = "A connection with no request in progress is closed after this long without a byte from "
+                    + "the client (default: ${DEFAULT-VALUE}).")
+    TimeSpan idleTimeout;
+
+    @Option(names = "--max-connections", defaultValue = "4096",
+            description = "Most connections open at once; past it new ones are closed at once, with a WARN line "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
     @Option(names = "--queue", defaultValue = "1024", description = "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
@@ -101,6 +117,17 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--hint-max-size", defaultValue = "1g", paramLabel = "SIZE",
             description = "Total size of stored hints; past it new hints are dropped (default: ${DEFAULT-VALUE}).")
     ByteSize hintMaxSize;
+
+    @Option(names = "--max-clock-offset", defaultValue = "500ms", paramLabel = "DURATION",
+            description = "Versions from other nodes more than this ahead of this node's clock are refused "
+                    + "(a logged error; 400 to the sender): a skewed clock cannot drag the cluster's clocks "
+                    + "forward. Keep node clocks within it with NTP (default: ${DEFAULT-VALUE}).")
+    TimeSpan maxClockOffset;
+
+    /** Test-only: skews this node's version clock (the fault-injection suite's clock-skew nemesis). */
+    @Option(names = "--test-clock-offset-ms", defaultValue = "0", hidden = true,
+            description = "Testing only: add this many ms (may be negative) to the wall clock of this node's versions.")
+    long testClockOffsetMs;
 
     @Option(names = "--metrics", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Count requests and serve Prometheus metrics at GET /metrics; --no-metrics counts nothing "
@@ -198,16 +225,24 @@ public final class ServeCommand implements Callable<Integer> {
             default -> throw bad("--wal-sync must be 'always' or 'periodic', got '" + walSync + "'");
         };
         Topology topology = topology();
+        if (topology.size() > 1 && tombstoneGrace.millis() <= hintWindow.millis()) {
+            // a hint delivered after compaction purged the delete it lost to would bring the key back
+            throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
+                    + "): a hint delivered after a purged delete would bring the deleted key back");
+        }
         byte[] secret = readSecret();
         try {
             HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
-                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests);
+                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests,
+                    requestTimeout.millis(), idleTimeout.millis(), maxConnections);
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
             HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
                     .withMaxTotalBytes(hintMaxSize.bytes());
-            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, metrics, accessLog);
+            ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
+            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock, metrics,
+                    accessLog);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

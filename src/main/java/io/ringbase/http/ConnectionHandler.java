@@ -99,6 +99,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelWritabilityChanged();
     }
 
+    /** An idle connection (no byte from the client for the idle timeout, no request in progress) is closed. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof io.netty.handler.timeout.IdleStateEvent e
+                && e.state() == io.netty.handler.timeout.IdleState.READER_IDLE) {
+            if (!busy && pending.isEmpty()) {
+                log.debug("closing idle connection {}", ctx.channel().remoteAddress());
+                ctx.close();
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         releasePending();
@@ -137,6 +151,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                         respond(Responses.payloadTooLarge(t.version(), shared.maxBodyBytes()), t.keepAlive());
                 case RequestError.UnsupportedExpectation u ->
                         respond(Responses.expectationFailed(u.version()), u.keepAlive());
+                case RequestError.Timeout t -> {
+                    log.debug("closing {}: a request did not arrive in full within {} ms",
+                            ctx.channel().remoteAddress(), t.timeoutMs());
+                    respond(Responses.requestTimeout(t.timeoutMs()), false);
+                }
                 case RequestError.Malformed m -> {
                     log.debug("malformed request from {}: {}", ctx.channel().remoteAddress(), m.reason());
                     respond(Responses.malformed(m.reason()), false);

@@ -21,15 +21,27 @@ import java.util.Objects;
  *                       worker, when the engine says a write will not wait for an fsync or a stalled flush
  *                       ({@link io.ringbase.storage.StorageEngine#writeMayBlock()}); default true. It
  *                       spares two thread hand-offs per request (and, in a cluster, per replica call).
+ * @param requestTimeoutMs longest time a request may take to arrive once its first byte has, in ms
+ *                       (default {@value #DEFAULT_REQUEST_TIMEOUT_MS}); a slower one is answered 408 and
+ *                       its connection closed (a client that sends half a request and stops, Slowloris)
+ * @param idleTimeoutMs  an open connection with no request in progress is closed after this long without
+ *                       a byte from the client, in ms (default {@value #DEFAULT_IDLE_TIMEOUT_MS})
+ * @param maxConnections most connections open at once (default {@value #DEFAULT_MAX_CONNECTIONS}); past
+ *                       it a new connection is closed at once and a WARN line says so (at most one per
+ *                       10 s)
  */
 public record HttpServerConfig(
         String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity, int ioThreads,
-        boolean inlinePointRequests) {
+        boolean inlinePointRequests, long requestTimeoutMs, long idleTimeoutMs, int maxConnections) {
 
     public static final String DEFAULT_HOST = "0.0.0.0";
     public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
     public static final int DEFAULT_WORKER_THREADS = 8;
     public static final int DEFAULT_QUEUE_CAPACITY = 1024;
+    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+    public static final long DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
     /** Event loops of tests and tools that want a fixed number whatever the machine. */
     public static final int DEFAULT_IO_THREADS = 2;
 
@@ -55,6 +67,23 @@ public record HttpServerConfig(
         requirePositive("workerThreads", workerThreads);
         requirePositive("queueCapacity", queueCapacity);
         requirePositive("ioThreads", ioThreads);
+        if (requestTimeoutMs <= 0 || idleTimeoutMs <= 0) {
+            throw new IllegalArgumentException("request and idle timeouts must be positive");
+        }
+        requirePositive("maxConnections", maxConnections);
+    }
+
+    /** The settings without connection limits given: the defaults for those. */
+    public HttpServerConfig(String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity,
+                            int ioThreads, boolean inlinePointRequests) {
+        this(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests,
+                DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS);
+    }
+
+    /** This config with other connection limits (see the record's parameters). */
+    public HttpServerConfig withConnectionLimits(long requestTimeout, long idleTimeout, int connections) {
+        return new HttpServerConfig(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads,
+                inlinePointRequests, requestTimeout, idleTimeout, connections);
     }
 
     /** The defaults above, on {@code port} (0 for an ephemeral port). */
@@ -65,22 +94,26 @@ public record HttpServerConfig(
 
     /** This config with another bind address. */
     public HttpServerConfig withHost(String newHost) {
-        return new HttpServerConfig(newHost, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests);
+        return new HttpServerConfig(newHost, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests,
+                requestTimeoutMs, idleTimeoutMs, maxConnections);
     }
 
     /** This config with another body limit. */
     public HttpServerConfig withMaxBodyBytes(int bytes) {
-        return new HttpServerConfig(host, port, bytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests);
+        return new HttpServerConfig(host, port, bytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests,
+                requestTimeoutMs, idleTimeoutMs, maxConnections);
     }
 
     /** This config with another worker pool: {@code threads} workers and a queue of {@code capacity}. */
     public HttpServerConfig withWorkers(int threads, int capacity) {
-        return new HttpServerConfig(host, port, maxBodyBytes, threads, capacity, ioThreads, inlinePointRequests);
+        return new HttpServerConfig(host, port, maxBodyBytes, threads, capacity, ioThreads, inlinePointRequests,
+                requestTimeoutMs, idleTimeoutMs, maxConnections);
     }
 
     /** This config with point requests run on the event loop ({@code true}) or always on a worker. */
     public HttpServerConfig withInlinePointRequests(boolean inline) {
-        return new HttpServerConfig(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inline);
+        return new HttpServerConfig(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inline,
+                requestTimeoutMs, idleTimeoutMs, maxConnections);
     }
 
     private static void requirePositive(String name, int value) {

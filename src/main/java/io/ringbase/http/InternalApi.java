@@ -3,6 +3,7 @@ package io.ringbase.http;
 import io.netty.buffer.ByteBufUtil;
 import io.ringbase.http.wire.Request;
 import io.netty.handler.codec.http.HttpMethod;
+import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.client.InternalProtocol;
 import io.ringbase.cluster.client.ReplicaBatch;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -30,6 +32,9 @@ import java.util.function.LongSupplier;
  * be able to write entries with versions of their choosing.
  */
 final class InternalApi {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(InternalApi.class);
+
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -150,16 +155,37 @@ final class InternalApi {
             throw new BadRequestException("undecodable batch: " + e.getMessage());
         }
         List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
+        long answerBytes = 0;
+        boolean anyFound = false;
         for (ReplicaBatch.Op op : ops) {
-            switch (op) {
-                case ReplicaBatch.Write w -> {
-                    long stored = applyReplicated(w.entry(), mayWait);
-                    if (stored == LocalReplica.NOT_APPLIED) {
-                        return null;
+            try {
+                switch (op) {
+                    case ReplicaBatch.Write w -> {
+                        long stored = applyReplicated(w.entry(), mayWait);
+                        if (stored == LocalReplica.NOT_APPLIED) {
+                            return null;
+                        }
+                        results.add(new ReplicaBatch.Written(stored));
+                        answerBytes += 9;
                     }
-                    results.add(new ReplicaBatch.Written(stored));
+                    case ReplicaBatch.Read r -> {
+                        Entry found = engine.get(r.key());
+                        long size = found == null ? 1 : 1 + EntryFormat.encodedSize(found);
+                        if (found != null && anyFound && answerBytes + size > ReplicaBatch.MAX_ANSWER_BYTES) {
+                            results.add(new ReplicaBatch.TooLarge()); // the coordinator reads it alone
+                            answerBytes += 1;
+                        } else {
+                            results.add(new ReplicaBatch.Found(found));
+                            answerBytes += size;
+                            anyFound |= found != null;
+                        }
+                    }
                 }
-                case ReplicaBatch.Read r -> results.add(new ReplicaBatch.Found(engine.get(r.key())));
+            } catch (IOException | BadRequestException | RuntimeException e) {
+                // this operation failed (an engine error, a version too far ahead of this node's clock);
+                // the others stand (a write is versioned: the coordinator hints it)
+                log.warn("replica batch operation failed: {}", e.toString());
+                results.add(new ReplicaBatch.Failed(e.getClass().getSimpleName() + ": " + e.getMessage()));
             }
         }
         return results;
@@ -168,9 +194,16 @@ final class InternalApi {
     /**
      * A replica write from a coordinator: observes its version (so this node's clock never issues a
      * lower one) and applies it; returns {@link io.ringbase.cluster.replication.Replica#writeResult}.
+     *
+     * @throws BadRequestException (400, nothing written) if the version is further ahead of this node's
+     *                             clock than its maximum offset ({@link ClockOffsetException})
      */
-    private long applyReplicated(Entry entry, boolean mayWait) throws IOException {
-        clock.observe(entry.version());
+    private long applyReplicated(Entry entry, boolean mayWait) throws IOException, BadRequestException {
+        try {
+            clock.observe(entry.version());
+        } catch (ClockOffsetException e) {
+            throw new BadRequestException(e.getMessage());
+        }
         return mayWait ? LocalReplica.applyChecked(engine, entry) : LocalReplica.tryApplyChecked(engine, entry);
     }
 

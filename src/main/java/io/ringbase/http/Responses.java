@@ -33,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link Outcome.Missing}</td><td>404</td></tr>
  * <tr><td>{@link BadRequestException}, malformed HTTP</td><td>400</td></tr>
  * <tr><td>an {@code Expect} other than {@code 100-continue}</td><td>417</td></tr>
+ * <tr><td>a request not in full within the request timeout</td><td>408 (then close)</td></tr>
  * <tr><td>{@link MethodNotAllowedException}</td><td>405 with {@code Allow}</td></tr>
  * <tr><td>body over the limit, {@link PayloadTooLargeException}</td><td>413</td></tr>
  * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
@@ -152,6 +153,12 @@ final class Responses {
     /** The request could not be parsed as HTTP; the connection is closed after this response. */
     static FullHttpResponse malformed(String reason) {
         return text(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_REQUEST, "malformed HTTP request: " + reason);
+    }
+
+    /** A request that did not arrive in full within the request timeout; the connection is closed. */
+    static FullHttpResponse requestTimeout(long timeoutMs) {
+        return text(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
+                "the request did not arrive in full within " + timeoutMs + " ms");
     }
 
     /** An {@code Expect} header other than {@code 100-continue}. */

@@ -15,6 +15,7 @@ import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.http.wire.RequestDecoder;
 import io.ringbase.http.wire.ResponseEncoder;
 import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
@@ -64,6 +65,9 @@ public final class RingbaseHttpServer implements AutoCloseable {
     private final Shared shared;
     private final EventLoopGroup sharedGroup;
     private final ChannelGroup connections = new DefaultChannelGroup("ringbase-http", GlobalEventExecutor.INSTANCE);
+    private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong lastRefusalLog = new java.util.concurrent.atomic.AtomicLong(
+            System.nanoTime() - TimeUnit.MINUTES.toNanos(1));
     private EventLoopGroup group;
     private Channel serverChannel;
     private boolean closed;
@@ -141,10 +145,15 @@ public final class RingbaseHttpServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (!admit(ch)) {
+                                return;
+                            }
                             connections.add(ch);
                             ch.pipeline()
+                                    .addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0,
+                                            TimeUnit.MILLISECONDS))
                                     .addLast("decoder", new RequestDecoder(MAX_INITIAL_LINE_LENGTH, MAX_HEADER_BYTES,
-                                            bodyLimit, barePaths))
+                                            bodyLimit, barePaths, config.requestTimeoutMs()))
                                     .addLast("encoder", new ResponseEncoder())
                                     .addLast("chunked", new ChunkedWriteHandler())
                                     .addLast("api", new ConnectionHandler(shared));
@@ -164,6 +173,32 @@ public final class RingbaseHttpServer implements AutoCloseable {
         int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
         log.info("HTTP API listening on {}:{} ({})", config.host(), port, Transport.serverChannel().getSimpleName());
         return port;
+    }
+
+    /**
+     * Counts {@code ch} against {@link HttpServerConfig#maxConnections()}: false, having closed it, if
+     * the cap is reached (with a WARN line at most every 10 s).
+     */
+    private boolean admit(SocketChannel ch) {
+        int now = open.incrementAndGet();
+        if (now > config.maxConnections()) {
+            open.decrementAndGet();
+            long t = System.nanoTime();
+            long last = lastRefusalLog.get();
+            if (t - last > TimeUnit.SECONDS.toNanos(10) && lastRefusalLog.compareAndSet(last, t)) {
+                log.warn("refusing connections from {} and others: {} are open, the cap is {} (--max-connections)",
+                        ch.remoteAddress(), now - 1, config.maxConnections());
+            }
+            ch.close();
+            return false;
+        }
+        ch.closeFuture().addListener(f -> open.decrementAndGet());
+        return true;
+    }
+
+    /** Connections open now (for tests and metrics). */
+    public int openConnections() {
+        return open.get();
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.ringbase.server;
 
 import io.netty.channel.EventLoopGroup;
+import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
@@ -62,31 +63,39 @@ public final class Node implements AutoCloseable {
      * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
      * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
      * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
+     * @param clock            the clock bound ({@code --max-clock-offset}) and a test-only skew
      * @param metrics          whether requests are counted and {@code /metrics} served (default true)
      * @param accessLog        whether every request is logged on {@code io.ringbase.access} (default false)
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                         byte[] clusterSecret, HintOptions hints, boolean metrics, boolean accessLog) {
+                         byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics,
+                         boolean accessLog) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
             }
+            java.util.Objects.requireNonNull(clock, "clock");
         }
 
-        /** A config with metrics on and no access log. */
+        /** A config with the default clock options ({@link ClockOptions#defaults()}), metrics on and no access log. */
         public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                       byte[] clusterSecret, HintOptions hints) {
-            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, true, false);
+            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, ClockOptions.defaults(), true, false);
+        }
+
+        /** This config with other clock options. */
+        public Config withClock(ClockOptions clock) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog);
         }
 
         /** This config with metrics on or off. */
         public Config withMetrics(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, on, accessLog);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog);
         }
 
         /** This config with the access log on or off. */
         public Config withAccessLog(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, metrics, on);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on);
         }
     }
 
@@ -112,9 +121,16 @@ public final class Node implements AutoCloseable {
     private Node(Config config) throws IOException {
         this.config = config;
         Topology topology = config.topology();
-        this.clock = new HybridLogicalClock(topology.self().index());
+        this.clock = config.clock().newClock(topology.self().index());
+        if (config.clock().testOffsetMs() != 0) {
+            log.warn("this node's clock is skewed by {} ms for a test (--test-clock-offset-ms)",
+                    config.clock().testOffsetMs());
+        }
         this.engine = LsmEngine.open(config.storage());
-        clock.observe(engine.maxVersion());
+        long newestStored = engine.maxVersion();
+        if (newestStored != Long.MIN_VALUE) { // MIN_VALUE: nothing stored
+            clock.observeStored(newestStored);
+        }
         if (topology.size() == 1) {
             client = null;
             ioGroup = null;

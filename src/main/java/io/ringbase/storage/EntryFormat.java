@@ -322,7 +322,31 @@ public final class EntryFormat {
      * copying it out: negative if the stored key sorts first.
      */
     public static int compareKey(MemorySegment src, long offset, byte[] key) {
-        return compareKey(src, offset, MemorySegment.ofArray(key));
+        return compareKey(src, offset, key, keyPrefix(key));
+    }
+
+    /**
+     * {@link #compareKey(MemorySegment, long, byte[])} given the probe's {@link #keyPrefix}: most
+     * comparisons are decided by the prefixes, the rest byte by byte past them. Allocates nothing (a
+     * segment wrapping the probe cost a heap segment and its session object per read).
+     */
+    public static int compareKey(MemorySegment src, long offset, byte[] key, long keyPrefix) {
+        long stored = storedKeyPrefix(src, offset);
+        if (stored != keyPrefix) {
+            return Long.compareUnsigned(stored, keyPrefix);
+        }
+        // equal prefixes: the first min(len, key.length, 8) bytes agree, and a shorter key is a prefix
+        int len = keyLength(src, offset);
+        long keyStart = offset + HEADER_SIZE;
+        int n = Math.min(len, key.length);
+        for (int i = 8; i < n; i++) {
+            int a = src.get(U8, keyStart + i) & 0xFF;
+            int b = key[i] & 0xFF;
+            if (a != b) {
+                return Integer.compare(a, b);
+            }
+        }
+        return Integer.compare(len, key.length);
     }
 
     /**

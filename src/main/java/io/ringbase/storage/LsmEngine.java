@@ -424,17 +424,17 @@ public final class LsmEngine implements StorageEngine {
     public boolean read(byte[] key, ReadCursor cursor) throws IOException {
         View v = acquireView();
         cursor.pin(v);
-        MemorySegment probe = MemorySegment.ofArray(key);
+        long prefix = EntryFormat.keyPrefix(key);
         MemorySegment bestSegment = null;
         long bestOffset = -1;
-        long node = v.active().find(probe);
+        long node = v.active().find(key);
         if (node != 0) {
             bestSegment = v.active().segment(node);
             bestOffset = v.active().entryOffset(node);
         }
         for (Frozen f : v.immutables()) {
             Memtable m = f.memtable();
-            long n = m.find(probe);
+            long n = m.find(key);
             if (n != 0) {
                 MemorySegment s = m.segment(n);
                 long o = m.entryOffset(n);
@@ -449,7 +449,7 @@ public final class LsmEngine implements StorageEngine {
             if (bestSegment != null && r.maxVersion() < EntryFormat.version(bestSegment, bestOffset)) {
                 break; // tables are sorted by maxVersion, descending: none of the rest can be newer
             }
-            long o = r.locate(key, probe);
+            long o = r.locate(key, prefix);
             if (o >= 0 && (bestSegment == null || EntryFormat.compareNewness(r.data(), o, bestSegment, bestOffset) > 0)) {
                 bestSegment = r.data();
                 bestOffset = o;
@@ -876,12 +876,11 @@ public final class LsmEngine implements StorageEngine {
                         return false;
                     }
                 }
-                MemorySegment probe = MemorySegment.ofArray(key);
-                if (current.active().find(probe) != 0) {
+                if (current.active().find(key) != 0) {
                     return false;
                 }
                 for (Frozen f : current.immutables()) {
-                    if (f.memtable().find(probe) != 0) {
+                    if (f.memtable().find(key) != 0) {
                         return false;
                     }
                 }

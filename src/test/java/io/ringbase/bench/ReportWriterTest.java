@@ -24,13 +24,26 @@ class ReportWriterTest {
     }
 
     private static Report report(Map<String, Double> baseline) {
+        return report(baseline, true, List.of(), null);
+    }
+
+    private static Report report(Map<String, Double> baseline, boolean profiled, List<Report.NodeCauses> causes,
+            String causesAbsent) {
         SaturationLadder ladder = new SaturationLadder(100, 10, 0.1, 3);
         ladder.record(new SaturationLadder.Measurement(100, 100, 1.0, 0));
         ladder.record(new SaturationLadder.Measurement(200, 150, 30.0, 0));
         return new Report("ringbase bench: put", List.<String[]>of(new String[] {"JDK", "25"}), ladder.steps(), 100, 80,
-                stable(), List.of(new Report.ProfileOutput(1, "cpu", "itimer", "profiles/node1-cpu.html",
+                stable(), profiled, List.of(new Report.ProfileOutput(1, "cpu", "itimer", "profiles/node1-cpu.html",
                         List.of("  ns  percent  samples  top", "  --  -------  -------  ---", "  10   50.00%  1  foo"))),
-                null, baseline, baseline == null ? null : "bench-reports/old-put", List.of("a note"));
+                causes, causesAbsent, null, baseline, baseline == null ? null : "bench-reports/old-put", List.of("a note"));
+    }
+
+    /** Node 1 fully measured; node 2 without allocation figures (JFR failed there). */
+    private static List<Report.NodeCauses> twoNodes() {
+        return List.of(new Report.NodeCauses(1, new GcLog.Pauses(12, 34.56, 6.1), 512.4, new RssSampler.Rss(184_320, 41_000),
+                        "node1-gc.log", 75.25, 95.25),
+                new Report.NodeCauses(2, new GcLog.Pauses(0, 0, 0), null, new RssSampler.Rss(102_400, 20_480), "node2-gc.log",
+                        Double.NaN, Double.NaN));
     }
 
     @Test
@@ -102,5 +115,65 @@ class ReportWriterTest {
                 "         5   50.00%        1  foo", "         3   30.00%        1  bar", "         2   20.00%        1  baz", "");
         assertThat(Profiler.topFrames(text, 2)).containsExactly("          ns  percent  samples  top",
                 "  ----------  -------  -------  ---", "         5   50.00%        1  foo", "         3   30.00%        1  bar");
+    }
+
+    @Test
+    void theHeaderSaysWhetherTheProfilerWasAttached() {
+        assertThat(ReportWriter.render(report(null, true, List.of(), null)))
+                .contains("Profiler attached during the stable run: **yes** (latencies include its overhead");
+        assertThat(ReportWriter.render(report(null, false, List.of(), null)))
+                .contains("Profiler attached during the stable run: **no** (latencies without its overhead)");
+    }
+
+    @Test
+    void causesAreATablePerNodeWithTheGcLogsLinked() {
+        String md = ReportWriter.render(report(null, false, twoNodes(), null));
+        assertThat(md).contains("## Causes (each node, over the stable run)")
+                .contains("| node | GC pauses n | total ms | max ms | alloc B/request | peak RssAnon MB | peak RssFile MB |")
+                .contains("| 1 | 12 | 34.6 | 6.1 | 512 | 180 | 40 |")
+                .contains("| 2 | 0 | 0.0 | 0.0 | - | 100 | 20 |")
+                .contains("[node1-gc.log](node1-gc.log): uptime 75.250-95.250 s, [node2-gc.log](node2-gc.log))");
+        assertThat(md.indexOf("## Causes")).isGreaterThan(md.indexOf("## Stable run")).isLessThan(md.indexOf("## Profiles"));
+    }
+
+    @Test
+    void withoutCausesTheReportSaysWhyInsteadOfATable() {
+        String md = ReportWriter.render(report(null, false, List.of(), "Not available: the node was given by --url."));
+        assertThat(md).contains("## Causes\n\nNot available: the node was given by --url.\n").doesNotContain("| node |");
+        assertThat(ReportWriter.render(report(null))).doesNotContain("## Causes");
+    }
+
+    @Test
+    void causesGoIntoTheSummaryAndAreComparedWithABaseline(@TempDir Path dir) throws IOException {
+        Report r = report(null, false, twoNodes(), null);
+        ReportWriter.write(r, dir);
+        Map<String, Double> back = ReportWriter.readSummary(dir);
+        assertThat(back).containsEntry("profiled", 0.0).containsEntry("node1_gc_pauses", 12.0)
+                .containsEntry("node1_gc_pause_total_ms", 34.56).containsEntry("node1_gc_pause_max_ms", 6.1)
+                .containsEntry("node1_alloc_bytes_per_request", 512.4).containsEntry("node1_rss_anon_peak_mb", 180.0)
+                .containsEntry("node1_rss_file_peak_mb", 41_000 / 1024.0).containsEntry("node2_gc_pauses", 0.0)
+                .doesNotContainKey("node2_alloc_bytes_per_request");
+        String md = ReportWriter.render(report(Map.of("profiled", 0.0, "node1_gc_pauses", 24.0,
+                "node1_alloc_bytes_per_request", 1024.8), false, twoNodes(), null));
+        assertThat(md).contains("| | this run | baseline | ratio |")
+                .contains("| node 1 GC pauses | 12 | 24 | 0.50 |")
+                .contains("| node 1 alloc B/request | 512 | 1,025 | 0.50 |")
+                .contains("| node 2 alloc B/request | - | - | - |")
+                .doesNotContain("Not like for like");
+    }
+
+    @Test
+    void aBaselineWithTheOtherProfilerSettingIsFlagged() {
+        String md = ReportWriter.render(report(Map.of("profiled", 1.0, "p50_ms", 2.0), false, List.of(), null));
+        assertThat(md).contains("**Not like for like:** the profiler was attached during the baseline and not during this run");
+    }
+
+    @Test
+    void theConsoleLineHasEveryNodesCauses() {
+        assertThat(ReportWriter.causesLine(report(null, false, twoNodes(), null))).isEqualTo(
+                "node 1: GC 12 pauses, 34.6 ms total, 6.1 ms max; 512 B/request; peak RssAnon 180 MB, RssFile 40 MB"
+                        + " | node 2: GC 0 pauses, 0.0 ms total, 0.0 ms max; - B/request; peak RssAnon 100 MB, RssFile 20 MB");
+        assertThat(ReportWriter.causesLine(report(null, false, List.of(), "Not available: --url.")))
+                .isEqualTo("Not available: --url.");
     }
 }

@@ -53,6 +53,7 @@ class CliTest {
         defaults.put("--tombstone-grace", "10d");
         defaults.put("--hint-window", "3h");
         defaults.put("--hint-max-size", "1g");
+        defaults.put("--max-clock-offset", "500ms");
         assertThat(options.keySet()).as("options in:\n%s", r.stdout()).containsAll(defaults.keySet());
         for (Map.Entry<String, String> e : options.entrySet()) {
             if (e.getKey().equals("--help") || e.getKey().equals("--version")) {
@@ -106,6 +107,16 @@ class CliTest {
                 tmp.resolve("data").toString(), "--cluster", "http://a:1,http://b:2", "--self", "http://c:3");
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.stderr()).contains("--self http://c:3 is not in the cluster list");
+    }
+
+    @Test
+    void aTombstoneGraceNotLongerThanTheHintWindowIsRefused() throws Exception {
+        NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE, "serve", "--data-dir",
+                tmp.resolve("data").toString(), "--cluster", "http://127.0.0.1:1,http://127.0.0.1:2",
+                "--self", "http://127.0.0.1:1", "--tombstone-grace", "2h", "--hint-window", "3h");
+        assertThat(r.exitCode()).isNotZero();
+        assertThat(r.stdout()).doesNotContain("ready");
+        assertThat(r.stderr()).contains("--tombstone-grace").contains("must be longer than --hint-window");
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -29,7 +29,7 @@ public final class RemoteReplica implements Replica {
     public RemoteReplica(NodeId node, ReplicaClient client) {
         this.node = node;
         this.client = client;
-        this.batcher = new ReplicaBatcher(client, node);
+        this.batcher = new ReplicaBatcher(client, node, this::readAlone);
     }
 
     @Override
@@ -43,6 +43,11 @@ public final class RemoteReplica implements Replica {
         if (batched != null) {
             return batched;
         }
+        return readAlone(key);
+    }
+
+    /** One read in a request of its own. */
+    private CompletableFuture<Entry> readAlone(byte[] key) {
         return client.send(node, HttpMethod.GET, InternalProtocol.ENTRY + "?id=" + InternalProtocol.hex(key), EMPTY)
                 .thenApply(r -> switch (r.status()) {
                     case 200 -> single(r.body());

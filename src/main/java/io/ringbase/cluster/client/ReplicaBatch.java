@@ -22,8 +22,14 @@ import java.util.List;
  * result   := 'V' (0x56) version i64        a write's result (Replica#writeResult), little-endian
  *           | 'F' (0x46) entry              a read that found an entry (tombstones included)
  *           | 'N' (0x4E)                    a read that found nothing
+ *           | 'L' (0x4C)                    a read whose entry did not fit the answer's byte budget
+ *                                           ({@link #MAX_ANSWER_BYTES}): ask for it alone
+ *           | 'E' (0x45) len u16 reason     this operation failed (UTF-8 reason); the others stand
  * </pre>
- * The body is covered by the HMAC like any internal request. Stateless.
+ * Bounds: at most {@link #MAX_OPS} operations; a request body of at most {@link #MAX_REQUEST_BYTES}
+ * (an operation larger than {@link #MAX_OP_BYTES} is never batched: it travels alone); an answer of at
+ * most {@link #MAX_ANSWER_BYTES} plus one found entry (the first read always gets its entry). The body
+ * is covered by the HMAC like any internal request. Stateless.
  */
 public final class ReplicaBatch {
 
@@ -32,6 +38,17 @@ public final class ReplicaBatch {
     static final byte VERSION = 'V';
     static final byte FOUND = 'F';
     static final byte ABSENT = 'N';
+    static final byte TOO_LARGE = 'L';
+    static final byte FAILED = 'E';
+
+    /** Most operations in one batch (a replica refuses more with 400). */
+    public static final int MAX_OPS = 64;
+    /** Largest operation that is batched (bytes encoded); larger ones are sent alone. */
+    public static final int MAX_OP_BYTES = 64 * 1024;
+    /** A batch's request body stays within this many bytes. */
+    public static final int MAX_REQUEST_BYTES = 256 * 1024;
+    /** Found entries stop being included in an answer once it holds this many bytes (see 'L'). */
+    public static final int MAX_ANSWER_BYTES = 1024 * 1024;
     private static final ValueLayout.OfLong LONG_LE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -51,7 +68,15 @@ public final class ReplicaBatch {
     }
 
     /** The answer to one operation. */
-    public sealed interface Result permits Written, Found {
+    public sealed interface Result permits Written, Found, TooLarge, Failed {
+    }
+
+    /** A read whose entry did not fit the answer: ask for it alone. */
+    public record TooLarge() implements Result {
+    }
+
+    /** The operation failed on the replica (an engine error); the batch's other answers stand. */
+    public record Failed(String reason) implements Result {
     }
 
     /** {@link io.ringbase.cluster.replication.Replica#writeResult} of a {@link Write}. */
@@ -88,6 +113,9 @@ public final class ReplicaBatch {
         List<Op> ops = new ArrayList<>();
         long p = 0;
         while (p < body.length) {
+            if (ops.size() == MAX_OPS) {
+                throw new IllegalArgumentException("more than " + MAX_OPS + " operations");
+            }
             byte kind = body[(int) p++];
             long size = EntryFormat.checkedSize(seg, p, body.length);
             Entry e = EntryFormat.read(seg, p, body.length);
@@ -108,6 +136,8 @@ public final class ReplicaBatch {
             size += switch (r) {
                 case Written w -> 1 + 8;
                 case Found f -> f.entry() == null ? 1 : 1 + EntryFormat.encodedSize(f.entry());
+                case TooLarge t -> 1;
+                case Failed f -> 1 + 2 + reasonBytes(f).length;
             };
         }
         byte[] out = new byte[Math.toIntExact(size)];
@@ -125,9 +155,24 @@ public final class ReplicaBatch {
                     out[(int) p++] = FOUND;
                     p = EntryFormat.write(f.entry(), seg, p);
                 }
+                case TooLarge t -> out[(int) p++] = TOO_LARGE;
+                case Failed f -> {
+                    byte[] reason = reasonBytes(f);
+                    out[(int) p++] = FAILED;
+                    seg.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), p, (short) reason.length);
+                    p += 2;
+                    MemorySegment.copy(reason, 0, seg, ValueLayout.JAVA_BYTE, p, reason.length);
+                    p += reason.length;
+                }
             }
         }
         return out;
+    }
+
+    /** A failure's reason as sent: UTF-8, at most 1,000 bytes. */
+    private static byte[] reasonBytes(Failed f) {
+        byte[] b = String.valueOf(f.reason()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return b.length <= 1000 ? b : java.util.Arrays.copyOf(b, 1000);
     }
 
     /**
@@ -155,6 +200,19 @@ public final class ReplicaBatch {
                     p += size;
                 }
                 case ABSENT -> results.add(new Found(null));
+                case TOO_LARGE -> results.add(new TooLarge());
+                case FAILED -> {
+                    if (p + 2 > body.length) {
+                        throw new IllegalArgumentException("truncated failure at " + p);
+                    }
+                    int n = seg.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), p) & 0xFFFF;
+                    p += 2;
+                    if (p + n > body.length) {
+                        throw new IllegalArgumentException("truncated failure reason at " + p);
+                    }
+                    results.add(new Failed(new String(body, (int) p, n, java.nio.charset.StandardCharsets.UTF_8)));
+                    p += n;
+                }
                 default -> throw new IllegalArgumentException("unknown batch result kind " + (kind & 0xff) + " at " + (p - 1));
             }
         }

@@ -13,37 +13,47 @@ import java.util.concurrent.CompletionException;
  * Coalesces the replica reads and writes that requests coordinated on one event loop send to one node
  * into a single {@link InternalProtocol#BATCH} request per loop turn: the first call of a turn opens a
  * batch and schedules its send as a task of the loop, which Netty runs after the I/O of the turn
- * (every request read in that turn), and further calls join it; a batch of {@link #MAX_OPS} operations
- * or {@link #MAX_BYTES} bytes is sent at once. One message each way per batch instead of per request:
- * on loopback the kernel's per-message cost is the largest part of a replicated request.
+ * (every request read in that turn), and further calls join it. One message each way per batch instead
+ * of per request: on loopback the kernel's per-message cost is the largest part of a replicated request.
  *
- * <p>A batch is one client call: one timeout, and a failure (unreachable, timeout, error status) fails
- * every operation in it with the same {@link ReplicaException}. Calls from a thread that is not one
- * of the client's event loops are not batched ({@link #write} and {@link #read} return {@code null}).
+ * <p>Bounds ({@link ReplicaBatch}): a batch holds at most {@link ReplicaBatch#MAX_OPS} operations and
+ * {@link ReplicaBatch#MAX_REQUEST_BYTES} bytes (an operation that would pass either sends the open batch
+ * first); an operation over {@link ReplicaBatch#MAX_OP_BYTES} is not batched but travels alone (until
+ * 2026-11-22 a PUT near the body limit made its batch pass the replica's body limit, and every write in
+ * it failed). A read answered "too large" is asked for alone.
+ *
+ * <p>A batch is one client call: one timeout, and a failure of the call (unreachable, timeout, error
+ * status) fails every operation in it with the same {@link ReplicaException}; an operation that failed
+ * on the replica fails alone. Calls from a thread that is not one of the client's event loops, and
+ * large operations, are not batched ({@link #write} and {@link #read} return {@code null}).
  *
  * <p>Threading: the open batch of a loop is touched by that loop only.
  */
 final class ReplicaBatcher {
 
     /** Most operations in one batch. */
-    static final int MAX_OPS = 64;
-    /** A batch is sent once its encoded operations reach this many bytes. */
-    static final int MAX_BYTES = 256 * 1024;
+    static final int MAX_OPS = ReplicaBatch.MAX_OPS;
+    /** A batch's encoded operations stay within this many bytes. */
+    static final int MAX_BYTES = ReplicaBatch.MAX_REQUEST_BYTES;
 
     private final ReplicaClient client;
     private final NodeId node;
     private final Open[] open;
 
-    ReplicaBatcher(ReplicaClient client, NodeId node) {
+    private final java.util.function.Function<byte[], CompletableFuture<Entry>> readAlone;
+
+    /** @param readAlone reads one key without batching (for reads answered "too large") */
+    ReplicaBatcher(ReplicaClient client, NodeId node, java.util.function.Function<byte[], CompletableFuture<Entry>> readAlone) {
         this.client = client;
         this.node = node;
+        this.readAlone = readAlone;
         this.open = new Open[client.loops().size()];
     }
 
     /** Queues a write on the calling event loop's batch; {@code null} if the caller is not on one. */
     CompletableFuture<Long> write(Entry entry) {
         int loop = client.currentLoop();
-        if (loop < 0) {
+        if (loop < 0 || ReplicaBatch.encodedSize(new ReplicaBatch.Write(entry)) > ReplicaBatch.MAX_OP_BYTES) {
             return null;
         }
         CompletableFuture<Long> f = new CompletableFuture<>();
@@ -54,7 +64,7 @@ final class ReplicaBatcher {
     /** Queues a read on the calling event loop's batch; {@code null} if the caller is not on one. */
     CompletableFuture<Entry> read(byte[] key) {
         int loop = client.currentLoop();
-        if (loop < 0) {
+        if (loop < 0 || key.length + 1 + io.ringbase.storage.EntryFormat.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
             return null;
         }
         CompletableFuture<Entry> f = new CompletableFuture<>();
@@ -64,7 +74,12 @@ final class ReplicaBatcher {
 
     /** On event loop {@code loop}: adds {@code op} to its open batch, opening one if needed. */
     private void add(int loop, ReplicaBatch.Op op, CompletableFuture<?> result) {
+        long size = ReplicaBatch.encodedSize(op);
         Open batch = open[loop];
+        if (batch != null && (batch.ops.size() == MAX_OPS || batch.bytes + size > MAX_BYTES)) {
+            send(loop, batch); // it would pass a bound with this one: off it goes, this one starts the next
+            batch = null;
+        }
         if (batch == null) {
             batch = new Open();
             open[loop] = batch;
@@ -73,7 +88,7 @@ final class ReplicaBatcher {
         }
         batch.ops.add(op);
         batch.results.add(result);
-        batch.bytes += ReplicaBatch.encodedSize(op);
+        batch.bytes += size;
         if (batch.ops.size() >= MAX_OPS || batch.bytes >= MAX_BYTES) {
             send(loop, batch);
         }
@@ -117,6 +132,16 @@ final class ReplicaBatcher {
                     ((CompletableFuture<Long>) result).complete(v.version());
             case ReplicaBatch.Read r when answer instanceof ReplicaBatch.Found found ->
                     ((CompletableFuture<Entry>) result).complete(found.entry());
+            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.TooLarge -> // its entry alone
+                    readAlone.apply(r.key()).whenComplete((e, failure) -> {
+                        if (failure != null) {
+                            result.completeExceptionally(failure);
+                        } else {
+                            ((CompletableFuture<Entry>) result).complete(e);
+                        }
+                    });
+            case ReplicaBatch.Op any when answer instanceof ReplicaBatch.Failed f ->
+                    result.completeExceptionally(new ReplicaException.Failed(node, "batch operation: " + f.reason(), null));
             default -> result.completeExceptionally(
                     new ReplicaException.Failed(node, "batch answer " + answer + " does not fit " + op, null));
         }

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.repair;
 
+import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
@@ -186,7 +187,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
                                 peer.node(), e.getMessage(), skipped);
                         p.fail(skipped, e.getMessage());
                         break;
-                    } catch (ReplicaException | IOException | RuntimeException e) {
+                    } catch (ReplicaException | IOException | ClockOffsetException | RuntimeException e) {
                         log.warn("repair: range {} with peer {} failed", range, peer.node(), e);
                         p.fail(1, "range " + range + " with " + peer.node() + ": " + e.getMessage());
                     }
@@ -209,7 +210,8 @@ public final class AntiEntropyRepair implements AutoCloseable {
 
     /** Compares and streams one range with one peer; see the class doc. */
     private void repairRange(RepairPeer peer, int range, Progress p)
-            throws ReplicaException, IOException, InterruptedException {
+            throws ReplicaException, IOException, InterruptedException, ClockOffsetException {
+        p.refusedInRange = null;
         NodeId self = local.self();
         MerkleTree mine = local.tree(range, peer.node());
         MerkleTree theirs = await(peer, peer.tree(range, self));
@@ -241,10 +243,25 @@ public final class AntiEntropyRepair implements AutoCloseable {
             }
         }
         drain(peer, sending, p);
+        if (p.refusedInRange != null) {
+            throw p.refusedInRange; // the rest of the range was repaired; the range counts as failed
+        }
     }
 
+    /**
+     * Applies an entry the peer has newer, unless its version is too far ahead of this node's clock
+     * ({@link HybridLogicalClock#observe} refuses it and logs): then it is skipped and counted, and the
+     * range fails at its end (a later run, once the clocks agree, copies it).
+     */
     private void receive(Entry e, Progress p) throws IOException {
-        clock.observe(e.version());
+        try {
+            clock.observe(e.version());
+        } catch (ClockOffsetException refused) {
+            if (p.refusedInRange == null) {
+                p.refusedInRange = refused;
+            }
+            return;
+        }
         engine.apply(e);
         p.keysReceived++;
     }
@@ -335,6 +352,8 @@ public final class AntiEntropyRepair implements AutoCloseable {
         volatile long keysReceived;
         volatile long keysSent;
         volatile String lastError;
+        /** The first entry of the current range whose version this node's clock refused, or null. */
+        ClockOffsetException refusedInRange;
 
         Progress(long startedAtMs, int rangesTotal) {
             this.startedAtMs = startedAtMs;

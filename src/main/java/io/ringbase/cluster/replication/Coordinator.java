@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
@@ -11,7 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -36,16 +36,24 @@ import org.slf4j.LoggerFactory;
  *       hints never count toward {@code ack}. A write goes to exactly the {@code from} replicas.</li>
  *   <li><b>Reads</b> return the newest answer ({@link Entry#compareNewness}: version, then tombstone
  *       first, then value bytes), tombstones and expired entries included: the caller decides what is
- *       live. Once every replica asked has answered, the stale ones among them get the newest entry
- *       written back in the background (<b>read repair</b>, Dynamo §4.7) without delaying the response.</li>
- *   <li>Every version seen in an answer advances the node's {@link HybridLogicalClock}.</li>
+ *       live. <b>Read repair</b> ({@link ReadRepair}): a quorum read ({@code ack > from/2}) whose answers
+ *       differ writes the newest back until {@code ack} replicas hold it before it answers (so quorum
+ *       reads never go backwards: ABD); other reads repair the stale replicas in the background once
+ *       every replica asked has answered, without delaying the response.</li>
+ *   <li><b>Quorum writes</b> ({@code ack > from/2}) read the key's version from {@code ack} replicas
+ *       first and write above it (ABD's two phases, see {@code quorumWrite}), so together with quorum
+ *       reads single-key operations are linearizable.</li>
+ *   <li>Every version seen in a remote answer advances the node's {@link HybridLogicalClock}; an answer
+ *       whose version the clock refuses as too far ahead of it ({@link ClockOffsetException}) counts as a
+ *       failed answer.</li>
  * </ul>
  *
  * <p>Threading: call from a request worker, or from an HTTP event loop when the local engine's writes
  * will not block ({@link io.ringbase.storage.StorageEngine#writeMayBlock()}): the local replica runs
  * on the calling thread. The returned futures complete on the caller or on a replica client event
- * loop; callbacks on them must not block. Read-repair
- * writes run on {@code background}. Thread-safe.
+ * loop; callbacks on them must not block. Background read-repair writes run on {@code background}; a
+ * quorum read's write-back is sent from the thread that completed its {@code ack}-th answer (replica
+ * calls do not block). Thread-safe.
  */
 public final class Coordinator {
 
@@ -58,7 +66,7 @@ public final class Coordinator {
     private final HintSink hints;
     private final HybridLogicalClock clock;
     private final Executor background;
-    private final AtomicLong readRepairs = new AtomicLong();
+    private final ReadRepair readRepair;
     /** The probe in flight to each node believed down, by node index ({@code null}: none). */
     private final AtomicReferenceArray<CompletableFuture<Void>> probes;
 
@@ -80,6 +88,7 @@ public final class Coordinator {
         this.clock = clock;
         this.background = background;
         this.probes = new AtomicReferenceArray<>(topology.size());
+        this.readRepair = new ReadRepair(this::replica, this::classify, liveness, background);
     }
 
     public Topology topology() {
@@ -130,9 +139,9 @@ public final class Coordinator {
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> upReplicas());
     }
 
-    /** Read-repair writes started so far. */
+    /** Read-repair writes started so far (before answering and in the background). */
     public long readRepairs() {
-        return readRepairs.get();
+        return readRepair.writes();
     }
 
     /**
@@ -142,7 +151,79 @@ public final class Coordinator {
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
      */
     public CompletableFuture<Void> write(Entry entry, int ack, int from) {
+        if (isQuorum(ack, from)) {
+            return quorumWrite(entry, ack, from);
+        }
         return write(entry, ack, from, 1);
+    }
+
+    /**
+     * A quorum write in the two phases of ABD's multi-writer register (Attiya, Bar-Noy and Dolev, "Sharing
+     * memory robustly in message-passing systems", JACM 1995; Lynch and Shvartsman's multi-writer form):
+     * first the key's version is read from {@code ack} replicas and the clock observes it, so the write's
+     * version is above that of every write that completed before this one began (their quorums intersect
+     * the one read); then the entry is written, with its version raised above what was read if needed.
+     * A replica that answers the second phase with a newer version holds a concurrent write; the two may be
+     * ordered either way, so this write completes as ordered before it and is never written again under a
+     * newer version (which would make it take effect twice, after a read had seen the concurrent one).
+     *
+     * <p>Costs one more round trip than a plain write; what it buys is in docs/http-api.md, "Consistency".
+     * The first phase reads whole entries (there is no version-only replica read yet), so overwriting a
+     * large value moves the old one from up to {@code ack - 1} replicas.
+     */
+    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
+        List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
+        List<NodeId> up = up(targets);
+        if (up.size() < ack) {
+            return afterProbing(targets, ack, from, nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
+        }
+        return quorumWrite(entry, ack, from, targets, up);
+    }
+
+    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from, List<NodeId> targets,
+                                                List<NodeId> up) {
+        return versionsOf(entry.key(), ack, from, up).thenCompose(answers -> {
+            long newest = Long.MIN_VALUE;
+            for (Tally.Answer<Entry> a : answers) {
+                if (a.value() != null) {
+                    newest = Math.max(newest, a.value().version());
+                }
+            }
+            Entry versioned = newest < entry.version() ? entry
+                    : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
+            return write(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, false);
+        });
+    }
+
+    /**
+     * The first {@code ack} answers of {@code up} to a read of {@code key} (every remote version observed
+     * by the clock); fails as a read does when {@code ack} answers cannot be had.
+     */
+    private CompletableFuture<List<Tally.Answer<Entry>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
+        Tally<Entry> tally = new Tally<>(ack, from, up.size());
+        NodeId self = topology.self();
+        for (NodeId t : up) {
+            replica(t).read(key).whenComplete((e, failure) -> {
+                if (failure != null) {
+                    if (t.equals(self)) {
+                        log.error("local read failed", unwrap(failure));
+                        tally.failed(Tally.Kind.FAILED);
+                    } else {
+                        tally.failed(classify(t, failure));
+                    }
+                    return;
+                }
+                if (!t.equals(self)) {
+                    liveness.markUp(t);
+                    if (e != null && !observed(t, e.version())) {
+                        tally.failed(Tally.Kind.FAILED); // a version from a clock too far ahead is not used
+                        return;
+                    }
+                }
+                tally.answer(t, e);
+            });
+        }
+        return tally.result;
     }
 
     /** Times a coordinator re-versions a write that lost to a newer version it had not seen. */
@@ -152,13 +233,18 @@ public final class Coordinator {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
         List<NodeId> up = up(targets);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, nowUp -> write(entry, ack, from, attempt, targets, nowUp));
+            return afterProbing(targets, ack, from, nowUp -> write(entry, ack, from, attempt, targets, nowUp, true));
         }
-        return write(entry, ack, from, attempt, targets, up);
+        return write(entry, ack, from, attempt, targets, up, true);
     }
 
+    /**
+     * Sends {@code entry} to {@code up}, hints the other {@code targets}. With {@code reversion}, an ack
+     * answer holding a newer version makes the write be sent again under a newer version (up to
+     * {@link #MAX_WRITE_ATTEMPTS} in all); without, such an answer counts as an acknowledgement.
+     */
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
-                                          List<NodeId> up) {
+                                          List<NodeId> up, boolean reversion) {
         for (NodeId t : targets) {
             if (!up.contains(t)) {
                 hints.hint(t, entry);
@@ -171,6 +257,10 @@ public final class Coordinator {
                 replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
                     if (failure == null) {
                         liveness.markUp(t);
+                        if (stored > entry.version() && !observed(t, stored)) {
+                            tally.failed(Tally.Kind.FAILED); // it holds a version from a clock too far ahead
+                            return;
+                        }
                         tally.answer(t, stored);
                     } else {
                         hints.hint(t, entry);
@@ -185,23 +275,23 @@ public final class Coordinator {
                     tally.answer(self, stored);
                 } else {
                     log.error("local write of a replicated entry failed", unwrap(failure));
-                    tally.failed(Kind.FAILED);
+                    tally.failed(Tally.Kind.FAILED);
                 }
             });
         }
         return tally.result.thenCompose(answers -> {
             long newest = entry.version();
-            for (Answer<Long> a : answers) {
+            for (Tally.Answer<Long> a : answers) {
                 newest = Math.max(newest, a.value());
             }
-            if (newest == entry.version()) {
+            if (newest == entry.version() || !reversion) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             // An acking replica already held a newer version of the key: a write this coordinator's clock
             // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
-            // write came later in real time, so it must win: write it again above that version. Quorums
-            // intersect, so for quorum writes one of the ack answers always reveals such a version.
-            clock.observe(newest);
+            // write came later in real time, so it must win: write it again above that version. (Only for
+            // writes below a quorum, which promise no order: quorum writes read versions first instead.)
+            // every answer's version was observed when it came (a remote one) or is this node's own
             Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
             if (attempt >= MAX_WRITE_ATTEMPTS) {
                 return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
@@ -219,7 +309,10 @@ public final class Coordinator {
 
     /**
      * Reads {@code key} from its first {@code from} replicas; completes with the newest of the first
-     * {@code ack} answers ({@code null} if none has the key), then read-repairs in the background.
+     * {@code ack} answers ({@code null} if none has the key). A quorum read ({@code ack > from/2}) whose
+     * first {@code ack} answers differ first writes the newest back until {@code ack} replicas hold it
+     * ({@link ReadRepair#beforeAnswering}; fails with {@link QuorumException.NotEnoughAnswers} if it
+     * cannot); every other read repairs the stale replicas in the background once all have answered.
      *
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
      */
@@ -233,16 +326,23 @@ public final class Coordinator {
     }
 
     private CompletableFuture<Entry> read(byte[] key, int ack, int from, List<NodeId> up) {
+        boolean quorum = isQuorum(ack, from);
         Tally<Entry> tally = new Tally<>(ack, from, up.size());
-        tally.onAllAnswered = answers -> readRepair(answers);
+        tally.onAllAnswered = all -> {
+            List<Tally.Answer<Entry>> first = tally.firstAck();
+            if (!quorum || first == null || ReadRepair.agree(first)) { // else written back before answering
+                readRepair.inBackground(all);
+            }
+        };
         NodeId self = topology.self();
         for (NodeId t : up) {
             if (!t.equals(self)) {
                 replica(t).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
                         liveness.markUp(t);
-                        if (e != null) {
-                            clock.observe(e.version());
+                        if (e != null && !observed(t, e.version())) {
+                            tally.failed(Tally.Kind.FAILED); // an entry from a clock too far ahead is not used
+                            return;
                         }
                         tally.answer(t, e);
                     } else {
@@ -257,11 +357,22 @@ public final class Coordinator {
                     tally.answer(self, e);
                 } else {
                     log.error("local read failed", unwrap(failure));
-                    tally.failed(Kind.FAILED);
+                    tally.failed(Tally.Kind.FAILED);
                 }
             });
         }
-        return tally.result.thenApply(Coordinator::newest);
+        if (!quorum) {
+            return tally.result.thenApply(ReadRepair::newest);
+        }
+        return tally.result.thenCompose(answers -> readRepair.beforeAnswering(answers, up, ack, from));
+    }
+
+    /**
+     * Whether {@code ack} of {@code from} is a quorum: a majority, so any two such sets of one key's
+     * replicas intersect.
+     */
+    public static boolean isQuorum(int ack, int from) {
+        return 2 * ack > from;
     }
 
     private int checkAck(int ack, int from) {
@@ -352,52 +463,32 @@ public final class Coordinator {
         }
     }
 
+    /**
+     * Advances the clock past a version {@code node} answered with; {@code false} if the clock refused it
+     * as too far ahead ({@link HybridLogicalClock#observe}, which logs it): the answer must not be used.
+     */
+    private boolean observed(NodeId node, long version) {
+        try {
+            clock.observe(version);
+            return true;
+        } catch (ClockOffsetException e) {
+            log.debug("answer of {} not used: {}", node, e.getMessage());
+            return false;
+        }
+    }
+
     /** This node always counts as up; the others as the failure detector says. */
     private boolean isUp(NodeId node) {
         return node.equals(topology.self()) || liveness.isUp(node);
     }
 
-    /** Writes the newest answer back to the replicas that answered with something older. */
-    private void readRepair(List<Answer<Entry>> answers) {
-        Entry newest = newest(answers);
-        if (newest == null) {
-            return;
-        }
-        for (Answer<Entry> a : answers) {
-            if (a.value() == null || Entry.compareNewness(newest, a.value()) > 0) {
-                readRepairs.incrementAndGet();
-                NodeId target = a.node();
-                try {
-                    background.execute(() -> replica(target).write(newest).whenComplete((v, failure) -> {
-                        if (failure != null) {
-                            log.debug("read repair of {} failed: {}", target, unwrap(failure).toString());
-                        }
-                    }));
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    log.debug("read repair to {} dropped: background queue full", target);
-                }
-            }
-        }
-    }
-
-    private static Entry newest(List<Answer<Entry>> answers) {
-        Entry best = null;
-        for (Answer<Entry> a : answers) {
-            Entry e = a.value();
-            if (e != null && (best == null || Entry.compareNewness(e, best) > 0)) {
-                best = e;
-            }
-        }
-        return best;
-    }
-
-    private Kind classify(NodeId node, Throwable failure) {
+    private Tally.Kind classify(NodeId node, Throwable failure) {
         Throwable cause = unwrap(failure);
         if (cause instanceof ReplicaException.Unreachable) {
             liveness.markDown(node, System.currentTimeMillis());
-            return Kind.FAILED;
+            return Tally.Kind.FAILED;
         }
-        return cause instanceof ReplicaException.Timeout ? Kind.TIMEOUT : Kind.FAILED;
+        return cause instanceof ReplicaException.Timeout ? Tally.Kind.TIMEOUT : Tally.Kind.FAILED;
     }
 
     static Throwable unwrap(Throwable t) {
@@ -405,75 +496,5 @@ public final class Coordinator {
             t = t.getCause();
         }
         return t;
-    }
-
-    private enum Kind { TIMEOUT, FAILED }
-
-    /** One replica's answer. */
-    record Answer<T>(NodeId node, T value) {
-    }
-
-    /** Counts the answers of one request and completes its future at {@code ack} (or when out of reach). */
-    private static final class Tally<T> {
-        final int ack;
-        final int from;
-        final int sent;
-        final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
-        final List<Answer<T>> answers = new ArrayList<>();
-        java.util.function.Consumer<List<Answer<T>>> onAllAnswered;
-        int timeouts;
-        int failures;
-
-        Tally(int ack, int from, int sent) {
-            this.ack = ack;
-            this.from = from;
-            this.sent = sent;
-        }
-
-        void answer(NodeId node, T value) {
-            List<Answer<T>> firstAck = null;
-            List<Answer<T>> all = null;
-            synchronized (this) {
-                answers.add(new Answer<>(node, value));
-                if (answers.size() == ack) {
-                    firstAck = List.copyOf(answers);
-                }
-                if (answers.size() + timeouts + failures == sent) {
-                    all = List.copyOf(answers);
-                }
-            }
-            if (firstAck != null) {
-                result.complete(firstAck);
-            }
-            allAnswered(all);
-        }
-
-        void failed(Kind kind) {
-            QuorumException lost = null;
-            List<Answer<T>> all = null;
-            synchronized (this) {
-                if (kind == Kind.TIMEOUT) {
-                    timeouts++;
-                } else {
-                    failures++;
-                }
-                if (timeouts + failures == sent - ack + 1) { // ack answers are now out of reach
-                    lost = new QuorumException.NotEnoughAnswers(ack, from, answers.size(), timeouts, failures);
-                }
-                if (answers.size() + timeouts + failures == sent) {
-                    all = List.copyOf(answers);
-                }
-            }
-            if (lost != null) {
-                result.completeExceptionally(lost);
-            }
-            allAnswered(all);
-        }
-
-        private void allAnswered(List<Answer<T>> all) {
-            if (all != null && onAllAnswered != null && !all.isEmpty()) {
-                onAllAnswered.accept(all);
-            }
-        }
     }
 }

@@ -58,6 +58,9 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private final int maxHeaderBytes;
     private final int maxBodyBytes;
     private final byte[][] bareHeaderPaths;
+    private final long requestTimeoutNanos;
+    private long partialSinceNanos;   // when the incomplete request now being read began to wait; 0: none
+    private boolean checkScheduled;
 
     private State state = State.REQUEST_LINE;
     // the request being read
@@ -77,13 +80,23 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private long chunkLeft;
     private ByteBuf chunkedBody;
 
+    /** A decoder without a request timeout (see the other constructor). */
+    public RequestDecoder(int maxInitialLineBytes, int maxHeaderBytes, int maxBodyBytes, List<String> bareHeaderPaths) {
+        this(maxInitialLineBytes, maxHeaderBytes, maxBodyBytes, bareHeaderPaths, 0);
+    }
+
     /**
      * @param maxInitialLineBytes longest request line, bytes
      * @param maxHeaderBytes      most bytes of all header lines of a request together
      * @param maxBodyBytes        largest body, bytes
      * @param bareHeaderPaths     paths (without query) whose requests keep no header fields
+     * @param requestTimeoutMs    a request whose first bytes came this many ms ago and which is still
+     *                            incomplete gives {@link RequestError.Timeout}; 0 for no limit. Checked by
+     *                            one timer per incomplete request, none for requests that arrive whole
      */
-    public RequestDecoder(int maxInitialLineBytes, int maxHeaderBytes, int maxBodyBytes, List<String> bareHeaderPaths) {
+    public RequestDecoder(int maxInitialLineBytes, int maxHeaderBytes, int maxBodyBytes, List<String> bareHeaderPaths,
+                          long requestTimeoutMs) {
+        this.requestTimeoutNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
         this.maxInitialLineBytes = maxInitialLineBytes;
         this.maxHeaderBytes = maxHeaderBytes;
         this.maxBodyBytes = maxBodyBytes;
@@ -453,6 +466,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     // ---------------------------------------------------------------- helpers
 
     private void emit(List<Object> out, ByteBuf body, int bodyIndex, int bodyLength) {
+        partialSinceNanos = 0;
         boolean keepAlive = version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
         out.add(new Request(method, target, version, keepAlive, headers, body, bodyIndex, bodyLength));
         method = null;
@@ -478,6 +492,52 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         releaseChunkedBody();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        super.channelReadComplete(ctx);
+        if (requestTimeoutNanos > 0) {
+            if (!midRequest()) {
+                partialSinceNanos = 0;
+            } else if (partialSinceNanos == 0) {
+                partialSinceNanos = System.nanoTime();
+                scheduleCheck(ctx, requestTimeoutNanos);
+            }
+        }
+    }
+
+    /** Whether part of a request has been read and the rest has not. */
+    private boolean midRequest() {
+        return switch (state) {
+            case REQUEST_LINE -> internalBuffer().isReadable();
+            case DONE -> false;
+            default -> true;
+        };
+    }
+
+    private void scheduleCheck(ChannelHandlerContext ctx, long delayNanos) {
+        if (!checkScheduled) {
+            checkScheduled = true;
+            ctx.executor().schedule(() -> checkTimeout(ctx), delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** On the event loop, when a timer set for an incomplete request fires. */
+    private void checkTimeout(ChannelHandlerContext ctx) {
+        checkScheduled = false;
+        if (state == State.DONE || !ctx.channel().isActive() || partialSinceNanos == 0) {
+            return;
+        }
+        long waited = System.nanoTime() - partialSinceNanos;
+        if (waited < requestTimeoutNanos) { // another request began meanwhile: wait for its own deadline
+            scheduleCheck(ctx, requestTimeoutNanos - waited);
+            return;
+        }
+        releaseChunkedBody();
+        state = State.DONE;
+        partialSinceNanos = 0;
+        ctx.fireChannelRead(new RequestError.Timeout(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos)));
     }
 
     /**

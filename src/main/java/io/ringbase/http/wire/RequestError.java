@@ -26,6 +26,14 @@ public sealed interface RequestError {
     record TooLarge(HttpVersion version, boolean keepAlive) implements RequestError {
     }
 
+    /**
+     * A request began but did not arrive in full within the request timeout (a client that sends part
+     * of a request and stops): answered with 408, then the connection is closed. The decoder reads
+     * nothing more from the connection.
+     */
+    record Timeout(long timeoutMs) implements RequestError {
+    }
+
     /** An {@code Expect} header other than {@code 100-continue}: answered with 417, the connection goes on. */
     record UnsupportedExpectation(HttpVersion version, boolean keepAlive) implements RequestError {
     }

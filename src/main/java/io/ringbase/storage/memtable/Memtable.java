@@ -229,7 +229,7 @@ public final class Memtable {
      * The node of the newest entry of {@code key} (possibly a tombstone or expired), or 0 if none. Its
      * entry is at {@link #entryOffset} of {@link #segment}.
      */
-    public long find(MemorySegment key) {
+    public long find(byte[] key) {
         if (count == 0) {
             return NULL;
         }
@@ -243,7 +243,7 @@ public final class Memtable {
 
     /** The newest entry of {@code key} (possibly a tombstone or expired), decoded, or {@code null}. */
     public Entry get(byte[] key) {
-        long node = find(MemorySegment.ofArray(key));
+        long node = find(key);
         return node == NULL ? null : decode(node);
     }
 
@@ -258,7 +258,7 @@ public final class Memtable {
     }
 
     /** First node whose key is &ge; {@code key} (the newest of that key), or 0. */
-    private long seek(MemorySegment key, long keyPrefix) {
+    private long seek(byte[] key, long keyPrefix) {
         long x = head;
         for (int level = maxHeight.get() - 1; level >= 0; level--) {
             while (true) {
@@ -401,12 +401,12 @@ public final class Memtable {
     }
 
     /** Node's key against a search key (with its prefix): negative if the node's sorts first. */
-    private int compareToKey(long node, MemorySegment key, long keyPrefix) {
+    private int compareToKey(long node, byte[] key, long keyPrefix) {
         long p = prefixOf(node);
         if (p != keyPrefix) {
             return Long.compareUnsigned(p, keyPrefix);
         }
-        return EntryFormat.compareKey(slab(node), entryOffset(node), key);
+        return EntryFormat.compareKey(slab(node), entryOffset(node), key, keyPrefix);
     }
 
     private boolean sameKey(long a, long b) {
@@ -437,14 +437,13 @@ public final class Memtable {
 
     /** Newest entry per key in [start, end), decoded one at a time. */
     private final class EntryIterator implements CloseableIterator<Entry> {
-        private final MemorySegment end;
+        private final byte[] end;
         private long node;
         private long previous = NULL;
 
         EntryIterator(byte[] start, byte[] end) {
-            this.end = end == null ? null : MemorySegment.ofArray(end);
-            MemorySegment from = start == null ? null : MemorySegment.ofArray(start);
-            this.node = from == null ? Memtable.this.next(head, 0) : seek(from, prefix(from));
+            this.end = end;
+            this.node = start == null ? Memtable.this.next(head, 0) : seek(start, prefix(start));
             skipToValid();
         }
 

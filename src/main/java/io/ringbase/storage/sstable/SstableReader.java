@@ -94,9 +94,9 @@ public final class SstableReader implements AutoCloseable {
             return null;
         }
         long n = footer.entryCount();
-        MemorySegment probe = MemorySegment.ofArray(key);
-        long i = lowerBound(probe);
-        if (i < n && compareKey(i, probe) == 0) {
+        long prefix = EntryFormat.keyPrefix(key);
+        long i = lowerBound(key, prefix);
+        if (i < n && compareKey(i, key, prefix) == 0) {
             return readEntry(i);
         }
         if (i < n) {
@@ -112,17 +112,17 @@ public final class SstableReader implements AutoCloseable {
      * Where the entry for {@code key} is encoded in {@link #data()}, without decoding it: the offset of
      * its {@link EntryFormat} encoding, or -1 if the table has none. Checks as {@link #get} does.
      *
-     * @param key   the key
-     * @param probe {@code key} as a segment (callers that search several tables wrap it once)
+     * @param key       the key
+     * @param keyPrefix its {@link EntryFormat#keyPrefix} (callers that search several tables compute it once)
      * @throws CorruptionException if an entry read has a bad checksum or encoding
      */
-    public long locate(byte[] key, MemorySegment probe) throws IOException {
+    public long locate(byte[] key, long keyPrefix) throws IOException {
         if (!bloom.mightContain(key)) {
             return -1;
         }
         long n = footer.entryCount();
-        long i = lowerBound(probe);
-        if (i < n && compareKey(i, probe) == 0) {
+        long i = lowerBound(key, keyPrefix);
+        if (i < n && compareKey(i, key, keyPrefix) == 0) {
             verifyEntry(i);
             return recordOffset(i) + SstableWriter.RECORD_HEADER_SIZE;
         }
@@ -157,7 +157,7 @@ public final class SstableReader implements AutoCloseable {
      */
     public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
         try {
-            long first = start == null ? 0 : lowerBound(MemorySegment.ofArray(start));
+            long first = start == null ? 0 : lowerBound(start, EntryFormat.keyPrefix(start));
             if (first > 0) {
                 verifyEntry(first - 1);
             }
@@ -210,8 +210,7 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /** Index of the first entry whose key is &ge; {@code key} (entryCount if none). */
-    private long lowerBound(MemorySegment key) throws CorruptionException {
-        long probePrefix = EntryFormat.keyPrefix(key);
+    private long lowerBound(byte[] key, long probePrefix) throws CorruptionException {
         long lo = 0;
         long hi = footer.entryCount();
         while (lo < hi) {
@@ -226,20 +225,15 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /** Compares entry {@code i}'s key with {@code key} after checking its header (not its checksum). */
-    private int compareKey(long i, MemorySegment key) throws CorruptionException {
+    private int compareKey(long i, byte[] key) throws CorruptionException {
         return compareKey(i, key, EntryFormat.keyPrefix(key));
     }
 
-    /** As {@link #compareKey(long, MemorySegment)}, the probe's {@link EntryFormat#keyPrefix} given. */
-    private int compareKey(long i, MemorySegment key, long keyPrefix) throws CorruptionException {
+    /** As {@link #compareKey(long, byte[])}, the probe's {@link EntryFormat#keyPrefix} given. */
+    private int compareKey(long i, byte[] key, long keyPrefix) throws CorruptionException {
         long offset = recordOffset(i);
         checkedEntrySize(offset, recordEnd(i));
-        long entry = offset + SstableWriter.RECORD_HEADER_SIZE;
-        long stored = EntryFormat.storedKeyPrefix(data, entry);
-        if (stored != keyPrefix) {
-            return Long.compareUnsigned(stored, keyPrefix);
-        }
-        return EntryFormat.compareKey(data, entry, key);
+        return EntryFormat.compareKey(data, offset + SstableWriter.RECORD_HEADER_SIZE, key, keyPrefix);
     }
 
     private Entry readEntry(long i) throws CorruptionException {
@@ -349,14 +343,14 @@ public final class SstableReader implements AutoCloseable {
 
     /** Iterates entries [position, first key &ge; end). One thread at a time. */
     private final class RangeIterator implements StorageEngine.CloseableIterator<Entry> {
-        private final MemorySegment end;
+        private final byte[] end;
         private long position;
         private Entry next;
         private boolean done;
 
         RangeIterator(long position, byte[] end) {
             this.position = position;
-            this.end = end == null ? null : MemorySegment.ofArray(end);
+            this.end = end;
         }
 
         @Override

@@ -26,7 +26,58 @@ public final class XxHash64 {
      * SSTable Bloom filters and cluster placement use. {@code hash(new byte[0]) == 0xEF46DB3751D8E999L}.
      */
     public static long hash(byte[] key) {
-        return hash(MemorySegment.ofArray(key), 0, key.length);
+        int len = key.length;
+        int p = 0;
+        long h;
+        if (len >= 32) {
+            long v1 = P1 + P2;
+            long v2 = P2;
+            long v3 = 0;
+            long v4 = -P1;
+            for (; p <= len - 32; p += 32) {
+                v1 = round(v1, (long) LONGS.get(key, p));
+                v2 = round(v2, (long) LONGS.get(key, p + 8));
+                v3 = round(v3, (long) LONGS.get(key, p + 16));
+                v4 = round(v4, (long) LONGS.get(key, p + 24));
+            }
+            h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
+            h = mergeRound(h, v1);
+            h = mergeRound(h, v2);
+            h = mergeRound(h, v3);
+            h = mergeRound(h, v4);
+        } else {
+            h = P5;
+        }
+        h += len;
+        for (; p + 8 <= len; p += 8) {
+            h ^= round(0, (long) LONGS.get(key, p));
+            h = Long.rotateLeft(h, 27) * P1 + P4;
+        }
+        if (p + 4 <= len) {
+            h ^= ((int) INTS.get(key, p) & 0xFFFFFFFFL) * P1;
+            h = Long.rotateLeft(h, 23) * P2 + P3;
+            p += 4;
+        }
+        for (; p < len; p++) {
+            h ^= (key[p] & 0xFFL) * P5;
+            h = Long.rotateLeft(h, 11) * P1;
+        }
+        return avalanche(h);
+    }
+
+    /** Little-endian lanes read straight from a byte array (no segment per hash: it cost two objects a read). */
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle INTS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    private static long avalanche(long h) {
+        h ^= h >>> 33;
+        h *= P2;
+        h ^= h >>> 29;
+        h *= P3;
+        h ^= h >>> 32;
+        return h;
     }
 
     /** {@link #hash(byte[])} of the {@code length} bytes at {@code offset} of {@code segment}. */
@@ -69,12 +120,7 @@ public final class XxHash64 {
             h ^= (in.get(java.lang.foreign.ValueLayout.JAVA_BYTE, base + p) & 0xFFL) * P5;
             h = Long.rotateLeft(h, 11) * P1;
         }
-        h ^= h >>> 33;
-        h *= P2;
-        h ^= h >>> 29;
-        h *= P3;
-        h ^= h >>> 32;
-        return h;
+        return avalanche(h);
     }
 
     private static long round(long acc, long input) {

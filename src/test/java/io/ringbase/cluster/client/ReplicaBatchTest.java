@@ -47,9 +47,11 @@ class ReplicaBatchTest {
         Random rnd = new Random(42);
         List<ReplicaBatch.Result> results = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            results.add(switch (rnd.nextInt(3)) {
+            results.add(switch (rnd.nextInt(5)) {
                 case 0 -> new ReplicaBatch.Written(rnd.nextLong());
                 case 1 -> new ReplicaBatch.Found(null);
+                case 2 -> new ReplicaBatch.TooLarge();
+                case 3 -> new ReplicaBatch.Failed("IOException: no space left on device \u00e9 " + i);
                 default -> new ReplicaBatch.Found(rnd.nextBoolean() ? Entry.tombstone(b("k" + i), i)
                         : Entry.value(b("k" + i), i, b("v" + rnd.nextInt())));
             });
@@ -61,6 +63,8 @@ class ReplicaBatchTest {
             switch (want) {
                 case ReplicaBatch.Written w -> assertThat(got).isEqualTo(w);
                 case ReplicaBatch.Found f when f.entry() == null -> assertThat(got).isEqualTo(f);
+                case ReplicaBatch.TooLarge t -> assertThat(got).isEqualTo(t);
+                case ReplicaBatch.Failed f -> assertThat(got).isEqualTo(f);
                 case ReplicaBatch.Found f -> {
                     Entry e = ((ReplicaBatch.Found) got).entry();
                     assertThat(Entry.compareNewness(e, f.entry())).isZero();
@@ -84,5 +88,18 @@ class ReplicaBatchTest {
                 .hasMessageContaining("2 results for 3");
         assertThatThrownBy(() -> ReplicaBatch.decodeResults(java.util.Arrays.copyOf(results, 5), 1))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aBatchOfMoreOperationsThanTheBoundIsRefused() {
+        List<ReplicaBatch.Op> ops = new ArrayList<>();
+        for (int i = 0; i <= ReplicaBatch.MAX_OPS; i++) {
+            ops.add(new ReplicaBatch.Read(b("k" + i)));
+        }
+        byte[] body = ReplicaBatch.encodeOps(ops);
+        assertThatThrownBy(() -> ReplicaBatch.decodeOps(body)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("more than " + ReplicaBatch.MAX_OPS);
+        assertThat(ReplicaBatch.decodeOps(ReplicaBatch.encodeOps(ops.subList(0, ReplicaBatch.MAX_OPS))))
+                .hasSize(ReplicaBatch.MAX_OPS);
     }
 }

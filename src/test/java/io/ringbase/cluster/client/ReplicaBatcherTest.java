@@ -24,8 +24,12 @@ class ReplicaBatcherTest {
 
     /** Op counts of the batch requests the server got, and the paths of the other requests. */
     final List<Integer> batches = new CopyOnWriteArrayList<>();
+    final List<Integer> batchBytes = new CopyOnWriteArrayList<>();
     final List<String> singles = new CopyOnWriteArrayList<>();
     volatile int batchStatus = 200;
+    /** Operations on this key fail on the stand-in replica; reads of {@link #tooLargeKey} are answered "too large". */
+    volatile String failingKey = "";
+    volatile String tooLargeKey = "";
     HttpServer server;
     ReplicaClient client;
     RemoteReplica replica;
@@ -41,16 +45,30 @@ class ReplicaBatcherTest {
             if (path.equals(InternalProtocol.BATCH)) {
                 List<ReplicaBatch.Op> ops = ReplicaBatch.decodeOps(body);
                 batches.add(ops.size());
+                batchBytes.add(body.length);
                 List<ReplicaBatch.Result> results = new ArrayList<>();
                 for (ReplicaBatch.Op op : ops) {
+                    byte[] k = op instanceof ReplicaBatch.Write w ? w.entry().key() : ((ReplicaBatch.Read) op).key();
+                    String key = new String(k, StandardCharsets.UTF_8);
+                    if (key.equals(failingKey)) {
+                        results.add(new ReplicaBatch.Failed("IOException: disk on fire"));
+                        continue;
+                    }
                     results.add(switch (op) {
                         // a write "loses" to a version 1 above its own; a read finds its key with version 42
                         case ReplicaBatch.Write w -> new ReplicaBatch.Written(w.entry().version() + 1);
+                        case ReplicaBatch.Read r when key.equals(tooLargeKey) -> new ReplicaBatch.TooLarge();
                         case ReplicaBatch.Read r -> new ReplicaBatch.Found(Entry.value(r.key(), 42, r.key()));
                     });
                 }
                 status = batchStatus;
                 answer = status == 200 ? ReplicaBatch.encodeResults(results) : "broken".getBytes(StandardCharsets.UTF_8);
+            } else if (exchange.getRequestMethod().equals("GET")) { // a read alone: version 43
+                singles.add("GET " + path);
+                String hex = exchange.getRequestURI().getQuery().substring("id=".length());
+                byte[] k = java.util.HexFormat.of().parseHex(hex);
+                status = 200;
+                answer = InternalProtocol.encode(List.of(Entry.value(k, 43, k)));
             } else {
                 singles.add(exchange.getRequestMethod() + " " + path);
                 Entry e = InternalProtocol.decode(body).getFirst();
@@ -129,5 +147,60 @@ class ReplicaBatcherTest {
                     .cause().isInstanceOf(ReplicaException.Failed.class).hasMessageContaining("500");
         }
         assertThat(batches).containsExactly(5);
+    }
+
+    @Test
+    void aLargeWriteTravelsAloneAndTheOthersStillBatch() throws Exception {
+        List<CompletableFuture<?>> futures = new ArrayList<>();
+        client.loops().get(0).submit(() -> {
+            for (int i = 0; i < 5; i++) {
+                futures.add(replica.writeChecked(Entry.value(key(i), 100 + i, key(i))));
+            }
+            futures.add(replica.writeChecked(Entry.value(key(99), 500, new byte[ReplicaBatch.MAX_OP_BYTES])));
+        }).get(5, TimeUnit.SECONDS);
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        assertThat(futures.getLast().get()).isEqualTo(500L);
+        assertThat(batches).containsExactly(5);
+        assertThat(singles).containsExactly("PUT " + InternalProtocol.ENTRY);
+    }
+
+    @Test
+    void aBatchNeverPassesItsByteBound() throws Exception {
+        List<CompletableFuture<?>> futures = new ArrayList<>();
+        client.loops().get(0).submit(() -> {
+            for (int i = 0; i < 20; i++) { // 20 x 40 KiB: three batches' worth
+                futures.add(replica.writeChecked(Entry.value(key(i), 100 + i, new byte[40 * 1024])));
+            }
+        }).get(5, TimeUnit.SECONDS);
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        assertThat(batches.stream().mapToInt(Integer::intValue).sum()).isEqualTo(20);
+        assertThat(batches.size()).isGreaterThanOrEqualTo(4);
+        assertThat(batchBytes).allSatisfy(b -> assertThat(b).isLessThanOrEqualTo(ReplicaBatch.MAX_REQUEST_BYTES));
+        assertThat(singles).isEmpty();
+    }
+
+    @Test
+    void anOperationTheReplicaFailedFailsAloneAndTheOthersStand() throws Exception {
+        failingKey = "k2";
+        List<CompletableFuture<?>> futures = inOneLoopTurn(5, 0);
+        for (int i = 0; i < 5; i++) {
+            CompletableFuture<?> f = futures.get(i);
+            if (i == 2) {
+                assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).cause()
+                        .isInstanceOf(ReplicaException.Failed.class).hasMessageContaining("disk on fire");
+            } else {
+                assertThat(f.get(5, TimeUnit.SECONDS)).isEqualTo(101L + i);
+            }
+        }
+    }
+
+    @Test
+    void aReadAnsweredTooLargeIsReadAlone() throws Exception {
+        tooLargeKey = "k1";
+        List<CompletableFuture<?>> futures = inOneLoopTurn(0, 3);
+        assertThat(((Entry) futures.get(0).get(5, TimeUnit.SECONDS)).version()).isEqualTo(42);
+        assertThat(((Entry) futures.get(1).get(5, TimeUnit.SECONDS)).version()).as("read alone").isEqualTo(43);
+        assertThat(((Entry) futures.get(2).get(5, TimeUnit.SECONDS)).version()).isEqualTo(42);
+        assertThat(singles).containsExactly("GET " + InternalProtocol.ENTRY);
     }
 }

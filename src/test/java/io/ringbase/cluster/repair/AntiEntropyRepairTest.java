@@ -35,7 +35,7 @@ class AntiEntropyRepairTest {
     private final List<AntiEntropyRepair> repairs = new ArrayList<>();
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
     private long version = HybridLogicalClock.fromPhysicalMs(clock.get());
-    private final HybridLogicalClock hlc = new HybridLogicalClock(() -> 1_000L);
+    private final HybridLogicalClock hlc = new HybridLogicalClock(clock::get, 0);
 
     /** {@code n} nodes of an {@code n}-node cluster, all with rf = {@code rf}. */
     private List<TestNode> cluster(int n, int rf) throws Exception {
@@ -117,6 +117,24 @@ class AntiEntropyRepairTest {
         assertThat(run.keysReceived()).isEqualTo(2000);
         assertThat(run.keysSent()).isZero();
         assertThat(hlc.now()).as("the clock observed the received versions").isGreaterThan(version);
+    }
+
+    @Test
+    void anEntryFromAClockTooFarAheadIsNotReceivedAndItsRangeFailsWhileTheRestIsRepaired() throws Exception {
+        List<TestNode> c = cluster(2, 2);
+        for (int i = 0; i < 200; i++) {
+            writeTo(put("key-" + i, "value-" + i), c.get(0));
+        }
+        Entry skewed = Entry.value(Keys.utf8("skewed"), HybridLogicalClock.fromPhysicalMs(clock.get() + 60_000),
+                Keys.utf8("from the future"));
+        writeTo(skewed, c.get(0));
+        RepairStatus.Run run = runToEnd(repair(c.get(1), c.get(0)));
+        assertThat(run.outcome()).isEqualTo(RepairStatus.Outcome.PARTIAL);
+        assertThat(run.rangesFailed()).isEqualTo(1);
+        assertThat(run.lastError()).contains("ahead of this node's clock");
+        assertThat(run.keysReceived()).isEqualTo(200);
+        assertThat(c.get(1).engine.get(skewed.key())).isNull();
+        assertThat(hlc.now()).as("the clock was not dragged forward").isLessThan(skewed.version());
     }
 
     @Test

@@ -52,10 +52,14 @@ class CoordinatorTest {
             return behaviour.apply(node).thenApply(v -> stored);
         }
 
+        /** Answers writes instead of {@link #behaviour} when set. */
+        volatile Function<Entry, CompletableFuture<Object>> writeBehaviour;
+
         @Override
         public CompletableFuture<Void> write(Entry entry) {
             calls++;
-            return behaviour.apply(node).thenApply(v -> {
+            Function<Entry, CompletableFuture<Object>> w = writeBehaviour;
+            return (w == null ? behaviour.apply(node) : w.apply(entry)).thenApply(v -> {
                 writes.add(entry);
                 stored = Entry.newer(stored, entry);
                 return null;
@@ -189,6 +193,47 @@ class CoordinatorTest {
     }
 
     @Test
+    void aQuorumWriteReadsTheVersionsFirstAndWritesOnceAboveThem() throws Exception {
+        long elsewhere = HybridLogicalClock.fromPhysicalMs(1_000) + 500; // acknowledged through another node
+        r1.stored = value(elsewhere, "earlier write");
+        r2.stored = value(elsewhere, "earlier write");
+        coordinator.write(value(clock.now(), "later write"), 2, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r0.writes).as("one write per replica, already above the version read").hasSize(1);
+        assertThat(r0.writes.get(0).version()).isGreaterThan(elsewhere);
+    }
+
+    @Test
+    void aQuorumWriteThatMeetsAConcurrentNewerWriteIsNotAppliedAgainAboveIt() throws Exception {
+        // The fault suite's history: a slow write, seen by one read, then overwritten by a write that began
+        // later; re-versioning the slow write made it come back after that (one write taking effect twice).
+        Entry mine = value(clock.now(), "slow write");
+        Entry concurrent = value(mine.version() + 10, "concurrent write");
+        r1.writeBehaviour = e -> {
+            r1.stored = Entry.newer(r1.stored, concurrent); // lands between the two phases
+            return CompletableFuture.completedFuture(null);
+        };
+        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            for (Entry e : r.writes) {
+                assertThat(e.version()).as("write on %s", r.node).isEqualTo(mine.version());
+            }
+        }
+        assertThat(r1.stored.version()).isEqualTo(concurrent.version());
+    }
+
+    @Test
+    void aWriteBelowAQuorumThatLosesToANewerVersionIsWrittenAgainAboveIt() throws Exception {
+        long elsewhere = HybridLogicalClock.fromPhysicalMs(1_000) + 500;
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            r.stored = value(elsewhere, "earlier write");
+        }
+        Entry mine = value(clock.now(), "later write");
+        coordinator.write(mine, 1, 3).get(5, TimeUnit.SECONDS);
+        assertThat(new String(r0.stored.value(), StandardCharsets.UTF_8)).isEqualTo("later write");
+        assertThat(r0.stored.version()).isGreaterThan(elsewhere);
+    }
+
+    @Test
     void aWriteThatLosesATieAtItsOwnVersionIsWrittenAgainAboveIt() throws Exception {
         // Another coordinator's clock issued the very same version to a delete; the tombstone wins the tie
         Entry mine = value(clock.now(), "later write");
@@ -230,8 +275,10 @@ class CoordinatorTest {
         assertThat(write).isInstanceOf(QuorumException.NotEnoughAnswers.class)
                 .hasMessageStartingWith("timeout:").hasMessageContaining("may have been applied")
                 .hasMessageContaining("1 timed out").hasMessageContaining("1 failed");
-        assertThat(r0.writes).as("the local copy is written anyway").hasSize(1);
+        assertThat(r0.writes).as("a quorum write whose version read fails writes nothing").isEmpty();
         assertThat(cause(coordinator.read(KEY, 2, 3))).isInstanceOf(QuorumException.NotEnoughAnswers.class);
+        coordinator.write(value(6, "v"), 1, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r0.writes).as("below a quorum there is no version read: the local copy is written").hasSize(1);
     }
 
     @Test
@@ -319,10 +366,33 @@ class CoordinatorTest {
 
     @Test
     void aReadAdvancesTheClockPastVersionsItSees() throws Exception {
-        long far = HybridLogicalClock.fromPhysicalMs(5_000);
-        r1.stored = value(far, "future");
+        long ahead = HybridLogicalClock.fromPhysicalMs(1_400); // within the 500 ms bound of the 1,000 ms clock
+        r1.stored = value(ahead, "future");
         coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS);
-        assertThat(clock.now()).isGreaterThan(far);
+        assertThat(clock.now()).isGreaterThan(ahead);
+    }
+
+    @Test
+    void aReadAnswerFromAClockTooFarAheadIsNotUsedAndDoesNotMoveTheClock() throws Exception {
+        long far = HybridLogicalClock.fromPhysicalMs(5_000);
+        r0.stored = value(10, "now");
+        r1.stored = value(far, "skewed");
+        r2.stored = value(10, "now");
+        assertThat(coordinator.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(10, "now"));
+        assertThat(clock.now()).isLessThan(far);
+        r2.fails(n -> new ReplicaException.Timeout(n, 1000));
+        assertThat(cause(coordinator.read(KEY, 2, 3))).as("the refused answer counts as failed")
+                .isInstanceOf(QuorumException.NotEnoughAnswers.class);
+    }
+
+    @Test
+    void aWriteThatLosesToAVersionTooFarAheadFailsInsteadOfAdoptingIt() throws Exception {
+        long far = Long.MAX_VALUE - 1; // what a forged internal write once left behind
+        r1.stored = value(far, "poison");
+        r2.stored = value(far, "poison");
+        Throwable failure = cause(coordinator.write(value(clock.now(), "mine"), 2, 3));
+        assertThat(failure).isInstanceOf(QuorumException.NotEnoughAnswers.class);
+        assertThat(clock.now()).as("the clock is not dragged to 2^63").isLessThan(HybridLogicalClock.fromPhysicalMs(2_000));
     }
 
     @Test
@@ -350,5 +420,116 @@ class CoordinatorTest {
             }
             assertThat(written).containsExactlyInAnyOrderElementsOf(coordinator.ring().replicas(KEY, from));
         }
+    }
+
+    // ------------------------------------------- quorum reads write back before answering (issue 10, item 2)
+
+    /** A coordinator whose background executor only queues, so background repairs can be told apart. */
+    final List<Runnable> queued = Collections.synchronizedList(new ArrayList<>());
+    final Coordinator queuing = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
+            (target, entry) -> hinted.add(target), clock, queued::add);
+
+    @Test
+    void aQuorumReadThatSeesDifferingVersionsAnswersOnlyOnceAQuorumHoldsTheNewest() throws Exception {
+        r0.stored = value(20, "new");
+        r1.stored = value(10, "old");
+        r2.hangs();
+        CompletableFuture<Object> writeBack = new CompletableFuture<>();
+        r1.writeBehaviour = e -> writeBack;
+        CompletableFuture<Entry> read = queuing.read(KEY, 2, 3);
+        assertThat(read).as("the stale replica has not acknowledged the newest yet").isNotDone();
+        writeBack.complete(null);
+        assertThat(read.get(5, TimeUnit.SECONDS)).isEqualTo(value(20, "new"));
+        assertThat(r1.stored).isEqualTo(value(20, "new"));
+        assertThat(queued).as("nothing left for the background").isEmpty();
+    }
+
+    @Test
+    void aQuorumReadWritesBackToReplicasThatHaveNotAnsweredAndCountsTheFirstAcks() throws Exception {
+        // r1 answered stale and its write-back fails; r2 never answered the read but takes the write-back
+        r0.stored = value(20, "new");
+        r1.stored = value(10, "old");
+        CompletableFuture<Object> r2Read = new CompletableFuture<>();
+        r2.behaviour = n -> r2Read;
+        r2.writeBehaviour = e -> CompletableFuture.completedFuture(null);
+        r1.writeBehaviour = e -> CompletableFuture.failedFuture(new ReplicaException.Failed(N1, "500", null));
+        assertThat(queuing.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(20, "new"));
+        assertThat(r2.stored).isEqualTo(value(20, "new"));
+    }
+
+    @Test
+    void aQuorumReadWhoseWriteBackCannotReachAQuorumFailsWithTheTimeout504() throws Exception {
+        r0.stored = value(20, "new");
+        r1.stored = value(10, "old");
+        r2.fails(n -> new ReplicaException.Timeout(n, 1000));
+        r1.writeBehaviour = e -> CompletableFuture.failedFuture(new ReplicaException.Timeout(N1, 1000));
+        Throwable failure = cause(queuing.read(KEY, 2, 3));
+        assertThat(failure).isInstanceOf(QuorumException.NotEnoughAnswers.class).hasMessageStartingWith("timeout:")
+                .hasMessageContaining("1 of 3 replicas answered, 2 needed");
+    }
+
+    @Test
+    void aQuorumReadOfAMissingCopyWritesTheEntryBack() throws Exception {
+        r0.stored = null;
+        r1.stored = Entry.tombstone(KEY, 30);
+        r2.hangs();
+        r2.writeBehaviour = e -> new CompletableFuture<>();
+        assertThat(queuing.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(Entry.tombstone(KEY, 30));
+        assertThat(r0.stored).as("the tombstone is written back too").isEqualTo(Entry.tombstone(KEY, 30));
+    }
+
+    @Test
+    void aQuorumReadWhoseAnswersAgreeWritesNothingBeforeAnswering() throws Exception {
+        r0.stored = value(20, "same");
+        r1.stored = value(20, "same");
+        r2.stored = value(10, "old");
+        CompletableFuture<Object> late = new CompletableFuture<>();
+        r2.behaviour = n -> late;
+        assertThat(queuing.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(20, "same"));
+        assertThat(r0.writes).isEmpty();
+        assertThat(r1.writes).isEmpty();
+        late.complete(null); // the late stale answer is repaired in the background, as before
+        assertThat(queued).hasSize(1);
+        r2.behaviour = n -> CompletableFuture.completedFuture(null);
+        queued.getFirst().run();
+        assertThat(r2.stored).isEqualTo(value(20, "same"));
+    }
+
+    @Test
+    void aWriteBackToAReplicaThatHoldsANewerVersionCountsForTheQuorum() throws Exception {
+        // a write newer than what the read saw landed on r1 meanwhile: r1 holds more than the newest
+        r0.stored = value(20, "seen");
+        r1.stored = null;
+        r2.hangs();
+        r1.writeBehaviour = e -> {
+            r1.stored = value(40, "newer");
+            return CompletableFuture.completedFuture(null);
+        };
+        assertThat(queuing.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(20, "seen"));
+        assertThat(r1.stored).isEqualTo(value(40, "newer"));
+    }
+
+    @Test
+    void aNonQuorumReadAnswersAtOnceAndRepairsOnlyInTheBackground() throws Exception {
+        r0.stored = value(20, "new");
+        r1.stored = value(10, "old");
+        r2.stored = value(10, "old");
+        r1.writeBehaviour = e -> new CompletableFuture<>(); // would hold up a blocking write-back forever
+        // the fastest answer, whichever it is: nothing waits for a write-back
+        assertThat(queuing.read(KEY, 1, 3).get(5, TimeUnit.SECONDS)).isIn(value(20, "new"), value(10, "old"));
+        assertThat(queued).as("one background repair per stale replica").hasSize(2);
+        // ack=1 of from=2 is no quorum either
+        queued.clear();
+        assertThat(queuing.read(KEY, 1, 2).get(5, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    @Test
+    void quorumIsAMajorityOfFrom() {
+        assertThat(Coordinator.isQuorum(2, 3)).isTrue();
+        assertThat(Coordinator.isQuorum(1, 1)).isTrue();
+        assertThat(Coordinator.isQuorum(1, 2)).isFalse();
+        assertThat(Coordinator.isQuorum(2, 4)).isFalse();
+        assertThat(Coordinator.isQuorum(3, 4)).isTrue();
+        assertThat(Coordinator.isQuorum(1, 3)).isFalse();
     }
 }

@@ -208,15 +208,15 @@ class MemtableTest {
     void findPointsAtTheEncodedEntryInItsSlab() {
         Memtable mt = new Memtable(1 << 20);
         mt.put(new Entry(Keys.utf8("key"), 42, 9_000, Keys.utf8("value")));
-        long node = mt.find(MemorySegment.ofArray(Keys.utf8("key")));
+        long node = mt.find(Keys.utf8("key"));
         MemorySegment s = mt.segment(node);
         long e = mt.entryOffset(node);
         assertThat(EntryFormat.version(s, e)).isEqualTo(42);
         assertThat(EntryFormat.expiresAtMs(s, e)).isEqualTo(9_000);
         assertThat(s.asSlice(EntryFormat.valueOffset(s, e), EntryFormat.valueLength(s, e))
                 .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).isEqualTo(Keys.utf8("value"));
-        assertThat(mt.find(MemorySegment.ofArray(Keys.utf8("ke")))).isZero();
-        assertThat(mt.find(MemorySegment.ofArray(Keys.utf8("keyz")))).isZero();
+        assertThat(mt.find(Keys.utf8("ke"))).isZero();
+        assertThat(mt.find(Keys.utf8("keyz"))).isZero();
         mt.release();
     }
 

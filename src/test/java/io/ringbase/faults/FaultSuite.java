@@ -1,0 +1,108 @@
+package io.ringbase.faults;
+
+import io.ringbase.faults.cluster.NsCluster;
+import io.ringbase.faults.nemesis.FullDiskNemesis;
+import io.ringbase.faults.nemesis.Nemesis;
+import io.ringbase.faults.nemesis.PartitionNemesis;
+import io.ringbase.faults.nemesis.ProcessNemesis;
+import io.ringbase.faults.nemesis.SlowNetworkNemesis;
+import io.ringbase.faults.net.NetworkLab;
+import io.ringbase.faults.net.Shell;
+import io.ringbase.faults.net.Tools;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs every fault in turn on one {@link NetworkLab} and writes the fault x checker table
+ * ({@link Report}). Before anything: root and tools ({@link Tools#ensure}), and what a crashed run left
+ * (node processes by recorded pid, tmpfs mounts under the output directory, namespaces and links).
+ */
+public final class FaultSuite {
+
+    private FaultSuite() {
+    }
+
+    /** The faults, one row each, in run order. */
+    static List<Nemesis> nemeses() {
+        return List.of(
+                Nemesis.none(),
+                new ProcessNemesis(ProcessNemesis.Kind.KILL),
+                new ProcessNemesis(ProcessNemesis.Kind.PAUSE),
+                new PartitionNemesis(PartitionNemesis.Kind.MAJORITY_MINORITY),
+                new PartitionNemesis(PartitionNemesis.Kind.BRIDGE),
+                new PartitionNemesis(PartitionNemesis.Kind.ASYMMETRIC),
+                new SlowNetworkNemesis(),
+                new ProcessNemesis(ProcessNemesis.Kind.CLOCK_SKEW),
+                new FullDiskNemesis());
+    }
+
+    /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
+    static List<FaultResult> run(SuiteSettings settings) throws Exception {
+        // One suite at a time per machine: namespaces, addresses and the leftovers sweep are machine-wide,
+        // so a second build (another checkout) waits here instead of tearing down the first one's lab.
+        try (java.nio.channels.FileChannel lock = java.nio.channels.FileChannel.open(LOCK_FILE,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+             java.nio.channels.FileLock held = lock.lock()) {
+            return runLocked(settings);
+        }
+    }
+
+    /** The machine-wide lock file of {@link #run}. */
+    static final Path LOCK_FILE = Path.of("/run/ringbase-fault-suite.lock");
+
+    private static List<FaultResult> runLocked(SuiteSettings settings) throws Exception {
+        Tools.ensure();
+        Path out = settings.outputDir().toAbsolutePath();
+        Files.createDirectories(out);
+        Path pidFile = out.resolve("node-pids");
+        NsCluster.killLeftovers(pidFile);
+        unmountLeftovers(out);
+        List<FaultResult> results = new ArrayList<>();
+        long started = System.nanoTime();
+        try (NetworkLab lab = NetworkLab.create(SuiteSettings.NODES)) {
+            long seed = settings.seed();
+            for (Nemesis nemesis : nemeses()) {
+                Path dir = out.resolve(nemesis.name().replaceAll("[^a-z]+", "-").replaceAll("^-|-$", ""));
+                long t = System.nanoTime();
+                FaultResult r;
+                try {
+                    r = new FaultRun(settings, lab, nemesis, dir, pidFile, seed++).run();
+                } catch (Exception | AssertionError e) {
+                    r = new FaultResult(nemesis.name(), java.util.Map.of(), 0, 0, 0,
+                            List.of("the run itself failed: " + e));
+                    Files.createDirectories(dir);
+                    Files.writeString(dir.resolve("run-error.txt"), stackTrace(e), StandardCharsets.UTF_8);
+                }
+                results.add(r);
+                System.out.printf("fault suite: %s done in %.1f s: %s%n", r.fault(), (System.nanoTime() - t) / 1e9,
+                        r.pass() && r.notes().stream().noneMatch(n -> n.startsWith("the run itself")) ? "pass" : "FAIL");
+            }
+        } finally {
+            NsCluster.killLeftovers(pidFile);
+        }
+        String report = Report.markdown(settings, results, (System.nanoTime() - started) / 1_000_000_000L);
+        Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
+        System.out.println(report);
+        return results;
+    }
+
+    private static String stackTrace(Throwable e) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(w));
+        return w.toString();
+    }
+
+    /** Unmounts tmpfs mounts under {@code out} (a full-disk run that crashed). */
+    static void unmountLeftovers(Path out) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/mounts"), StandardCharsets.UTF_8)) {
+            String[] f = line.split(" ");
+            if (f.length > 2 && f[2].equals("tmpfs") && f[1].startsWith(out.toString() + "/")) {
+                Shell.tryRun("umount", f[1]);
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package io.ringbase.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The full fault-injection suite, {@code ./mvnw verify -Pfaults}: minutes per fault
+ * ({@code -Dringbase.faults.seconds=N} to change). Needs root.
+ */
+@Tag("faults")
+class FullFaultSuiteTest {
+
+    @Test
+    void everyCheckerPassesUnderEveryFaultForMinutes() throws Exception {
+        List<FaultResult> results = FaultSuite.run(SuiteSettings.fullRun());
+        assertThat(results).as("see target/faults/report.md").allSatisfy(r ->
+                assertThat(r.pass() && !r.verdicts().isEmpty()).as("%s: %s %s", r.fault(), r.verdicts(), r.notes()).isTrue());
+    }
+}

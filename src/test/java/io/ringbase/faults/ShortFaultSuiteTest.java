@@ -1,0 +1,23 @@
+package io.ringbase.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The short fault-injection suite of every {@code ./mvnw verify}: every fault for a few seconds. Needs
+ * root; it fails (never skips) where it cannot run. Leave it out explicitly with
+ * {@code -DexcludedGroups=faults-short}.
+ */
+@Tag("faults-short")
+class ShortFaultSuiteTest {
+
+    @Test
+    void everyCheckerPassesUnderEveryFault() throws Exception {
+        List<FaultResult> results = FaultSuite.run(SuiteSettings.shortRun());
+        assertThat(results).as("see target/faults/report.md").allSatisfy(r ->
+                assertThat(r.pass() && !r.verdicts().isEmpty()).as("%s: %s %s", r.fault(), r.verdicts(), r.notes()).isTrue());
+    }
+}

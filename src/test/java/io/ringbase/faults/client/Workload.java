@@ -1,0 +1,129 @@
+package io.ringbase.faults.client;
+
+import io.ringbase.faults.history.History;
+import io.ringbase.faults.history.Op;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Concurrent clients, client {@code c} talking to coordinator {@code c mod n}, each running one operation
+ * at a time and recording it in a {@link History}. Two workloads interleave:
+ *
+ * <ul>
+ *   <li><b>registers</b> (keys {@code r-<slot>-<generation>}): reads, writes of unique values and deletes
+ *       on a few keys at a time, for the linearizability checker; a key is retired after
+ *       {@link #opsPerRegisterKey} operations (as Jepsen's independent keys), so each key's history
+ *       stays small enough to search;</li>
+ *   <li><b>set</b> (keys {@code s-c<client>-<n>}): each key written once with a unique value, some deleted
+ *       once after an acknowledged write, for the lost-write, resurrection and scan checkers.</li>
+ * </ul>
+ * Every request uses the default quorum ({@code ack = from/2 + 1} of all nodes).
+ */
+public final class Workload {
+
+    /** Register keys in use at once. */
+    static final int REGISTER_SLOTS = 6;
+    /** Operations per register key before it is retired. */
+    final int opsPerRegisterKey;
+    /** Pause between one client's operations (ms). */
+    static final long THINK_MS = 3;
+
+    private final List<NodeApi> coordinators;
+    private final History history;
+    private final int clients;
+    private final long seed;
+    private final AtomicInteger[] registerOps = new AtomicInteger[REGISTER_SLOTS];
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopping;
+
+    /**
+     * @param coordinators one API per node, by node index
+     */
+    public Workload(List<NodeApi> coordinators, History history, int clients, long seed, int opsPerRegisterKey) {
+        this.coordinators = coordinators;
+        this.history = history;
+        this.clients = clients;
+        this.seed = seed;
+        this.opsPerRegisterKey = opsPerRegisterKey;
+        for (int i = 0; i < REGISTER_SLOTS; i++) {
+            registerOps[i] = new AtomicInteger();
+        }
+    }
+
+    /** Whether {@code key} belongs to the register workload. */
+    public static boolean isRegisterKey(String key) {
+        return key.startsWith("r-");
+    }
+
+    /** The set workload's key range, {@code [SET_START, SET_END)}. */
+    public static final String SET_START = "s-";
+    public static final String SET_END = "s.";
+
+    public void start() {
+        for (int c = 0; c < clients; c++) {
+            int client = c;
+            threads.add(Thread.ofPlatform().daemon().name("faults-client-" + c).start(() -> run(client)));
+        }
+    }
+
+    /** Asks every client to stop after its current operation and waits for them. */
+    public void stop() throws InterruptedException {
+        stopping = true;
+        for (Thread t : threads) {
+            t.join();
+        }
+    }
+
+    private void run(int client) {
+        Random random = new Random(seed * 31 + client);
+        NodeApi api = coordinators.get(client % coordinators.size());
+        String process = "c" + client + "@n" + (client % coordinators.size());
+        ArrayDeque<String> deletable = new ArrayDeque<>();
+        int seq = 0;
+        while (!stopping) {
+            seq++;
+            String value = "c" + client + "-" + seq;
+            if (random.nextInt(10) < 6) {
+                int slot = random.nextInt(REGISTER_SLOTS);
+                String key = "r-" + slot + "-" + registerOps[slot].getAndIncrement() / opsPerRegisterKey;
+                int dice = random.nextInt(10);
+                if (dice < 5) {
+                    record(process, Op.Fn.READ, key, null, () -> api.get(key));
+                } else if (dice < 9) {
+                    record(process, Op.Fn.WRITE, key, value, () -> api.put(key, value));
+                } else {
+                    record(process, Op.Fn.DELETE, key, null, () -> api.delete(key));
+                }
+            } else if (!deletable.isEmpty() && random.nextInt(4) == 0) {
+                String key = deletable.poll();
+                record(process, Op.Fn.DELETE, key, null, () -> api.delete(key));
+            } else {
+                String key = "s-c" + client + "-" + seq;
+                Op op = record(process, Op.Fn.WRITE, key, value, () -> api.put(key, value));
+                if (op.outcome() == Op.Outcome.OK) {
+                    deletable.add(key);
+                }
+            }
+            LockSupport.parkNanos(THINK_MS * 1_000_000);
+        }
+    }
+
+    /** Pause after a refused connection (the coordinator is down), so a client does not spin (ms). */
+    static final long REFUSED_BACKOFF_MS = 50;
+
+    private Op record(String process, Op.Fn f, String key, String value, java.util.function.Supplier<NodeApi.Answer> call) {
+        long invoke = System.nanoTime();
+        NodeApi.Answer a = call.get();
+        long complete = System.nanoTime();
+        Op op = new Op(process, f, key, f == Op.Fn.READ ? a.value() : value, invoke, complete, a.outcome(), a.note());
+        history.add(op);
+        if (a.outcome() == Op.Outcome.FAIL && a.note().startsWith("connect")) {
+            LockSupport.parkNanos(REFUSED_BACKOFF_MS * 1_000_000);
+        }
+        return op;
+    }
+}

@@ -1,0 +1,165 @@
+package io.ringbase.faults.cluster;
+
+import io.ringbase.faults.net.NetworkLab;
+import io.ringbase.faults.net.Shell;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One node of the fault suite's cluster: a child JVM ({@code io.ringbase.cli.Main serve}) in node
+ * {@code index}'s network namespace, with its data in {@code dataDir} and its logs appended to
+ * {@code <dataDir>.log}. Not thread-safe: the run's nemesis thread owns it.
+ */
+public final class NsNode {
+
+    /** How long a node may take to print its ready line (s). */
+    static final long READY_TIMEOUT_S = 60;
+    /** The port every node listens on (each has its own address). */
+    public static final int PORT = 8080;
+
+    private final int index;
+    private final List<String> clusterUrls;
+    private final Path dataDir;
+    private final Path log;
+    private final Path pidFile;
+    private final List<String> extraFlags;
+    private Process process;
+    private boolean paused;
+
+    /**
+     * @param pidFile every started node's pid is appended here, so a later run can kill what a crashed
+     *                run left (by pid, after checking its command line)
+     */
+    NsNode(int index, List<String> clusterUrls, Path dataDir, Path pidFile, List<String> extraFlags) {
+        this.index = index;
+        this.clusterUrls = clusterUrls;
+        this.dataDir = dataDir;
+        this.log = dataDir.resolveSibling(dataDir.getFileName() + ".log");
+        this.pidFile = pidFile;
+        this.extraFlags = extraFlags;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public String url() {
+        return clusterUrls.get(index);
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Whether the process is running (paused counts as running). */
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    public boolean isPaused() {
+        return paused;
+    }
+
+    /** Starts the process; {@link #awaitReady()} waits for its ready line. */
+    public CompletableFuture<Void> start(long clockOffsetMs) throws IOException {
+        if (isAlive()) {
+            throw new IllegalStateException("node " + index + " is running");
+        }
+        Files.createDirectories(dataDir);
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        List<String> cmd = new ArrayList<>(NetworkLab.inNamespace(index));
+        cmd.addAll(List.of(java, "-Xmx128m", "--enable-native-access=ALL-UNNAMED", "-XX:MaxDirectMemorySize=32m",
+                "-Dio.netty.maxDirectMemory=67108864", "-XX:MaxMetaspaceSize=64m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "io.ringbase.cli.Main",
+                "serve", "--cluster", String.join(",", clusterUrls), "--self", url(), "--data-dir", dataDir.toString(),
+                "--io-threads", "1", "--workers", "4"));
+        cmd.addAll(extraFlags);
+        if (clockOffsetMs != 0) {
+            cmd.add("--test-clock-offset-ms=" + clockOffsetMs);
+        }
+        Files.writeString(log, "---- start " + String.join(" ", cmd.subList(cmd.indexOf("serve"), cmd.size())) + "\n",
+                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        paused = false;
+        process.getOutputStream().close();
+        Files.writeString(pidFile, process.pid() + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        Process p = process;
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("node-" + index + "-stdout").start(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    if (line.startsWith("Ringbase node ready")) {
+                        ready.complete(null);
+                    }
+                }
+            } catch (IOException e) {
+                // the process went away
+            }
+            ready.completeExceptionally(new IllegalStateException("node " + index + " exited before it was ready"));
+        });
+        return ready.orTimeout(READY_TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
+    /** SIGKILL, then waits for the process to be gone. */
+    public void kill() throws InterruptedException {
+        if (process == null) {
+            return;
+        }
+        if (paused) {
+            resume(); // a stopped process dies of SIGKILL too, but be explicit
+        }
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("node " + index + " (pid " + process.pid() + ") survived SIGKILL");
+        }
+    }
+
+    /** SIGTERM (graceful stop), then SIGKILL if it has not exited within 30 s. */
+    public void stop() throws InterruptedException {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        if (paused) {
+            resume();
+        }
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            kill();
+        }
+    }
+
+    /** SIGSTOP: the process freezes, its sockets stay open. */
+    public void pause() {
+        if (isAlive() && !paused) {
+            Shell.run("kill", "-STOP", Long.toString(process.pid()));
+            paused = true;
+        }
+    }
+
+    /** SIGCONT. */
+    public void resume() {
+        if (process != null && paused) {
+            Shell.tryRun("kill", "-CONT", Long.toString(process.pid()));
+            paused = false;
+        }
+    }
+
+    /** The node's log so far (stderr of every start). */
+    public String logText() {
+        try {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+}
