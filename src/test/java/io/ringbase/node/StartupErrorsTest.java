@@ -2,7 +2,8 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.status.Json;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * node's URL in every line, and the access log.
  */
 class StartupErrorsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
@@ -118,13 +121,13 @@ class StartupErrorsTest {
         boolean sawAccess = false;
         boolean sawReadyUrl = false;
         for (String line : lines) {
-            Object o = Json.parse(line); // every line is one JSON object
-            assertThat(Json.string(o, "level")).as(line).isNotNull();
-            String nodeUrl = Json.string(o, "context", "properties", "node");
+            JsonNode o = JSON.readTree(line); // every line is one JSON object
+            assertThat(o.path("level").textValue()).as(line).isNotNull();
+            String nodeUrl = o.path("context").path("properties").path("node").textValue();
             assertThat(nodeUrl).as("node in %s", line).isNotNull();
             sawReadyUrl |= url.equals(nodeUrl);
-            if ("io.ringbase.access".equals(Json.string(o, "loggerName"))) {
-                String m = Json.string(o, "formattedMessage");
+            if ("io.ringbase.access".equals(o.path("loggerName").textValue())) {
+                String m = o.path("formattedMessage").textValue();
                 assertThat(m).matches(".* (PUT /v0/entity\\?id=k 201|GET /v0/entity\\?id=k 200) \\d+us");
                 sawAccess = true;
             }
