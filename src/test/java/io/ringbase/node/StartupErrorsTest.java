@@ -89,6 +89,28 @@ class StartupErrorsTest {
     }
 
     @Test
+    void aBadDurationIsOneCleanLine() throws Exception {
+        NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--request-timeout", "soon", "--data-dir",
+                tmp.resolve("d").toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(errorLine(r)).isEqualTo("ringbase serve: Invalid value for option '--request-timeout': not a "
+                + "duration: 'soon' (examples: 500ms, 30s, 3h, 10d) (see ringbase serve --help)");
+    }
+
+    @Test
+    void aMisspeltLogLevelIsExitCode2() throws Exception {
+        ProcessBuilder pb = NodeProcess.command(NodeProcess.HEAP, List.of("serve", "--port", "0", "--data-dir",
+                tmp.resolve("d").toString()));
+        pb.environment().put("RINGBASE_LOG_LEVEL", "verbose");
+        Process p = pb.redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isEqualTo(2);
+        assertThat(out.strip()).isEqualTo("ringbase serve: RINGBASE_LOG_LEVEL must be one of TRACE, DEBUG, INFO, "
+                + "WARN, ERROR, got 'verbose' (see ringbase serve --help)");
+    }
+
+    @Test
     void aBadSecretFileIsExitCode6() throws Exception {
         NodeProcess.Result missing = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir",
                 tmp.resolve("d").toString(), "--cluster-secret-file", tmp.resolve("nope").toString());
