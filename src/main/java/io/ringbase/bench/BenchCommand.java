@@ -2,6 +2,7 @@ package io.ringbase.bench;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -97,6 +98,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "without its overhead (the report's header says which); it is never attached with --url or --ycsb.")
     boolean noProfile;
 
+    @Option(names = "--serve-arg", paramLabel = "FLAG",
+            description = "A flag for the nodes bench starts, repeatable; write it with '=', e.g. --serve-arg=--no-metrics "
+                    + "(bench/metrics-overhead.sh compares --metrics with --no-metrics this way).")
+    List<String> serveArgs = new ArrayList<>();
+
     @Option(names = "--server-cpu", defaultValue = "0", description = "CPU the local nodes are pinned to, -1 for none (default: ${DEFAULT-VALUE}).")
     int serverCpu;
 
@@ -126,7 +132,7 @@ public final class BenchCommand implements Callable<Integer> {
                     readRatio, valueSize, prefill, connections, ack, from, cluster, url, sloMs, stableFraction, duration,
                     stepDuration, startRate, warmup, maxSteps, out, baseline, ycsb == null ? null : ycsb.toUpperCase(Locale.ROOT),
                     ycsbRecords, ycsbOps, ycsbThreads, !noProfile, serverCpu, loadCpu,
-                    argsAfterBench(spec.commandLine().getParseResult().originalArgs()));
+                    argsAfterBench(spec.commandLine().getParseResult().originalArgs()), serveArgs);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

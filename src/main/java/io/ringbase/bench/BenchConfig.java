@@ -34,13 +34,15 @@ import java.util.List;
  * @param serverCpu      CPU the local nodes are pinned to (default 0)
  * @param loadCpu        CPU the load generator is pinned to (default 1)
  * @param commandLine    the arguments as given, for the report
+ * @param serveArgs      further flags for the nodes bench starts ({@code --serve-arg}, e.g. {@code --no-metrics});
+ *                       none with {@code url}
  * @throws IllegalArgumentException naming the first bad value
  */
 public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, int valueSize, long prefill,
         int connections, int ack, int from, int clusterSize, URI url, double sloMs, double stableFraction,
         int durationS, int stepS, long startRate, int warmupS, int maxSteps, Path outDir, Path baseline, String ycsb,
         long ycsbRecords, long ycsbOps, int ycsbThreads, boolean profile, int serverCpu, int loadCpu,
-        List<String> commandLine) {
+        List<String> commandLine, List<String> serveArgs) {
 
     public BenchConfig {
         require(readRatio >= 0 && readRatio <= 1, "--read-ratio must be between 0 and 1, got " + readRatio);
@@ -63,7 +65,9 @@ public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, i
         require(ycsbRecords > 0 && ycsbOps > 0 && ycsbThreads > 0, "--ycsb-records, --ycsb-ops and --ycsb-threads must be positive");
         require(workload.readsPrefilledKeys() ? prefill > 0 || url != null : true,
                 "--workload " + workload.label() + " reads prefilled keys: --prefill must be positive");
+        require(serveArgs.isEmpty() || url == null, "--serve-arg is for the nodes bench starts, not a running --url node");
         commandLine = List.copyOf(commandLine);
+        serveArgs = List.copyOf(serveArgs);
     }
 
     private static void require(boolean ok, String message) {

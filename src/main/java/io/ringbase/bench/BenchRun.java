@@ -84,7 +84,7 @@ public final class BenchRun {
         Thread onSignal = new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy));
         Runtime.getRuntime().addShutdownHook(onSignal);
         NodeLauncher.Target target = config.url() != null ? NodeLauncher.Target.remote(config.url())
-                : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, dir, List.of());
+                : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, dir, config.serveArgs());
         Report report;
         try {
             if (config.prefill() > 0 && (config.workload().readsPrefilledKeys() && config.ycsb() == null)) {

@@ -11,7 +11,7 @@ class BenchConfigTest {
 
     private static BenchConfig config(Workload w, KeyChoice keys, int ack, int from) {
         return new BenchConfig(w, keys, 0.5, 100, 1000, 64, ack, from, 1, null, 10, 0.8, 60, 5, 5000, 10, 12,
-                Path.of("bench-reports"), null, null, 100, 100, 4, true, 0, 1, List.of("--workload", w.label()));
+                Path.of("bench-reports"), null, null, 100, 100, 4, true, 0, 1, List.of("--workload", w.label()), List.of());
     }
 
     @Test
