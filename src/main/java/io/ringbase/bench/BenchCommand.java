@@ -37,8 +37,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--value-size", defaultValue = "100", description = "Value size in bytes (default: ${DEFAULT-VALUE}).")
     int valueSize;
 
-    @Option(names = "--prefill", defaultValue = "1000000", description = "Keys written before get/mixed/range (default: ${DEFAULT-VALUE}).")
-    long prefill;
+    @Option(names = "--prefill", paramLabel = "KEYS", description = "Keys written before get/mixed/range (default: "
+            + BenchConfig.DEFAULT_KEYS + " on the nodes bench starts; 0 with --url: a running node is written to only when "
+            + "asked). With 0, reads draw from the " + BenchConfig.DEFAULT_KEYS + " keys an earlier bench prefilled.")
+    Long prefill;
 
     @Option(names = {"-c", "--connections"}, defaultValue = "64", description = "Connections (default: ${DEFAULT-VALUE}).")
     int connections;
@@ -129,7 +131,7 @@ public final class BenchCommand implements Callable<Integer> {
     BenchConfig validate() {
         try {
             return new BenchConfig(parse(Workload.class, workload, "--workload"), parse(KeyChoice.class, keys, "--keys"),
-                    readRatio, valueSize, prefill, connections, ack, from, cluster, url, sloMs, stableFraction, duration,
+                    readRatio, valueSize, prefill != null ? prefill : url != null ? 0 : BenchConfig.DEFAULT_KEYS, connections, ack, from, cluster, url, sloMs, stableFraction, duration,
                     stepDuration, startRate, warmup, maxSteps, out, baseline, ycsb == null ? null : ycsb.toUpperCase(Locale.ROOT),
                     ycsbRecords, ycsbOps, ycsbThreads, !noProfile, serverCpu, loadCpu,
                     argsAfterBench(spec.commandLine().getParseResult().originalArgs()), serveArgs);

@@ -11,7 +11,8 @@ import java.util.List;
  * @param keys           key choice of the load runs (default {@code uniform})
  * @param readRatio      share of GETs in the {@code mixed} workload, 0..1 (default 0.5)
  * @param valueSize      bytes per value written (default 100)
- * @param prefill        keys written before read workloads (default 1,000,000; 0 for none)
+ * @param prefill        keys written before read workloads (default {@value #DEFAULT_KEYS}, 0 with {@code url};
+ *                       0 for none, and reads then draw from {@link #readKeys()})
  * @param connections    connections of the load generator (default 64)
  * @param ack            replicas that must answer ({@code &ack=}), 0 to leave out (default 0)
  * @param from           replicas asked ({@code &from=}), 0 to leave out (default 0)
@@ -68,6 +69,17 @@ public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, i
         require(serveArgs.isEmpty() || url == null, "--serve-arg is for the nodes bench starts, not a running --url node");
         commandLine = List.copyOf(commandLine);
         serveArgs = List.copyOf(serveArgs);
+    }
+
+    /** Keys a default prefill writes, and that reads draw from with no prefill. */
+    public static final long DEFAULT_KEYS = 1_000_000;
+
+    /**
+     * How many keys ({@code 0..n-1}, named by {@link KeySpace#key}) the reads draw from: the prefill, or
+     * with none, the {@value #DEFAULT_KEYS} keys an earlier bench's default prefill wrote.
+     */
+    public long readKeys() {
+        return prefill > 0 ? prefill : DEFAULT_KEYS;
     }
 
     private static void require(boolean ok, String message) {
