@@ -2,6 +2,7 @@ package io.ringbase.bench;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -36,8 +37,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--value-size", defaultValue = "100", description = "Value size in bytes (default: ${DEFAULT-VALUE}).")
     int valueSize;
 
-    @Option(names = "--prefill", defaultValue = "1000000", description = "Keys written before get/mixed/range (default: ${DEFAULT-VALUE}).")
-    long prefill;
+    @Option(names = "--prefill", paramLabel = "KEYS", description = "Keys written before get/mixed/range (default: "
+            + BenchConfig.DEFAULT_KEYS + " on the nodes bench starts; 0 with --url: a running node is written to only when "
+            + "asked). With 0, reads draw from the " + BenchConfig.DEFAULT_KEYS + " keys an earlier bench prefilled.")
+    Long prefill;
 
     @Option(names = {"-c", "--connections"}, defaultValue = "64", description = "Connections (default: ${DEFAULT-VALUE}).")
     int connections;
@@ -97,6 +100,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "without its overhead (the report's header says which); it is never attached with --url or --ycsb.")
     boolean noProfile;
 
+    @Option(names = "--serve-arg", paramLabel = "FLAG",
+            description = "A flag for the nodes bench starts, repeatable; write it with '=', e.g. --serve-arg=--no-metrics "
+                    + "(bench/metrics-overhead.sh compares --metrics with --no-metrics this way).")
+    List<String> serveArgs = new ArrayList<>();
+
     @Option(names = "--server-cpu", defaultValue = "0", description = "CPU the local nodes are pinned to, -1 for none (default: ${DEFAULT-VALUE}).")
     int serverCpu;
 
@@ -123,10 +131,10 @@ public final class BenchCommand implements Callable<Integer> {
     BenchConfig validate() {
         try {
             return new BenchConfig(parse(Workload.class, workload, "--workload"), parse(KeyChoice.class, keys, "--keys"),
-                    readRatio, valueSize, prefill, connections, ack, from, cluster, url, sloMs, stableFraction, duration,
+                    readRatio, valueSize, prefill != null ? prefill : url != null ? 0 : BenchConfig.DEFAULT_KEYS, connections, ack, from, cluster, url, sloMs, stableFraction, duration,
                     stepDuration, startRate, warmup, maxSteps, out, baseline, ycsb == null ? null : ycsb.toUpperCase(Locale.ROOT),
                     ycsbRecords, ycsbOps, ycsbThreads, !noProfile, serverCpu, loadCpu,
-                    argsAfterBench(spec.commandLine().getParseResult().originalArgs()));
+                    argsAfterBench(spec.commandLine().getParseResult().originalArgs()), serveArgs);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -11,7 +11,8 @@ import java.util.List;
  * @param keys           key choice of the load runs (default {@code uniform})
  * @param readRatio      share of GETs in the {@code mixed} workload, 0..1 (default 0.5)
  * @param valueSize      bytes per value written (default 100)
- * @param prefill        keys written before read workloads (default 1,000,000; 0 for none)
+ * @param prefill        keys written before read workloads (default {@value #DEFAULT_KEYS}, 0 with {@code url};
+ *                       0 for none, and reads then draw from {@link #readKeys()})
  * @param connections    connections of the load generator (default 64)
  * @param ack            replicas that must answer ({@code &ack=}), 0 to leave out (default 0)
  * @param from           replicas asked ({@code &from=}), 0 to leave out (default 0)
@@ -34,13 +35,15 @@ import java.util.List;
  * @param serverCpu      CPU the local nodes are pinned to (default 0)
  * @param loadCpu        CPU the load generator is pinned to (default 1)
  * @param commandLine    the arguments as given, for the report
+ * @param serveArgs      further flags for the nodes bench starts ({@code --serve-arg}, e.g. {@code --no-metrics});
+ *                       none with {@code url}
  * @throws IllegalArgumentException naming the first bad value
  */
 public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, int valueSize, long prefill,
         int connections, int ack, int from, int clusterSize, URI url, double sloMs, double stableFraction,
         int durationS, int stepS, long startRate, int warmupS, int maxSteps, Path outDir, Path baseline, String ycsb,
         long ycsbRecords, long ycsbOps, int ycsbThreads, boolean profile, int serverCpu, int loadCpu,
-        List<String> commandLine) {
+        List<String> commandLine, List<String> serveArgs) {
 
     public BenchConfig {
         require(readRatio >= 0 && readRatio <= 1, "--read-ratio must be between 0 and 1, got " + readRatio);
@@ -63,7 +66,20 @@ public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, i
         require(ycsbRecords > 0 && ycsbOps > 0 && ycsbThreads > 0, "--ycsb-records, --ycsb-ops and --ycsb-threads must be positive");
         require(workload.readsPrefilledKeys() ? prefill > 0 || url != null : true,
                 "--workload " + workload.label() + " reads prefilled keys: --prefill must be positive");
+        require(serveArgs.isEmpty() || url == null, "--serve-arg is for the nodes bench starts, not a running --url node");
         commandLine = List.copyOf(commandLine);
+        serveArgs = List.copyOf(serveArgs);
+    }
+
+    /** Keys a default prefill writes, and that reads draw from with no prefill. */
+    public static final long DEFAULT_KEYS = 1_000_000;
+
+    /**
+     * How many keys ({@code 0..n-1}, named by {@link KeySpace#key}) the reads draw from: the prefill, or
+     * with none, the {@value #DEFAULT_KEYS} keys an earlier bench's default prefill wrote.
+     */
+    public long readKeys() {
+        return prefill > 0 ? prefill : DEFAULT_KEYS;
     }
 
     private static void require(boolean ok, String message) {

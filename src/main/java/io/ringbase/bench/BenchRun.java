@@ -84,7 +84,7 @@ public final class BenchRun {
         Thread onSignal = new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy));
         Runtime.getRuntime().addShutdownHook(onSignal);
         NodeLauncher.Target target = config.url() != null ? NodeLauncher.Target.remote(config.url())
-                : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, dir, List.of());
+                : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, dir, config.serveArgs());
         Report report;
         try {
             if (config.prefill() > 0 && (config.workload().readsPrefilledKeys() && config.ycsb() == null)) {
@@ -274,7 +274,7 @@ public final class BenchRun {
                                 body, 1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
                     } else {
                         Path file = work.resolve("put-urls-" + n + ".txt");
-                        KeySpace.writeUrlFile(file, base, Math.max(config.prefill(), 1_000_000), config.keys(), false,
+                        KeySpace.writeUrlFile(file, base, Math.max(config.prefill(), BenchConfig.DEFAULT_KEYS), config.keys(), false,
                                 config.replicaQuery(), n);
                         put = new OhaDriver.Spec("PUT", file.toString(), OhaDriver.UrlSource.FILE, body,
                                 1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
@@ -283,7 +283,7 @@ public final class BenchRun {
                 }
                 if (w != Workload.PUT) {
                     Path file = work.resolve("get-urls-" + n + ".txt");
-                    KeySpace.writeUrlFile(file, base, config.prefill(), config.keys(), w == Workload.RANGE,
+                    KeySpace.writeUrlFile(file, base, config.readKeys(), config.keys(), w == Workload.RANGE,
                             config.replicaQuery(), 100 + n);
                     specs.add(new OhaDriver.Spec("GET", file.toString(), OhaDriver.UrlSource.FILE, null,
                             w == Workload.MIXED ? config.readRatio() : 1.0, 0));

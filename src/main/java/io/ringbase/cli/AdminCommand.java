@@ -1,6 +1,8 @@
 package io.ringbase.cli;
 
-import io.ringbase.status.Json;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,6 +34,8 @@ import picocli.CommandLine.Option;
                 + "(403): give --secret-file, the cluster's secret"},
         subcommands = CommandLine.HelpCommand.class)
 public final class AdminCommand {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Option(names = "--url", defaultValue = "http://localhost:8080", scope = CommandLine.ScopeType.INHERIT,
             description = "The node to talk to (default: ${DEFAULT-VALUE}).")
@@ -85,29 +89,32 @@ public final class AdminCommand {
                 out.print(body);
                 return 0;
             }
-            Object s = parse(client, body);
-            out.printf(Locale.ROOT, "node      %s (version %s, up %s)%n", Json.string(s, "node"), Json.string(s, "version"),
-                    seconds(Json.number(s, "uptimeSeconds")));
-            if (Json.get(s, "requests") != null) {
-                out.printf(Locale.ROOT, "requests  %.1f/s, p99 %.2f ms (last %.0f s)%n", Json.number(s, "requests", "perSecond"),
-                        Json.number(s, "requests", "p99Ms"), Json.number(s, "requests", "windowSeconds"));
+            JsonNode s = parse(client, body);
+            out.printf(Locale.ROOT, "node      %s (version %s, up %s)%n", s.path("node").textValue(), s.path("version").textValue(),
+                    seconds(s.path("uptimeSeconds").asDouble(Double.NaN)));
+            if (s.hasNonNull("requests")) {
+                JsonNode r = s.path("requests");
+                out.printf(Locale.ROOT, "requests  %.1f/s, p99 %.2f ms (last %.0f s)%n", r.path("perSecond").asDouble(Double.NaN),
+                        r.path("p99Ms").asDouble(Double.NaN), r.path("windowSeconds").asDouble(Double.NaN));
             }
+            JsonNode e = s.path("engine");
             out.printf(Locale.ROOT, "storage   memtable %,.0f bytes, %.0f SSTables, %,.0f bytes; %.0f flushes, %.0f compactions,"
-                            + " %.0f disk errors%n", Json.number(s, "engine", "memtableBytes"),
-                    Json.number(s, "engine", "sstables"), Json.number(s, "engine", "sstableBytes"),
-                    Json.number(s, "engine", "flushes"), Json.number(s, "engine", "compactions"),
-                    Json.number(s, "engine", "diskErrors"));
-            if (Json.get(s, "peers") instanceof List<?> peers && !peers.isEmpty()) {
-                for (Object p : peers) {
-                    double last = Json.number(p, "lastContactMs");
-                    out.printf(Locale.ROOT, "peer      %-28s %-5s last contact %s%n", Json.string(p, "url"),
-                            Json.string(p, "state"), last <= 0 ? "never"
+                            + " %.0f disk errors%n", e.path("memtableBytes").asDouble(Double.NaN),
+                    e.path("sstables").asDouble(Double.NaN), e.path("sstableBytes").asDouble(Double.NaN),
+                    e.path("flushes").asDouble(Double.NaN), e.path("compactions").asDouble(Double.NaN),
+                    e.path("diskErrors").asDouble(Double.NaN));
+            if (!s.path("peers").isEmpty()) {
+                for (JsonNode p : s.path("peers")) {
+                    double last = p.path("lastContactMs").asDouble(Double.NaN);
+                    out.printf(Locale.ROOT, "peer      %-28s %-5s last contact %s%n", p.path("url").textValue(),
+                            p.path("state").textValue(), last <= 0 ? "never"
                                     : seconds((System.currentTimeMillis() - last) / 1000) + " ago");
                 }
+                JsonNode h = s.path("hints");
                 out.printf(Locale.ROOT, "hints     %.0f pending (%,.0f bytes), %.0f delivered, %.0f dropped%n",
-                        Json.number(s, "hints", "pending"), Json.number(s, "hints", "pendingBytes"),
-                        Json.number(s, "hints", "delivered"), Json.number(s, "hints", "dropped"));
-                out.printf(Locale.ROOT, "repair    %s%n", Json.string(s, "repair", "state"));
+                        h.path("pending").asDouble(Double.NaN), h.path("pendingBytes").asDouble(Double.NaN),
+                        h.path("delivered").asDouble(Double.NaN), h.path("dropped").asDouble(Double.NaN));
+                out.printf(Locale.ROOT, "repair    %s%n", s.path("repair").path("state").textValue());
             }
             return 0;
         });
@@ -120,9 +127,9 @@ public final class AdminCommand {
                        description = "How often to ask for progress (default: ${DEFAULT-VALUE}).") TimeSpan poll) {
         return run((client, out) -> {
             long started = System.currentTimeMillis();
-            Object before = parse(client, client.send("GET", "/v0/admin/repair"));
-            if (Json.get(before, "note") != null) {
-                out.println(client.url() + ": " + Json.string(before, "note"));
+            JsonNode before = parse(client, client.send("GET", "/v0/admin/repair"));
+            if (before.hasNonNull("note")) {
+                out.println(client.url() + ": " + before.path("note").textValue());
                 return 0;
             }
             client.send("POST", "/v0/admin/repair");
@@ -132,26 +139,27 @@ public final class AdminCommand {
             }
             try (ProgressBar bar = bar("repair", 1)) {
                 while (true) {
-                    Object s = parse(client, client.send("GET", "/v0/admin/repair"));
-                    double total = Json.number(s, "rangesTotal");
-                    boolean running = "running".equals(Json.string(s, "state"));
-                    double lastStart = Json.number(s, "lastRun", "startedAtMs");
+                    JsonNode s = parse(client, client.send("GET", "/v0/admin/repair"));
+                    double total = s.path("rangesTotal").asDouble(Double.NaN);
+                    boolean running = "running".equals(s.path("state").textValue());
+                    double lastStart = s.path("lastRun").path("startedAtMs").asDouble(Double.NaN);
                     if (running && total > 0) {
                         bar.maxHint((long) total);
-                        bar.stepTo((long) Json.number(s, "rangesDone"));
+                        bar.stepTo((long) s.path("rangesDone").asDouble(Double.NaN));
                         bar.setExtraMessage(String.format(Locale.ROOT, "%.0f keys in, %.0f out",
-                                Json.number(s, "keysReceived"), Json.number(s, "keysSent")));
+                                s.path("keysReceived").asDouble(Double.NaN), s.path("keysSent").asDouble(Double.NaN)));
                     } else if (!running && lastStart >= started - 1000) {
-                        long done = (long) Json.number(s, "lastRun", "rangesDone");
-                        bar.maxHint(Math.max(1, (long) Json.number(s, "lastRun", "rangesTotal")));
+                        JsonNode last = s.path("lastRun");
+                        long done = (long) last.path("rangesDone").asDouble(Double.NaN);
+                        bar.maxHint(Math.max(1, (long) last.path("rangesTotal").asDouble(Double.NaN)));
                         bar.stepTo(done);
                         bar.close();
-                        String outcome = Json.string(s, "lastRun", "outcome");
+                        String outcome = last.path("outcome").textValue();
                         out.printf(Locale.ROOT, "repair %s: %.0f of %.0f ranges, %.0f failed; %.0f keys received, %.0f sent%s%n",
-                                outcome, Json.number(s, "lastRun", "rangesDone"), Json.number(s, "lastRun", "rangesTotal"),
-                                Json.number(s, "lastRun", "rangesFailed"), Json.number(s, "lastRun", "keysReceived"),
-                                Json.number(s, "lastRun", "keysSent"), Json.string(s, "lastRun", "lastError") == null ? ""
-                                        : "; last error: " + Json.string(s, "lastRun", "lastError"));
+                                outcome, last.path("rangesDone").asDouble(Double.NaN), last.path("rangesTotal").asDouble(Double.NaN),
+                                last.path("rangesFailed").asDouble(Double.NaN), last.path("keysReceived").asDouble(Double.NaN),
+                                last.path("keysSent").asDouble(Double.NaN), last.path("lastError").textValue() == null ? ""
+                                        : "; last error: " + last.path("lastError").textValue());
                         return "ok".equals(outcome) ? 0 : AdminClient.EXIT_FAILED;
                     }
                     sleep(poll.millis());
@@ -187,11 +195,9 @@ public final class AdminCommand {
         return run((client, out) -> {
             List<String> nodes = new ArrayList<>(List.of(client.url()));
             if (allNodes) {
-                Object s = parse(client, client.send("GET", "/v0/status"));
-                if (Json.get(s, "peers") instanceof List<?> peers) {
-                    for (Object p : peers) {
-                        nodes.add(Json.string(p, "url"));
-                    }
+                JsonNode s = parse(client, client.send("GET", "/v0/status"));
+                for (JsonNode p : s.path("peers")) {
+                    nodes.add(p.path("url").textValue());
                 }
             }
             List<String> lines = new ArrayList<>();
@@ -200,9 +206,9 @@ public final class AdminCommand {
             try (ProgressBar bar = bar("snapshot " + snapshotName, nodes.size())) {
                 for (String node : nodes) {
                     try {
-                        Object r = parse(client, client.at(node).send("POST", "/v0/admin/snapshot?name=" + snapshotName));
+                        JsonNode r = parse(client, client.at(node).send("POST", "/v0/admin/snapshot?name=" + snapshotName));
                         lines.add(String.format(Locale.ROOT, "%s: %.0f SSTables, %,.0f bytes in %s", node,
-                                Json.number(r, "sstables"), Json.number(r, "bytes"), Json.string(r, "dir")));
+                                r.path("sstables").asDouble(Double.NaN), r.path("bytes").asDouble(Double.NaN), r.path("dir").textValue()));
                     } catch (AdminClient.Failure f) {
                         failed++;
                         code = code == 0 ? f.exitCode : code;
@@ -229,11 +235,13 @@ public final class AdminCommand {
                 .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
     }
 
-    private static Object parse(AdminClient client, String body) throws AdminClient.Failure {
+    /** The node's answer as a JSON tree; a body that is not JSON is a failure (exit 1). */
+    private static JsonNode parse(AdminClient client, String body) throws AdminClient.Failure {
         try {
-            return Json.parse(body);
-        } catch (IllegalArgumentException e) {
-            throw new AdminClient.Failure(AdminClient.EXIT_FAILED, client.url() + " sent an unreadable answer: " + e.getMessage());
+            return JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new AdminClient.Failure(AdminClient.EXIT_FAILED, client.url() + " sent an unreadable answer: "
+                    + e.getOriginalMessage());
         }
     }
 

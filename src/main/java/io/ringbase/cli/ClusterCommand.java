@@ -103,6 +103,11 @@ public final class ClusterCommand implements Callable<Integer> {
     }
 
     List<Node.Config> validate() {
+        try {
+            Logging.checkLevel(System.getenv("RINGBASE_LOG_LEVEL"));
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
         if (nodes < 1) {
             throw bad("--nodes must be at least 1, got " + nodes);
         }

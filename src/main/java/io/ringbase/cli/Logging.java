@@ -32,6 +32,22 @@ final class Logging {
     private Logging() {
     }
 
+    /** The levels {@code RINGBASE_LOG_LEVEL} may name (any case). */
+    static final java.util.List<String> LEVELS = java.util.List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
+
+    /**
+     * Checks {@code RINGBASE_LOG_LEVEL}'s value ({@code null} when unset), which logback.xml applies by
+     * itself and would otherwise take as DEBUG when misspelt.
+     *
+     * @throws IllegalArgumentException naming the value and the levels allowed
+     */
+    static void checkLevel(String value) {
+        if (value != null && !value.isEmpty() && !LEVELS.contains(value.toUpperCase(java.util.Locale.ROOT))) {
+            throw new IllegalArgumentException("RINGBASE_LOG_LEVEL must be one of " + String.join(", ", LEVELS)
+                    + ", got '" + value + "'");
+        }
+    }
+
     /**
      * Applies {@code format} and names the node in every line. Does nothing if logging is not logback
      * with a console appender named {@code STDERR} (an operator's own configuration).

@@ -32,9 +32,18 @@ public final class Main implements Runnable {
     /** The {@code ringbase} command with its converters, ready to {@code execute} (tests run it in-process). */
     public static CommandLine commandLine() {
         return new CommandLine(new Main())
-                .registerConverter(ByteSize.class, ByteSize::parse)
-                .registerConverter(TimeSpan.class, TimeSpan::parse)
+                .registerConverter(ByteSize.class, text -> converted(() -> ByteSize.parse(text)))
+                .registerConverter(TimeSpan.class, text -> converted(() -> TimeSpan.parse(text)))
                 .setParameterExceptionHandler(Main::usageError);
+    }
+
+    /** A converter's value, its {@link IllegalArgumentException} turned into picocli's own (one clean line). */
+    private static <T> T converted(java.util.function.Supplier<T> parse) {
+        try {
+            return parse.get();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException(e.getMessage());
+        }
     }
 
     /**

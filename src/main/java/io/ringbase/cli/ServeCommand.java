@@ -154,6 +154,11 @@ public final class ServeCommand implements Callable<Integer> {
             case "json" -> Logging.Format.JSON;
             default -> throw bad("--log-format must be 'text' or 'json', got '" + logFormat + "'");
         };
+        try {
+            Logging.checkLevel(System.getenv("RINGBASE_LOG_LEVEL"));
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
         Node.Config config;
         try {
             config = validate();

@@ -26,8 +26,15 @@ public record TimeSpan(long millis) {
         return new TimeSpan(UnitSuffix.parse(text, UNITS, "a duration", "500ms, 30s, 3h, 10d"));
     }
 
+    /** As it could be written: in the largest unit that divides it ({@code 3h}, {@code 1500ms}). */
     @Override
     public String toString() {
-        return millis + " ms";
+        for (int i = UNITS.length - 1; i > 0; i--) {
+            long unit = Long.parseLong(UNITS[i][1]);
+            if (millis != 0 && millis % unit == 0) {
+                return millis / unit + UNITS[i][0];
+            }
+        }
+        return millis + "ms";
     }
 }

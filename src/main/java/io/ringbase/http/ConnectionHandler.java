@@ -286,7 +286,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 onEventLoop(() -> respond(response, keepAlive), response::release);
             });
         } else if (outcome instanceof Outcome.Range range) {
-            EntryChunkedInput body = new EntryChunkedInput(range.source(), shared.workers(), ctx.alloc());
+            EntryChunkedInput body = new EntryChunkedInput(range.source(), range.format(), shared.workers(),
+                    ctx.alloc());
             body.prefetch(); // the first refill starts here, on the worker (a local source reads its batch here)
             onEventLoop(() -> stream(body, version, keepAlive), body::close);
         } else {
@@ -324,7 +325,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void stream(EntryChunkedInput body, HttpVersion version, boolean keepAlive) {
         boolean chunked = version.isKeepAliveDefault(); // HTTP/1.1 and later
         boolean keep = keepAlive && chunked && !shared.isStopping();
-        HttpResponse head = Responses.rangeHead(version, chunked);
+        HttpResponse head = Responses.rangeHead(version, chunked, body.format());
         HttpUtil.setKeepAlive(head, keep);
         status = head.status().code();
         ChunkedWriteHandler writer = ctx.pipeline().get(ChunkedWriteHandler.class);

@@ -162,6 +162,20 @@ final class EntityApi {
     Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body)
             throws BadRequestException, NotFoundException, MethodNotAllowedException, PayloadTooLargeException,
             QuorumException, IOException {
+        return handle(method, path, query, body, null);
+    }
+
+    /**
+     * Serves one request, a range in the format its {@code Accept} header asks for ({@link RangeFormat#of}).
+     *
+     * @param path   the path of the request target ({@code /v0/entity})
+     * @param query  its decoded query string
+     * @param body   the request body; read, not released
+     * @param accept the request's {@code Accept} header, or {@code null}
+     */
+    Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body, String accept)
+            throws BadRequestException, NotFoundException, MethodNotAllowedException, PayloadTooLargeException,
+            QuorumException, IOException {
         Route route = Route.of(path);
         if (route == null) {
             throw new NotFoundException("unknown path " + abbreviate(path));
@@ -175,7 +189,7 @@ final class EntityApi {
             throw new MethodNotAllowedException(method.name(), route.allow);
         }
         if (route == Route.ENTITIES) {
-            return scan(query);
+            return scan(query, RangeFormat.of(accept));
         }
         byte[] key = requireKey(query, "id");
         Replication r = replication(query);
@@ -258,7 +272,7 @@ final class EntityApi {
         return WRITTEN;
     }
 
-    private Outcome scan(QueryString query) throws BadRequestException, QuorumException, IOException {
+    private Outcome scan(QueryString query, RangeFormat format) throws BadRequestException, QuorumException, IOException {
         byte[] start = requireKey(query, "start");
         boolean local = booleanParam(query, "local");
         byte[] end = query.bytes("end");
@@ -266,7 +280,7 @@ final class EntityApi {
             checkKeyLength("end", end);
         }
         if (end != null && Keys.compare(start, end) >= 0) {
-            return new Outcome.Range(LocalBatchSource.empty()); // not every engine accepts end < start
+            return new Outcome.Range(LocalBatchSource.empty(), format); // not every engine accepts end < start
         }
         if (coordinator != null && !local) {
             // Every key written with the default quorum is on any (n - quorum + 1) nodes.
@@ -276,9 +290,9 @@ final class EntityApi {
             if (up.size() < needed) {
                 throw new QuorumException.Unavailable(needed, n, up.size());
             }
-            return new Outcome.Range(new ClusterScan(up, start, end, wallClockMs));
+            return new Outcome.Range(new ClusterScan(up, start, end, wallClockMs), format);
         }
-        return new Outcome.Range(new LocalBatchSource(engine.scan(start, end, true)));
+        return new Outcome.Range(new LocalBatchSource(engine.scan(start, end, true)), format);
     }
 
     /** The replicas up, probing believed-down ones first when fewer than {@code needed}; blocks (a worker). */

@@ -19,8 +19,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A range response body pulled lazily from an {@link EntryBatchSource}, one {@code key + '\n' + value}
- * buffer per entry (wrapped in an {@link io.netty.handler.codec.http.HttpChunkedInput}, each becomes
+ * A range response body pulled lazily from an {@link EntryBatchSource}, one buffer per entry framed as
+ * its {@link RangeFormat} says ({@code key + '\n' + value} by default; a JSON line on request) (wrapped in an {@link io.netty.handler.codec.http.HttpChunkedInput}, each becomes
  * one HTTP chunk).
  *
  * <p><b>Threads.</b> The scan never runs on the event loop. A refill starts on the request worker
@@ -49,10 +49,10 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
 
     /** A refill stops once it has prefetched this many bytes (64 KiB). */
     static final int BATCH_BYTES = 64 * 1024;
-    private static final byte SEPARATOR = '\n';
     private static final long RETRY_MS = 5;
 
     private final EntryBatchSource source;
+    private final RangeFormat format;
     private final ExecutorService workers;
     private final ByteBufAllocator allocator;
     private EventExecutor eventLoop;
@@ -69,13 +69,21 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
 
     /**
      * @param source    the scan; owned (closed) by this input
+     * @param format    how each entry is framed
      * @param workers   the request worker pool that starts the refills
      * @param allocator allocates the chunk buffers (thread-safe)
      */
-    EntryChunkedInput(EntryBatchSource source, ExecutorService workers, ByteBufAllocator allocator) {
+    EntryChunkedInput(EntryBatchSource source, RangeFormat format, ExecutorService workers,
+                      ByteBufAllocator allocator) {
         this.source = source;
+        this.format = format;
         this.workers = workers;
         this.allocator = allocator;
+    }
+
+    /** How each entry is framed. */
+    RangeFormat format() {
+        return format;
     }
 
     /**
@@ -194,9 +202,9 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
                 if (value == null) {
                     throw new IllegalStateException("range source produced a tombstone for " + Keys.toDisplay(key));
                 }
-                ByteBuf buf = allocator.buffer(key.length + 1 + value.length);
+                ByteBuf buf = allocator.buffer(format.frameLength(key, value));
                 batch.add(buf);
-                buf.writeBytes(key).writeByte(SEPARATOR).writeBytes(value);
+                format.encode(key, value, buf);
             }
         } catch (RuntimeException | Error e) {
             batch.forEach(ByteBuf::release);

@@ -27,8 +27,11 @@ sealed interface Outcome {
     record Deleted() implements Outcome {
     }
 
-    /** A key range to stream, live entries only; the receiver owns {@code source} and must close it. */
-    record Range(EntryBatchSource source) implements Outcome {
+    /**
+     * A key range to stream, live entries only, framed as {@code format} says; the receiver owns
+     * {@code source} and must close it.
+     */
+    record Range(EntryBatchSource source, RangeFormat format) implements Outcome {
     }
 
     /**

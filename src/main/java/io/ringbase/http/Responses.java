@@ -104,9 +104,9 @@ final class Responses {
      * The head of a range response (200, {@code application/octet-stream}); {@code chunked} adds
      * {@code Transfer-Encoding: chunked} (HTTP/1.1), otherwise the body ends when the connection closes.
      */
-    static HttpResponse rangeHead(HttpVersion version, boolean chunked) {
+    static HttpResponse rangeHead(HttpVersion version, boolean chunked, RangeFormat format) {
         HttpResponse r = new DefaultHttpResponse(version, HttpResponseStatus.OK);
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, format.contentType());
         if (chunked) {
             r.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }

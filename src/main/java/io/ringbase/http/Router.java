@@ -106,6 +106,6 @@ final class Router {
         if (OpsApi.owns(path)) {
             return ops.handle(request.method(), path);
         }
-        return entities.handle(request.method(), path, query, request.content());
+        return entities.handle(request.method(), path, query, request.content(), request.header("accept"));
     }
 }

@@ -1,5 +1,6 @@
 package io.ringbase.server;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.netty.channel.EventLoopGroup;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
@@ -242,11 +243,12 @@ public final class Node implements AutoCloseable {
                 throw new IllegalArgumentException("snapshot '" + name + "' already exists: " + e.getFile());
             }
             log.info("snapshot {}: {} SSTables, {} bytes in {}", name, snap.sstables(), snap.bytes(), snap.dir());
-            StringBuilder out = new StringBuilder("{\"name\":");
-            io.ringbase.status.Json.quote(out, name).append(",\"dir\":");
-            io.ringbase.status.Json.quote(out, snap.dir().toAbsolutePath().normalize().toString());
-            return out.append(",\"sstables\":").append(snap.sstables()).append(",\"bytes\":").append(snap.bytes())
-                    .append('}').toString();
+            return JsonNodeFactory.instance.objectNode()
+                    .put("name", name)
+                    .put("dir", snap.dir().toAbsolutePath().normalize().toString())
+                    .put("sstables", snap.sstables())
+                    .put("bytes", snap.bytes())
+                    .toString();
         }
     }
 

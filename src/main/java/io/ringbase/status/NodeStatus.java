@@ -1,10 +1,15 @@
 package io.ringbase.status;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.metrics.ClusterSource;
 import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.storage.EngineStats;
-import java.util.Locale;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.function.Supplier;
 
 /**
@@ -14,6 +19,9 @@ import java.util.function.Supplier;
  * Thread-safe.
  */
 public final class NodeStatus {
+
+    /** Decimals as written ({@code 0.000}), not normalized ({@code 0}, {@code 1.5E+2}). */
+    private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
 
     private final Supplier<String> url;
     private final String version;
@@ -47,77 +55,87 @@ public final class NodeStatus {
         return url.get();
     }
 
-    /** The status as one JSON object (no trailing newline). */
+    /** The status as one JSON object (no trailing newline): {@link #tree()} written out. */
     public String json() {
-        long now = System.currentTimeMillis();
-        StringBuilder out = new StringBuilder(1024);
-        out.append("{\"node\":");
-        Json.quote(out, url.get());
-        out.append(",\"version\":");
-        Json.quote(out, version);
-        out.append(",\"startedAtMs\":").append(startedMs);
-        out.append(",\"uptimeSeconds\":").append((now - startedMs) / 1000);
-        out.append(",\"dataDir\":");
-        Json.quote(out, dataDir);
-        out.append(",\"requests\":");
-        if (requests == null) {
-            out.append("null");
-        } else {
-            RequestMetrics.Recent r = requests.recent();
-            out.append("{\"perSecond\":").append(decimal(r.perSecond()))
-                    .append(",\"p99Ms\":").append(decimal(r.p99Ms()))
-                    .append(",\"windowSeconds\":").append(decimal(r.seconds())).append('}');
-        }
-        EngineStats e = engine.get();
-        out.append(",\"engine\":{\"memtableBytes\":").append(e.memtableBytes())
-                .append(",\"sstables\":").append(e.sstables())
-                .append(",\"sstableBytes\":").append(e.sstableBytes())
-                .append(",\"tiers\":[");
-        for (int i = 0; i < e.tiers().size(); i++) {
-            EngineStats.Tier t = e.tiers().get(i);
-            out.append(i == 0 ? "" : ",").append("{\"tier\":").append(t.tier()).append(",\"tables\":").append(t.tables())
-                    .append(",\"bytes\":").append(t.bytes()).append('}');
-        }
-        out.append("],\"flushes\":").append(e.flushes())
-                .append(",\"compactions\":").append(e.compactions())
-                .append(",\"walAppends\":").append(e.walAppends())
-                .append(",\"walSyncs\":").append(e.walSyncs())
-                .append(",\"writeStalls\":").append(e.writeStalls())
-                .append(",\"diskErrors\":").append(e.diskErrors()).append('}');
-        out.append(",\"peers\":[");
-        if (cluster != null) {
-            boolean first = true;
-            for (ClusterSource.Peer p : cluster.peers()) {
-                out.append(first ? "" : ",").append("{\"url\":");
-                Json.quote(out, p.url());
-                out.append(",\"state\":\"").append(p.up() ? "up" : "down").append('"')
-                        .append(",\"downSinceMs\":").append(p.downSinceMs())
-                        .append(",\"lastContactMs\":").append(p.calls().lastAnswerMs())
-                        .append(",\"calls\":").append(p.calls().calls())
-                        .append(",\"timeouts\":").append(p.calls().timeouts())
-                        .append(",\"unreachable\":").append(p.calls().unreachable())
-                        .append(",\"failed\":").append(p.calls().failed()).append('}');
-                first = false;
-            }
-        }
-        out.append(']');
-        out.append(",\"hints\":");
-        if (cluster == null) {
-            out.append("null");
-        } else {
-            HintStats h = cluster.hints();
-            out.append("{\"pending\":").append(h.pendingHints())
-                    .append(",\"pendingBytes\":").append(h.pendingBytes())
-                    .append(",\"queued\":").append(h.queued())
-                    .append(",\"delivered\":").append(h.delivered())
-                    .append(",\"dropped\":").append(h.dropped()).append('}');
-        }
-        out.append(",\"readRepairs\":").append(cluster == null ? 0 : cluster.readRepairs());
-        out.append(",\"repair\":").append(cluster == null ? "null" : cluster.repair().toJson());
-        return out.append('}').toString();
+        return tree().toString();
     }
 
-    private static String decimal(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
+    /**
+     * The status as a JSON tree, its fields in this order (docs/http-api.md, "Status"): {@code node},
+     * {@code version}, {@code startedAtMs}, {@code uptimeSeconds}, {@code dataDir}, {@code requests}
+     * ({@code null} with metrics off, else {@code perSecond}, {@code p99Ms}, {@code windowSeconds}, three
+     * decimals), {@code engine}, {@code peers} (empty on a single node), {@code hints} ({@code null} on a
+     * single node), {@code readRepairs}, {@code repair} ({@code null} on a single node, else
+     * {@link RepairStatus#tree()}).
+     */
+    public ObjectNode tree() {
+        long now = System.currentTimeMillis();
+        ObjectNode out = NODES.objectNode();
+        out.put("node", url.get());
+        out.put("version", version);
+        out.put("startedAtMs", startedMs);
+        out.put("uptimeSeconds", (now - startedMs) / 1000);
+        out.put("dataDir", dataDir);
+        if (requests == null) {
+            out.putNull("requests");
+        } else {
+            RequestMetrics.Recent r = requests.recent();
+            out.putObject("requests")
+                    .put("perSecond", decimal(r.perSecond()))
+                    .put("p99Ms", decimal(r.p99Ms()))
+                    .put("windowSeconds", decimal(r.seconds()));
+        }
+        EngineStats e = engine.get();
+        ObjectNode eng = out.putObject("engine");
+        eng.put("memtableBytes", e.memtableBytes())
+                .put("sstables", e.sstables())
+                .put("sstableBytes", e.sstableBytes());
+        ArrayNode tiers = eng.putArray("tiers");
+        for (EngineStats.Tier t : e.tiers()) {
+            tiers.addObject().put("tier", t.tier()).put("tables", t.tables()).put("bytes", t.bytes());
+        }
+        eng.put("flushes", e.flushes())
+                .put("compactions", e.compactions())
+                .put("walAppends", e.walAppends())
+                .put("walSyncs", e.walSyncs())
+                .put("writeStalls", e.writeStalls())
+                .put("diskErrors", e.diskErrors());
+        ArrayNode peers = out.putArray("peers");
+        if (cluster != null) {
+            for (ClusterSource.Peer p : cluster.peers()) {
+                peers.addObject()
+                        .put("url", p.url())
+                        .put("state", p.up() ? "up" : "down")
+                        .put("downSinceMs", p.downSinceMs())
+                        .put("lastContactMs", p.calls().lastAnswerMs())
+                        .put("calls", p.calls().calls())
+                        .put("timeouts", p.calls().timeouts())
+                        .put("unreachable", p.calls().unreachable())
+                        .put("failed", p.calls().failed());
+            }
+        }
+        if (cluster == null) {
+            out.putNull("hints");
+        } else {
+            HintStats h = cluster.hints();
+            out.putObject("hints")
+                    .put("pending", h.pendingHints())
+                    .put("pendingBytes", h.pendingBytes())
+                    .put("queued", h.queued())
+                    .put("delivered", h.delivered())
+                    .put("dropped", h.dropped());
+        }
+        out.put("readRepairs", cluster == null ? 0 : cluster.readRepairs());
+        if (cluster == null) {
+            out.putNull("repair");
+        } else {
+            out.set("repair", cluster.repair().tree());
+        }
+        return out;
+    }
+
+    /** {@code v} with three decimals, as the status has always written rates and latencies. */
+    private static BigDecimal decimal(double v) {
+        return Double.isFinite(v) ? BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_UP) : BigDecimal.ZERO;
     }
 }

@@ -1,5 +1,8 @@
 package io.ringbase.status;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +28,8 @@ public final class StatusPage {
     /** How long the page waits for another node's status, ms. */
     static final long FETCH_TIMEOUT_MS = 1_000;
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private final NodeStatus self;
     private final List<String> peers;
     private final HttpClient http;
@@ -40,7 +45,7 @@ public final class StatusPage {
     }
 
     /** One node's row: its parsed status, or why it could not be had. */
-    private record Row(String url, Object status, String error) {
+    private record Row(String url, JsonNode status, String error) {
     }
 
     /** The page now; blocks for up to {@value #FETCH_TIMEOUT_MS} ms (a worker thread). */
@@ -49,7 +54,7 @@ public final class StatusPage {
         for (String url : peers) {
             fetches.add(fetch(url));
         }
-        Object mine = Json.parse(self.json());
+        JsonNode mine = self.tree();
         List<Row> rows = new ArrayList<>();
         rows.add(new Row(self.url(), mine, null));
         for (CompletableFuture<Row> f : fetches) {
@@ -62,9 +67,19 @@ public final class StatusPage {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v0/status"))
                 .timeout(Duration.ofMillis(FETCH_TIMEOUT_MS)).GET().build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                .thenApply(r -> r.statusCode() == 200 ? new Row(url, Json.parse(r.body()), null)
+                .thenApply(r -> r.statusCode() == 200 ? parsed(url, r.body())
                         : new Row(url, null, "answered " + r.statusCode()))
                 .exceptionally(t -> new Row(url, null, "no answer (" + rootMessage(t) + ")"));
+    }
+
+    /** A node's answer as a row: its status, or that it sent no JSON object. */
+    private static Row parsed(String url, String body) {
+        try {
+            JsonNode status = JSON.readTree(body);
+            return status.isObject() ? new Row(url, status, null) : new Row(url, null, "answered no JSON object");
+        } catch (JsonProcessingException e) {
+            return new Row(url, null, "answered bad JSON (" + e.getOriginalMessage() + ")");
+        }
     }
 
     private static String rootMessage(Throwable t) {
@@ -74,7 +89,7 @@ public final class StatusPage {
         return t.getClass().getSimpleName();
     }
 
-    private String html(Object mine, List<Row> rows) {
+    private String html(JsonNode mine, List<Row> rows) {
         int up = 0;
         for (Row r : rows) {
             up += r.status() != null ? 1 : 0;
@@ -94,7 +109,7 @@ public final class StatusPage {
                 .append("</style></head><body>\n");
         out.append("<h1>Ringbase cluster</h1><p class=\"sub\"><span id=\"summary\">").append(up).append(" of ")
                 .append(rows.size()).append(" nodes up</span> &middot; seen from ").append(escape(self.url()))
-                .append(" &middot; version ").append(escape(Json.string(mine, "version")))
+                .append(" &middot; version ").append(escape(mine.path("version").textValue()))
                 .append(" &middot; ").append(escape(Instant.now().toString()))
                 .append(" &middot; reloads every ").append(REFRESH_SECONDS).append(" s</p>\n");
         out.append("<table id=\"nodes\"><thead><tr><th class=\"url\">node</th><th>state</th><th>version</th>")
@@ -109,8 +124,8 @@ public final class StatusPage {
         return out.toString();
     }
 
-    private static void row(StringBuilder out, Row r, boolean isSelf, Object mine) {
-        Object s = r.status();
+    private static void row(StringBuilder out, Row r, boolean isSelf, JsonNode mine) {
+        JsonNode s = r.status();
         String state = s != null ? "up" : "down";
         out.append("<tr class=\"node").append(isSelf ? " self" : "").append("\" data-url=\"").append(escape(r.url()))
                 .append("\" data-state=\"").append(state).append("\">");
@@ -122,18 +137,18 @@ public final class StatusPage {
         if (s == null) {
             out.append("<td colspan=\"9\" class=\"error\">").append(escape(r.error())).append("</td>");
         } else {
-            cell(out, "version", escape(Json.string(s, "version")));
-            cell(out, "uptime", duration(Json.number(s, "uptimeSeconds")));
-            cell(out, "rate", Json.get(s, "requests") == null ? "-"
-                    : String.format(Locale.ROOT, "%.1f", Json.number(s, "requests", "perSecond")));
-            cell(out, "p99", Json.get(s, "requests") == null ? "-"
-                    : String.format(Locale.ROOT, "%.2f", Json.number(s, "requests", "p99Ms")));
-            cell(out, "memtable", bytes(Json.number(s, "engine", "memtableBytes")));
-            cell(out, "sstables", String.format(Locale.ROOT, "%.0f", Json.number(s, "engine", "sstables")));
-            cell(out, "sstable-bytes", bytes(Json.number(s, "engine", "sstableBytes")));
-            double hints = Json.number(s, "hints", "pending");
+            cell(out, "version", escape(s.path("version").textValue()));
+            cell(out, "uptime", duration(s.path("uptimeSeconds").asDouble(Double.NaN)));
+            cell(out, "rate", !s.hasNonNull("requests") ? "-"
+                    : String.format(Locale.ROOT, "%.1f", s.path("requests").path("perSecond").asDouble(Double.NaN)));
+            cell(out, "p99", !s.hasNonNull("requests") ? "-"
+                    : String.format(Locale.ROOT, "%.2f", s.path("requests").path("p99Ms").asDouble(Double.NaN)));
+            cell(out, "memtable", bytes(s.path("engine").path("memtableBytes").asDouble(Double.NaN)));
+            cell(out, "sstables", String.format(Locale.ROOT, "%.0f", s.path("engine").path("sstables").asDouble(Double.NaN)));
+            cell(out, "sstable-bytes", bytes(s.path("engine").path("sstableBytes").asDouble(Double.NaN)));
+            double hints = s.path("hints").path("pending").asDouble(Double.NaN);
             cell(out, "hints", Double.isNaN(hints) ? "-" : String.format(Locale.ROOT, "%.0f", hints));
-            String repair = Json.string(s, "repair", "state");
+            String repair = s.path("repair").path("state").textValue();
             cell(out, "repair", repair == null ? "-" : escape(repair));
         }
         cell(out, "contact", isSelf ? "-" : lastContact(mine, r.url()));
@@ -141,16 +156,14 @@ public final class StatusPage {
     }
 
     /** When this node last heard from {@code url}, from its own status's peer list. */
-    private static String lastContact(Object mine, String url) {
-        if (Json.get(mine, "peers") instanceof List<?> list) {
-            for (Object p : list) {
-                if (url.equals(Json.string(p, "url"))) {
-                    double ms = Json.number(p, "lastContactMs");
-                    if (ms <= 0) {
-                        return "never";
-                    }
-                    return duration((System.currentTimeMillis() - ms) / 1000) + " ago";
+    private static String lastContact(JsonNode mine, String url) {
+        for (JsonNode p : mine.path("peers")) {
+            if (url.equals(p.path("url").textValue())) {
+                double ms = p.path("lastContactMs").asDouble(Double.NaN);
+                if (ms <= 0) {
+                    return "never";
                 }
+                return duration((System.currentTimeMillis() - ms) / 1000) + " ago";
             }
         }
         return "-";

@@ -2,9 +2,15 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,6 +71,35 @@ class ClusterRangeTest {
             LocalCluster.Reply r = c.send(0, "GET", "/v0/entities?start=k", null);
             assertThat(r.status()).isEqualTo(200);
             assertThat(records(r.body())).hasSize(20);
+        }
+    }
+
+    @Test
+    void aClusterRangeAsNdjsonKeepsNewlinesInKeysAndValues() throws Exception {
+        try (LocalCluster c = new LocalCluster(tmp, 3)) {
+            java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+            Map<String, String> written = new java.util.TreeMap<>();
+            for (int i = 0; i < 10; i++) {
+                written.put("n\n" + i, "value\n" + i + "\n");
+            }
+            for (Map.Entry<String, String> e : written.entrySet()) {
+                String key = java.net.URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8);
+                assertThat(c.put(1, key, e.getValue()).status()).isEqualTo(201);
+            }
+            java.net.http.HttpResponse<String> r = client.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create(c.url(0) + "/v0/entities?start=n"))
+                    .header("Accept", "application/x-ndjson").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("content-type")).hasValue("application/x-ndjson");
+            Map<String, String> read = new LinkedHashMap<>();
+            ObjectMapper json = new ObjectMapper();
+            for (String line : r.body().split("\n")) {
+                JsonNode o = json.readTree(line);
+                read.put(new String(Base64.getDecoder().decode(o.path("key").textValue()), StandardCharsets.UTF_8),
+                        new String(Base64.getDecoder().decode(o.path("value").textValue()), StandardCharsets.UTF_8));
+            }
+            assertThat(read).containsExactlyEntriesOf(written);
+            client.close();
         }
     }
 

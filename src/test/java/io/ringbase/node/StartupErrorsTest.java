@@ -2,7 +2,8 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.status.Json;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * node's URL in every line, and the access log.
  */
 class StartupErrorsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
@@ -86,6 +89,28 @@ class StartupErrorsTest {
     }
 
     @Test
+    void aBadDurationIsOneCleanLine() throws Exception {
+        NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--request-timeout", "soon", "--data-dir",
+                tmp.resolve("d").toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(errorLine(r)).isEqualTo("ringbase serve: Invalid value for option '--request-timeout': not a "
+                + "duration: 'soon' (examples: 500ms, 30s, 3h, 10d) (see ringbase serve --help)");
+    }
+
+    @Test
+    void aMisspeltLogLevelIsExitCode2() throws Exception {
+        ProcessBuilder pb = NodeProcess.command(NodeProcess.HEAP, List.of("serve", "--port", "0", "--data-dir",
+                tmp.resolve("d").toString()));
+        pb.environment().put("RINGBASE_LOG_LEVEL", "verbose");
+        Process p = pb.redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isEqualTo(2);
+        assertThat(out.strip()).isEqualTo("ringbase serve: RINGBASE_LOG_LEVEL must be one of TRACE, DEBUG, INFO, "
+                + "WARN, ERROR, got 'verbose' (see ringbase serve --help)");
+    }
+
+    @Test
     void aBadSecretFileIsExitCode6() throws Exception {
         NodeProcess.Result missing = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir",
                 tmp.resolve("d").toString(), "--cluster-secret-file", tmp.resolve("nope").toString());
@@ -111,19 +136,20 @@ class StartupErrorsTest {
             assertThat(node.sigterm(DEADLINE)).isZero();
             stderr = node.stderr();
         }
+        assertThat(stderr).as("logback's own errors (a bad logback.xml)").doesNotContain("|-ERROR");
         List<String> lines = stderr.lines().filter(l -> !l.isBlank()).toList();
         assertThat(lines).isNotEmpty();
         String url = "http://localhost:" + port;
         boolean sawAccess = false;
         boolean sawReadyUrl = false;
         for (String line : lines) {
-            Object o = Json.parse(line); // every line is one JSON object
-            assertThat(Json.string(o, "level")).as(line).isNotNull();
-            String nodeUrl = Json.string(o, "context", "properties", "node");
+            JsonNode o = JSON.readTree(line); // every line is one JSON object
+            assertThat(o.path("level").textValue()).as(line).isNotNull();
+            String nodeUrl = o.path("context").path("properties").path("node").textValue();
             assertThat(nodeUrl).as("node in %s", line).isNotNull();
             sawReadyUrl |= url.equals(nodeUrl);
-            if ("io.ringbase.access".equals(Json.string(o, "loggerName"))) {
-                String m = Json.string(o, "formattedMessage");
+            if ("io.ringbase.access".equals(o.path("loggerName").textValue())) {
+                String m = o.path("formattedMessage").textValue();
                 assertThat(m).matches(".* (PUT /v0/entity\\?id=k 201|GET /v0/entity\\?id=k 200) \\d+us");
                 sawAccess = true;
             }

@@ -1,5 +1,9 @@
 package io.ringbase.status;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,12 +34,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class HeadlessChromium implements AutoCloseable {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     static final Duration DEADLINE = Duration.ofSeconds(30);
 
     private final Process process;
     private final WebSocket socket;
     private final AtomicInteger ids = new AtomicInteger();
-    private final Map<Integer, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
+    private final Map<Integer, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<String> events = new LinkedBlockingQueue<>();
 
     private HeadlessChromium(Process process, WebSocket socket) {
@@ -93,9 +99,9 @@ final class HeadlessChromium implements AutoCloseable {
             while (pageSocket == null) {
                 String list = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list")).build(),
                         HttpResponse.BodyHandlers.ofString()).body();
-                for (Object target : (List<?>) Json.parse(list)) {
-                    if ("page".equals(Json.string(target, "type"))) {
-                        pageSocket = Json.string(target, "webSocketDebuggerUrl");
+                for (JsonNode target : JSON.readTree(list)) {
+                    if ("page".equals(target.path("type").textValue())) {
+                        pageSocket = target.path("webSocketDebuggerUrl").textValue();
                     }
                 }
                 if (pageSocket == null) {
@@ -121,7 +127,7 @@ final class HeadlessChromium implements AutoCloseable {
                 }
             }).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
             self[0] = new HeadlessChromium(p, ws);
-            self[0].call("Page.enable", "{}");
+            self[0].call("Page.enable", JSON.createObjectNode());
             return self[0];
         } catch (Exception | Error e) {
             p.destroyForcibly();
@@ -130,39 +136,41 @@ final class HeadlessChromium implements AutoCloseable {
     }
 
     private void onMessage(String message) {
-        Object m = Json.parse(message);
-        Object id = Json.get(m, "id");
-        if (id instanceof Double d) {
-            CompletableFuture<Object> f = pending.remove(d.intValue());
+        JsonNode m;
+        try {
+            m = JSON.readTree(message);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("DevTools sent bad JSON: " + message, e);
+        }
+        if (m.path("id").isNumber()) {
+            CompletableFuture<JsonNode> f = pending.remove(m.path("id").intValue());
             if (f != null) {
-                if (Json.get(m, "error") != null) {
+                if (m.hasNonNull("error")) {
                     f.completeExceptionally(new IllegalStateException("DevTools error: " + message));
                 } else {
-                    f.complete(Json.get(m, "result"));
+                    f.complete(m.path("result"));
                 }
             }
         } else {
-            events.add(Json.string(m, "method"));
+            events.add(m.path("method").textValue());
         }
     }
 
     /** Sends one DevTools command with {@code params} (a JSON object) and returns its result. */
-    Object call(String method, String params) throws Exception {
+    JsonNode call(String method, ObjectNode params) throws Exception {
         int id = ids.incrementAndGet();
-        CompletableFuture<Object> f = new CompletableFuture<>();
+        CompletableFuture<JsonNode> f = new CompletableFuture<>();
         pending.put(id, f);
-        StringBuilder msg = new StringBuilder("{\"id\":").append(id).append(",\"method\":");
-        Json.quote(msg, method).append(",\"params\":").append(params).append('}');
-        socket.sendText(msg, true).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        ObjectNode msg = JSON.createObjectNode().put("id", id).put("method", method);
+        msg.set("params", params);
+        socket.sendText(msg.toString(), true).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         return f.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
     }
 
     /** Loads {@code url} and waits for its load event. */
     void navigate(String url) throws Exception {
         events.clear();
-        StringBuilder params = new StringBuilder("{\"url\":");
-        Json.quote(params, url).append('}');
-        call("Page.navigate", params.toString());
+        call("Page.navigate", JSON.createObjectNode().put("url", url));
         long end = System.nanoTime() + DEADLINE.toNanos();
         while (true) {
             String event = events.poll(100, TimeUnit.MILLISECONDS);
@@ -175,22 +183,21 @@ final class HeadlessChromium implements AutoCloseable {
         }
     }
 
-    /** Evaluates {@code expression} in the page and returns its value, as JSON's types. */
+    /** Evaluates {@code expression} in the page and returns its value as Jackson reads it into Java: String, Integer or Double, Boolean, List, Map. */
     Object evaluate(String expression) throws Exception {
-        StringBuilder params = new StringBuilder("{\"expression\":");
-        Json.quote(params, expression).append(",\"returnByValue\":true}");
-        Object result = call("Runtime.evaluate", params.toString());
-        if (Json.get(result, "exceptionDetails") != null) {
-            throw new IllegalStateException("page script failed: " + Json.get(result, "exceptionDetails"));
+        JsonNode result = call("Runtime.evaluate",
+                JSON.createObjectNode().put("expression", expression).put("returnByValue", true));
+        if (result.hasNonNull("exceptionDetails")) {
+            throw new IllegalStateException("page script failed: " + result.get("exceptionDetails"));
         }
-        return Json.get(result, "result", "value");
+        return JSON.treeToValue(result.path("result").path("value"), Object.class);
     }
 
     /** Saves a PNG screenshot of the page to {@code file}. */
     void screenshot(Path file) throws Exception {
-        Object result = call("Page.captureScreenshot", "{\"format\":\"png\"}");
+        JsonNode result = call("Page.captureScreenshot", JSON.createObjectNode().put("format", "png"));
         Files.createDirectories(file.toAbsolutePath().getParent());
-        Files.write(file, Base64.getDecoder().decode(Json.string(result, "data")));
+        Files.write(file, Base64.getDecoder().decode(result.path("data").textValue()));
     }
 
     @Override

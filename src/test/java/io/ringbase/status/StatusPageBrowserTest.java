@@ -2,6 +2,7 @@ package io.ringbase.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.cluster.LocalCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and a stopped node shows as down. Screenshots go to {@code target/status-page-*.png}.
  */
 class StatusPageBrowserTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path tmp;
@@ -45,8 +48,8 @@ class StatusPageBrowserTest {
             assertThat(browser.evaluate("document.getElementById('summary').textContent")).isEqualTo("3 of 3 nodes up");
             assertThat(browser.evaluate("document.querySelector('meta[http-equiv=refresh]').content")).isEqualTo("5");
             assertThat(browser.evaluate("document.querySelectorAll('script, link, img, iframe, [src]').length"))
-                    .as("no scripts or external assets").isEqualTo(0.0);
-            List<Object> rows = (List<Object>) Json.parse((String) browser.evaluate(ROWS));
+                    .as("no scripts or external assets").isEqualTo(0);
+            List<Object> rows = (List<Object>) JSON.readValue((String) browser.evaluate(ROWS), List.class);
             assertThat(rows).hasSize(3);
             for (int i = 0; i < 3; i++) {
                 Map<String, Object> row = (Map<String, Object>) rows.get(i);
@@ -71,7 +74,7 @@ class StatusPageBrowserTest {
             browser.navigate(c.url(0) + "/");
             browser.screenshot(Path.of("target", "status-page-node-down.png"));
             assertThat(browser.evaluate("document.getElementById('summary').textContent")).isEqualTo("2 of 3 nodes up");
-            rows = (List<Object>) Json.parse((String) browser.evaluate(ROWS));
+            rows = (List<Object>) JSON.readValue((String) browser.evaluate(ROWS), List.class);
             Map<String, Object> down = (Map<String, Object>) rows.get(2);
             assertThat(down.get("url")).isEqualTo(c.url(2));
             assertThat(down.get("state")).isEqualTo("down");

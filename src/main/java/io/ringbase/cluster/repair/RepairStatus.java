@@ -1,5 +1,7 @@
 package io.ringbase.cluster.repair;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 
 /**
@@ -57,58 +59,33 @@ public record RepairStatus(State state, Run progress, Run lastRun) {
      * </pre>
      */
     public String toJson() {
-        StringBuilder out = new StringBuilder(256);
-        out.append("{\"state\":\"").append(state.name().toLowerCase(Locale.ROOT)).append('"');
+        return tree().toString();
+    }
+
+    /** {@link #toJson()} as a JSON tree (what {@code GET /v0/status} nests as {@code repair}). */
+    public ObjectNode tree() {
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        out.put("state", state.name().toLowerCase(Locale.ROOT));
         counters(out, progress);
-        out.append(",\"startedAtMs\":").append(progress.startedAtMs());
-        out.append(",\"lastRun\":");
+        out.put("startedAtMs", progress.startedAtMs());
         if (lastRun == null) {
-            out.append("null");
+            out.putNull("lastRun");
         } else {
-            out.append("{\"startedAtMs\":").append(lastRun.startedAtMs());
-            out.append(",\"finishedAtMs\":").append(lastRun.finishedAtMs());
-            counters(out, lastRun);
-            out.append(",\"outcome\":");
-            string(out, lastRun.outcome() == null ? null : lastRun.outcome().name().toLowerCase(Locale.ROOT));
-            out.append(",\"lastError\":");
-            string(out, lastRun.lastError());
-            out.append('}');
+            ObjectNode last = out.putObject("lastRun");
+            last.put("startedAtMs", lastRun.startedAtMs());
+            last.put("finishedAtMs", lastRun.finishedAtMs());
+            counters(last, lastRun);
+            last.put("outcome", lastRun.outcome() == null ? null : lastRun.outcome().name().toLowerCase(Locale.ROOT));
+            last.put("lastError", lastRun.lastError());
         }
-        return out.append('}').toString();
+        return out;
     }
 
-    private static void counters(StringBuilder out, Run run) {
-        out.append(",\"rangesDone\":").append(run.rangesDone());
-        out.append(",\"rangesFailed\":").append(run.rangesFailed());
-        out.append(",\"rangesTotal\":").append(run.rangesTotal());
-        out.append(",\"keysReceived\":").append(run.keysReceived());
-        out.append(",\"keysSent\":").append(run.keysSent());
-    }
-
-    /** A JSON string literal (RFC 8259 section 7), or {@code null}. */
-    private static void string(StringBuilder out, String s) {
-        if (s == null) {
-            out.append("null");
-            return;
-        }
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
+    private static void counters(ObjectNode out, Run run) {
+        out.put("rangesDone", run.rangesDone());
+        out.put("rangesFailed", run.rangesFailed());
+        out.put("rangesTotal", run.rangesTotal());
+        out.put("keysReceived", run.keysReceived());
+        out.put("keysSent", run.keysSent());
     }
 }
