@@ -177,12 +177,13 @@ public final class Node implements AutoCloseable {
                 Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         RepairSource repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
         List<RepairPeer> peers = new ArrayList<>();
+        RepairOptions repairOptions = RepairOptions.defaults();
         for (Replica r : replicas) {
             if (r instanceof RemoteReplica remote) {
-                peers.add(new RemoteRepairPeer(remote));
+                peers.add(new RemoteRepairPeer(remote, repairOptions.callTimeoutMs()));
             }
         }
-        repair = new AntiEntropyRepair(repairSource, engine, clock, peers, RepairOptions.defaults(),
+        repair = new AntiEntropyRepair(repairSource, engine, clock, peers, repairOptions,
                 System::currentTimeMillis);
         RepairControl control = new RepairControl() {
             @Override

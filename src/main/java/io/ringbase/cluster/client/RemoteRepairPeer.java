@@ -20,9 +20,17 @@ public final class RemoteRepairPeer implements RepairPeer {
     private static final byte[] EMPTY = new byte[0];
 
     private final RemoteReplica replica;
+    private final long callTimeoutMs;
 
-    public RemoteRepairPeer(RemoteReplica replica) {
+    /**
+     * @param callTimeoutMs deadline of a tree or entries call, ms ({@code RepairOptions#callTimeoutMs}):
+     *                      the peer builds a range's Merkle tree by scanning the whole range, which takes
+     *                      far longer than a replica read at millions of keys, so the replica timeout
+     *                      (about a second) does not apply to these calls
+     */
+    public RemoteRepairPeer(RemoteReplica replica, long callTimeoutMs) {
         this.replica = replica;
+        this.callTimeoutMs = callTimeoutMs;
     }
 
     @Override
@@ -33,7 +41,7 @@ public final class RemoteRepairPeer implements RepairPeer {
     @Override
     public CompletableFuture<MerkleTree> tree(int range, NodeId requester) {
         String uri = InternalProtocol.REPAIR_TREE + "?range=" + range + "&requester=" + requester.index();
-        return replica.call(HttpMethod.GET, uri, EMPTY).thenApply(r -> {
+        return replica.call(HttpMethod.GET, uri, EMPTY, callTimeoutMs).thenApply(r -> {
             if (r.status() != 200) {
                 throw replica.failed("GET repair tree", r);
             }
@@ -50,7 +58,7 @@ public final class RemoteRepairPeer implements RepairPeer {
                                                 int maxBytes) {
         String uri = InternalProtocol.REPAIR_ENTRIES + "?range=" + range + "&requester=" + requester.index()
                 + "&start=" + InternalProtocol.hex(startKey) + "&max=" + maxBytes;
-        return replica.call(HttpMethod.POST, uri, MerkleTree.leafSetToBytes(leaves)).thenApply(r -> {
+        return replica.call(HttpMethod.POST, uri, MerkleTree.leafSetToBytes(leaves), callTimeoutMs).thenApply(r -> {
             if (r.status() != 200) {
                 throw replica.failed("POST repair entries", r);
             }

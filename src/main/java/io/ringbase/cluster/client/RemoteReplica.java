@@ -136,6 +136,11 @@ public final class RemoteReplica implements Replica {
         return client.send(node, method, uri, body);
     }
 
+    /** As {@link #call(HttpMethod, String, byte[])}, with its own deadline (ms) instead of the replica timeout. */
+    public CompletableFuture<ReplicaClient.Response> call(HttpMethod method, String uri, byte[] body, long timeoutMs) {
+        return client.send(node, method, uri, body, timeoutMs);
+    }
+
     /**
      * The page in an {@link InternalProtocol#ENTRIES}-style answer.
      *

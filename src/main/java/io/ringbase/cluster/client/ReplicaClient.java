@@ -159,6 +159,20 @@ public final class ReplicaClient implements AutoCloseable {
      * @param body   request body (may be empty), not copied: do not change it afterwards
      */
     public CompletableFuture<Response> send(NodeId node, HttpMethod method, String uri, byte[] body) {
+        return send(node, method, uri, body, config.timeoutMs());
+    }
+
+    /**
+     * As {@link #send(NodeId, HttpMethod, String, byte[])}, with a deadline of its own instead of the
+     * configured one: for calls whose answer takes work in proportion to the data (a repair's Merkle
+     * tree of a whole range).
+     *
+     * @param timeoutMs from this call to the complete answer, ms; positive
+     */
+    public CompletableFuture<Response> send(NodeId node, HttpMethod method, String uri, byte[] body, long timeoutMs) {
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeoutMs);
+        }
         Call call = new Call(node, stats.of(node));
         call.stats.calls.increment();
         if (closed) {
@@ -176,7 +190,7 @@ public final class ReplicaClient implements AutoCloseable {
         int loop = loopIndex();
         FixedChannelPool pool = pools.computeIfAbsent(node, this::newPools)[loop];
         call.pool = pool;
-        call.timer = loops.get(loop).schedule(() -> timeOut(call, pool), config.timeoutMs(), TimeUnit.MILLISECONDS);
+        call.timer = loops.get(loop).schedule(() -> timeOut(call, pool, timeoutMs), timeoutMs, TimeUnit.MILLISECONDS);
         pool.acquire().addListener((Future<Channel> f) -> {
             if (!f.isSuccess()) {
                 request.release();
@@ -230,8 +244,8 @@ public final class ReplicaClient implements AutoCloseable {
                 connections, pending, true, true);
     }
 
-    private void timeOut(Call call, FixedChannelPool pool) {
-        if (call.fail(new ReplicaException.Timeout(call.node, config.timeoutMs()))) {
+    private void timeOut(Call call, FixedChannelPool pool, long timeoutMs) {
+        if (call.fail(new ReplicaException.Timeout(call.node, timeoutMs))) {
             Channel ch = call.channel;
             if (ch != null) {
                 detach(ch, call, pool, true); // a late answer must not be read as the next call's
