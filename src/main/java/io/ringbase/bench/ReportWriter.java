@@ -1,5 +1,8 @@
 package io.ringbase.bench;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Renders a {@link Report} as {@code report.md} (pure: no I/O but {@link #write}), and its headline figures as
- * {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}): rates, latency
+ * Renders a {@link Report} as {@code report.md} (pure: no I/O but {@link #write}), as {@code summary.json}
+ * for programs ({@link #summaryJson}), and its headline figures as {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}): rates, latency
  * percentiles, whether the profiler was attached, and each node's causes (GC pauses, allocation, peak RSS).
  */
 public final class ReportWriter {
@@ -240,9 +243,40 @@ public final class ReportWriter {
         return p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p);
     }
 
-    /** Writes {@code report.md} and {@code summary.tsv} into {@code dir}. */
+    /** The name of the JSON summary beside {@code report.md}. */
+    public static final String SUMMARY_JSON = "summary.json";
+
+    /**
+     * The report for programs: one JSON object {@code {"title": string, "environment": {name: string, ...},
+     * "summary": {key: number or null, ...}, "ycsb": string or null, "notes": [string, ...]}}, where
+     * {@code summary} holds {@link #summary}'s figures (same keys and units; a figure that is not finite is
+     * {@code null}) and {@code ycsb} YCSB's own output of a {@code --ycsb} run.
+     */
+    public static String summaryJson(Report r) {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
+        root.put("title", r.title());
+        ObjectNode env = root.putObject("environment");
+        for (String[] row : r.environment()) {
+            env.put(row[0], row.length > 1 ? row[1] : null);
+        }
+        ObjectNode figures = root.putObject("summary");
+        summary(r).forEach((k, v) -> {
+            if (Double.isFinite(v)) {
+                figures.put(k, v);
+            } else {
+                figures.putNull(k);
+            }
+        });
+        root.put("ycsb", r.ycsbOutput());
+        ArrayNode notes = root.putArray("notes");
+        r.notes().forEach(notes::add);
+        return root.toPrettyString() + "\n";
+    }
+
+    /** Writes {@code report.md}, {@code summary.tsv} and {@code summary.json} into {@code dir}. */
     public static void write(Report r, Path dir) throws IOException {
         Files.writeString(dir.resolve("report.md"), render(r));
+        Files.writeString(dir.resolve(SUMMARY_JSON), summaryJson(r));
         StringBuilder tsv = new StringBuilder();
         summary(r).forEach((k, v) -> tsv.append(k).append('\t').append(v).append('\n'));
         Files.writeString(dir.resolve(SUMMARY), tsv);

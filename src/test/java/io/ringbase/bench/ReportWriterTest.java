@@ -3,9 +3,12 @@ package io.ringbase.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -175,5 +178,24 @@ class ReportWriterTest {
                         + " | node 2: GC 0 pauses, 0.0 ms total, 0.0 ms max; - B/request; peak RssAnon 100 MB, RssFile 20 MB");
         assertThat(ReportWriter.causesLine(report(null, false, List.of(), "Not available: --url.")))
                 .isEqualTo("Not available: --url.");
+    }
+
+    @Test
+    void theJsonSummaryHoldsTheSameFiguresAsTheTsv(@TempDir Path dir)
+            throws Exception {
+        Report r = report(null, true, twoNodes(), null);
+        ReportWriter.write(r, dir);
+        JsonNode json = new ObjectMapper()
+                .readTree(dir.resolve(ReportWriter.SUMMARY_JSON).toFile());
+        assertThat(json.path("title").textValue()).isEqualTo("ringbase bench: put");
+        assertThat(json.path("environment").path("JDK").textValue()).isEqualTo("25");
+        Map<String, Double> tsv = ReportWriter.readSummary(dir);
+        assertThat(tsv).isNotEmpty();
+        List<String> keys = new ArrayList<>();
+        json.path("summary").fieldNames().forEachRemaining(keys::add);
+        assertThat(keys).containsExactlyElementsOf(tsv.keySet());
+        tsv.forEach((k, v) -> assertThat(json.path("summary").path(k).doubleValue()).as(k).isEqualTo(v));
+        assertThat(json.path("notes").get(0).textValue()).isEqualTo("a note");
+        assertThat(json.path("ycsb").isNull()).isTrue();
     }
 }
