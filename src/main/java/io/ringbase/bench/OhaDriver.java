@@ -124,7 +124,7 @@ public final class OhaDriver {
                 try (BufferedReader in = Files.newBufferedReader(csvs.get(i))) {
                     OhaCsv.parse(in, one);
                 }
-                total.add(one);
+                total.addOperation(specs.get(i).method(), one);
             }
             return total;
         } finally {

@@ -43,6 +43,15 @@ public final class ReportWriter {
                 m.put("p" + pct(p) + "_ms", r.stable().percentileMs(p));
             }
             m.put("max_ms", r.stable().latencyUs().getMaxValue() / 1000.0);
+            if (r.stable().operations().size() > 1) {
+                r.stable().operations().forEach((op, result) -> {
+                    String k = op.toLowerCase(Locale.ROOT) + "_";
+                    m.put(k + "achieved_rps", result.achievedRate());
+                    m.put(k + "p50_ms", result.percentileMs(50));
+                    m.put(k + "p99_ms", result.percentileMs(99));
+                    m.put(k + "max_ms", result.latencyUs().getMaxValue() / 1000.0);
+                });
+            }
             m.put("profiled", r.profiled() ? 1.0 : 0.0);
         }
         for (Report.NodeCauses c : r.causes()) {
@@ -143,6 +152,15 @@ public final class ReportWriter {
                         .append(" and not during ").append(r.profiled() ? "the baseline" : "this run")
                         .append(", so latencies differ by its overhead too.\n");
             }
+        }
+        if (s.operations().size() > 1) {
+            sb.append("\nEach operation of the mix (its own histogram; same measurement):\n\n")
+                    .append("| operation | answered | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | statuses |\n")
+                    .append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            s.operations().forEach((op, o) -> sb.append(String.format(Locale.ROOT,
+                    "| %s | %,d | %,.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %s |%n", op, o.answered(), o.achievedRate(),
+                    o.percentileMs(50), o.percentileMs(90), o.percentileMs(99), o.percentileMs(99.9),
+                    o.latencyUs().getMaxValue() / 1000.0, o.statuses())));
         }
         sb.append("\nFull distribution: [stable.hgrm](stable.hgrm) (HdrHistogram percentile output, ms).\n\n")
                 .append("![latency by percentile](latency-by-percentile.png)\n\n![throughput and p99 over time](throughput-p99.png)\n");
