@@ -168,7 +168,8 @@ public final class BenchRun {
         if (causes != null) {
             causes.openWindow(config.durationS());
         }
-        LoadResult stable = oha.run(plan.specs((long) stableRate), config.durationS());
+        ProgressLine progress = new ProgressLine(target.urls(), config.durationS(), log);
+        LoadResult stable = oha.run(plan.specs((long) stableRate), config.durationS(), progress::tick);
         if (profiling != null) {
             profiling.join();
             if (profileError.get() != null) {

@@ -12,8 +12,11 @@ import org.HdrHistogram.Histogram;
  * @param perSecondUs latencies by the second of the run they were sent in (index = second)
  * @param statuses    answers by HTTP status code
  * @param durationS   the run's length in seconds, the denominator of {@link #achievedRate()}
+ * @param operations  the same figures per operation (HTTP method: {@code GET}, {@code PUT}) when the run mixed
+ *                    several, by {@link #addOperation}; empty otherwise
  */
-public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integer, Long> statuses, int durationS) {
+public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integer, Long> statuses, int durationS,
+                         Map<String, LoadResult> operations) {
 
     /** Largest latency a histogram holds: 60 s in microseconds (larger values are clamped to it). */
     public static final long HIGHEST_US = 60_000_000L;
@@ -24,7 +27,7 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
         for (int i = 0; i < durationS; i++) {
             perSecond[i] = newHistogram();
         }
-        return new LoadResult(newHistogram(), perSecond, new TreeMap<>(), durationS);
+        return new LoadResult(newHistogram(), perSecond, new TreeMap<>(), durationS, new TreeMap<>());
     }
 
     /** A histogram of microseconds up to {@link #HIGHEST_US} with 3 significant digits. */
@@ -50,6 +53,15 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
             perSecondUs[i].add(other.perSecondUs[i]);
         }
         other.statuses.forEach((k, v) -> statuses.merge(k, v, Long::sum));
+    }
+
+    /**
+     * Adds {@code one}, the result of one load generator that sent only {@code operation}, into this result and
+     * into this result's figures for that operation.
+     */
+    public void addOperation(String operation, LoadResult one) {
+        add(one);
+        operations.computeIfAbsent(operation, op -> empty(durationS)).add(one);
     }
 
     /** Answered requests in all. */

@@ -74,6 +74,16 @@ public final class OhaDriver {
      * @throws IOException if oha fails or its output cannot be read (the message holds oha's stderr)
      */
     public LoadResult run(List<Spec> specs, int durationS) throws IOException, InterruptedException {
+        return run(specs, durationS, elapsedS -> { });
+    }
+
+    /**
+     * {@link #run(List, int)}, calling {@code tick} with the elapsed seconds once a second while oha runs.
+     *
+     * @throws IOException if oha fails or its output cannot be read (the message holds oha's stderr)
+     */
+    public LoadResult run(List<Spec> specs, int durationS, java.util.function.IntConsumer tick)
+            throws IOException, InterruptedException {
         List<Process> procs = new ArrayList<>();
         List<Path> csvs = new ArrayList<>();
         List<Path> errs = new ArrayList<>();
@@ -99,7 +109,11 @@ public final class OhaDriver {
             LoadResult total = LoadResult.empty(durationS);
             for (int i = 0; i < procs.size(); i++) {
                 Process p = procs.get(i);
-                if (!p.waitFor(durationS + 300L, TimeUnit.SECONDS)) {
+                int elapsed = 0;
+                while (i == 0 && elapsed < durationS && !p.waitFor(1, TimeUnit.SECONDS)) {
+                    tick.accept(++elapsed);
+                }
+                if (!p.waitFor(durationS + 300L - elapsed, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
                     throw new IOException("oha did not finish within " + (durationS + 300) + " s");
                 }
@@ -110,7 +124,7 @@ public final class OhaDriver {
                 try (BufferedReader in = Files.newBufferedReader(csvs.get(i))) {
                     OhaCsv.parse(in, one);
                 }
-                total.add(one);
+                total.addOperation(specs.get(i).method(), one);
             }
             return total;
         } finally {

@@ -1,5 +1,8 @@
 package io.ringbase.bench;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Renders a {@link Report} as {@code report.md} (pure: no I/O but {@link #write}), and its headline figures as
- * {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}): rates, latency
+ * Renders a {@link Report} as {@code report.md} (pure: no I/O but {@link #write}), as {@code summary.json}
+ * for programs ({@link #summaryJson}), and its headline figures as {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}): rates, latency
  * percentiles, whether the profiler was attached, and each node's causes (GC pauses, allocation, peak RSS).
  */
 public final class ReportWriter {
@@ -40,6 +43,15 @@ public final class ReportWriter {
                 m.put("p" + pct(p) + "_ms", r.stable().percentileMs(p));
             }
             m.put("max_ms", r.stable().latencyUs().getMaxValue() / 1000.0);
+            if (r.stable().operations().size() > 1) {
+                r.stable().operations().forEach((op, result) -> {
+                    String k = op.toLowerCase(Locale.ROOT) + "_";
+                    m.put(k + "achieved_rps", result.achievedRate());
+                    m.put(k + "p50_ms", result.percentileMs(50));
+                    m.put(k + "p99_ms", result.percentileMs(99));
+                    m.put(k + "max_ms", result.latencyUs().getMaxValue() / 1000.0);
+                });
+            }
             m.put("profiled", r.profiled() ? 1.0 : 0.0);
         }
         for (Report.NodeCauses c : r.causes()) {
@@ -141,6 +153,15 @@ public final class ReportWriter {
                         .append(", so latencies differ by its overhead too.\n");
             }
         }
+        if (s.operations().size() > 1) {
+            sb.append("\nEach operation of the mix (its own histogram; same measurement):\n\n")
+                    .append("| operation | answered | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | statuses |\n")
+                    .append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            s.operations().forEach((op, o) -> sb.append(String.format(Locale.ROOT,
+                    "| %s | %,d | %,.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %s |%n", op, o.answered(), o.achievedRate(),
+                    o.percentileMs(50), o.percentileMs(90), o.percentileMs(99), o.percentileMs(99.9),
+                    o.latencyUs().getMaxValue() / 1000.0, o.statuses())));
+        }
         sb.append("\nFull distribution: [stable.hgrm](stable.hgrm) (HdrHistogram percentile output, ms).\n\n")
                 .append("![latency by percentile](latency-by-percentile.png)\n\n![throughput and p99 over time](throughput-p99.png)\n");
     }
@@ -240,9 +261,40 @@ public final class ReportWriter {
         return p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p);
     }
 
-    /** Writes {@code report.md} and {@code summary.tsv} into {@code dir}. */
+    /** The name of the JSON summary beside {@code report.md}. */
+    public static final String SUMMARY_JSON = "summary.json";
+
+    /**
+     * The report for programs: one JSON object {@code {"title": string, "environment": {name: string, ...},
+     * "summary": {key: number or null, ...}, "ycsb": string or null, "notes": [string, ...]}}, where
+     * {@code summary} holds {@link #summary}'s figures (same keys and units; a figure that is not finite is
+     * {@code null}) and {@code ycsb} YCSB's own output of a {@code --ycsb} run.
+     */
+    public static String summaryJson(Report r) {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
+        root.put("title", r.title());
+        ObjectNode env = root.putObject("environment");
+        for (String[] row : r.environment()) {
+            env.put(row[0], row.length > 1 ? row[1] : null);
+        }
+        ObjectNode figures = root.putObject("summary");
+        summary(r).forEach((k, v) -> {
+            if (Double.isFinite(v)) {
+                figures.put(k, v);
+            } else {
+                figures.putNull(k);
+            }
+        });
+        root.put("ycsb", r.ycsbOutput());
+        ArrayNode notes = root.putArray("notes");
+        r.notes().forEach(notes::add);
+        return root.toPrettyString() + "\n";
+    }
+
+    /** Writes {@code report.md}, {@code summary.tsv} and {@code summary.json} into {@code dir}. */
     public static void write(Report r, Path dir) throws IOException {
         Files.writeString(dir.resolve("report.md"), render(r));
+        Files.writeString(dir.resolve(SUMMARY_JSON), summaryJson(r));
         StringBuilder tsv = new StringBuilder();
         summary(r).forEach((k, v) -> tsv.append(k).append('\t').append(v).append('\n'));
         Files.writeString(dir.resolve(SUMMARY), tsv);

@@ -3,9 +3,12 @@ package io.ringbase.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -175,5 +178,53 @@ class ReportWriterTest {
                         + " | node 2: GC 0 pauses, 0.0 ms total, 0.0 ms max; - B/request; peak RssAnon 100 MB, RssFile 20 MB");
         assertThat(ReportWriter.causesLine(report(null, false, List.of(), "Not available: --url.")))
                 .isEqualTo("Not available: --url.");
+    }
+
+    @Test
+    void theJsonSummaryHoldsTheSameFiguresAsTheTsv(@TempDir Path dir)
+            throws Exception {
+        Report r = report(null, true, twoNodes(), null);
+        ReportWriter.write(r, dir);
+        JsonNode json = new ObjectMapper()
+                .readTree(dir.resolve(ReportWriter.SUMMARY_JSON).toFile());
+        assertThat(json.path("title").textValue()).isEqualTo("ringbase bench: put");
+        assertThat(json.path("environment").path("JDK").textValue()).isEqualTo("25");
+        Map<String, Double> tsv = ReportWriter.readSummary(dir);
+        assertThat(tsv).isNotEmpty();
+        List<String> keys = new ArrayList<>();
+        json.path("summary").fieldNames().forEachRemaining(keys::add);
+        assertThat(keys).containsExactlyElementsOf(tsv.keySet());
+        tsv.forEach((k, v) -> assertThat(json.path("summary").path(k).doubleValue()).as(k).isEqualTo(v));
+        assertThat(json.path("notes").get(0).textValue()).isEqualTo("a note");
+        assertThat(json.path("ycsb").isNull()).isTrue();
+    }
+
+    @Test
+    void aMixedRunHasAHistogramPerOperation() {
+        LoadResult gets = LoadResult.empty(10);
+        LoadResult puts = LoadResult.empty(10);
+        for (int i = 0; i < 900; i++) {
+            gets.record(i / 90.0, 1_000, i < 890 ? 200 : 404);
+        }
+        for (int i = 0; i < 100; i++) {
+            puts.record(i / 10.0, 8_000, 201);
+        }
+        LoadResult mixed = LoadResult.empty(10);
+        mixed.addOperation("GET", gets);
+        mixed.addOperation("PUT", puts);
+        assertThat(mixed.answered()).isEqualTo(1000);
+        Report r = new Report("ringbase bench: mixed", List.<String[]>of(new String[] {"JDK", "25"}), List.of(), 0, 100,
+                mixed, false, List.of(), List.of(), null, null, null, null, List.of());
+        String md = ReportWriter.render(r);
+        assertThat(md).contains("| operation | answered | req/s | p50 ms |")
+                .contains("| GET | 900 | 90 | 1.000 |")
+                .contains("| PUT | 100 | 10 | 8.00")
+                .contains("{200=890, 404=10}");
+        Map<String, Double> summary = ReportWriter.summary(r);
+        assertThat(summary).containsEntry("get_p99_ms", 1.0).containsEntry("put_achieved_rps", 10.0)
+                .containsKey("put_max_ms");
+        assertThat(summary.get("put_p50_ms")).isCloseTo(8.0, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(ReportWriter.render(report(null))).as("one operation: no per-operation table")
+                .doesNotContain("| operation |");
     }
 }
