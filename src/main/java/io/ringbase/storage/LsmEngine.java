@@ -129,9 +129,9 @@ public final class LsmEngine implements StorageEngine {
     public static LsmEngine open(LsmOptions options) throws IOException {
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
-            Recovery.Result recovered = Recovery.run(dir, options.memtableBytes());
+            Recovery.Result recovered = Recovery.run(options.fileIo(), dir, options.memtableBytes());
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
-            engine.wal = WalWriter.create(FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
+            engine.wal = WalWriter.create(options.fileIo(), FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
                     options.walSyncIntervalMs(), engine.walStats);
             Memtable first = engine.newMemtable();
             engine.view = new View(first, recovered.walNumber(), List.of(), recovered.tables());
@@ -342,9 +342,9 @@ public final class LsmEngine implements StorageEngine {
 
     /** A created, empty WAL segment and its file number. */
     private record NewSegment(long number, WalWriter writer) {
-        void discard() throws IOException {
+        void discard(io.ringbase.storage.io.FileIo io) throws IOException {
             writer.close();
-            Files.deleteIfExists(writer.path());
+            io.delete(writer.path());
         }
     }
 
@@ -371,7 +371,7 @@ public final class LsmEngine implements StorageEngine {
         if (spare == null && !closing && s.number() > view.activeWalNumber()) {
             spare = s;
         } else {
-            s.discard();
+            s.discard(options.fileIo());
         }
     }
 
@@ -394,7 +394,7 @@ public final class LsmEngine implements StorageEngine {
     private NewSegment newSegment() throws IOException {
         long walNumber = files.nextNumber();
         return new NewSegment(walNumber,
-                WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs(),
+                WalWriter.create(options.fileIo(), FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs(),
                         walStats));
     }
 
@@ -621,7 +621,7 @@ public final class LsmEngine implements StorageEngine {
         } finally {
             publishLock.unlock();
         }
-        Files.deleteIfExists(FileNames.wal(dir.path(), frozen.walNumber()));
+        options.fileIo().delete(FileNames.wal(dir.path(), frozen.walNumber()));
         flushes.increment();
         flushBytesIn.add(memtableBytes);
         if (table != null) {
@@ -643,7 +643,7 @@ public final class LsmEngine implements StorageEngine {
     private void publish(java.util.function.UnaryOperator<View> change) throws IOException {
         View planned = applyChange(change);
         try {
-            Manifest.write(dir.path(), planned.manifest(files.peekNextNumber()));
+            Manifest.write(options.fileIo(), dir.path(), planned.manifest(files.peekNextNumber()));
         } finally {
             planned.release();
         }
@@ -803,16 +803,16 @@ public final class LsmEngine implements StorageEngine {
         Path tmp = FileNames.sstableTmp(dir.path(), number);
         SstableSummary summary;
         try {
-            summary = Compactor.compact(inputs, tmp, droppable(pick), () -> closing);
+            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable(pick), () -> closing);
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
+            files.deleteQuietly(tmp, e);
             throw e;
         }
         LiveTable output = null;
         if (summary.entryCount() > 0) {
             output = files.install(number, tmp);
         } else {
-            Files.deleteIfExists(tmp);
+            options.fileIo().delete(tmp);
         }
         LiveTable added = output;
         publishLock.lock();
@@ -837,7 +837,7 @@ public final class LsmEngine implements StorageEngine {
         compactionBytesOut.add(output == null ? 0 : output.reader().fileBytes());
         for (long n : pick) {
             // Readers that still iterate the old tables keep their mappings until the GC unmaps them.
-            Files.deleteIfExists(FileNames.sstable(dir.path(), n));
+            options.fileIo().delete(FileNames.sstable(dir.path(), n));
         }
         log.info("compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms", pick.size(), inputBytes,
                 output == null ? "nothing" : output.reader().path().getFileName(), summary.entryCount(),
@@ -927,7 +927,7 @@ public final class LsmEngine implements StorageEngine {
         try {
             NewSegment unused = takeSpare(false);
             if (unused != null) {
-                unused.discard();
+                unused.discard(options.fileIo());
             }
         } catch (IOException e) {
             failure = failure == null ? e : failure;

@@ -6,7 +6,7 @@ import static io.ringbase.storage.Layouts.U8;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Layouts;
-import io.ringbase.storage.manifest.DataDirectory;
+import io.ringbase.storage.io.FileIo;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -149,13 +149,23 @@ public final class WalWriter implements Closeable {
      */
     public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs, WalStats stats)
             throws IOException {
+        return create(FileIo.DISK, file, policy, periodicSyncIntervalMs, stats);
+    }
+
+    /**
+     * {@link #create(Path, WalSyncPolicy, long, WalStats)} through {@code io}: the segment is created,
+     * written and fsynced, and its directory fsynced, by {@code io}'s channel and calls.
+     */
+    public static WalWriter create(FileIo io, Path file, WalSyncPolicy policy, long periodicSyncIntervalMs,
+                                   WalStats stats) throws IOException {
+        Objects.requireNonNull(io, "io");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(stats, "stats");
         Objects.requireNonNull(policy, "policy");
         if (periodicSyncIntervalMs <= 0) {
             throw new IllegalArgumentException("periodicSyncIntervalMs must be positive: " + periodicSyncIntervalMs);
         }
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        FileChannel channel = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
             ByteBuffer header = ByteBuffer.allocate(WalFormat.SEGMENT_HEADER_SIZE).order(Layouts.ORDER);
             header.putInt(WalFormat.MAGIC).putInt(WalFormat.VERSION).flip();
@@ -163,10 +173,15 @@ public final class WalWriter implements Closeable {
                 channel.write(header);
             }
             channel.force(false);
-            DataDirectory.fsync(file.toAbsolutePath().getParent());
+            io.syncDirectory(file.toAbsolutePath().getParent());
         } catch (IOException | RuntimeException e) {
             try {
                 channel.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            try {
+                io.delete(file); // a segment that is not durably there must not be left behind
             } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
