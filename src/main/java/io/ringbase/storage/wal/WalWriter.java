@@ -99,6 +99,7 @@ public final class WalWriter implements Closeable {
     private final WalStats stats;
 
     private boolean closed; // guarded by lock
+    private volatile Runnable onPoisoned = () -> { };
     private volatile IOException failure;
     private volatile long sizeBytes;
     private volatile long writeCalls;
@@ -250,6 +251,14 @@ public final class WalWriter implements Closeable {
      */
     public IOException failure() {
         return failure;
+    }
+
+    /**
+     * Runs {@code action} (once, on the thread that saw it; it must not block) when the periodic fsync
+     * poisons this segment, so that the owner can roll to a fresh one while no append is under way.
+     */
+    public void onPoisoned(Runnable action) {
+        onPoisoned = Objects.requireNonNull(action, "action");
     }
 
     /** The segment file. */
@@ -515,6 +524,7 @@ public final class WalWriter implements Closeable {
                         return; // close() did its own final fsync before stopping us
                     }
                     poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
+                    onPoisoned.run();
                     return; // later appends report it
                 }
             }
