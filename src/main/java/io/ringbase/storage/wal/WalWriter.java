@@ -94,6 +94,8 @@ public final class WalWriter implements Closeable {
     private final WalSyncPolicy policy;
     private final long syncIntervalNanos;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Held around every fsync (periodic or asked for); never taken while holding {@code lock}. */
+    private final ReentrantLock syncLock = new ReentrantLock();
     private final ArrayDeque<Waiter> writers = new ArrayDeque<>(); // guarded by lock
     private final Thread syncer;
     private final WalStats stats;
@@ -393,8 +395,8 @@ public final class WalWriter implements Closeable {
                 if (bytes > 0) {
                     writeRecords(bytes);
                 }
-                if (unsynced && forceSync) {
-                    fsync();
+                if (forceSync) {
+                    syncCovering();
                 }
             }
         } catch (IOException | RuntimeException | Error e) {
@@ -494,7 +496,27 @@ public final class WalWriter implements Closeable {
         stats.written(1, headEnd + valueLength);
     }
 
-    /** The durability point: forces written records to stable storage. Never retried on failure. */
+    /**
+     * Queue leader asked to sync: under {@code syncLock}, so that a periodic fsync in flight (which
+     * cleared {@code unsynced} before its force) completes first and its failure is seen; then fsyncs
+     * what is still unsynced.
+     */
+    private void syncCovering() throws IOException {
+        syncLock.lock();
+        try {
+            IOException f = failure;
+            if (f != null) {
+                throw f;
+            }
+            if (unsynced) {
+                fsync();
+            }
+        } finally {
+            syncLock.unlock();
+        }
+    }
+
+    /** The durability point: forces written records to stable storage. Never retried on failure. Holds syncLock. */
     private void fsync() throws IOException {
         unsynced = false;
         long started = System.nanoTime();
@@ -517,8 +539,11 @@ public final class WalWriter implements Closeable {
                 return; // close() stops us after its own final fsync
             }
             if (unsynced && failure == null && System.nanoTime() - lastSyncNanos >= syncIntervalNanos) {
+                syncLock.lock(); // a sync() arriving meanwhile waits for this force and sees its outcome
                 try {
-                    fsync(); // outside the queue: appends go on meanwhile
+                    if (unsynced && failure == null) {
+                        fsync(); // outside the queue: appends go on meanwhile
+                    }
                 } catch (IOException | RuntimeException e) {
                     if (isClosed() || Thread.currentThread().isInterrupted()) {
                         return; // close() did its own final fsync before stopping us
@@ -526,6 +551,8 @@ public final class WalWriter implements Closeable {
                     poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
                     onPoisoned.run();
                     return; // later appends report it
+                } finally {
+                    syncLock.unlock();
                 }
             }
         }
