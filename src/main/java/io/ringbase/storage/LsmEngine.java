@@ -145,7 +145,7 @@ public final class LsmEngine implements StorageEngine {
     public static LsmEngine open(LsmOptions options) throws IOException {
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
-            Recovery.Result recovered = Recovery.run(options.fileIo(), dir, options.memtableBytes());
+            Recovery.Result recovered = Recovery.run(options.fileIo(), dir, options.memtableBytes(), options.walRecovery());
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
             engine.wal = WalWriter.create(options.fileIo(), FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
                     options.walSyncIntervalMs(), engine.walStats);

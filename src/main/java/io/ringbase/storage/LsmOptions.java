@@ -2,6 +2,7 @@ package io.ringbase.storage;
 
 import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.io.FileIo;
+import io.ringbase.storage.wal.WalRecoveryMode;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -26,10 +27,13 @@ import java.util.function.LongSupplier;
  * @param wallClockMs         the wall clock, Unix epoch ms (injectable for tests)
  * @param fileIo              the file layer every written file goes through (default {@link FileIo#DISK};
  *                            tests inject faults here)
+ * @param walRecovery         what recovery does with a WAL segment damaged before its end (default
+ *                            {@link WalRecoveryMode#REFUSE})
  */
 public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
                          long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
-                         long tombstoneGraceMs, LongSupplier wallClockMs, FileIo fileIo) {
+                         long tombstoneGraceMs, LongSupplier wallClockMs, FileIo fileIo,
+                         WalRecoveryMode walRecovery) {
 
     public static final long DEFAULT_MEMTABLE_BYTES = 16L << 20;
 
@@ -39,6 +43,7 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
         Objects.requireNonNull(compaction, "compaction");
         Objects.requireNonNull(wallClockMs, "wallClockMs");
         Objects.requireNonNull(fileIo, "fileIo");
+        Objects.requireNonNull(walRecovery, "walRecovery");
         if (walSyncIntervalMs <= 0) {
             throw new IllegalArgumentException("walSyncIntervalMs must be positive: " + walSyncIntervalMs);
         }
@@ -58,7 +63,7 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
                       long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
                       long tombstoneGraceMs, LongSupplier wallClockMs) {
         this(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs, compaction,
-                tombstoneGraceMs, wallClockMs, FileIo.DISK);
+                tombstoneGraceMs, wallClockMs, FileIo.DISK, WalRecoveryMode.REFUSE);
     }
 
     /** The defaults listed above for {@code dataDir}. */
@@ -69,43 +74,49 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
 
     public LsmOptions withWalSync(WalSyncPolicy policy) {
         return new LsmOptions(dataDir, policy, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withDataDir(Path dir) {
         return new LsmOptions(dir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withWalSyncIntervalMs(long intervalMs) {
         return new LsmOptions(dataDir, walSync, intervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     /** Sets the memtable size and a WAL segment limit of four times it. */
     public LsmOptions withMemtableBytes(long bytes) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, bytes, 4 * bytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withCompaction(CompactionOptions options) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                options, tombstoneGraceMs, wallClockMs, fileIo);
+                options, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withWallClock(LongSupplier clock) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, clock, fileIo);
+                compaction, tombstoneGraceMs, clock, fileIo, walRecovery);
     }
 
     public LsmOptions withTombstoneGraceMs(long graceMs) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, graceMs, wallClockMs, fileIo);
+                compaction, graceMs, wallClockMs, fileIo, walRecovery);
     }
 
     /** These settings with {@code io} as the file layer (tests inject faults with it). */
     public LsmOptions withFileIo(FileIo io) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, io);
+                compaction, tombstoneGraceMs, wallClockMs, io, walRecovery);
+    }
+
+    /** These settings with {@code mode} for damaged WAL segments at recovery. */
+    public LsmOptions withWalRecovery(WalRecoveryMode mode) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, mode);
     }
 }

@@ -8,6 +8,7 @@ import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.wal.WalReader;
+import io.ringbase.storage.wal.WalRecoveryMode;
 import io.ringbase.storage.io.FileIo;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -45,7 +46,8 @@ final class Recovery {
      * @throws CorruptionException if the manifest, a listed SSTable or a WAL segment is damaged, or a
      *                             listed SSTable is missing; nothing is deleted or dropped then
      */
-    static Result run(FileIo io, DataDirectory dir, long memtableBytes) throws IOException {
+    static Result run(FileIo io, DataDirectory dir, long memtableBytes, WalRecoveryMode walRecovery)
+            throws IOException {
         Path path = dir.path();
         dir.deleteTemporaries();
         TreeSet<Long> sstFiles = dir.numbers(FileNames.Kind.SSTABLE);
@@ -90,7 +92,7 @@ final class Recovery {
             }
             WalReader.ReplayResult r;
             try {
-                r = WalReader.replay(file, replay::put);
+                r = WalReader.replay(file, replay::put, walRecovery);
             } catch (java.io.UncheckedIOException e) {
                 throw e.getCause();
             }
