@@ -177,6 +177,9 @@ public final class LsmEngine implements StorageEngine {
     @Override
     public void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
         long valueLength = value == null ? 0 : value.byteSize();
+        if (view.tables().size() >= options.compaction().slowdownTables()) {
+            compactionBackpressure();
+        }
         long deadline = 0;
         Memtable full;
         while ((full = applyIfRoom(key, version, expiresAtMs, value, valueLength)) != null) {
@@ -195,8 +198,9 @@ public final class LsmEngine implements StorageEngine {
 
     @Override
     public boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        if (options.walSync() == WalSyncPolicy.ALWAYS) {
-            return false; // the append itself would wait for an fsync
+        if (options.walSync() == WalSyncPolicy.ALWAYS
+                || view.tables().size() >= options.compaction().slowdownTables()) {
+            return false; // the append itself would wait for an fsync, or compaction backpressure applies
         }
         long valueLength = value == null ? 0 : value.byteSize();
         for (int attempt = 0; attempt < 2; attempt++) {
@@ -252,10 +256,10 @@ public final class LsmEngine implements StorageEngine {
 
     @Override
     public boolean writeMayBlock() {
-        if (options.walSync() == WalSyncPolicy.ALWAYS) {
+        View v = view;
+        if (options.walSync() == WalSyncPolicy.ALWAYS || v.tables().size() >= options.compaction().slowdownTables()) {
             return true;
         }
-        View v = view;
         if (!v.immutables().isEmpty() && isFull(v.active())) {
             return true;
         }
@@ -271,6 +275,38 @@ public final class LsmEngine implements StorageEngine {
     private boolean isFull(Memtable active) {
         return active.sizeBytes() + Memtable.maxNodeBytes(64, 1024) > active.limitBytes()
                 || wal.sizeBytes() >= options.walSegmentBytes();
+    }
+
+    /**
+     * Write backpressure while compaction is behind (RocksDB's level-0 slowdown and stop triggers):
+     * from {@link io.ringbase.storage.compaction.CompactionOptions#slowdownTables()} live SSTables on,
+     * delays the write {@value io.ringbase.storage.compaction.CompactionOptions#SLOWDOWN_DELAY_MS} ms;
+     * from {@link io.ringbase.storage.compaction.CompactionOptions#stopTables()} on, waits until
+     * compaction brings the count below it, at most the flush stall timeout.
+     *
+     * @throws StoreBusyException if the count stays at the stop trigger for the whole timeout
+     */
+    private void compactionBackpressure() throws IOException {
+        int stop = options.compaction().stopTables();
+        long started = System.nanoTime();
+        writeStalls.increment();
+        try {
+            if (view.tables().size() >= stop) {
+                scheduleCompaction();
+                long deadline = started + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
+                awaitFlushes(() -> view.tables().size() >= stop && !closing, deadline,
+                        "compaction has fallen behind: " + view.tables().size() + " SSTables, writes stop at " + stop);
+            } else {
+                try {
+                    Thread.sleep(io.ringbase.storage.compaction.CompactionOptions.SLOWDOWN_DELAY_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while slowed down for compaction");
+                }
+            }
+        } finally {
+            writeStallNanos.add(System.nanoTime() - started);
+        }
     }
 
     /**
