@@ -108,6 +108,7 @@ public final class LsmEngine implements StorageEngine {
     private final LongAdder writeStalls = new LongAdder();
     private final LongAdder writeStallNanos = new LongAdder();
     private final LongAdder backgroundErrors = new LongAdder();
+    private final LongAdder quarantined = new LongAdder();
 
     /** The last write-path fault, until a write succeeds or {@value #FAULT_HOLD_MS} ms pass; for health. */
     private volatile StorageFaultException lastFault;
@@ -601,7 +602,7 @@ public final class LsmEngine implements StorageEngine {
         return new EngineStats(memtableBytes(), tiers, flushes.sum(), flushBytesIn.sum(), flushBytesOut.sum(),
                 compactions.sum(), compactionBytesIn.sum(), compactionBytesOut.sum(), walStats.appends(),
                 walStats.appendedBytes(), walStats.writes(), walStats.syncs(), walStats.syncNanos(), writeStalls.sum(),
-                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures());
+                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures(), quarantined.sum());
     }
 
     /** Number of live SSTables. */
@@ -867,6 +868,19 @@ public final class LsmEngine implements StorageEngine {
             }
             try {
                 compact(v, Set.copyOf(pick));
+            } catch (CorruptionException e) {
+                boolean moved;
+                try {
+                    moved = quarantine(v, e);
+                } catch (IOException | RuntimeException q) {
+                    e.addSuppressed(q);
+                    moved = false;
+                }
+                if (!moved) {
+                    backgroundErrors.increment();
+                    log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
+                    return;
+                }
             } catch (InterruptedIOException e) {
                 log.info("compaction aborted for shutdown");
                 return;
@@ -956,6 +970,15 @@ public final class LsmEngine implements StorageEngine {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for a compaction");
         } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof CorruptionException c) {
+                View v = acquireView();
+                try {
+                    quarantineOnCompactor(v, c);
+                } finally {
+                    v.release();
+                }
+                throw c;
+            }
             if (e.getCause() instanceof IOException io) {
                 backgroundErrors.increment();
                 throw io;
@@ -1013,6 +1036,58 @@ public final class LsmEngine implements StorageEngine {
         log.info("compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms", pick.size(), inputBytes,
                 output == null ? "nothing" : output.reader().path().getFileName(), summary.entryCount(),
                 output == null ? 0 : output.reader().fileBytes(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /** Runs {@link #quarantine} on the compaction thread and waits for it. */
+    private void quarantineOnCompactor(View v, CorruptionException c) throws IOException {
+        try {
+            compactor.submit(() -> quarantine(v, c)).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while quarantining");
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+            throw new IOException("quarantine of " + c.file() + " failed", e);
+        }
+    }
+
+    /**
+     * Compaction thread: if {@code damage} lies in a live SSTable of {@code v}, drops that table from
+     * the live set (a new manifest), moves its file to {@code quarantine/} and logs an ERROR naming the
+     * file, the offset and what was wrong, so compaction does not retry a damaged input forever. The
+     * table's entries are no longer served: a cluster's repair brings them back from other replicas.
+     *
+     * @return whether a table was quarantined
+     */
+    private boolean quarantine(View v, CorruptionException damage) throws IOException {
+        LiveTable bad = null;
+        for (LiveTable t : v.tables()) {
+            if (t.reader().path().equals(damage.file())) {
+                bad = t;
+            }
+        }
+        if (bad == null) {
+            return false;
+        }
+        long number = bad.number();
+        publishLock.lock();
+        try {
+            publish(now -> {
+                List<LiveTable> tables = new ArrayList<>(now.tables());
+                tables.removeIf(t -> t.number() == number);
+                return new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
+            });
+        } finally {
+            publishLock.unlock();
+        }
+        Path target = FileNames.quarantined(dir.path(), number);
+        Files.createDirectories(target.getParent());
+        options.fileIo().rename(FileNames.sstable(dir.path(), number), target);
+        options.fileIo().syncDirectory(dir.path());
+        quarantined.increment();
+        log.error("SSTable {} is damaged at byte {} ({}): moved to {} and dropped from the live set; its entries are "
+                + "no longer served (run repair in a cluster)", damage.file().getFileName(), damage.offset(),
+                damage.getMessage(), dir.path().relativize(target));
+        return true;
     }
 
     /** Holds publishLock: publishes a compaction of {@code pick} into {@code added} (or into nothing). */
