@@ -649,7 +649,7 @@ public final class LsmEngine implements StorageEngine {
             while (waiting.getAsBoolean()) {
                 StorageFaultException failing = flushFailure;
                 if (failing != null) {
-                    throw noteFault(failing); // the flusher retries by itself; do not wait out the stall timeout
+                    throw noteFault(failing.copy()); // the flusher retries by itself; do not wait out the stall timeout
                 }
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {

@@ -28,6 +28,20 @@ public final class StorageFaultException extends IOException {
         this.fault = fault;
     }
 
+    private StorageFaultException(StorageFaultException original) {
+        super(original.getMessage(), original.getCause());
+        this.fault = original.fault;
+    }
+
+    /**
+     * A new exception with this one's message, kind and cause, for one more caller: an exception
+     * instance is never thrown to two threads (nor twice to one, which try-with-resources would turn
+     * into a self-suppression error).
+     */
+    public StorageFaultException copy() {
+        return new StorageFaultException(this);
+    }
+
     /** The kind of fault. */
     public DiskFault fault() {
         return fault;
