@@ -6,6 +6,7 @@ import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
 import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.wal.WalRecoveryMode;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,6 +54,13 @@ public final class ServeCommand implements Callable<Integer> {
             description = "WAL fsync policy: 'always' fsyncs before acknowledging a write, 'periodic' every "
                     + "--wal-sync-interval-ms (default: ${DEFAULT-VALUE}). Either survives a process kill.")
     String walSync;
+
+    @Option(names = "--wal-recovery", defaultValue = "refuse", paramLabel = "refuse|truncate-after-corruption",
+            description = "What start-up does with a WAL segment damaged before its end (as a power loss under "
+                    + "--wal-sync periodic can leave): 'refuse' to start, naming the file and offset, or "
+                    + "'truncate-after-corruption': replay up to the last good record, drop the rest of that segment "
+                    + "and log what was dropped (default: ${DEFAULT-VALUE}).")
+    String walRecovery;
 
     @Option(names = "--wal-sync-interval-ms", defaultValue = "1000", description = "Interval of periodic WAL fsyncs in ms (default: ${DEFAULT-VALUE}).")
     long walSyncIntervalMs;
@@ -241,6 +249,7 @@ public final class ServeCommand implements Callable<Integer> {
                     ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests,
                     requestTimeout.millis(), idleTimeout.millis(), maxConnections);
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
+                    .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
             HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())

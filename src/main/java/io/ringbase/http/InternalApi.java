@@ -136,6 +136,11 @@ final class InternalApi {
             }
             case InternalProtocol.PING -> {
                 requireGet(method);
+                String unwritable = engine.unwritableReason();
+                if (unwritable != null) {
+                    // coordinators count a failed ping as a node down: they stop sending it writes
+                    return new Outcome.Probe(false, "not writable: " + unwritable);
+                }
                 return new Outcome.Body(new byte[0], "application/octet-stream");
             }
             default -> throw new NotFoundException("unknown internal path " + path);

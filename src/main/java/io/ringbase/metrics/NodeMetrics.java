@@ -145,6 +145,8 @@ public final class NodeMetrics {
             out.add(counter("ringbase_write_stall_seconds", "Time writes waited for flushes", s.writeStallNanos() / 1e9));
             out.add(counter("ringbase_disk_errors",
                     "Failed flushes, compactions and WAL writes or fsyncs (see the log)", s.diskErrors()));
+            out.add(counter("ringbase_quarantined_sstables",
+                    "SSTables compaction found damaged and moved to quarantine/ (see the log)", s.quarantinedTables()));
         }
 
         private void cluster(List<MetricSnapshot> out) {

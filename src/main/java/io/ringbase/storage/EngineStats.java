@@ -24,11 +24,12 @@ import java.util.List;
  * @param writeStallNanos     time those writes waited, ns
  * @param diskErrors          failed flushes, failed compactions (other than aborts for shutdown) and
  *                            failed WAL writes or fsyncs
+ * @param quarantinedTables   SSTables compaction found damaged and moved to {@code quarantine/}
  */
 public record EngineStats(long memtableBytes, List<Tier> tiers, long flushes, long flushBytesIn, long flushBytesOut,
                           long compactions, long compactionBytesIn, long compactionBytesOut, long walAppends,
                           long walBytes, long walWrites, long walSyncs, long walSyncNanos, long writeStalls,
-                          long writeStallNanos, long diskErrors) {
+                          long writeStallNanos, long diskErrors, long quarantinedTables) {
 
     public EngineStats {
         tiers = List.copyOf(tiers);

@@ -7,6 +7,7 @@ import io.ringbase.storage.View.LiveTable;
 import io.ringbase.storage.compaction.Compactor;
 import io.ringbase.storage.compaction.SizeTieredPicker;
 import io.ringbase.storage.compaction.TableInfo;
+import io.ringbase.storage.io.DiskFault;
 import io.ringbase.storage.manifest.DataDirectory;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.manifest.Manifest;
@@ -80,6 +81,12 @@ public final class LsmEngine implements StorageEngine {
     private final Condition flushed = stateLock.newCondition();
     /** Nice value of the flush thread: below requests, above compaction (writers wait for flushes). */
     static final int FLUSH_NICE = 5;
+    /** A failed flush is retried after this many ms, doubling up to {@link #FLUSH_RETRY_MAX_MS}. */
+    static final long FLUSH_RETRY_MIN_MS = 50;
+    /** Longest wait between flush retries, ms: writes resume within about this long of a fault clearing. */
+    static final long FLUSH_RETRY_MAX_MS = 1000;
+    /** A write-path fault is reported by {@link #unwritableReason()} for this long, ms, unless a write succeeds. */
+    static final long FAULT_HOLD_MS = 2000;
     /** Nice value of the compaction thread: it runs on what CPU time is left. */
     static final int COMPACTION_NICE = 19;
 
@@ -101,6 +108,16 @@ public final class LsmEngine implements StorageEngine {
     private final LongAdder writeStalls = new LongAdder();
     private final LongAdder writeStallNanos = new LongAdder();
     private final LongAdder backgroundErrors = new LongAdder();
+    private final LongAdder quarantined = new LongAdder();
+
+    /** The last write-path fault, until a write succeeds or {@value #FAULT_HOLD_MS} ms pass; for health. */
+    private volatile StorageFaultException lastFault;
+    private volatile long lastFaultNanos;
+    /** The failure of the last flush attempt while a flush is being retried; {@code null} once one succeeds. */
+    private volatile StorageFaultException flushFailure;
+    /** Flusher thread only: a table written for {@link #flushedFor} whose publish failed, reused on retry. */
+    private LiveTable flushedTable;
+    private Frozen flushedFor;
 
     private volatile View view;      // replaced under stateLock; the engine holds one reference to it
     private volatile WalWriter wal;  // replaced under switchLock's write side; read freely
@@ -129,10 +146,11 @@ public final class LsmEngine implements StorageEngine {
     public static LsmEngine open(LsmOptions options) throws IOException {
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
-            Recovery.Result recovered = Recovery.run(dir, options.memtableBytes());
+            Recovery.Result recovered = Recovery.run(options.fileIo(), dir, options.memtableBytes(), options.walRecovery());
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
-            engine.wal = WalWriter.create(FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
+            engine.wal = WalWriter.create(options.fileIo(), FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
                     options.walSyncIntervalMs(), engine.walStats);
+            engine.wal.onPoisoned(engine::rollSoon);
             Memtable first = engine.newMemtable();
             engine.view = new View(first, recovered.walNumber(), List.of(), recovered.tables());
             first.release(); // views hold memtables: the slabs go with the last view that holds them
@@ -160,20 +178,30 @@ public final class LsmEngine implements StorageEngine {
     @Override
     public void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
         long valueLength = value == null ? 0 : value.byteSize();
+        if (view.tables().size() >= options.compaction().slowdownTables()) {
+            compactionBackpressure();
+        }
         long deadline = 0;
         Memtable full;
         while ((full = applyIfRoom(key, version, expiresAtMs, value, valueLength)) != null) {
             if (deadline == 0) {
                 deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
             }
-            makeRoom(full, deadline);
+            try {
+                makeRoom(full, deadline);
+            } catch (StorageFaultException | StoreBusyException | InterruptedIOException e) {
+                throw e;
+            } catch (IOException e) {
+                throw noteFault(new StorageFaultException("switching to a fresh WAL segment", e));
+            }
         }
     }
 
     @Override
     public boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        if (options.walSync() == WalSyncPolicy.ALWAYS) {
-            return false; // the append itself would wait for an fsync
+        if (options.walSync() == WalSyncPolicy.ALWAYS
+                || view.tables().size() >= options.compaction().slowdownTables()) {
+            return false; // the append itself would wait for an fsync, or compaction backpressure applies
         }
         long valueLength = value == null ? 0 : value.byteSize();
         for (int attempt = 0; attempt < 2; attempt++) {
@@ -204,15 +232,23 @@ public final class LsmEngine implements StorageEngine {
             }
             WalWriter w = wal;
             Memtable target = view.active();
-            if (w.sizeBytes() >= options.walSegmentBytes()) {
-                return target;
+            if (w.sizeBytes() >= options.walSegmentBytes() || w.failure() != null) {
+                return target; // full, or poisoned by a failed write or fsync: switch to a fresh segment
             }
             long node = target.reserve(key.length, valueLength);
             if (node == Memtable.NO_ROOM) {
                 return target;
             }
-            w.append(key, version, expiresAtMs, value);
+            try {
+                w.append(key, version, expiresAtMs, value);
+            } catch (IOException e) {
+                rollSoon();
+                throw noteFault(new StorageFaultException("WAL append to " + w.path().getFileName(), e));
+            }
             target.insert(node, key, version, expiresAtMs, value);
+            if (lastFault != null) {
+                lastFault = null; // a write went through: the disk takes writes again
+            }
             return null;
         } finally {
             switchLock.readLock().unlock();
@@ -221,10 +257,10 @@ public final class LsmEngine implements StorageEngine {
 
     @Override
     public boolean writeMayBlock() {
-        if (options.walSync() == WalSyncPolicy.ALWAYS) {
+        View v = view;
+        if (options.walSync() == WalSyncPolicy.ALWAYS || v.tables().size() >= options.compaction().slowdownTables()) {
             return true;
         }
-        View v = view;
         if (!v.immutables().isEmpty() && isFull(v.active())) {
             return true;
         }
@@ -240,6 +276,38 @@ public final class LsmEngine implements StorageEngine {
     private boolean isFull(Memtable active) {
         return active.sizeBytes() + Memtable.maxNodeBytes(64, 1024) > active.limitBytes()
                 || wal.sizeBytes() >= options.walSegmentBytes();
+    }
+
+    /**
+     * Write backpressure while compaction is behind (RocksDB's level-0 slowdown and stop triggers):
+     * from {@link io.ringbase.storage.compaction.CompactionOptions#slowdownTables()} live SSTables on,
+     * delays the write {@value io.ringbase.storage.compaction.CompactionOptions#SLOWDOWN_DELAY_MS} ms;
+     * from {@link io.ringbase.storage.compaction.CompactionOptions#stopTables()} on, waits until
+     * compaction brings the count below it, at most the flush stall timeout.
+     *
+     * @throws StoreBusyException if the count stays at the stop trigger for the whole timeout
+     */
+    private void compactionBackpressure() throws IOException {
+        int stop = options.compaction().stopTables();
+        long started = System.nanoTime();
+        writeStalls.increment();
+        try {
+            if (view.tables().size() >= stop) {
+                scheduleCompaction();
+                long deadline = started + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
+                awaitFlushes(() -> view.tables().size() >= stop && !closing, deadline,
+                        "compaction has fallen behind: " + view.tables().size() + " SSTables, writes stop at " + stop);
+            } else {
+                try {
+                    Thread.sleep(io.ringbase.storage.compaction.CompactionOptions.SLOWDOWN_DELAY_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while slowed down for compaction");
+                }
+            }
+        } finally {
+            writeStallNanos.add(System.nanoTime() - started);
+        }
     }
 
     /**
@@ -342,9 +410,9 @@ public final class LsmEngine implements StorageEngine {
 
     /** A created, empty WAL segment and its file number. */
     private record NewSegment(long number, WalWriter writer) {
-        void discard() throws IOException {
+        void discard(io.ringbase.storage.io.FileIo io) throws IOException {
             writer.close();
-            Files.deleteIfExists(writer.path());
+            io.delete(writer.path());
         }
     }
 
@@ -371,7 +439,7 @@ public final class LsmEngine implements StorageEngine {
         if (spare == null && !closing && s.number() > view.activeWalNumber()) {
             spare = s;
         } else {
-            s.discard();
+            s.discard(options.fileIo());
         }
     }
 
@@ -393,9 +461,10 @@ public final class LsmEngine implements StorageEngine {
     /** Holds this (numbers are taken in activation order). */
     private NewSegment newSegment() throws IOException {
         long walNumber = files.nextNumber();
-        return new NewSegment(walNumber,
-                WalWriter.create(FileNames.wal(dir.path(), walNumber), options.walSync(), options.walSyncIntervalMs(),
-                        walStats));
+        WalWriter writer = WalWriter.create(options.fileIo(), FileNames.wal(dir.path(), walNumber), options.walSync(),
+                options.walSyncIntervalMs(), walStats);
+        writer.onPoisoned(this::rollSoon);
+        return new NewSegment(walNumber, writer);
     }
 
     // ---------------------------------------------------------------- reads
@@ -500,8 +569,21 @@ public final class LsmEngine implements StorageEngine {
         if (closing) {
             return "storage engine is closed";
         }
-        IOException failure = wal.failure();
-        return failure == null ? null : "WAL segment " + wal.path().getFileName() + " failed: " + failure.getMessage();
+        WalWriter w = wal;
+        IOException failure = w.failure();
+        if (failure != null) {
+            return DiskFault.classify(failure).description() + ": WAL segment " + w.path().getFileName() + " failed ("
+                    + failure.getMessage() + "); rolling to a fresh segment";
+        }
+        StorageFaultException flushing = flushFailure;
+        if (flushing != null) {
+            return flushing.getMessage() + "; retrying";
+        }
+        StorageFaultException last = lastFault;
+        if (last != null && System.nanoTime() - lastFaultNanos < TimeUnit.MILLISECONDS.toNanos(FAULT_HOLD_MS)) {
+            return last.getMessage();
+        }
+        return null;
     }
 
     /**
@@ -520,7 +602,7 @@ public final class LsmEngine implements StorageEngine {
         return new EngineStats(memtableBytes(), tiers, flushes.sum(), flushBytesIn.sum(), flushBytesOut.sum(),
                 compactions.sum(), compactionBytesIn.sum(), compactionBytesOut.sum(), walStats.appends(),
                 walStats.appendedBytes(), walStats.writes(), walStats.syncs(), walStats.syncNanos(), writeStalls.sum(),
-                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures());
+                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures(), quarantined.sum());
     }
 
     /** Number of live SSTables. */
@@ -565,6 +647,10 @@ public final class LsmEngine implements StorageEngine {
         stateLock.lock();
         try {
             while (waiting.getAsBoolean()) {
+                StorageFaultException failing = flushFailure;
+                if (failing != null) {
+                    throw noteFault(failing.copy()); // the flusher retries by itself; do not wait out the stall timeout
+                }
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     throw new StoreBusyException(timeoutMessage);
@@ -579,8 +665,14 @@ public final class LsmEngine implements StorageEngine {
         }
     }
 
-    /** Flusher thread: flushes switched-out memtables, oldest first, retrying on failures. */
+    /**
+     * Flusher thread: flushes switched-out memtables, oldest first, retrying a failed flush by itself
+     * after {@value #FLUSH_RETRY_MIN_MS} ms, doubling up to {@value #FLUSH_RETRY_MAX_MS} ms (writers that
+     * would wait for it fail at once meanwhile, with the cause); gives up only when the engine closes
+     * (the WAL keeps the data). Then rolls away from a poisoned WAL segment, if any.
+     */
     private void flushPending() {
+        long backoffMs = FLUSH_RETRY_MIN_MS;
         while (true) {
             List<Frozen> imms = view.immutables();
             if (imms.isEmpty()) {
@@ -588,25 +680,107 @@ public final class LsmEngine implements StorageEngine {
             }
             try {
                 flushOne(imms.getFirst());
+                backoffMs = FLUSH_RETRY_MIN_MS;
+                if (flushFailure != null) {
+                    flushFailure = null;
+                    log.info("flushing works again");
+                }
             } catch (IOException | RuntimeException | Error e) {
                 backgroundErrors.increment();
-                log.error("flush of WAL segment {} failed; retrying in 1 s (writes stall once the next memtable fills)",
-                        imms.getFirst().walNumber(), e);
+                StorageFaultException failure = new StorageFaultException(
+                        "flush of WAL segment " + imms.getFirst().walNumber(), e);
+                boolean first = flushFailure == null;
+                flushFailure = failure;
+                signalFlushWaiters();
+                if (first) {
+                    log.error("flush of WAL segment {} failed; retrying every {}-{} ms until it works (writes that "
+                            + "need room fail meanwhile)", imms.getFirst().walNumber(), FLUSH_RETRY_MIN_MS,
+                            FLUSH_RETRY_MAX_MS, e);
+                } else {
+                    log.warn("flush of WAL segment {} failed again: {}", imms.getFirst().walNumber(), failure.getMessage());
+                }
+                if (closing) {
+                    return; // the WAL segments keep the data for the next start
+                }
                 try {
-                    Thread.sleep(1000);
+                    Thread.sleep(backoffMs);
                 } catch (InterruptedException ie) {
                     return;
                 }
+                backoffMs = Math.min(2 * backoffMs, FLUSH_RETRY_MAX_MS);
             }
         }
+        rollIfPoisoned();
         scheduleCompaction();
+    }
+
+    private void signalFlushWaiters() {
+        stateLock.lock();
+        try {
+            flushed.signalAll();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Records {@code f} for {@link #unwritableReason()} and returns it. */
+    private StorageFaultException noteFault(StorageFaultException f) {
+        lastFaultNanos = System.nanoTime();
+        lastFault = f;
+        return f;
+    }
+
+    /** Asks the flusher to roll away from a poisoned WAL segment (the periodic fsync or an append failed). */
+    private void rollSoon() {
+        try {
+            flusher.execute(this::rollIfPoisoned);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /**
+     * Flusher thread: if the active WAL segment is poisoned and no memtable waits for its flush, switches
+     * to a fresh segment and a new memtable, so that the memtable whose records were in the poisoned
+     * segment (under {@code periodic}, possibly acknowledged but never fsynced) is flushed to an SSTable.
+     * A segment that cannot be created is retried with backoff while nothing else is to be done; a
+     * writer that needs the switch tries too.
+     */
+    private void rollIfPoisoned() {
+        long backoffMs = FLUSH_RETRY_MIN_MS;
+        while (!closing) {
+            WalWriter w = wal;
+            View v = view;
+            if (w.failure() == null || !v.immutables().isEmpty()) {
+                return; // healthy, or flushPending calls again once the waiting memtable is flushed
+            }
+            try {
+                switchTo(takeSpare(true), v.active());
+                log.warn("rolled from poisoned WAL segment {} to a fresh one ({})", w.path().getFileName(),
+                        w.failure().getMessage());
+                return;
+            } catch (IOException | RuntimeException e) {
+                noteFault(new StorageFaultException("rolling from poisoned WAL segment " + w.path().getFileName(), e));
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                backoffMs = Math.min(2 * backoffMs, FLUSH_RETRY_MAX_MS);
+            }
+        }
     }
 
     private void flushOne(Frozen frozen) throws IOException {
         long started = System.nanoTime();
         Memtable mt = frozen.memtable();
         long memtableBytes = mt.sizeBytes();
-        LiveTable table = mt.isEmpty() ? null : files.write(mt);
+        if (flushedFor != frozen) {
+            // a table written by an attempt whose publish failed is reused: retries leave no orphans
+            flushedTable = mt.isEmpty() ? null : files.write(mt);
+            flushedFor = frozen;
+        }
+        LiveTable table = flushedTable;
         publishLock.lock();
         try {
             publish(v -> {
@@ -621,7 +795,9 @@ public final class LsmEngine implements StorageEngine {
         } finally {
             publishLock.unlock();
         }
-        Files.deleteIfExists(FileNames.wal(dir.path(), frozen.walNumber()));
+        flushedFor = null;
+        flushedTable = null;
+        options.fileIo().delete(FileNames.wal(dir.path(), frozen.walNumber()));
         flushes.increment();
         flushBytesIn.add(memtableBytes);
         if (table != null) {
@@ -643,7 +819,7 @@ public final class LsmEngine implements StorageEngine {
     private void publish(java.util.function.UnaryOperator<View> change) throws IOException {
         View planned = applyChange(change);
         try {
-            Manifest.write(dir.path(), planned.manifest(files.peekNextNumber()));
+            Manifest.write(options.fileIo(), dir.path(), planned.manifest(files.peekNextNumber()));
         } finally {
             planned.release();
         }
@@ -692,6 +868,19 @@ public final class LsmEngine implements StorageEngine {
             }
             try {
                 compact(v, Set.copyOf(pick));
+            } catch (CorruptionException e) {
+                boolean moved;
+                try {
+                    moved = quarantine(v, e);
+                } catch (IOException | RuntimeException q) {
+                    e.addSuppressed(q);
+                    moved = false;
+                }
+                if (!moved) {
+                    backgroundErrors.increment();
+                    log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
+                    return;
+                }
             } catch (InterruptedIOException e) {
                 log.info("compaction aborted for shutdown");
                 return;
@@ -781,6 +970,15 @@ public final class LsmEngine implements StorageEngine {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for a compaction");
         } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof CorruptionException c) {
+                View v = acquireView();
+                try {
+                    quarantineOnCompactor(v, c);
+                } finally {
+                    v.release();
+                }
+                throw c;
+            }
             if (e.getCause() instanceof IOException io) {
                 backgroundErrors.increment();
                 throw io;
@@ -803,32 +1001,28 @@ public final class LsmEngine implements StorageEngine {
         Path tmp = FileNames.sstableTmp(dir.path(), number);
         SstableSummary summary;
         try {
-            summary = Compactor.compact(inputs, tmp, droppable(pick), () -> closing);
+            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable(pick), () -> closing);
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
+            files.deleteQuietly(tmp, e);
             throw e;
         }
         LiveTable output = null;
         if (summary.entryCount() > 0) {
             output = files.install(number, tmp);
         } else {
-            Files.deleteIfExists(tmp);
+            options.fileIo().delete(tmp);
         }
         LiveTable added = output;
         publishLock.lock();
         try {
-            publish(now -> {
-                List<LiveTable> tables = new ArrayList<>();
-                for (LiveTable t : now.tables()) {
-                    if (!pick.contains(t.number())) {
-                        tables.add(t);
-                    }
-                }
-                if (added != null) {
-                    tables.add(added);
-                }
-                return new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
-            });
+            publishCompaction(pick, added);
+        } catch (io.ringbase.storage.manifest.ManifestNotDurableException e) {
+            throw e; // the manifest in force names the output: it stays (a restart deletes it if unlisted)
+        } catch (IOException | RuntimeException e) {
+            if (added != null) {
+                files.deleteQuietly(added.reader().path(), e); // in no manifest: an orphan otherwise
+            }
+            throw e;
         } finally {
             publishLock.unlock();
         }
@@ -837,11 +1031,79 @@ public final class LsmEngine implements StorageEngine {
         compactionBytesOut.add(output == null ? 0 : output.reader().fileBytes());
         for (long n : pick) {
             // Readers that still iterate the old tables keep their mappings until the GC unmaps them.
-            Files.deleteIfExists(FileNames.sstable(dir.path(), n));
+            options.fileIo().delete(FileNames.sstable(dir.path(), n));
         }
         log.info("compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms", pick.size(), inputBytes,
                 output == null ? "nothing" : output.reader().path().getFileName(), summary.entryCount(),
                 output == null ? 0 : output.reader().fileBytes(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /** Runs {@link #quarantine} on the compaction thread and waits for it. */
+    private void quarantineOnCompactor(View v, CorruptionException c) throws IOException {
+        try {
+            compactor.submit(() -> quarantine(v, c)).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while quarantining");
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+            throw new IOException("quarantine of " + c.file() + " failed", e);
+        }
+    }
+
+    /**
+     * Compaction thread: if {@code damage} lies in a live SSTable of {@code v}, drops that table from
+     * the live set (a new manifest), moves its file to {@code quarantine/} and logs an ERROR naming the
+     * file, the offset and what was wrong, so compaction does not retry a damaged input forever. The
+     * table's entries are no longer served: a cluster's repair brings them back from other replicas.
+     *
+     * @return whether a table was quarantined
+     */
+    private boolean quarantine(View v, CorruptionException damage) throws IOException {
+        LiveTable bad = null;
+        for (LiveTable t : v.tables()) {
+            if (t.reader().path().equals(damage.file())) {
+                bad = t;
+            }
+        }
+        if (bad == null) {
+            return false;
+        }
+        long number = bad.number();
+        publishLock.lock();
+        try {
+            publish(now -> {
+                List<LiveTable> tables = new ArrayList<>(now.tables());
+                tables.removeIf(t -> t.number() == number);
+                return new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
+            });
+        } finally {
+            publishLock.unlock();
+        }
+        Path target = FileNames.quarantined(dir.path(), number);
+        Files.createDirectories(target.getParent());
+        options.fileIo().rename(FileNames.sstable(dir.path(), number), target);
+        options.fileIo().syncDirectory(dir.path());
+        quarantined.increment();
+        log.error("SSTable {} is damaged at byte {} ({}): moved to {} and dropped from the live set; its entries are "
+                + "no longer served (run repair in a cluster)", damage.file().getFileName(), damage.offset(),
+                damage.getMessage(), dir.path().relativize(target));
+        return true;
+    }
+
+    /** Holds publishLock: publishes a compaction of {@code pick} into {@code added} (or into nothing). */
+    private void publishCompaction(Set<Long> pick, LiveTable added) throws IOException {
+        publish(now -> {
+            List<LiveTable> tables = new ArrayList<>();
+            for (LiveTable t : now.tables()) {
+                if (!pick.contains(t.number())) {
+                    tables.add(t);
+                }
+            }
+            if (added != null) {
+                tables.add(added);
+            }
+            return new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
+        });
     }
 
     /**
@@ -927,7 +1189,7 @@ public final class LsmEngine implements StorageEngine {
         try {
             NewSegment unused = takeSpare(false);
             if (unused != null) {
-                unused.discard();
+                unused.discard(options.fileIo());
             }
         } catch (IOException e) {
             failure = failure == null ? e : failure;

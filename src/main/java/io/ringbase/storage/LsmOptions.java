@@ -1,6 +1,8 @@
 package io.ringbase.storage;
 
 import io.ringbase.storage.compaction.CompactionOptions;
+import io.ringbase.storage.io.FileIo;
+import io.ringbase.storage.wal.WalRecoveryMode;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -23,10 +25,15 @@ import java.util.function.LongSupplier;
  *                            older than this, ms (default 0 on a single node; the cluster sets its
  *                            grace period here)
  * @param wallClockMs         the wall clock, Unix epoch ms (injectable for tests)
+ * @param fileIo              the file layer every written file goes through (default {@link FileIo#DISK};
+ *                            tests inject faults here)
+ * @param walRecovery         what recovery does with a WAL segment damaged before its end (default
+ *                            {@link WalRecoveryMode#REFUSE})
  */
 public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
                          long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
-                         long tombstoneGraceMs, LongSupplier wallClockMs) {
+                         long tombstoneGraceMs, LongSupplier wallClockMs, FileIo fileIo,
+                         WalRecoveryMode walRecovery) {
 
     public static final long DEFAULT_MEMTABLE_BYTES = 16L << 20;
 
@@ -35,6 +42,8 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
         Objects.requireNonNull(walSync, "walSync");
         Objects.requireNonNull(compaction, "compaction");
         Objects.requireNonNull(wallClockMs, "wallClockMs");
+        Objects.requireNonNull(fileIo, "fileIo");
+        Objects.requireNonNull(walRecovery, "walRecovery");
         if (walSyncIntervalMs <= 0) {
             throw new IllegalArgumentException("walSyncIntervalMs must be positive: " + walSyncIntervalMs);
         }
@@ -49,6 +58,14 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
         }
     }
 
+    /** The settings above on the real file system ({@link FileIo#DISK}). */
+    public LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
+                      long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
+                      long tombstoneGraceMs, LongSupplier wallClockMs) {
+        this(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs, compaction,
+                tombstoneGraceMs, wallClockMs, FileIo.DISK, WalRecoveryMode.REFUSE);
+    }
+
     /** The defaults listed above for {@code dataDir}. */
     public static LsmOptions defaults(Path dataDir) {
         return new LsmOptions(dataDir, WalSyncPolicy.PERIODIC, 1000, DEFAULT_MEMTABLE_BYTES, 4 * DEFAULT_MEMTABLE_BYTES,
@@ -57,37 +74,49 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
 
     public LsmOptions withWalSync(WalSyncPolicy policy) {
         return new LsmOptions(dataDir, policy, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withDataDir(Path dir) {
         return new LsmOptions(dir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withWalSyncIntervalMs(long intervalMs) {
         return new LsmOptions(dataDir, walSync, intervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     /** Sets the memtable size and a WAL segment limit of four times it. */
     public LsmOptions withMemtableBytes(long bytes) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, bytes, 4 * bytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withCompaction(CompactionOptions options) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                options, tombstoneGraceMs, wallClockMs);
+                options, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
     }
 
     public LsmOptions withWallClock(LongSupplier clock) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, clock);
+                compaction, tombstoneGraceMs, clock, fileIo, walRecovery);
     }
 
     public LsmOptions withTombstoneGraceMs(long graceMs) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, graceMs, wallClockMs);
+                compaction, graceMs, wallClockMs, fileIo, walRecovery);
+    }
+
+    /** These settings with {@code io} as the file layer (tests inject faults with it). */
+    public LsmOptions withFileIo(FileIo io) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs, io, walRecovery);
+    }
+
+    /** These settings with {@code mode} for damaged WAL segments at recovery. */
+    public LsmOptions withWalRecovery(WalRecoveryMode mode) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, mode);
     }
 }

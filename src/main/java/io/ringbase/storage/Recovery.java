@@ -8,6 +8,8 @@ import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.wal.WalReader;
+import io.ringbase.storage.wal.WalRecoveryMode;
+import io.ringbase.storage.io.FileIo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +46,8 @@ final class Recovery {
      * @throws CorruptionException if the manifest, a listed SSTable or a WAL segment is damaged, or a
      *                             listed SSTable is missing; nothing is deleted or dropped then
      */
-    static Result run(DataDirectory dir, long memtableBytes) throws IOException {
+    static Result run(FileIo io, DataDirectory dir, long memtableBytes, WalRecoveryMode walRecovery)
+            throws IOException {
         Path path = dir.path();
         dir.deleteTemporaries();
         TreeSet<Long> sstFiles = dir.numbers(FileNames.Kind.SSTABLE);
@@ -58,7 +61,7 @@ final class Recovery {
             manifest = ManifestState.empty();
         }
         long maxSeen = Math.max(sstFiles.isEmpty() ? 0 : sstFiles.last(), walFiles.isEmpty() ? 0 : walFiles.last());
-        TableFiles files = new TableFiles(path, Math.max(manifest.nextFileNumber(), maxSeen + 1));
+        TableFiles files = new TableFiles(io, path, Math.max(manifest.nextFileNumber(), maxSeen + 1));
 
         List<LiveTable> tables = new ArrayList<>();
         for (long number : manifest.liveTables()) {
@@ -73,7 +76,7 @@ final class Recovery {
             if (!live.contains(number)) {
                 log.warn("deleting {}: not in the manifest (left by an interrupted flush or compaction)",
                         FileNames.sstable(path, number).getFileName());
-                Files.delete(FileNames.sstable(path, number));
+                io.delete(FileNames.sstable(path, number));
             }
         }
 
@@ -84,12 +87,12 @@ final class Recovery {
         for (long number : walFiles) {
             Path file = FileNames.wal(path, number);
             if (number < manifest.walReplayFrom()) {
-                Files.delete(file);
+                io.delete(file);
                 continue;
             }
             WalReader.ReplayResult r;
             try {
-                r = WalReader.replay(file, replay::put);
+                r = WalReader.replay(file, replay::put, walRecovery);
             } catch (java.io.UncheckedIOException e) {
                 throw e.getCause();
             }
@@ -98,10 +101,10 @@ final class Recovery {
         }
         replay.finish();
         long walNumber = files.nextNumber();
-        Manifest.write(path, new ManifestState(files.peekNextNumber(), walNumber,
+        Manifest.write(io, path, new ManifestState(files.peekNextNumber(), walNumber,
                 tables.stream().map(LiveTable::number).sorted().toList()));
         for (long number : replayed) {
-            Files.delete(FileNames.wal(path, number));
+            io.delete(FileNames.wal(path, number));
         }
         log.info("opened {}: {} SSTables, {} entries recovered from the WAL", path.toAbsolutePath(), tables.size(),
                 replay.entries);

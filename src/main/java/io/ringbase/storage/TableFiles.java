@@ -5,13 +5,11 @@ import io.ringbase.storage.memtable.Memtable;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import io.ringbase.storage.View.LiveTable;
 import io.ringbase.storage.manifest.FileNames;
-import io.ringbase.storage.manifest.DataDirectory;
+import io.ringbase.storage.io.FileIo;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableWriter;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,14 +19,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class TableFiles {
 
+    private final FileIo io;
     private final Path dir;
     private final AtomicLong nextNumber;
 
     /**
+     * @param io         the file layer tables are written through
      * @param dir        the data directory
      * @param nextNumber the first unused file number
      */
-    TableFiles(Path dir, long nextNumber) {
+    TableFiles(FileIo io, Path dir, long nextNumber) {
+        this.io = io;
         this.dir = dir;
         this.nextNumber = new AtomicLong(nextNumber);
     }
@@ -47,7 +48,7 @@ final class TableFiles {
     LiveTable write(CloseableIterator<Entry> entries, long expectedEntries) throws IOException {
         long number = nextNumber();
         Path tmp = FileNames.sstableTmp(dir, number);
-        try (entries; SstableWriter writer = new SstableWriter(tmp, Math.max(1, expectedEntries))) {
+        try (entries; SstableWriter writer = new SstableWriter(io, tmp, Math.max(1, expectedEntries))) {
             while (entries.hasNext()) {
                 writer.add(entries.next());
             }
@@ -63,18 +64,41 @@ final class TableFiles {
     LiveTable write(Memtable memtable) throws IOException {
         long number = nextNumber();
         Path tmp = FileNames.sstableTmp(dir, number);
-        try (SstableWriter writer = new SstableWriter(tmp, Math.max(1, memtable.count()))) {
+        try (SstableWriter writer = new SstableWriter(io, tmp, Math.max(1, memtable.count()))) {
             memtable.forEachNewest(writer::addEncoded);
             writer.finish();
         }
         return install(number, tmp);
     }
 
-    /** Renames a finished {@code .sst.tmp} file to its final name, durably, and opens it. */
+    /**
+     * Renames a finished {@code .sst.tmp} file to its final name, durably, and opens it. On failure
+     * neither file is left behind (the table is not in any manifest yet).
+     */
     LiveTable install(long number, Path tmp) throws IOException {
         Path file = FileNames.sstable(dir, number);
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        DataDirectory.fsync(dir);
-        return new LiveTable(number, SstableReader.open(file));
+        try {
+            io.rename(tmp, file);
+            io.syncDirectory(dir);
+            return new LiveTable(number, SstableReader.open(file));
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(tmp, e);
+            deleteQuietly(file, e);
+            throw e;
+        }
+    }
+
+    /** The file layer tables are written through. */
+    FileIo io() {
+        return io;
+    }
+
+    /** Deletes {@code file} if it exists, adding a failure to {@code primary}. */
+    void deleteQuietly(Path file, Throwable primary) {
+        try {
+            io.delete(file);
+        } catch (IOException e) {
+            primary.addSuppressed(e);
+        }
     }
 }

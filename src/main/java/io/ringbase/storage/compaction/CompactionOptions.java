@@ -9,9 +9,20 @@ package io.ringbase.storage.compaction;
  * @param bucketLow       a table joins a tier if its size is at least this fraction of the tier's
  *                        average (default 0.5)
  * @param bucketHigh      ... and at most this multiple of it (default 1.5)
+ * @param slowdownTables  write backpressure: with this many live SSTables (compaction behind), each
+ *                        write is delayed {@value #SLOWDOWN_DELAY_MS} ms (default 20, RocksDB's
+ *                        {@code level0_slowdown_writes_trigger})
+ * @param stopTables      ... and with this many, writes wait for compaction to merge some, up to the
+ *                        flush stall timeout, then fail with 503 (default 36, RocksDB's
+ *                        {@code level0_stop_writes_trigger}); at least {@code slowdownTables}
  */
 public record CompactionOptions(int minThreshold, int maxThreshold, long smallTableBytes, double bucketLow,
-                                double bucketHigh) {
+                                double bucketHigh, int slowdownTables, int stopTables) {
+
+    /** Delay of each write while the slowdown trigger is reached, ms. */
+    public static final long SLOWDOWN_DELAY_MS = 1;
+    public static final int DEFAULT_SLOWDOWN_TABLES = 20;
+    public static final int DEFAULT_STOP_TABLES = 36;
 
     public CompactionOptions {
         if (minThreshold < 2 || maxThreshold < minThreshold) {
@@ -20,6 +31,22 @@ public record CompactionOptions(int minThreshold, int maxThreshold, long smallTa
         if (smallTableBytes < 0 || !(bucketLow > 0 && bucketLow <= 1) || !(bucketHigh >= 1)) {
             throw new IllegalArgumentException("bad tier bounds");
         }
+        if (slowdownTables < 1 || stopTables < slowdownTables) {
+            throw new IllegalArgumentException("need 1 <= slowdownTables <= stopTables, got " + slowdownTables + ", "
+                    + stopTables);
+        }
+    }
+
+    /** The tier settings with the default write triggers (20 and 36 tables). */
+    public CompactionOptions(int minThreshold, int maxThreshold, long smallTableBytes, double bucketLow,
+                             double bucketHigh) {
+        this(minThreshold, maxThreshold, smallTableBytes, bucketLow, bucketHigh, DEFAULT_SLOWDOWN_TABLES,
+                DEFAULT_STOP_TABLES);
+    }
+
+    /** These settings with writes slowed at {@code slowdown} live tables and stopped at {@code stop}. */
+    public CompactionOptions withWriteTriggers(int slowdown, int stop) {
+        return new CompactionOptions(minThreshold, maxThreshold, smallTableBytes, bucketLow, bucketHigh, slowdown, stop);
     }
 
     public static CompactionOptions defaults() {

@@ -9,6 +9,7 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import io.ringbase.storage.io.FileIo;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.function.BooleanSupplier;
@@ -47,6 +48,12 @@ public final class Compactor {
      */
     public static SstableSummary compact(List<SstableReader> inputs, Path output, Droppable droppable,
                                          BooleanSupplier aborted) throws IOException {
+        return compact(FileIo.DISK, inputs, output, droppable, aborted);
+    }
+
+    /** {@link #compact(List, Path, Droppable, BooleanSupplier)}, writing the output through {@code io}. */
+    public static SstableSummary compact(FileIo io, List<SstableReader> inputs, Path output, Droppable droppable,
+                                         BooleanSupplier aborted) throws IOException {
         long expected = 0;
         // key ascending, then newest first: the first of a key popped is the one to keep
         PriorityQueue<SstableReader.Cursor> heap = new PriorityQueue<>(Math.max(1, inputs.size()), (a, b) -> {
@@ -60,7 +67,7 @@ public final class Compactor {
                 heap.add(c);
             }
         }
-        try (SstableWriter writer = new SstableWriter(output, Math.max(1, expected))) {
+        try (SstableWriter writer = new SstableWriter(io, output, Math.max(1, expected))) {
             long n = 0;
             List<SstableReader.Cursor> same = new ArrayList<>(inputs.size());
             while (!heap.isEmpty()) {

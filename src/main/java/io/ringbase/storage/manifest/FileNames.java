@@ -41,6 +41,14 @@ public final class FileNames {
         return dir.resolve(String.format("sst-%020d.sst", number));
     }
 
+    /** Subdirectory of the data directory where damaged SSTables are moved aside. */
+    public static final String QUARANTINE = "quarantine";
+
+    /** Where a damaged SSTable is moved: {@code <dir>/quarantine/sst-N.sst}. */
+    public static Path quarantined(Path dir, long number) {
+        return sstable(dir.resolve(QUARANTINE), number);
+    }
+
     /** Where an SSTable is written before its rename to {@link #sstable}. */
     public static Path sstableTmp(Path dir, long number) {
         return dir.resolve(String.format("sst-%020d.sst.tmp", number));

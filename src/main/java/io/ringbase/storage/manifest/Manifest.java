@@ -7,11 +7,11 @@ import io.ringbase.storage.CorruptionException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import io.ringbase.storage.io.FileIo;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,16 +119,48 @@ public final class Manifest {
 
     /** Atomically replaces the manifest of {@code dir} with {@code state}; durable on return. */
     public static void write(Path dir, ManifestState state) throws IOException {
+        write(FileIo.DISK, dir, state);
+    }
+
+    /**
+     * {@link #write(Path, ManifestState)} through {@code io}. On failure before the rename the temporary
+     * file is deleted and {@code MANIFEST} is unchanged; on a failed directory fsync after it, the new
+     * manifest is in place but may not survive a crash ({@link ManifestNotDurableException}).
+     *
+     * @throws ManifestNotDurableException if only the final directory fsync failed
+     * @throws IOException                 if writing, syncing or renaming the temporary file failed
+     */
+    public static void write(FileIo io, Path dir, ManifestState state) throws IOException {
         Path tmp = FileNames.manifestTmp(dir);
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        try (FileChannel ch = io.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.wrap(encode(state));
             while (buf.hasRemaining()) {
                 ch.write(buf);
             }
             ch.force(true);
+        } catch (IOException | RuntimeException e) {
+            try {
+                io.delete(tmp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
-        Files.move(tmp, FileNames.manifest(dir), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        DataDirectory.fsync(dir);
+        try {
+            io.rename(tmp, FileNames.manifest(dir));
+        } catch (IOException e) {
+            try {
+                io.delete(tmp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        try {
+            io.syncDirectory(dir);
+        } catch (IOException e) {
+            throw new ManifestNotDurableException(FileNames.manifest(dir), e);
+        }
     }
 }

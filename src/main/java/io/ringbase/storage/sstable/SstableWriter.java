@@ -10,6 +10,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import io.ringbase.storage.io.FileIo;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,6 +47,7 @@ public final class SstableWriter implements Closeable {
     private final MemorySegment indexBuffer;
     private final CRC32C entryCrc = new CRC32C();
     private final CRC32C indexCrc = new CRC32C();
+    private final FileIo io;
     private FileChannel data;
     private FileChannel index;
     private BloomFilter.Builder bloom;
@@ -77,6 +79,15 @@ public final class SstableWriter implements Closeable {
      * @throws IllegalArgumentException if {@code expectedEntries} is negative
      */
     public SstableWriter(Path file, long expectedEntries) throws IOException {
+        this(FileIo.DISK, file, expectedEntries);
+    }
+
+    /**
+     * {@link #SstableWriter(Path, long)} through {@code io}: the table and its side file are created,
+     * written, fsynced and deleted by {@code io}'s channels and calls.
+     */
+    public SstableWriter(FileIo io, Path file, long expectedEntries) throws IOException {
+        this.io = java.util.Objects.requireNonNull(io, "io");
         if (expectedEntries < 0) {
             throw new IllegalArgumentException("negative expectedEntries " + expectedEntries);
         }
@@ -87,14 +98,14 @@ public final class SstableWriter implements Closeable {
         this.indexBuffer = arena.allocate(INDEX_BUFFER_SIZE);
         try {
             bloom = new BloomFilter.Builder(expectedEntries);
-            data = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            index = FileChannel.open(indexFile, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+            data = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            index = io.open(indexFile, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException | RuntimeException | Error e) {
             boolean created = data != null;
             release();
             if (created) {
-                Files.deleteIfExists(file);
+                io.delete(file);
             }
             throw e;
         }
@@ -278,7 +289,7 @@ public final class SstableWriter implements Closeable {
         long fileBytes = bloomOffset + bloomSection.byteSize() + Footer.SIZE;
         data.force(true);
         release();
-        Files.deleteIfExists(indexFile);
+        io.delete(indexFile);
         state = State.FINISHED;
         return new SstableSummary(entryCount, fileBytes, footer.minVersion(), footer.maxVersion(), tombstoneCount);
     }
@@ -294,8 +305,8 @@ public final class SstableWriter implements Closeable {
         }
         state = State.CLOSED;
         release();
-        Files.deleteIfExists(file);
-        Files.deleteIfExists(indexFile);
+        io.delete(file);
+        io.delete(indexFile);
     }
 
     private void requireOpen() {

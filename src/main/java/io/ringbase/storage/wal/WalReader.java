@@ -53,14 +53,26 @@ public final class WalReader {
      * @throws IOException         if the file cannot be read
      */
     public static ReplayResult replay(Path file, Consumer<Entry> sink) throws IOException {
+        return replay(file, sink, WalRecoveryMode.REFUSE);
+    }
+
+    /**
+     * {@link #replay(Path, Consumer)} with {@code mode} deciding what a damaged record followed by more
+     * data means: corruption ({@link WalRecoveryMode#REFUSE}), or the end of the valid prefix, the rest
+     * dropped with an ERROR log line naming the file, offset and bytes dropped
+     * ({@link WalRecoveryMode#TRUNCATE_AFTER_CORRUPTION}; the result then says {@code tornTail}).
+     * A bad segment header is corruption in either mode.
+     */
+    public static ReplayResult replay(Path file, Consumer<Entry> sink, WalRecoveryMode mode) throws IOException {
         Objects.requireNonNull(sink, "sink");
+        Objects.requireNonNull(mode, "mode");
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
              Arena arena = Arena.ofConfined()) {
             long size = channel.size();
             MemorySegment seg = size == 0
                     ? MemorySegment.NULL
                     : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            return new Replay(file, seg, size, sink).run();
+            return new Replay(file, seg, size, sink, mode).run();
         }
     }
 
@@ -70,11 +82,13 @@ public final class WalReader {
         private final MemorySegment seg;
         private final long size;
         private final Consumer<Entry> sink;
+        private final WalRecoveryMode mode;
         private final CRC32C crc = new CRC32C();
         private long records;
         private String tornWhat;
 
-        Replay(Path file, MemorySegment seg, long size, Consumer<Entry> sink) {
+        Replay(Path file, MemorySegment seg, long size, Consumer<Entry> sink, WalRecoveryMode mode) {
+            this.mode = mode;
             this.file = file;
             this.seg = seg;
             this.size = size;
@@ -189,7 +203,16 @@ public final class WalReader {
         private long damaged(long pos, long end, String what) throws CorruptionException {
             for (long i = end; i < size; i++) {
                 if (seg.get(U8, i) != 0) {
-                    throw new CorruptionException(file, pos, what + ", followed by more data at byte " + i);
+                    if (mode == WalRecoveryMode.TRUNCATE_AFTER_CORRUPTION) {
+                        log.error("WAL segment {}: {} at byte {}, followed by more data at byte {}: dropping the "
+                                + "{} bytes from byte {} on (--wal-recovery={}); {} records before it replayed",
+                                file, what, pos, i, size - pos, pos, mode.flag(), records);
+                        tornWhat = what + " (dropped with what follows)";
+                        return -1;
+                    }
+                    throw new CorruptionException(file, pos, what + ", followed by more data at byte " + i
+                            + "; to start anyway, replaying up to the last good record and dropping the rest of "
+                            + "this segment, use --wal-recovery=" + WalRecoveryMode.TRUNCATE_AFTER_CORRUPTION.flag());
                 }
             }
             tornWhat = what + " in the last record";

@@ -6,7 +6,7 @@ import static io.ringbase.storage.Layouts.U8;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Layouts;
-import io.ringbase.storage.manifest.DataDirectory;
+import io.ringbase.storage.io.FileIo;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -94,11 +94,14 @@ public final class WalWriter implements Closeable {
     private final WalSyncPolicy policy;
     private final long syncIntervalNanos;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Held around every fsync (periodic or asked for); never taken while holding {@code lock}. */
+    private final ReentrantLock syncLock = new ReentrantLock();
     private final ArrayDeque<Waiter> writers = new ArrayDeque<>(); // guarded by lock
     private final Thread syncer;
     private final WalStats stats;
 
     private boolean closed; // guarded by lock
+    private volatile Runnable onPoisoned = () -> { };
     private volatile IOException failure;
     private volatile long sizeBytes;
     private volatile long writeCalls;
@@ -149,13 +152,23 @@ public final class WalWriter implements Closeable {
      */
     public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs, WalStats stats)
             throws IOException {
+        return create(FileIo.DISK, file, policy, periodicSyncIntervalMs, stats);
+    }
+
+    /**
+     * {@link #create(Path, WalSyncPolicy, long, WalStats)} through {@code io}: the segment is created,
+     * written and fsynced, and its directory fsynced, by {@code io}'s channel and calls.
+     */
+    public static WalWriter create(FileIo io, Path file, WalSyncPolicy policy, long periodicSyncIntervalMs,
+                                   WalStats stats) throws IOException {
+        Objects.requireNonNull(io, "io");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(stats, "stats");
         Objects.requireNonNull(policy, "policy");
         if (periodicSyncIntervalMs <= 0) {
             throw new IllegalArgumentException("periodicSyncIntervalMs must be positive: " + periodicSyncIntervalMs);
         }
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        FileChannel channel = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
             ByteBuffer header = ByteBuffer.allocate(WalFormat.SEGMENT_HEADER_SIZE).order(Layouts.ORDER);
             header.putInt(WalFormat.MAGIC).putInt(WalFormat.VERSION).flip();
@@ -163,10 +176,15 @@ public final class WalWriter implements Closeable {
                 channel.write(header);
             }
             channel.force(false);
-            DataDirectory.fsync(file.toAbsolutePath().getParent());
+            io.syncDirectory(file.toAbsolutePath().getParent());
         } catch (IOException | RuntimeException e) {
             try {
                 channel.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            try {
+                io.delete(file); // a segment that is not durably there must not be left behind
             } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -235,6 +253,14 @@ public final class WalWriter implements Closeable {
      */
     public IOException failure() {
         return failure;
+    }
+
+    /**
+     * Runs {@code action} (once, on the thread that saw it; it must not block) when the periodic fsync
+     * poisons this segment, so that the owner can roll to a fresh one while no append is under way.
+     */
+    public void onPoisoned(Runnable action) {
+        onPoisoned = Objects.requireNonNull(action, "action");
     }
 
     /** The segment file. */
@@ -369,8 +395,8 @@ public final class WalWriter implements Closeable {
                 if (bytes > 0) {
                     writeRecords(bytes);
                 }
-                if (unsynced && forceSync) {
-                    fsync();
+                if (forceSync) {
+                    syncCovering();
                 }
             }
         } catch (IOException | RuntimeException | Error e) {
@@ -470,7 +496,27 @@ public final class WalWriter implements Closeable {
         stats.written(1, headEnd + valueLength);
     }
 
-    /** The durability point: forces written records to stable storage. Never retried on failure. */
+    /**
+     * Queue leader asked to sync: under {@code syncLock}, so that a periodic fsync in flight (which
+     * cleared {@code unsynced} before its force) completes first and its failure is seen; then fsyncs
+     * what is still unsynced.
+     */
+    private void syncCovering() throws IOException {
+        syncLock.lock();
+        try {
+            IOException f = failure;
+            if (f != null) {
+                throw f;
+            }
+            if (unsynced) {
+                fsync();
+            }
+        } finally {
+            syncLock.unlock();
+        }
+    }
+
+    /** The durability point: forces written records to stable storage. Never retried on failure. Holds syncLock. */
     private void fsync() throws IOException {
         unsynced = false;
         long started = System.nanoTime();
@@ -493,14 +539,20 @@ public final class WalWriter implements Closeable {
                 return; // close() stops us after its own final fsync
             }
             if (unsynced && failure == null && System.nanoTime() - lastSyncNanos >= syncIntervalNanos) {
+                syncLock.lock(); // a sync() arriving meanwhile waits for this force and sees its outcome
                 try {
-                    fsync(); // outside the queue: appends go on meanwhile
+                    if (unsynced && failure == null) {
+                        fsync(); // outside the queue: appends go on meanwhile
+                    }
                 } catch (IOException | RuntimeException e) {
                     if (isClosed() || Thread.currentThread().isInterrupted()) {
                         return; // close() did its own final fsync before stopping us
                     }
                     poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
+                    onPoisoned.run();
                     return; // later appends report it
+                } finally {
+                    syncLock.unlock();
                 }
             }
         }
