@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Not enough answers.</b> When so many replicas failed or timed out that {@code ack} answers
  *       cannot be had, it fails with {@link QuorumException.NotEnoughAnswers}: a write may have landed.</li>
  *   <li><b>Hints.</b> A write's replicas that are down or did not answer get a hint ({@link HintSink});
- *       hints never count toward {@code ack}. A write goes to exactly the {@code from} replicas.</li>
+ *       hints never count toward {@code ack}. A write goes to exactly the {@code from} replicas. A write
+ *       that succeeds answers only once the hints handed over before its {@code ack}-th answer are
+ *       stored ({@link HintSink#hint} completed): a crash right after the answer loses none of them. A
+ *       replica that fails or times out after the answer gets its hint later, with no such wait.</li>
  *   <li><b>Reads</b> return the newest answer ({@link Entry#compareNewness}: version, then tombstone
  *       first, then value bytes), tombstones and expired entries included: the caller decides what is
  *       live. <b>Read repair</b> ({@link ReadRepair}): a quorum read ({@code ack > from/2}) whose answers
@@ -165,9 +168,10 @@ public final class Coordinator {
 
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
                                           List<NodeId> up) {
+        HintWaits hinted = new HintWaits();
         for (NodeId t : targets) {
             if (!up.contains(t)) {
-                hints.hint(t, entry);
+                hinted.add(hints.hint(t, entry));
             }
         }
         Tally<Long> tally = new Tally<>(ack, from, up.size());
@@ -183,7 +187,7 @@ public final class Coordinator {
                         }
                         tally.answer(t, stored);
                     } else {
-                        hints.hint(t, entry);
+                        hinted.add(hints.hint(t, entry));
                         tally.failed(classify(t, failure));
                     }
                 });
@@ -205,7 +209,7 @@ public final class Coordinator {
                 newest = Math.max(newest, a.value());
             }
             if (newest == entry.version()) {
-                return CompletableFuture.<Void>completedFuture(null);
+                return hinted.allStored();
             }
             // An acking replica already held a newer version of the key: a write this coordinator's clock
             // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
@@ -214,14 +218,16 @@ public final class Coordinator {
             // every answer's version was observed when it came (a remote one) or is this node's own
             Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
             if (attempt >= MAX_WRITE_ATTEMPTS) {
-                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+                return CompletableFuture.<Void>failedFuture(
+                        new QuorumException.LostToNewerVersions(ack, from, answers.size(), attempt));
             }
             log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
             try { // off the answering thread: the local replica may block
                 return CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background)
                         .thenCompose(f -> f);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+            } catch (RejectedExecutionException e) { // the background queue is full: give up here
+                return CompletableFuture.<Void>failedFuture(
+                        new QuorumException.LostToNewerVersions(ack, from, answers.size(), attempt));
             }
         });
     }

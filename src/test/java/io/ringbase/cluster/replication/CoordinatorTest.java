@@ -98,7 +98,10 @@ class CoordinatorTest {
     final List<NodeId> hinted = Collections.synchronizedList(new ArrayList<>());
     final HybridLogicalClock clock = new HybridLogicalClock(() -> 1_000L);
     final Coordinator coordinator = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
-            (target, entry) -> hinted.add(target), clock, Runnable::run);
+            (target, entry) -> {
+                hinted.add(target);
+                return CompletableFuture.completedFuture(null);
+            }, clock, Runnable::run);
 
     static Entry value(long version, String v) {
         return Entry.value(KEY, version, v.getBytes(StandardCharsets.UTF_8));
@@ -284,6 +287,48 @@ class CoordinatorTest {
     }
 
     @Test
+    void aWriteThatHintsAnswersOnlyOnceItsHintsAreStored() throws Exception {
+        // issue 10: a crash right after a write is acknowledged must lose no hint already known to be needed
+        List<CompletableFuture<Void>> storing = Collections.synchronizedList(new ArrayList<>());
+        Coordinator slowHints = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness, (target, entry) -> {
+            CompletableFuture<Void> stored = new CompletableFuture<>();
+            storing.add(stored);
+            return stored;
+        }, clock, Runnable::run);
+        liveness.markDown(N1, 1);
+        r2.fails(n -> new ReplicaException.Failed(n, "500", null));
+
+        CompletableFuture<Void> write = slowHints.write(value(5, "v"), 1, 3);
+
+        assertThat(storing).hasSize(2);
+        assertThat(write).as("acknowledged before its hints were stored").isNotDone();
+        storing.get(0).complete(null);
+        assertThat(write).isNotDone();
+        storing.get(1).complete(null);
+        write.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aWriteThatLosesToNewerVersionsEveryTimeSaysHowManyStoredIt() throws Exception {
+        // every replica answers that it holds a newer version, attempt after attempt
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            r.writeBehaviour = e -> {
+                r.stored = value(e.version() + 1_000_000, "newer");
+                return CompletableFuture.completedFuture(null);
+            };
+        }
+        liveness.markDown(N2, 1);
+        r2.fails(n -> new ReplicaException.Unreachable(n, new java.net.ConnectException("refused")));
+
+        Throwable write = cause(coordinator.write(value(clock.now(), "v"), 2, 3));
+
+        assertThat(write).isInstanceOf(QuorumException.class)
+                .hasMessageContaining("2 of 3 replicas answered")
+                .hasMessageContaining("newer version")
+                .hasMessageNotContaining("0 of 3");
+    }
+
+    @Test
     void aSuccessfulWriteLeavesNoHint() throws Exception {
         coordinator.write(value(5, "v"), 3, 3).get(5, TimeUnit.SECONDS);
         assertThat(hinted).isEmpty();
@@ -384,7 +429,10 @@ class CoordinatorTest {
     /** A coordinator whose background executor only queues, so background repairs can be told apart. */
     final List<Runnable> queued = Collections.synchronizedList(new ArrayList<>());
     final Coordinator queuing = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
-            (target, entry) -> hinted.add(target), clock, queued::add);
+            (target, entry) -> {
+                hinted.add(target);
+                return CompletableFuture.completedFuture(null);
+            }, clock, queued::add);
 
     @Test
     void aQuorumReadThatSeesDifferingVersionsAnswersOnlyOnceAQuorumHoldsTheNewest() throws Exception {
