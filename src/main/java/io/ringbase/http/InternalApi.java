@@ -136,7 +136,7 @@ final class InternalApi {
             }
             case InternalProtocol.PING -> {
                 requireGet(method);
-                return new Outcome.Body(new byte[0], "application/octet-stream");
+                return new Outcome.Body(InternalProtocol.pingBody(engine.unwritableReason()), "text/plain");
             }
             default -> throw new NotFoundException("unknown internal path " + path);
         }

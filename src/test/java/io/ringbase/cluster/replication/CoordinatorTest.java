@@ -82,6 +82,14 @@ class CoordinatorTest {
             return behaviour.apply(node).thenApply(v -> null);
         }
 
+        /** What {@link #ping()} says the engine cannot do, or null when it can write. */
+        volatile String unwritable;
+
+        @Override
+        public CompletableFuture<String> ping() {
+            return probe().thenApply(v -> unwritable);
+        }
+
         void fails(Function<NodeId, Throwable> failure) {
             behaviour = n -> CompletableFuture.failedFuture(failure.apply(n));
         }
@@ -326,6 +334,44 @@ class CoordinatorTest {
                 .hasMessageContaining("2 of 3 replicas answered")
                 .hasMessageContaining("newer version")
                 .hasMessageNotContaining("0 of 3");
+    }
+
+    @Test
+    void aReplicaWhosePingSaysItCannotWriteIsDownForWritesButServesReads() throws Exception {
+        r2.unwritable = "WAL segment wal-1.log failed: No space left on device";
+        r0.stored = value(4, "old");
+        r1.stored = value(4, "old");
+        r2.stored = value(4, "old");
+        liveness.markDown(N2, 1);
+        // ack=3 needs N2: the coordinator pings it, learns it cannot write, and sends nothing
+        Throwable refused = cause(coordinator.write(value(5, "v"), 3, 3));
+        assertThat(refused).isInstanceOf(QuorumException.Unavailable.class).hasMessageContaining("nothing was written");
+        assertThat(liveness.isUp(N2)).isTrue();
+        assertThat(liveness.isUpForWrites(N2)).isFalse();
+        assertThat(r0.writes).isEmpty();
+        assertThat(r2.writes).isEmpty();
+
+        coordinator.write(value(6, "v"), 2, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r2.writes).as("not sent to a replica that cannot write").isEmpty();
+        assertThat(hinted).containsExactly(N2);
+        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS)).as("reads still go to it").isNotNull();
+
+        r2.unwritable = null; // its disk has room again: the next ping says so
+        liveness.markDown(N2, 1);
+        coordinator.write(value(7, "v"), 3, 3).get(5, TimeUnit.SECONDS);
+        assertThat(liveness.isUpForWrites(N2)).isTrue();
+        assertThat(r2.writes).extracting(Entry::version).contains(7L);
+    }
+
+    @Test
+    void aWriteAnsweredWithAnErrorPingsTheReplicaAndLearnsItCannotWrite() throws Exception {
+        r2.writeBehaviour = e -> CompletableFuture.failedFuture(new ReplicaException.Failed(N2, "500 storage I/O error", null));
+        r2.unwritable = "WAL segment wal-1.log failed: No space left on device";
+
+        coordinator.write(value(5, "v"), 2, 3).get(5, TimeUnit.SECONDS);
+
+        assertThat(liveness.isUpForWrites(N2)).isFalse();
+        assertThat(liveness.unwritableReason(N2)).contains("No space left");
     }
 
     @Test
