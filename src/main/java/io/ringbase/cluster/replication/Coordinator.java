@@ -174,6 +174,91 @@ public final class Coordinator {
 
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
                                           List<NodeId> up) {
+        if (!isQuorum(ack, from)) {
+            return send(entry, ack, from, attempt, targets, up);
+        }
+        // ABD's two-phase write for several writers: learn the newest version a quorum holds, then write
+        // above it. Every write acknowledged before this one began is on a quorum, which intersects this
+        // one, so this write's version is above all of them; a newer version met in the second phase is
+        // a concurrent write, ordered after this one.
+        CompletableFuture<Long> seen = newestVersion(entry.key(), ack, from, up);
+        Function<Long, CompletableFuture<Void>> then = newest -> {
+            Entry e = newest < entry.version() ? entry
+                    : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // above newest: observed
+            return send(e, ack, from, attempt, targets, up);
+        };
+        if (seen.isDone()) { // on the caller's thread (all answered at once): go on here
+            return seen.thenCompose(then);
+        }
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        seen.whenComplete((newest, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(unwrap(failure));
+                return;
+            }
+            try { // off the client event loop that completed it: the local write may block
+                background.execute(() -> then.apply(newest).whenComplete((v, f) -> {
+                    if (f == null) {
+                        result.complete(null);
+                    } else {
+                        result.completeExceptionally(unwrap(f));
+                    }
+                }));
+            } catch (RejectedExecutionException e) {
+                result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
+            }
+        });
+        return result;
+    }
+
+    /**
+     * The first phase of a quorum write: the newest version of {@code key} among the first {@code ack}
+     * answers of the replicas {@code up} (each observed by the clock; {@link Long#MIN_VALUE} if none
+     * has the key). Fails with {@link QuorumException.NotEnoughAnswers} as a read would.
+     */
+    private CompletableFuture<Long> newestVersion(byte[] key, int ack, int from, List<NodeId> up) {
+        Tally<Entry> tally = new Tally<>(ack, from, up.size());
+        NodeId self = topology.self();
+        for (NodeId t : up) {
+            if (!t.equals(self)) {
+                replica(t).read(key).whenComplete((e, failure) -> {
+                    if (failure == null) {
+                        liveness.markUp(t);
+                        if (e != null && !observed(t, e.version())) {
+                            tally.failed(Tally.Kind.FAILED);
+                            return;
+                        }
+                        tally.answer(t, e);
+                    } else {
+                        tally.failed(classify(t, failure));
+                    }
+                });
+            }
+        }
+        if (up.contains(self)) {
+            replica(self).read(key).whenComplete((e, failure) -> {
+                if (failure == null) {
+                    tally.answer(self, e);
+                } else {
+                    log.error("local read failed", unwrap(failure));
+                    tally.failed(Tally.Kind.FAILED);
+                }
+            });
+        }
+        return tally.result.thenApply(answers -> {
+            long newest = Long.MIN_VALUE;
+            for (Tally.Answer<Entry> a : answers) {
+                if (a.value() != null) {
+                    newest = Math.max(newest, a.value().version());
+                }
+            }
+            return newest;
+        });
+    }
+
+    /** The write itself (the only phase of a non-quorum write, the second of a quorum write). */
+    private CompletableFuture<Void> send(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
+                                         List<NodeId> up) {
         HintWaits hinted = new HintWaits();
         for (NodeId t : targets) {
             if (!up.contains(t)) {
@@ -218,8 +303,8 @@ public final class Coordinator {
             for (Tally.Answer<Long> a : answers) {
                 newest = Math.max(newest, a.value());
             }
-            if (newest == entry.version()) {
-                return hinted.allStored();
+            if (newest == entry.version() || isQuorum(ack, from)) {
+                return hinted.allStored(); // a quorum write meeting a newer version met a concurrent write
             }
             // An acking replica already held a newer version of the key: a write this coordinator's clock
             // had not seen (e.g. acknowledged through another node in the same millisecond). The client's

@@ -204,6 +204,39 @@ class CoordinatorTest {
     }
 
     @Test
+    void aQuorumWriteNeverWritesAVersionBelowOneAQuorumAlreadyHolds() throws Exception {
+        // Fault suite, latency+loss, key r-4-7: a quorum write stored below a newer version was readable,
+        // then superseded, then came back when re-versioned above later acknowledged writes. ABD: learn the
+        // newest version first, write once above it.
+        long elsewhere = HybridLogicalClock.fromPhysicalMs(1_000) + 500;
+        r1.stored = value(elsewhere, "earlier write");
+        r2.stored = value(elsewhere, "earlier write");
+        Entry mine = value(clock.now(), "later write");
+
+        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            assertThat(r.writes).as("writes to %s", r.node).hasSize(1);
+            assertThat(r.writes.getFirst().version()).isGreaterThan(elsewhere);
+        }
+    }
+
+    @Test
+    void aQuorumWriteThatMeetsAConcurrentNewerWriteIsOrderedBeforeItNotWrittenAgain() throws Exception {
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            r.writeBehaviour = e -> {
+                r.stored = value(e.version() + 1_000, "concurrent"); // landed between the two phases
+                return CompletableFuture.completedFuture(null);
+            };
+        }
+
+        coordinator.write(value(clock.now(), "v"), 2, 3).get(5, TimeUnit.SECONDS);
+
+        assertThat(r0.writes).hasSize(1);
+        assertThat(r1.writes).hasSize(1);
+    }
+
+    @Test
     void aWriteThatLosesATieAtItsOwnVersionIsWrittenAgainAboveIt() throws Exception {
         // Another coordinator's clock issued the very same version to a delete; the tombstone wins the tie
         Entry mine = value(clock.now(), "later write");
@@ -245,7 +278,9 @@ class CoordinatorTest {
         assertThat(write).isInstanceOf(QuorumException.NotEnoughAnswers.class)
                 .hasMessageStartingWith("timeout:").hasMessageContaining("may have been applied")
                 .hasMessageContaining("1 timed out").hasMessageContaining("1 failed");
-        assertThat(r0.writes).as("the local copy is written anyway").hasSize(1);
+        assertThat(r0.writes).as("a quorum write's first phase (versions) failed: nothing written").isEmpty();
+        coordinator.write(value(6, "v"), 1, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r0.writes).as("a non-quorum write goes ahead with the local copy").hasSize(1);
         assertThat(cause(coordinator.read(KEY, 2, 3))).isInstanceOf(QuorumException.NotEnoughAnswers.class);
     }
 
@@ -318,7 +353,7 @@ class CoordinatorTest {
 
     @Test
     void aWriteThatLosesToNewerVersionsEveryTimeSaysHowManyStoredIt() throws Exception {
-        // every replica answers that it holds a newer version, attempt after attempt
+        // every replica answers that it holds a newer version, attempt after attempt (a non-quorum write)
         for (FakeReplica r : List.of(r0, r1, r2)) {
             r.writeBehaviour = e -> {
                 r.stored = value(e.version() + 1_000_000, "newer");
@@ -328,10 +363,10 @@ class CoordinatorTest {
         liveness.markDown(N2, 1);
         r2.fails(n -> new ReplicaException.Unreachable(n, new java.net.ConnectException("refused")));
 
-        Throwable write = cause(coordinator.write(value(clock.now(), "v"), 2, 3));
+        Throwable write = cause(coordinator.write(value(clock.now(), "v"), 1, 3)); // re-versions: not a quorum
 
         assertThat(write).isInstanceOf(QuorumException.class)
-                .hasMessageContaining("2 of 3 replicas answered")
+                .hasMessageContaining("1 of 3 replicas answered")
                 .hasMessageContaining("newer version")
                 .hasMessageNotContaining("0 of 3");
     }
