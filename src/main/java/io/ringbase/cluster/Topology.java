@@ -91,6 +91,19 @@ public record Topology(List<NodeId> nodes, NodeId self) {
         return nodes.get(index);
     }
 
+    /**
+     * The node whose URL ({@link NodeId#toString()}, {@code http://host:port}) is {@code url}, or null if
+     * none is: node identity for state that must survive a reordered {@code --cluster} list (hints).
+     */
+    public NodeId byUrl(String url) {
+        for (NodeId n : nodes) {
+            if (n.toString().equals(url)) {
+                return n;
+            }
+        }
+        return null;
+    }
+
     /** The default replication factor of a request: every node (the issue's {@code from} default). */
     public int defaultFrom() {
         return nodes.size();

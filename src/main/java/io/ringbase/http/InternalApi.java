@@ -136,12 +136,7 @@ final class InternalApi {
             }
             case InternalProtocol.PING -> {
                 requireGet(method);
-                String unwritable = engine.unwritableReason();
-                if (unwritable != null) {
-                    // coordinators count a failed ping as a node down: they stop sending it writes
-                    return new Outcome.Probe(false, "not writable: " + unwritable);
-                }
-                return new Outcome.Body(new byte[0], "application/octet-stream");
+                return new Outcome.Body(InternalProtocol.pingBody(engine.unwritableReason()), "text/plain");
             }
             default -> throw new NotFoundException("unknown internal path " + path);
         }

@@ -288,8 +288,9 @@ public final class Node implements AutoCloseable {
     static final long IDLE_PROBE_AFTER_MS = 1_000;
 
     /**
-     * Probes every node marked down, and every node believed up that has not answered any call for
-     * {@link #IDLE_PROBE_AFTER_MS}: an answer marks it up, an unreachable one down. So the failure
+     * Pings every node marked down or unwritable, and every node believed up that has not answered any
+     * call for {@link #IDLE_PROBE_AFTER_MS}: an answer marks it up (and writable or not, as its ping
+     * says: {@link Replica#ping()}), an unreachable one down. So the failure
      * detector (and {@code /ready}, the status page) notices a dead peer without client traffic.
      */
     private static void probePeers(List<Replica> replicas, Liveness liveness, PeerCallStats stats, NodeId self) {
@@ -299,15 +300,19 @@ public final class Node implements AutoCloseable {
                 continue;
             }
             boolean up = liveness.isUp(r.node());
-            if (up && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
+            if (up && liveness.unwritableReason(r.node()) == null
+                    && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
                 continue;
             }
-            r.probe().whenComplete((v, failure) -> {
+            r.ping().whenComplete((unwritable, failure) -> {
                 if (failure == null) {
                     if (!liveness.isUp(r.node())) {
                         log.info("node {} answers again", r.node());
                     }
                     liveness.markUp(r.node());
+                    if (liveness.markWritable(r.node(), unwritable)) {
+                        Coordinator.logWritability(r.node(), unwritable);
+                    }
                 } else if (up && unwrap(failure) instanceof ReplicaException.Unreachable) {
                     log.warn("node {} is unreachable", r.node());
                     liveness.markDown(r.node(), System.currentTimeMillis());

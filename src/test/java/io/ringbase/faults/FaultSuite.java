@@ -10,6 +10,9 @@ import io.ringbase.faults.net.NetworkLab;
 import io.ringbase.faults.net.Shell;
 import io.ringbase.faults.net.Tools;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,17 +45,42 @@ public final class FaultSuite {
 
     /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
     static List<FaultResult> run(SuiteSettings settings) throws Exception {
-        // One suite at a time per machine: namespaces, addresses and the leftovers sweep are machine-wide,
-        // so a second build (another checkout) waits here instead of tearing down the first one's lab.
-        try (java.nio.channels.FileChannel lock = java.nio.channels.FileChannel.open(LOCK_FILE,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
-             java.nio.channels.FileLock held = lock.lock()) {
+        try (FileChannel lockFile = FileChannel.open(MACHINE_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock ignored = machineLock(lockFile)) {
             return runLocked(settings);
         }
     }
 
-    /** The machine-wide lock file of {@link #run}. */
-    static final Path LOCK_FILE = Path.of("/run/ringbase-fault-suite.lock");
+    /**
+     * The machine-wide lock every suite run holds: the lab's names (namespaces {@code rbf-*}, addresses
+     * 10.77.0.0/24) are global, and a run removes what it takes for a crashed run's leftovers, so two
+     * runs at once (two worktrees' builds on one machine) break each other. Seen 2026-11-23: another
+     * worktree's suite started mid-run and this run's latency+loss scan timed out and its full-disk
+     * nodes found port 8080 taken.
+     */
+    static final Path MACHINE_LOCK = Path.of(System.getProperty("java.io.tmpdir"), "ringbase-fault-suite.lock");
+    /** How long a run waits for another to finish before it fails, ms. */
+    static final long MACHINE_LOCK_WAIT_MS = 30 * 60_000;
+
+    private static FileLock machineLock(FileChannel lockFile) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + MACHINE_LOCK_WAIT_MS * 1_000_000;
+        boolean said = false;
+        while (true) {
+            FileLock lock = lockFile.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("another fault-suite run held " + MACHINE_LOCK + " for "
+                        + MACHINE_LOCK_WAIT_MS / 60_000 + " min");
+            }
+            if (!said) {
+                System.out.println("fault suite: waiting for another run on this machine (" + MACHINE_LOCK + ")");
+                said = true;
+            }
+            Thread.sleep(1_000);
+        }
+    }
 
     private static List<FaultResult> runLocked(SuiteSettings settings) throws Exception {
         Tools.ensure();

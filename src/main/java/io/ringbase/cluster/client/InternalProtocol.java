@@ -36,6 +36,25 @@ public final class InternalProtocol {
     /** {@code GET}: 200 with an empty body; a liveness probe. */
     public static final String PING = PREFIX + "ping";
 
+    /** Leads a ping answer's body when the node's engine cannot take writes; the reason follows. */
+    public static final String PING_UNWRITABLE = "unwritable: ";
+
+    /**
+     * The body of a ping answer (200): empty when the node's engine can take writes, else
+     * {@value #PING_UNWRITABLE} and the engine's reason, UTF-8. An empty body is what nodes from before
+     * this rule answer, so they count as writable.
+     */
+    public static byte[] pingBody(String unwritableReason) {
+        return unwritableReason == null ? new byte[0]
+                : (PING_UNWRITABLE + unwritableReason).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The unwritable reason in a ping answer's body, or null if the node can take writes (any other body). */
+    public static String pingUnwritableReason(byte[] body) {
+        String s = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        return s.startsWith(PING_UNWRITABLE) ? s.substring(PING_UNWRITABLE.length()) : null;
+    }
+
     /**
      * Anti-entropy: {@code GET ?range=<0..15>&requester=<node index>}: 200 with this node's Merkle tree of
      * that hash range over the keys it shares with the requester ({@code MerkleTree.toBytes}).

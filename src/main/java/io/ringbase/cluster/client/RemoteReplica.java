@@ -123,11 +123,17 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Void> probe() {
+        return ping().thenApply(reason -> null);
+    }
+
+    /** The ping's answer: 200 with an empty body (writable) or {@code unwritable: <reason>} (http-api.md). */
+    @Override
+    public CompletableFuture<String> ping() {
         return client.send(node, HttpMethod.GET, InternalProtocol.PING, EMPTY).thenApply(r -> {
             if (r.status() != 200) {
                 throw failed("ping", r);
             }
-            return null;
+            return InternalProtocol.pingUnwritableReason(r.body());
         });
     }
 

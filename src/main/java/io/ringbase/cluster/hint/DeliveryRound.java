@@ -42,7 +42,7 @@ final class DeliveryRound {
 
     private final HintStore store;
     private final Replica replica;
-    private final int targetIndex;
+    private final String target; // the target node's URL
     private final int maxInFlight;
     private final long intervalNanos;
     private final BooleanSupplier stopping;
@@ -56,7 +56,7 @@ final class DeliveryRound {
     DeliveryRound(HintStore store, Replica replica, HintOptions options, BooleanSupplier stopping) {
         this.store = store;
         this.replica = replica;
-        this.targetIndex = replica.node().index();
+        this.target = replica.node().toString();
         this.maxInFlight = options.maxInFlight();
         this.intervalNanos = TimeUnit.SECONDS.toNanos(1) / options.maxPerSecond();
         this.stopping = stopping;
@@ -68,7 +68,7 @@ final class DeliveryRound {
         while (failure == null && !stopping.getAsBoolean()) {
             HintPage page;
             try {
-                page = store.page(targetIndex, start, PAGE_HINTS, PAGE_BYTES);
+                page = store.page(target, start, PAGE_HINTS, PAGE_BYTES);
             } catch (IOException e) {
                 failure = e;
                 break;

@@ -29,7 +29,7 @@ final class DropLog {
 
     static final long INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private record Slot(int target, Reason reason) {
+    private record Slot(String target, Reason reason) {
     }
 
     private static final class Window {
@@ -45,7 +45,7 @@ final class DropLog {
     }
 
     /** Records one drop and logs it unless a line for the same target and reason was logged within a minute. */
-    void dropped(int target, Reason reason, Object detail) {
+    void dropped(String target, Reason reason, Object detail) {
         Window w = windows.computeIfAbsent(new Slot(target, reason), s -> new Window());
         long now = System.nanoTime();
         long last = w.lastLogNanos.get();
@@ -54,7 +54,7 @@ final class DropLog {
             return;
         }
         long more = w.suppressed.getAndSet(0);
-        log.warn("dropped a hint for node #{} because {} ({}){}; anti-entropy will repair that replica",
+        log.warn("dropped a hint for node {} because {} ({}){}; anti-entropy will repair that replica",
                 target, reason.why, detail, more > 0 ? " and " + more + " more in the last minute" : "");
     }
 }

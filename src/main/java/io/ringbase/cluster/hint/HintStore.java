@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +56,7 @@ public final class HintStore implements Closeable {
     private final DropLog dropLog = new DropLog(log);
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<Integer, Tally> tallies = new HashMap<>(); // guarded by lock
+    private final Map<String, Tally> tallies = new HashMap<>(); // by target URL, guarded by lock
     private long totalBytes;                                       // guarded by lock
 
     private final AtomicLong stored = new AtomicLong();
@@ -83,29 +84,50 @@ public final class HintStore implements Closeable {
      * @see #open(Path, HintOptions, WalSyncPolicy, LongSupplier)
      */
     public static HintStore open(Path dir, HintOptions options) throws IOException {
-        return open(dir, options, WalSyncPolicy.PERIODIC, System::currentTimeMillis);
+        return open(dir, options, WalSyncPolicy.PERIODIC, System::currentTimeMillis, i -> null);
+    }
+
+    /**
+     * Opens (or creates) the hint store in {@code dir} without a list to migrate legacy hints with (any
+     * are dropped with a WARN line).
+     *
+     * @see #open(Path, HintOptions, WalSyncPolicy, LongSupplier, IntFunction)
+     */
+    public static HintStore open(Path dir, HintOptions options, WalSyncPolicy walSync, LongSupplier wallClockMs)
+            throws IOException {
+        return open(dir, options, walSync, wallClockMs, i -> null);
     }
 
     /**
      * Opens (or creates) the hint store in {@code dir} and counts the pending hints and their bytes with
      * one scan.
      *
+     * <p>Migration: hints of the legacy format ({@code HintFormat} version 1, keyed by the target's
+     * position in {@code --cluster}) are rewritten in the current format (keyed by the target's URL),
+     * addressed to the node at that position of the list this node starts with, and the legacy records
+     * removed, once. The rule, stated in docs/format.md: do not reorder {@code --cluster} in the same
+     * restart as the upgrade to this version. A legacy hint whose position is past the end of the list is
+     * dropped with a WARN line (anti-entropy repairs that replica).
+     *
      * @param dir         the hint directory, normally {@code <data-dir>/hints}; created if absent
      * @param options     the age and byte bounds
      * @param walSync     WAL policy: when {@link #add} is durable (use the node's)
      * @param wallClockMs Unix epoch ms; stamps hints and decides their age
+     * @param legacyTargets the URL of the node at a list position in {@code --cluster}, or null past its
+     *                      end; used only to migrate legacy hints
      * @throws io.ringbase.storage.CorruptionException if a file of the engine, or a stored hint, is damaged
      * @throws IOException if the directory is locked or cannot be used
      */
-    public static HintStore open(Path dir, HintOptions options, WalSyncPolicy walSync, LongSupplier wallClockMs)
-            throws IOException {
+    public static HintStore open(Path dir, HintOptions options, WalSyncPolicy walSync, LongSupplier wallClockMs,
+                                 IntFunction<String> legacyTargets) throws IOException {
+        Objects.requireNonNull(legacyTargets, "legacyTargets");
         Objects.requireNonNull(options, "options");
         LsmOptions lsm = LsmOptions.defaults(dir).withMemtableBytes(MEMTABLE_BYTES).withWalSync(walSync)
                 .withTombstoneGraceMs(0).withWallClock(wallClockMs);
         LsmEngine engine = LsmEngine.open(lsm);
         HintStore store = new HintStore(engine, dir, options, wallClockMs);
         try {
-            store.countPending();
+            store.countPending(legacyTargets);
         } catch (IOException | RuntimeException e) {
             engine.close();
             throw e;
@@ -113,12 +135,17 @@ public final class HintStore implements Closeable {
         return store;
     }
 
-    private void countPending() throws IOException {
+    private void countPending(IntFunction<String> legacyTargets) throws IOException {
+        List<Entry> legacy = new ArrayList<>();
         try (CloseableIterator<Entry> it = engine.scan(new byte[0], null, true)) {
             while (it.hasNext()) {
                 Entry e = it.next();
-                HintFormat.decode(e, dir); // refuses damaged hints now rather than at delivery
-                Tally t = tallies.computeIfAbsent(HintFormat.targetOf(e.key()), i -> new Tally());
+                if (HintFormat.formatVersionOf(e) == HintFormat.LEGACY_FORMAT_VERSION) {
+                    legacy.add(e);
+                    continue;
+                }
+                Hint h = HintFormat.decode(e, dir); // refuses damaged hints now rather than at delivery
+                Tally t = tallies.computeIfAbsent(h.target(), i -> new Tally());
                 t.hints++;
                 t.bytes += EntryFormat.encodedSize(e);
                 totalBytes += EntryFormat.encodedSize(e);
@@ -126,10 +153,36 @@ public final class HintStore implements Closeable {
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
+        migrate(legacy, legacyTargets);
         if (totalBytes > 0) {
             log.info("{} holds {} pending hints ({} bytes) for nodes {}", dir, pendingHints(), totalBytes,
                     targets());
         }
+    }
+
+    private void migrate(List<Entry> legacy, IntFunction<String> legacyTargets) throws IOException {
+        if (legacy.isEmpty()) {
+            return;
+        }
+        int migrated = 0;
+        int dropped = 0;
+        for (Entry old : legacy) {
+            Hint h = HintFormat.decodeLegacy(old, dir, legacyTargets);
+            if (h == null || !add(h)) {
+                dropped++;
+            } else {
+                migrated++;
+            }
+            lock.lock();
+            try {
+                engine.apply(Entry.tombstone(old.key(), old.version()));
+            } finally {
+                lock.unlock();
+            }
+        }
+        log.warn("{}: migrated {} hints from the list-position format to the node-URL format, addressed to "
+                + "the nodes at those positions of the current --cluster list; dropped {} (past the list's end "
+                + "or superseded); anti-entropy repairs what was dropped", dir, migrated, dropped);
     }
 
     public HintOptions options() {
@@ -146,19 +199,20 @@ public final class HintStore implements Closeable {
      *
      * @return whether the hint was stored; durable on return per the WAL policy
      * @throws IOException if the engine's write failed (the hint is then not stored)
-     * @throws IllegalArgumentException if {@code target.index()} is above 65,535
      */
     public boolean add(NodeId target, Entry entry) throws IOException {
-        int index = target.index();
-        if (index > HintFormat.MAX_TARGET_INDEX) {
-            throw new IllegalArgumentException("target index above " + HintFormat.MAX_TARGET_INDEX + ": " + target);
-        }
-        if (!HintFormat.fits(entry)) {
+        return add(new Hint(target.toString(), entry, wallClockMs.getAsLong()));
+    }
+
+    private boolean add(Hint hint) throws IOException {
+        String target = hint.target();
+        Entry entry = hint.entry();
+        if (!HintFormat.fits(target, entry)) {
             droppedOversize.incrementAndGet();
-            dropLog.dropped(index, DropLog.Reason.OVERSIZE, entry);
+            dropLog.dropped(target, DropLog.Reason.OVERSIZE, entry);
             return false;
         }
-        Entry record = HintFormat.encode(new Hint(index, entry, wallClockMs.getAsLong()));
+        Entry record = HintFormat.encode(hint);
         long bytes = EntryFormat.encodedSize(record);
         lock.lock();
         try {
@@ -169,11 +223,11 @@ public final class HintStore implements Closeable {
             long replaced = existing == null || existing.isTombstone() ? 0 : EntryFormat.encodedSize(existing);
             if (totalBytes - replaced + bytes > options.maxTotalBytes()) {
                 droppedBytes.incrementAndGet();
-                dropLog.dropped(index, DropLog.Reason.BYTES, totalBytes + " of " + options.maxTotalBytes() + " bytes used");
+                dropLog.dropped(target, DropLog.Reason.BYTES, totalBytes + " of " + options.maxTotalBytes() + " bytes used");
                 return false;
             }
             engine.apply(record);
-            Tally t = tallies.computeIfAbsent(index, i -> new Tally());
+            Tally t = tallies.computeIfAbsent(target, i -> new Tally());
             if (replaced == 0) {
                 t.hints++;
             }
@@ -187,7 +241,7 @@ public final class HintStore implements Closeable {
     }
 
     /**
-     * Up to {@code maxHints} of {@code targetIndex}'s hints with user key {@code >= start}, in key order,
+     * Up to {@code maxHints} of the hints of the node with URL {@code target} with user key {@code >= start}, in key order,
      * stopping after the hint that takes the page to {@code maxBytes} stored bytes (so a page holds at
      * least one hint if any is left). Hints older than {@code maxAgeMs} met on the way are removed,
      * counted and logged instead of returned (they still count toward both limits, so a page is
@@ -199,7 +253,7 @@ public final class HintStore implements Closeable {
      * @throws IOException if the engine cannot be read, or a stored hint is damaged
      *                     ({@link io.ringbase.storage.CorruptionException})
      */
-    public HintPage page(int targetIndex, byte[] start, int maxHints, long maxBytes) throws IOException {
+    public HintPage page(String target, byte[] start, int maxHints, long maxBytes) throws IOException {
         if (maxHints < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("maxHints and maxBytes must be at least 1, got " + maxHints
                     + " and " + maxBytes);
@@ -208,8 +262,8 @@ public final class HintStore implements Closeable {
         List<Hint> aged = new ArrayList<>();
         byte[] next = null;
         long horizon = wallClockMs.getAsLong() - options.maxAgeMs();
-        try (CloseableIterator<Entry> it = engine.scan(HintFormat.key(targetIndex, start),
-                HintFormat.targetEnd(targetIndex), true)) {
+        try (CloseableIterator<Entry> it = engine.scan(HintFormat.key(target, start),
+                HintFormat.targetEnd(target), true)) {
             int seen = 0;
             long bytes = 0;
             while (it.hasNext()) {
@@ -229,7 +283,7 @@ public final class HintStore implements Closeable {
         for (Hint h : aged) {
             if (remove(h)) {
                 droppedAge.incrementAndGet();
-                dropLog.dropped(targetIndex, DropLog.Reason.AGE, "stored at " + h.createdAtMs() + " ms, window "
+                dropLog.dropped(target, DropLog.Reason.AGE, "stored at " + h.createdAtMs() + " ms, window "
                         + options.maxAgeMs() + " ms");
             }
         }
@@ -257,7 +311,7 @@ public final class HintStore implements Closeable {
 
     /** Tombstones {@code hint}'s version; true if that removed the pending hint (it was not replaced). */
     private boolean remove(Hint hint) throws IOException {
-        byte[] key = HintFormat.key(hint.targetIndex(), hint.entry().key());
+        byte[] key = HintFormat.key(hint.target(), hint.entry().key());
         lock.lock();
         try {
             Entry existing = engine.get(key);
@@ -266,11 +320,11 @@ public final class HintStore implements Closeable {
                 return false;
             }
             long bytes = EntryFormat.encodedSize(existing);
-            Tally t = tallies.get(hint.targetIndex());
+            Tally t = tallies.get(hint.target());
             t.hints--;
             t.bytes -= bytes;
             if (t.hints == 0) {
-                tallies.remove(hint.targetIndex());
+                tallies.remove(hint.target());
             }
             totalBytes -= bytes;
             return true;
@@ -279,18 +333,18 @@ public final class HintStore implements Closeable {
         }
     }
 
-    /** Whether hints for {@code targetIndex} are pending. */
-    public boolean hasHints(int targetIndex) {
+    /** Whether hints for the node with URL {@code target} are pending. */
+    public boolean hasHints(String target) {
         lock.lock();
         try {
-            return tallies.containsKey(targetIndex);
+            return tallies.containsKey(target);
         } finally {
             lock.unlock();
         }
     }
 
-    /** The indices of the targets with pending hints, ascending. */
-    public Set<Integer> targets() {
+    /** The URLs of the targets with pending hints, in string order. */
+    public Set<String> targets() {
         lock.lock();
         try {
             return new TreeSet<>(tallies.keySet());

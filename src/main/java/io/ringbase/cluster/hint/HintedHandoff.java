@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,7 +29,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link #hint} never blocks (the coordinator calls it on an event loop): it puts the hint on a
  *       bounded queue ({@link HintOptions#queueCapacity()}) that one writer thread adds to the store;
- *       when the queue is full the hint is dropped, counted and logged.</li>
+ *       when the queue is full the hint is dropped, counted and logged. The future it returns completes
+ *       once the writer has appended the hint to the store's WAL (durable per the node's WAL policy) or
+ *       dropped it; the coordinator holds a write's answer until then.</li>
+ *   <li>Hints are addressed by the target's URL ({@link NodeId#toString()}), not its position in
+ *       {@code --cluster}: a reordered list delivers every hint to the node it was meant for; hints
+ *       for a URL no longer in the list stay until it is back (or age out).</li>
  *   <li>Every {@value #PROBE_INTERVAL_MS} ms a scheduler thread probes ({@link Replica#probe()}) each
  *       target with pending hints that is not being delivered to (a probe still unanswered after
  *       {@value #PROBE_RETRY_MS} ms no longer holds back the next), so a target that comes back is
@@ -55,7 +61,7 @@ public final class HintedHandoff implements Closeable {
     static final long CLOSE_WAIT_MS = 10_000;
     private static final long WRITER_POLL_MS = 100;
 
-    private record Pending(NodeId target, Entry entry) {
+    private record Pending(NodeId target, Entry entry, CompletableFuture<Void> stored) {
     }
 
     /** Per-target delivery state. */
@@ -75,7 +81,7 @@ public final class HintedHandoff implements Closeable {
     private final Function<NodeId, Replica> replicas;
     private final HintOptions options;
     private final ArrayBlockingQueue<Pending> queue;
-    private final ConcurrentHashMap<Integer, Target> targets = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Target> targets = new ConcurrentHashMap<>(); // by URL
     private final DropLog dropLog = new DropLog(log);
     private final Thread writer;
     private final ScheduledExecutorService prober =
@@ -113,7 +119,8 @@ public final class HintedHandoff implements Closeable {
      */
     public static HintedHandoff open(Path dir, Topology topology, Function<NodeId, Replica> replicas,
                                      HintOptions options, WalSyncPolicy walSync) throws IOException {
-        return new HintedHandoff(topology, HintStore.open(dir, options, walSync, System::currentTimeMillis), replicas);
+        return new HintedHandoff(topology, HintStore.open(dir, options, walSync, System::currentTimeMillis,
+                i -> i < topology.size() ? topology.node(i).toString() : null), replicas);
     }
 
     /** Starts the writer and the prober (hints stored before a restart are probed for at once). Idempotent. */
@@ -130,9 +137,11 @@ public final class HintedHandoff implements Closeable {
      * blocks: the hint is written to the store in the background, or dropped (counted and logged) if the
      * queue is full or the service is closed. Does not count toward any {@code ack}.
      *
+     * @return completes (never exceptionally) once the hint is in the store's WAL, or was dropped; on
+     *     the writer thread, so callbacks must not block
      * @throws IllegalArgumentException if {@code target} is not a node of the topology or is this node
      */
-    public void hint(NodeId target, Entry entry) {
+    public CompletableFuture<Void> hint(NodeId target, Entry entry) {
         Objects.requireNonNull(entry, "entry");
         if (target.index() >= topology.size() || !topology.node(target.index()).equals(target)) {
             throw new IllegalArgumentException(target + " is not a node of the cluster " + topology.nodes());
@@ -140,11 +149,14 @@ public final class HintedHandoff implements Closeable {
         if (target.equals(topology.self())) {
             throw new IllegalArgumentException("a node does not hint itself: " + target);
         }
-        if (closing || !queue.offer(new Pending(target, entry))) {
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        if (closing || !queue.offer(new Pending(target, entry, stored))) {
             droppedQueueFull.incrementAndGet();
-            dropLog.dropped(target.index(), DropLog.Reason.QUEUE_FULL,
+            dropLog.dropped(target.toString(), DropLog.Reason.QUEUE_FULL,
                     closing ? "service closed" : options.queueCapacity() + " hints queued");
+            stored.complete(null);
         }
+        return stored;
     }
 
     /** A snapshot of the counters and pending hints. */
@@ -174,7 +186,9 @@ public final class HintedHandoff implements Closeable {
                 store.add(p.target(), p.entry());
             } catch (IOException | RuntimeException e) {
                 droppedWriteError.incrementAndGet();
-                dropLog.dropped(p.target().index(), DropLog.Reason.WRITE_ERROR, e);
+                dropLog.dropped(p.target().toString(), DropLog.Reason.WRITE_ERROR, e);
+            } finally {
+                p.stored().complete(null);
             }
         }
     }
@@ -184,14 +198,15 @@ public final class HintedHandoff implements Closeable {
     private void probeAll() {
         try {
             long now = System.nanoTime();
-            for (int index : store.targets()) {
+            for (String url : store.targets()) {
                 if (closing) {
                     return;
                 }
-                if (index >= topology.size() || index == topology.self().index()) {
+                NodeId node = topology.byUrl(url);
+                if (node == null || node.equals(topology.self())) {
                     continue; // hints for a node no longer in the list: they stay until the list has it again
                 }
-                Target t = targets.computeIfAbsent(index, i -> new Target(topology.node(i)));
+                Target t = targets.computeIfAbsent(url, u -> new Target(node));
                 long sent = t.probeSentNanos;
                 if (t.delivering.get() || (sent != 0 && now - sent < TimeUnit.MILLISECONDS.toNanos(PROBE_RETRY_MS))) {
                     continue;
@@ -278,7 +293,11 @@ public final class HintedHandoff implements Closeable {
         if (writer.isAlive()) {
             log.warn("hint writer still busy after {} ms; closing the hint store under it", CLOSE_WAIT_MS);
         }
-        int lost = queue.size();
+        int lost = 0;
+        for (Pending p; (p = queue.poll()) != null; ) {
+            lost++;
+            p.stored().complete(null);
+        }
         if (lost > 0) {
             droppedQueueFull.addAndGet(lost);
             log.warn("{} queued hints were not stored before shutdown; anti-entropy will repair their replicas", lost);

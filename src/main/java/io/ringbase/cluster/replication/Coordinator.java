@@ -32,8 +32,16 @@ import org.slf4j.LoggerFactory;
  *       nothing was written.</li>
  *   <li><b>Not enough answers.</b> When so many replicas failed or timed out that {@code ack} answers
  *       cannot be had, it fails with {@link QuorumException.NotEnoughAnswers}: a write may have landed.</li>
+ *   <li><b>Unwritable replicas.</b> A replica whose last ping said its engine cannot take writes
+ *       ({@link Replica#ping()}, {@link Liveness#isUpForWrites}) counts as down for writes: a write
+ *       hints it instead of sending, and probes it like a down one when fewer than {@code ack} others
+ *       remain. Reads still go to it. A replica write answered with an error pings that replica (one
+ *       ping in flight per node), so a busy node whose disk failed is known within one round trip.</li>
  *   <li><b>Hints.</b> A write's replicas that are down or did not answer get a hint ({@link HintSink});
- *       hints never count toward {@code ack}. A write goes to exactly the {@code from} replicas.</li>
+ *       hints never count toward {@code ack}. A write goes to exactly the {@code from} replicas. A write
+ *       that succeeds answers only once the hints handed over before its {@code ack}-th answer are
+ *       stored ({@link HintSink#hint} completed): a crash right after the answer loses none of them. A
+ *       replica that fails or times out after the answer gets its hint later, with no such wait.</li>
  *   <li><b>Reads</b> return the newest answer ({@link Entry#compareNewness}: version, then tombstone
  *       first, then value bytes), tombstones and expired entries included: the caller decides what is
  *       live. <b>Read repair</b> ({@link ReadRepair}): a quorum read ({@code ack > from/2}) whose answers
@@ -172,9 +180,9 @@ public final class Coordinator {
      */
     private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
-        List<NodeId> up = up(targets);
+        List<NodeId> up = upForWrites(targets);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
+            return afterProbing(targets, ack, from, true, nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
         }
         return quorumWrite(entry, ack, from, targets, up);
     }
@@ -229,9 +237,10 @@ public final class Coordinator {
 
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
-        List<NodeId> up = up(targets);
+        List<NodeId> up = upForWrites(targets);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, nowUp -> write(entry, ack, from, attempt, targets, nowUp, true));
+            return afterProbing(targets, ack, from, true,
+                    nowUp -> write(entry, ack, from, attempt, targets, nowUp, true));
         }
         return write(entry, ack, from, attempt, targets, up, true);
     }
@@ -243,9 +252,10 @@ public final class Coordinator {
      */
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
                                           List<NodeId> up, boolean reversion) {
+        HintWaits hinted = new HintWaits();
         for (NodeId t : targets) {
             if (!up.contains(t)) {
-                hints.hint(t, entry);
+                hinted.add(hints.hint(t, entry));
             }
         }
         Tally<Long> tally = new Tally<>(ack, from, up.size());
@@ -261,8 +271,12 @@ public final class Coordinator {
                         }
                         tally.answer(t, stored);
                     } else {
-                        hints.hint(t, entry);
-                        tally.failed(classify(t, failure));
+                        hinted.add(hints.hint(t, entry));
+                        Tally.Kind kind = classify(t, failure);
+                        if (unwrap(failure) instanceof ReplicaException.Failed) {
+                            probe(t); // an error answer: ask whether its engine can still write (shared ping)
+                        }
+                        tally.failed(kind);
                     }
                 });
             }
@@ -283,7 +297,7 @@ public final class Coordinator {
                 newest = Math.max(newest, a.value());
             }
             if (newest == entry.version() || !reversion) {
-                return CompletableFuture.<Void>completedFuture(null);
+                return hinted.allStored(); // below: a quorum write meeting a newer version met a concurrent write
             }
             // An acking replica already held a newer version of the key: a write this coordinator's clock
             // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
@@ -292,14 +306,16 @@ public final class Coordinator {
             // every answer's version was observed when it came (a remote one) or is this node's own
             Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
             if (attempt >= MAX_WRITE_ATTEMPTS) {
-                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+                return CompletableFuture.<Void>failedFuture(
+                        new QuorumException.LostToNewerVersions(ack, from, answers.size(), attempt));
             }
             log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
             try { // off the answering thread: the local replica may block
                 return CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background)
                         .thenCompose(f -> f);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                return CompletableFuture.<Void>failedFuture(new QuorumException.NotEnoughAnswers(ack, from, 0, 0, ack));
+            } catch (RejectedExecutionException e) { // the background queue is full: give up here
+                return CompletableFuture.<Void>failedFuture(
+                        new QuorumException.LostToNewerVersions(ack, from, answers.size(), attempt));
             }
         });
     }
@@ -318,7 +334,7 @@ public final class Coordinator {
         List<NodeId> targets = ring.replicas(key, checkAck(ack, from));
         List<NodeId> up = up(targets);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, nowUp -> read(key, ack, from, nowUp));
+            return afterProbing(targets, ack, from, false, nowUp -> read(key, ack, from, nowUp));
         }
         return read(key, ack, from, up);
     }
@@ -381,6 +397,17 @@ public final class Coordinator {
         return from;
     }
 
+    /** The {@code targets} up and not known to be unable to write (this node always). */
+    private List<NodeId> upForWrites(List<NodeId> targets) {
+        List<NodeId> up = new ArrayList<>(targets.size());
+        for (NodeId t : targets) {
+            if (t.equals(topology.self()) || liveness.isUpForWrites(t)) {
+                up.add(t);
+            }
+        }
+        return up;
+    }
+
     private List<NodeId> up(List<NodeId> targets) {
         List<NodeId> up = new ArrayList<>(targets.size());
         for (NodeId t : targets) {
@@ -397,17 +424,17 @@ public final class Coordinator {
      * nothing. {@code send} runs on {@code background}: the probes complete on a client event loop, and
      * the local replica's write may block.
      */
-    private <T> CompletableFuture<T> afterProbing(List<NodeId> targets, int ack, int from,
+    private <T> CompletableFuture<T> afterProbing(List<NodeId> targets, int ack, int from, boolean forWrites,
                                                   Function<List<NodeId>, CompletableFuture<T>> send) {
         List<CompletableFuture<Void>> pending = new ArrayList<>(targets.size());
         for (NodeId t : targets) {
-            if (!isUp(t)) {
+            if (!isUp(t) || (forWrites && !t.equals(topology.self()) && !liveness.isUpForWrites(t))) {
                 pending.add(probe(t));
             }
         }
         CompletableFuture<T> result = new CompletableFuture<>();
         CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
-            List<NodeId> up = up(targets);
+            List<NodeId> up = forWrites ? upForWrites(targets) : up(targets);
             if (up.size() < ack) {
                 result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
                 return;
@@ -443,21 +470,36 @@ public final class Coordinator {
             if (!probes.compareAndSet(i, null, mine)) {
                 continue;
             }
-            CompletableFuture<Void> call;
+            CompletableFuture<String> call;
             try {
-                call = replica(node).probe();
+                call = replica(node).ping();
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
-            call.whenComplete((v, failure) -> {
+            call.whenComplete((unwritable, failure) -> {
                 if (failure == null) {
-                    log.info("node {} answers again", node);
+                    if (!liveness.isUp(node)) {
+                        log.info("node {} answers again", node);
+                    }
                     liveness.markUp(node);
+                    if (liveness.markWritable(node, unwritable)) {
+                        logWritability(node, unwritable);
+                    }
                 }
                 probes.compareAndSet(i, mine, null);
                 mine.complete(null);
             });
             return mine;
+        }
+    }
+
+    /** One line when a node's ping changes whether it can take writes. */
+    public static void logWritability(NodeId node, String unwritable) {
+        if (unwritable == null) {
+            log.info("node {} can take writes again", node);
+        } else {
+            log.warn("node {} cannot take writes ({}); it counts as down for writes until a ping says otherwise",
+                    node, unwritable);
         }
     }
 

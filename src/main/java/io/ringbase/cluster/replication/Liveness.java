@@ -2,6 +2,7 @@ package io.ringbase.cluster.replication;
 
 import io.ringbase.cluster.NodeId;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A simple failure detector: a node is down from a call that found it unreachable until a call (or a
@@ -9,7 +10,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * probes believed-down replicas before it refuses a request for want of them
  * ({@link QuorumException.Unavailable}). A prober ({@code server.Node}) calls, every
  * {@link #PROBE_INTERVAL_MS}, the nodes believed down and those that have answered nothing for a second,
- * so nodes come back, and dead ones are noticed, without client traffic. Thread-safe, lock-free.
+ * so nodes come back, and dead ones are noticed, without client traffic.
+ *
+ * <p>Apart from up or down, a node may be <b>unwritable</b>: it answers, but its ping said its engine
+ * cannot take writes (a failed WAL, a closing engine: {@link Replica#ping()}). It stays up for reads and
+ * counts as down for writes until a ping says it can write again; the prober pings unwritable nodes
+ * every {@link #PROBE_INTERVAL_MS} like down ones. Thread-safe, lock-free.
  */
 public final class Liveness {
 
@@ -17,9 +23,31 @@ public final class Liveness {
     public static final long PROBE_INTERVAL_MS = 500;
 
     private final AtomicLongArray downSinceMs;
+    private final AtomicReferenceArray<String> unwritable; // the reason, null when writable
 
     public Liveness(int nodes) {
         this.downSinceMs = new AtomicLongArray(nodes);
+        this.unwritable = new AtomicReferenceArray<>(nodes);
+    }
+
+    /** Whether {@code node} is up and not known to be unable to write. */
+    public boolean isUpForWrites(NodeId node) {
+        return isUp(node) && unwritable.get(node.index()) == null;
+    }
+
+    /** Why {@code node}'s last ping said it cannot write, or null if it can (or never said otherwise). */
+    public String unwritableReason(NodeId node) {
+        return unwritable.get(node.index());
+    }
+
+    /**
+     * Records what a ping of {@code node} answered: {@code null} if it can take writes, else its reason.
+     *
+     * @return whether that changed the node's writability
+     */
+    public boolean markWritable(NodeId node, String unwritableReason) {
+        String before = unwritable.getAndSet(node.index(), unwritableReason);
+        return (before == null) != (unwritableReason == null);
     }
 
     public boolean isUp(NodeId node) {

@@ -179,4 +179,9 @@ public final class LocalReplica implements Replica {
     public CompletableFuture<Void> probe() {
         return CompletableFuture.completedFuture(null);
     }
+
+    @Override
+    public CompletableFuture<String> ping() {
+        return CompletableFuture.completedFuture(engine.unwritableReason());
+    }
 }

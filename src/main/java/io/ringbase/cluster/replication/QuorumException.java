@@ -45,4 +45,19 @@ public abstract sealed class QuorumException extends Exception {
                     ack, from);
         }
     }
+
+    /**
+     * Every attempt of a write was acknowledged by {@code ack} replicas, but on each some replica already
+     * held a newer version of the key (a write through another coordinator whose clock was ahead), and
+     * the coordinator gave up re-versioning it after {@code attempts}: the write is stored on
+     * {@code stored} replicas, under a version that loses, so it may or may not be visible.
+     */
+    public static final class LostToNewerVersions extends QuorumException {
+        public LostToNewerVersions(int ack, int from, int stored, int attempts) {
+            super("timeout: " + stored + " of " + from + " replicas answered and stored the write, " + ack
+                    + " needed, but a newer version of the key was already there on each of " + attempts
+                    + " attempts (writes through another coordinator with a clock ahead); the write may have"
+                    + " been applied on some replicas", ack, from);
+        }
+    }
 }

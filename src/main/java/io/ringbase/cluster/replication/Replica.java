@@ -84,4 +84,15 @@ public interface Replica {
 
     /** Completes normally if the replica answers at all (a liveness probe). */
     CompletableFuture<Void> probe();
+
+    /**
+     * A liveness probe that also tells whether the replica's engine can take writes (the internal ping,
+     * issue 10 "ping health"): completes with {@code null} when it can, else with the replica's short
+     * reason (its {@link io.ringbase.storage.StorageEngine#unwritableReason()}: closed, a failed WAL);
+     * fails as {@link #probe()} does when the replica does not answer. The default, for replicas that
+     * cannot tell, is {@link #probe()} taken as writable.
+     */
+    default CompletableFuture<String> ping() {
+        return probe().thenApply(v -> null);
+    }
 }

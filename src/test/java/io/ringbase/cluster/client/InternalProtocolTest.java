@@ -133,4 +133,15 @@ class InternalProtocolTest {
         assertThat(more.hasMore()).isTrue();
         assertThat(more.next()).containsExactly('a', 0);
     }
+
+    @Test
+    void aPingBodySaysWhetherTheEngineCanWriteAndAnEmptyOneMeansItCan() {
+        org.assertj.core.api.Assertions.assertThat(InternalProtocol.pingBody(null)).isEmpty();
+        org.assertj.core.api.Assertions.assertThat(InternalProtocol.pingUnwritableReason(new byte[0])).isNull();
+        byte[] full = InternalProtocol.pingBody("WAL segment wal-1.log failed: No space left on device");
+        org.assertj.core.api.Assertions.assertThat(new String(full, java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("unwritable: WAL segment wal-1.log failed: No space left on device");
+        org.assertj.core.api.Assertions.assertThat(InternalProtocol.pingUnwritableReason(full))
+                .isEqualTo("WAL segment wal-1.log failed: No space left on device");
+    }
 }

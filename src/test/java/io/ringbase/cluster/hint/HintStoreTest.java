@@ -43,7 +43,7 @@ class HintStoreTest {
         return Entry.value(Keys.utf8(key), version, Keys.utf8(value));
     }
 
-    private static List<Hint> all(HintStore s, int target) throws IOException {
+    private static List<Hint> all(HintStore s, String target) throws IOException {
         List<Hint> out = new ArrayList<>();
         byte[] start = new byte[0];
         while (true) {
@@ -67,17 +67,17 @@ class HintStoreTest {
             assertThat(store.add(B, e)).isTrue();
         }
 
-        List<Hint> hints = all(store, B.index());
+        List<Hint> hints = all(store, B.toString());
 
         assertThat(hints).extracting(Hint::entry).containsExactly(a, b, c, d);
         assertThat(hints).allSatisfy(h -> {
-            assertThat(h.targetIndex()).isEqualTo(B.index());
+            assertThat(h.target()).isEqualTo(B.toString());
             assertThat(h.createdAtMs()).isEqualTo(clock.get());
         });
         assertThat(store.pendingHints()).isEqualTo(4);
         assertThat(store.hintsStored()).isEqualTo(4);
-        assertThat(store.hasHints(B.index())).isTrue();
-        assertThat(store.hasHints(C.index())).isFalse();
+        assertThat(store.hasHints(B.toString())).isTrue();
+        assertThat(store.hasHints(C.toString())).isFalse();
     }
 
     @Test
@@ -87,9 +87,9 @@ class HintStoreTest {
         store.add(C, value("k", base + 2, "for-c"));
         store.add(C, value("l", base + 3, "for-c"));
 
-        assertThat(all(store, B.index())).extracting(h -> new String(h.entry().value())).containsExactly("for-b");
-        assertThat(all(store, C.index())).hasSize(2);
-        assertThat(store.targets()).containsExactly(B.index(), C.index());
+        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().value())).containsExactly("for-b");
+        assertThat(all(store, C.toString())).hasSize(2);
+        assertThat(store.targets()).containsExactly(B.toString(), C.toString());
     }
 
     @Test
@@ -98,7 +98,7 @@ class HintStoreTest {
         for (int i = 0; i < 100; i++) {
             store.add(B, value(String.format("k%03d", i), base + i, "v" + i));
         }
-        List<Hint> hints = all(store, B.index()); // pages of 7
+        List<Hint> hints = all(store, B.toString()); // pages of 7
 
         assertThat(hints).hasSize(100);
         assertThat(hints).extracting(h -> new String(h.entry().key())).isSorted().doesNotHaveDuplicates();
@@ -111,8 +111,8 @@ class HintStoreTest {
             store.add(B, value("k" + i, base + i, "x".repeat(1000)));
         }
 
-        HintPage first = store.page(B.index(), new byte[0], 100, 1500);
-        HintPage tiny = store.page(B.index(), new byte[0], 100, 1);
+        HintPage first = store.page(B.toString(), new byte[0], 100, 1500);
+        HintPage tiny = store.page(B.toString(), new byte[0], 100, 1);
 
         assertThat(first.hints()).hasSize(2);
         assertThat(first.next()).isEqualTo(Keys.utf8("k1\0"));
@@ -129,8 +129,8 @@ class HintStoreTest {
 
         open(HintOptions.defaults());
 
-        assertThat(all(store, B.index())).extracting(Hint::entry).containsExactly(value("a", base + 1, "one"));
-        assertThat(all(store, C.index())).extracting(Hint::entry)
+        assertThat(all(store, B.toString())).extracting(Hint::entry).containsExactly(value("a", base + 1, "one"));
+        assertThat(all(store, C.toString())).extracting(Hint::entry)
                 .containsExactly(Entry.tombstone(Keys.utf8("b"), base + 2));
         assertThat(store.pendingHints()).isEqualTo(2);
         assertThat(store.totalBytes()).isEqualTo(bytes).isPositive();
@@ -143,7 +143,7 @@ class HintStoreTest {
         assertThat(store.add(B, value("k", base + 2, "new"))).isTrue();
         assertThat(store.add(B, value("k", base + 1, "old-again"))).isFalse();
 
-        assertThat(all(store, B.index())).extracting(Hint::entry).containsExactly(value("k", base + 2, "new"));
+        assertThat(all(store, B.toString())).extracting(Hint::entry).containsExactly(value("k", base + 2, "new"));
         assertThat(store.pendingHints()).isEqualTo(1);
     }
 
@@ -151,12 +151,12 @@ class HintStoreTest {
     void removingWithTheDeliveredVersionKeepsANewerHint() throws IOException {
         open(HintOptions.defaults());
         store.add(B, value("k", base + 1, "old"));
-        Hint old = all(store, B.index()).getFirst();
+        Hint old = all(store, B.toString()).getFirst();
         store.add(B, value("k", base + 2, "new")); // arrives while "old" is being delivered
 
         store.delivered(old);
 
-        assertThat(all(store, B.index())).extracting(Hint::entry).containsExactly(value("k", base + 2, "new"));
+        assertThat(all(store, B.toString())).extracting(Hint::entry).containsExactly(value("k", base + 2, "new"));
         assertThat(store.pendingHints()).isEqualTo(1);
         assertThat(store.hintsDelivered()).isEqualTo(1);
     }
@@ -166,10 +166,10 @@ class HintStoreTest {
         open(HintOptions.defaults());
         store.add(B, value("k", base + 1, "v"));
 
-        store.delivered(all(store, B.index()).getFirst());
+        store.delivered(all(store, B.toString()).getFirst());
 
-        assertThat(all(store, B.index())).isEmpty();
-        assertThat(store.hasHints(B.index())).isFalse();
+        assertThat(all(store, B.toString())).isEmpty();
+        assertThat(store.hasHints(B.toString())).isFalse();
         assertThat(store.totalBytes()).isZero();
         assertThat(store.add(B, value("k", base + 1, "v"))).as("the delivered version again").isFalse();
         store.close();
@@ -180,7 +180,8 @@ class HintStoreTest {
     @Test
     void hintPastTheByteBoundIsDroppedAndCounted() throws IOException {
         Entry first = value("k1", base + 1, "x".repeat(100));
-        long oneHint = 25 + 2 + 2 + HintFormat.VALUE_HEADER_SIZE + 100; // entry header, stored key, stored value
+        // entry header, stored key (target URL, 0x00, user key), stored value
+        long oneHint = 25 + "http://127.0.0.1:7002".length() + 1 + 2 + HintFormat.VALUE_HEADER_SIZE + 100;
         open(HintOptions.defaults().withMaxTotalBytes(2 * oneHint));
         assertThat(store.add(B, first)).isTrue();
         assertThat(store.totalBytes()).isEqualTo(oneHint);
@@ -202,7 +203,7 @@ class HintStoreTest {
         store.add(B, value("young", base + 2, "v"));
         clock.addAndGet(401); // "old" is 1,001 ms old, "young" 401 ms
 
-        assertThat(all(store, B.index())).extracting(h -> new String(h.entry().key())).containsExactly("young");
+        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key())).containsExactly("young");
         assertThat(store.hintsDroppedAge()).isEqualTo(1);
         assertThat(store.pendingHints()).isEqualTo(1);
     }
@@ -215,6 +216,32 @@ class HintStoreTest {
         assertThat(store.add(B, longKey)).isFalse();
 
         assertThat(store.hintsDroppedOversize()).isEqualTo(1);
-        assertThat(store.hasHints(B.index())).isFalse();
+        assertThat(store.hasHints(B.toString())).isFalse();
+    }
+
+    @Test
+    void legacyHintsKeyedByListPositionAreMigratedToTheNodeAtThatPositionOnce() throws IOException {
+        Path dir = tmp.resolve("hints");
+        byte[] header = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}; // v1, no flags, created 0, no expiry
+        try (io.ringbase.storage.LsmEngine legacy = io.ringbase.storage.LsmEngine.open(
+                io.ringbase.storage.LsmOptions.defaults(dir).withTombstoneGraceMs(0))) {
+            byte[] v = java.util.Arrays.copyOf(header, header.length + 1);
+            v[header.length] = 'x';
+            legacy.apply(Entry.value(new byte[] {0, 1, 'a'}, base + 1, v)); // for node #1
+            legacy.apply(Entry.value(new byte[] {0, 2, 'b'}, base + 2, v)); // for node #2
+            legacy.apply(Entry.value(new byte[] {0, 9, 'c'}, base + 3, v)); // past the list's end
+        }
+        java.util.function.IntFunction<String> list = i -> i == 1 ? B.toString() : i == 2 ? C.toString() : null;
+        clock.set(1_000);
+        store = HintStore.open(dir, HintOptions.defaults(), WalSyncPolicy.PERIODIC, clock::get, list);
+
+        assertThat(store.targets()).containsExactly(B.toString(), C.toString());
+        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key())).containsExactly("a");
+        assertThat(all(store, C.toString())).extracting(h -> new String(h.entry().key())).containsExactly("b");
+        assertThat(store.pendingHints()).isEqualTo(2);
+        store.close();
+
+        store = HintStore.open(dir, HintOptions.defaults(), WalSyncPolicy.PERIODIC, clock::get, i -> null);
+        assertThat(store.pendingHints()).as("migrated once, kept after a restart").isEqualTo(2);
     }
 }

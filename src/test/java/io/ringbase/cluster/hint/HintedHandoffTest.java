@@ -169,4 +169,53 @@ class HintedHandoffTest {
         assertThatThrownBy(() -> handoff.hint(new NodeId(1, "10.0.0.9", 7002), value("k", 1, "v")))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aReorderedClusterListDeliversEveryHintToTheNodeItWasMeantFor() throws Exception {
+        open(HintOptions.defaults()).start();
+        handoff.hint(B, value("for-b", BASE + 1, "b")).get(5, java.util.concurrent.TimeUnit.SECONDS);
+        handoff.hint(C, value("for-c", BASE + 2, "c")).get(5, java.util.concurrent.TimeUnit.SECONDS);
+        handoff.close();
+
+        // restart with B and C swapped in --cluster: B is now node 2, C node 1
+        Topology reordered = Topology.parse(List.of("http://127.0.0.1:7001", "http://127.0.0.1:7003",
+                "http://127.0.0.1:7002"), "http://127.0.0.1:7001");
+        FakeReplica newB = new FakeReplica(reordered.node(2), true);
+        FakeReplica newC = new FakeReplica(reordered.node(1), true);
+        Map<NodeId, Replica> byNode = Map.of(reordered.node(2), newB, reordered.node(1), newC);
+        handoff = new HintedHandoff(reordered, HintStore.open(tmp.resolve("hints"), HintOptions.defaults()), byNode::get);
+        handoff.start();
+
+        assertThat(await(5_000, () -> handoff.stats().pendingHints() == 0)).isTrue();
+        assertThat(newB.received).containsExactly(value("for-b", BASE + 1, "b"));
+        assertThat(newC.received).containsExactly(value("for-c", BASE + 2, "c"));
+    }
+
+    @Test
+    void aHintWhoseFutureCompletedSurvivesACrashRightAfter() throws Exception {
+        open(HintOptions.defaults()).start();
+        for (int i = 0; i < 20; i++) {
+            handoff.hint(B, value("k" + i, BASE + i, "v" + i)).get(5, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        // the crash: copy the directory as it is on disk now (no close, no flush), and open the copy
+        Path crashed = tmp.resolve("crashed");
+        copyTree(tmp.resolve("hints"), crashed);
+        try (HintStore after = HintStore.open(crashed, HintOptions.defaults())) {
+            assertThat(after.pendingHints()).isEqualTo(20);
+            assertThat(after.targets()).containsExactly(B.toString());
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (var paths = java.nio.file.Files.walk(from)) {
+            for (Path p : paths.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (java.nio.file.Files.isDirectory(p)) {
+                    java.nio.file.Files.createDirectories(target);
+                } else if (!p.getFileName().toString().equals("LOCK")) {
+                    java.nio.file.Files.copy(p, target);
+                }
+            }
+        }
+    }
 }

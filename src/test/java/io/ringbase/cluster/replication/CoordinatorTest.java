@@ -82,6 +82,14 @@ class CoordinatorTest {
             return behaviour.apply(node).thenApply(v -> null);
         }
 
+        /** What {@link #ping()} says the engine cannot do, or null when it can write. */
+        volatile String unwritable;
+
+        @Override
+        public CompletableFuture<String> ping() {
+            return probe().thenApply(v -> unwritable);
+        }
+
         void fails(Function<NodeId, Throwable> failure) {
             behaviour = n -> CompletableFuture.failedFuture(failure.apply(n));
         }
@@ -98,7 +106,10 @@ class CoordinatorTest {
     final List<NodeId> hinted = Collections.synchronizedList(new ArrayList<>());
     final HybridLogicalClock clock = new HybridLogicalClock(() -> 1_000L);
     final Coordinator coordinator = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
-            (target, entry) -> hinted.add(target), clock, Runnable::run);
+            (target, entry) -> {
+                hinted.add(target);
+                return CompletableFuture.completedFuture(null);
+            }, clock, Runnable::run);
 
     static Entry value(long version, String v) {
         return Entry.value(KEY, version, v.getBytes(StandardCharsets.UTF_8));
@@ -234,6 +245,39 @@ class CoordinatorTest {
     }
 
     @Test
+    void aQuorumWriteNeverWritesAVersionBelowOneAQuorumAlreadyHolds() throws Exception {
+        // Fault suite, latency+loss, key r-4-7: a quorum write stored below a newer version was readable,
+        // then superseded, then came back when re-versioned above later acknowledged writes. ABD: learn the
+        // newest version first, write once above it.
+        long elsewhere = HybridLogicalClock.fromPhysicalMs(1_000) + 500;
+        r1.stored = value(elsewhere, "earlier write");
+        r2.stored = value(elsewhere, "earlier write");
+        Entry mine = value(clock.now(), "later write");
+
+        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            assertThat(r.writes).as("writes to %s", r.node).hasSize(1);
+            assertThat(r.writes.getFirst().version()).isGreaterThan(elsewhere);
+        }
+    }
+
+    @Test
+    void aQuorumWriteThatMeetsAConcurrentNewerWriteIsOrderedBeforeItNotWrittenAgain() throws Exception {
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            r.writeBehaviour = e -> {
+                r.stored = value(e.version() + 1_000, "concurrent"); // landed between the two phases
+                return CompletableFuture.completedFuture(null);
+            };
+        }
+
+        coordinator.write(value(clock.now(), "v"), 2, 3).get(5, TimeUnit.SECONDS);
+
+        assertThat(r0.writes).hasSize(1);
+        assertThat(r1.writes).hasSize(1);
+    }
+
+    @Test
     void aWriteThatLosesATieAtItsOwnVersionIsWrittenAgainAboveIt() throws Exception {
         // Another coordinator's clock issued the very same version to a delete; the tombstone wins the tie
         Entry mine = value(clock.now(), "later write");
@@ -324,6 +368,86 @@ class CoordinatorTest {
         coordinator.write(value(5, "v"), 1, 3).get(5, TimeUnit.SECONDS);
         assertThat(hinted).containsExactlyInAnyOrder(N1, N2);
         assertThat(r1.calls).as("nothing sent to a down replica").isZero();
+    }
+
+    @Test
+    void aWriteThatHintsAnswersOnlyOnceItsHintsAreStored() throws Exception {
+        // issue 10: a crash right after a write is acknowledged must lose no hint already known to be needed
+        List<CompletableFuture<Void>> storing = Collections.synchronizedList(new ArrayList<>());
+        Coordinator slowHints = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness, (target, entry) -> {
+            CompletableFuture<Void> stored = new CompletableFuture<>();
+            storing.add(stored);
+            return stored;
+        }, clock, Runnable::run);
+        liveness.markDown(N1, 1);
+        r2.fails(n -> new ReplicaException.Failed(n, "500", null));
+
+        CompletableFuture<Void> write = slowHints.write(value(5, "v"), 1, 3);
+
+        assertThat(storing).hasSize(2);
+        assertThat(write).as("acknowledged before its hints were stored").isNotDone();
+        storing.get(0).complete(null);
+        assertThat(write).isNotDone();
+        storing.get(1).complete(null);
+        write.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aWriteThatLosesToNewerVersionsEveryTimeSaysHowManyStoredIt() throws Exception {
+        // every replica answers that it holds a newer version, attempt after attempt (a non-quorum write)
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            r.writeBehaviour = e -> {
+                r.stored = value(e.version() + 1_000_000, "newer");
+                return CompletableFuture.completedFuture(null);
+            };
+        }
+        liveness.markDown(N2, 1);
+        r2.fails(n -> new ReplicaException.Unreachable(n, new java.net.ConnectException("refused")));
+
+        Throwable write = cause(coordinator.write(value(clock.now(), "v"), 1, 3)); // re-versions: not a quorum
+
+        assertThat(write).isInstanceOf(QuorumException.class)
+                .hasMessageContaining("1 of 3 replicas answered")
+                .hasMessageContaining("newer version")
+                .hasMessageNotContaining("0 of 3");
+    }
+
+    @Test
+    void aReplicaWhosePingSaysItCannotWriteIsDownForWritesButServesReads() throws Exception {
+        r2.unwritable = "WAL segment wal-1.log failed: No space left on device";
+        r0.stored = value(4, "old");
+        r1.stored = value(4, "old");
+        r2.stored = value(4, "old");
+        liveness.markDown(N2, 1);
+        // ack=3 needs N2: the coordinator pings it, learns it cannot write, and sends nothing
+        Throwable refused = cause(coordinator.write(value(5, "v"), 3, 3));
+        assertThat(refused).isInstanceOf(QuorumException.Unavailable.class).hasMessageContaining("nothing was written");
+        assertThat(liveness.isUp(N2)).isTrue();
+        assertThat(liveness.isUpForWrites(N2)).isFalse();
+        assertThat(r0.writes).isEmpty();
+        assertThat(r2.writes).isEmpty();
+
+        coordinator.write(value(6, "v"), 2, 3).get(5, TimeUnit.SECONDS);
+        assertThat(r2.writes).as("not sent to a replica that cannot write").isEmpty();
+        assertThat(hinted).containsExactly(N2);
+        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS)).as("reads still go to it").isNotNull();
+
+        r2.unwritable = null; // its disk has room again: the next ping says so
+        liveness.markDown(N2, 1);
+        coordinator.write(value(7, "v"), 3, 3).get(5, TimeUnit.SECONDS);
+        assertThat(liveness.isUpForWrites(N2)).isTrue();
+        assertThat(r2.writes).extracting(Entry::version).contains(7L);
+    }
+
+    @Test
+    void aWriteAnsweredWithAnErrorPingsTheReplicaAndLearnsItCannotWrite() throws Exception {
+        r2.writeBehaviour = e -> CompletableFuture.failedFuture(new ReplicaException.Failed(N2, "500 storage I/O error", null));
+        r2.unwritable = "WAL segment wal-1.log failed: No space left on device";
+
+        coordinator.write(value(5, "v"), 2, 3).get(5, TimeUnit.SECONDS);
+
+        assertThat(liveness.isUpForWrites(N2)).isFalse();
+        assertThat(liveness.unwritableReason(N2)).contains("No space left");
     }
 
     @Test
@@ -427,7 +551,10 @@ class CoordinatorTest {
     /** A coordinator whose background executor only queues, so background repairs can be told apart. */
     final List<Runnable> queued = Collections.synchronizedList(new ArrayList<>());
     final Coordinator queuing = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
-            (target, entry) -> hinted.add(target), clock, queued::add);
+            (target, entry) -> {
+                hinted.add(target);
+                return CompletableFuture.completedFuture(null);
+            }, clock, queued::add);
 
     @Test
     void aQuorumReadThatSeesDifferingVersionsAnswersOnlyOnceAQuorumHoldsTheNewest() throws Exception {
