@@ -1,13 +1,13 @@
 package io.ringbase.storage.rocksdb;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.Layouts;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * The RocksDB value of one key: the newest {@link Entry} without its key (the RocksDB key is the entry's
- * key bytes). Big-endian, as in docs/format.md ("RocksDB engine"):
+ * key bytes). Little-endian like every Ringbase format, as in docs/format.md (section 8, "RocksDB engine"):
  *
  * <pre>
  * value := flags:u8 version:u64 expiresAtMs:u64 bytes:u8*   ; bytes run to the end (none for a tombstone)
@@ -21,7 +21,7 @@ final class RocksValueFormat {
     /** Flag bit of a tombstone. Persisted: do not change. */
     static final byte TOMBSTONE = 0x01;
 
-    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = Layouts.I64;
 
     private RocksValueFormat() {
     }
@@ -32,8 +32,8 @@ final class RocksValueFormat {
         byte[] out = new byte[HEADER_SIZE + n];
         MemorySegment s = MemorySegment.ofArray(out);
         s.set(ValueLayout.JAVA_BYTE, 0, value == null ? TOMBSTONE : 0);
-        s.set(LONG_BE, 1, version);
-        s.set(LONG_BE, 9, expiresAtMs);
+        s.set(LONG, 1, version);
+        s.set(LONG, 9, expiresAtMs);
         if (n > 0) {
             MemorySegment.copy(value, 0, s, HEADER_SIZE, n);
         }
@@ -59,11 +59,11 @@ final class RocksValueFormat {
     }
 
     static long version(byte[] bytes) {
-        return MemorySegment.ofArray(bytes).get(LONG_BE, 1);
+        return MemorySegment.ofArray(bytes).get(LONG, 1);
     }
 
     static long expiresAtMs(byte[] bytes) {
-        return MemorySegment.ofArray(bytes).get(LONG_BE, 9);
+        return MemorySegment.ofArray(bytes).get(LONG, 9);
     }
 
     private static void checkHeader(byte[] bytes) {
