@@ -82,8 +82,9 @@ import org.slf4j.LoggerFactory;
  * {@code PERIODIC}: every write reaches the OS (survives a process crash) and a background thread
  * fsyncs the WAL every interval ({@link RocksDB#syncWal()}).
  *
- * <p><b>Memory.</b> One LRU block cache of {@link RocksDbOptions#blockCacheBytes()} holds data, index and
- * filter blocks; at most two memtables of {@link RocksDbOptions#memtableBytes()} exist.
+ * <p><b>Memory.</b> One LRU block cache of {@link RocksDbOptions#blockCacheBytes()} holds data blocks; index
+ * and Bloom filter blocks stay with the open tables (about 2 B per key); at most two memtables of
+ * {@link RocksDbOptions#memtableBytes()} exist.
  */
 public final class RocksDbEngine implements ManagedEngine {
 
@@ -175,8 +176,10 @@ public final class RocksDbEngine implements ManagedEngine {
             BlockBasedTableConfig table = new BlockBasedTableConfig()
                     .setBlockCache(cache)
                     .setFilterPolicy(bloom)
-                    .setCacheIndexAndFilterBlocks(true)
-                    .setPinL0FilterAndIndexBlocksInCache(true);
+                    // RocksDB's default: index and filter blocks live with the table readers, outside the
+                    // cache. In the cache (tried first), data blocks evicted a table's whole top-level index
+                    // (hundreds of KiB) and point reads ran at ~1,000/s
+                    .setCacheIndexAndFilterBlocks(false);
             ColumnFamilyOptions dataOptions = new ColumnFamilyOptions()
                     .setWriteBufferSize(options.memtableBytes())
                     .setMaxWriteBufferNumber(2)
