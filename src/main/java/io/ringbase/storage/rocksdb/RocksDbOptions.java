@@ -8,15 +8,16 @@ import java.util.function.LongSupplier;
 
 /**
  * Settings of a {@link RocksDbEngine}, validated on construction. The native memory it may take is about
- * {@code blockCacheBytes + 2 * memtableBytes} plus RocksDB's own few MiB (docs/design.md, "Memory budget").
+ * {@code blockCacheBytes + 2 * memtableBytes + 4 MiB} plus about 2 B per key of index and filters and
+ * RocksDB's own few MiB (docs/design.md, "Memory budget").
  *
  * @param dataDir           the node's data directory; RocksDB's files go in its {@code rocksdb/} subdirectory
  * @param walSync           {@link WalSyncPolicy#ALWAYS}: every write is fsynced before it returns;
  *                          {@link WalSyncPolicy#PERIODIC}: written to the OS at once, fsynced every interval
  * @param walSyncIntervalMs fsync interval of the periodic policy, ms (default 1000)
  * @param memtableBytes     RocksDB's {@code write_buffer_size}; at most two exist at once (default 16 MiB)
- * @param blockCacheBytes   the LRU block cache, which also holds index and Bloom filter blocks
- *                          (default 32 MiB)
+ * @param blockCacheBytes   the LRU cache of data blocks (default 32 MiB); index and Bloom filter blocks
+ *                          are held by the open tables, outside it
  * @param tombstoneGraceMs  tombstones and expired entries older than this are deleted by a purge pass
  *                          ({@link RocksDbEngine#purge}), ms (default 0)
  * @param purgeIntervalMs   how often the purge pass runs in the background, ms (default one hour)
