@@ -4,6 +4,7 @@ import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
+import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.LsmOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -47,6 +48,10 @@ public final class ClusterCommand implements Callable<Integer> {
     @Option(names = "--data-dir", defaultValue = "./data",
             description = "Parent directory of the nodes' data directories node-1, node-2, ... (default: ${DEFAULT-VALUE}).")
     Path dataDir;
+
+    @Option(names = "--engine", defaultValue = "lsm", paramLabel = "lsm|rocksdb",
+            description = "Storage engine of every node: 'lsm' (Ringbase's own) or 'rocksdb' (default: ${DEFAULT-VALUE}).")
+    String engine;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -118,13 +123,20 @@ public final class ClusterCommand implements Callable<Integer> {
         for (int i = 0; i < nodes; i++) {
             urls.add("http://localhost:" + (basePort + i));
         }
+        EngineKind kind;
+        try {
+            kind = EngineKind.parse(engine);
+        } catch (IllegalArgumentException e) {
+            throw bad("--engine: " + e.getMessage());
+        }
         List<Node.Config> configs = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
             Topology topology = Topology.parse(urls, urls.get(i));
             HttpServerConfig http = HttpServerConfig.defaults(basePort + i).withHost(BIND_HOST);
             LsmOptions storage = LsmOptions.defaults(dataDir.resolve("node-" + (i + 1)))
                     .withTombstoneGraceMs(nodes == 1 ? 0 : TOMBSTONE_GRACE_MS); // as serve does
-            configs.add(new Node.Config(http, storage, topology, REPLICA_TIMEOUT_MS, null, HintOptions.defaults()));
+            configs.add(new Node.Config(http, storage, topology, REPLICA_TIMEOUT_MS, null, HintOptions.defaults())
+                    .withEngine(kind));
         }
         return configs;
     }

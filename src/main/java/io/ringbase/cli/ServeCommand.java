@@ -5,6 +5,7 @@ import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
+import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.storage.wal.WalRecoveryMode;
 import io.ringbase.storage.wal.WalSyncPolicy;
@@ -49,6 +50,11 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--self", paramLabel = "URL", description = "This node's URL in --cluster; required when the list has more than one node (default: the only URL of a one-node list).")
     String self;
+
+    @Option(names = "--engine", defaultValue = "lsm", paramLabel = "lsm|rocksdb",
+            description = "Storage engine: 'lsm' (Ringbase's own) or 'rocksdb' (RocksDB); a data directory "
+                    + "keeps the engine that created it (default: ${DEFAULT-VALUE}).")
+    String engine;
 
     @Option(names = "--wal-sync", defaultValue = "periodic", paramLabel = "always|periodic",
             description = "WAL fsync policy: 'always' fsyncs before acknowledging a write, 'periodic' every "
@@ -256,7 +262,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
             return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock, metrics,
-                    accessLog);
+                    accessLog, EngineKind.parse(engine));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

@@ -33,7 +33,9 @@ import io.ringbase.status.NodeStatus;
 import io.ringbase.status.StatusPage;
 import io.ringbase.http.RepairControl;
 import io.ringbase.http.RingbaseHttpServer;
+import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.LsmEngine;
+import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
@@ -67,15 +69,30 @@ public final class Node implements AutoCloseable {
      * @param clock            the clock bound ({@code --max-clock-offset}) and a test-only skew
      * @param metrics          whether requests are counted and {@code /metrics} served (default true)
      * @param accessLog        whether every request is logged on {@code io.ringbase.access} (default false)
+     * @param engine           the storage engine ({@code --engine}; default {@link EngineKind#LSM})
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                          byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics,
-                         boolean accessLog) {
+                         boolean accessLog, EngineKind engine) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
             }
             java.util.Objects.requireNonNull(clock, "clock");
+            java.util.Objects.requireNonNull(engine, "engine");
+        }
+
+        /** A config on our own engine ({@link EngineKind#LSM}). */
+        public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
+                      byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics, boolean accessLog) {
+            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
+                    EngineKind.LSM);
+        }
+
+        /** This config with another storage engine. */
+        public Config withEngine(EngineKind kind) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
+                    kind);
         }
 
         /** A config with the default clock options ({@link ClockOptions#defaults()}), metrics on and no access log. */
@@ -86,22 +103,22 @@ public final class Node implements AutoCloseable {
 
         /** This config with other clock options. */
         public Config withClock(ClockOptions clock) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog, engine);
         }
 
         /** This config with metrics on or off. */
         public Config withMetrics(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog, engine);
         }
 
         /** This config with the access log on or off. */
         public Config withAccessLog(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on, engine);
         }
     }
 
     private final Config config;
-    private final LsmEngine engine;
+    private final ManagedEngine engine;
     private final HybridLogicalClock clock;
     private final RingbaseHttpServer server;
     private final ReplicaClient client;
@@ -127,7 +144,7 @@ public final class Node implements AutoCloseable {
             log.warn("this node's clock is skewed by {} ms for a test (--test-clock-offset-ms)",
                     config.clock().testOffsetMs());
         }
-        this.engine = LsmEngine.open(config.storage());
+        this.engine = Engines.open(config.engine(), config.storage());
         long newestStored = engine.maxVersion();
         if (newestStored != Long.MIN_VALUE) { // MIN_VALUE: nothing stored
             clock.observeStored(newestStored);
@@ -365,7 +382,7 @@ public final class Node implements AutoCloseable {
     }
 
     /** The engine (for tests and admin). */
-    public LsmEngine engine() {
+    public ManagedEngine engine() {
         return engine;
     }
 

@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * manifest is written (with its fsyncs) first, outside {@code stateLock}, which then covers only the
  * swap of the view, so a memtable switch never waits for a manifest fsync. Recovery: see {@link #open}.
  */
-public final class LsmEngine implements StorageEngine {
+public final class LsmEngine implements ManagedEngine {
 
     private static final Logger log = LoggerFactory.getLogger(LsmEngine.class);
 

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The storage engines head to head, in one JVM (io.ringbase.bench.engines.EngineBench): our LSM engine
+# and RocksDB on fillrandom, readrandom, readmissing, seekrandom and a full scan, alternating phase by
+# phase. Flags go to EngineBench (--keys, --value-sizes, --reads, --seeks, --scan-length, --dir, --out,
+# --engines; --help lists them). Examples:
+#   bench/engine-bench.sh                                # 1M keys, 100 B and 1 KiB values
+#   bench/engine-bench.sh --keys 100000 --reads 50000    # a quick look
+#   ENGINE_BENCH_HEAP=512m bench/engine-bench.sh --keys 10000000 --dir /big/disk/eb
+# The heap is a node's (128 MiB) unless ENGINE_BENCH_HEAP is set; the table goes to stdout.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/bin/find-jdk.sh"
+ringbase_find_jdk || exit 1
+JAR="$ROOT/target/ringbase.jar"
+if [ ! -f "$JAR" ] || [ -n "$(find "$ROOT/src/main" "$ROOT/pom.xml" -newer "$JAR" -print -quit 2>/dev/null)" ]; then
+  echo "engine-bench: building target/ringbase.jar..." >&2
+  (cd "$ROOT" && ./mvnw -q -B -DskipTests package >&2)
+fi
+cd "$ROOT"
+exec "$JAVA_HOME/bin/java" -Xmx"${ENGINE_BENCH_HEAP:-128m}" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED \
+  -cp "$JAR" io.ringbase.bench.engines.EngineBench "$@"

@@ -1,0 +1,744 @@
+package io.ringbase.storage.rocksdb;
+
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.storage.EngineKind;
+import io.ringbase.storage.EngineStats;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.LsmEngine;
+import io.ringbase.storage.ManagedEngine;
+import io.ringbase.storage.manifest.DataDirectory;
+import io.ringbase.storage.manifest.FileNames;
+import io.ringbase.storage.wal.WalSyncPolicy;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rocksdb.AbstractEventListener;
+import org.rocksdb.BackgroundErrorReason;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompactionJobInfo;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.FlushJobInfo;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LRUCache;
+import org.rocksdb.LevelMetaData;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.Statistics;
+import org.rocksdb.StatsLevel;
+import org.rocksdb.Status;
+import org.rocksdb.TickerType;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link io.ringbase.storage.StorageEngine} on RocksDB (rocksdbjni): the same contract as
+ * {@link LsmEngine}, for {@code --engine rocksdb} and as the yardstick our engine is measured against.
+ *
+ * <p><b>Layout.</b> {@code <data-dir>/ENGINE} says {@code rocksdb} ({@link EngineKind}); RocksDB's own
+ * directory is {@code <data-dir>/rocksdb/} with two column families: {@code default} maps each key to
+ * its newest entry ({@link RocksValueFormat}), {@code ringbase-meta} holds the largest version ever
+ * written under the key {@code max-version} (u64 big-endian, kept by RocksDB's built-in {@code max}
+ * merge operator, so racing writers need no lock for it). docs/format.md, "RocksDB engine".
+ *
+ * <p><b>Versions.</b> A write reads the stored entry of its key and writes only if it is newer
+ * ({@link Entry#compareNewness}), under one of {@value #STRIPES} striped locks: a read-modify-write,
+ * because RocksJava cannot run a merge operator or compaction filter written in Java.
+ *
+ * <p><b>Tombstones and TTL.</b> Tombstones are stored as values (so versions compare against them and
+ * repair sees them). For the same reason, tombstones and expired entries are dropped not by a
+ * compaction filter but by a purge pass ({@link #purge}): a scan that deletes (a RocksDB delete, which
+ * compaction then drops with the older versions below it) every tombstone whose version and every
+ * expired entry whose expiry is older than the tombstone grace, re-checked under the key's lock. It
+ * runs every {@link RocksDbOptions#purgeIntervalMs()} and at the start of {@link #compactAll}.
+ *
+ * <p><b>Durability.</b> {@code ALWAYS}: every write is fsynced by RocksDB before it returns;
+ * {@code PERIODIC}: every write reaches the OS (survives a process crash) and a background thread
+ * fsyncs the WAL every interval ({@link RocksDB#syncWal()}).
+ *
+ * <p><b>Memory.</b> One LRU block cache of {@link RocksDbOptions#blockCacheBytes()} holds data blocks; index
+ * and Bloom filter blocks stay with the open tables (about 2 B per key); at most two memtables of
+ * {@link RocksDbOptions#memtableBytes()} exist.
+ */
+public final class RocksDbEngine implements ManagedEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(RocksDbEngine.class);
+
+    /** Subdirectory of the data directory that RocksDB owns. */
+    public static final String ROCKSDB_DIR = "rocksdb";
+    /** Lock stripes that serialize read-compare-write per key. */
+    static final int STRIPES = 256;
+    private static final String META_FAMILY = "ringbase-meta";
+    /** Memtable size of the meta column family (at most two exist). */
+    static final long META_MEMTABLE_BYTES = 2L << 20;
+    private static final byte[] MAX_VERSION_KEY = "max-version".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final RocksDbOptions options;
+    private final DataDirectory dir;
+    private final RocksDB db;
+    private final ColumnFamilyHandle data;
+    private final ColumnFamilyHandle meta;
+    private final List<AutoCloseable> natives; // closed in reverse order after the database
+    private final WriteOptions writeOptions;
+    private final Statistics statistics;
+    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    /** Read side: any call that touches the database; write side: close. */
+    private final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
+    private final Set<Scan> openScans = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService background;
+    private final AtomicLong maxVersion;
+    private final LongAdder flushes = new LongAdder();
+    private final LongAdder compactions = new LongAdder();
+    private final LongAdder diskErrors = new LongAdder();
+    private final LongAdder purged = new LongAdder();
+    private final AtomicReference<String> backgroundError = new AtomicReference<>();
+    private volatile boolean closed;
+    private volatile boolean closing; // set before close waits for calls in flight: a purge pass stops
+
+    private RocksDbEngine(RocksDbOptions options, DataDirectory dir, RocksDB db, ColumnFamilyHandle data,
+                          ColumnFamilyHandle meta, List<AutoCloseable> natives, Statistics statistics) {
+        this.options = options;
+        this.dir = dir;
+        this.db = db;
+        this.data = data;
+        this.meta = meta;
+        this.natives = natives;
+        this.statistics = statistics;
+        this.writeOptions = new WriteOptions().setSync(options.walSync() == WalSyncPolicy.ALWAYS);
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new ReentrantLock();
+        }
+        this.maxVersion = new AtomicLong(readMaxVersion());
+        this.background = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rocksdb-engine");
+            t.setDaemon(true);
+            return t;
+        });
+        if (options.walSync() == WalSyncPolicy.PERIODIC) {
+            background.scheduleWithFixedDelay(this::syncWalQuietly, options.walSyncIntervalMs(),
+                    options.walSyncIntervalMs(), TimeUnit.MILLISECONDS);
+        }
+        background.scheduleWithFixedDelay(this::purgeQuietly, options.purgeIntervalMs(), options.purgeIntervalMs(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Opens (or creates) the engine in {@code options.dataDir()}: locks the directory, refuses it if it
+     * holds another engine's files ({@link EngineKind#checkDirectory}), writes the {@code ENGINE} marker
+     * on first use and opens RocksDB in {@code rocksdb/} (which replays RocksDB's WAL).
+     *
+     * @throws io.ringbase.storage.WrongEngineException if the directory belongs to {@link LsmEngine}
+     * @throws io.ringbase.storage.manifest.DirectoryLockedException if another process holds it
+     * @throws IOException if RocksDB cannot open it (the message is RocksDB's status)
+     */
+    public static RocksDbEngine open(RocksDbOptions options) throws IOException {
+        Path path = options.dataDir();
+        Files.createDirectories(path);
+        EngineKind.ROCKSDB.checkDirectory(path);
+        DataDirectory dir = DataDirectory.lock(path);
+        List<AutoCloseable> natives = new ArrayList<>();
+        try {
+            EngineKind.ROCKSDB.writeMarker(path);
+            LRUCache cache = new LRUCache(options.blockCacheBytes());
+            natives.add(cache);
+            BloomFilter bloom = new BloomFilter(10);
+            natives.add(bloom);
+            BlockBasedTableConfig table = new BlockBasedTableConfig()
+                    .setBlockCache(cache)
+                    .setFilterPolicy(bloom)
+                    // RocksDB's default: index and filter blocks live with the table readers, outside the
+                    // cache. In the cache (tried first), data blocks evicted a table's whole top-level index
+                    // (hundreds of KiB) and point reads ran at ~1,000/s
+                    .setCacheIndexAndFilterBlocks(false);
+            ColumnFamilyOptions dataOptions = new ColumnFamilyOptions()
+                    .setWriteBufferSize(options.memtableBytes())
+                    .setMaxWriteBufferNumber(2)
+                    .setCompressionType(CompressionType.LZ4_COMPRESSION)
+                    .setLevelCompactionDynamicLevelBytes(true)
+                    .setTableFormatConfig(table);
+            natives.add(dataOptions);
+            // one merge operand per write: a small memtable would flush every few thousand writes and
+            // pile up level-0 files until RocksDB stalls writes (seen: "20 level-0 files" in 1M writes)
+            ColumnFamilyOptions metaOptions = new ColumnFamilyOptions()
+                    .setWriteBufferSize(META_MEMTABLE_BYTES)
+                    .setMaxWriteBufferNumber(2)
+                    .setMergeOperatorName("max");
+            natives.add(metaOptions);
+            Statistics statistics = new Statistics();
+            statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
+            natives.add(statistics);
+            Listener listener = new Listener();
+            natives.add(listener);
+            DBOptions dbOptions = new DBOptions()
+                    .setCreateIfMissing(true)
+                    .setCreateMissingColumnFamilies(true)
+                    .setMaxBackgroundJobs(2)
+                    .setBytesPerSync(1 << 20)
+                    .setKeepLogFileNum(2)
+                    .setMaxTotalWalSize(4 * options.memtableBytes()) // flushes the meta family's memtable too
+                    .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+                    .setStatistics(statistics)
+                    .setListeners(List.of(listener));
+            natives.add(dbOptions);
+            List<ColumnFamilyDescriptor> families = List.of(
+                    new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, dataOptions),
+                    new ColumnFamilyDescriptor(META_FAMILY.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                            metaOptions));
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            RocksDB db = RocksDB.open(dbOptions, path.resolve(ROCKSDB_DIR).toString(), families, handles);
+            RocksDbEngine engine = new RocksDbEngine(options, dir, db, handles.get(0), handles.get(1), natives,
+                    statistics);
+            listener.engine = engine;
+            return engine;
+        } catch (RocksDBException e) {
+            closeAll(natives);
+            dir.close();
+            throw new IOException("RocksDB cannot open " + path.resolve(ROCKSDB_DIR) + ": " + describe(e), e);
+        } catch (IOException | RuntimeException e) {
+            closeAll(natives);
+            dir.close();
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public void apply(Entry entry) throws IOException {
+        byte[] v = entry.value();
+        apply(entry.key(), entry.version(), entry.expiresAtMs(), v == null ? null : MemorySegment.ofArray(v));
+    }
+
+    @Override
+    public void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        byte[] encoded = RocksValueFormat.encode(version, expiresAtMs, value);
+        Entry incoming = null;
+        ReentrantLock stripe = stripe(key);
+        enter();
+        stripe.lock();
+        try {
+            byte[] stored = db.get(data, key);
+            if (stored != null) {
+                incoming = RocksValueFormat.decode(key, encoded);
+                if (Entry.compareNewness(RocksValueFormat.decode(key, stored), incoming) >= 0) {
+                    return; // an older (or the same) version changes nothing visible
+                }
+            }
+            if (version > maxVersion.get()) {
+                maxVersion.accumulateAndGet(version, Math::max);
+                try (WriteBatch batch = new WriteBatch()) {
+                    batch.put(data, key, encoded);
+                    batch.merge(meta, MAX_VERSION_KEY, ByteBuffer.allocate(8).putLong(version).array());
+                    db.write(writeOptions, batch);
+                }
+            } else {
+                db.put(data, writeOptions, key, encoded);
+            }
+        } catch (RocksDBException e) {
+            diskErrors.increment();
+            throw new IOException("RocksDB write failed: " + describe(e), e);
+        } finally {
+            stripe.unlock();
+            exit();
+        }
+    }
+
+    /** Always true: a write reads the stored version first, which may read the disk. */
+    @Override
+    public boolean writeMayBlock() {
+        return true;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        enter();
+        try {
+            byte[] stored = db.get(data, key);
+            return stored == null ? null : RocksValueFormat.decode(key, stored);
+        } catch (RocksDBException e) {
+            throw new IOException("RocksDB read failed: " + describe(e), e);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) throws IOException {
+        enter();
+        try {
+            Scan scan = new Scan(start, end, liveOnly);
+            openScans.add(scan);
+            return scan;
+        } finally {
+            exit();
+        }
+    }
+
+    /** A lazy scan over one RocksDB iterator (an implicit snapshot taken at its creation). */
+    private final class Scan implements CloseableIterator<Entry> {
+        private final ReadOptions readOptions;
+        private final Slice upper;
+        private final RocksIterator it;
+        private final boolean liveOnly;
+        private Entry next;
+        private boolean done;
+
+        Scan(byte[] start, byte[] end, boolean liveOnly) {
+            this.liveOnly = liveOnly;
+            this.readOptions = new ReadOptions().setFillCache(true);
+            this.upper = end == null ? null : new Slice(end);
+            if (upper != null) {
+                readOptions.setIterateUpperBound(upper);
+            }
+            this.it = db.newIterator(data, readOptions);
+            it.seek(start);
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next != null) {
+                return true;
+            }
+            if (done) {
+                return false;
+            }
+            closeLock.readLock().lock();
+            try {
+                if (closed) {
+                    throw new IllegalStateException("storage engine is closed");
+                }
+                long now = options.wallClockMs().getAsLong();
+                while (it.isValid()) {
+                    byte[] value = it.value();
+                    Entry e = RocksValueFormat.decode(it.key(), value);
+                    it.next();
+                    if (!liveOnly || e.isLive(now)) {
+                        next = e;
+                        return true;
+                    }
+                }
+                it.status();
+            } catch (RocksDBException e) {
+                throw new IllegalStateException("RocksDB scan failed: " + describe(e), e);
+            } finally {
+                closeLock.readLock().unlock();
+            }
+            close();
+            return false;
+        }
+
+        @Override
+        public Entry next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Entry e = next;
+            next = null;
+            return e;
+        }
+
+        @Override
+        public void close() {
+            closeLock.readLock().lock();
+            try {
+                release();
+            } finally {
+                closeLock.readLock().unlock();
+            }
+        }
+
+        /** Frees the native iterator; called with closeLock held (either side). */
+        void release() {
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                done = true;
+            }
+            next = null;
+            openScans.remove(this);
+            it.close();
+            readOptions.close();
+            if (upper != null) {
+                upper.close();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- tombstones and expiry
+
+    /**
+     * Deletes every tombstone whose version, and every expired entry whose expiry, is older than the
+     * tombstone grace at the wall clock's now, each re-checked under its key's lock so a racing newer
+     * write is kept. RocksDB's compactions then drop the deletes with what they shadow.
+     *
+     * @return how many entries were deleted
+     */
+    public long purge() throws IOException {
+        long now = options.wallClockMs().getAsLong();
+        long horizon = now - options.tombstoneGraceMs();
+        long deleted = 0;
+        enter();
+        try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(data, ro)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                if (closing) {
+                    break;
+                }
+                byte[] value = it.value();
+                if (droppable(value, now, horizon)) {
+                    byte[] key = it.key();
+                    ReentrantLock stripe = stripe(key);
+                    stripe.lock();
+                    try {
+                        byte[] current = db.get(data, key);
+                        if (current != null && droppable(current, now, horizon)) {
+                            db.delete(data, writeOptions, key);
+                            deleted++;
+                        }
+                    } finally {
+                        stripe.unlock();
+                    }
+                }
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            diskErrors.increment();
+            throw new IOException("RocksDB purge failed: " + describe(e), e);
+        } finally {
+            exit();
+        }
+        purged.add(deleted);
+        return deleted;
+    }
+
+    private static boolean droppable(byte[] value, long now, long horizon) {
+        long deadAt;
+        if (RocksValueFormat.isTombstone(value)) {
+            deadAt = HybridLogicalClock.physicalMs(RocksValueFormat.version(value));
+        } else {
+            long expires = RocksValueFormat.expiresAtMs(value);
+            if (expires == Entry.NO_EXPIRY || expires > now) {
+                return false;
+            }
+            deadAt = expires;
+        }
+        return deadAt <= horizon;
+    }
+
+    private void purgeQuietly() {
+        try {
+            long n = purge();
+            if (n > 0) {
+                log.info("purged {} tombstones and expired entries older than the tombstone grace", n);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!closed) {
+                log.error("purge of tombstones and expired entries failed; will retry", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- administration
+
+    @Override
+    public void flush() throws IOException {
+        enter();
+        try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(fo, List.of(data, meta)); // both: a WAL file is deleted once every family has flushed it
+        } catch (RocksDBException e) {
+            diskErrors.increment();
+            throw new IOException("RocksDB flush failed: " + describe(e), e);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Runs {@link #purge}, then RocksDB's full {@code CompactRange} over all keys, and waits for it. */
+    @Override
+    public int compactAll() throws IOException {
+        int before = tableCount();
+        purge();
+        enter();
+        try {
+            db.compactRange(data);
+        } catch (RocksDBException e) {
+            diskErrors.increment();
+            throw new IOException("RocksDB compaction failed: " + describe(e), e);
+        } finally {
+            exit();
+        }
+        return before;
+    }
+
+    /**
+     * Flushes and writes a RocksDB checkpoint (hard links to the immutable SST files, copies of the rest)
+     * into {@code <data-dir>/snapshots/<name>/rocksdb/}, with the {@code ENGINE} marker beside it: a
+     * complete data directory for {@code --engine rocksdb}.
+     */
+    @Override
+    public LsmEngine.Snapshot snapshot(String name) throws IOException {
+        Path target = FileNames.snapshot(dir.path(), name);
+        if (Files.exists(target)) {
+            throw new java.nio.file.FileAlreadyExistsException(target.toString());
+        }
+        flush();
+        enter();
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            Files.createDirectories(target);
+            checkpoint.createCheckpoint(target.resolve(ROCKSDB_DIR).toString());
+            EngineKind.ROCKSDB.writeMarker(target);
+            DataDirectory.fsync(target.getParent());
+        } catch (RocksDBException e) {
+            throw new IOException("RocksDB checkpoint failed: " + describe(e), e);
+        } finally {
+            exit();
+        }
+        int files = 0;
+        long bytes = 0;
+        try (var stream = Files.list(target.resolve(ROCKSDB_DIR))) {
+            for (Path p : stream.toList()) {
+                if (p.getFileName().toString().endsWith(".sst")) {
+                    files++;
+                    bytes += Files.size(p);
+                }
+            }
+        }
+        return new LsmEngine.Snapshot(target, files, bytes);
+    }
+
+    @Override
+    public long maxVersion() {
+        return maxVersion.get();
+    }
+
+    private long readMaxVersion() {
+        try {
+            byte[] b = db.get(meta, MAX_VERSION_KEY);
+            return b == null ? Long.MIN_VALUE : ByteBuffer.wrap(b).getLong();
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("cannot read the largest version: " + describe(e), e);
+        }
+    }
+
+    /**
+     * RocksDB's figures in {@link EngineStats}' terms: memtable bytes ({@code cur-size-all-mem-tables}),
+     * one tier per non-empty LSM level (tier = level number), flushes and compactions counted by an event
+     * listener, their bytes and the WAL's from RocksDB's statistics tickers. {@code flushBytesIn} is the
+     * bytes flushed as written ({@code FLUSH_WRITE_BYTES}; RocksDB does not report memtable bytes flushed);
+     * {@code walAppends} is keys written, {@code walWrites} writes done as group-commit leaders.
+     */
+    @Override
+    public EngineStats stats() {
+        closeLock.readLock().lock();
+        try {
+            if (closed) {
+                return new EngineStats(0, List.of(), flushes.sum(), 0, 0, compactions.sum(), 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                        diskErrors.sum(), 0);
+            }
+            long memtable = db.getLongProperty(data, "rocksdb.cur-size-all-mem-tables");
+            List<EngineStats.Tier> tiers = new ArrayList<>();
+            for (LevelMetaData level : db.getColumnFamilyMetaData(data).levels()) {
+                if (!level.files().isEmpty()) {
+                    tiers.add(new EngineStats.Tier(level.level(), level.files().size(), level.size()));
+                }
+            }
+            long flushOut = statistics.getTickerCount(TickerType.FLUSH_WRITE_BYTES);
+            return new EngineStats(memtable, tiers, flushes.sum(), flushOut, flushOut, compactions.sum(),
+                    statistics.getTickerCount(TickerType.COMPACT_READ_BYTES),
+                    statistics.getTickerCount(TickerType.COMPACT_WRITE_BYTES),
+                    statistics.getTickerCount(TickerType.NUMBER_KEYS_WRITTEN),
+                    statistics.getTickerCount(TickerType.WAL_FILE_BYTES),
+                    statistics.getTickerCount(TickerType.WRITE_DONE_BY_SELF),
+                    statistics.getTickerCount(TickerType.WAL_FILE_SYNCED), 0,
+                    0, TimeUnit.MICROSECONDS.toNanos(statistics.getTickerCount(TickerType.STALL_MICROS)),
+                    diskErrors.sum(), 0); // no quarantine: RocksDB reports corruption as errors
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB property failed: " + describe(e), e);
+        } finally {
+            closeLock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public int tableCount() {
+        closeLock.readLock().lock();
+        try {
+            if (closed) {
+                return 0;
+            }
+            int n = 0;
+            for (LevelMetaData level : db.getColumnFamilyMetaData(data).levels()) {
+                n += level.files().size();
+            }
+            return n;
+        } finally {
+            closeLock.readLock().unlock();
+        }
+    }
+
+    /** Entries deleted by purge passes since the engine opened. */
+    public long purgedEntries() {
+        return purged.sum();
+    }
+
+    @Override
+    public String unwritableReason() {
+        if (closed) {
+            return "storage engine is closed";
+        }
+        String error = backgroundError.get();
+        return error == null ? null : "RocksDB stopped writes after a background error: " + error;
+    }
+
+    /**
+     * Closes open scans, syncs the WAL, waits for calls in flight and closes RocksDB and the lock.
+     * Idempotent.
+     */
+    @Override
+    public void close() throws IOException {
+        closing = true;
+        background.shutdownNow();
+        closeLock.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (Scan s : List.copyOf(openScans)) {
+                s.release();
+            }
+            db.cancelAllBackgroundWork(true);
+            try {
+                db.syncWal();
+            } catch (RocksDBException e) {
+                log.warn("WAL sync at close failed: {}", describe(e));
+            }
+            data.close();
+            meta.close();
+            db.close();
+            writeOptions.close();
+            closeAll(natives);
+        } finally {
+            closeLock.writeLock().unlock();
+            dir.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private void enter() throws IOException {
+        closeLock.readLock().lock();
+        if (closed) {
+            closeLock.readLock().unlock();
+            throw new IOException("storage engine is closed");
+        }
+    }
+
+    private void exit() {
+        closeLock.readLock().unlock();
+    }
+
+    private ReentrantLock stripe(byte[] key) {
+        return stripes[(java.util.Arrays.hashCode(key) & 0x7fffffff) % STRIPES];
+    }
+
+    private void syncWalQuietly() {
+        closeLock.readLock().lock();
+        try {
+            if (!closed) {
+                db.syncWal();
+            }
+        } catch (RocksDBException e) {
+            diskErrors.increment();
+            log.error("periodic WAL fsync failed: {}", describe(e));
+        } finally {
+            closeLock.readLock().unlock();
+        }
+    }
+
+    private static String describe(RocksDBException e) {
+        Status s = e.getStatus();
+        return s == null ? String.valueOf(e.getMessage()) : s.getCodeString() + ": " + e.getMessage();
+    }
+
+    private static void closeAll(List<AutoCloseable> natives) {
+        for (int i = natives.size() - 1; i >= 0; i--) {
+            try {
+                natives.get(i).close();
+            } catch (Exception e) {
+                log.warn("closing {} failed", natives.get(i).getClass().getSimpleName(), e);
+            }
+        }
+    }
+
+    /** Counts flushes, compactions and background errors (called on RocksDB's threads). */
+    private static final class Listener extends AbstractEventListener {
+        volatile RocksDbEngine engine;
+
+        @Override
+        public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
+            RocksDbEngine e = engine;
+            if (e != null) {
+                e.flushes.increment();
+            }
+        }
+
+        @Override
+        public void onCompactionCompleted(RocksDB db, CompactionJobInfo info) {
+            RocksDbEngine e = engine;
+            if (e != null) {
+                e.compactions.increment();
+            }
+        }
+
+        @Override
+        public void onBackgroundError(BackgroundErrorReason reason, Status status) {
+            RocksDbEngine e = engine;
+            if (e != null) {
+                e.diskErrors.increment();
+                e.backgroundError.set(reason + " " + status.getCodeString() + " " + status.getState());
+            }
+            log.error("RocksDB background error in {}: {} {}", reason, status.getCodeString(), status.getState());
+        }
+
+        @Override
+        public void onErrorRecoveryCompleted(Status old) {
+            RocksDbEngine e = engine;
+            if (e != null) {
+                e.backgroundError.set(null);
+            }
+        }
+    }
+}
