@@ -36,13 +36,38 @@ public final class FullDiskNemesis implements Nemesis {
     @Override
     public String inject(NsCluster cluster, NetworkLab lab, Random random) {
         NsNode node = cluster.node(NODE);
-        String avail = Shell.run("df", "-B1", "--output=avail", node.dataDir().toString()).strip();
-        long bytes = Long.parseLong(avail.substring(avail.lastIndexOf('\n') + 1).strip());
         full = true;
-        if (bytes > 0) {
-            Shell.run("fallocate", "-l", Long.toString(bytes), node.dataDir().resolve(BALLAST).toString());
+        // The node keeps writing between df and fallocate, and fallocate is all or nothing: a ballast of
+        // what df said can fail with ENOSPC (seen in CI). Fill in rounds, each with what is left then.
+        long total = 0;
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            long bytes = available(node);
+            if (bytes <= 0) {
+                break;
+            }
+            Path ballast = node.dataDir().resolve(BALLAST + "." + round);
+            if (Shell.tryRun("fallocate", "-l", Long.toString(bytes), ballast.toString()).exit() == 0) {
+                total += bytes;
+            } else {
+                Shell.tryRun("rm", "-f", ballast.toString());
+            }
         }
-        return "fill n" + NODE + "'s disk (" + bytes + " bytes of ballast)";
+        long left = available(node);
+        if (left > SLACK_BYTES) {
+            throw new IllegalStateException("could not fill n" + NODE + "'s disk: " + left + " bytes still free after "
+                    + MAX_ROUNDS + " rounds of fallocate");
+        }
+        return "fill n" + NODE + "'s disk (" + total + " bytes of ballast, " + left + " left)";
+    }
+
+    /** Rounds of {@code fallocate} before giving up on a full disk. */
+    static final int MAX_ROUNDS = 8;
+    /** Free bytes that still count as a full disk (a WAL record or two). */
+    static final long SLACK_BYTES = 64 * 1024;
+
+    private static long available(NsNode node) {
+        String avail = Shell.run("df", "-B1", "--output=avail", node.dataDir().toString()).strip();
+        return Long.parseLong(avail.substring(avail.lastIndexOf('\n') + 1).strip());
     }
 
     @Override
@@ -51,7 +76,9 @@ public final class FullDiskNemesis implements Nemesis {
             return null;
         }
         full = false;
-        Files.deleteIfExists(cluster.node(NODE).dataDir().resolve(BALLAST));
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            Files.deleteIfExists(cluster.node(NODE).dataDir().resolve(BALLAST + "." + round));
+        }
         return "delete n" + NODE + "'s ballast";
     }
 
