@@ -7,7 +7,6 @@ import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +20,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * What only our engine does: WAL recovery after a crash, torn WAL tails, compaction bounds, damaged or
+ * missing files, and a model test across crashes. The contract both engines share (reads, writes,
+ * restarts, scans, one engine per directory) is {@link StorageEngineContractTest}.
+ */
 class LsmEngineTest {
 
     @TempDir
@@ -59,35 +63,6 @@ class LsmEngineTest {
             }
         });
         return to;
-    }
-
-    @Test
-    void putGetDeleteAndOverwrite() throws IOException {
-        try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("d")))) {
-            engine.apply(put("a", "1"));
-            engine.apply(put("b", "2"));
-            engine.apply(put("a", "3"));
-            engine.apply(Entry.tombstone(Keys.utf8("b"), ++version));
-            assertThat(value(engine, "a")).isEqualTo("3");
-            assertThat(engine.get(Keys.utf8("b")).isTombstone()).isTrue();
-            assertThat(engine.get(Keys.utf8("c"))).isNull();
-        }
-    }
-
-    @Test
-    void dataSurvivesCleanRestart() throws IOException {
-        Path dir = tmp.resolve("d");
-        try (LsmEngine engine = LsmEngine.open(options(dir))) {
-            for (int i = 0; i < 1000; i++) {
-                engine.apply(put("k" + i, "v" + i));
-            }
-        }
-        try (LsmEngine engine = LsmEngine.open(options(dir))) {
-            for (int i = 0; i < 1000; i++) {
-                assertThat(value(engine, "k" + i)).isEqualTo("v" + i);
-            }
-            assertThat(engine.maxVersion()).isEqualTo(version);
-        }
     }
 
     @Test
@@ -151,23 +126,6 @@ class LsmEngineTest {
         }
         try (LsmEngine engine = LsmEngine.open(options(dir))) {
             assertThat(value(engine, "k019999")).isEqualTo("value-19999");
-        }
-    }
-
-    @Test
-    void overwritingTheSameKeysDoesNotGrowTheDirectory() throws Exception {
-        Path dir = tmp.resolve("d");
-        byte[] payload = new byte[100];
-        try (LsmEngine engine = LsmEngine.open(options(dir).withMemtableBytes(512 * 1024))) {
-            for (int round = 0; round < 100; round++) {
-                for (int k = 0; k < 10_000; k++) {
-                    engine.apply(Entry.value(Keys.utf8("key" + k), ++version, payload));
-                }
-            }
-            engine.flush();
-            awaitTablesAtMost(engine, CompactionOptions.defaults().minThreshold());
-            // One copy of the live data is ~10,000 * (100 + 30) bytes = 1.3 MB; 100 rounds wrote 130 MB.
-            assertThat(directoryBytes(dir)).isLessThan(20L << 20);
         }
     }
 
@@ -317,56 +275,11 @@ class LsmEngineTest {
                 .hasMessageContaining("missing");
     }
 
-    @Test
-    void secondEngineOnTheSameDirectoryIsRefused() throws IOException {
-        Path dir = tmp.resolve("d");
-        try (LsmEngine engine = LsmEngine.open(options(dir))) {
-            assertThatThrownBy(() -> LsmEngine.open(options(dir))).hasMessageContaining("in use");
-        }
-    }
-
-    @Test
-    void scanIsLazyAndSeesASnapshotOfTables() throws Exception {
-        Path dir = tmp.resolve("d");
-        try (LsmEngine engine = LsmEngine.open(options(dir).withMemtableBytes(64 * 1024))) {
-            for (int i = 0; i < 5000; i++) {
-                engine.apply(put(String.format("k%05d", i), "v" + i));
-            }
-            engine.flush();
-            int n = 0;
-            try (var it = engine.scan(Keys.utf8("k"), null, true)) {
-                while (it.hasNext()) {
-                    it.next();
-                    if (n++ == 10) {
-                        // writes and flushes racing with the scan do not break it
-                        for (int i = 0; i < 3000; i++) {
-                            engine.apply(put(String.format("z%05d", i), "x"));
-                        }
-                        engine.flush();
-                    }
-                }
-            }
-            assertThat(n).isGreaterThanOrEqualTo(5000);
-        }
-    }
-
     private static void awaitTablesAtMost(LsmEngine engine, int max) throws InterruptedException {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (engine.tableCount() > max && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertThat(engine.tableCount()).isLessThanOrEqualTo(max);
-    }
-
-    private static long directoryBytes(Path dir) throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).sum();
-        }
     }
 }
