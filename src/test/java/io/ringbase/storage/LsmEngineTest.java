@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -174,8 +173,8 @@ class LsmEngineTest {
                 int kind = rnd.nextInt(100);
                 if (kind < 45) {
                     Entry e = rnd.nextInt(5) == 0
-                            ? new Entry(Keys.utf8(key), ++version, clock.get() + 1 + rnd.nextInt(2000), randomValue(rnd))
-                            : Entry.value(Keys.utf8(key), ++version, randomValue(rnd));
+                            ? new Entry(Keys.utf8(key), ++version, clock.get() + 1 + rnd.nextInt(2000), StorageEngineContractTest.randomValue(rnd))
+                            : Entry.value(Keys.utf8(key), ++version, StorageEngineContractTest.randomValue(rnd));
                     engine.apply(e);
                     model.put(key, e);
                 } else if (kind < 60) {
@@ -191,7 +190,7 @@ class LsmEngineTest {
                         assertThat(actual.value()).isEqualTo(expected.value());
                     }
                 } else if (kind < 90) {
-                    checkScan(engine, model, rnd);
+                    StorageEngineContractTest.checkScan(engine, model, rnd, clock.get());
                 } else if (kind < 95) {
                     clock.addAndGet(rnd.nextInt(500));
                 } else if (kind < 97) {
@@ -206,35 +205,10 @@ class LsmEngineTest {
                     engine = LsmEngine.open(opts.withDataDir(dir));
                 }
             }
-            checkScan(engine, model, rnd);
+            StorageEngineContractTest.checkScan(engine, model, rnd, clock.get());
         } finally {
             engine.close();
         }
-    }
-
-    private void checkScan(LsmEngine engine, TreeMap<String, Entry> model, Random rnd) throws IOException {
-        String start = "key" + rnd.nextInt(300);
-        String end = rnd.nextBoolean() ? null : "key" + rnd.nextInt(300);
-        List<String> expected = new ArrayList<>();
-        Map<String, Entry> range = end == null ? model.tailMap(start, true)
-                : (start.compareTo(end) < 0 ? model.subMap(start, true, end, false) : Map.of());
-        range.forEach((k, e) -> {
-            if (e.isLive(clock.get())) {
-                expected.add(k + "=" + new String(e.value(), StandardCharsets.ISO_8859_1));
-            }
-        });
-        List<String> actual = new ArrayList<>();
-        try (var it = engine.scan(Keys.utf8(start), end == null ? null : Keys.utf8(end), true)) {
-            it.forEachRemaining(e -> actual.add(new String(e.key(), StandardCharsets.UTF_8) + "="
-                    + new String(e.value(), StandardCharsets.ISO_8859_1)));
-        }
-        assertThat(actual).isEqualTo(expected);
-    }
-
-    private static byte[] randomValue(Random rnd) {
-        byte[] v = new byte[rnd.nextInt(200)];
-        rnd.nextBytes(v);
-        return v;
     }
 
     @Test

@@ -311,7 +311,7 @@ class StorageEngineContractTest {
                         assertThat(actual.value()).isEqualTo(expected.value());
                     }
                 } else if (k < 90) {
-                    checkScan(engine, model, rnd);
+                    checkScan(engine, model, rnd, clock.get());
                 } else if (k < 95) {
                     clock.addAndGet(rnd.nextInt(500));
                 } else if (k < 98) {
@@ -321,20 +321,24 @@ class StorageEngineContractTest {
                     engine = open(kind, opts);
                 }
             }
-            checkScan(engine, model, rnd);
+            checkScan(engine, model, rnd, clock.get());
         } finally {
             engine.close();
         }
     }
 
-    private void checkScan(StorageEngine engine, TreeMap<String, Entry> model, Random rnd) throws IOException {
+    /**
+     * Checks a random range scan of live entries against {@code model} at {@code nowMs} (Unix ms); shared
+     * with {@link LsmEngineTest}'s crash model.
+     */
+    static void checkScan(StorageEngine engine, TreeMap<String, Entry> model, Random rnd, long nowMs) throws IOException {
         String start = "key" + rnd.nextInt(300);
         String end = rnd.nextBoolean() ? null : "key" + rnd.nextInt(300);
         List<String> expected = new ArrayList<>();
         Map<String, Entry> range = end == null ? model.tailMap(start, true)
                 : (start.compareTo(end) < 0 ? model.subMap(start, true, end, false) : Map.of());
         range.forEach((key, e) -> {
-            if (e.isLive(clock.get())) {
+            if (e.isLive(nowMs)) {
                 expected.add(key + "=" + new String(e.value(), StandardCharsets.ISO_8859_1));
             }
         });
@@ -346,7 +350,8 @@ class StorageEngineContractTest {
         assertThat(actual).isEqualTo(expected);
     }
 
-    private static byte[] randomValue(Random rnd) {
+    /** A random value of 0-199 bytes; shared with {@link LsmEngineTest}. */
+    static byte[] randomValue(Random rnd) {
         byte[] v = new byte[rnd.nextInt(200)];
         rnd.nextBytes(v);
         return v;
