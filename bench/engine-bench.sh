@@ -11,11 +11,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bin/find-jdk.sh"
 ringbase_find_jdk || exit 1
-JAR="$ROOT/target/ringbase.jar"
-if [ ! -f "$JAR" ] || [ -n "$(find "$ROOT/src/main" "$ROOT/pom.xml" -newer "$JAR" -print -quit 2>/dev/null)" ]; then
-  echo "engine-bench: building target/ringbase.jar..." >&2
-  (cd "$ROOT" && ./mvnw -q -B -DskipTests package >&2)
-fi
+# bin/ringbase builds the modules when a source is newer than the last build; --version runs no node
+"$ROOT/bin/ringbase" --version >/dev/null || { echo "engine-bench: the build failed" >&2; exit 1; }
+JAR="$ROOT/ringbase-bench/target/ringbase-bench.jar"
 cd "$ROOT"
 exec "$JAVA_HOME/bin/java" -Xmx"${ENGINE_BENCH_HEAP:-128m}" -XX:+UseG1GC --enable-native-access=ALL-UNNAMED \
   -cp "$JAR" io.ringbase.bench.engines.EngineBench "$@"

@@ -56,7 +56,7 @@ wait_port() {
   return 1
 }
 
-# Builds target/ringbase.jar (unpinned, before any measurement) and checks the serve command exists.
+# Builds the modules through bin/ringbase (unpinned, before any measurement) and checks the serve command exists.
 ensure_ringbase() {
   if ! "$ROOT/bin/ringbase" serve --help >/dev/null 2>"$WORK/serve-help.err"; then
     cat "$WORK/serve-help.err" >&2

@@ -70,7 +70,7 @@ ringbase_find_jdk || exit 1
 mkdir -p "$WORK/node1" "$WORK/node2" "$WORK/node3"
 log "loading $KEYS keys of $VALUE_SIZE bytes into node 1 (offline, through the engine)"
 t0=$(date +%s.%N)
-"$JAVA_HOME/bin/java" -Xmx256m --enable-native-access=ALL-UNNAMED -cp "$ROOT/target/ringbase.jar" \
+"$JAVA_HOME/bin/java" -Xmx256m --enable-native-access=ALL-UNNAMED -cp "$ROOT/ringbase-server/target/ringbase.jar:$ROOT/ringbase-server/target/lib/*" \
   "$ROOT/bench/repair/Load.java" "$WORK/node1/data" "$KEYS" "$VALUE_SIZE" 2>"$WORK/load.log" | tail -n 1
 cp -a "$WORK/node1/data" "$WORK/node2/data"
 echo "load:     $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s; node 1 data dir $(du -sh "$WORK/node1/data" | cut -f1) (copied to node 2; node 3 empty)"

@@ -13,7 +13,7 @@ import java.util.Random;
  * with {@code valueBytes}-byte random values, all at one version, through the engine's own write path
  * (WAL, memtable, flush, compaction), then closes it. Every data directory it fills with the same
  * arguments holds the same entries, so replicas agree. Run in source-file mode on the server jar:
- * {@code java -cp target/ringbase.jar bench/repair/Load.java DIR KEYS VALUE_BYTES}.
+ * {@code java -cp "ringbase-server/target/ringbase.jar:ringbase-server/target/lib/*" bench/repair/Load.java DIR KEYS VALUE_BYTES}.
  */
 public final class Load {
     public static void main(String[] args) throws Exception {

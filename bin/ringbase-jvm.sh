@@ -1,0 +1,51 @@
+# shellcheck shell=bash
+# The JVM flags of a Ringbase command, shared by the source tree's bin/ringbase and the release's
+# bin/ringbase (which ships this file beside it). Source it, then call `ringbase_jvm_opts "$@"` with the
+# command's arguments; it sets
+#   RINGBASE_HEAP_OPT  max heap: RINGBASE_HEAP, else 128m (for `cluster`, 128m per node: 384m for the
+#                      default 3); for `bench`, RINGBASE_BENCH_HEAP or 1g (RINGBASE_HEAP goes on to the
+#                      nodes bench starts)
+#   RINGBASE_NODE_OPTS for `serve` and `cluster`, the node's JVM (docs/design.md, "Memory budget of a
+#                      node" and "Garbage collector"): the collector by the CPUs this process may use
+#                      (nproc follows the affinity mask): SerialGC on one CPU, where a concurrent collector
+#                      only competes with the event loop; G1 on more (measured against ZGC); caps on what is
+#                      not heap: direct buffers of the JDK (RINGBASE_MAX_DIRECT, default 32m: WAL write
+#                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, bytes, default 64 MiB: receive buffers,
+#                      request bodies, responses), metaspace and code cache; no Netty leak detection (its
+#                      sampling threw an exception per sampled buffer, 1% of a PUT's CPU; tests keep it on).
+ringbase_jvm_opts() {
+  local heap="${RINGBASE_HEAP:-}"
+  if [ -z "$heap" ]; then
+    heap=128m
+    if [ "${1:-}" = cluster ]; then
+      local nodes=3 prev= arg
+      for arg in "$@"; do
+        case "$arg" in
+          --nodes=*) nodes="${arg#--nodes=}" ;;
+          *) if [ "$prev" = --nodes ]; then nodes="$arg"; fi ;;
+        esac
+        prev="$arg"
+      done
+      case "$nodes" in
+        ''|*[!0-9]*) ;; # not a number: picocli will say so
+        *) if [ "$nodes" -ge 1 ]; then heap="$((128 * nodes))m"; fi ;;
+      esac
+    fi
+  fi
+  if [ "${1:-}" = bench ]; then heap="${RINGBASE_BENCH_HEAP:-1g}"; fi
+  RINGBASE_HEAP_OPT="-Xmx$heap"
+
+  RINGBASE_NODE_OPTS=""
+  case "${1:-}" in
+    serve|cluster)
+      local gc=-XX:+UseG1GC
+      if [ "$(nproc 2>/dev/null || echo 1)" -le 1 ]; then gc=-XX:+UseSerialGC; fi
+      RINGBASE_NODE_OPTS="$gc -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=${RINGBASE_NETTY_DIRECT:-67108864}"
+      # metaspace: a node uses ~26 MB of it; the JVM's first threshold (~21 MB) made SerialGC run a 34-66 ms
+      # Full GC ("Metadata GC Threshold") 2 s after start; 48m leaves room up to the 64m cap
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:MetaspaceSize=48m -XX:MaxMetaspaceSize=64m -XX:ReservedCodeCacheSize=48m"
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.leakDetection.level=disabled"
+      ;;
+  esac
+}

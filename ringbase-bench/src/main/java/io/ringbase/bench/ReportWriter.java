@@ -1,0 +1,334 @@
+package io.ringbase.bench;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Renders a {@link Report} as {@code report.md} (pure: no I/O but {@link #write}), as {@code summary.json}
+ * for programs ({@link #summaryJson}), and its headline figures as {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}): rates, latency
+ * percentiles, whether the profiler was attached, and each node's causes (GC pauses, allocation, peak RSS).
+ */
+public final class ReportWriter {
+
+    /** The name of the summary file in a report directory. */
+    public static final String SUMMARY = "summary.tsv";
+
+    private ReportWriter() {
+    }
+
+    /**
+     * The headline figures: rates in requests per second, latencies in ms, {@code profiled} 1 or 0, the stable
+     * run's {@code no_answer} (requests with no answer: connection errors and timeouts), {@code answers_4xx} and
+     * {@code answers_5xx} (counts), and per node
+     * {@code node<N>_gc_pauses}, {@code _gc_pause_total_ms}, {@code _gc_pause_max_ms},
+     * {@code _alloc_bytes_per_request}, {@code _rss_anon_peak_mb}, {@code _rss_file_peak_mb} (MB = 2^20 bytes);
+     * keys are stable across versions, and a figure that was not measured has no key.
+     */
+    public static Map<String, Double> summary(Report r) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        if (!r.ladder().isEmpty()) {
+            m.put("saturation_rps", (double) r.saturation());
+        }
+        if (r.stable() != null) {
+            m.put("stable_target_rps", r.stableTarget());
+            m.put("stable_achieved_rps", r.stable().achievedRate());
+            for (double p : Report.PERCENTILES) {
+                m.put("p" + pct(p) + "_ms", r.stable().percentileMs(p));
+            }
+            m.put("max_ms", r.stable().latencyUs().getMaxValue() / 1000.0);
+            m.put("no_answer", (double) r.stable().noAnswer());
+            m.put("answers_4xx", (double) r.stable().answersWithStatus(400, 500));
+            m.put("answers_5xx", (double) r.stable().answersWithStatus(500, 600));
+            if (r.stable().operations().size() > 1) {
+                r.stable().operations().forEach((op, result) -> {
+                    String k = op.toLowerCase(Locale.ROOT) + "_";
+                    m.put(k + "achieved_rps", result.achievedRate());
+                    m.put(k + "p50_ms", result.percentileMs(50));
+                    m.put(k + "p99_ms", result.percentileMs(99));
+                    m.put(k + "max_ms", result.latencyUs().getMaxValue() / 1000.0);
+                });
+            }
+            m.put("profiled", r.profiled() ? 1.0 : 0.0);
+        }
+        for (Report.NodeCauses c : r.causes()) {
+            String n = "node" + c.node() + "_";
+            if (c.gc() != null) {
+                m.put(n + "gc_pauses", (double) c.gc().count());
+                m.put(n + "gc_pause_total_ms", c.gc().totalMs());
+                m.put(n + "gc_pause_max_ms", c.gc().maxMs());
+            }
+            if (c.allocBytesPerRequest() != null) {
+                m.put(n + "alloc_bytes_per_request", c.allocBytesPerRequest());
+            }
+            if (c.peakRss() != null) {
+                m.put(n + "rss_anon_peak_mb", mb(c.peakRss().anonKb()));
+                m.put(n + "rss_file_peak_mb", mb(c.peakRss().fileKb()));
+            }
+        }
+        return m;
+    }
+
+    private static double mb(long kb) {
+        return kb / 1024.0;
+    }
+
+    /** Renders the whole report as Markdown. */
+    public static String render(Report r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("# ").append(r.title()).append("\n\n");
+        sb.append(r.profiled()
+                ? "Profiler attached during the stable run: **yes** (latencies include its overhead; `--no-profile` for a clean table).\n\n"
+                : "Profiler attached during the stable run: **no** (latencies without its overhead).\n\n");
+        sb.append("## Environment\n\n| | |\n|---|---|\n");
+        for (String[] row : r.environment()) {
+            sb.append("| ").append(row[0]).append(" | ").append(row[1].replace("|", "\\|")).append(" |\n");
+        }
+        if (!r.ladder().isEmpty()) {
+            sb.append("\n## Saturation search\n\nConstant-rate steps, doubling then bisecting; a step fails when it achieves under ")
+                    .append(pct(100 * SaturationLadder.ACHIEVED_SHARE)).append("% of its target, its p99 passes the SLO, or over ")
+                    .append(pct(100 * SaturationLadder.MAX_ERROR_SHARE)).append("% of answers are errors; a failing step is run once more before its rate counts as failing.\n\n")
+                    .append("| step | target req/s | achieved req/s | p99 ms | errors | verdict |\n|---:|---:|---:|---:|---:|---|\n");
+            int i = 1;
+            for (SaturationLadder.Step s : r.ladder()) {
+                var m = s.measurement();
+                sb.append(String.format(Locale.ROOT, "| %d | %,d | %,.0f | %.2f | %.2f%% | %s |%n", i++, m.targetRate(),
+                        m.achievedRate(), m.p99Ms(), 100 * m.errorShare(), s.passed() ? "pass" : "fail: " + s.reason()));
+            }
+            sb.append(String.format(Locale.ROOT, "%n**Saturation rate: %,d req/s** (the highest passing step).%n", r.saturation()));
+        }
+        if (r.stable() != null) {
+            renderStable(r, sb);
+        }
+        renderCauses(r, sb);
+        if (!r.profiles().isEmpty()) {
+            sb.append("\n## Profiles (async-profiler, during the stable run)\n\n");
+            sb.append("Each event was profiled for a third of the stable run, one after the other (cpu, alloc, lock).\n");
+            for (Report.ProfileOutput p : r.profiles()) {
+                sb.append(String.format("%n### node %d: %s (event=%s)%n%nFlame graph: [%s](%s)%n%n", p.node(), p.kind(), p.event(),
+                        p.html(), p.html()));
+                if (p.topFrames().size() <= 2) {
+                    sb.append(p.kind().equals("lock") ? "(no contended locks sampled)\n" : "(no samples)\n");
+                } else {
+                    sb.append("```\n").append(String.join("\n", p.topFrames())).append("\n```\n");
+                }
+            }
+        }
+        if (r.ycsbOutput() != null) {
+            sb.append("\n## YCSB output\n\n```\n").append(r.ycsbOutput().strip()).append("\n```\n");
+        }
+        if (!r.notes().isEmpty()) {
+            sb.append("\n## Notes\n\n");
+            for (String n : r.notes()) {
+                sb.append("- ").append(n).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void renderStable(Report r, StringBuilder sb) {
+        LoadResult s = r.stable();
+        Map<String, Double> base = r.baseline();
+        Map<String, Double> now = summary(r);
+        sb.append(String.format(Locale.ROOT, "%n## Stable run%n%nConstant rate %,.0f req/s for %d s; latency measured from the "
+                + "intended send time (corrected for coordinated omission). Answered %,d requests (%,.0f req/s); "
+                + "statuses: %s; no answer (connection error or timeout, counted as status 0): %,d.%n%n",
+                r.stableTarget(), s.durationS(), s.answered(), s.achievedRate(), s.statuses(), s.noAnswer()));
+        sb.append(base != null ? "| | ms | baseline ms | ratio |\n|---|---:|---:|---:|\n" : "| percentile | ms |\n|---|---:|\n");
+        for (double p : Report.PERCENTILES) {
+            row(sb, "p" + pct(p), "p" + pct(p) + "_ms", now, base, "%.3f");
+        }
+        row(sb, "max", "max_ms", now, base, "%.3f");
+        if (base != null) {
+            sb.append("\n| | req/s | baseline req/s | ratio |\n|---|---:|---:|---:|\n");
+            row(sb, "saturation", "saturation_rps", now, base, "%,.0f");
+            row(sb, "stable achieved", "stable_achieved_rps", now, base, "%,.0f");
+            sb.append("\nBaseline: `").append(r.baselineName()).append("`; ratio = this run / baseline.\n");
+            Double baseProfiled = base.get("profiled");
+            if (baseProfiled != null && (baseProfiled != 0) != r.profiled()) {
+                sb.append("\n**Not like for like:** the profiler was attached during ").append(r.profiled() ? "this run" : "the baseline")
+                        .append(" and not during ").append(r.profiled() ? "the baseline" : "this run")
+                        .append(", so latencies differ by its overhead too.\n");
+            }
+        }
+        if (s.operations().size() > 1) {
+            sb.append("\nEach operation of the mix (its own histogram; same measurement):\n\n")
+                    .append("| operation | answered | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | statuses (0: no answer) |\n")
+                    .append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            s.operations().forEach((op, o) -> sb.append(String.format(Locale.ROOT,
+                    "| %s | %,d | %,.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %s |%n", op, o.answered(), o.achievedRate(),
+                    o.percentileMs(50), o.percentileMs(90), o.percentileMs(99), o.percentileMs(99.9),
+                    o.latencyUs().getMaxValue() / 1000.0, o.statuses())));
+        }
+        sb.append("\nFull distribution: [stable.hgrm](stable.hgrm) (HdrHistogram percentile output, ms).\n\n")
+                .append("![latency by percentile](latency-by-percentile.png)\n\n![throughput and p99 over time](throughput-p99.png)\n");
+    }
+
+    private static void renderCauses(Report r, StringBuilder sb) {
+        if (r.causes().isEmpty()) {
+            if (r.causesAbsent() != null) {
+                sb.append("\n## Causes\n\n").append(r.causesAbsent()).append('\n');
+            }
+            return;
+        }
+        sb.append("\n## Causes (each node, over the stable run)\n\n")
+                .append("| node | GC pauses n | total ms | max ms | alloc B/request | peak RssAnon MB | peak RssFile MB |\n")
+                .append("|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Report.NodeCauses c : r.causes()) {
+            GcLog.Pauses gc = c.gc();
+            RssSampler.Rss rss = c.peakRss();
+            sb.append("| ").append(c.node())
+                    .append(" | ").append(gc == null ? "-" : Integer.toString(gc.count()))
+                    .append(" | ").append(cell(gc == null ? null : gc.totalMs(), "%.1f"))
+                    .append(" | ").append(cell(gc == null ? null : gc.maxMs(), "%.1f"))
+                    .append(" | ").append(cell(c.allocBytesPerRequest(), "%,.0f"))
+                    .append(" | ").append(cell(rss == null ? null : mb(rss.anonKb()), "%.0f"))
+                    .append(" | ").append(cell(rss == null ? null : mb(rss.fileKb()), "%.0f"))
+                    .append(" |\n");
+        }
+        sb.append("\nGC pauses: the stop-the-world pauses that ended inside the stable run, from each node's GC log (");
+        for (Report.NodeCauses c : r.causes()) {
+            sb.append(c.node() > 1 ? ", " : "").append('[').append(c.gcLog()).append("](").append(c.gcLog()).append(')');
+            if (!Double.isNaN(c.fromUptimeS())) {
+                sb.append(String.format(Locale.ROOT, ": uptime %.3f-%.3f s", c.fromUptimeS(), c.toUptimeS()));
+            }
+        }
+        sb.append("). alloc B/request: heap bytes the node's threads allocated per second during the run (JFR "
+                + "`jdk.ThreadAllocationStatistics`, sampled every second) over the requests answered per second; in a "
+                + "cluster every request reaches several nodes, and the nodes' figures add up to the cluster's. "
+                + "Peak RSS: `RssAnon` (heap, native and thread memory) and `RssFile` (mapped files) from "
+                + "`/proc/<pid>/status` every 500 ms; MB = 2^20 bytes. `-`: not measured (see the notes).\n");
+        Map<String, Double> base = r.baseline();
+        if (base != null) {
+            Map<String, Double> now = summary(r);
+            sb.append("\n| | this run | baseline | ratio |\n|---|---:|---:|---:|\n");
+            for (Report.NodeCauses c : r.causes()) {
+                String n = "node" + c.node() + "_";
+                String label = "node " + c.node() + " ";
+                row(sb, label + "GC pauses", n + "gc_pauses", now, base, "%.0f");
+                row(sb, label + "GC pause total ms", n + "gc_pause_total_ms", now, base, "%.1f");
+                row(sb, label + "GC pause max ms", n + "gc_pause_max_ms", now, base, "%.1f");
+                row(sb, label + "alloc B/request", n + "alloc_bytes_per_request", now, base, "%,.0f");
+                row(sb, label + "peak RssAnon MB", n + "rss_anon_peak_mb", now, base, "%.0f");
+                row(sb, label + "peak RssFile MB", n + "rss_file_peak_mb", now, base, "%.0f");
+            }
+        }
+    }
+
+    /**
+     * The causes on one line for the console, e.g. {@code node 1: GC 3 pauses, 12.5 ms total, 6.1 ms max;
+     * 512 B/request; peak RssAnon 180 MB, RssFile 41 MB}; the reason when there are none.
+     */
+    public static String causesLine(Report r) {
+        if (r.causes().isEmpty()) {
+            return r.causesAbsent() == null ? "not measured" : r.causesAbsent();
+        }
+        List<String> nodes = new ArrayList<>();
+        for (Report.NodeCauses c : r.causes()) {
+            GcLog.Pauses gc = c.gc();
+            RssSampler.Rss rss = c.peakRss();
+            nodes.add("node " + c.node() + ": "
+                    + (gc == null ? "GC -" : String.format(Locale.ROOT, "GC %d pauses, %.1f ms total, %.1f ms max", gc.count(),
+                            gc.totalMs(), gc.maxMs()))
+                    + "; " + cell(c.allocBytesPerRequest(), "%,.0f") + " B/request; "
+                    + (rss == null ? "peak RSS -" : String.format(Locale.ROOT, "peak RssAnon %.0f MB, RssFile %.0f MB",
+                            mb(rss.anonKb()), mb(rss.fileKb()))));
+        }
+        return String.join(" | ", nodes);
+    }
+
+    /** {@code v} in format {@code fmt}, or {@code -} when it was not measured. */
+    private static String cell(Double v, String fmt) {
+        return v == null ? "-" : String.format(Locale.ROOT, fmt, v);
+    }
+
+    private static void row(StringBuilder sb, String label, String key, Map<String, Double> now, Map<String, Double> base,
+            String fmt) {
+        Double v = now.get(key);
+        sb.append("| ").append(label).append(" | ").append(v == null ? "-" : String.format(Locale.ROOT, fmt, v));
+        if (base != null) {
+            Double b = base.get(key);
+            sb.append(" | ").append(b == null ? "-" : String.format(Locale.ROOT, fmt, b)).append(" | ")
+                    .append(b == null || v == null || b == 0 ? "-" : String.format(Locale.ROOT, "%.2f", v / b));
+        }
+        sb.append(" |\n");
+    }
+
+    /** A percentile as written in keys and tables: 50, 99.9, 99.99. */
+    static String pct(double p) {
+        return p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p);
+    }
+
+    /** The name of the JSON summary beside {@code report.md}. */
+    public static final String SUMMARY_JSON = "summary.json";
+
+    /**
+     * The report for programs: one JSON object {@code {"title": string, "environment": {name: string, ...},
+     * "summary": {key: number or null, ...}, "ycsb": string or null, "notes": [string, ...]}}, where
+     * {@code summary} holds {@link #summary}'s figures (same keys and units; a figure that is not finite is
+     * {@code null}) and {@code ycsb} YCSB's own output of a {@code --ycsb} run.
+     */
+    public static String summaryJson(Report r) {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
+        root.put("title", r.title());
+        ObjectNode env = root.putObject("environment");
+        for (String[] row : r.environment()) {
+            env.put(row[0], row.length > 1 ? row[1] : null);
+        }
+        ObjectNode figures = root.putObject("summary");
+        summary(r).forEach((k, v) -> {
+            if (Double.isFinite(v)) {
+                figures.put(k, v);
+            } else {
+                figures.putNull(k);
+            }
+        });
+        root.put("ycsb", r.ycsbOutput());
+        ArrayNode notes = root.putArray("notes");
+        r.notes().forEach(notes::add);
+        return root.toPrettyString() + "\n";
+    }
+
+    /** Writes {@code report.md}, {@code summary.tsv} and {@code summary.json} into {@code dir}. */
+    public static void write(Report r, Path dir) throws IOException {
+        Files.writeString(dir.resolve("report.md"), render(r));
+        Files.writeString(dir.resolve(SUMMARY_JSON), summaryJson(r));
+        StringBuilder tsv = new StringBuilder();
+        summary(r).forEach((k, v) -> tsv.append(k).append('\t').append(v).append('\n'));
+        Files.writeString(dir.resolve(SUMMARY), tsv);
+    }
+
+    /**
+     * Reads the {@code summary.tsv} of an earlier report directory.
+     *
+     * @throws IOException if the file is missing or a line is not {@code name<TAB>number}
+     */
+    public static Map<String, Double> readSummary(Path dir) throws IOException {
+        Path f = dir.resolve(SUMMARY);
+        if (!Files.exists(f)) {
+            throw new IOException("--baseline " + dir + ": no " + SUMMARY + " there (is it a report directory of ringbase bench?)");
+        }
+        Map<String, Double> m = new LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(f);
+        for (String line : lines) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] kv = line.split("\t");
+            try {
+                m.put(kv[0], Double.parseDouble(kv[1]));
+            } catch (RuntimeException e) {
+                throw new IOException(f + ": not 'name<TAB>number': " + line, e);
+            }
+        }
+        return m;
+    }
+}

@@ -1,0 +1,330 @@
+package io.ringbase.cli;
+
+import io.ringbase.clock.ClockOptions;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.http.HttpServerConfig;
+import io.ringbase.server.Node;
+import io.ringbase.storage.EngineKind;
+import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.wal.WalRecoveryMode;
+import io.ringbase.storage.wal.WalSyncPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ringbase serve}: runs one node until SIGTERM or Ctrl-C, then stops gracefully (stop
+ * accepting, finish in-flight requests, flush, close files) and exits 0.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Start a Ringbase node. Prints one line with the node's URL once it accepts requests.")
+public final class ServeCommand implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
+    /** Largest value the WAL accepts (16 MiB); bodies above it are refused with 413. */
+    static final long MAX_VALUE_BYTES = 16L << 20;
+
+    @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--host", defaultValue = "0.0.0.0", description = "Address to bind (default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--data-dir", defaultValue = "./data", description = "Data directory (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--cluster", split = ",", paramLabel = "URL",
+            description = "Comma-separated URLs (http://host:port) of all cluster nodes, the same list on every "
+                    + "node (default: this node alone).")
+    List<String> cluster;
+
+    @Option(names = "--self", paramLabel = "URL", description = "This node's URL in --cluster; required when the list has more than one node (default: the only URL of a one-node list).")
+    String self;
+
+    @Option(names = "--engine", defaultValue = "lsm", paramLabel = "lsm|rocksdb",
+            description = "Storage engine: 'lsm' (Ringbase's own) or 'rocksdb' (RocksDB); a data directory "
+                    + "keeps the engine that created it (default: ${DEFAULT-VALUE}).")
+    String engine;
+
+    @Option(names = "--wal-sync", defaultValue = "periodic", paramLabel = "always|periodic",
+            description = "WAL fsync policy: 'always' fsyncs before acknowledging a write, 'periodic' every "
+                    + "--wal-sync-interval-ms (default: ${DEFAULT-VALUE}). Either survives a process kill.")
+    String walSync;
+
+    @Option(names = "--wal-recovery", defaultValue = "refuse", paramLabel = "refuse|truncate-after-corruption",
+            description = "What start-up does with a WAL segment damaged before its end (as a power loss under "
+                    + "--wal-sync periodic can leave): 'refuse' to start, naming the file and offset, or "
+                    + "'truncate-after-corruption': replay up to the last good record, drop the rest of that segment "
+                    + "and log what was dropped (default: ${DEFAULT-VALUE}).")
+    String walRecovery;
+
+    @Option(names = "--wal-sync-interval-ms", defaultValue = "1000", description = "Interval of periodic WAL fsyncs in ms (default: ${DEFAULT-VALUE}).")
+    long walSyncIntervalMs;
+
+    @Option(names = "--compaction-slowdown-tables", defaultValue = "20", paramLabel = "N",
+            description = "With this many live SSTables (compaction behind), each write is delayed 1 ms, as "
+                    + "RocksDB's level0_slowdown_writes_trigger (default: ${DEFAULT-VALUE}).")
+    int compactionSlowdownTables;
+
+    @Option(names = "--compaction-stop-tables", defaultValue = "36", paramLabel = "N",
+            description = "With this many live SSTables, writes wait for compaction, then get 503, as RocksDB's "
+                    + "level0_stop_writes_trigger; at least --compaction-slowdown-tables (default: ${DEFAULT-VALUE}).")
+    int compactionStopTables;
+
+    @Option(names = "--memtable-size", defaultValue = "16m", description = "Memtable size that triggers a flush (default: ${DEFAULT-VALUE}).")
+    ByteSize memtableSize;
+
+    @Option(names = "--max-body-size", defaultValue = "16m", description = "Largest request body accepted; larger gets 413 (default: ${DEFAULT-VALUE}).")
+    ByteSize maxBodySize;
+
+    @Option(names = "--workers", defaultValue = "8", description = "Request worker threads (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--inline-requests", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Run point requests (GET/PUT/DELETE of one key, replica calls) on the I/O thread that read "
+                    + "them instead of handing them to a worker, unless the write would wait for an fsync (--wal-sync "
+                    + "always) or a stalled flush. --no-inline-requests always uses the workers (default: ${DEFAULT-VALUE}).")
+    boolean inlineRequests;
+
+    @Option(names = "--io-threads", paramLabel = "N",
+            description = "Event-loop threads that read, parse and write requests (default: the CPUs this process may "
+                    + "use, " + "as Runtime.availableProcessors() counts them: 1 when pinned to one CPU).")
+    Integer ioThreads;
+
+    @Option(names = "--request-timeout", defaultValue = "30s", paramLabel = "DURATION",
+            description = "Longest time a request may take to arrive once it has begun; a slower one gets 408 and its "
+                    + "connection is closed (default: ${DEFAULT-VALUE}).")
+    TimeSpan requestTimeout;
+
+    @Option(names = "--idle-timeout", defaultValue = "120s", paramLabel = "DURATION",
+            description = "A connection with no request in progress is closed after this long without a byte from "
+                    + "the client (default: ${DEFAULT-VALUE}).")
+    TimeSpan idleTimeout;
+
+    @Option(names = "--scan-idle-timeout", defaultValue = "60s", paramLabel = "DURATION",
+            description = "A range response whose client takes no byte of it for this long is abandoned and its "
+                    + "connection closed, releasing the scan's tables (default: ${DEFAULT-VALUE}).")
+    TimeSpan scanIdleTimeout;
+
+    @Option(names = "--max-connections", defaultValue = "4096",
+            description = "Most connections open at once; past it new ones are closed at once, with a WARN line "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--queue", defaultValue = "1024", description = "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
+    int queue;
+
+    @Option(names = "--replica-timeout", defaultValue = "1s", paramLabel = "DURATION",
+            description = "How long a coordinator waits for a replica before counting it as failed (default: ${DEFAULT-VALUE}).")
+    TimeSpan replicaTimeout;
+
+    @Option(names = "--cluster-secret-file", paramLabel = "FILE",
+            description = "File holding the shared secret (at least 16 bytes) that signs node-to-node requests; "
+                    + "with it, internal requests without a valid HMAC get 403. Use the same file on every node (default: none).")
+    Path clusterSecretFile;
+
+    @Option(names = "--tombstone-grace", defaultValue = "10d", paramLabel = "DURATION",
+            description = "Age a tombstone must reach before compaction may drop it; run repair on every node "
+                    + "within it (default: ${DEFAULT-VALUE}).")
+    TimeSpan tombstoneGrace;
+
+    @Option(names = "--hint-window", defaultValue = "3h", paramLabel = "DURATION",
+            description = "Hints for a down replica older than this are dropped (anti-entropy repair catches up) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    TimeSpan hintWindow;
+
+    @Option(names = "--hint-max-size", defaultValue = "1g", paramLabel = "SIZE",
+            description = "Total size of stored hints; past it new hints are dropped (default: ${DEFAULT-VALUE}).")
+    ByteSize hintMaxSize;
+
+    @Option(names = "--max-clock-offset", defaultValue = "500ms", paramLabel = "DURATION",
+            description = "Versions from other nodes more than this ahead of this node's clock are refused "
+                    + "(a logged error; 400 to the sender): a skewed clock cannot drag the cluster's clocks "
+                    + "forward. Keep node clocks within it with NTP (default: ${DEFAULT-VALUE}).")
+    TimeSpan maxClockOffset;
+
+    /** Test-only: skews this node's version clock (the fault-injection suite's clock-skew nemesis). */
+    @Option(names = "--test-clock-offset-ms", defaultValue = "0", hidden = true,
+            description = "Testing only: add this many ms (may be negative) to the wall clock of this node's versions.")
+    long testClockOffsetMs;
+
+    @Option(names = "--metrics", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Count requests and serve Prometheus metrics at GET /metrics; --no-metrics counts nothing "
+                    + "and answers 404 there (default: ${DEFAULT-VALUE}).")
+    boolean metrics;
+
+    @Option(names = "--log-format", defaultValue = "text", paramLabel = "text|json",
+            description = "Log line format on stderr: text, or json (one JSON object per line, logback's JsonEncoder); "
+                    + "both name the node's URL on every line (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
+    @Option(names = "--access-log", defaultValue = "false",
+            description = "Log every request (client, method, target, status, microseconds) at INFO on the logger "
+                    + "io.ringbase.access (default: ${DEFAULT-VALUE}).")
+    boolean accessLog;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        Logging.Format format = switch (logFormat) {
+            case "text" -> Logging.Format.TEXT;
+            case "json" -> Logging.Format.JSON;
+            default -> throw bad("--log-format must be 'text' or 'json', got '" + logFormat + "'");
+        };
+        try {
+            Logging.checkLevel(System.getenv("RINGBASE_LOG_LEVEL"));
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
+        Node.Config config;
+        try {
+            config = validate();
+        } catch (SecretException e) {
+            return fail(new StartupFailure(StartupFailure.SECRET, e.getMessage()));
+        }
+        Logging.configure(format, nodeUrl(config));
+        Node node;
+        try {
+            node = Node.start(config);
+        } catch (Exception e) {
+            StartupFailure failure = StartupFailure.of(e, config.storage().dataDir().toAbsolutePath().normalize().toString());
+            if (failure.exitCode() == StartupFailure.UNEXPECTED) {
+                log.error("the node could not start", e);
+            }
+            return fail(failure);
+        }
+        Logging.configure(format, node.url()); // the bound port, if it was 0
+        CountDownLatch stop = StopSignal.install();
+        String cluster = config.topology().size() == 1 ? ""
+                : ", node " + (config.topology().self().index() + 1) + " of " + config.topology().size();
+        System.out.println("Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port()
+                + " (data in " + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
+        System.out.flush();
+        stop.await();
+        log.info("stopping: finishing in-flight requests, then flushing");
+        long started = System.nanoTime();
+        node.close();
+        log.info("stopped in {} ms", (System.nanoTime() - started) / 1_000_000);
+        return 0;
+    }
+
+    /** Prints {@code failure} as one line on stderr; returns its exit code. */
+    private int fail(StartupFailure failure) {
+        spec.commandLine().getErr().println("ringbase serve: " + failure.message());
+        spec.commandLine().getErr().flush();
+        return failure.exitCode();
+    }
+
+    /** The node's URL for log lines: {@code --self}, or {@code http://host:port} of a single node. */
+    private static String nodeUrl(Node.Config config) {
+        if (config.topology().size() > 1) {
+            return config.topology().self().toString();
+        }
+        return "http://" + displayHost(config.http().host()) + ":" + config.http().port();
+    }
+
+    /** The cluster secret file cannot be used (exit code {@link StartupFailure#SECRET}). */
+    static final class SecretException extends RuntimeException {
+        SecretException(String message) {
+            super(message);
+        }
+    }
+
+    private static String displayHost(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host;
+    }
+
+    Node.Config validate() {
+        if (port < 0 || port > 65535) {
+            throw bad("--port must be between 0 and 65535, got " + port);
+        }
+        if (maxBodySize.bytes() > MAX_VALUE_BYTES) {
+            throw bad("--max-body-size must be at most 16m (the largest value a WAL record holds), got " + maxBodySize);
+        }
+        WalSyncPolicy policy = switch (walSync) {
+            case "always" -> WalSyncPolicy.ALWAYS;
+            case "periodic" -> WalSyncPolicy.PERIODIC;
+            default -> throw bad("--wal-sync must be 'always' or 'periodic', got '" + walSync + "'");
+        };
+        Topology topology = topology();
+        if (topology.size() > 1 && tombstoneGrace.millis() <= hintWindow.millis()) {
+            // a hint delivered after compaction purged the delete it lost to would bring the key back
+            throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
+                    + "): a hint delivered after a purged delete would bring the deleted key back");
+        }
+        byte[] secret = readSecret();
+        try {
+            HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
+                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests,
+                    requestTimeout.millis(), idleTimeout.millis(), maxConnections, scanIdleTimeout.millis());
+            LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
+                    .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))
+                    .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
+                    .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
+            if (compactionSlowdownTables < 1 || compactionStopTables < compactionSlowdownTables) {
+                throw bad("need 1 <= --compaction-slowdown-tables <= --compaction-stop-tables, got "
+                        + compactionSlowdownTables + " and " + compactionStopTables);
+            }
+            storage = storage.withCompaction(storage.compaction()
+                    .withWriteTriggers(compactionSlowdownTables, compactionStopTables));
+            HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
+                    .withMaxTotalBytes(hintMaxSize.bytes());
+            ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
+            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock, metrics,
+                    accessLog, EngineKind.parse(engine));
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
+    }
+
+    private Topology topology() {
+        if (cluster == null || cluster.isEmpty()) {
+            return Topology.single(host, port == 0 ? 1 : port);
+        }
+        String me = self;
+        if (me == null) {
+            if (cluster.size() != 1) {
+                throw bad("--self is required with a --cluster of " + cluster.size() + " nodes");
+            }
+            me = cluster.getFirst();
+        }
+        try {
+            Topology t = Topology.parse(cluster, me);
+            if (!spec.commandLine().getParseResult().hasMatchedOption("--port")) {
+                port = t.self().port(); // the node listens where the others will call it
+            } else if (t.self().port() != port) {
+                throw bad("--self " + t.self() + " does not match --port " + port);
+            }
+            return t;
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
+    }
+
+    private byte[] readSecret() {
+        if (clusterSecretFile == null) {
+            return null;
+        }
+        try {
+            return SecretFile.read(clusterSecretFile, "--cluster-secret-file");
+        } catch (IllegalArgumentException e) {
+            throw new SecretException(e.getMessage());
+        }
+    }
+
+    private CommandLine.ParameterException bad(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+}

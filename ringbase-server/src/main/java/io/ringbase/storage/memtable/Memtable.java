@@ -1,0 +1,483 @@
+package io.ringbase.storage.memtable;
+
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.RefCount;
+import io.ringbase.storage.StorageEngine.CloseableIterator;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.NoSuchElementException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAccumulator;
+
+/**
+ * The in-memory sorted table in front of the SSTables, held entirely in native memory: a lock-free
+ * skip list whose nodes, entries included, live in {@link Slabs} (the design of RocksDB's
+ * {@code InlineSkipList} over its {@code Arena}; Pugh, "Skip Lists", 1990). The garbage collector sees a
+ * few objects per memtable, whatever it holds.
+ *
+ * <p><b>Node layout</b> (8-byte aligned, native byte order):
+ * <pre>
+ * +0        u8      height h (1..{@value #MAX_HEIGHT})
+ * +4        i32     size of the encoded entry
+ * +8        u64     key prefix: the key's first 8 bytes, big-endian, zero-padded
+ * +16       i64[h]  next node at each level (an address in the slabs; 0 = none)
+ * +16+8h    entry   the entry in {@link EntryFormat} encoding (as in the WAL and SSTables)
+ * </pre>
+ * The key prefix decides most comparisons of a search with one unsigned compare of two longs, without
+ * touching the entry (a full key comparison through {@code MemorySegment.mismatch} on every step of a
+ * search was a fifth of a PUT's CPU).
+ * Nodes are ordered by key ({@link io.ringbase.storage.Keys#ORDER}), then newest first
+ * ({@link Entry#compareNewness}). An overwrite adds a node before the older ones of its key (RocksDB
+ * keeps every version the same way); readers take the first node of a key, and iteration skips the
+ * rest. A node is written in full before one compare-and-set at level 0 publishes it.
+ *
+ * <p><b>Writing</b> is two steps so that the engine can make room before it appends to the WAL:
+ * {@link #reserve} takes the node's bytes (or says the memtable is full), {@link #insert} fills and
+ * links them. {@link #put} does both.
+ *
+ * <p><b>Size</b> ({@link #sizeBytes()}) is exact: the slab bytes taken from the operating system. It
+ * never passes the limit given at creation, except by one entry larger than the limit in an otherwise
+ * empty memtable.
+ *
+ * <p><b>Lifetime.</b> A memtable starts with one reference, its creator's. Readers that may outlive
+ * the creator's hold take one with {@link #retain()} and give it back with {@link #release()}; the
+ * slabs are freed when the last reference goes, never while a reader or scan still uses them.
+ *
+ * <p>Concurrency: any number of threads may reserve, insert, read and iterate at once. Iterators are
+ * weakly consistent (they see concurrent inserts or not, and never fail) and are for one thread each.
+ */
+public final class Memtable {
+
+    /** Most levels of a node: with branching 4, enough for about 16 million entries. */
+    static final int MAX_HEIGHT = 12;
+    /** One in this many nodes of a level also gets the next level. */
+    private static final int BRANCHING = 4;
+
+    /** {@link #reserve} could not make room: the memtable is full. */
+    public static final long NO_ROOM = Slabs.NO_ROOM;
+
+    private static final long NULL = 0;
+    private static final int OFF_HEIGHT = 0;
+    private static final int OFF_ENTRY_SIZE = 4;
+    private static final int OFF_PREFIX = 8;
+    private static final int OFF_NEXT = 16;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    /** Per-thread search state of an insert: predecessor and successor at each level. */
+    private static final ThreadLocal<long[]> SPLICE = ThreadLocal.withInitial(() -> new long[2 * MAX_HEIGHT]);
+
+    private final Slabs slabs;
+    private final long head;
+    private final AtomicInteger maxHeight = new AtomicInteger(1);
+    private final RefCount refs = new RefCount();
+    private final LongAccumulator maxVersion = new LongAccumulator(Math::max, Long.MIN_VALUE);
+    private volatile int count;
+
+    /**
+     * A memtable that holds at most {@code limitBytes} of slabs (1 MiB each, or a quarter of the limit if
+     * that is smaller).
+     *
+     * @throws IllegalArgumentException if {@code limitBytes} &lt; 4096
+     */
+    public Memtable(long limitBytes) {
+        this(limitBytes, new AtomicLong());
+    }
+
+    /**
+     * A memtable of {@code limitBytes}, as {@link #Memtable(long)}, whose slab bytes also count in
+     * {@code ownerNativeBytes} until they are freed: an engine's figure for all of its memtables,
+     * flushed ones still pinned by readers included.
+     *
+     * @throws IllegalArgumentException if {@code limitBytes} &lt; 4096
+     */
+    public Memtable(long limitBytes, AtomicLong ownerNativeBytes) {
+        this.slabs = new Slabs(limitBytes, Slabs.slabBytesFor(limitBytes), ownerNativeBytes);
+        this.head = slabs.allocate(OFF_NEXT + 8L * MAX_HEIGHT, false);
+        slab(head).set(ValueLayout.JAVA_BYTE, Slabs.offset(head) + OFF_HEIGHT, (byte) MAX_HEIGHT);
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /** Bytes a node for an entry of these sizes takes, at most (the tallest node). */
+    public static long maxNodeBytes(int keyLength, long valueLength) {
+        return Slabs.align(OFF_NEXT + 8L * MAX_HEIGHT + EntryFormat.encodedSize(keyLength, valueLength));
+    }
+
+    /**
+     * Takes room for a node holding an entry of the given sizes.
+     *
+     * @param valueLength the value's length in bytes; 0 for a tombstone
+     * @return a reservation for {@link #insert}, or {@link #NO_ROOM} if the memtable is full
+     */
+    public long reserve(int keyLength, long valueLength) {
+        int height = randomHeight();
+        long entrySize = EntryFormat.encodedSize(keyLength, valueLength);
+        long node = slabs.allocate(OFF_NEXT + 8L * height + entrySize, true);
+        if (node != NO_ROOM) {
+            MemorySegment s = slab(node);
+            long o = Slabs.offset(node);
+            s.set(ValueLayout.JAVA_BYTE, o + OFF_HEIGHT, (byte) height);
+            s.set(ValueLayout.JAVA_INT_UNALIGNED, o + OFF_ENTRY_SIZE, (int) entrySize);
+        }
+        return node;
+    }
+
+    /**
+     * Writes an entry into {@code reservation} (from {@link #reserve} with the same sizes) and links it,
+     * unless the memtable already holds this entry or a newer one of its key. Copies {@code value}
+     * straight into the slab.
+     *
+     * @param value the value bytes, or {@code null} for a tombstone
+     * @return whether the entry was linked
+     */
+    public boolean insert(long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value) {
+        MemorySegment s = slab(reservation);
+        long entry = entryOffset(reservation);
+        long end = EntryFormat.write(s, entry, key, version, expiresAtMs, value);
+        s.set(ValueLayout.JAVA_LONG, Slabs.offset(reservation) + OFF_PREFIX, prefix(key));
+        if (end - entry != s.get(ValueLayout.JAVA_INT_UNALIGNED, Slabs.offset(reservation) + OFF_ENTRY_SIZE)) {
+            throw new IllegalArgumentException("entry does not match its reservation");
+        }
+        if (!link(reservation)) {
+            return false;
+        }
+        maxVersion.accumulate(version);
+        count++; // racy increments are tolerable: the count sizes Bloom filters, not correctness
+        return true;
+    }
+
+    /**
+     * Stores {@code entry} unless the memtable already holds it or a newer version of its key.
+     *
+     * @return {@code false} if the memtable is full (nothing stored), else {@code true}
+     */
+    public boolean put(Entry entry) {
+        byte[] value = entry.value();
+        long reservation = reserve(entry.key().length, value == null ? 0 : value.length);
+        if (reservation == NO_ROOM) {
+            return false;
+        }
+        insert(reservation, entry.key(), entry.version(), entry.expiresAtMs(),
+                value == null ? null : MemorySegment.ofArray(value));
+        return true;
+    }
+
+    private static int randomHeight() {
+        int r = ThreadLocalRandom.current().nextInt();
+        int height = 1;
+        while (height < MAX_HEIGHT && (r & (BRANCHING - 1)) == 0) {
+            height++;
+            r >>>= 2;
+        }
+        return height;
+    }
+
+    /** Links a filled node at every level of its height; false if a newer or equal entry was there. */
+    private boolean link(long node) {
+        int height = height(node);
+        int top = maxHeight.get();
+        while (height > top) {
+            if (maxHeight.compareAndSet(top, height)) {
+                top = height;
+                break;
+            }
+            top = maxHeight.get();
+        }
+        long[] splice = SPLICE.get();
+        long x = head;
+        for (int level = top - 1; level >= 0; level--) {
+            x = findSplice(x, node, level, splice);
+        }
+        if (isDuplicate(node, splice)) {
+            return false;
+        }
+        for (int level = 0; level < height; level++) {
+            while (true) {
+                long prev = splice[level];
+                long next = splice[MAX_HEIGHT + level];
+                setNext(node, level, next);
+                if (casNext(prev, level, next, node)) {
+                    break;
+                }
+                findSplice(prev, node, level, splice); // someone linked between prev and next: look again
+                if (level == 0 && isDuplicate(node, splice)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** From {@code x} at {@code level}: records the last node before {@code node} and its successor. */
+    private long findSplice(long x, long node, int level, long[] splice) {
+        while (true) {
+            long next = next(x, level);
+            if (next != NULL && compareNodes(next, node) < 0) {
+                x = next;
+            } else {
+                splice[level] = x;
+                splice[MAX_HEIGHT + level] = next;
+                return x;
+            }
+        }
+    }
+
+    /** Whether the level-0 neighbours of {@code node}'s place make it redundant. */
+    private boolean isDuplicate(long node, long[] splice) {
+        long prev = splice[0];
+        if (prev != head && sameKey(prev, node)) {
+            return true; // a newer (or equal) version of the key sorts before it
+        }
+        long next = splice[MAX_HEIGHT];
+        return next != NULL && compareNodes(next, node) == 0;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * The node of the newest entry of {@code key} (possibly a tombstone or expired), or 0 if none. Its
+     * entry is at {@link #entryOffset} of {@link #segment}.
+     */
+    public long find(byte[] key) {
+        if (count == 0) {
+            return NULL;
+        }
+        long probePrefix = prefix(key);
+        long node = seek(key, probePrefix);
+        if (node != NULL && compareToKey(node, key, probePrefix) == 0) {
+            return node;
+        }
+        return NULL;
+    }
+
+    /** The newest entry of {@code key} (possibly a tombstone or expired), decoded, or {@code null}. */
+    public Entry get(byte[] key) {
+        long node = find(key);
+        return node == NULL ? null : decode(node);
+    }
+
+    /** The slab holding the node {@code node}. */
+    public MemorySegment segment(long node) {
+        return slab(node);
+    }
+
+    /** Offset in {@link #segment} of the encoded entry of node {@code node}. */
+    public long entryOffset(long node) {
+        return Slabs.offset(node) + OFF_NEXT + 8L * height(node);
+    }
+
+    /** First node whose key is &ge; {@code key} (the newest of that key), or 0. */
+    private long seek(byte[] key, long keyPrefix) {
+        long x = head;
+        for (int level = maxHeight.get() - 1; level >= 0; level--) {
+            while (true) {
+                long next = next(x, level);
+                if (next != NULL && compareToKey(next, key, keyPrefix) < 0) {
+                    x = next;
+                } else {
+                    break;
+                }
+            }
+        }
+        return next(x, 0);
+    }
+
+    /**
+     * Entries with {@code start <= key < end} in key order, the newest of each key, decoded;
+     * {@code end == null} means no upper bound, {@code start == null} no lower bound. The caller must
+     * hold a reference ({@link #retain}) for as long as it iterates.
+     */
+    public CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
+        return new EntryIterator(start, end);
+    }
+
+    /**
+     * Calls {@code visitor} with the newest entry of every key, in key order, as a segment and the
+     * offset of the encoded entry in it; for flushing without decoding. Not for a memtable that still
+     * takes writes.
+     */
+    public void forEachNewest(EncodedEntryVisitor visitor) throws java.io.IOException {
+        long previous = NULL;
+        for (long n = next(head, 0); n != NULL; n = next(n, 0)) {
+            if (previous == NULL || !sameKey(previous, n)) {
+                visitor.accept(slab(n), entryOffset(n));
+            }
+            previous = n;
+        }
+    }
+
+    /** Receives encoded entries ({@link EntryFormat}) from {@link #forEachNewest}. */
+    @FunctionalInterface
+    public interface EncodedEntryVisitor {
+        void accept(MemorySegment segment, long offset) throws java.io.IOException;
+    }
+
+    /** Slab bytes held: exact, see the class comment. */
+    public long sizeBytes() {
+        return slabs.bytes();
+    }
+
+    /** The limit given at construction, bytes. */
+    public long limitBytes() {
+        return slabs.limitBytes();
+    }
+
+    /** Number of entries linked, versions of the same key counted apart; an upper bound of the keys. */
+    public int count() {
+        return count;
+    }
+
+    public boolean isEmpty() {
+        return next(head, 0) == NULL;
+    }
+
+    /** Largest version put so far, or {@link Long#MIN_VALUE} if empty. */
+    public long maxVersion() {
+        return maxVersion.get();
+    }
+
+    /** Slab bytes held by all memtables of this process that are not freed yet. */
+    public static long liveNativeBytes() {
+        return Slabs.liveBytes();
+    }
+
+    // ---------------------------------------------------------------- lifetime
+
+    /**
+     * Takes a reference, unless the memtable is already freed.
+     *
+     * @return {@code false} if the last reference is gone (the slabs are freed or about to be)
+     */
+    public boolean retain() {
+        return refs.tryRetain();
+    }
+
+    /** Gives a reference back; the last one frees the slabs. */
+    public void release() {
+        if (refs.release("memtable")) {
+            slabs.free();
+        }
+    }
+
+    /** Whether the slabs have been freed (for tests). */
+    public boolean isFreed() {
+        return slabs.isFreed();
+    }
+
+    // ---------------------------------------------------------------- nodes
+
+    private MemorySegment slab(long node) {
+        return slabs.slab(node);
+    }
+
+    private int height(long node) {
+        return slab(node).get(ValueLayout.JAVA_BYTE, Slabs.offset(node) + OFF_HEIGHT);
+    }
+
+    private long next(long node, int level) {
+        return (long) LONG.getAcquire(slab(node), Slabs.offset(node) + OFF_NEXT + 8L * level);
+    }
+
+    private void setNext(long node, int level, long next) {
+        LONG.setRelease(slab(node), Slabs.offset(node) + OFF_NEXT + 8L * level, next);
+    }
+
+    private boolean casNext(long node, int level, long expected, long next) {
+        return LONG.compareAndSet(slab(node), Slabs.offset(node) + OFF_NEXT + 8L * level, expected, next);
+    }
+
+    private long prefixOf(long node) {
+        return slab(node).get(ValueLayout.JAVA_LONG, Slabs.offset(node) + OFF_PREFIX);
+    }
+
+    static long prefix(byte[] key) {
+        return EntryFormat.keyPrefix(key);
+    }
+
+    static long prefix(MemorySegment key) {
+        return EntryFormat.keyPrefix(key);
+    }
+
+    /** Node's key against a search key (with its prefix): negative if the node's sorts first. */
+    private int compareToKey(long node, byte[] key, long keyPrefix) {
+        long p = prefixOf(node);
+        if (p != keyPrefix) {
+            return Long.compareUnsigned(p, keyPrefix);
+        }
+        return EntryFormat.compareKey(slab(node), entryOffset(node), key, keyPrefix);
+    }
+
+    private boolean sameKey(long a, long b) {
+        return prefixOf(a) == prefixOf(b)
+                && EntryFormat.compareKeys(slab(a), entryOffset(a), slab(b), entryOffset(b)) == 0;
+    }
+
+    /** Node order: key ascending, then newest first. */
+    private int compareNodes(long a, long b) {
+        long pa = prefixOf(a);
+        long pb = prefixOf(b);
+        if (pa != pb) {
+            return Long.compareUnsigned(pa, pb);
+        }
+        MemorySegment sa = slab(a);
+        MemorySegment sb = slab(b);
+        long ea = entryOffset(a);
+        long eb = entryOffset(b);
+        int c = EntryFormat.compareKeys(sa, ea, sb, eb);
+        return c != 0 ? c : -EntryFormat.compareNewness(sa, ea, sb, eb);
+    }
+
+    private Entry decode(long node) {
+        MemorySegment s = slab(node);
+        long e = entryOffset(node);
+        return EntryFormat.read(s, e, e + s.get(ValueLayout.JAVA_INT_UNALIGNED, Slabs.offset(node) + OFF_ENTRY_SIZE));
+    }
+
+    /** Newest entry per key in [start, end), decoded one at a time. */
+    private final class EntryIterator implements CloseableIterator<Entry> {
+        private final byte[] end;
+        private long node;
+        private long previous = NULL;
+
+        EntryIterator(byte[] start, byte[] end) {
+            this.end = end;
+            this.node = start == null ? Memtable.this.next(head, 0) : seek(start, prefix(start));
+            skipToValid();
+        }
+
+        private void skipToValid() {
+            while (node != NULL && previous != NULL && sameKey(previous, node)) {
+                node = Memtable.this.next(node, 0);
+            }
+            if (node != NULL && end != null && EntryFormat.compareKey(slab(node), entryOffset(node), end) >= 0) {
+                node = NULL;
+            }
+        }
+
+        @Override
+        public boolean hasNext() {
+            return node != NULL;
+        }
+
+        @Override
+        public Entry next() {
+            if (node == NULL) {
+                throw new NoSuchElementException();
+            }
+            Entry e = decode(node);
+            previous = node;
+            node = Memtable.this.next(node, 0);
+            skipToValid();
+            return e;
+        }
+
+        @Override
+        public void close() {
+            node = NULL;
+        }
+    }
+}

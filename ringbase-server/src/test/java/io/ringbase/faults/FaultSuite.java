@@ -1,0 +1,136 @@
+package io.ringbase.faults;
+
+import io.ringbase.faults.cluster.NsCluster;
+import io.ringbase.faults.nemesis.FullDiskNemesis;
+import io.ringbase.faults.nemesis.Nemesis;
+import io.ringbase.faults.nemesis.PartitionNemesis;
+import io.ringbase.faults.nemesis.ProcessNemesis;
+import io.ringbase.faults.nemesis.SlowNetworkNemesis;
+import io.ringbase.faults.net.NetworkLab;
+import io.ringbase.faults.net.Shell;
+import io.ringbase.faults.net.Tools;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.StandardOpenOption;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs every fault in turn on one {@link NetworkLab} and writes the fault x checker table
+ * ({@link Report}). Before anything: root and tools ({@link Tools#ensure}), and what a crashed run left
+ * (node processes by recorded pid, tmpfs mounts under the output directory, namespaces and links).
+ */
+public final class FaultSuite {
+
+    private FaultSuite() {
+    }
+
+    /** The faults, one row each, in run order. */
+    static List<Nemesis> nemeses() {
+        return List.of(
+                Nemesis.none(),
+                new ProcessNemesis(ProcessNemesis.Kind.KILL),
+                new ProcessNemesis(ProcessNemesis.Kind.PAUSE),
+                new PartitionNemesis(PartitionNemesis.Kind.MAJORITY_MINORITY),
+                new PartitionNemesis(PartitionNemesis.Kind.BRIDGE),
+                new PartitionNemesis(PartitionNemesis.Kind.ASYMMETRIC),
+                new SlowNetworkNemesis(),
+                new ProcessNemesis(ProcessNemesis.Kind.CLOCK_SKEW),
+                new FullDiskNemesis());
+    }
+
+    /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
+    static List<FaultResult> run(SuiteSettings settings) throws Exception {
+        try (FileChannel lockFile = FileChannel.open(MACHINE_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock ignored = machineLock(lockFile)) {
+            return runLocked(settings);
+        }
+    }
+
+    /**
+     * The machine-wide lock every suite run holds: the lab's names (namespaces {@code rbf-*}, addresses
+     * 10.77.0.0/24) are global, and a run removes what it takes for a crashed run's leftovers, so two
+     * runs at once (two worktrees' builds on one machine) break each other. Seen 2026-11-23: another
+     * worktree's suite started mid-run and this run's latency+loss scan timed out and its full-disk
+     * nodes found port 8080 taken.
+     */
+    static final Path MACHINE_LOCK = Path.of(System.getProperty("java.io.tmpdir"), "ringbase-fault-suite.lock");
+    /** How long a run waits for another to finish before it fails, ms. */
+    static final long MACHINE_LOCK_WAIT_MS = 30 * 60_000;
+
+    private static FileLock machineLock(FileChannel lockFile) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + MACHINE_LOCK_WAIT_MS * 1_000_000;
+        boolean said = false;
+        while (true) {
+            FileLock lock = lockFile.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("another fault-suite run held " + MACHINE_LOCK + " for "
+                        + MACHINE_LOCK_WAIT_MS / 60_000 + " min");
+            }
+            if (!said) {
+                System.out.println("fault suite: waiting for another run on this machine (" + MACHINE_LOCK + ")");
+                said = true;
+            }
+            Thread.sleep(1_000);
+        }
+    }
+
+    private static List<FaultResult> runLocked(SuiteSettings settings) throws Exception {
+        Tools.ensure();
+        Path out = settings.outputDir().toAbsolutePath();
+        Files.createDirectories(out);
+        Path pidFile = out.resolve("node-pids");
+        NsCluster.killLeftovers(pidFile);
+        unmountLeftovers(out);
+        List<FaultResult> results = new ArrayList<>();
+        long started = System.nanoTime();
+        try (NetworkLab lab = NetworkLab.create(SuiteSettings.NODES)) {
+            long seed = settings.seed();
+            for (Nemesis nemesis : nemeses()) {
+                Path dir = out.resolve(nemesis.name().replaceAll("[^a-z]+", "-").replaceAll("^-|-$", ""));
+                long t = System.nanoTime();
+                FaultResult r;
+                try {
+                    r = new FaultRun(settings, lab, nemesis, dir, pidFile, seed++).run();
+                } catch (Exception | AssertionError e) {
+                    r = new FaultResult(nemesis.name(), java.util.Map.of(), 0, 0, 0,
+                            List.of("the run itself failed: " + e), "");
+                    Files.createDirectories(dir);
+                    Files.writeString(dir.resolve("run-error.txt"), stackTrace(e), StandardCharsets.UTF_8);
+                }
+                results.add(r);
+                System.out.printf("fault suite: %s done in %.1f s: %s%n", r.fault(), (System.nanoTime() - t) / 1e9,
+                        r.pass() && r.notes().stream().noneMatch(n -> n.startsWith("the run itself")) ? "pass" : "FAIL");
+            }
+        } finally {
+            NsCluster.killLeftovers(pidFile);
+        }
+        String report = Report.markdown(settings, results, (System.nanoTime() - started) / 1_000_000_000L);
+        Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
+        System.out.println(report);
+        return results;
+    }
+
+    private static String stackTrace(Throwable e) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(w));
+        return w.toString();
+    }
+
+    /** Unmounts tmpfs mounts under {@code out} (a full-disk run that crashed). */
+    static void unmountLeftovers(Path out) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/mounts"), StandardCharsets.UTF_8)) {
+            String[] f = line.split(" ");
+            if (f.length > 2 && f[2].equals("tmpfs") && f[1].startsWith(out.toString() + "/")) {
+                Shell.tryRun("umount", f[1]);
+            }
+        }
+    }
+}

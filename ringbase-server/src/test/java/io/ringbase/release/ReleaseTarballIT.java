@@ -1,0 +1,231 @@
+package io.ringbase.release;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringbase.cli.ServeCommand;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * The release tarball unpacked in a temporary directory, away from the source tree and its Maven: its
+ * layout, its {@code bin/ringbase --version}, a node it serves answering PUT and GET, the clear failure
+ * when no Java 25 is to be found, and a {@code conf/ringbase.conf} that names every flag of {@code serve}.
+ * The tarball's path and the version come from the build (system properties {@code ringbase.tarball} and
+ * {@code ringbase.version}, set in pom.xml's Failsafe configuration).
+ */
+class ReleaseTarballIT {
+
+    static final Duration DEADLINE = Duration.ofSeconds(60);
+    static final Pattern READY = Pattern.compile("Ringbase node ready at http://[^:/ ]+:(\\d+) ");
+
+    @TempDir
+    Path tmp;
+
+    Path home;
+    String version;
+
+    @BeforeEach
+    void unpack() throws Exception {
+        Path tarball = Path.of(System.getProperty("ringbase.tarball", "target/ringbase-missing.tar.gz"));
+        version = System.getProperty("ringbase.version");
+        assertThat(tarball).as("./mvnw package builds it").isRegularFile();
+        Path unpacked = Files.createDirectories(tmp.resolve("opt"));
+        Result tar = run(new ProcessBuilder("tar", "-xzf", tarball.toAbsolutePath().toString(), "-C",
+                unpacked.toString()));
+        assertThat(tar.exitCode()).as(tar.stderr()).isZero();
+        home = unpacked.resolve("ringbase-" + version);
+    }
+
+    @Test
+    void holdsTheLauncherTheJarTheConfigurationTheUnitAndTheDocs() {
+        assertThat(home.resolve("bin/ringbase")).isExecutable();
+        assertThat(home.resolve("lib/ringbase.jar")).isRegularFile();
+        assertThat(home.resolve("conf/logback.xml")).isRegularFile();
+        assertThat(home.resolve("conf/ringbase.conf")).isRegularFile();
+        assertThat(home.resolve("systemd/ringbase.service")).content().contains("ExecStart=");
+        for (String doc : List.of("README.md", "operations.md", "http-api.md", "design.md", "format.md")) {
+            assertThat(home.resolve("docs").resolve(doc)).isRegularFile();
+        }
+        assertThat(home.resolve("pom.xml")).doesNotExist();
+        assertThat(home.resolve("mvnw")).doesNotExist();
+    }
+
+    /**
+     * Issue 11's target: the server jar holds only our classes (no YCSB, htrace or jackson), the libraries
+     * are their own jars in lib/, and neither holds bench code, YCSB, htrace or jackson 1.x.
+     */
+    @Test
+    void theServerJarHoldsOnlyOurClassesAndLibHoldsNoBenchLibraries() throws Exception {
+        List<String> serverEntries = entries(home.resolve("lib/ringbase.jar"));
+        assertThat(serverEntries).anyMatch(e -> e.equals("io/ringbase/cli/Main.class"));
+        assertThat(serverEntries).filteredOn(e -> e.endsWith(".class"))
+                .allMatch(e -> e.startsWith("io/ringbase/"), "only io/ringbase classes")
+                .noneMatch(e -> e.startsWith("io/ringbase/bench/"));
+        List<String> libs;
+        try (var files = Files.list(home.resolve("lib"))) {
+            libs = files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+        assertThat(libs).contains("ringbase.jar").anyMatch(l -> l.startsWith("netty-codec-http-"))
+                .anyMatch(l -> l.startsWith("jackson-databind-2."))
+                .noneMatch(l -> l.contains("ycsb") || l.startsWith("core-0.17") || l.contains("htrace")
+                        || l.contains("jackson-mapper-asl") || l.contains("jackson-core-asl")
+                        || l.contains("xchart") || l.contains("HdrHistogram"));
+        for (String lib : libs) {
+            assertThat(entries(home.resolve("lib").resolve(lib))).as(lib)
+                    .noneMatch(e -> e.startsWith("site/ycsb/") || e.startsWith("org/apache/htrace/")
+                            || e.startsWith("org/codehaus/jackson/") || e.startsWith("io/ringbase/bench/"));
+        }
+    }
+
+    private static List<String> entries(Path jar) throws IOException {
+        try (var zip = new java.util.zip.ZipFile(jar.toFile())) {
+            return zip.stream().map(java.util.zip.ZipEntry::getName).toList();
+        }
+    }
+
+    @Test
+    void benchIsNotInTheReleaseAndSaysWhereItIs() throws Exception {
+        Result r = run(launcher("bench", "--workload", "put"));
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.stderr()).contains("bench is not part of the release").contains("source checkout");
+    }
+
+    @Test
+    void versionIsTheBuildsVersion() throws Exception {
+        Result r = run(launcher("--version"));
+        assertThat(r.exitCode()).as(r.stderr()).isZero();
+        assertThat(r.stdout()).contains(version);
+    }
+
+    @Test
+    void serveAnswersPutAndGetWithNoBuildStep() throws Exception {
+        Path data = tmp.resolve("data");
+        Process node = launcher("serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", data.toString())
+                .redirectError(tmp.resolve("node.stderr.log").toFile())
+                .start();
+        try {
+            int port = awaitReadyPort(node);
+            HttpClient http = HttpClient.newBuilder().connectTimeout(DEADLINE).build();
+            URI entity = URI.create("http://127.0.0.1:" + port + "/v0/entity?id=greeting");
+            HttpResponse<String> put = http.send(HttpRequest.newBuilder(entity).timeout(DEADLINE)
+                    .PUT(HttpRequest.BodyPublishers.ofString("hello")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(put.statusCode()).isEqualTo(201);
+            HttpResponse<String> get = http.send(HttpRequest.newBuilder(entity).timeout(DEADLINE).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(get.statusCode()).isEqualTo(200);
+            assertThat(get.body()).isEqualTo("hello");
+            HttpResponse<String> status = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/v0/status")).timeout(DEADLINE).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(status.body()).contains("\"version\":\"" + version + "\"");
+            node.destroy(); // SIGTERM: flush and exit 0
+            assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            assertThat(node.exitValue()).as(Files.readString(tmp.resolve("node.stderr.log"))).isZero();
+        } finally {
+            node.destroyForcibly().waitFor();
+        }
+        assertThat(Files.readString(tmp.resolve("node.stderr.log")))
+                .as("the tarball's conf/logback.xml is used and is valid").doesNotContain("|-ERROR");
+        assertThat(home.resolve("target")).as("nothing was built").doesNotExist();
+    }
+
+    @Test
+    void withoutJava25ItSaysWhatToInstallAndExits1() throws Exception {
+        Path fakeJdk = Files.createDirectories(tmp.resolve("jdk-17/bin"));
+        Path fakeJava = Files.writeString(fakeJdk.resolve("java"),
+                "#!/bin/sh\necho '    java.specification.version = 17' >&2\n");
+        assertThat(fakeJava.toFile().setExecutable(true)).isTrue();
+        ProcessBuilder pb = launcher("serve");
+        pb.environment().put("JAVA_HOME", tmp.resolve("jdk-17").toString());
+        pb.environment().put("RINGBASE_JVM_DIRS", tmp.resolve("no-jvms").toString());
+        pb.environment().put("PATH", fakeJdk + ":/usr/bin:/bin");
+        Result r = run(pb);
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.stderr()).startsWith("ringbase: no Java 25 or newer found.")
+                .contains(fakeJava + " (17)")
+                .contains("set JAVA_HOME");
+    }
+
+    @Test
+    void theExampleConfigurationNamesEveryFlagOfServe() throws Exception {
+        String conf = Files.readString(home.resolve("conf/ringbase.conf"));
+        List<String> missing = new ArrayList<>();
+        for (OptionSpec option : new CommandLine(new ServeCommand()).getCommandSpec().options()) {
+            String name = option.longestName();
+            if (option.hidden() || name.equals("--help") || name.equals("--version")) {
+                continue;
+            }
+            if (!Pattern.compile("^# " + Pattern.quote(name) + "\\b", Pattern.MULTILINE).matcher(conf).find()) {
+                missing.add(name);
+            }
+        }
+        assertThat(missing).as("flags of serve not in conf/ringbase.conf").isEmpty();
+    }
+
+    /** {@code bin/ringbase args} of the unpacked tarball, run from a directory outside it, on this JDK. */
+    private ProcessBuilder launcher(String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(home.resolve("bin/ringbase").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(Files.createDirectories(tmp.resolve("cwd")).toFile());
+        Map<String, String> env = pb.environment();
+        env.put("JAVA_HOME", System.getProperty("java.home"));
+        env.put("RINGBASE_HEAP", "128m");
+        env.remove("RINGBASE_JAVA_OPTS");
+        return pb;
+    }
+
+    private static int awaitReadyPort(Process node) throws Exception {
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    Matcher m = READY.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+                port.completeExceptionally(new IOException("stdout closed before the ready line"));
+            } catch (IOException e) {
+                port.completeExceptionally(e);
+            }
+        });
+        return port.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    private Result run(ProcessBuilder pb) throws Exception {
+        Path out = Files.createTempFile(tmp, "run", ".out");
+        Path err = Files.createTempFile(tmp, "run", ".err");
+        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        p.getOutputStream().close();
+        if (!p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            throw new IllegalStateException(pb.command() + " did not exit within " + DEADLINE);
+        }
+        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+}
