@@ -290,8 +290,11 @@ public final class EntryFormat {
 
     /** {@link #keyPrefix(byte[])} of the key of the (validated) entry at {@code offset}. */
     public static long storedKeyPrefix(MemorySegment src, long offset) {
-        int len = keyLength(src, offset);
-        long keyStart = offset + HEADER_SIZE;
+        return keyPrefix(src, offset + HEADER_SIZE, keyLength(src, offset));
+    }
+
+    /** {@link #keyPrefix(byte[])} of the {@code len} key bytes at {@code keyStart} of {@code src}. */
+    private static long keyPrefix(MemorySegment src, long keyStart, int len) {
         if (len >= 8) {
             return src.get(U64_BE, keyStart);
         }
@@ -331,13 +334,20 @@ public final class EntryFormat {
      * segment wrapping the probe cost a heap segment and its session object per read).
      */
     public static int compareKey(MemorySegment src, long offset, byte[] key, long keyPrefix) {
-        long stored = storedKeyPrefix(src, offset);
+        return compareKeyBytes(src, offset + HEADER_SIZE, keyLength(src, offset), key, keyPrefix);
+    }
+
+    /**
+     * Compares the {@code len} key bytes at {@code keyStart} of {@code src} (a key stored outside an
+     * entry, e.g. in an SSTable index) with {@code key} in {@link Keys#ORDER}, given the probe's
+     * {@link #keyPrefix}: negative if the stored key sorts first. Allocates nothing.
+     */
+    public static int compareKeyBytes(MemorySegment src, long keyStart, int len, byte[] key, long keyPrefix) {
+        long stored = keyPrefix(src, keyStart, len);
         if (stored != keyPrefix) {
             return Long.compareUnsigned(stored, keyPrefix);
         }
         // equal prefixes: the first min(len, key.length, 8) bytes agree, and a shorter key is a prefix
-        int len = keyLength(src, offset);
-        long keyStart = offset + HEADER_SIZE;
         int n = Math.min(len, key.length);
         for (int i = 8; i < n; i++) {
             int a = src.get(U8, keyStart + i) & 0xFF;

@@ -13,6 +13,7 @@ import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.manifest.Manifest;
 import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
+import io.ringbase.storage.sstable.EntryLocation;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
 import io.ringbase.storage.wal.WalStats;
@@ -551,10 +552,12 @@ public final class LsmEngine implements ManagedEngine {
             if (bestSegment != null && r.maxVersion() < EntryFormat.version(bestSegment, bestOffset)) {
                 break; // tables are sorted by maxVersion, descending: none of the rest can be newer
             }
-            long o = r.locate(key, prefix);
-            if (o >= 0 && (bestSegment == null || EntryFormat.compareNewness(r.data(), o, bestSegment, bestOffset) > 0)) {
-                bestSegment = r.data();
-                bestOffset = o;
+            EntryLocation probe = cursor.probe();
+            if (r.locate(key, prefix, probe) && (bestSegment == null
+                    || EntryFormat.compareNewness(probe.segment(), probe.offset(), bestSegment, bestOffset) > 0)) {
+                bestSegment = probe.segment();
+                bestOffset = probe.offset();
+                cursor.keepProbe(); // a later probe must not overwrite the block this entry may lie in
             }
         }
         if (bestSegment == null) {

@@ -1,22 +1,43 @@
 package io.ringbase.storage;
 
+import io.ringbase.storage.sstable.EntryLocation;
 import java.lang.foreign.MemorySegment;
 
 /**
  * A reusable handle on the newest stored entry of one key, for answering a read without decoding the
  * entry or copying its value more than once. {@link StorageEngine#read} fills it; it then points at the
- * entry's {@link EntryFormat} encoding where it lies (a memtable slab, a mapped SSTable) and keeps that
- * memory pinned until {@link #close()}. Read the value with {@link #segment()} and
+ * entry's {@link EntryFormat} encoding where it lies (a memtable slab, a mapped SSTable, or this cursor's
+ * own buffer holding a decompressed SSTable block) and keeps that memory pinned until {@link #close()}. Read the value with {@link #segment()} and
  * {@link #valueOffset()}/{@link #valueLength()}, copy it where it must go, then close.
  *
  * <p>Meant to be kept per thread (an event loop, a worker) and reused for every read: it allocates
- * nothing after construction. Not thread-safe.
+ * nothing once its two block buffers have grown to the largest block read (twice the SSTable block
+ * size at most, 8 KiB by default). Not thread-safe.
  */
 public final class ReadCursor implements AutoCloseable {
 
     private View pinned;
     private MemorySegment segment;
     private long offset;
+    /** Block buffers of SSTable lookups: the one holding the newest entry so far, and the next probe's. */
+    private EntryLocation kept;
+    private EntryLocation probe;
+
+    /** Called by the engine: where the next SSTable lookup of this read goes. */
+    EntryLocation probe() {
+        if (probe == null) {
+            probe = new EntryLocation();
+            kept = new EntryLocation();
+        }
+        return probe;
+    }
+
+    /** Called by the engine: the last probe found the newest entry so far; the next one uses the other buffer. */
+    void keepProbe() {
+        EntryLocation t = kept;
+        kept = probe;
+        probe = t;
+    }
 
     /** Called by the engine: {@code view} stays retained until {@link #close()}. */
     void pin(View view) {

@@ -8,50 +8,72 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
 /**
- * The fixed-size footer at the end of every SSTable ({@code docs/format.md}, section 4.5). Offsets and
- * lengths are in bytes from the start of the file.
+ * The fixed-size footer at the end of every SSTable: 96 bytes in format version 1
+ * ({@code docs/format.md}, section 4.5), 104 in version 2 (section 4.8). Both end with
+ * {@code formatVersion footerCrc magic}, so the version is known before the rest is parsed. Offsets
+ * and lengths are in bytes from the start of the file.
  *
- * @param dataLength     length of the data section, which starts at byte 0
+ * @param formatVersion  1 or 2
+ * @param dataLength     length of the data section (records or blocks), which starts at byte 0
  * @param indexOffset    offset of the index section (equals {@code dataLength})
- * @param indexLength    length of the index section ({@code 8 * entryCount})
+ * @param indexLength    length of the index section ({@code 8 * entryCount} in version 1)
  * @param bloomOffset    offset of the Bloom section ({@code indexOffset + indexLength})
  * @param bloomLength    length of the Bloom section
  * @param entryCount     number of entries
  * @param tombstoneCount number of entries that are tombstones
  * @param minVersion     smallest entry version, 0 for an empty table
  * @param maxVersion     largest entry version, 0 for an empty table
+ * @param blockCount     number of data blocks (version 2; 0 in version 1, which has none)
  * @param indexCrc       CRC32C of the index section
  * @param bloomCrc       CRC32C of the Bloom section
  */
-record Footer(long dataLength, long indexOffset, long indexLength, long bloomOffset, long bloomLength,
-              long entryCount, long tombstoneCount, long minVersion, long maxVersion,
+record Footer(int formatVersion, long dataLength, long indexOffset, long indexLength, long bloomOffset, long bloomLength,
+              long entryCount, long tombstoneCount, long minVersion, long maxVersion, long blockCount,
               int indexCrc, int bloomCrc) {
 
-    /** Nine u64 fields, indexCrc, bloomCrc, formatVersion, footerCrc, magic. */
-    static final int SIZE = 9 * 8 + 4 + 4 + 4 + 4 + 8;
-    /** The format version this code writes and the only one it reads. Persisted: do not change. */
-    static final int FORMAT_VERSION = 1;
+    /** Version 1's footer: nine u64 fields, indexCrc, bloomCrc, formatVersion, footerCrc, magic. */
+    static final int V1_SIZE = 9 * 8 + 4 + 4 + 4 + 4 + 8;
+    /** Version 2's footer: ten u64 fields (blockCount added), then the same five. */
+    static final int V2_SIZE = 10 * 8 + 4 + 4 + 4 + 4 + 8;
+    /** Bytes every version ends with: formatVersion, footerCrc, magic. */
+    static final int TAIL_SIZE = 16;
     /** The ASCII bytes "RBSSTABL" read as a little-endian u64. Persisted: do not change. */
     static final long MAGIC = 0x4C42415453534252L;
 
-    private static final int OFF_INDEX_CRC = 72;
-    private static final int OFF_BLOOM_CRC = 76;
-    private static final int OFF_VERSION = 80;
-    private static final int OFF_FOOTER_CRC = 84;
-    private static final int OFF_MAGIC = 88;
+    /**
+     * A version 2 footer.
+     */
+    static Footer v2(long dataLength, long indexLength, long bloomLength, long entryCount, long tombstoneCount,
+                     long minVersion, long maxVersion, long blockCount, int indexCrc, int bloomCrc) {
+        return new Footer(2, dataLength, dataLength, indexLength, dataLength + indexLength, bloomLength, entryCount,
+                tombstoneCount, minVersion, maxVersion, blockCount, indexCrc, bloomCrc);
+    }
+
+    /** Size in bytes of this footer's encoding. */
+    int size() {
+        return sizeOf(formatVersion);
+    }
+
+    private static int sizeOf(int version) {
+        return version == 1 ? V1_SIZE : V2_SIZE;
+    }
 
     /** Encodes this footer (with format version, footer checksum and magic) into {@code dst} at 0. */
     void writeTo(MemorySegment dst) {
-        long[] fields = {dataLength, indexOffset, indexLength, bloomOffset, bloomLength,
-                entryCount, tombstoneCount, minVersion, maxVersion};
+        long[] fields = formatVersion == 1
+                ? new long[] {dataLength, indexOffset, indexLength, bloomOffset, bloomLength,
+                        entryCount, tombstoneCount, minVersion, maxVersion}
+                : new long[] {dataLength, indexOffset, indexLength, bloomOffset, bloomLength,
+                        entryCount, tombstoneCount, minVersion, maxVersion, blockCount};
         for (int i = 0; i < fields.length; i++) {
             dst.set(I64, 8L * i, fields[i]);
         }
-        dst.set(I32, OFF_INDEX_CRC, indexCrc);
-        dst.set(I32, OFF_BLOOM_CRC, bloomCrc);
-        dst.set(I32, OFF_VERSION, FORMAT_VERSION);
-        dst.set(I32, OFF_FOOTER_CRC, Crc32c.of(dst.asSlice(0, OFF_FOOTER_CRC)));
-        dst.set(I64, OFF_MAGIC, MAGIC);
+        int at = 8 * fields.length;
+        dst.set(I32, at, indexCrc);
+        dst.set(I32, at + 4, bloomCrc);
+        dst.set(I32, at + 8, formatVersion);
+        dst.set(I32, at + 12, Crc32c.of(dst.asSlice(0, at + 12)));
+        dst.set(I64, at + 16, MAGIC);
     }
 
     /**
@@ -62,38 +84,52 @@ record Footer(long dataLength, long indexOffset, long indexLength, long bloomOff
      */
     static Footer read(Path file, MemorySegment mapped) throws CorruptionException {
         long fileSize = mapped.byteSize();
-        if (fileSize < SIZE) {
-            throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is shorter than the " + SIZE + "-byte footer");
+        if (fileSize < TAIL_SIZE) {
+            throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is shorter than an SSTable footer");
         }
-        long at = fileSize - SIZE;
-        MemorySegment f = mapped.asSlice(at, SIZE);
-        long magic = f.get(I64, OFF_MAGIC);
+        long magic = mapped.get(I64, fileSize - 8);
         if (magic != MAGIC) {
-            throw new CorruptionException(file, at + OFF_MAGIC, "bad magic 0x" + Long.toHexString(magic) + ", not an SSTable or truncated");
+            throw new CorruptionException(file, fileSize - 8, "bad magic 0x" + Long.toHexString(magic) + ", not an SSTable or truncated");
         }
-        int version = f.get(I32, OFF_VERSION);
-        if (version != FORMAT_VERSION) {
-            throw new CorruptionException(file, at + OFF_VERSION, "unsupported SSTable format version " + Integer.toUnsignedString(version));
+        int version = mapped.get(I32, fileSize - TAIL_SIZE);
+        if (version != 1 && version != 2) {
+            throw new CorruptionException(file, fileSize - TAIL_SIZE, "unsupported SSTable format version "
+                    + Integer.toUnsignedString(version));
         }
-        if (f.get(I32, OFF_FOOTER_CRC) != Crc32c.of(f.asSlice(0, OFF_FOOTER_CRC))) {
+        int size = sizeOf(version);
+        if (fileSize < size) {
+            throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is shorter than the " + size
+                    + "-byte footer of format version " + version);
+        }
+        long at = fileSize - size;
+        MemorySegment f = mapped.asSlice(at, size);
+        int crcAt = size - 12;
+        if (f.get(I32, crcAt) != Crc32c.of(f.asSlice(0, crcAt))) {
             throw new CorruptionException(file, at, "footer checksum mismatch");
         }
-        Footer footer = new Footer(f.get(I64, 0), f.get(I64, 8), f.get(I64, 16), f.get(I64, 24), f.get(I64, 32),
-                f.get(I64, 40), f.get(I64, 48), f.get(I64, 56), f.get(I64, 64),
-                f.get(I32, OFF_INDEX_CRC), f.get(I32, OFF_BLOOM_CRC));
+        int crcs = version == 1 ? 72 : 80;
+        Footer footer = new Footer(version, f.get(I64, 0), f.get(I64, 8), f.get(I64, 16), f.get(I64, 24), f.get(I64, 32),
+                f.get(I64, 40), f.get(I64, 48), f.get(I64, 56), f.get(I64, 64), version == 1 ? 0 : f.get(I64, 72),
+                f.get(I32, crcs), f.get(I32, crcs + 4));
         footer.checkLayout(file, at);
         return footer;
     }
 
     private void checkLayout(Path file, long footerOffset) throws CorruptionException {
-        boolean ok = dataLength >= 0 && dataLength <= footerOffset && entryCount >= 0 && tombstoneCount >= 0 && tombstoneCount <= entryCount
-                && entryCount <= dataLength / SstableWriter.MIN_RECORD_SIZE
+        boolean ok = dataLength >= 0 && dataLength <= footerOffset && entryCount >= 0 && tombstoneCount >= 0
+                && tombstoneCount <= entryCount
                 && indexOffset == dataLength
-                && indexLength == 8 * entryCount
+                && indexLength >= 0 && indexLength <= footerOffset
                 && bloomOffset == indexOffset + indexLength
                 && bloomLength >= 0 && bloomLength <= footerOffset
                 && bloomOffset + bloomLength == footerOffset
                 && minVersion <= maxVersion;
+        if (formatVersion == 1) {
+            ok &= entryCount <= dataLength / V1Table.MIN_RECORD_SIZE && indexLength == 8 * entryCount;
+        } else {
+            ok &= blockCount >= 0 && blockCount <= indexLength / 8 && (blockCount == 0) == (entryCount == 0)
+                    && blockCount <= dataLength / BlockTable.TRAILER_SIZE;
+        }
         if (!ok) {
             throw new CorruptionException(file, footerOffset, "footer sections do not tile the file: " + this);
         }

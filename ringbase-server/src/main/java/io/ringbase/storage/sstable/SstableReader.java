@@ -1,8 +1,5 @@
 package io.ringbase.storage.sstable;
 
-import static io.ringbase.storage.Layouts.I32;
-import static io.ringbase.storage.Layouts.I64;
-
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
@@ -15,19 +12,22 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.NoSuchElementException;
 
 /**
- * Reads one SSTable ({@code docs/format.md}, section 4) through a read-only memory mapping: point
- * lookups by Bloom filter and binary search over the key index, and lazy range iteration.
+ * Reads one SSTable ({@code docs/format.md}, section 4) through a read-only memory mapping, in either
+ * format version: version 2 (blocks and a sparse index, section 4.8; {@link BlockTable}), which the
+ * engine writes, or version 1 (records and an exact index; {@link V1Table}), which it still reads. Point
+ * lookups probe the Bloom filter first; range iteration is lazy.
  *
  * <p>Checks: {@link #open} verifies magic, format version, footer, index and Bloom checksums and the
- * section layout; every entry's checksum is verified when that entry is returned (by {@link #get} or an
- * iterator). Damage shows as {@link CorruptionException} (from iterators wrapped in an
- * {@link UncheckedIOException}).
+ * section layout, reading the index whole, so opening takes time in proportion to the index (one entry
+ * per block in version 2), not to the entries; what a read uses is checked as it is read (version 2: the
+ * block's checksum; version 1: the entry's). Damage shows as {@link CorruptionException} (from
+ * iterators wrapped in an {@link UncheckedIOException}).
  *
- * <p>Thread-safe: a reader is immutable after {@code open}; any number of threads may call {@code get}
- * and {@code iterator} concurrently (each iterator is for one thread).
+ * <p>Thread-safe: a reader is immutable after {@code open}; any number of threads may call {@code get},
+ * {@code locate} and {@code iterator} concurrently (each iterator, cursor and {@link EntryLocation} is
+ * for one thread).
  *
  * <p><b>Lifetime.</b> The mapping belongs to the reader's own shared {@link Arena}, unmapped when the
  * reader's reference count reaches zero, so a deleted table's disk space comes back as soon as its
@@ -44,23 +44,18 @@ public final class SstableReader implements AutoCloseable {
     private final Path path;
     private final Footer footer;
     private final long fileBytes;
-    /** The data section: records at the offsets of the index. */
-    private final MemorySegment data;
-    /** The index section: entryCount little-endian u64 record offsets, increasing. */
-    private final MemorySegment index;
+    private final TableBody body;
     private final BloomFilter bloom;
     /** Owns the mapping: closed when {@link #refs} reaches zero. */
     private final Arena arena;
     private final RefCount refs = new RefCount();
 
-    private SstableReader(Path path, Footer footer, long fileBytes, MemorySegment data, MemorySegment index, BloomFilter bloom,
-                          Arena arena) {
+    private SstableReader(Path path, Footer footer, long fileBytes, TableBody body, BloomFilter bloom, Arena arena) {
         this.arena = arena;
         this.path = path;
         this.footer = footer;
         this.fileBytes = fileBytes;
-        this.data = data;
-        this.index = index;
+        this.body = body;
         this.bloom = bloom;
     }
 
@@ -87,8 +82,8 @@ public final class SstableReader implements AutoCloseable {
         MemorySegment mapped;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
-            if (size < Footer.SIZE) {
-                throw new CorruptionException(file, 0, "file of " + size + " bytes is shorter than the " + Footer.SIZE + "-byte footer");
+            if (size < Footer.TAIL_SIZE) {
+                throw new CorruptionException(file, 0, "file of " + size + " bytes is shorter than an SSTable footer");
             }
             mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
         }
@@ -102,67 +97,39 @@ public final class SstableReader implements AutoCloseable {
             throw new CorruptionException(file, footer.bloomOffset(), "Bloom filter checksum mismatch");
         }
         BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset());
-        return new SstableReader(file, footer, mapped.byteSize(), mapped.asSlice(0, footer.dataLength()), index, bloom,
-                arena);
+        TableBody body = footer.formatVersion() == 1 ? new V1Table(file, footer, mapped) : new BlockTable(file, footer, mapped);
+        return new SstableReader(file, footer, mapped.byteSize(), body, bloom, arena);
     }
 
     /**
-     * The entry stored for {@code key} (a value or a tombstone, expired or not), or {@code null}. A key the
-     * Bloom filter rules out reads no data page. A search that passed the filter verifies the checksums
-     * of the entry found or, on a miss, of the two entries around the key's position, so that a damaged
-     * key cannot turn a hit into a silent miss.
+     * The entry stored for {@code key} (a value or a tombstone, expired or not), decoded into a new
+     * {@link Entry}, or {@code null}. As {@link #locate}, with a location of its own.
      *
-     * @throws CorruptionException if an entry read has a bad checksum or encoding
+     * @throws CorruptionException if what the lookup read is damaged
      */
     public Entry get(byte[] key) throws IOException {
-        if (!bloom.mightContain(key)) {
+        EntryLocation at = new EntryLocation();
+        if (!locate(key, EntryFormat.keyPrefix(key), at)) {
             return null;
         }
-        long n = footer.entryCount();
-        long prefix = EntryFormat.keyPrefix(key);
-        long i = lowerBound(key, prefix);
-        if (i < n && compareKey(i, key, prefix) == 0) {
-            return readEntry(i);
-        }
-        if (i < n) {
-            verifyEntry(i);
-        }
-        if (i > 0) {
-            verifyEntry(i - 1);
-        }
-        return null;
+        return EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize());
     }
 
     /**
-     * Where the entry for {@code key} is encoded in {@link #data()}, without decoding it: the offset of
-     * its {@link EntryFormat} encoding, or -1 if the table has none. Checks as {@link #get} does.
+     * Finds the entry of {@code key} without decoding it and points {@code into} at its encoding. A key
+     * the Bloom filter rules out reads no data page; otherwise at most one block (version 2) is read,
+     * its checksum verified, or (version 1) the entry found, or the two around the key's position, are
+     * verified, so that a damaged key cannot turn a hit into a silent miss.
      *
      * @param key       the key
      * @param keyPrefix its {@link EntryFormat#keyPrefix} (callers that search several tables compute it once)
-     * @throws CorruptionException if an entry read has a bad checksum or encoding
+     * @param into      where the entry is, if found; valid while the caller holds a reference on this
+     *                  table and until {@code into} is used again
+     * @return whether the table has an entry (a value or a tombstone, expired or not) for the key
+     * @throws CorruptionException if what the lookup read is damaged
      */
-    public long locate(byte[] key, long keyPrefix) throws IOException {
-        if (!bloom.mightContain(key)) {
-            return -1;
-        }
-        long n = footer.entryCount();
-        long i = lowerBound(key, keyPrefix);
-        if (i < n && compareKey(i, key, keyPrefix) == 0) {
-            verifyEntry(i);
-            return recordOffset(i) + SstableWriter.RECORD_HEADER_SIZE;
-        }
-        if (i < n) {
-            verifyEntry(i);
-        }
-        if (i > 0) {
-            verifyEntry(i - 1);
-        }
-        return -1;
-    }
-
-    /** The mapped data section, where {@link #locate} points; valid while the caller holds a reference. */
-    public MemorySegment data() {
-        return data;
+    public boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws IOException {
+        return bloom.mightContain(key) && body.locate(key, keyPrefix, into);
     }
 
     /** False if {@code key} is certainly not in this table; true if it may be (about 1% false positives). */
@@ -172,8 +139,9 @@ public final class SstableReader implements AutoCloseable {
 
     /**
      * Entries with {@code start <= key < end} in key order, decoded one at a time as the iterator
-     * advances. Each entry's checksum is verified before it is returned (also the first entry at or past
-     * {@code end}, where iteration stops, and the entry before {@code start}); a mismatch is thrown from
+     * advances. What an entry is read from is verified before the entry is returned (its block's
+     * checksum; in version 1 its own, and also those of the first entry at or past {@code end}, where
+     * iteration stops, and of the entry before {@code start}); a mismatch is thrown from
      * {@code hasNext()}/{@code next()} as an {@link UncheckedIOException} wrapping a
      * {@link CorruptionException}.
      *
@@ -181,15 +149,12 @@ public final class SstableReader implements AutoCloseable {
      * @param end   exclusive upper bound, or {@code null} for "to the last key"
      */
     public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
-        try {
-            long first = start == null ? 0 : lowerBound(start, EntryFormat.keyPrefix(start));
-            if (first > 0) {
-                verifyEntry(first - 1);
-            }
-            return new RangeIterator(first, end);
-        } catch (CorruptionException e) {
-            throw new UncheckedIOException(e);
-        }
+        return body.iterator(start, end);
+    }
+
+    /** The table's format version: 1 or 2 ({@code docs/format.md}, section 6). */
+    public int formatVersion() {
+        return footer.formatVersion();
     }
 
     /** Number of entries (values and tombstones). */
@@ -258,188 +223,35 @@ public final class SstableReader implements AutoCloseable {
         return "SstableReader[" + path + ", " + footer.entryCount() + " entries]";
     }
 
-    /** Index of the first entry whose key is &ge; {@code key} (entryCount if none). */
-    private long lowerBound(byte[] key, long probePrefix) throws CorruptionException {
-        long lo = 0;
-        long hi = footer.entryCount();
-        while (lo < hi) {
-            long mid = (lo + hi) >>> 1;
-            if (compareKey(mid, key, probePrefix) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
-
-    /** Compares entry {@code i}'s key with {@code key} after checking its header (not its checksum). */
-    private int compareKey(long i, byte[] key) throws CorruptionException {
-        return compareKey(i, key, EntryFormat.keyPrefix(key));
-    }
-
-    /** As {@link #compareKey(long, byte[])}, the probe's {@link EntryFormat#keyPrefix} given. */
-    private int compareKey(long i, byte[] key, long keyPrefix) throws CorruptionException {
-        long offset = recordOffset(i);
-        checkedEntrySize(offset, recordEnd(i));
-        return EntryFormat.compareKey(data, offset + SstableWriter.RECORD_HEADER_SIZE, key, keyPrefix);
-    }
-
-    private Entry readEntry(long i) throws CorruptionException {
-        verifyEntry(i);
-        return decode(i);
-    }
-
-    /** Decodes entry {@code i}, which {@link #verifyEntry} has checked. */
-    private Entry decode(long i) throws CorruptionException {
-        return EntryFormat.read(data, recordOffset(i) + SstableWriter.RECORD_HEADER_SIZE, recordEnd(i));
-    }
-
-    /** Checks entry {@code i}'s header and checksum. */
-    private void verifyEntry(long i) throws CorruptionException {
-        long offset = recordOffset(i);
-        long end = recordEnd(i);
-        long entryOffset = offset + SstableWriter.RECORD_HEADER_SIZE;
-        int stored = data.get(I32, offset);
-        if (stored != Crc32c.of(data, entryOffset, end - entryOffset)) {
-            throw new CorruptionException(path, offset, "entry " + i + " checksum mismatch");
-        }
-        checkedEntrySize(offset, end);
-    }
-
-    /** Validates the entry header of the record at [offset, end): its encoded size must fill the record. */
-    private void checkedEntrySize(long offset, long end) throws CorruptionException {
-        long entryOffset = offset + SstableWriter.RECORD_HEADER_SIZE;
-        long size;
-        try {
-            size = EntryFormat.checkedSize(data, entryOffset, end);
-        } catch (IllegalArgumentException e) {
-            throw new CorruptionException(path, offset, "invalid entry: " + e.getMessage(), e);
-        }
-        if (size != end - entryOffset) {
-            throw new CorruptionException(path, offset, "entry of " + size + " bytes does not fill its record of "
-                    + (end - offset) + " bytes");
-        }
-    }
-
-    /** Offset in the data section of record {@code i}'s checksum, checked against the section bounds. */
-    private long recordOffset(long i) throws CorruptionException {
-        long offset = index.get(I64, i * 8);
-        if (offset < 0 || offset > footer.dataLength() - SstableWriter.MIN_RECORD_SIZE) {
-            throw new CorruptionException(path, footer.indexOffset() + i * 8, "index entry " + i + " points outside the data section: " + offset);
-        }
-        return offset;
-    }
-
-    /** End (exclusive) of record {@code i}: the next record's offset, or the end of the data section. */
-    private long recordEnd(long i) throws CorruptionException {
-        long end = i + 1 < footer.entryCount() ? recordOffset(i + 1) : footer.dataLength();
-        if (end - index.get(I64, i * 8) < SstableWriter.MIN_RECORD_SIZE) {
-            throw new CorruptionException(path, footer.indexOffset() + i * 8, "index entries " + i + " and " + (i + 1) + " are not increasing");
-        }
-        return end;
-    }
-
     /**
      * A cursor over every entry of the table in key order, without decoding: after {@link Cursor#next()}
-     * the entry is encoded at {@link Cursor#offset()} of {@link #data()}, its checksum verified. For
-     * merges (compaction) that copy entries as they are, so no value is ever held on the heap.
+     * the entry is encoded at {@link Cursor#offset()} of {@link Cursor#segment()}, its checksum verified.
+     * For merges (compaction) that copy entries as they are: no value is ever held on the heap, and a
+     * version 2 table is read one block at a time (a block larger than the block size is stored raw and
+     * read in place).
      */
     public Cursor cursor() {
-        return new Cursor();
+        return body.cursor();
     }
 
     /** See {@link #cursor()}. One thread at a time. */
-    public final class Cursor {
-        private long position = -1;
-        private long offset = -1;
-
-        private Cursor() {
-        }
+    public interface Cursor {
 
         /**
          * Moves to the next entry.
          *
          * @return false past the last one
-         * @throws CorruptionException if the entry's checksum or encoding is bad
+         * @throws CorruptionException if the entry, or the block it is in, is damaged
          */
-        public boolean next() throws CorruptionException {
-            position++;
-            if (position >= footer.entryCount()) {
-                offset = -1;
-                return false;
-            }
-            verifyEntry(position);
-            offset = recordOffset(position) + SstableWriter.RECORD_HEADER_SIZE;
-            return true;
-        }
+        boolean next() throws CorruptionException;
 
-        /** The table's data section (where {@link #offset()} points). */
-        public MemorySegment segment() {
-            return data;
-        }
+        /**
+         * The memory holding the current entry (the mapping, or the cursor's block buffer); valid until the
+         * next {@link #next()}.
+         */
+        MemorySegment segment();
 
         /** Offset in {@link #segment()} of the current entry's encoding. */
-        public long offset() {
-            return offset;
-        }
-
-        /** The table this cursor reads. */
-        public SstableReader reader() {
-            return SstableReader.this;
-        }
-    }
-
-    /** Iterates entries [position, first key &ge; end). One thread at a time. */
-    private final class RangeIterator implements StorageEngine.CloseableIterator<Entry> {
-        private final byte[] end;
-        private long position;
-        private Entry next;
-        private boolean done;
-
-        RangeIterator(long position, byte[] end) {
-            this.position = position;
-            this.end = end;
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (next != null) {
-                return true;
-            }
-            if (done || position >= footer.entryCount()) {
-                done = true;
-                return false;
-            }
-            try {
-                verifyEntry(position);
-                if (end != null && compareKey(position, end) >= 0) {
-                    done = true;
-                    return false;
-                }
-                next = decode(position);
-            } catch (CorruptionException e) {
-                done = true;
-                throw new UncheckedIOException(e);
-            }
-            position++;
-            return true;
-        }
-
-        @Override
-        public Entry next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            Entry e = next;
-            next = null;
-            return e;
-        }
-
-        @Override
-        public void close() {
-            done = true;
-            next = null;
-        }
+        long offset();
     }
 }

@@ -2,71 +2,80 @@ package io.ringbase.storage.sstable;
 
 import static io.ringbase.storage.Layouts.I32;
 import static io.ringbase.storage.Layouts.I64;
+import static io.ringbase.storage.Layouts.U8;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Keys;
+import io.ringbase.storage.Layouts;
+import io.ringbase.storage.io.FileIo;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import io.ringbase.storage.io.FileIo;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * Writes one SSTable ({@code docs/format.md}, section 4) from entries given in strictly increasing key
- * order, in bounded memory: entries stream to the file through a reused 1 MiB off-heap buffer, the key
- * index (one u64 per entry) goes to a side file {@code <file>.idx} that is appended to the table at
- * {@link #finish()} and then deleted, and the Bloom filter is built off-heap. Heap use does not grow with
- * the number of entries.
+ * Writes one SSTable in format version 2 ({@code docs/format.md}, section 4.8) from entries given in
+ * strictly increasing key order, in bounded memory: entries are gathered into a raw block of about
+ * {@link #DEFAULT_BLOCK_BYTES}, which is written LZ4-compressed if that saves an eighth of it, else raw,
+ * with its checksum trailer; an entry larger than the block size is written raw as a block of its own,
+ * straight from where it lies. The index entries (one per block) stream to the side file
+ * {@code <file>.idx}, appended to the table at {@link #finish()} and then deleted, and the Bloom filter
+ * is built off-heap. Memory does not grow with the number of entries.
  *
  * <p>Usage: {@code try (var w = new SstableWriter(tmp, n)) { w.add(...); ...; summary = w.finish(); }};
  * a writer closed without {@code finish()} deletes what it wrote. Not thread-safe: one thread at a time.
  */
 public final class SstableWriter implements Closeable {
 
-    /** Bytes of a data record before its entry: the entry's crc32c. */
-    static final int RECORD_HEADER_SIZE = 4;
-    /** Smallest data record: crc32c and an entry with empty key and value. */
-    static final int MIN_RECORD_SIZE = RECORD_HEADER_SIZE + EntryFormat.HEADER_SIZE;
-    /** Records up to this size are assembled in the reused buffer; larger ones in a temporary one. */
-    static final int BUFFER_SIZE = 1 << 20;
-    private static final int INDEX_BUFFER_SIZE = 64 * 1024;
+    /** Raw bytes after which a block is closed (RocksDB's default {@code block_size}, 4 KiB). */
+    public static final int DEFAULT_BLOCK_BYTES = 4096;
+    /** Bytes of file output gathered before a write. */
+    private static final int OUT_BUFFER_SIZE = 1 << 20;
+    /** Bytes of index entries gathered before a write to the side file (an entry holds a key of up to 64 KiB). */
+    private static final int INDEX_BUFFER_SIZE = 128 * 1024;
     private static final String INDEX_SUFFIX = ".idx";
 
     private enum State { OPEN, FINISHED, CLOSED }
 
     private final Path file;
     private final Path indexFile;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment buffer;
-    private final MemorySegment indexBuffer;
-    private final CRC32C entryCrc = new CRC32C();
-    private final CRC32C indexCrc = new CRC32C();
     private final FileIo io;
+    private final int blockBytes;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment out;
+    private final MemorySegment indexBuffer;
+    private final CRC32C blockCrc = new CRC32C();
+    private final CRC32C indexCrc = new CRC32C();
     private FileChannel data;
     private FileChannel index;
     private BloomFilter.Builder bloom;
     private State state = State.OPEN;
 
-    private int bufferUsed;
-    private int indexBufferUsed;
-    /** File offset of the next record. */
+    /** The raw block being gathered: entries back to back. */
+    private final byte[] block;
+    private final MemorySegment blockSegment;
+    private int blockUsed;
+    private final byte[] compressed;
+    /** The previous entry's key, copied (an input's memory may change once the caller moves on). */
+    private byte[] lastKey = new byte[64];
+    private int lastKeyLength = -1;
+
+    private int outUsed;
+    private int indexUsed;
+    /** File offset of the next byte to write. */
     private long position;
+    private long indexLength;
+    private long blockCount;
     private long entryCount;
     private long tombstoneCount;
     private long minVersion = Long.MAX_VALUE;
     private long maxVersion = Long.MIN_VALUE;
-    /** Where the previous entry's key lies (its memtable slab, an input's mapping, or its entry's array). */
-    private MemorySegment lastKeySegment;
-    private long lastKeyOffset;
-    private int lastKeyLength;
-    /** A {@code ByteBuffer} view of {@link #buffer}, for checksums without a view per entry. */
-    private final java.nio.ByteBuffer bufferView;
 
     /**
      * Creates {@code file} (which must not exist; callers pass a {@code *.sst.tmp} path and rename it after
@@ -87,14 +96,30 @@ public final class SstableWriter implements Closeable {
      * written, fsynced and deleted by {@code io}'s channels and calls.
      */
     public SstableWriter(FileIo io, Path file, long expectedEntries) throws IOException {
+        this(io, file, expectedEntries, DEFAULT_BLOCK_BYTES);
+    }
+
+    /**
+     * {@link #SstableWriter(FileIo, Path, long)} with blocks of {@code blockBytes} raw bytes.
+     *
+     * @throws IllegalArgumentException if {@code blockBytes} is not in 256 .. 1 MiB
+     */
+    public SstableWriter(FileIo io, Path file, long expectedEntries, int blockBytes) throws IOException {
         this.io = java.util.Objects.requireNonNull(io, "io");
         if (expectedEntries < 0) {
             throw new IllegalArgumentException("negative expectedEntries " + expectedEntries);
         }
+        if (blockBytes < 256 || blockBytes > (1 << 20)) {
+            throw new IllegalArgumentException("block size " + blockBytes + " bytes, not in 256 .. 1 MiB");
+        }
         this.file = file;
         this.indexFile = file.resolveSibling(file.getFileName() + INDEX_SUFFIX);
-        this.buffer = arena.allocate(BUFFER_SIZE);
-        this.bufferView = buffer.asByteBuffer();
+        this.blockBytes = blockBytes;
+        // a block is closed once it reaches blockBytes, and takes entries of at most blockBytes
+        this.block = new byte[2 * blockBytes];
+        this.blockSegment = MemorySegment.ofArray(block);
+        this.compressed = new byte[BlockCompression.maxCompressedLength(block.length)];
+        this.out = arena.allocate(OUT_BUFFER_SIZE);
         this.indexBuffer = arena.allocate(INDEX_BUFFER_SIZE);
         try {
             bloom = new BloomFilter.Builder(expectedEntries);
@@ -122,34 +147,24 @@ public final class SstableWriter implements Closeable {
     public void add(Entry e) throws IOException {
         requireOpen();
         byte[] key = e.key();
-        if (lastKeySegment != null && compareToLastKey(MemorySegment.ofArray(key), 0, key.length) <= 0) {
-            throw new IllegalArgumentException("key " + Keys.toDisplay(key) + " does not sort after the previous key "
-                    + Keys.toDisplay(lastKeySegment.asSlice(lastKeyOffset, lastKeyLength)
-                            .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
-        }
-        long recordOffset = position;
-        long size = RECORD_HEADER_SIZE + EntryFormat.encodedSize(e);
-        if (size <= BUFFER_SIZE) {
-            if (bufferUsed + size > BUFFER_SIZE) {
-                flushBuffer();
-            }
-            writeRecord(e, buffer.asSlice(bufferUsed, size));
-            bufferUsed += (int) size;
+        checkOrder(MemorySegment.ofArray(key), 0, key.length);
+        long size = EntryFormat.encodedSize(e);
+        if (size <= blockBytes) {
+            EntryFormat.write(e, blockSegment, blockUsed);
+            entryAdded(blockSegment, blockUsed, size);
         } else {
-            flushBuffer();
             try (Arena big = Arena.ofConfined()) {
-                MemorySegment record = big.allocate(size);
-                writeRecord(e, record);
-                writeFully(data, record);
+                MemorySegment encoded = big.allocate(size);
+                EntryFormat.write(e, encoded, 0);
+                writeOwnBlock(encoded, 0, size);
             }
         }
-        position += size;
-        added(recordOffset, key, e.isTombstone(), e.version());
     }
 
     /**
      * Appends the entry encoded ({@link EntryFormat}) at {@code offset} of {@code src}, copying its bytes
-     * as they are (a flush from a memtable's slabs).
+     * as they are (a flush from a memtable's slabs, a merge from an input table). Nothing of {@code src}
+     * is kept after the call returns.
      *
      * @throws IllegalArgumentException if the bytes are not a valid entry, or its key does not sort
      *                                  after the previous entry's key; nothing is written then
@@ -158,105 +173,131 @@ public final class SstableWriter implements Closeable {
      */
     public void addEncoded(MemorySegment src, long offset) throws IOException {
         requireOpen();
-        long entrySize = EntryFormat.checkedSize(src, offset, src.byteSize());
-        long keyOffset = EntryFormat.keyOffset(offset);
-        int keyLength = EntryFormat.keyLength(src, offset);
-        if (lastKeySegment != null && compareToLastKey(src, keyOffset, keyLength) <= 0) {
-            byte[] key = src.asSlice(keyOffset, keyLength).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            throw new IllegalArgumentException("key " + Keys.toDisplay(key) + " does not sort after the previous key "
-                    + Keys.toDisplay(lastKeySegment.asSlice(lastKeyOffset, lastKeyLength)
-                            .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+        long size = EntryFormat.checkedSize(src, offset, src.byteSize());
+        checkOrder(src, EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset));
+        if (size <= blockBytes) {
+            MemorySegment.copy(src, offset, blockSegment, blockUsed, size);
+            entryAdded(blockSegment, blockUsed, size);
+        } else {
+            writeOwnBlock(src, offset, size);
         }
-        long recordOffset = position;
-        long size = RECORD_HEADER_SIZE + entrySize;
-        if (size <= BUFFER_SIZE) {
-            if (bufferUsed + size > BUFFER_SIZE) {
-                flushBuffer();
-            }
-            // copied and checksummed in the buffer itself: no slice, array or ByteBuffer per entry
-            long at = bufferUsed + RECORD_HEADER_SIZE;
-            MemorySegment.copy(src, offset, buffer, at, entrySize);
-            entryCrc.reset();
-            bufferView.limit((int) (at + entrySize)).position((int) at);
-            entryCrc.update(bufferView);
-            bufferView.clear();
-            buffer.set(I32, bufferUsed, (int) entryCrc.getValue());
-            bufferUsed += (int) size;
-        } else { // a large entry: its checksum through the buffer, its bytes straight from where they lie
-            flushBuffer();
-            entryCrc.reset();
-            Crc32c.update(entryCrc, src.asSlice(offset, entrySize));
-            buffer.set(I32, 0, (int) entryCrc.getValue());
-            writeFully(data, buffer.asSlice(0, RECORD_HEADER_SIZE));
-            writeFully(data, src.asSlice(offset, entrySize));
+    }
+
+    /** Counts the entry just copied into the block at {@code at}, and closes the block if it is full. */
+    private void entryAdded(MemorySegment segment, long at, long size) throws IOException {
+        counted(segment, at);
+        blockUsed += (int) size;
+        if (blockUsed >= blockBytes) {
+            finishBlock();
         }
-        position += size;
-        if (indexBufferUsed == INDEX_BUFFER_SIZE) {
-            flushIndexBuffer();
+    }
+
+    /** Statistics, Bloom filter and last key of the entry at {@code at} of {@code segment}. */
+    private void counted(MemorySegment segment, long at) {
+        int keyLength = EntryFormat.keyLength(segment, at);
+        long keyOffset = EntryFormat.keyOffset(at);
+        bloom.add(segment, keyOffset, keyLength);
+        if (lastKey.length < keyLength) {
+            lastKey = new byte[Math.max(keyLength, 2 * lastKey.length)];
         }
-        indexBuffer.set(I64, indexBufferUsed, recordOffset);
-        indexBufferUsed += 8;
-        bloom.add(src, keyOffset, keyLength);
-        counted(EntryFormat.isTombstone(src, offset), EntryFormat.version(src, offset));
-        lastKeySegment = src;
-        lastKeyOffset = keyOffset;
+        MemorySegment.copy(segment, U8, keyOffset, lastKey, 0, keyLength);
         lastKeyLength = keyLength;
-    }
-
-    /** Compares a key in a segment with the previous entry's key, wherever that one lies. */
-    private int compareToLastKey(MemorySegment src, long keyOffset, int keyLength) {
-        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength,
-                lastKeySegment, lastKeyOffset, lastKeyOffset + lastKeyLength);
-        if (mismatch < 0) {
-            return 0;
-        }
-        if (mismatch == keyLength) {
-            return -1;
-        }
-        if (mismatch == lastKeyLength) {
-            return 1;
-        }
-        return Integer.compare(src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, keyOffset + mismatch) & 0xFF,
-                lastKeySegment.get(java.lang.foreign.ValueLayout.JAVA_BYTE, lastKeyOffset + mismatch) & 0xFF);
-    }
-
-    /** Statistics of an entry just written. */
-    private void counted(boolean tombstone, long version) {
         entryCount++;
-        if (tombstone) {
+        if (EntryFormat.isTombstone(segment, at)) {
             tombstoneCount++;
         }
+        long version = EntryFormat.version(segment, at);
         minVersion = Math.min(minVersion, version);
         maxVersion = Math.max(maxVersion, version);
     }
 
-    /** Index, Bloom filter and statistics of a record just written at {@code recordOffset}. */
-    private void added(long recordOffset, byte[] key, boolean tombstone, long version) throws IOException {
-        if (indexBufferUsed == INDEX_BUFFER_SIZE) {
-            flushIndexBuffer();
+    /** Throws unless the key at {@code keyOffset} of {@code src} sorts after the previous entry's key. */
+    private void checkOrder(MemorySegment src, long keyOffset, int keyLength) {
+        if (lastKeyLength < 0) {
+            return;
         }
-        indexBuffer.set(I64, indexBufferUsed, recordOffset);
-        indexBufferUsed += 8;
-        bloom.add(key);
-        counted(tombstone, version);
-        lastKeySegment = MemorySegment.ofArray(key);
-        lastKeyOffset = 0;
-        lastKeyLength = key.length;
+        MemorySegment last = MemorySegment.ofArray(lastKey);
+        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, last, 0, lastKeyLength);
+        boolean after = mismatch >= 0 && mismatch != keyLength
+                && (mismatch == lastKeyLength
+                || (src.get(U8, keyOffset + mismatch) & 0xFF) > (lastKey[(int) mismatch] & 0xFF));
+        if (!after) {
+            throw new IllegalArgumentException("key " + Keys.toDisplay(src.asSlice(keyOffset, keyLength).toArray(U8))
+                    + " does not sort after the previous key " + Keys.toDisplay(java.util.Arrays.copyOf(lastKey, lastKeyLength)));
+        }
     }
 
-    /** Writes {@code crc32c | entry} into {@code record}, which is exactly the record's size. */
-    private void writeRecord(Entry e, MemorySegment record) {
-        MemorySegment entry = record.asSlice(RECORD_HEADER_SIZE);
-        EntryFormat.write(e, entry, 0);
-        entryCrc.reset();
-        Crc32c.update(entryCrc, entry);
-        record.set(I32, 0, (int) entryCrc.getValue());
+    /** Writes the gathered block, compressed if that saves an eighth of it, with its trailer and index entry. */
+    private void finishBlock() throws IOException {
+        if (blockUsed == 0) {
+            return;
+        }
+        int raw = blockUsed;
+        int n = BlockCompression.compress(block, raw, compressed);
+        long blockOffset = position;
+        blockCrc.reset();
+        if (n <= raw - raw / 8) {
+            write(compressed, n);
+            blockCrc.update(compressed, 0, n);
+            trailer(BlockCompression.LZ4);
+            indexEntry(blockOffset, n, raw);
+        } else {
+            write(block, raw);
+            blockCrc.update(block, 0, raw);
+            trailer(BlockCompression.NONE);
+            indexEntry(blockOffset, raw, raw);
+        }
+        blockUsed = 0;
+    }
+
+    /** Writes the entry at {@code offset} of {@code src} as a raw block of its own (it is larger than a block). */
+    private void writeOwnBlock(MemorySegment src, long offset, long size) throws IOException {
+        if (size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("entry of " + size + " bytes");
+        }
+        finishBlock();
+        counted(src, offset);
+        long blockOffset = position;
+        flushOut();
+        MemorySegment entry = src.asSlice(offset, size);
+        blockCrc.reset();
+        Crc32c.update(blockCrc, entry);
+        writeFully(data, entry);
+        position += size;
+        trailer(BlockCompression.NONE);
+        indexEntry(blockOffset, size, size);
+    }
+
+    /** Appends the compression byte and the block checksum (over the payload and that byte). */
+    private void trailer(byte compression) throws IOException {
+        blockCrc.update(compression);
+        reserveOut(BlockTable.TRAILER_SIZE);
+        out.set(U8, outUsed, compression);
+        out.set(I32, outUsed + 1, (int) blockCrc.getValue());
+        outUsed += BlockTable.TRAILER_SIZE;
+        position += BlockTable.TRAILER_SIZE;
+    }
+
+    /** Appends the index entry of the block just written; its last key is {@link #lastKey}. */
+    private void indexEntry(long blockOffset, long stored, long raw) throws IOException {
+        int size = BlockTable.INDEX_ENTRY_HEADER + lastKeyLength;
+        if (indexUsed + size > INDEX_BUFFER_SIZE) {
+            flushIndex();
+        }
+        indexBuffer.set(I64, indexUsed, blockOffset);
+        indexBuffer.set(I32, indexUsed + 8, (int) stored);
+        indexBuffer.set(I32, indexUsed + 12, (int) raw);
+        indexBuffer.set(I32, indexUsed + 16, lastKeyLength);
+        MemorySegment.copy(lastKey, 0, indexBuffer, U8, indexUsed + BlockTable.INDEX_ENTRY_HEADER, lastKeyLength);
+        indexUsed += size;
+        indexLength += size;
+        blockCount++;
     }
 
     /**
-     * Completes the table: appends the index, the Bloom filter and the footer, fsyncs the file (data and
-     * metadata) and closes it, and deletes the side file. The caller then renames the file and fsyncs the
-     * directory.
+     * Completes the table: writes the last block, appends the index (its entries from the side file,
+     * then their start offsets), the Bloom filter and the footer, fsyncs the file (data and metadata),
+     * closes it, and deletes the side file. The caller then renames the file and fsyncs the directory.
      *
      * @return counts, size in bytes and version range of the table
      * @throws IllegalStateException after {@code finish()} or {@link #close()}
@@ -265,10 +306,10 @@ public final class SstableWriter implements Closeable {
      */
     public SstableSummary finish() throws IOException {
         requireOpen();
-        flushBuffer();
-        flushIndexBuffer();
+        finishBlock();
+        flushOut();
+        flushIndex();
         long dataLength = position;
-        long indexLength = 8 * entryCount;
         for (long done = 0; done < indexLength; ) {
             long n = index.transferTo(done, indexLength - done, data);
             if (n <= 0) {
@@ -276,22 +317,57 @@ public final class SstableWriter implements Closeable {
             }
             done += n;
         }
+        position += indexLength;
+        writeEntryStarts();
+        flushOut();
         MemorySegment bloomSection = bloom.section();
         writeFully(data, bloomSection);
-        long bloomOffset = dataLength + indexLength;
+        long fullIndexLength = indexLength + 8 * blockCount;
         boolean empty = entryCount == 0;
-        Footer footer = new Footer(dataLength, dataLength, indexLength, bloomOffset, bloomSection.byteSize(),
-                entryCount, tombstoneCount, empty ? 0 : minVersion, empty ? 0 : maxVersion,
-                (int) indexCrc.getValue(), Crc32c.of(bloomSection));
-        MemorySegment footerBytes = buffer.asSlice(0, Footer.SIZE);
+        Footer footer = Footer.v2(dataLength, fullIndexLength, bloomSection.byteSize(), entryCount, tombstoneCount,
+                empty ? 0 : minVersion, empty ? 0 : maxVersion, blockCount, (int) indexCrc.getValue(),
+                Crc32c.of(bloomSection));
+        MemorySegment footerBytes = out.asSlice(0, Footer.V2_SIZE);
         footer.writeTo(footerBytes);
         writeFully(data, footerBytes);
-        long fileBytes = bloomOffset + bloomSection.byteSize() + Footer.SIZE;
+        long fileBytes = dataLength + fullIndexLength + bloomSection.byteSize() + Footer.V2_SIZE;
         data.force(true);
         release();
         io.delete(indexFile);
         state = State.FINISHED;
         return new SstableSummary(entryCount, fileBytes, footer.minVersion(), footer.maxVersion(), tombstoneCount);
+    }
+
+    /**
+     * Appends the {@code entryStart} array: reads the side file again, in chunks, for each entry's key
+     * length (so the offsets need no memory per block while the table is written).
+     */
+    private void writeEntryStarts() throws IOException {
+        ByteBuffer chunk = ByteBuffer.allocate(INDEX_BUFFER_SIZE).order(Layouts.ORDER);
+        long chunkStart = 0;
+        chunk.limit(0);
+        long p = 0;
+        for (long i = 0; i < blockCount; i++) {
+            if (p + BlockTable.INDEX_ENTRY_HEADER > chunkStart + chunk.limit()) {
+                chunk.clear();
+                chunk.limit((int) Math.min(INDEX_BUFFER_SIZE, indexLength - p));
+                chunkStart = p;
+                while (chunk.hasRemaining()) {
+                    if (index.read(chunk, chunkStart + chunk.position()) < 0) {
+                        throw new IOException(indexFile + ": index side file ended at " + (chunkStart + chunk.position()));
+                    }
+                }
+                chunk.flip();
+            }
+            reserveOut(8);
+            out.set(I64, outUsed, p);
+            indexCrc.update(out.asSlice(outUsed, 8).asByteBuffer());
+            outUsed += 8;
+            p += BlockTable.INDEX_ENTRY_HEADER + (chunk.getInt((int) (p - chunkStart) + 16) & 0xFFFF_FFFFL);
+        }
+        if (p != indexLength) {
+            throw new IOException(indexFile + ": index entries of " + p + " bytes, " + indexLength + " written");
+        }
     }
 
     /**
@@ -315,25 +391,45 @@ public final class SstableWriter implements Closeable {
         }
     }
 
-    private void flushBuffer() throws IOException {
-        if (bufferUsed > 0) {
-            writeFully(data, buffer.asSlice(0, bufferUsed));
-            bufferUsed = 0;
+    /** Appends {@code bytes[0, length)} to the file through the output buffer. */
+    private void write(byte[] bytes, int length) throws IOException {
+        for (int done = 0; done < length; ) {
+            if (outUsed == OUT_BUFFER_SIZE) {
+                flushOut();
+            }
+            int n = Math.min(length - done, OUT_BUFFER_SIZE - outUsed);
+            MemorySegment.copy(bytes, done, out, U8, outUsed, n);
+            outUsed += n;
+            done += n;
+        }
+        position += length;
+    }
+
+    private void reserveOut(int bytes) throws IOException {
+        if (outUsed + bytes > OUT_BUFFER_SIZE) {
+            flushOut();
         }
     }
 
-    private void flushIndexBuffer() throws IOException {
-        if (indexBufferUsed > 0) {
-            MemorySegment chunk = indexBuffer.asSlice(0, indexBufferUsed);
+    private void flushOut() throws IOException {
+        if (outUsed > 0) {
+            writeFully(data, out.asSlice(0, outUsed));
+            outUsed = 0;
+        }
+    }
+
+    private void flushIndex() throws IOException {
+        if (indexUsed > 0) {
+            MemorySegment chunk = indexBuffer.asSlice(0, indexUsed);
             Crc32c.update(indexCrc, chunk);
             writeFully(index, chunk);
-            indexBufferUsed = 0;
+            indexUsed = 0;
         }
     }
 
     private static void writeFully(FileChannel channel, MemorySegment bytes) throws IOException {
-        for (long p = 0; p < bytes.byteSize(); p += BUFFER_SIZE) {
-            var bb = bytes.asSlice(p, Math.min(BUFFER_SIZE, bytes.byteSize() - p)).asByteBuffer();
+        for (long p = 0; p < bytes.byteSize(); p += OUT_BUFFER_SIZE) {
+            var bb = bytes.asSlice(p, Math.min(OUT_BUFFER_SIZE, bytes.byteSize() - p)).asByteBuffer();
             while (bb.hasRemaining()) {
                 channel.write(bb);
             }

@@ -21,9 +21,13 @@ import net.jqwik.api.Provide;
 /** A table behaves like a TreeMap of its entries for point gets and every range. */
 class SstablePropertyTest {
 
-    @Property(tries = 200)
-    void tableMatchesTreeMapModel(@ForAll("entries") List<Entry> generated, @ForAll("keys") List<byte[]> probes)
-            throws IOException {
+    /**
+     * Either format: version 1, or version 2 with blocks of 256 B to 4 KiB, so that tables have many
+     * blocks, compressed ones (repetitive values) and entries larger than a block (raw blocks of their own).
+     */
+    @Property(tries = 300)
+    void tableMatchesTreeMapModel(@ForAll("entries") List<Entry> generated, @ForAll("keys") List<byte[]> probes,
+                                  @ForAll("formats") int blockBytes) throws IOException {
         NavigableMap<byte[], Entry> model = new TreeMap<>(Keys.ORDER);
         for (Entry e : generated) {
             model.put(e.key(), e);
@@ -31,9 +35,15 @@ class SstablePropertyTest {
         Path dir = Files.createTempDirectory("sstable-prop");
         Path file = dir.resolve("t.sst");
         try {
-            Tables.write(file, model.values(), model.size());
+            if (blockBytes == 0) {
+                Tables.writeV1(file, model.values(), model.size());
+            } else {
+                Tables.write(file, model.values(), model.size(), blockBytes);
+            }
             try (SstableReader r = SstableReader.open(file)) {
+                assertThat(r.formatVersion()).isEqualTo(blockBytes == 0 ? 1 : 2);
                 assertThat(r.entryCount()).isEqualTo(model.size());
+                assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(model.values());
                 assertThat(Tables.scan(r, null, null)).containsExactlyElementsOf(model.values());
                 List<byte[]> all = new ArrayList<>(probes);
                 all.addAll(model.keySet());
@@ -56,14 +66,25 @@ class SstablePropertyTest {
         }
     }
 
+    /** 0 for format version 1, else version 2's block size in bytes. */
+    @Provide
+    Arbitrary<Integer> formats() {
+        return Arbitraries.of(0, 256, 512, 4096);
+    }
+
     @Provide
     Arbitrary<List<Entry>> entries() {
-        Arbitrary<byte[]> value = Arbitraries.bytes().array(byte[].class).ofMaxSize(20).injectNull(0.2);
+        Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(20);
+        Arbitrary<byte[]> repetitive = Arbitraries.integers().between(0, 600).map(n -> new byte[n]); // zeros: LZ4 blocks
+        Arbitrary<byte[]> large = Arbitraries.bytes().array(byte[].class).ofMinSize(300).ofMaxSize(700); // above small blocks
+        Arbitrary<byte[]> value = Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(6, random), net.jqwik.api.Tuple.of(3, repetitive), net.jqwik.api.Tuple.of(1, large))
+                .injectNull(0.2);
         Arbitrary<Long> version = Arbitraries.longs().between(1, Long.MAX_VALUE);
         Arbitrary<Long> expiry = Arbitraries.longs().between(1, Long.MAX_VALUE).injectNull(0.7);
         return Combinators.combine(key(), version, expiry, value)
                 .as((k, v, x, val) -> new Entry(k, v, x == null ? Entry.NO_EXPIRY : x, val))
-                .list().ofMaxSize(60);
+                .list().ofMaxSize(120);
     }
 
     @Provide

@@ -31,9 +31,41 @@ final class Tables {
         return write(file, entries, entries.size());
     }
 
+    /** Writes a format version 2 table with blocks of {@code blockBytes}. */
+    static SstableSummary write(Path file, Iterable<Entry> entries, long expected, int blockBytes) throws IOException {
+        try (SstableWriter w = new SstableWriter(io.ringbase.storage.io.FileIo.DISK, file, expected, blockBytes)) {
+            for (Entry e : entries) {
+                w.add(e);
+            }
+            return w.finish();
+        }
+    }
+
+    /** Writes a format version 1 table, as the engine did before version 2 (which it must still read). */
+    static SstableSummary writeV1(Path file, Iterable<Entry> entries, long expected) throws IOException {
+        try (V1SstableWriter w = new V1SstableWriter(file, expected)) {
+            for (Entry e : entries) {
+                w.add(e);
+            }
+            return w.finish();
+        }
+    }
+
     static List<Entry> drain(Iterator<Entry> it) {
         List<Entry> out = new ArrayList<>();
         it.forEachRemaining(out::add);
+        return out;
+    }
+
+    /** Every entry through {@link SstableReader#cursor()}, decoded. */
+    static List<Entry> drainCursor(SstableReader r) throws IOException {
+        List<Entry> out = new ArrayList<>();
+        SstableReader.Cursor c = r.cursor();
+        while (c.next()) {
+            MemorySegment s = c.segment();
+            long o = c.offset();
+            out.add(io.ringbase.storage.EntryFormat.read(s, o, o + io.ringbase.storage.EntryFormat.size(s, o)));
+        }
         return out;
     }
 
@@ -66,7 +98,7 @@ final class Tables {
         }
     }
 
-    /** File offset of record {@code i} (its crc32c), read from the index section. */
+    /** File offset of record {@code i} (its crc32c) of a version 1 table, read from the index section. */
     static long recordOffset(Path file, long i) throws IOException {
         Footer f = footer(file);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {

@@ -1,0 +1,65 @@
+package io.ringbase.storage.sstable;
+
+import io.ringbase.storage.CorruptionException;
+import java.nio.file.Path;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+
+/**
+ * The compression codes of SSTable format 2 blocks ({@code docs/format.md}, section 4.8) and the LZ4
+ * block codec behind code 1: lz4-java's fastest instance (its JNI binding of the reference LZ4 where the
+ * native library loads, else its pure Java port; both write and read the same block format). Only the
+ * safe decompressor is used, which never reads or writes outside the buffers given, whatever the input.
+ */
+final class BlockCompression {
+
+    /** Compression code: the payload is the raw block. Persisted: do not change. */
+    static final byte NONE = 0;
+    /** Compression code: the payload is the raw block in the LZ4 block format. Persisted: do not change. */
+    static final byte LZ4 = 1;
+
+    private static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
+    private static final LZ4Compressor COMPRESSOR = FACTORY.fastCompressor();
+    private static final LZ4SafeDecompressor DECOMPRESSOR = FACTORY.safeDecompressor();
+
+    private BlockCompression() {
+    }
+
+    /** The most bytes {@link #compress} writes for {@code rawLength} bytes of input. */
+    static int maxCompressedLength(int rawLength) {
+        return COMPRESSOR.maxCompressedLength(rawLength);
+    }
+
+    /**
+     * Compresses {@code src[0, length)} into {@code dst} (at least {@link #maxCompressedLength} long).
+     *
+     * @return the compressed length in bytes
+     */
+    static int compress(byte[] src, int length, byte[] dst) {
+        return COMPRESSOR.compress(src, 0, length, dst, 0, dst.length);
+    }
+
+    /**
+     * Decompresses the LZ4 payload {@code src[0, srcLength)} into {@code dst[0, rawLength)}.
+     *
+     * @param file   the table, for the error
+     * @param offset the payload's offset in the file, for the error
+     * @throws CorruptionException if the payload is not valid LZ4 or does not decompress to exactly
+     *                             {@code rawLength} bytes
+     */
+    static void decompress(Path file, long offset, byte[] src, int srcLength, byte[] dst, int rawLength)
+            throws CorruptionException {
+        int n;
+        try {
+            n = DECOMPRESSOR.decompress(src, 0, srcLength, dst, 0, rawLength);
+        } catch (LZ4Exception e) {
+            throw new CorruptionException(file, offset, "block does not decompress: " + e.getMessage(), e);
+        }
+        if (n != rawLength) {
+            throw new CorruptionException(file, offset, "block decompresses to " + n + " bytes, the index says "
+                    + rawLength);
+        }
+    }
+}

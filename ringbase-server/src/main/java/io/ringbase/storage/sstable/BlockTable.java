@@ -1,0 +1,299 @@
+package io.ringbase.storage.sstable;
+
+import static io.ringbase.storage.Layouts.I32;
+import static io.ringbase.storage.Layouts.I64;
+import static io.ringbase.storage.Layouts.U8;
+
+import io.ringbase.storage.CorruptionException;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.StorageEngine;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.NoSuchElementException;
+import java.util.zip.CRC32C;
+
+/**
+ * The body of a format version 2 SSTable ({@code docs/format.md}, section 4.8): blocks of entries,
+ * each stored raw or LZ4-compressed with a CRC32C trailer, and a sparse index naming each block's last
+ * key. A lookup finds its block by binary search over the index, checks the block's checksum, and walks
+ * the block's entries. A block stored raw is read in place in the mapping; a compressed one is
+ * decompressed into the caller's {@link EntryLocation} buffer.
+ *
+ * <p>Checks: every block's checksum, compression code and decompressed length before any of its
+ * entries is used; every entry header against the block's end; index entries against the sections'
+ * bounds; and that a block's entries agree with the last key its index entry names.
+ */
+final class BlockTable implements TableBody {
+
+    /** Bytes after each block's payload: compression (u8), blockCrc (u32). */
+    static final int TRAILER_SIZE = 5;
+    /** Bytes of an index entry before its key: blockOffset u64, storedLength u32, rawLength u32, lastKeyLength u32. */
+    static final int INDEX_ENTRY_HEADER = 20;
+
+    private final Path path;
+    private final Footer footer;
+    private final MemorySegment data;
+    private final MemorySegment index;
+    private final long blockCount;
+    /** Offset in the index section of the {@code entryStart} array. */
+    private final long startsAt;
+
+    BlockTable(Path path, Footer footer, MemorySegment mapped) {
+        this.path = path;
+        this.footer = footer;
+        this.data = mapped.asSlice(0, footer.dataLength());
+        this.index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
+        this.blockCount = footer.blockCount();
+        this.startsAt = footer.indexLength() - 8 * blockCount;
+    }
+
+    @Override
+    public boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws CorruptionException {
+        long b = blockFor(key, keyPrefix);
+        if (b == blockCount) {
+            return false;
+        }
+        load(b, into);
+        MemorySegment block = into.blockSegment;
+        long end = into.blockEnd;
+        for (long pos = into.blockStart; pos < end; ) {
+            long size = entrySize(block, pos, end);
+            int c = EntryFormat.compareKey(block, pos, key, keyPrefix);
+            if (c == 0) {
+                into.set(block, pos);
+                return true;
+            }
+            if (c > 0) {
+                return false;
+            }
+            pos += size;
+        }
+        throw new CorruptionException(path, blockOffset(b), "block " + b + " ends before the last key its index entry names");
+    }
+
+    @Override
+    public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
+        try {
+            return new RangeIterator(start, end);
+        } catch (CorruptionException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public SstableReader.Cursor cursor() {
+        return new BlockCursor();
+    }
+
+    /** The first block whose last key is &ge; {@code key}, or {@code blockCount} if none. */
+    private long blockFor(byte[] key, long keyPrefix) throws CorruptionException {
+        long lo = 0;
+        long hi = blockCount;
+        while (lo < hi) {
+            long mid = (lo + hi) >>> 1;
+            long at = entryAt(mid);
+            int c = EntryFormat.compareKeyBytes(index, at + INDEX_ENTRY_HEADER, index.get(I32, at + 16), key, keyPrefix);
+            if (c < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** Offset in the index section of index entry {@code i}, its key checked to lie inside the entries. */
+    private long entryAt(long i) throws CorruptionException {
+        long at = index.get(I64, startsAt + 8 * i);
+        if (at < 0 || at > startsAt - INDEX_ENTRY_HEADER
+                || (index.get(I32, at + 16) & 0xFFFF_FFFFL) > startsAt - INDEX_ENTRY_HEADER - at) {
+            throw new CorruptionException(path, footer.indexOffset() + startsAt + 8 * i,
+                    "index entry " + i + " lies outside the index: " + at);
+        }
+        return at;
+    }
+
+    private long blockOffset(long b) throws CorruptionException {
+        return index.get(I64, entryAt(b));
+    }
+
+    /**
+     * Reads block {@code b} and points {@code loc}'s block fields at its raw entries: in the mapping if it
+     * is stored raw, else in {@code loc}'s buffer, decompressed.
+     *
+     * @throws CorruptionException if its index entry, checksum, compression code or length is wrong
+     */
+    private void load(long b, EntryLocation loc) throws CorruptionException {
+        long at = entryAt(b);
+        long offset = index.get(I64, at);
+        long stored = index.get(I32, at + 8) & 0xFFFF_FFFFL;
+        int raw = index.get(I32, at + 12);
+        if (offset < 0 || raw < EntryFormat.HEADER_SIZE || stored > data.byteSize() - TRAILER_SIZE - offset) {
+            throw new CorruptionException(path, footer.indexOffset() + at, "index entry " + b
+                    + " names a block outside the data section: offset " + offset + ", " + stored + " bytes stored, "
+                    + raw + " raw");
+        }
+        byte compression = data.get(U8, offset + stored);
+        int crc = data.get(I32, offset + stored + 1);
+        if (compression == BlockCompression.NONE) {
+            if (Crc32c.of(data, offset, stored + 1) != crc) {
+                throw new CorruptionException(path, offset, "block " + b + " checksum mismatch");
+            }
+            if (stored != raw) {
+                throw new CorruptionException(path, offset, "raw block " + b + " of " + stored
+                        + " bytes, the index says " + raw);
+            }
+            loc.blockSegment = data;
+            loc.blockStart = offset;
+            loc.blockEnd = offset + stored;
+            return;
+        }
+        byte[] input = loc.input((int) stored + 1);
+        MemorySegment.copy(data, U8, offset, input, 0, (int) stored + 1);
+        CRC32C c = new CRC32C();
+        c.update(input, 0, (int) stored + 1);
+        if ((int) c.getValue() != crc) {
+            throw new CorruptionException(path, offset, "block " + b + " checksum mismatch");
+        }
+        if (compression != BlockCompression.LZ4) {
+            throw new CorruptionException(path, offset + stored, "block " + b + " has unknown compression code "
+                    + (compression & 0xFF));
+        }
+        BlockCompression.decompress(path, offset, input, (int) stored, loc.buffer(raw), raw);
+        loc.blockSegment = loc.bufferSegment();
+        loc.blockStart = 0;
+        loc.blockEnd = raw;
+    }
+
+    /** Size of the entry at {@code pos}, whose header is checked to fit before {@code end}. */
+    private long entrySize(MemorySegment block, long pos, long end) throws CorruptionException {
+        try {
+            return EntryFormat.checkedSize(block, pos, end);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException(path, block == data ? pos : -1, "invalid entry in a block: " + e.getMessage(), e);
+        }
+    }
+
+    /** Entries in table order from a starting block, one block in memory at a time. One thread. */
+    private class Walk {
+        final EntryLocation loc = new EntryLocation();
+        long block;
+        MemorySegment segment;
+        long pos;
+        long end;
+
+        Walk(long firstBlock) {
+            this.block = firstBlock - 1;
+        }
+
+        /** Offset in {@link #segment} of the next entry, or -1 past the last block. */
+        long advance() throws CorruptionException {
+            while (segment == null || pos >= end) {
+                if (++block >= blockCount) {
+                    segment = null;
+                    return -1;
+                }
+                load(block, loc);
+                segment = loc.blockSegment;
+                pos = loc.blockStart;
+                end = loc.blockEnd;
+            }
+            long at = pos;
+            pos += entrySize(segment, at, end);
+            return at;
+        }
+    }
+
+    /** See {@link SstableReader#cursor()}. */
+    private final class BlockCursor extends Walk implements SstableReader.Cursor {
+        private long offset = -1;
+
+        BlockCursor() {
+            super(0);
+        }
+
+        @Override
+        public boolean next() throws CorruptionException {
+            offset = advance();
+            return offset >= 0;
+        }
+
+        @Override
+        public MemorySegment segment() {
+            return segment;
+        }
+
+        @Override
+        public long offset() {
+            return offset;
+        }
+    }
+
+    /** Entries [start, end) decoded one at a time. One thread at a time. */
+    private final class RangeIterator extends Walk implements StorageEngine.CloseableIterator<Entry> {
+        private final byte[] endKey;
+        private final long endPrefix;
+        private Entry next;
+        private boolean done;
+
+        RangeIterator(byte[] start, byte[] end) throws CorruptionException {
+            super(start == null ? 0 : blockFor(start, EntryFormat.keyPrefix(start)));
+            this.endKey = end;
+            this.endPrefix = end == null ? 0 : EntryFormat.keyPrefix(end);
+            if (start != null) {
+                long startPrefix = EntryFormat.keyPrefix(start);
+                while (true) { // skip the first block's keys below start
+                    long at = advance();
+                    if (at < 0) {
+                        done = true;
+                        break;
+                    }
+                    if (EntryFormat.compareKey(segment, at, start, startPrefix) >= 0) {
+                        pos = at; // not consumed
+                        break;
+                    }
+                }
+            }
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next != null) {
+                return true;
+            }
+            if (done) {
+                return false;
+            }
+            try {
+                long at = advance();
+                if (at < 0 || (endKey != null && EntryFormat.compareKey(segment, at, endKey, endPrefix) >= 0)) {
+                    done = true;
+                    return false;
+                }
+                next = EntryFormat.read(segment, at, pos);
+            } catch (CorruptionException e) {
+                done = true;
+                throw new UncheckedIOException(e);
+            }
+            return true;
+        }
+
+        @Override
+        public Entry next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Entry e = next;
+            next = null;
+            return e;
+        }
+
+        @Override
+        public void close() {
+            done = true;
+            next = null;
+        }
+    }
+}

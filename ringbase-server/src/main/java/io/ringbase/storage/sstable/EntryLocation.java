@@ -1,0 +1,69 @@
+package io.ringbase.storage.sstable;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Where an SSTable lookup ({@link SstableReader#locate}) found an entry: its {@code docs/format.md}
+ * section 2.1 encoding at {@link #offset()} of {@link #segment()}. The segment is the table's mapping
+ * (format version 1, or a block stored raw) or this location's own buffer, into which a compressed block
+ * was decompressed; either stays valid while the caller holds a reference on the table and until this
+ * location is used for the next lookup.
+ *
+ * <p>Reusable and allocation-free once its buffer has grown to the largest block read (at most twice
+ * the block size, 8 KiB by default). Not thread-safe: one per reading thread.
+ */
+public final class EntryLocation {
+
+    private MemorySegment segment;
+    private long offset = -1;
+    private byte[] buffer = new byte[0];
+    private MemorySegment bufferSegment = MemorySegment.ofArray(buffer);
+    private byte[] input = new byte[0];
+
+    /** The block last loaded into or through this location ({@link BlockTable}): its raw entries. */
+    MemorySegment blockSegment;
+    long blockStart;
+    long blockEnd;
+
+    /** The memory holding the entry found by the last successful lookup. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** Offset in {@link #segment()} of the entry's encoding. */
+    public long offset() {
+        return offset;
+    }
+
+    void set(MemorySegment segment, long offset) {
+        this.segment = segment;
+        this.offset = offset;
+    }
+
+    /** This location's buffer, grown to at least {@code bytes}; its old content is not kept. */
+    byte[] buffer(int bytes) {
+        if (buffer.length < bytes) {
+            buffer = new byte[roundUp(bytes)];
+            bufferSegment = MemorySegment.ofArray(buffer);
+        }
+        return buffer;
+    }
+
+    /** A second buffer, for a block's stored bytes on their way to {@link #buffer(int)}; at least {@code bytes}. */
+    byte[] input(int bytes) {
+        if (input.length < bytes) {
+            input = new byte[roundUp(bytes)];
+        }
+        return input;
+    }
+
+    /** {@code bytes} rounded up to a multiple of 4 KiB: a few growths, and never past the largest block. */
+    private static int roundUp(int bytes) {
+        return (bytes + 4095) & -4096;
+    }
+
+    /** The segment over the whole of {@link #buffer(int)}'s array, as last grown. */
+    MemorySegment bufferSegment() {
+        return bufferSegment;
+    }
+}
