@@ -84,6 +84,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--memtable-size", defaultValue = "16m", description = "Memtable size that triggers a flush (default: ${DEFAULT-VALUE}).")
     ByteSize memtableSize;
 
+    @Option(names = "--block-cache-size", defaultValue = "8m", description = "Native memory that caches decompressed "
+            + "SSTable blocks for point reads; 0 for none (default: ${DEFAULT-VALUE}).")
+    ByteSize blockCacheSize;
+
     @Option(names = "--max-body-size", defaultValue = "16m", description = "Largest request body accepted; larger gets 413 (default: ${DEFAULT-VALUE}).")
     ByteSize maxBodySize;
 
@@ -272,6 +276,7 @@ public final class ServeCommand implements Callable<Integer> {
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
                     .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
+                    .withBlockCacheBytes(blockCacheSize.bytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
             if (compactionSlowdownTables < 1 || compactionStopTables < compactionSlowdownTables) {
                 throw bad("need 1 <= --compaction-slowdown-tables <= --compaction-stop-tables, got "

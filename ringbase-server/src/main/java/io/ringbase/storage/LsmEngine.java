@@ -13,6 +13,7 @@ import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.manifest.Manifest;
 import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
+import io.ringbase.storage.sstable.BlockCache;
 import io.ringbase.storage.sstable.EntryLocation;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableSummary;
@@ -150,7 +151,8 @@ public final class LsmEngine implements ManagedEngine {
     public static LsmEngine open(LsmOptions options) throws IOException {
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
-            Recovery.Result recovered = Recovery.run(options.fileIo(), dir, options.memtableBytes(), options.walRecovery());
+            Recovery.Result recovered = Recovery.run(options.fileIo(), dir, options.memtableBytes(), options.walRecovery(),
+                    new BlockCache(options.blockCacheBytes()));
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
             engine.wal = WalWriter.create(options.fileIo(), FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
                     options.walSyncIntervalMs(), engine.walStats);

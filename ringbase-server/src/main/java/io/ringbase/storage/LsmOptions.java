@@ -29,13 +29,16 @@ import java.util.function.LongSupplier;
  *                            tests inject faults here)
  * @param walRecovery         what recovery does with a WAL segment damaged before its end (default
  *                            {@link WalRecoveryMode#REFUSE})
+ * @param blockCacheBytes     native memory of the cache of decompressed SSTable blocks that point reads
+ *                            go through, bytes (default 8 MiB; below 64 KiB, no cache)
  */
 public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
                          long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
                          long tombstoneGraceMs, LongSupplier wallClockMs, FileIo fileIo,
-                         WalRecoveryMode walRecovery) {
+                         WalRecoveryMode walRecovery, long blockCacheBytes) {
 
     public static final long DEFAULT_MEMTABLE_BYTES = 16L << 20;
+    public static final long DEFAULT_BLOCK_CACHE_BYTES = 8L << 20;
 
     public LsmOptions {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -53,6 +56,9 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
         if (walSegmentBytes < memtableBytes) {
             throw new IllegalArgumentException("walSegmentBytes must be at least memtableBytes");
         }
+        if (blockCacheBytes < 0) {
+            throw new IllegalArgumentException("blockCacheBytes must not be negative: " + blockCacheBytes);
+        }
         if (flushStallTimeoutMs <= 0 || tombstoneGraceMs < 0) {
             throw new IllegalArgumentException("timeouts must be positive");
         }
@@ -63,7 +69,8 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
                       long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
                       long tombstoneGraceMs, LongSupplier wallClockMs) {
         this(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs, compaction,
-                tombstoneGraceMs, wallClockMs, FileIo.DISK, WalRecoveryMode.REFUSE);
+                tombstoneGraceMs, wallClockMs, FileIo.DISK, WalRecoveryMode.REFUSE,
+                DEFAULT_BLOCK_CACHE_BYTES);
     }
 
     /** The defaults listed above for {@code dataDir}. */
@@ -74,49 +81,55 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
 
     public LsmOptions withWalSync(WalSyncPolicy policy) {
         return new LsmOptions(dataDir, policy, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
     }
 
     public LsmOptions withDataDir(Path dir) {
         return new LsmOptions(dir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
     }
 
     public LsmOptions withWalSyncIntervalMs(long intervalMs) {
         return new LsmOptions(dataDir, walSync, intervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
     }
 
     /** Sets the memtable size and a WAL segment limit of four times it. */
     public LsmOptions withMemtableBytes(long bytes) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, bytes, 4 * bytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
     }
 
     public LsmOptions withCompaction(CompactionOptions options) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                options, tombstoneGraceMs, wallClockMs, fileIo, walRecovery);
+                options, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
     }
 
     public LsmOptions withWallClock(LongSupplier clock) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, clock, fileIo, walRecovery);
+                compaction, tombstoneGraceMs, clock, fileIo, walRecovery, blockCacheBytes);
     }
 
     public LsmOptions withTombstoneGraceMs(long graceMs) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, graceMs, wallClockMs, fileIo, walRecovery);
+                compaction, graceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
     }
 
     /** These settings with {@code io} as the file layer (tests inject faults with it). */
     public LsmOptions withFileIo(FileIo io) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, io, walRecovery);
+                compaction, tombstoneGraceMs, wallClockMs, io, walRecovery, blockCacheBytes);
     }
 
     /** These settings with {@code mode} for damaged WAL segments at recovery. */
     public LsmOptions withWalRecovery(WalRecoveryMode mode) {
         return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, mode);
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, mode, blockCacheBytes);
+    }
+
+    /** These settings with a block cache of {@code bytes} (0 for none). */
+    public LsmOptions withBlockCacheBytes(long bytes) {
+        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
+                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, bytes);
     }
 }

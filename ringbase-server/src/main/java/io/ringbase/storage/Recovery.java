@@ -6,6 +6,7 @@ import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.manifest.Manifest;
 import io.ringbase.storage.manifest.ManifestState;
 import io.ringbase.storage.memtable.Memtable;
+import io.ringbase.storage.sstable.BlockCache;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.wal.WalReader;
 import io.ringbase.storage.wal.WalRecoveryMode;
@@ -49,7 +50,7 @@ final class Recovery {
      * @throws CorruptionException if the manifest, a listed SSTable or a WAL segment is damaged, or a
      *                             listed SSTable is missing; nothing is deleted or dropped then
      */
-    static Result run(FileIo io, DataDirectory dir, long memtableBytes, WalRecoveryMode walRecovery)
+    static Result run(FileIo io, DataDirectory dir, long memtableBytes, WalRecoveryMode walRecovery, BlockCache cache)
             throws IOException {
         Path path = dir.path();
         dir.deleteTemporaries();
@@ -64,7 +65,7 @@ final class Recovery {
             manifest = ManifestState.empty();
         }
         long maxSeen = Math.max(sstFiles.isEmpty() ? 0 : sstFiles.last(), walFiles.isEmpty() ? 0 : walFiles.last());
-        TableFiles files = new TableFiles(io, path, Math.max(manifest.nextFileNumber(), maxSeen + 1));
+        TableFiles files = new TableFiles(io, path, Math.max(manifest.nextFileNumber(), maxSeen + 1), cache);
 
         List<LiveTable> tables = new ArrayList<>();
         try {
@@ -86,7 +87,7 @@ final class Recovery {
             if (!Files.exists(file)) {
                 throw new CorruptionException(file, -1, "listed in the manifest but missing");
             }
-            tables.add(new LiveTable(number, SstableReader.open(file)));
+            tables.add(new LiveTable(number, files.open(file)));
         }
         Set<Long> live = new HashSet<>(manifest.liveTables());
         for (long number : sstFiles) {

@@ -6,6 +6,7 @@ import io.ringbase.storage.StorageEngine.CloseableIterator;
 import io.ringbase.storage.View.LiveTable;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.io.FileIo;
+import io.ringbase.storage.sstable.BlockCache;
 import io.ringbase.storage.sstable.SstableReader;
 import io.ringbase.storage.sstable.SstableWriter;
 import java.io.IOException;
@@ -22,16 +23,24 @@ final class TableFiles {
     private final FileIo io;
     private final Path dir;
     private final AtomicLong nextNumber;
+    private final BlockCache cache;
 
     /**
      * @param io         the file layer tables are written through
      * @param dir        the data directory
      * @param nextNumber the first unused file number
+     * @param cache      the block cache of the tables opened here
      */
-    TableFiles(FileIo io, Path dir, long nextNumber) {
+    TableFiles(FileIo io, Path dir, long nextNumber, BlockCache cache) {
+        this.cache = cache;
         this.io = io;
         this.dir = dir;
         this.nextNumber = new AtomicLong(nextNumber);
+    }
+
+    /** Opens the SSTable {@code file} with this directory's block cache (see {@link SstableReader#open(Path)}). */
+    SstableReader open(Path file) throws IOException {
+        return SstableReader.open(file, cache);
     }
 
     /** Takes a new file number (for a WAL segment or an SSTable). */
@@ -80,7 +89,7 @@ final class TableFiles {
         try {
             io.rename(tmp, file);
             io.syncDirectory(dir);
-            return new LiveTable(number, SstableReader.open(file));
+            return new LiveTable(number, open(file));
         } catch (IOException | RuntimeException e) {
             deleteQuietly(tmp, e);
             deleteQuietly(file, e);

@@ -123,6 +123,7 @@ public final class HintStore implements Closeable {
         Objects.requireNonNull(legacyTargets, "legacyTargets");
         Objects.requireNonNull(options, "options");
         LsmOptions lsm = LsmOptions.defaults(dir).withMemtableBytes(MEMTABLE_BYTES).withWalSync(walSync)
+                .withBlockCacheBytes(0) // hints are read by scans, which the block cache does not serve
                 .withTombstoneGraceMs(0).withWallClock(wallClockMs);
         LsmEngine engine = LsmEngine.open(lsm);
         HintStore store = new HintStore(engine, dir, options, wallClockMs);

@@ -39,8 +39,11 @@ final class BlockTable implements TableBody {
     private final long blockCount;
     /** Offset in the index section of the {@code entryStart} array. */
     private final long startsAt;
+    private final BlockCache cache;
+    private final long tableId = BlockCache.newTableId();
 
-    BlockTable(Path path, Footer footer, MemorySegment mapped) {
+    BlockTable(Path path, Footer footer, MemorySegment mapped, BlockCache cache) {
+        this.cache = cache;
         this.path = path;
         this.footer = footer;
         this.data = mapped.asSlice(0, footer.dataLength());
@@ -55,7 +58,7 @@ final class BlockTable implements TableBody {
         if (b == blockCount) {
             return false;
         }
-        load(b, into);
+        load(b, into, true);
         MemorySegment block = into.blockSegment;
         long end = into.blockEnd;
         for (long pos = into.blockStart; pos < end; ) {
@@ -121,11 +124,13 @@ final class BlockTable implements TableBody {
 
     /**
      * Reads block {@code b} and points {@code loc}'s block fields at its raw entries: in the mapping if it
-     * is stored raw, else in {@code loc}'s buffer, decompressed.
+     * is stored raw, else in {@code loc}'s buffer, decompressed or copied from the block cache.
      *
+     * @param cached whether to look in the block cache first and fill it on a miss (point reads do;
+     *               scans and compaction read a block once and would only push hot blocks out)
      * @throws CorruptionException if its index entry, checksum, compression code or length is wrong
      */
-    private void load(long b, EntryLocation loc) throws CorruptionException {
+    private void load(long b, EntryLocation loc, boolean cached) throws CorruptionException {
         long at = entryAt(b);
         long offset = index.get(I64, at);
         long stored = index.get(I32, at + 8) & 0xFFFF_FFFFL;
@@ -150,22 +155,45 @@ final class BlockTable implements TableBody {
             loc.blockEnd = offset + stored;
             return;
         }
-        byte[] input = loc.input((int) stored + 1);
+        if (cached && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) { // checked when it was put
+            loc.blockSegment = loc.bufferSegment();
+            loc.blockStart = 0;
+            loc.blockEnd = raw;
+            return;
+        }
+        Scratch scratch = SCRATCH.get();
+        byte[] input = stored + 1 <= Scratch.BYTES ? scratch.input : new byte[(int) stored + 1];
         MemorySegment.copy(data, U8, offset, input, 0, (int) stored + 1);
-        CRC32C c = new CRC32C();
-        c.update(input, 0, (int) stored + 1);
-        if ((int) c.getValue() != crc) {
+        scratch.crc.reset();
+        scratch.crc.update(input, 0, (int) stored + 1);
+        if ((int) scratch.crc.getValue() != crc) {
             throw new CorruptionException(path, offset, "block " + b + " checksum mismatch");
         }
         if (compression != BlockCompression.LZ4) {
             throw new CorruptionException(path, offset + stored, "block " + b + " has unknown compression code "
                     + (compression & 0xFF));
         }
-        BlockCompression.decompress(path, offset, input, (int) stored, loc.buffer(raw), raw);
+        byte[] out = loc.buffer(raw);
+        BlockCompression.decompress(path, offset, input, (int) stored, out, raw);
+        if (cached) {
+            cache.put(tableId, b, out, raw);
+        }
         loc.blockSegment = loc.bufferSegment();
         loc.blockStart = 0;
         loc.blockEnd = raw;
     }
+
+    /**
+     * Per-thread room for a compressed block on its way to decompression, so that neither a point read
+     * nor an iterator allocates for it (blocks of the default size take at most 8 KiB compressed).
+     */
+    private static final class Scratch {
+        static final int BYTES = 16 * 1024;
+        final byte[] input = new byte[BYTES];
+        final CRC32C crc = new CRC32C();
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     /** Size of the entry at {@code pos}, whose header is checked to fit before {@code end}. */
     private long entrySize(MemorySegment block, long pos, long end) throws CorruptionException {
@@ -195,7 +223,7 @@ final class BlockTable implements TableBody {
                     segment = null;
                     return -1;
                 }
-                load(block, loc);
+                load(block, loc, false);
                 segment = loc.blockSegment;
                 pos = loc.blockStart;
                 end = loc.blockEnd;

@@ -18,7 +18,6 @@ public final class EntryLocation {
     private long offset = -1;
     private byte[] buffer = new byte[0];
     private MemorySegment bufferSegment = MemorySegment.ofArray(buffer);
-    private byte[] input = new byte[0];
 
     /** The block last loaded into or through this location ({@link BlockTable}): its raw entries. */
     MemorySegment blockSegment;
@@ -47,14 +46,6 @@ public final class EntryLocation {
             bufferSegment = MemorySegment.ofArray(buffer);
         }
         return buffer;
-    }
-
-    /** A second buffer, for a block's stored bytes on their way to {@link #buffer(int)}; at least {@code bytes}. */
-    byte[] input(int bytes) {
-        if (input.length < bytes) {
-            input = new byte[roundUp(bytes)];
-        }
-        return input;
     }
 
     /** {@code bytes} rounded up to a multiple of 4 KiB: a few growths, and never past the largest block. */

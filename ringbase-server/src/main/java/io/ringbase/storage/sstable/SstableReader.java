@@ -69,16 +69,26 @@ public final class SstableReader implements AutoCloseable {
      * @throws IOException         if the file cannot be opened or mapped
      */
     public static SstableReader open(Path file) throws IOException {
+        return open(file, BlockCache.NONE);
+    }
+
+    /**
+     * {@link #open(Path)}, with point reads of compressed blocks going through {@code cache}.
+     *
+     * @throws CorruptionException as {@link #open(Path)}
+     * @throws IOException         if the file cannot be opened or mapped
+     */
+    public static SstableReader open(Path file, BlockCache cache) throws IOException {
         Arena arena = Arena.ofShared();
         try {
-            return open(file, arena);
+            return open(file, arena, cache);
         } catch (IOException | RuntimeException | Error e) {
             arena.close();
             throw e;
         }
     }
 
-    private static SstableReader open(Path file, Arena arena) throws IOException {
+    private static SstableReader open(Path file, Arena arena, BlockCache cache) throws IOException {
         MemorySegment mapped;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -97,7 +107,7 @@ public final class SstableReader implements AutoCloseable {
             throw new CorruptionException(file, footer.bloomOffset(), "Bloom filter checksum mismatch");
         }
         BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset());
-        TableBody body = footer.formatVersion() == 1 ? new V1Table(file, footer, mapped) : new BlockTable(file, footer, mapped);
+        TableBody body = footer.formatVersion() == 1 ? new V1Table(file, footer, mapped) : new BlockTable(file, footer, mapped, cache);
         return new SstableReader(file, footer, mapped.byteSize(), body, bloom, arena);
     }
 
