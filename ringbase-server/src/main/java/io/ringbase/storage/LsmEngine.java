@@ -520,10 +520,16 @@ public final class LsmEngine implements ManagedEngine {
 
     @Override
     public Entry get(byte[] key) throws IOException {
-        try (ReadCursor cursor = new ReadCursor()) {
+        ReadCursor cursor = GET_CURSOR.get(); // get never runs inside another get: one per thread is enough
+        try {
             return read(key, cursor) ? cursor.toEntry() : null;
+        } finally {
+            cursor.close();
         }
     }
+
+    /** {@link #get}'s cursors, one per thread, so that a get reuses its block buffers instead of allocating them. */
+    private static final ThreadLocal<ReadCursor> GET_CURSOR = ThreadLocal.withInitial(ReadCursor::new);
 
     @Override
     public boolean read(byte[] key, ReadCursor cursor) throws IOException {

@@ -32,6 +32,7 @@ import picocli.CommandLine.Option;
  * directories and each workload runs on one, then the other (the first engine alternates between value
  * sizes), single-threaded, as db_bench does by default:
  * <ul>
+ *   <li><b>open</b>: after fillrandom, the engine is closed and its directory opened again, timed;
  *   <li><b>fillrandom</b>: every key once, in random order; then a flush and a wait until the disk is
  *       quiet (background compactions done). Write amplification = bytes this process wrote to disk
  *       during fill, flush and compactions ({@link DiskWrites}) / user bytes (keys + values). Space
@@ -73,6 +74,11 @@ public final class EngineBench implements Callable<Integer> {
 
     @Option(names = "--out", description = "Also append the result table (markdown) to this file.")
     Path out;
+
+    @Option(names = "--lsm-block-cache", defaultValue = "33554432",
+            description = "Our engine's block cache, bytes (default: ${DEFAULT-VALUE}, RocksDB's 32 MiB, like for like; "
+                    + "a node's default is 8 MiB).")
+    private long lsmBlockCacheBytes;
 
     @Option(names = "--engines", split = ",", defaultValue = "lsm,rocksdb",
             description = "Engines to run (default: ${DEFAULT-VALUE}).")
@@ -121,11 +127,14 @@ public final class EngineBench implements Callable<Integer> {
         try {
             for (EngineKind kind : order) {
                 Path d = dir.resolve(kind.flagName() + "-" + valueSize);
-                open.put(kind, Engines.open(kind, LsmOptions.defaults(d)));
+                open.put(kind, Engines.open(kind, options(d)));
             }
             long userBytes = (long) keys * (KEY_BYTES + valueSize);
             for (EngineKind kind : order) {
                 rows.add(fill(kind, open.get(kind), valueSize, pool, permutation, userBytes));
+            }
+            for (EngineKind kind : order) {
+                rows.add(reopen(kind, open, valueSize));
             }
             for (EngineKind kind : order) {
                 rows.add(reads(kind, open.get(kind), valueSize, "readrandom", false));
@@ -171,6 +180,28 @@ public final class EngineBench implements Callable<Integer> {
                 (diskAfter - diskBefore) / 1e6, dirBytes / 1e6, engine.tableCount());
         return new Row(valueSize, "fillrandom", kind, keys, seconds, h, (diskAfter - diskBefore) / (double) userBytes,
                 dirBytes / (double) userBytes, note);
+    }
+
+    /** The settings both engines are opened with (RocksDB takes the shared ones and its own defaults). */
+    private LsmOptions options(Path engineDir) {
+        return LsmOptions.defaults(engineDir).withBlockCacheBytes(lsmBlockCacheBytes);
+    }
+
+    /**
+     * Closes the engine and opens its directory again, timed: what a restarted node pays before it
+     * serves (the tables' files are in the page cache, as after a restart that is not a reboot).
+     */
+    private Row reopen(EngineKind kind, Map<EngineKind, ManagedEngine> open, int valueSize) throws IOException {
+        progress("%s open of %d keys of %d B", kind.flagName(), keys, valueSize);
+        open.remove(kind).close();
+        Histogram h = histogram();
+        long start = System.nanoTime();
+        ManagedEngine engine = Engines.open(kind, options(dir.resolve(kind.flagName() + "-" + valueSize)));
+        long nanos = System.nanoTime() - start;
+        open.put(kind, engine);
+        h.recordValue(nanos);
+        return new Row(valueSize, "open", kind, 1, nanos / 1e9, h, Double.NaN, Double.NaN,
+                String.format(Locale.ROOT, "opened in %.0f ms, %d tables", nanos / 1e6, engine.tableCount()));
     }
 
     private Row reads(EngineKind kind, ManagedEngine engine, int valueSize, String name, boolean missing)

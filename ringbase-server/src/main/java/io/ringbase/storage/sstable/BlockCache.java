@@ -11,7 +11,8 @@ import java.util.concurrent.locks.StampedLock;
 /**
  * A cache of decompressed SSTable blocks in native memory of a fixed size, shared by every table of an
  * engine, so that a hot block is decompressed once rather than on every point read (the role of
- * RocksDB's block cache; as there, scans and compactions read around it and do not fill it).
+ * RocksDB's block cache). Point reads go through it; scans and compactions read around it, so that one
+ * pass over a table does not push the hot blocks out.
  *
  * <p><b>Layout.</b> {@code capacityBytes / FRAME_BYTES} frames of {@link #FRAME_BYTES} each (a block of
  * the default 4 KiB size decompresses to less than 8 KiB), grouped in sets of {@link #WAYS}; a block

@@ -127,7 +127,8 @@ final class BlockTable implements TableBody {
      * is stored raw, else in {@code loc}'s buffer, decompressed or copied from the block cache.
      *
      * @param cached whether to look in the block cache first and fill it on a miss (point reads do;
-     *               scans and compaction read a block once and would only push hot blocks out)
+     *               scans and compaction read around it: filling it from the block a seek starts in was
+     *               measured slower, bench/RESULTS.md, and a full pass would push hot blocks out)
      * @throws CorruptionException if its index entry, checksum, compression code or length is wrong
      */
     private void load(long b, EntryLocation loc, boolean cached) throws CorruptionException {

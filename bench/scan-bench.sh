@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Full range scan through HTTP (issue 9 target: >= 200 MB/s with 1 KiB values): fills one node's data
+# directory offline (bench/repair/Load.java, through the engine's own write path), starts the node, then
+# reads GET /v0/entities?start=key- (chunked, key\nvalue per chunk) with curl several times and reports
+# the bytes of the body, the time and the rate of each read. Also times the node's start (open of the
+# directory) from the launch to its ready line.
+# Usage:
+#   bench/scan-bench.sh [--keys N] [--value-bytes B] [--rounds R]
+#     --keys         keys loaded (default 400000; env KEYS)
+#     --value-bytes  value size (default 1024; env VALUE_SIZE)
+#     --rounds       full scans, one after the other (default 3)
+# The node is pinned to SERVER_CPU (default 0) and curl to WRK_CPU (default 1); only 127.0.0.1 is
+# contacted. Needs about KEYS x (VALUE + 40) bytes of disk under TMPDIR.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CMDLINE="$0 $*"
+KEYS=${KEYS:-400000}
+VALUE_SIZE=${VALUE_SIZE:-1024}
+ROUNDS=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keys) KEYS=$2; shift 2 ;;
+    --value-bytes) VALUE_SIZE=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-scan-bench.XXXXXX")
+. "$ROOT/bench/lib.sh"
+
+NODE_PID=
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ -n "$NODE_PID" ]; then kill -TERM "$NODE_PID" 2>/dev/null || true; wait "$NODE_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+ensure_tools curl:curl bc:bc
+echo "== Ringbase scan bench: a full range scan through HTTP"
+echo "command:  $CMDLINE"
+echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "machine:  $(nproc) CPUs, $(free -h | awk '/^Mem:/ {print $2}') memory; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "commit:   $(git -C "$ROOT" rev-parse --short HEAD)$( [ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] && echo ', working tree has uncommitted changes')"
+ensure_ringbase
+. "$ROOT/bin/find-jdk.sh"
+ringbase_find_jdk || exit 1
+
+log "loading $KEYS keys of $VALUE_SIZE bytes (offline, through the engine)"
+"$JAVA_HOME/bin/java" -Xmx256m --enable-native-access=ALL-UNNAMED \
+  -cp "$ROOT/ringbase-server/target/ringbase.jar:$ROOT/ringbase-server/target/lib/*" \
+  "$ROOT/bench/repair/Load.java" "$WORK/data" "$KEYS" "$VALUE_SIZE" 2>"$WORK/load.log" | tail -n 1
+echo "data:     $(du -sh "$WORK/data" | cut -f1) in $(ls "$WORK/data" | grep -c '\.sst$') SSTables"
+
+PORT=$(free_port)
+t0=$(date +%s.%N)
+taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$PORT" --data-dir "$WORK/data" \
+  >"$WORK/out" 2>"$WORK/log" &
+NODE_PID=$!
+for i in $(seq 1 3000); do
+  grep -q 'Ringbase node ready at' "$WORK/out" 2>/dev/null && break
+  kill -0 "$NODE_PID" 2>/dev/null || { tail -n 30 "$WORK/log" >&2; die "the node exited before it was ready"; }
+  sleep 0.01
+done
+grep -q 'Ringbase node ready at' "$WORK/out" || die "the node was not ready after 30 s"
+echo "start:    $(printf '%.2f' "$(echo "$(date +%s.%N) - $t0" | bc)") s from launch to the ready line (JVM start included)"
+
+for r in $(seq 1 "$ROUNDS"); do
+  read -r size secs code < <(taskset -c "$WRK_CPU" curl -s -o /dev/null -w '%{size_download} %{time_total} %{http_code}\n' \
+    "http://127.0.0.1:$PORT/v0/entities?start=key-")
+  [ "$code" = 200 ] || die "the scan answered $code"
+  echo "RESULT round=$r keys=$KEYS value_bytes=$VALUE_SIZE body_bytes=$size seconds=$secs MB_per_s=$(echo "scale=1; $size / $secs / 1000000" | bc)"
+done
