@@ -147,6 +147,10 @@ public final class NodeMetrics {
                     "Failed flushes, compactions and WAL writes or fsyncs (see the log)", s.diskErrors()));
             out.add(counter("ringbase_quarantined_sstables",
                     "SSTables compaction found damaged and moved to quarantine/ (see the log)", s.quarantinedTables()));
+            out.add(counter("ringbase_block_cache_hits",
+                    "Point reads of a compressed SSTable block served from the block cache", s.blockCacheHits()));
+            out.add(counter("ringbase_block_cache_misses",
+                    "Point reads of a compressed SSTable block that had to decompress it", s.blockCacheMisses()));
         }
 
         private void cluster(List<MetricSnapshot> out) {

@@ -25,11 +25,14 @@ import java.util.List;
  * @param diskErrors          failed flushes, failed compactions (other than aborts for shutdown) and
  *                            failed WAL writes or fsyncs
  * @param quarantinedTables   SSTables compaction found damaged and moved to {@code quarantine/}
+ * @param blockCacheHits      point reads of a compressed SSTable block that found it in the block cache
+ * @param blockCacheMisses    ... and that did not (RocksDB: its block cache's hits and misses)
  */
 public record EngineStats(long memtableBytes, List<Tier> tiers, long flushes, long flushBytesIn, long flushBytesOut,
                           long compactions, long compactionBytesIn, long compactionBytesOut, long walAppends,
                           long walBytes, long walWrites, long walSyncs, long walSyncNanos, long writeStalls,
-                          long writeStallNanos, long diskErrors, long quarantinedTables) {
+                          long writeStallNanos, long diskErrors, long quarantinedTables, long blockCacheHits,
+                          long blockCacheMisses) {
 
     public EngineStats {
         tiers = List.copyOf(tiers);

@@ -646,7 +646,8 @@ public final class LsmEngine implements ManagedEngine {
         return new EngineStats(memtableBytes(), tiers, flushes.sum(), flushBytesIn.sum(), flushBytesOut.sum(),
                 compactions.sum(), compactionBytesIn.sum(), compactionBytesOut.sum(), walStats.appends(),
                 walStats.appendedBytes(), walStats.writes(), walStats.syncs(), walStats.syncNanos(), writeStalls.sum(),
-                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures(), quarantined.sum());
+                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures(), quarantined.sum(),
+                files.cache().hits(), files.cache().misses());
     }
 
     /** Number of live SSTables. */

@@ -43,6 +43,11 @@ final class TableFiles {
         return SstableReader.open(file, cache);
     }
 
+    /** The block cache of this directory's tables. */
+    BlockCache cache() {
+        return cache;
+    }
+
     /** Takes a new file number (for a WAL segment or an SSTable). */
     long nextNumber() {
         return nextNumber.getAndIncrement();

@@ -77,6 +77,8 @@ class MetricsEndpointTest {
             assertThat(value(m, "ringbase_sstables{tier=\"0\"}")).isEqualTo(1);
             assertThat(value(m, "ringbase_sstable_bytes{tier=\"0\"}")).isPositive();
             assertThat(value(m, "ringbase_disk_errors_total")).isZero();
+            assertThat(value(m, "ringbase_block_cache_hits_total")).isNotNegative();
+            assertThat(value(m, "ringbase_block_cache_misses_total")).isNotNegative();
             assertThat(value(m, "ringbase_build_info{version=\"" + BuildInfo.version() + "\"}")).isEqualTo(1);
             assertThat(value(m, "jvm_memory_used_bytes{area=\"heap\"}")).isPositive();
             assertThat(value(m, "jvm_buffer_pool_used_bytes{pool=\"direct\"}")).isPositive();

@@ -32,11 +32,11 @@ import picocli.CommandLine.Option;
  * directories and each workload runs on one, then the other (the first engine alternates between value
  * sizes), single-threaded, as db_bench does by default:
  * <ul>
- *   <li><b>open</b>: after fillrandom, the engine is closed and its directory opened again, timed;
  *   <li><b>fillrandom</b>: every key once, in random order; then a flush and a wait until the disk is
  *       quiet (background compactions done). Write amplification = bytes this process wrote to disk
  *       during fill, flush and compactions ({@link DiskWrites}) / user bytes (keys + values). Space
  *       amplification = bytes of the directory's files after it / user bytes.</li>
+ *   <li><b>open</b>: after fillrandom, the engine is closed and its directory opened again, timed.</li>
  *   <li><b>readrandom</b>: gets of random existing keys; <b>readmissing</b>: gets of keys that sort
  *       between existing ones and were never written; <b>seekrandom</b>: a scan from a random existing
  *       key reading {@code --scan-length} live entries, then closed; <b>fullscan</b>: one scan of every

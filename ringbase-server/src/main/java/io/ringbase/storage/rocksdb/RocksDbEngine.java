@@ -565,7 +565,7 @@ public final class RocksDbEngine implements ManagedEngine {
         try {
             if (closed) {
                 return new EngineStats(0, List.of(), flushes.sum(), 0, 0, compactions.sum(), 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                        diskErrors.sum(), 0);
+                        diskErrors.sum(), 0, 0, 0);
             }
             long memtable = db.getLongProperty(data, "rocksdb.cur-size-all-mem-tables");
             List<EngineStats.Tier> tiers = new ArrayList<>();
@@ -583,7 +583,9 @@ public final class RocksDbEngine implements ManagedEngine {
                     statistics.getTickerCount(TickerType.WRITE_DONE_BY_SELF),
                     statistics.getTickerCount(TickerType.WAL_FILE_SYNCED), 0,
                     0, TimeUnit.MICROSECONDS.toNanos(statistics.getTickerCount(TickerType.STALL_MICROS)),
-                    diskErrors.sum(), 0); // no quarantine: RocksDB reports corruption as errors
+                    diskErrors.sum(), 0, // no quarantine: RocksDB reports corruption as errors
+                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT),
+                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_MISS));
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB property failed: " + describe(e), e);
         } finally {
