@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
  * {@link #valueOffset()}/{@link #valueLength()}, copy it where it must go, then close.
  *
  * <p>Meant to be kept per thread (an event loop, a worker) and reused for every read: it allocates
- * nothing once its two block buffers have grown to the largest block read (twice the SSTable block
- * size at most, 8 KiB by default). Not thread-safe.
+ * nothing once its two block buffers have grown to the largest block read (a block cache frame at
+ * most, 12 KiB once rounded up). Not thread-safe.
  */
 public final class ReadCursor implements AutoCloseable {
 

@@ -15,7 +15,7 @@ import java.util.concurrent.locks.StampedLock;
  * pass over a table does not push the hot blocks out.
  *
  * <p><b>Layout.</b> {@code capacityBytes / FRAME_BYTES} frames of {@link #FRAME_BYTES} each (a block of
- * the default 4 KiB size decompresses to less than 8 KiB), grouped in sets of {@link #WAYS}; a block
+ * the default 4 KiB size decompresses to less than 8.5 KiB), grouped in sets of {@link #WAYS}; a block
  * (table id, block number) can live only in the set its hash names, and a new one replaces the first
  * frame of the set not read since the hand last passed it (the CLOCK second-chance rule, per set).
  * Blocks larger than a frame are not cached.
@@ -31,8 +31,8 @@ public final class BlockCache {
 
     /** A cache that holds nothing: every lookup misses, every put is dropped. */
     public static final BlockCache NONE = new BlockCache(0);
-    /** Size of a frame, bytes: twice the default block size. */
-    static final int FRAME_BYTES = 2 * SstableWriter.DEFAULT_BLOCK_BYTES;
+    /** Size of a frame, bytes: twice the default block size, and room for its restart array. */
+    static final int FRAME_BYTES = 2 * SstableWriter.DEFAULT_BLOCK_BYTES + 512;
     /** Frames per set. */
     static final int WAYS = 8;
 

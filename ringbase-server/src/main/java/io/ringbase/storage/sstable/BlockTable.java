@@ -60,8 +60,21 @@ final class BlockTable implements TableBody {
         }
         load(b, into, true);
         MemorySegment block = into.blockSegment;
+        long start = into.blockStart;
         long end = into.blockEnd;
-        for (long pos = into.blockStart; pos < end; ) {
+        // the last restart point whose key is <= key (RocksDB's block seek), then a walk of at most a few entries
+        int lo = 0;
+        int hi = into.restartCount - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            long at = restart(block, start, end, mid);
+            if (EntryFormat.compareKey(block, at, key, keyPrefix) <= 0) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        for (long pos = restart(block, start, end, lo); pos < end; ) {
             long size = entrySize(block, pos, end);
             int c = EntryFormat.compareKey(block, pos, key, keyPrefix);
             if (c == 0) {
@@ -151,15 +164,11 @@ final class BlockTable implements TableBody {
                 throw new CorruptionException(path, offset, "raw block " + b + " of " + stored
                         + " bytes, the index says " + raw);
             }
-            loc.blockSegment = data;
-            loc.blockStart = offset;
-            loc.blockEnd = offset + stored;
+            located(b, loc, data, offset, offset + stored);
             return;
         }
         if (cached && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) { // checked when it was put
-            loc.blockSegment = loc.bufferSegment();
-            loc.blockStart = 0;
-            loc.blockEnd = raw;
+            located(b, loc, loc.bufferSegment(), 0, raw);
             return;
         }
         Scratch scratch = SCRATCH.get();
@@ -179,9 +188,27 @@ final class BlockTable implements TableBody {
         if (cached) {
             cache.put(tableId, b, out, raw);
         }
-        loc.blockSegment = loc.bufferSegment();
-        loc.blockStart = 0;
-        loc.blockEnd = raw;
+        located(b, loc, loc.bufferSegment(), 0, raw);
+    }
+
+    /**
+     * Points {@code loc} at the raw block {@code [start, rawEnd)} of {@code segment}: its entries end where
+     * its restart array begins ({@code restartCount} u32 offsets, then the count).
+     *
+     * @throws CorruptionException if the restart count or an offset does not fit the block
+     */
+    private void located(long b, EntryLocation loc, MemorySegment segment, long start, long rawEnd)
+            throws CorruptionException {
+        long count = segment.get(I32, rawEnd - 4) & 0xFFFF_FFFFL;
+        long entriesEnd = rawEnd - 4 - 4 * count;
+        if (count < 1 || entriesEnd < start + EntryFormat.HEADER_SIZE || segment.get(I32, entriesEnd) != 0) {
+            throw new CorruptionException(path, segment == data ? start : -1, "block " + b + " has a bad restart array ("
+                    + count + " restarts in " + (rawEnd - start) + " bytes)");
+        }
+        loc.blockSegment = segment;
+        loc.blockStart = start;
+        loc.blockEnd = entriesEnd;
+        loc.restartCount = (int) count;
     }
 
     /**
@@ -195,6 +222,17 @@ final class BlockTable implements TableBody {
     }
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    /** Offset of restart point {@code i} of the block of entries {@code [start, end)}, checked to lie in it. */
+    private long restart(MemorySegment block, long start, long end, int i) throws CorruptionException {
+        long at = start + (block.get(I32, end + 4L * i) & 0xFFFF_FFFFL);
+        if (at > end - EntryFormat.HEADER_SIZE) {
+            throw new CorruptionException(path, block == data ? end + 4L * i : -1, "restart point " + i
+                    + " lies outside its block's entries");
+        }
+        entrySize(block, at, end); // its header must fit: a compare reads it
+        return at;
+    }
 
     /** Size of the entry at {@code pos}, whose header is checked to fit before {@code end}. */
     private long entrySize(MemorySegment block, long pos, long end) throws CorruptionException {

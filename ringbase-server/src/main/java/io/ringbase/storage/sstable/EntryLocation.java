@@ -9,8 +9,8 @@ import java.lang.foreign.MemorySegment;
  * was decompressed; either stays valid while the caller holds a reference on the table and until this
  * location is used for the next lookup.
  *
- * <p>Reusable and allocation-free once its buffer has grown to the largest block read (at most twice
- * the block size, 8 KiB by default). Not thread-safe: one per reading thread.
+ * <p>Reusable and allocation-free once its buffer has grown to the largest block read (a block cache
+ * frame at most, 12 KiB once rounded up). Not thread-safe: one per reading thread.
  */
 public final class EntryLocation {
 
@@ -22,7 +22,9 @@ public final class EntryLocation {
     /** The block last loaded into or through this location ({@link BlockTable}): its raw entries. */
     MemorySegment blockSegment;
     long blockStart;
+    /** End of the block's entries, where its restart array begins. */
     long blockEnd;
+    int restartCount;
 
     /** The memory holding the entry found by the last successful lookup. */
     public MemorySegment segment() {

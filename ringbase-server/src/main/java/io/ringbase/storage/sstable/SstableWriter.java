@@ -22,7 +22,8 @@ import java.util.zip.CRC32C;
 /**
  * Writes one SSTable in format version 2 ({@code docs/format.md}, section 4.8) from entries given in
  * strictly increasing key order, in bounded memory: entries are gathered into a raw block of about
- * {@link #DEFAULT_BLOCK_BYTES}, which is written LZ4-compressed if that saves an eighth of it, else raw,
+ * {@link #DEFAULT_BLOCK_BYTES}, ended by its restart points (the offset of every 8th entry), which is
+ * written LZ4-compressed if that saves an eighth of it, else raw,
  * with its checksum trailer; an entry larger than the block size is written raw as a block of its own,
  * straight from where it lies. The index entries (one per block) stream to the side file
  * {@code <file>.idx}, appended to the table at {@link #finish()} and then deleted, and the Bloom filter
@@ -35,6 +36,8 @@ public final class SstableWriter implements Closeable {
 
     /** Raw bytes after which a block is closed (RocksDB's default {@code block_size}, 4 KiB). */
     public static final int DEFAULT_BLOCK_BYTES = 4096;
+    /** Every this many entries of a block, its offset is a restart point (RocksDB restarts every 16 keys). */
+    static final int RESTART_INTERVAL = 8;
     /** Bytes of file output gathered before a write. */
     private static final int OUT_BUFFER_SIZE = 1 << 20;
     /** Bytes of index entries gathered before a write to the side file (an entry holds a key of up to 64 KiB). */
@@ -61,6 +64,10 @@ public final class SstableWriter implements Closeable {
     private final byte[] block;
     private final MemorySegment blockSegment;
     private int blockUsed;
+    /** Offsets in {@link #block} of the restart points of the block being gathered. */
+    private int[] restarts = new int[16];
+    private int restartCount;
+    private int blockEntries;
     private final byte[] compressed;
     /** The previous entry's key, copied (an input's memory may change once the caller moves on). */
     private byte[] lastKey = new byte[64];
@@ -115,8 +122,9 @@ public final class SstableWriter implements Closeable {
         this.file = file;
         this.indexFile = file.resolveSibling(file.getFileName() + INDEX_SUFFIX);
         this.blockBytes = blockBytes;
-        // a block is closed once it reaches blockBytes, and takes entries of at most blockBytes
-        this.block = new byte[2 * blockBytes];
+        // a block is closed once it reaches blockBytes, and takes entries of at most blockBytes; then
+        // one restart offset per RESTART_INTERVAL entries of at least 25 bytes, and their count
+        this.block = new byte[2 * blockBytes + 4 * (2 * blockBytes / EntryFormat.HEADER_SIZE / RESTART_INTERVAL + 2)];
         this.blockSegment = MemorySegment.ofArray(block);
         this.compressed = new byte[BlockCompression.maxCompressedLength(block.length)];
         this.out = arena.allocate(OUT_BUFFER_SIZE);
@@ -185,6 +193,12 @@ public final class SstableWriter implements Closeable {
 
     /** Counts the entry just copied into the block at {@code at}, and closes the block if it is full. */
     private void entryAdded(MemorySegment segment, long at, long size) throws IOException {
+        if (blockEntries++ % RESTART_INTERVAL == 0) {
+            if (restartCount == restarts.length) {
+                restarts = java.util.Arrays.copyOf(restarts, 2 * restartCount);
+            }
+            restarts[restartCount++] = (int) at;
+        }
         counted(segment, at);
         blockUsed += (int) size;
         if (blockUsed >= blockBytes) {
@@ -232,7 +246,11 @@ public final class SstableWriter implements Closeable {
         if (blockUsed == 0) {
             return;
         }
-        int raw = blockUsed;
+        for (int i = 0; i < restartCount; i++) {
+            blockSegment.set(I32, blockUsed + 4L * i, restarts[i]);
+        }
+        blockSegment.set(I32, blockUsed + 4L * restartCount, restartCount);
+        int raw = blockUsed + 4 * restartCount + 4;
         int n = BlockCompression.compress(block, raw, compressed);
         long blockOffset = position;
         blockCrc.reset();
@@ -248,6 +266,8 @@ public final class SstableWriter implements Closeable {
             indexEntry(blockOffset, raw, raw);
         }
         blockUsed = 0;
+        restartCount = 0;
+        blockEntries = 0;
     }
 
     /** Writes the entry at {@code offset} of {@code src} as a raw block of its own (it is larger than a block). */
@@ -264,8 +284,13 @@ public final class SstableWriter implements Closeable {
         Crc32c.update(blockCrc, entry);
         writeFully(data, entry);
         position += size;
+        out.set(I32, outUsed, 0); // one restart point, at the entry
+        out.set(I32, outUsed + 4, 1);
+        blockCrc.update(out.asSlice(outUsed, 8).asByteBuffer());
+        outUsed += 8;
+        position += 8;
         trailer(BlockCompression.NONE);
-        indexEntry(blockOffset, size, size);
+        indexEntry(blockOffset, size + 8, size + 8);
     }
 
     /** Appends the compression byte and the block checksum (over the payload and that byte). */

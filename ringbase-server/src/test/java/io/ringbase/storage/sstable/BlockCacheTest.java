@@ -48,8 +48,8 @@ class BlockCacheTest {
 
     @Test
     void itNeverHoldsMoreThanItsFrames() {
-        BlockCache cache = new BlockCache(256 * 1024); // 32 frames
-        assertThat(cache.capacityBytes()).isEqualTo(256 * 1024);
+        BlockCache cache = new BlockCache(256 * 1024); // 3 sets of 8 frames
+        assertThat(cache.capacityBytes()).isEqualTo(3 * BlockCache.WAYS * BlockCache.FRAME_BYTES);
         byte[] dst = new byte[BlockCache.FRAME_BYTES];
         for (long b = 0; b < 1000; b++) {
             byte[] bytes = block(7, b, 100);
@@ -62,7 +62,7 @@ class BlockCacheTest {
                 found++;
             }
         }
-        assertThat(found).isBetween(1, 32);
+        assertThat(found).isBetween(1, 3 * BlockCache.WAYS);
     }
 
     @Test
@@ -81,7 +81,7 @@ class BlockCacheTest {
     /** Readers racing writers over few frames only ever get a block's own bytes, never a torn mix. */
     @Test
     void concurrentReadersNeverSeeATornBlock() throws Exception {
-        BlockCache cache = new BlockCache(128 * 1024); // 16 frames: constant eviction
+        BlockCache cache = new BlockCache(140 * 1024); // 16 frames: constant eviction
         AtomicLong hits = new AtomicLong();
         try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
             List<Future<?>> done = new ArrayList<>();
