@@ -59,16 +59,34 @@ final class BlockTable implements TableBody {
             return false;
         }
         load(b, into, true);
-        MemorySegment block = into.blockSegment;
-        long start = into.blockStart;
-        long end = into.blockEnd;
-        // the last restart point whose key is <= key (RocksDB's block seek), then a walk of at most a few entries
+        long pos = seek(into, key, keyPrefix);
+        if (pos < 0) {
+            throw new CorruptionException(path, blockOffset(b), "block " + b
+                    + " ends before the last key its index entry names");
+        }
+        if (EntryFormat.compareKey(into.blockSegment, pos, key, keyPrefix) != 0) {
+            return false;
+        }
+        into.set(into.blockSegment, pos);
+        return true;
+    }
+
+    /**
+     * In the block {@code loc} holds, the first entry whose key is &ge; {@code key}: a binary search for the
+     * last restart point whose key is &le; it (RocksDB's block seek), then a walk of at most a restart
+     * interval.
+     *
+     * @return its offset in {@code loc.blockSegment}, or -1 if every key of the block is below {@code key}
+     */
+    private long seek(EntryLocation loc, byte[] key, long keyPrefix) throws CorruptionException {
+        MemorySegment block = loc.blockSegment;
+        long start = loc.blockStart;
+        long end = loc.blockEnd;
         int lo = 0;
-        int hi = into.restartCount - 1;
+        int hi = loc.restartCount - 1;
         while (lo < hi) {
             int mid = (lo + hi + 1) >>> 1;
-            long at = restart(block, start, end, mid);
-            if (EntryFormat.compareKey(block, at, key, keyPrefix) <= 0) {
+            if (EntryFormat.compareKey(block, restart(block, start, end, mid), key, keyPrefix) <= 0) {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -76,17 +94,12 @@ final class BlockTable implements TableBody {
         }
         for (long pos = restart(block, start, end, lo); pos < end; ) {
             long size = entrySize(block, pos, end);
-            int c = EntryFormat.compareKey(block, pos, key, keyPrefix);
-            if (c == 0) {
-                into.set(block, pos);
-                return true;
-            }
-            if (c > 0) {
-                return false;
+            if (EntryFormat.compareKey(block, pos, key, keyPrefix) >= 0) {
+                return pos;
             }
             pos += size;
         }
-        throw new CorruptionException(path, blockOffset(b), "block " + b + " ends before the last key its index entry names");
+        return -1;
     }
 
     @Override
@@ -309,18 +322,17 @@ final class BlockTable implements TableBody {
             super(start == null ? 0 : blockFor(start, EntryFormat.keyPrefix(start)));
             this.endKey = end;
             this.endPrefix = end == null ? 0 : EntryFormat.keyPrefix(end);
-            if (start != null) {
-                long startPrefix = EntryFormat.keyPrefix(start);
-                while (true) { // skip the first block's keys below start
-                    long at = advance();
-                    if (at < 0) {
-                        done = true;
-                        break;
+            if (start != null) { // position in the first block at its first key >= start
+                long at = advance();
+                if (at < 0) {
+                    done = true;
+                } else {
+                    long first = seek(loc, start, EntryFormat.keyPrefix(start));
+                    if (first < 0) {
+                        throw new CorruptionException(path, blockOffset(block), "block " + block
+                                + " ends before the last key its index entry names");
                     }
-                    if (EntryFormat.compareKey(segment, at, start, startPrefix) >= 0) {
-                        pos = at; // not consumed
-                        break;
-                    }
+                    pos = first; // not consumed
                 }
             }
         }
