@@ -27,6 +27,21 @@ public record ByteSize(long bytes) {
         return new ByteSize(UnitSuffix.parse(text, UNITS, "a size in bytes", "1048576, 512k, 16m, 1g"));
     }
 
+    /**
+     * Parses {@code text} as {@link #parse} does, but also accepts a size of 0 (for settings where 0 means
+     * "none").
+     *
+     * @return the size in bytes, &ge; 0
+     * @throws IllegalArgumentException naming the bad input
+     */
+    public static long parseOrZero(String text) {
+        long bytes = UnitSuffix.parse(text, UNITS, "a size in bytes", "0, 1048576, 512k, 16m, 1g");
+        if (bytes < 0) {
+            throw new IllegalArgumentException("size must not be negative: " + text);
+        }
+        return bytes;
+    }
+
     @Override
     public String toString() {
         return bytes + " bytes";

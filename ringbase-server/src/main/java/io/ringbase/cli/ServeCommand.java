@@ -86,7 +86,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--block-cache-size", defaultValue = "8m", description = "Native memory that caches decompressed "
             + "SSTable blocks for point reads; 0 for none (default: ${DEFAULT-VALUE}).")
-    ByteSize blockCacheSize;
+    String blockCacheSize;
 
     @Option(names = "--max-body-size", defaultValue = "16m", description = "Largest request body accepted; larger gets 413 (default: ${DEFAULT-VALUE}).")
     ByteSize maxBodySize;
@@ -276,7 +276,7 @@ public final class ServeCommand implements Callable<Integer> {
             LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
                     .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
-                    .withBlockCacheBytes(blockCacheSize.bytes())
+                    .withBlockCacheBytes(blockCacheBytes())
                     .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
             if (compactionSlowdownTables < 1 || compactionStopTables < compactionSlowdownTables) {
                 throw bad("need 1 <= --compaction-slowdown-tables <= --compaction-stop-tables, got "
@@ -326,6 +326,14 @@ public final class ServeCommand implements Callable<Integer> {
             return SecretFile.read(clusterSecretFile, "--cluster-secret-file");
         } catch (IllegalArgumentException e) {
             throw new SecretException(e.getMessage());
+        }
+    }
+
+    private long blockCacheBytes() {
+        try {
+            return ByteSize.parseOrZero(blockCacheSize);
+        } catch (IllegalArgumentException e) {
+            throw bad("--block-cache-size: " + e.getMessage());
         }
     }
 
