@@ -84,8 +84,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--memtable-size", defaultValue = "16m", description = "Memtable size that triggers a flush (default: ${DEFAULT-VALUE}).")
     ByteSize memtableSize;
 
-    @Option(names = "--block-cache-size", defaultValue = "8m", description = "Native memory that caches decompressed "
-            + "SSTable blocks for point reads; 0 for none (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--block-cache-size", defaultValue = "0", description = "Native memory that caches decompressed "
+            + "SSTable blocks for point reads, e.g. 64m for a skewed read-heavy load; 0 for none "
+            + "(default: ${DEFAULT-VALUE}).")
     String blockCacheSize;
 
     @Option(names = "--max-body-size", defaultValue = "16m", description = "Largest request body accepted; larger gets 413 (default: ${DEFAULT-VALUE}).")

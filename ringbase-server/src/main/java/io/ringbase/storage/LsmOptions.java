@@ -30,7 +30,8 @@ import java.util.function.LongSupplier;
  * @param walRecovery         what recovery does with a WAL segment damaged before its end (default
  *                            {@link WalRecoveryMode#REFUSE})
  * @param blockCacheBytes     native memory of the cache of decompressed SSTable blocks that point reads
- *                            go through, bytes (default 8 MiB; below 64 KiB, no cache)
+ *                            go through, bytes (default 0: none, see docs/design.md; below 68 KiB,
+ *                            none)
  */
 public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
                          long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
@@ -38,7 +39,12 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
                          WalRecoveryMode walRecovery, long blockCacheBytes) {
 
     public static final long DEFAULT_MEMTABLE_BYTES = 16L << 20;
-    public static final long DEFAULT_BLOCK_CACHE_BYTES = 8L << 20;
+    /**
+     * No block cache by default: tables are memory-mapped, so the page cache already holds their blocks
+     * and the cache would only save LZ4 decompression, which its inserts cost more than under uniform
+     * reads (bench/RESULTS.md, 2026-11-23 11:5x).
+     */
+    public static final long DEFAULT_BLOCK_CACHE_BYTES = 0;
 
     public LsmOptions {
         Objects.requireNonNull(dataDir, "dataDir");

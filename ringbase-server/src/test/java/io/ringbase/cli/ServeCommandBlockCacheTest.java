@@ -19,8 +19,8 @@ class ServeCommandBlockCacheTest {
     }
 
     @Test
-    void theDefaultIsEightMebibytes() {
-        assertThat(blockCache()).isEqualTo(LsmOptions.DEFAULT_BLOCK_CACHE_BYTES).isEqualTo(8L << 20);
+    void theDefaultIsNone() {
+        assertThat(blockCache()).isEqualTo(LsmOptions.DEFAULT_BLOCK_CACHE_BYTES).isZero();
     }
 
     @Test

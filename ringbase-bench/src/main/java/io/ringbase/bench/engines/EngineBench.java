@@ -75,9 +75,9 @@ public final class EngineBench implements Callable<Integer> {
     @Option(names = "--out", description = "Also append the result table (markdown) to this file.")
     Path out;
 
-    @Option(names = "--lsm-block-cache", defaultValue = "33554432",
-            description = "Our engine's block cache, bytes (default: ${DEFAULT-VALUE}, RocksDB's 32 MiB, like for like; "
-                    + "a node's default is 8 MiB).")
+    @Option(names = "--lsm-block-cache", defaultValue = "0",
+            description = "Our engine's block cache, bytes (default: ${DEFAULT-VALUE}, none, a node's default; RocksDB's "
+                    + "is 32 MiB).")
     private long lsmBlockCacheBytes;
 
     @Option(names = "--engines", split = ",", defaultValue = "lsm,rocksdb",
