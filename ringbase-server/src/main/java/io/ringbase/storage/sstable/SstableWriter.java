@@ -71,6 +71,8 @@ public final class SstableWriter implements Closeable {
     private final byte[] compressed;
     /** The previous entry's key, copied (an input's memory may change once the caller moves on). */
     private byte[] lastKey = new byte[64];
+    /** A segment over {@link #lastKey}, replaced only when the array grows: no object per entry. */
+    private MemorySegment lastKeySegment = MemorySegment.ofArray(lastKey);
     private int lastKeyLength = -1;
 
     private int outUsed;
@@ -213,6 +215,7 @@ public final class SstableWriter implements Closeable {
         bloom.add(segment, keyOffset, keyLength);
         if (lastKey.length < keyLength) {
             lastKey = new byte[Math.max(keyLength, 2 * lastKey.length)];
+            lastKeySegment = MemorySegment.ofArray(lastKey);
         }
         MemorySegment.copy(segment, U8, keyOffset, lastKey, 0, keyLength);
         lastKeyLength = keyLength;
@@ -230,8 +233,7 @@ public final class SstableWriter implements Closeable {
         if (lastKeyLength < 0) {
             return;
         }
-        MemorySegment last = MemorySegment.ofArray(lastKey);
-        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, last, 0, lastKeyLength);
+        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, lastKeySegment, 0, lastKeyLength);
         boolean after = mismatch >= 0 && mismatch != keyLength
                 && (mismatch == lastKeyLength
                 || (src.get(U8, keyOffset + mismatch) & 0xFF) > (lastKey[(int) mismatch] & 0xFF));
