@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -55,13 +54,15 @@ class DiskFullTmpfsTest {
             LsmOptions options = LsmOptions.defaults(data).withMemtableBytes(2 << 20);
             List<String> acked = new ArrayList<>();
             byte[] value = new byte[1024];
+            // random values: SSTables are LZ4-compressed (format 2), so repetitive ones would never fill the disk
+            java.util.SplittableRandom random = new java.util.SplittableRandom(7);
             try (LsmEngine engine = LsmEngine.open(options); ServerFixture http = new ServerFixture(engine)) {
                 // fill until the disk refuses
                 long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FILL_LIMIT_MS);
                 HttpResponse<byte[]> refused = null;
                 for (int i = 0; i < MAX_PUTS && System.nanoTime() < deadline; i++) {
                     String key = "k" + i;
-                    Arrays.fill(value, (byte) ('a' + i % 26));
+                    random.nextBytes(value);
                     HttpResponse<byte[]> r = http.put("/v0/entity?id=" + key, value);
                     if (r.statusCode() == 201) {
                         acked.add(key);
