@@ -29,11 +29,10 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-scan-bench.XXXXXX")
 . "$ROOT/bench/lib.sh"
 
-NODE_PID=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  if [ -n "$NODE_PID" ]; then kill -TERM "$NODE_PID" 2>/dev/null || true; wait "$NODE_PID" 2>/dev/null || true; fi
+  stop_ringbase || true
   rm -rf "$WORK"
   exit "$rc"
 }
@@ -59,16 +58,8 @@ echo "data:     $(du -sh "$WORK/data" | cut -f1) in $(ls "$WORK/data" | grep -c 
 
 PORT=$(free_port)
 t0=$(date +%s.%N)
-taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$PORT" --data-dir "$WORK/data" \
-  >"$WORK/out" 2>"$WORK/log" &
-NODE_PID=$!
-for i in $(seq 1 3000); do
-  grep -q 'Ringbase node ready at' "$WORK/out" 2>/dev/null && break
-  kill -0 "$NODE_PID" 2>/dev/null || { tail -n 30 "$WORK/log" >&2; die "the node exited before it was ready"; }
-  sleep 0.01
-done
-grep -q 'Ringbase node ready at' "$WORK/out" || die "the node was not ready after 30 s"
-echo "start:    $(printf '%.2f' "$(echo "$(date +%s.%N) - $t0" | bc)") s from launch to the ready line (JVM start included)"
+start_ringbase "$PORT" "$WORK/data" # pinned to SERVER_CPU; polls for the ready line every 0.1 s
+echo "start:    $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s from launch to the ready line (JVM start included)"
 
 for r in $(seq 1 "$ROUNDS"); do
   read -r size secs code < <(taskset -c "$WRK_CPU" curl -s -o /dev/null -w '%{size_download} %{time_total} %{http_code}\n' \

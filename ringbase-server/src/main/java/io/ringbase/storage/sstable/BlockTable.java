@@ -11,7 +11,6 @@ import io.ringbase.storage.StorageEngine;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.NoSuchElementException;
 import java.util.zip.CRC32C;
 
 /**
@@ -312,67 +311,37 @@ final class BlockTable implements TableBody {
     }
 
     /** Entries [start, end) decoded one at a time. One thread at a time. */
-    private final class RangeIterator extends Walk implements StorageEngine.CloseableIterator<Entry> {
+    private final class RangeIterator extends EntryIterator {
+        private final Walk walk;
         private final byte[] endKey;
         private final long endPrefix;
-        private Entry next;
-        private boolean done;
+        private boolean exhausted;
 
         RangeIterator(byte[] start, byte[] end) throws CorruptionException {
-            super(start == null ? 0 : blockFor(start, EntryFormat.keyPrefix(start)));
+            this.walk = new Walk(start == null ? 0 : blockFor(start, EntryFormat.keyPrefix(start)));
             this.endKey = end;
             this.endPrefix = end == null ? 0 : EntryFormat.keyPrefix(end);
             if (start != null) { // position in the first block at its first key >= start
-                long at = advance();
-                if (at < 0) {
-                    done = true;
+                if (walk.advance() < 0) {
+                    exhausted = true;
                 } else {
-                    long first = seek(loc, start, EntryFormat.keyPrefix(start));
+                    long first = seek(walk.loc, start, EntryFormat.keyPrefix(start));
                     if (first < 0) {
-                        throw new CorruptionException(path, blockOffset(block), "block " + block
+                        throw new CorruptionException(path, blockOffset(walk.block), "block " + walk.block
                                 + " ends before the last key its index entry names");
                     }
-                    pos = first; // not consumed
+                    walk.pos = first; // not consumed
                 }
             }
         }
 
         @Override
-        public boolean hasNext() {
-            if (next != null) {
-                return true;
+        Entry fetch() throws CorruptionException {
+            long at = exhausted ? -1 : walk.advance();
+            if (at < 0 || (endKey != null && EntryFormat.compareKey(walk.segment, at, endKey, endPrefix) >= 0)) {
+                return null;
             }
-            if (done) {
-                return false;
-            }
-            try {
-                long at = advance();
-                if (at < 0 || (endKey != null && EntryFormat.compareKey(segment, at, endKey, endPrefix) >= 0)) {
-                    done = true;
-                    return false;
-                }
-                next = EntryFormat.read(segment, at, pos);
-            } catch (CorruptionException e) {
-                done = true;
-                throw new UncheckedIOException(e);
-            }
-            return true;
-        }
-
-        @Override
-        public Entry next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            Entry e = next;
-            next = null;
-            return e;
-        }
-
-        @Override
-        public void close() {
-            done = true;
-            next = null;
+            return EntryFormat.read(walk.segment, at, walk.pos);
         }
     }
 }

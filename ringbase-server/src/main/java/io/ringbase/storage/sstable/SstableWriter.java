@@ -454,7 +454,8 @@ public final class SstableWriter implements Closeable {
         }
     }
 
-    private static void writeFully(FileChannel channel, MemorySegment bytes) throws IOException {
+    /** Writes all of {@code bytes} at the channel's position, in slices a {@code ByteBuffer} can view. */
+    static void writeFully(FileChannel channel, MemorySegment bytes) throws IOException {
         for (long p = 0; p < bytes.byteSize(); p += OUT_BUFFER_SIZE) {
             var bb = bytes.asSlice(p, Math.min(OUT_BUFFER_SIZE, bytes.byteSize() - p)).asByteBuffer();
             while (bb.hasRemaining()) {
@@ -463,10 +464,14 @@ public final class SstableWriter implements Closeable {
         }
     }
 
-    /** Closes channels and frees off-heap memory; safe to call more than once. */
-    private void release() throws IOException {
+    /**
+     * Closes every channel given (nulls skipped), even after one fails.
+     *
+     * @return the first failure, with the later ones suppressed in it, or {@code null}
+     */
+    static IOException closeAll(FileChannel... channels) {
         IOException failure = null;
-        for (FileChannel c : new FileChannel[] {data, index}) {
+        for (FileChannel c : channels) {
             try {
                 if (c != null) {
                     c.close();
@@ -479,6 +484,12 @@ public final class SstableWriter implements Closeable {
                 }
             }
         }
+        return failure;
+    }
+
+    /** Closes channels and frees off-heap memory; safe to call more than once. */
+    private void release() throws IOException {
+        IOException failure = closeAll(data, index);
         data = null;
         index = null;
         if (bloom != null) {

@@ -10,7 +10,6 @@ import io.ringbase.storage.StorageEngine;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.NoSuchElementException;
 
 /**
  * The body of a format version 1 SSTable ({@code docs/format.md}, sections 4.1-4.6): checksummed
@@ -186,11 +185,9 @@ final class V1Table implements TableBody {
     }
 
     /** Iterates entries [position, first key &ge; end). One thread at a time. */
-    private final class RangeIterator implements StorageEngine.CloseableIterator<Entry> {
+    private final class RangeIterator extends EntryIterator {
         private final byte[] end;
         private long position;
-        private Entry next;
-        private boolean done;
 
         RangeIterator(long position, byte[] end) {
             this.position = position;
@@ -198,43 +195,15 @@ final class V1Table implements TableBody {
         }
 
         @Override
-        public boolean hasNext() {
-            if (next != null) {
-                return true;
+        Entry fetch() throws CorruptionException {
+            if (position >= footer.entryCount()) {
+                return null;
             }
-            if (done || position >= footer.entryCount()) {
-                done = true;
-                return false;
+            verifyEntry(position);
+            if (end != null && compareKey(position, end) >= 0) {
+                return null;
             }
-            try {
-                verifyEntry(position);
-                if (end != null && compareKey(position, end) >= 0) {
-                    done = true;
-                    return false;
-                }
-                next = decode(position);
-            } catch (CorruptionException e) {
-                done = true;
-                throw new UncheckedIOException(e);
-            }
-            position++;
-            return true;
-        }
-
-        @Override
-        public Entry next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            Entry e = next;
-            next = null;
-            return e;
-        }
-
-        @Override
-        public void close() {
-            done = true;
-            next = null;
+            return decode(position++);
         }
     }
 }

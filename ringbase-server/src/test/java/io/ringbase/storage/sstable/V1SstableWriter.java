@@ -142,7 +142,7 @@ final class V1SstableWriter implements Closeable {
             try (Arena big = Arena.ofConfined()) {
                 MemorySegment record = big.allocate(size);
                 writeRecord(e, record);
-                writeFully(data, record);
+                SstableWriter.writeFully(data, record);
             }
         }
         position += size;
@@ -189,8 +189,8 @@ final class V1SstableWriter implements Closeable {
             entryCrc.reset();
             Crc32c.update(entryCrc, src.asSlice(offset, entrySize));
             buffer.set(I32, 0, (int) entryCrc.getValue());
-            writeFully(data, buffer.asSlice(0, RECORD_HEADER_SIZE));
-            writeFully(data, src.asSlice(offset, entrySize));
+            SstableWriter.writeFully(data, buffer.asSlice(0, RECORD_HEADER_SIZE));
+            SstableWriter.writeFully(data, src.asSlice(offset, entrySize));
         }
         position += size;
         if (indexBufferUsed == INDEX_BUFFER_SIZE) {
@@ -279,7 +279,7 @@ final class V1SstableWriter implements Closeable {
             done += n;
         }
         MemorySegment bloomSection = bloom.section();
-        writeFully(data, bloomSection);
+        SstableWriter.writeFully(data, bloomSection);
         long bloomOffset = dataLength + indexLength;
         boolean empty = entryCount == 0;
         Footer footer = new Footer(1, dataLength, dataLength, indexLength, bloomOffset, bloomSection.byteSize(),
@@ -287,7 +287,7 @@ final class V1SstableWriter implements Closeable {
                 (int) indexCrc.getValue(), Crc32c.of(bloomSection));
         MemorySegment footerBytes = buffer.asSlice(0, Footer.V1_SIZE);
         footer.writeTo(footerBytes);
-        writeFully(data, footerBytes);
+        SstableWriter.writeFully(data, footerBytes);
         long fileBytes = bloomOffset + bloomSection.byteSize() + Footer.V1_SIZE;
         data.force(true);
         release();
@@ -319,7 +319,7 @@ final class V1SstableWriter implements Closeable {
 
     private void flushBuffer() throws IOException {
         if (bufferUsed > 0) {
-            writeFully(data, buffer.asSlice(0, bufferUsed));
+            SstableWriter.writeFully(data, buffer.asSlice(0, bufferUsed));
             bufferUsed = 0;
         }
     }
@@ -328,36 +328,14 @@ final class V1SstableWriter implements Closeable {
         if (indexBufferUsed > 0) {
             MemorySegment chunk = indexBuffer.asSlice(0, indexBufferUsed);
             Crc32c.update(indexCrc, chunk);
-            writeFully(index, chunk);
+            SstableWriter.writeFully(index, chunk);
             indexBufferUsed = 0;
-        }
-    }
-
-    private static void writeFully(FileChannel channel, MemorySegment bytes) throws IOException {
-        for (long p = 0; p < bytes.byteSize(); p += BUFFER_SIZE) {
-            var bb = bytes.asSlice(p, Math.min(BUFFER_SIZE, bytes.byteSize() - p)).asByteBuffer();
-            while (bb.hasRemaining()) {
-                channel.write(bb);
-            }
         }
     }
 
     /** Closes channels and frees off-heap memory; safe to call more than once. */
     private void release() throws IOException {
-        IOException failure = null;
-        for (FileChannel c : new FileChannel[] {data, index}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
+        IOException failure = SstableWriter.closeAll(data, index);
         data = null;
         index = null;
         if (bloom != null) {
