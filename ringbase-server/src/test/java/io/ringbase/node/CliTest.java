@@ -45,6 +45,7 @@ class CliTest {
         defaults.put("--wal-sync", "periodic");
         defaults.put("--wal-sync-interval-ms", "1000");
         defaults.put("--memtable-size", "16m");
+        defaults.put("--block-cache-size", "0");
         defaults.put("--max-body-size", "16m");
         defaults.put("--workers", "8");
         defaults.put("--queue", "1024");
