@@ -7,8 +7,9 @@ import java.lang.foreign.MemorySegment;
  * A reusable handle on the newest stored entry of one key, for answering a read without decoding the
  * entry or copying its value more than once. {@link StorageEngine#read} fills it; it then points at the
  * entry's {@link EntryFormat} encoding where it lies (a memtable slab, a mapped SSTable, or this cursor's
- * own buffer holding a decompressed SSTable block) and keeps that memory pinned until {@link #close()}. Read the value with {@link #segment()} and
- * {@link #valueOffset()}/{@link #valueLength()}, copy it where it must go, then close.
+ * own buffer holding a decompressed SSTable block) and keeps that memory pinned until {@link #close()}.
+ * Read the value with {@link #segment()} and {@link #valueOffset()}/{@link #valueLength()}, copy it where
+ * it must go, then close.
  *
  * <p>Meant to be kept per thread (an event loop, a worker) and reused for every read: it allocates
  * nothing once its two block buffers have grown to the largest block read (a block cache frame at

@@ -38,11 +38,12 @@ final class BlockTable implements TableBody {
     private final long blockCount;
     /** Offset in the index section of the {@code entryStart} array. */
     private final long startsAt;
+    /** The block cache, or {@code null} when it holds nothing (so point reads skip it, and their buffers stay block-sized). */
     private final BlockCache cache;
     private final long tableId = BlockCache.newTableId();
 
     BlockTable(Path path, Footer footer, MemorySegment mapped, BlockCache cache) {
-        this.cache = cache;
+        this.cache = cache.capacityBytes() > 0 ? cache : null;
         this.path = path;
         this.footer = footer;
         this.data = mapped.asSlice(0, footer.dataLength());
@@ -58,11 +59,7 @@ final class BlockTable implements TableBody {
             return false;
         }
         load(b, into, true);
-        long pos = seek(into, key, keyPrefix);
-        if (pos < 0) {
-            throw new CorruptionException(path, blockOffset(b), "block " + b
-                    + " ends before the last key its index entry names");
-        }
+        long pos = seek(b, into, key, keyPrefix);
         if (EntryFormat.compareKey(into.blockSegment, pos, key, keyPrefix) != 0) {
             return false;
         }
@@ -71,13 +68,14 @@ final class BlockTable implements TableBody {
     }
 
     /**
-     * In the block {@code loc} holds, the first entry whose key is &ge; {@code key}: a binary search for the
-     * last restart point whose key is &le; it (RocksDB's block seek), then a walk of at most a restart
-     * interval.
+     * In block {@code b}, which {@code loc} holds, the first entry whose key is &ge; {@code key} (the index
+     * says the block's last key is): a binary search for the last restart point whose key is &le; it
+     * (RocksDB's block seek), then a walk of at most a restart interval.
      *
-     * @return its offset in {@code loc.blockSegment}, or -1 if every key of the block is below {@code key}
+     * @return its offset in {@code loc.blockSegment}
+     * @throws CorruptionException if every key of the block is below {@code key}, or an entry is damaged
      */
-    private long seek(EntryLocation loc, byte[] key, long keyPrefix) throws CorruptionException {
+    private long seek(long b, EntryLocation loc, byte[] key, long keyPrefix) throws CorruptionException {
         MemorySegment block = loc.blockSegment;
         long start = loc.blockStart;
         long end = loc.blockEnd;
@@ -98,7 +96,7 @@ final class BlockTable implements TableBody {
             }
             pos += size;
         }
-        return -1;
+        throw new CorruptionException(path, blockOffset(b), "block " + b + " ends before the last key its index entry names");
     }
 
     @Override
@@ -179,7 +177,7 @@ final class BlockTable implements TableBody {
             located(b, loc, data, offset, offset + stored);
             return;
         }
-        if (cached && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) { // checked when it was put
+        if (cached && cache != null && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) { // checked when it was put
             located(b, loc, loc.bufferSegment(), 0, raw);
             return;
         }
@@ -197,7 +195,7 @@ final class BlockTable implements TableBody {
         }
         byte[] out = loc.buffer(raw);
         BlockCompression.decompress(path, offset, input, (int) stored, out, raw);
-        if (cached) {
+        if (cached && cache != null) {
             cache.put(tableId, b, out, raw);
         }
         located(b, loc, loc.bufferSegment(), 0, raw);
@@ -318,19 +316,15 @@ final class BlockTable implements TableBody {
         private boolean exhausted;
 
         RangeIterator(byte[] start, byte[] end) throws CorruptionException {
-            this.walk = new Walk(start == null ? 0 : blockFor(start, EntryFormat.keyPrefix(start)));
+            long startPrefix = start == null ? 0 : EntryFormat.keyPrefix(start);
+            this.walk = new Walk(start == null ? 0 : blockFor(start, startPrefix));
             this.endKey = end;
             this.endPrefix = end == null ? 0 : EntryFormat.keyPrefix(end);
             if (start != null) { // position in the first block at its first key >= start
                 if (walk.advance() < 0) {
                     exhausted = true;
                 } else {
-                    long first = seek(walk.loc, start, EntryFormat.keyPrefix(start));
-                    if (first < 0) {
-                        throw new CorruptionException(path, blockOffset(walk.block), "block " + walk.block
-                                + " ends before the last key its index entry names");
-                    }
-                    walk.pos = first; // not consumed
+                    walk.pos = seek(walk.block, walk.loc, start, startPrefix); // not consumed
                 }
             }
         }
