@@ -3,6 +3,7 @@ package io.ringbase.cli;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
 import io.ringbase.storage.EngineKind;
@@ -132,6 +133,14 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--replica-timeout", defaultValue = "1s", paramLabel = "DURATION",
             description = "How long a coordinator waits for a replica before counting it as failed (default: ${DEFAULT-VALUE}).")
     TimeSpan replicaTimeout;
+
+    @Option(names = "--speculative-retry", defaultValue = "99p", paramLabel = "POLICY",
+            description = "How a coordinator spreads a read over the key's replicas (Cassandra's speculative_retry): "
+                    + "Np (50p-99.9p) or Nms send it to ack replicas, this node first and slow ones last, then to one "
+                    + "more after the N-th percentile of recent replica read latency or after N ms, and at once when "
+                    + "one fails; none: only when one fails; always: to every replica not marked slow at once "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String speculativeRetry;
 
     @Option(names = "--cluster-secret-file", paramLabel = "FILE",
             description = "File holding the shared secret (at least 16 bytes) that signs node-to-node requests; "
@@ -289,7 +298,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
             return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock, metrics,
-                    accessLog, EngineKind.parse(engine));
+                    accessLog, EngineKind.parse(engine), SpeculativeRetry.parse(speculativeRetry));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

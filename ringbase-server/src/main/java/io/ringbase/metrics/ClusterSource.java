@@ -18,9 +18,10 @@ public interface ClusterSource {
      * @param url         its URL in {@code --cluster}
      * @param up          whether the failure detector holds it up
      * @param downSinceMs Unix ms since when it is held down, 0 while up
+     * @param slow        whether its last data calls all timed out (reads go to other replicas first)
      * @param calls       calls this node made to it and how they ended
      */
-    record Peer(String url, boolean up, long downSinceMs, PeerCallStats.Snapshot calls) {
+    record Peer(String url, boolean up, long downSinceMs, boolean slow, PeerCallStats.Snapshot calls) {
     }
 
     /** Every other node of the cluster, in {@code --cluster} order. */
@@ -31,6 +32,9 @@ public interface ClusterSource {
 
     /** Read-repair writes started since the node started. */
     long readRepairs();
+
+    /** Reads sent to one more replica because a speculative retry's delay passed, since the node started. */
+    long speculativeReads();
 
     /** Anti-entropy repair's state and progress. */
     RepairStatus repair();

@@ -157,6 +157,8 @@ public final class NodeMetrics {
             List<ClusterSource.Peer> peers = cluster.peers();
             GaugeSnapshot.Builder up = GaugeSnapshot.builder().name("ringbase_peer_up")
                     .help("Whether the failure detector holds the peer up (1) or down (0)");
+            GaugeSnapshot.Builder slow = GaugeSnapshot.builder().name("ringbase_peer_slow")
+                    .help("Whether the peer's last data calls all timed out (1): reads go to other replicas first");
             GaugeSnapshot.Builder lastAnswer = GaugeSnapshot.builder().name("ringbase_peer_last_answer_timestamp_seconds")
                     .help("Unix time of the peer's last answer to any call (0: none yet)");
             CounterSnapshot.Builder calls = CounterSnapshot.builder().name("ringbase_replica_calls")
@@ -167,6 +169,7 @@ public final class NodeMetrics {
             for (ClusterSource.Peer p : peers) {
                 upCount += p.up() ? 1 : 0;
                 up.dataPoint(point(p.up() ? 1 : 0, "peer", p.url()));
+                slow.dataPoint(point(p.slow() ? 1 : 0, "peer", p.url()));
                 lastAnswer.dataPoint(point(p.calls().lastAnswerMs() / 1000.0, "peer", p.url()));
                 calls.dataPoint(counterPoint(p.calls().calls(), "peer", p.url()));
                 failures.dataPoint(counterPoint(p.calls().timeouts(), "peer", p.url(), "reason", "timeout"));
@@ -174,6 +177,7 @@ public final class NodeMetrics {
                 failures.dataPoint(counterPoint(p.calls().failed(), "peer", p.url(), "reason", "failed"));
             }
             out.add(up.build());
+            out.add(slow.build());
             out.add(gauge("ringbase_peers_up", "Other nodes the failure detector holds up", point(upCount)));
             out.add(gauge("ringbase_peers", "Other nodes in the cluster", point(peers.size())));
             out.add(lastAnswer.build());
@@ -195,6 +199,8 @@ public final class NodeMetrics {
             dropped.dataPoint(counterPoint(h.droppedWriteError(), "reason", "write_error"));
             out.add(dropped.build());
             out.add(counter("ringbase_read_repairs", "Read-repair writes started", cluster.readRepairs()));
+            out.add(counter("ringbase_speculative_reads",
+                    "Reads sent to one more replica because the speculative retry delay passed", cluster.speculativeReads()));
 
             RepairStatus r = cluster.repair();
             RepairStatus.Run run = r.progress();

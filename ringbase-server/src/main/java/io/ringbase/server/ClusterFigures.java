@@ -38,7 +38,8 @@ final class ClusterFigures implements ClusterSource {
         List<Peer> out = new ArrayList<>();
         for (NodeId n : topology.nodes()) {
             if (!n.equals(topology.self())) {
-                out.add(new Peer(n.toString(), liveness.isUp(n), liveness.downSinceMs(n), calls.snapshot(n)));
+                out.add(new Peer(n.toString(), liveness.isUp(n), liveness.downSinceMs(n), liveness.isSlow(n),
+                        calls.snapshot(n)));
             }
         }
         return out;
@@ -52,6 +53,11 @@ final class ClusterFigures implements ClusterSource {
     @Override
     public long readRepairs() {
         return coordinator.readRepairs();
+    }
+
+    @Override
+    public long speculativeReads() {
+        return coordinator.speculativeReads();
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.ringbase.server;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
@@ -22,6 +23,8 @@ import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.cluster.replication.Scheduler;
+import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.http.ClusterContext;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.http.AdminControl;
@@ -43,6 +46,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -70,16 +74,33 @@ public final class Node implements AutoCloseable {
      * @param metrics          whether requests are counted and {@code /metrics} served (default true)
      * @param accessLog        whether every request is logged on {@code io.ringbase.access} (default false)
      * @param engine           the storage engine ({@code --engine}; default {@link EngineKind#LSM})
+     * @param speculativeRetry how a coordinator spreads reads over replicas ({@code --speculative-retry};
+     *                         default {@link SpeculativeRetry#DEFAULT})
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                          byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics,
-                         boolean accessLog, EngineKind engine) {
+                         boolean accessLog, EngineKind engine, SpeculativeRetry speculativeRetry) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
             }
             java.util.Objects.requireNonNull(clock, "clock");
             java.util.Objects.requireNonNull(engine, "engine");
+            java.util.Objects.requireNonNull(speculativeRetry, "speculativeRetry");
+        }
+
+        /** A config with the default speculative retry. */
+        public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
+                      byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics, boolean accessLog,
+                      EngineKind engine) {
+            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog, engine,
+                    SpeculativeRetry.DEFAULT);
+        }
+
+        /** This config with another speculative retry policy. */
+        public Config withSpeculativeRetry(SpeculativeRetry retry) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
+                    engine, retry);
         }
 
         /** A config on our own engine ({@link EngineKind#LSM}). */
@@ -92,7 +113,7 @@ public final class Node implements AutoCloseable {
         /** This config with another storage engine. */
         public Config withEngine(EngineKind kind) {
             return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
-                    kind);
+                    kind, speculativeRetry);
         }
 
         /** A config with the default clock options ({@link ClockOptions#defaults()}), metrics on and no access log. */
@@ -103,17 +124,20 @@ public final class Node implements AutoCloseable {
 
         /** This config with other clock options. */
         public Config withClock(ClockOptions clock) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog, engine);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog, engine,
+                    speculativeRetry);
         }
 
         /** This config with metrics on or off. */
         public Config withMetrics(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog, engine);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog, engine,
+                    speculativeRetry);
         }
 
         /** This config with the access log on or off. */
         public Config withAccessLog(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on, engine);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on, engine,
+                    speculativeRetry);
         }
     }
 
@@ -187,7 +211,8 @@ public final class Node implements AutoCloseable {
         hints = HintedHandoff.open(config.storage().dataDir().resolve("hints"), topology,
                 n -> replicas.get(n.index()), config.hints(), config.storage().walSync());
         hints.start();
-        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background);
+        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background,
+                config.speculativeRetry(), speculationTimer(ioGroup));
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
         scheduler.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self()),
                 Liveness.PROBE_INTERVAL_MS,
@@ -226,6 +251,28 @@ public final class Node implements AutoCloseable {
         page = new StatusPage(status, others);
         server = new RingbaseHttpServer(config.http(), engine, clock,
                 new ClusterContext(coordinator, signer, control, repairSource), ioGroup, operations(config));
+    }
+
+    /**
+     * Runs a speculative retry's timer on the calling thread's event loop when it is one of
+     * {@code loops} (no hand-off: most reads are coordinated inline on a loop), else on the next of
+     * them. Dropped when the loops are shutting down: a failed replica still sends the read on.
+     */
+    private static Scheduler speculationTimer(EventLoopGroup loops) {
+        return (task, delayNanos) -> {
+            EventExecutor target = null;
+            for (EventExecutor loop : loops) {
+                if (loop.inEventLoop()) {
+                    target = loop;
+                    break;
+                }
+            }
+            try {
+                (target != null ? target : loops.next()).schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                log.debug("speculative retry timer dropped: the event loops are shutting down");
+            }
+        };
     }
 
     private static String dataDirName(Config config) {

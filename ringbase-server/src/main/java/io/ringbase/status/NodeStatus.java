@@ -65,7 +65,7 @@ public final class NodeStatus {
      * {@code version}, {@code startedAtMs}, {@code uptimeSeconds}, {@code dataDir}, {@code requests}
      * ({@code null} with metrics off, else {@code perSecond}, {@code p99Ms}, {@code windowSeconds}, three
      * decimals), {@code engine}, {@code peers} (empty on a single node), {@code hints} ({@code null} on a
-     * single node), {@code readRepairs}, {@code repair} ({@code null} on a single node, else
+     * single node), {@code readRepairs}, {@code speculativeReads}, {@code repair} ({@code null} on a single node, else
      * {@link RepairStatus#tree()}).
      */
     public ObjectNode tree() {
@@ -107,6 +107,7 @@ public final class NodeStatus {
                         .put("url", p.url())
                         .put("state", p.up() ? "up" : "down")
                         .put("downSinceMs", p.downSinceMs())
+                        .put("slow", p.slow())
                         .put("lastContactMs", p.calls().lastAnswerMs())
                         .put("calls", p.calls().calls())
                         .put("timeouts", p.calls().timeouts())
@@ -126,6 +127,7 @@ public final class NodeStatus {
                     .put("dropped", h.dropped());
         }
         out.put("readRepairs", cluster == null ? 0 : cluster.readRepairs());
+        out.put("speculativeReads", cluster == null ? 0 : cluster.speculativeReads());
         if (cluster == null) {
             out.putNull("repair");
         } else {

@@ -2,6 +2,7 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.server.Node;
 import io.ringbase.storage.Entry;
@@ -177,9 +178,11 @@ class ClusterNodeDownTest {
     }
 
     @Test
-    void aReadWritesTheNewestVersionBackToAStaleReplica() throws Exception {
-        // without hinted handoff, so that node 2 stays stale until a read repairs it
-        try (LocalCluster c = new LocalCluster(tmp, 3, LocalCluster::withoutHints)) {
+    void aReadThatAsksEveryReplicaWritesTheNewestVersionBackToAStaleReplica() throws Exception {
+        // without hinted handoff, so that node 2 stays stale until a read repairs it; every read asks
+        // all three replicas (--speculative-retry always), so also reads below a quorum repair node 2
+        try (LocalCluster c = new LocalCluster(tmp, 3,
+                cfg -> LocalCluster.withoutHints(cfg).withSpeculativeRetry(SpeculativeRetry.ALWAYS))) {
             assertThat(c.put(0, "repaired", "old").status()).isEqualTo(201);
             assertThat(c.put(0, "repaired-delete", "old").status()).isEqualTo(201);
             assertThat(c.put(0, "repaired-ttl", "old").status()).isEqualTo(201);
@@ -213,6 +216,31 @@ class ClusterNodeDownTest {
                 repairs += c.node(i).coordinator().readRepairs();
             }
             assertThat(repairs).isGreaterThanOrEqualTo(4);
+        }
+    }
+
+    @Test
+    void aQuorumReadThroughTheStaleReplicaRepairsItAndAReadOfOneAsksOnlyItsCoordinator() throws Exception {
+        // the default speculative retry (99p): a read asks ack replicas, the coordinator first
+        try (LocalCluster c = new LocalCluster(tmp, 3, LocalCluster::withoutHints)) {
+            assertThat(c.put(0, "stale", "old").status()).isEqualTo(201);
+            LocalCluster.await(DEADLINE, "3 copies", () -> c.holders("stale").size() == 3);
+            c.stop(2);
+            assertThat(c.put(0, "stale", "new").status()).isEqualTo(201);
+            c.start(2);
+            c.awaitAllUp(DEADLINE);
+            assertThat(new String(c.stored(2, "stale").value(), StandardCharsets.UTF_8))
+                    .as("precondition: node 2 missed the overwrite").isEqualTo("old");
+
+            // a read of one through node 2 asks node 2 alone: its own stale copy, nothing repaired
+            assertThat(c.get(2, "stale", "&ack=1").body()).isEqualTo("old");
+            assertThat(new String(c.stored(2, "stale").value(), StandardCharsets.UTF_8)).isEqualTo("old");
+            // a quorum read through node 2 asks node 2 and one other: it writes the newest back to every
+            // replica and answers once two hold it (node 2's own write-back may still be on its way)
+            assertThat(c.get(2, "stale", "&ack=2").body()).isEqualTo("new");
+            Entry newest = c.stored(0, "stale");
+            LocalCluster.await(DEADLINE, "node 2 repaired", () -> newest.equals(c.stored(2, "stale")));
+            assertThat(c.get(2, "stale", "&ack=1").body()).isEqualTo("new");
         }
     }
 

@@ -117,6 +117,8 @@ class MetricsEndpointTest {
             assertThat(value(m, "ringbase_peer_up{peer=\"" + peer2 + "\"}")).isZero();
             assertThat(value(m, "ringbase_hints_stored_total") + value(m, "ringbase_hints_queued")).isGreaterThanOrEqualTo(1);
             assertThat(value(m, "ringbase_read_repairs_total")).isZero();
+            assertThat(value(m, "ringbase_speculative_reads_total")).isZero();
+            assertThat(value(m, "ringbase_peer_slow{peer=\"" + peer1 + "\"}")).isZero();
             assertThat(value(m, "ringbase_repair_running")).isZero();
             assertThat(value(m, "ringbase_http_requests_total{endpoint=\"entity\",method=\"PUT\",status=\"201\"}"))
                     .isEqualTo(2);

@@ -37,7 +37,7 @@ class NodeStatusTest {
                 () -> ENGINE, null, null);
         JsonNode s = JSON.readTree(status.json());
         assertThat(fields(s)).containsExactly("node", "version", "startedAtMs", "uptimeSeconds", "dataDir",
-                "requests", "engine", "peers", "hints", "readRepairs", "repair");
+                "requests", "engine", "peers", "hints", "readRepairs", "speculativeReads", "repair");
         assertThat(s.path("node").textValue()).isEqualTo("http://localhost:8080");
         assertThat(s.path("version").textValue()).isEqualTo("1.2.3");
         assertThat(s.path("dataDir").textValue()).isEqualTo("/data/dir \"quoted\"\n");
@@ -75,8 +75,8 @@ class NodeStatusTest {
         ClusterSource cluster = new ClusterSource() {
             @Override
             public List<Peer> peers() {
-                return List.of(new Peer("http://b:8080", true, 0, new PeerCallStats.Snapshot(10, 7, 1, 1, 1, 1234)),
-                        new Peer("http://c:8080", false, 99, new PeerCallStats.Snapshot(0, 0, 0, 0, 0, 0)));
+                return List.of(new Peer("http://b:8080", true, 0, true, new PeerCallStats.Snapshot(10, 7, 1, 1, 1, 1234)),
+                        new Peer("http://c:8080", false, 99, false, new PeerCallStats.Snapshot(0, 0, 0, 0, 0, 0)));
             }
 
             @Override
@@ -90,6 +90,11 @@ class NodeStatusTest {
             }
 
             @Override
+            public long speculativeReads() {
+                return 12;
+            }
+
+            @Override
             public RepairStatus repair() {
                 return new RepairStatus(RepairStatus.State.IDLE, RepairStatus.Run.NONE, new RepairStatus.Run(1, 2, 3, 0,
                         3, 4, 5, RepairStatus.Outcome.OK, "peer said \"no\""));
@@ -99,15 +104,18 @@ class NodeStatusTest {
                 .json());
         assertThat(s.path("peers")).hasSize(2);
         JsonNode b = s.path("peers").get(0);
-        assertThat(fields(b)).containsExactly("url", "state", "downSinceMs", "lastContactMs", "calls", "timeouts",
+        assertThat(fields(b)).containsExactly("url", "state", "downSinceMs", "slow", "lastContactMs", "calls", "timeouts",
                 "unreachable", "failed");
         assertThat(b.path("state").textValue()).isEqualTo("up");
         assertThat(b.path("lastContactMs").longValue()).isEqualTo(1234);
+        assertThat(b.path("slow").booleanValue()).isTrue();
+        assertThat(s.path("peers").get(1).path("slow").booleanValue()).isFalse();
         assertThat(s.path("peers").get(1).path("state").textValue()).isEqualTo("down");
         assertThat(s.path("peers").get(1).path("downSinceMs").longValue()).isEqualTo(99);
         assertThat(fields(s.path("hints"))).containsExactly("pending", "pendingBytes", "queued", "delivered", "dropped");
         assertThat(s.path("hints").path("dropped").longValue()).isEqualTo(5);
         assertThat(s.path("readRepairs").longValue()).isEqualTo(11);
+        assertThat(s.path("speculativeReads").longValue()).isEqualTo(12);
         JsonNode repair = s.path("repair");
         assertThat(fields(repair)).containsExactly("state", "rangesDone", "rangesFailed", "rangesTotal",
                 "keysReceived", "keysSent", "startedAtMs", "lastRun");

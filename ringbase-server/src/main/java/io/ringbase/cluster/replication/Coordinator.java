@@ -12,16 +12,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The coordinator of a request (any node, for any key), after Dynamo §4.5 with Cassandra's safer
- * choices: it sends a read or write to the key's first {@code from} replicas ({@link Ring}) in parallel
- * (the local one directly, the others over the internal API) and completes as soon as {@code ack} of
- * them have answered, never waiting for the slowest.
+ * choices: it sends a write to the key's first {@code from} replicas ({@link Ring}) in parallel (the
+ * local one directly, the others over the internal API) and completes as soon as {@code ack} of them
+ * have answered, never waiting for the slowest. A read goes to as many of them as its
+ * {@link SpeculativeRetry} policy says (by default {@code ack}: this node first, replicas marked slow
+ * last), and to one more whenever one asked fails or the policy's delay passes without {@code ack}
+ * answers (Cassandra's speculative retry).
  *
  * <ul>
  *   <li><b>Unavailable.</b> A request is never refused on the failure detector's belief alone. When
@@ -75,16 +80,36 @@ public final class Coordinator {
     private final HybridLogicalClock clock;
     private final Executor background;
     private final ReadRepair readRepair;
+    private final SpeculativeRetry retry;
+    private final Scheduler scheduler;
+    private final ReadLatency latency;
+    private final LongAdder speculated = new LongAdder();
     /** The probe in flight to each node believed down, by node index ({@code null}: none). */
     private final AtomicReferenceArray<CompletableFuture<Void>> probes;
 
     /**
+     * A coordinator that sends every read to all replicas at once ({@link SpeculativeRetry#ALWAYS}),
+     * with no timer: replicas marked slow get a read only when another fails.
+     *
      * @param replicas   one per node, by {@link NodeId#index()}; the entry for {@code topology.self()}
      *                   should be a {@link LocalReplica}
      * @param background runs read-repair writes (it may drop them when saturated: repair catches up)
      */
     public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
                        HybridLogicalClock clock, Executor background) {
+        this(topology, replicas, liveness, hints, clock, background, SpeculativeRetry.ALWAYS, null);
+    }
+
+    /**
+     * @param replicas   one per node, by {@link NodeId#index()}; the entry for {@code topology.self()}
+     *                   should be a {@link LocalReplica}
+     * @param background runs read-repair writes (it may drop them when saturated: repair catches up)
+     * @param retry      how reads spread over the replicas
+     * @param scheduler  runs speculative retries' timers; {@code null}: none (a further replica is asked
+     *                   only when one fails)
+     */
+    public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
+                       HybridLogicalClock clock, Executor background, SpeculativeRetry retry, Scheduler scheduler) {
         if (replicas.size() != topology.size()) {
             throw new IllegalArgumentException(replicas.size() + " replicas for " + topology.size() + " nodes");
         }
@@ -95,6 +120,9 @@ public final class Coordinator {
         this.hints = hints;
         this.clock = clock;
         this.background = background;
+        this.retry = retry;
+        this.scheduler = scheduler;
+        this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
         this.probes = new AtomicReferenceArray<>(topology.size());
         this.readRepair = new ReadRepair(this::replica, this::classify, liveness, background);
     }
@@ -145,6 +173,11 @@ public final class Coordinator {
             }
         }
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> upReplicas());
+    }
+
+    /** Reads (and version reads) sent to one more replica because a speculative retry's delay passed. */
+    public long speculativeReads() {
+        return speculated.sum();
     }
 
     /** Read-repair writes started so far (before answering and in the background). */
@@ -206,9 +239,11 @@ public final class Coordinator {
      * be had.
      */
     private CompletableFuture<List<Tally.Answer<Long>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
-        Tally<Long> tally = new Tally<>(ack, from, up.size());
+        Tally<Long> tally = Tally.deferred(ack, from, up.size());
         NodeId self = topology.self();
-        for (NodeId t : up) {
+        ReadFanout[] fanout = new ReadFanout[1];
+        fanout[0] = new ReadFanout(preferred(up), self, tally, t -> {
+            long sentAt = System.nanoTime();
             replica(t).version(key).whenComplete((version, failure) -> {
                 if (failure != null) {
                     if (t.equals(self)) {
@@ -217,20 +252,29 @@ public final class Coordinator {
                     } else {
                         tally.failed(classify(t, failure));
                     }
+                    fanout[0].sendNext();
                     return;
                 }
                 if (!t.equals(self)) {
-                    liveness.markUp(t);
+                    answeredRead(t, sentAt);
                     if (version != Replica.NO_VERSION && !observed(t, version)) {
                         tally.failed(Tally.Kind.FAILED); // a version from a clock too far ahead is not used
+                        fanout[0].sendNext();
                         return;
                     }
                 }
                 tally.answer(t, version);
             });
-        }
+        }, speculated);
+        startReads(fanout[0], ack, up);
         return tally.result;
     }
+
+    /** The speculative retry delay before the first latency window closes ({@link ReadLatency}), ns. */
+    static final long INITIAL_SPECULATION_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    /** The least speculative retry delay, whatever the latency percentile, ns. */
+    static final long MIN_SPECULATION_DELAY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     /** Times a coordinator re-versions a write that lost to a newer version it had not seen. */
     static final int MAX_WRITE_ATTEMPTS = 3;
@@ -264,7 +308,7 @@ public final class Coordinator {
             if (!t.equals(self)) {
                 replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
                     if (failure == null) {
-                        liveness.markUp(t);
+                        liveness.markAnswered(t);
                         if (stored > entry.version() && !observed(t, stored)) {
                             tally.failed(Tally.Kind.FAILED); // it holds a version from a clock too far ahead
                             return;
@@ -322,11 +366,12 @@ public final class Coordinator {
 
 
     /**
-     * Reads {@code key} from its first {@code from} replicas; completes with the newest of the first
-     * {@code ack} answers ({@code null} if none has the key). A quorum read ({@code ack > from/2}) whose
-     * first {@code ack} answers differ first writes the newest back until {@code ack} replicas hold it
-     * ({@link ReadRepair#beforeAnswering}; fails with {@link QuorumException.NotEnoughAnswers} if it
-     * cannot); every other read repairs the stale replicas in the background once all have answered.
+     * Reads {@code key} from its first {@code from} replicas, asking them as the {@link SpeculativeRetry}
+     * policy says; completes with the newest of the first {@code ack} answers ({@code null} if none has
+     * the key). A quorum read ({@code ack > from/2}) whose first {@code ack} answers differ first writes
+     * the newest back until {@code ack} replicas hold it ({@link ReadRepair#beforeAnswering}, to all
+     * {@code from} replicas up; fails with {@link QuorumException.NotEnoughAnswers} if it cannot); every
+     * other read repairs the stale replicas it asked in the background once all of them have answered.
      *
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
      */
@@ -341,7 +386,7 @@ public final class Coordinator {
 
     private CompletableFuture<Entry> read(byte[] key, int ack, int from, List<NodeId> up) {
         boolean quorum = isQuorum(ack, from);
-        Tally<Entry> tally = new Tally<>(ack, from, up.size());
+        Tally<Entry> tally = Tally.deferred(ack, from, up.size());
         tally.onAllAnswered = all -> {
             List<Tally.Answer<Entry>> first = tally.firstAck();
             if (!quorum || first == null || ReadRepair.agree(first)) { // else written back before answering
@@ -349,36 +394,90 @@ public final class Coordinator {
             }
         };
         NodeId self = topology.self();
-        for (NodeId t : up) {
-            if (!t.equals(self)) {
-                replica(t).read(key).whenComplete((e, failure) -> {
+        ReadFanout[] fanout = new ReadFanout[1];
+        fanout[0] = new ReadFanout(preferred(up), self, tally, t -> {
+            if (t.equals(self)) {
+                replica(self).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
-                        liveness.markUp(t);
-                        if (e != null && !observed(t, e.version())) {
-                            tally.failed(Tally.Kind.FAILED); // an entry from a clock too far ahead is not used
-                            return;
-                        }
-                        tally.answer(t, e);
+                        tally.answer(self, e);
                     } else {
-                        tally.failed(classify(t, failure));
+                        log.error("local read failed", unwrap(failure));
+                        tally.failed(Tally.Kind.FAILED);
+                        fanout[0].sendNext();
                     }
                 });
+                return;
             }
-        }
-        if (up.contains(self)) {
-            replica(self).read(key).whenComplete((e, failure) -> {
+            long sentAt = System.nanoTime();
+            replica(t).read(key).whenComplete((e, failure) -> {
                 if (failure == null) {
-                    tally.answer(self, e);
+                    answeredRead(t, sentAt);
+                    if (e != null && !observed(t, e.version())) {
+                        tally.failed(Tally.Kind.FAILED); // an entry from a clock too far ahead is not used
+                        fanout[0].sendNext();
+                        return;
+                    }
+                    tally.answer(t, e);
                 } else {
-                    log.error("local read failed", unwrap(failure));
-                    tally.failed(Tally.Kind.FAILED);
+                    tally.failed(classify(t, failure));
+                    fanout[0].sendNext();
                 }
             });
-        }
+        }, speculated);
+        startReads(fanout[0], ack, up);
         if (!quorum) {
             return tally.result.thenApply(ReadRepair::newest);
         }
         return tally.result.thenCompose(answers -> readRepair.beforeAnswering(answers, up, ack, from));
+    }
+
+    /**
+     * {@code up} in the order a read asks them ({@link SpeculativeRetry}): this node first (no network),
+     * then the others in ring order, those marked slow ({@link Liveness#isSlow}) last.
+     */
+    private List<NodeId> preferred(List<NodeId> up) {
+        List<NodeId> order = new ArrayList<>(up.size());
+        NodeId self = topology.self();
+        if (up.contains(self)) {
+            order.add(self);
+        }
+        for (NodeId t : up) {
+            if (!t.equals(self) && !liveness.isSlow(t)) {
+                order.add(t);
+            }
+        }
+        for (NodeId t : up) {
+            if (!t.equals(self) && liveness.isSlow(t)) {
+                order.add(t);
+            }
+        }
+        return order;
+    }
+
+    /** Starts a read's fan-out: its first replicas per the policy, and its speculative retry timer. */
+    private void startReads(ReadFanout fanout, int ack, List<NodeId> up) {
+        int notSlow = 0;
+        for (NodeId t : up) {
+            if (t.equals(topology.self()) || !liveness.isSlow(t)) {
+                notSlow++;
+            }
+        }
+        fanout.start(retry.initialFanout(ack, notSlow), retry.delays() ? scheduler : null, speculationDelayNanos());
+    }
+
+    /** How long a read waits for {@code ack} answers before it asks one more replica, ns. */
+    long speculationDelayNanos() {
+        if (retry.kind() == SpeculativeRetry.Kind.FIXED) {
+            return TimeUnit.MILLISECONDS.toNanos(retry.fixedMs());
+        }
+        return Math.max(MIN_SPECULATION_DELAY_NANOS, latency.estimateNanos());
+    }
+
+    /** A remote read (or version read) sent at {@code sentAtNanos} answered now. */
+    private void answeredRead(NodeId node, long sentAtNanos) {
+        liveness.markAnswered(node);
+        long now = System.nanoTime();
+        latency.record(now - sentAtNanos, now);
     }
 
     /**
@@ -528,7 +627,11 @@ public final class Coordinator {
             liveness.markDown(node, System.currentTimeMillis());
             return Tally.Kind.FAILED;
         }
-        return cause instanceof ReplicaException.Timeout ? Tally.Kind.TIMEOUT : Tally.Kind.FAILED;
+        if (cause instanceof ReplicaException.Timeout) {
+            liveness.markTimedOut(node);
+            return Tally.Kind.TIMEOUT;
+        }
+        return Tally.Kind.FAILED;
     }
 
     static Throwable unwrap(Throwable t) {

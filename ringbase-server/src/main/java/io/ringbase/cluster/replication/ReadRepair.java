@@ -128,7 +128,7 @@ final class ReadRepair {
             }
             call.whenComplete((stored, failure) -> {
                 if (failure == null) {
-                    liveness.markUp(t);
+                    liveness.markAnswered(t);
                     acks.answer(t, stored);
                 } else {
                     log.debug("read repair of {} before answering failed: {}", t,

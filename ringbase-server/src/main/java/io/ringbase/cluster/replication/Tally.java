@@ -26,8 +26,10 @@ final class Tally<T> {
 
     private final int ack;
     private final int from;
-    private final int sent;
+    private final int possible;
     private final int held;
+    private int sent;
+    private boolean decided;
     /** The first answers that made {@code ack}, in arrival order (held ones not included). */
     final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
     private final List<Answer<T>> answers = new ArrayList<>();
@@ -48,15 +50,48 @@ final class Tally<T> {
      * its {@code sent} calls to answer.
      */
     Tally(int ack, int from, int sent, int held) {
+        this(ack, from, sent, held, sent);
+    }
+
+    private Tally(int ack, int from, int possible, int held, int sent) {
         this.ack = ack;
         this.from = from;
-        this.sent = sent;
+        this.possible = possible;
         this.held = held;
+        this.sent = sent;
         if (held >= ack) {
+            decided = true;
             result.complete(List.of());
-        } else if (sent < ack - held) {
+        } else if (possible < ack - held) {
+            decided = true;
             result.completeExceptionally(new QuorumException.NotEnoughAnswers(ack, from, held, 0, 0));
         }
+    }
+
+    /**
+     * A tally of up to {@code possible} calls sent one by one, each announced by {@link #claimSend}: a
+     * read that asks more replicas only as needed ({@link SpeculativeRetry}). Calls never sent count as
+     * still possible answers, so it fails only once {@code ack} is out of reach of all {@code possible}.
+     */
+    static <T> Tally<T> deferred(int ack, int from, int possible) {
+        return new Tally<>(ack, from, possible, 0, 0);
+    }
+
+    /**
+     * Announces one more call, before it is sent; {@code false} (send nothing) once {@link #result} is
+     * decided, so {@link #onAllAnswered} sees every call sent.
+     */
+    synchronized boolean claimSend() {
+        if (decided || sent == possible) {
+            return false;
+        }
+        sent++;
+        return true;
+    }
+
+    /** Whether {@link #result} is decided (complete or failed). */
+    synchronized boolean decided() {
+        return decided;
     }
 
     /** The answers that made {@code ack} (as {@link #result} completed with), or {@code null} before. */
@@ -69,11 +104,12 @@ final class Tally<T> {
         List<Answer<T>> all = null;
         synchronized (this) {
             answers.add(new Answer<>(node, value));
-            if (held + answers.size() == ack) {
+            if (held + answers.size() == ack && !decided) {
                 first = List.copyOf(answers);
                 firstAck = first;
+                decided = true;
             }
-            if (answers.size() + timeouts + failures == sent) {
+            if (decided && answers.size() + timeouts + failures == sent) {
                 all = List.copyOf(answers);
             }
         }
@@ -92,10 +128,11 @@ final class Tally<T> {
             } else {
                 failures++;
             }
-            if (timeouts + failures == sent - (ack - held) + 1) { // ack answers are now out of reach
+            if (timeouts + failures == possible - (ack - held) + 1) { // ack answers are now out of reach
                 lost = new QuorumException.NotEnoughAnswers(ack, from, held + answers.size(), timeouts, failures);
+                decided = true;
             }
-            if (answers.size() + timeouts + failures == sent) {
+            if (decided && answers.size() + timeouts + failures == sent) {
                 all = List.copyOf(answers);
             }
         }
