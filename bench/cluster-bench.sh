@@ -5,6 +5,7 @@
 #     -d, --duration   time per scenario (default 30s; env DURATION)
 #     -c, --conns      connections (default 64; env CONNS)
 #     --keys           keys prefilled for the GET scenarios (default 200000; env KEYS)
+#     --speculative-retry P[,P...]  one cluster run per policy, side by side (default: the node's, 99p)
 # Every server process (the single node, then all three cluster nodes) is pinned to SERVER_CPU (default
 # CPU 0) and wrk to WRK_CPU (CPU 1), so both setups get the same CPU budget; the cluster pays for its
 # replication within it. SERVER_CPU=0,1 lets the servers use both CPUs (shared with wrk).
@@ -19,20 +20,14 @@ while [ $# -gt 0 ]; do
     -d|--duration) DURATION=$2; shift 2 ;;
     -c|--conns) CONNS=$2; shift 2 ;;
     --keys) KEYS=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --speculative-retry) RETRIES=$2; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-cluster-bench.XXXXXX")
 . "$ROOT/bench/lib.sh"
 
-PIDS=()
-stop_all() {
-  local p
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  PIDS=()
-}
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
@@ -43,22 +38,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-# start_node NAME PORT [serve flags...]: a node pinned to SERVER_CPU; waits for its ready line.
-start_node() {
-  local name=$1 port=$2; shift 2
-  mkdir -p "$WORK/$name"
-  taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" \
-    --data-dir "$WORK/$name/data" ${SERVE_FLAGS:-} "$@" >"$WORK/$name/out" 2>"$WORK/$name/log" &
-  PIDS+=($!)
-  local i
-  for i in $(seq 1 1200); do
-    grep -q 'Ringbase node ready at' "$WORK/$name/out" 2>/dev/null && { log "$name ready on :$port"; return 0; }
-    kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 30 "$WORK/$name/log" >&2; die "$name exited before it was ready"; }
-    sleep 0.1
-  done
-  die "$name not ready after 120 s"
-}
 
 declare -A RPS P50 P99 STAT
 measure() {  # measure NAME URL LUA: one wrk run of DURATION
@@ -99,31 +78,41 @@ measure single-get "http://127.0.0.1:$P" get-random.lua
 measure single-put "http://127.0.0.1:$P" put.lua
 stop_all
 
-# ------------------------------------------------------------------ 3-node cluster
-P1=$(free_port); P2=$(free_port); P3=$(free_port)
-LIST="http://127.0.0.1:$P1,http://127.0.0.1:$P2,http://127.0.0.1:$P3"
-start_node node1 "$P1" --cluster "$LIST" --self "http://127.0.0.1:$P1"
-start_node node2 "$P2" --cluster "$LIST" --self "http://127.0.0.1:$P2"
-start_node node3 "$P3" --cluster "$LIST" --self "http://127.0.0.1:$P3"
-setup cluster "http://127.0.0.1:$P1"
-code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P3/v0/entity?id=$((KEYS - 1))")
-echo "spot check: key $((KEYS - 1)) written through node 1, read through node 3 -> $code"
-[ "$code" = 200 ] || die "spot check failed"
-measure cluster-get "http://127.0.0.1:$P1" get-random.lua
-measure cluster-put "http://127.0.0.1:$P1" put.lua
-for n in node1 node2 node3; do
-  c=$(grep -cE 'WARN|ERROR' "$WORK/$n/log" || true)
-  echo "$n log: $c WARN/ERROR lines"; grep -E 'WARN|ERROR' "$WORK/$n/log" | head -n 5 | sed 's/^/  | /' || true
+# ------------------------------------------------------------------ 3-node cluster (once per policy)
+IFS=, read -r -a POLICIES <<<"${RETRIES:-99p}"
+for policy in "${POLICIES[@]}"; do
+  C="cluster-$policy"
+  P1=$(free_port); P2=$(free_port); P3=$(free_port)
+  LIST="http://127.0.0.1:$P1,http://127.0.0.1:$P2,http://127.0.0.1:$P3"
+  rm -rf "$WORK/node1" "$WORK/node2" "$WORK/node3"
+  start_node node1 "$P1" --cluster "$LIST" --self "http://127.0.0.1:$P1" --speculative-retry "$policy"
+  start_node node2 "$P2" --cluster "$LIST" --self "http://127.0.0.1:$P2" --speculative-retry "$policy"
+  start_node node3 "$P3" --cluster "$LIST" --self "http://127.0.0.1:$P3" --speculative-retry "$policy"
+  setup "$C" "http://127.0.0.1:$P1"
+  code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P3/v0/entity?id=$((KEYS - 1))")
+  echo "spot check: key $((KEYS - 1)) written through node 1, read through node 3 -> $code"
+  [ "$code" = 200 ] || die "spot check failed"
+  measure "$C-get" "http://127.0.0.1:$P1" get-random.lua
+  measure "$C-put" "http://127.0.0.1:$P1" put.lua
+  echo "node1 speculative reads: $(curl -s "http://127.0.0.1:$P1/metrics" | sed -n 's/^ringbase_speculative_reads_total //p')"
+  for n in node1 node2 node3; do
+    c=$(grep -cE 'WARN|ERROR' "$WORK/$n/log" || true)
+    echo "$n log: $c WARN/ERROR lines"; grep -E 'WARN|ERROR' "$WORK/$n/log" | head -n 5 | sed 's/^/  | /' || true
+  done
+  stop_all
 done
-stop_all
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
 echo
 echo "== summary: cluster (3 nodes, default ack=2 from=3, all through node 1) / single node, this run"
-printf '%-6s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' op single_rps cluster_rps ratio single_p50 single_p99 clus_p50 clus_p99 cluster_statuses
+printf '%-6s %-10s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' op spec_retry single_rps cluster_rps ratio single_p50 \
+  single_p99 clus_p50 clus_p99 cluster_statuses
 for op in get put; do
-  printf '%-6s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' "$op" "${RPS[single-$op]}" "${RPS[cluster-$op]}" \
-    "$(ratio "${RPS[cluster-$op]}" "${RPS[single-$op]}")" "$(ms "${P50[single-$op]}")" "$(ms "${P99[single-$op]}")" \
-    "$(ms "${P50[cluster-$op]}")" "$(ms "${P99[cluster-$op]}")" "${STAT[cluster-$op]}"
+  for policy in "${POLICIES[@]}"; do
+    C="cluster-$policy-$op"
+    printf '%-6s %-10s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' "$op" "$policy" "${RPS[single-$op]}" "${RPS[$C]}" \
+      "$(ratio "${RPS[$C]}" "${RPS[single-$op]}")" "$(ms "${P50[single-$op]}")" "$(ms "${P99[single-$op]}")" \
+      "$(ms "${P50[$C]}")" "$(ms "${P99[$C]}")" "${STAT[$C]}"
+  done
 done

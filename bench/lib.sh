@@ -117,6 +117,32 @@ server_log_summary() {
   if [ "$n" -gt 0 ]; then grep -E 'WARN|ERROR|Exception' "$RB_LOG" | head -n 20 | sed 's/^/  | /'; fi
 }
 
+# Nodes of a local cluster, by NAME (data in $WORK/NAME/data, stdout/stderr in $WORK/NAME/out and
+# $WORK/NAME/log). start_node NAME PORT [serve flags...] starts one pinned to SERVER_CPU, with
+# SERVE_FLAGS, and waits up to 300 s for its ready line; PIDS holds every node started; stop_all stops
+# them all (a stopped one is continued first).
+PIDS=()
+start_node() {
+  local name=$1 port=$2; shift 2
+  mkdir -p "$WORK/$name"
+  taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" --data-dir "$WORK/$name/data" \
+    ${SERVE_FLAGS:-} "$@" >"$WORK/$name/out" 2>"$WORK/$name/log" &
+  PIDS+=($!)
+  local i
+  for i in $(seq 1 3000); do
+    grep -q 'Ringbase node ready at' "$WORK/$name/out" 2>/dev/null && { log "$name ready on :$port"; return 0; }
+    kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 30 "$WORK/$name/log" >&2; die "$name exited before it was ready"; }
+    sleep 0.1
+  done
+  die "$name not ready after 300 s"
+}
+stop_all() {
+  local p
+  for p in "${PIDS[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  PIDS=()
+}
+
 # run_wrk NAME URL LUA DURATION: runs wrk pinned to WRK_CPU with -t1 -c CONNS --latency, prints its
 # output, and leaves the RESULT/STATUS lines of the Lua done() in $WORK/<NAME>.wrk.
 run_wrk() {

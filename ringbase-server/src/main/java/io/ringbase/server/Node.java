@@ -2,7 +2,6 @@ package io.ringbase.server;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.EventExecutor;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
@@ -23,7 +22,6 @@ import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
-import io.ringbase.cluster.replication.Scheduler;
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.http.ClusterContext;
 import io.ringbase.http.HttpServerConfig;
@@ -46,7 +44,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -212,7 +209,7 @@ public final class Node implements AutoCloseable {
                 n -> replicas.get(n.index()), config.hints(), config.storage().walSync());
         hints.start();
         coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background,
-                config.speculativeRetry(), speculationTimer(ioGroup));
+                config.speculativeRetry(), new SpeculationTimers(ioGroup));
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
         scheduler.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self()),
                 Liveness.PROBE_INTERVAL_MS,
@@ -251,28 +248,6 @@ public final class Node implements AutoCloseable {
         page = new StatusPage(status, others);
         server = new RingbaseHttpServer(config.http(), engine, clock,
                 new ClusterContext(coordinator, signer, control, repairSource), ioGroup, operations(config));
-    }
-
-    /**
-     * Runs a speculative retry's timer on the calling thread's event loop when it is one of
-     * {@code loops} (no hand-off: most reads are coordinated inline on a loop), else on the next of
-     * them. Dropped when the loops are shutting down: a failed replica still sends the read on.
-     */
-    private static Scheduler speculationTimer(EventLoopGroup loops) {
-        return (task, delayNanos) -> {
-            EventExecutor target = null;
-            for (EventExecutor loop : loops) {
-                if (loop.inEventLoop()) {
-                    target = loop;
-                    break;
-                }
-            }
-            try {
-                (target != null ? target : loops.next()).schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException e) {
-                log.debug("speculative retry timer dropped: the event loops are shutting down");
-            }
-        };
     }
 
     private static String dataDirName(Config config) {

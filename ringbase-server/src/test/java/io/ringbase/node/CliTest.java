@@ -50,6 +50,7 @@ class CliTest {
         defaults.put("--workers", "8");
         defaults.put("--queue", "1024");
         defaults.put("--replica-timeout", "1s");
+        defaults.put("--speculative-retry", "99p");
         defaults.put("--cluster-secret-file", "none");
         defaults.put("--tombstone-grace", "10d");
         defaults.put("--hint-window", "3h");
