@@ -28,16 +28,7 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-cluster-bench.XXXXXX")
 . "$ROOT/bench/lib.sh"
 
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_all
-  rm -rf "$WORK"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+stop_all_on_exit
 
 declare -A RPS P50 P99 STAT
 measure() {  # measure NAME URL LUA: one wrk run of DURATION

@@ -143,6 +143,15 @@ stop_all() {
   PIDS=()
 }
 
+# stop_all_on_exit [COMMAND]: on exit, INT or TERM, stops every node of start_node, runs COMMAND (a
+# script's own undo, e.g. removing its iptables rules), removes $WORK, and exits with the script's code.
+stop_all_on_exit() {
+  ON_EXIT=${1:-true}
+  trap 'rc=$?; trap - EXIT INT TERM; stop_all; $ON_EXIT; rm -rf "$WORK"; exit "$rc"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
 # run_wrk NAME URL LUA DURATION: runs wrk pinned to WRK_CPU with -t1 -c CONNS --latency, prints its
 # output, and leaves the RESULT/STATUS lines of the Lua done() in $WORK/<NAME>.wrk.
 run_wrk() {

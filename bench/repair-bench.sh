@@ -24,38 +24,16 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" = 0 ] || { echo "repair-bench: needs root (iptables byte counters)" >&2; exit 2; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-repair-bench.XXXXXX")
+SERVER_CPU=${SERVER_CPU:-0-$(($(nproc) - 1))} # start_node pins to it: here every CPU
 . "$ROOT/bench/lib.sh"
 CHAIN=RB_REPAIR_BENCH
 
-PIDS=()
-cleanup() {
-  local rc=$? p
-  trap - EXIT INT TERM
-  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+remove_chain() {
   iptables -D OUTPUT -o lo -j "$CHAIN" 2>/dev/null || true
   iptables -F "$CHAIN" 2>/dev/null || true
   iptables -X "$CHAIN" 2>/dev/null || true
-  rm -rf "$WORK"
-  exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-start_node() { # start_node NAME PORT [serve flags...]
-  local name=$1 port=$2; shift 2
-  "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" --data-dir "$WORK/$name/data" "$@" \
-    >"$WORK/$name/out" 2>"$WORK/$name/log" &
-  PIDS+=($!)
-  local i
-  for i in $(seq 1 3000); do
-    grep -q 'Ringbase node ready at' "$WORK/$name/out" 2>/dev/null && { log "$name ready on :$port"; return 0; }
-    kill -0 "${PIDS[-1]}" 2>/dev/null || { tail -n 30 "$WORK/$name/log" >&2; die "$name exited before it was ready"; }
-    sleep 0.1
-  done
-  die "$name not ready after 300 s"
-}
+stop_all_on_exit remove_chain
 
 ensure_tools curl:curl iptables:iptables
 echo "== Ringbase repair bench: a wiped node of 3 repaired from the other two"

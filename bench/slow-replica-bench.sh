@@ -31,16 +31,7 @@ DURATION="${SECONDS_PER_PHASE}s" # for the header's "per scenario"
 LOAD_CPU=${LOAD_CPU:-1}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-slow-replica-bench.XXXXXX")
 . "$ROOT/bench/lib.sh"
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_all
-  rm -rf "$WORK"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+stop_all_on_exit
 
 ensure_tools wrk:wrk curl:curl taskset:util-linux cc:gcc bc:bc
 print_header "Ringbase slow-replica bench (3 nodes, node 3 frozen by SIGSTOP, GETs through node 1)" "$CMDLINE"
