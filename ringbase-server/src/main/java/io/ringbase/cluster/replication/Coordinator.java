@@ -241,32 +241,29 @@ public final class Coordinator {
     private CompletableFuture<List<Tally.Answer<Long>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
         Tally<Long> tally = Tally.deferred(ack, from, up.size());
         NodeId self = topology.self();
-        ReadFanout[] fanout = new ReadFanout[1];
-        fanout[0] = new ReadFanout(preferred(up), self, tally, t -> {
+        ReadFanout<Long> fanout = new ReadFanout<>(preferred(up), self, tally, (f, t) -> {
             long sentAt = System.nanoTime();
             replica(t).version(key).whenComplete((version, failure) -> {
                 if (failure != null) {
                     if (t.equals(self)) {
                         log.error("local read failed", unwrap(failure));
-                        tally.failed(Tally.Kind.FAILED);
+                        f.failed(Tally.Kind.FAILED);
                     } else {
-                        tally.failed(classify(t, failure));
+                        f.failed(classify(t, failure));
                     }
-                    fanout[0].sendNext();
                     return;
                 }
                 if (!t.equals(self)) {
                     answeredRead(t, sentAt);
                     if (version != Replica.NO_VERSION && !observed(t, version)) {
-                        tally.failed(Tally.Kind.FAILED); // a version from a clock too far ahead is not used
-                        fanout[0].sendNext();
+                        f.failed(Tally.Kind.FAILED); // a version from a clock too far ahead is not used
                         return;
                     }
                 }
-                tally.answer(t, version);
+                f.answer(t, version);
             });
         }, speculated);
-        startReads(fanout[0], ack, up);
+        startReads(fanout, ack, up);
         return tally.result;
     }
 
@@ -394,16 +391,14 @@ public final class Coordinator {
             }
         };
         NodeId self = topology.self();
-        ReadFanout[] fanout = new ReadFanout[1];
-        fanout[0] = new ReadFanout(preferred(up), self, tally, t -> {
+        ReadFanout<Entry> fanout = new ReadFanout<>(preferred(up), self, tally, (f, t) -> {
             if (t.equals(self)) {
                 replica(self).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
-                        tally.answer(self, e);
+                        f.answer(self, e);
                     } else {
                         log.error("local read failed", unwrap(failure));
-                        tally.failed(Tally.Kind.FAILED);
-                        fanout[0].sendNext();
+                        f.failed(Tally.Kind.FAILED);
                     }
                 });
                 return;
@@ -413,18 +408,16 @@ public final class Coordinator {
                 if (failure == null) {
                     answeredRead(t, sentAt);
                     if (e != null && !observed(t, e.version())) {
-                        tally.failed(Tally.Kind.FAILED); // an entry from a clock too far ahead is not used
-                        fanout[0].sendNext();
+                        f.failed(Tally.Kind.FAILED); // an entry from a clock too far ahead is not used
                         return;
                     }
-                    tally.answer(t, e);
+                    f.answer(t, e);
                 } else {
-                    tally.failed(classify(t, failure));
-                    fanout[0].sendNext();
+                    f.failed(classify(t, failure));
                 }
             });
         }, speculated);
-        startReads(fanout[0], ack, up);
+        startReads(fanout, ack, up);
         if (!quorum) {
             return tally.result.thenApply(ReadRepair::newest);
         }
@@ -455,7 +448,7 @@ public final class Coordinator {
     }
 
     /** Starts a read's fan-out: its first replicas per the policy, and its speculative retry timer. */
-    private void startReads(ReadFanout fanout, int ack, List<NodeId> up) {
+    private void startReads(ReadFanout<?> fanout, int ack, List<NodeId> up) {
         int notSlow = 0;
         for (NodeId t : up) {
             if (t.equals(topology.self()) || !liveness.isSlow(t)) {

@@ -4,7 +4,7 @@ import io.ringbase.cluster.NodeId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Sends one read (or version read) to a key's replicas as it needs them, in order of preference
@@ -12,13 +12,15 @@ import java.util.function.Consumer;
  * whenever a delay passes with the read undecided (a speculative retry, counted in {@code speculated}).
  * It stops sending once its {@link Tally} is decided, so the tally's {@link Tally#onAllAnswered} sees
  * every call it sent. Thread-safe: answers and timers arrive on any thread.
+ *
+ * @param <T> what one answer carries
  */
-final class ReadFanout {
+final class ReadFanout<T> {
 
     private final List<NodeId> order;
     private final NodeId self;
-    private final Tally<?> tally;
-    private final Consumer<NodeId> send;
+    private final Tally<T> tally;
+    private final BiConsumer<ReadFanout<T>, NodeId> send;
     private final LongAdder speculated;
     private int next; // guarded by this
 
@@ -26,11 +28,12 @@ final class ReadFanout {
      * @param order      the replicas that may be asked, preferred first (every one up)
      * @param self       this node: of a first set, it is asked last, when the remote calls are on their way
      * @param tally      a {@link Tally#deferred} tally of {@code order.size()} possible calls
-     * @param send       sends the call to one replica; reports its answer or failure to {@code tally}, and
-     *                   on a failure also calls {@link #sendNext}
+     * @param send       sends the call to one replica, and reports its outcome to {@link #answer} or
+     *                   {@link #failed} of the fan-out it is given
      * @param speculated counts the calls sent because a delay passed
      */
-    ReadFanout(List<NodeId> order, NodeId self, Tally<?> tally, Consumer<NodeId> send, LongAdder speculated) {
+    ReadFanout(List<NodeId> order, NodeId self, Tally<T> tally, BiConsumer<ReadFanout<T>, NodeId> send,
+               LongAdder speculated) {
         this.order = order;
         this.self = self;
         this.tally = tally;
@@ -55,11 +58,11 @@ final class ReadFanout {
             if (n.equals(self)) {
                 toSelf = true;
             } else {
-                send.accept(n);
+                send.accept(this, n);
             }
         }
         if (toSelf) {
-            send.accept(self);
+            send.accept(this, self);
         }
         if (scheduler != null && hasMore()) {
             arm(scheduler, delayNanos);
@@ -75,8 +78,19 @@ final class ReadFanout {
             }
             n = order.get(next++);
         }
-        send.accept(n);
+        send.accept(this, n);
         return true;
+    }
+
+    /** Counts {@code node}'s answer. */
+    void answer(NodeId node, T value) {
+        tally.answer(node, value);
+    }
+
+    /** Counts a call that failed, and asks the next replica in its place. */
+    void failed(Tally.Kind kind) {
+        tally.failed(kind);
+        sendNext();
     }
 
     private synchronized boolean hasMore() {
