@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * read. Timers are queued in arrival order and all reads use about the same delay, so the queue is
  * about ordered by deadline; a timer behind a later deadline (the delay estimate fell meanwhile) fires
  * late by at most that difference. A caller that is not one of the loops gets a plain Netty task on
- * the next loop. Timers are dropped when the loops shut down.
+ * the next loop. Timers are dropped when the loops shut down. A timer stays queued until its deadline
+ * even when its read is decided, so a loop holds about (its reads per second) x (the delay) of them,
+ * some 40 bytes each; the delay is a percentile of answered reads, so at most about the replica
+ * timeout (e.g. 60,000 reads/s and a 1 s delay: 60,000 timers, 2.4 MB).
  */
 final class SpeculationTimers implements Scheduler {
 
