@@ -107,7 +107,7 @@ public final class SstableReader implements AutoCloseable {
             throw new CorruptionException(file, footer.bloomOffset(), "Bloom filter checksum mismatch");
         }
         BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset());
-        TableBody body = footer.formatVersion() == 1 ? new V1Table(file, footer, mapped) : new BlockTable(file, footer, mapped, cache);
+        TableBody body = footer.formatVersion() == 1 ? new V1Table(file, footer, mapped) : new BlockTable(file, footer, mapped, cache, arena);
         return new SstableReader(file, footer, mapped.byteSize(), body, bloom, arena);
     }
 
