@@ -15,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -241,7 +242,7 @@ public final class Coordinator {
     private CompletableFuture<List<Tally.Answer<Long>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
         Tally<Long> tally = Tally.deferred(ack, from, up.size());
         NodeId self = topology.self();
-        ReadFanout<Long> fanout = new ReadFanout<>(preferred(up), self, tally, (f, t) -> {
+        fanOut(tally, up, ack, (f, t) -> {
             long sentAt = System.nanoTime();
             replica(t).version(key).whenComplete((version, failure) -> {
                 if (failure != null) {
@@ -262,8 +263,7 @@ public final class Coordinator {
                 }
                 f.answer(t, version);
             });
-        }, speculated);
-        startReads(fanout, ack, up);
+        });
         return tally.result;
     }
 
@@ -391,7 +391,7 @@ public final class Coordinator {
             }
         };
         NodeId self = topology.self();
-        ReadFanout<Entry> fanout = new ReadFanout<>(preferred(up), self, tally, (f, t) -> {
+        fanOut(tally, up, ack, (f, t) -> {
             if (t.equals(self)) {
                 replica(self).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
@@ -416,8 +416,7 @@ public final class Coordinator {
                     f.failed(classify(t, failure));
                 }
             });
-        }, speculated);
-        startReads(fanout, ack, up);
+        });
         if (!quorum) {
             return tally.result.thenApply(ReadRepair::newest);
         }
@@ -425,37 +424,39 @@ public final class Coordinator {
     }
 
     /**
-     * {@code up} in the order a read asks them ({@link SpeculativeRetry}): this node first (no network),
-     * then the others in ring order, those marked slow ({@link Liveness#isSlow}) last.
+     * Starts a read's fan-out ({@link ReadFanout}) over {@code up}, in the order it asks them
+     * ({@link SpeculativeRetry}): this node first (no network), then the others in ring order, those
+     * marked slow ({@link Liveness#isSlow}) last; its first replicas per the policy, and its speculative
+     * retry timer.
+     *
+     * @param send sends the read to one replica and reports its outcome to the fan-out
      */
-    private List<NodeId> preferred(List<NodeId> up) {
-        List<NodeId> order = new ArrayList<>(up.size());
+    private <T> void fanOut(Tally<T> tally, List<NodeId> up, int ack, BiConsumer<ReadFanout<T>, NodeId> send) {
         NodeId self = topology.self();
+        List<NodeId> order = new ArrayList<>(up.size());
+        List<NodeId> slow = null;
         if (up.contains(self)) {
             order.add(self);
         }
         for (NodeId t : up) {
-            if (!t.equals(self) && !liveness.isSlow(t)) {
+            if (t.equals(self)) {
+                continue;
+            }
+            if (liveness.isSlow(t)) {
+                if (slow == null) {
+                    slow = new ArrayList<>(up.size());
+                }
+                slow.add(t);
+            } else {
                 order.add(t);
             }
         }
-        for (NodeId t : up) {
-            if (!t.equals(self) && liveness.isSlow(t)) {
-                order.add(t);
-            }
+        int notSlow = order.size();
+        if (slow != null) {
+            order.addAll(slow);
         }
-        return order;
-    }
-
-    /** Starts a read's fan-out: its first replicas per the policy, and its speculative retry timer. */
-    private void startReads(ReadFanout<?> fanout, int ack, List<NodeId> up) {
-        int notSlow = 0;
-        for (NodeId t : up) {
-            if (t.equals(topology.self()) || !liveness.isSlow(t)) {
-                notSlow++;
-            }
-        }
-        fanout.start(retry.initialFanout(ack, notSlow), retry.delays() ? scheduler : null, speculationDelayNanos());
+        new ReadFanout<>(order, self, tally, send, speculated)
+                .start(retry.initialFanout(ack, notSlow), retry.delays() ? scheduler : null, speculationDelayNanos());
     }
 
     /** How long a read waits for {@code ack} answers before it asks one more replica, ns. */

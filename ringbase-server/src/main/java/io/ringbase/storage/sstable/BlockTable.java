@@ -22,8 +22,9 @@ import java.util.zip.CRC32C;
  * entries. The search runs first over {@link #prefixes}, each block's last key's first 8 bytes as one
  * big-endian long, built at open in native memory (8 bytes per block, 2 MiB per GiB of 4 KiB blocks):
  * a dense array whose steps touch one cache line each, where the index's entries lie a key apart;
- * whole keys are compared only among blocks whose prefix equals the key's. A block stored raw is read in place in the mapping; a compressed one is
- * decompressed into the caller's {@link EntryLocation} buffer.
+ * whole keys are compared only among blocks whose prefix equals the key's. A block stored raw is read
+ * in place in the mapping; a compressed one is decompressed into the caller's {@link EntryLocation}
+ * buffer.
  *
  * <p>Checks: every block's checksum, compression code and decompressed length before any of its
  * entries is used; every entry header against the block's end; index entries against the sections'
