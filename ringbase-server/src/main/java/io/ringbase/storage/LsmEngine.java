@@ -536,16 +536,17 @@ public final class LsmEngine implements ManagedEngine {
         View v = acquireView();
         cursor.pin(v);
         long prefix = EntryFormat.keyPrefix(key);
+        long hash = Memtable.keyHash(key); // once for every memtable's and table's filter
         MemorySegment bestSegment = null;
         long bestOffset = -1;
-        long node = v.active().find(key);
+        long node = v.active().find(key, hash);
         if (node != 0) {
             bestSegment = v.active().segment(node);
             bestOffset = v.active().entryOffset(node);
         }
         for (Frozen f : v.immutables()) {
             Memtable m = f.memtable();
-            long n = m.find(key);
+            long n = m.find(key, hash);
             if (n != 0) {
                 MemorySegment s = m.segment(n);
                 long o = m.entryOffset(n);
@@ -561,7 +562,7 @@ public final class LsmEngine implements ManagedEngine {
                 break; // tables are sorted by maxVersion, descending: none of the rest can be newer
             }
             EntryLocation probe = cursor.probe();
-            if (r.locate(key, prefix, probe) && (bestSegment == null
+            if (r.locate(key, prefix, hash, probe) && (bestSegment == null
                     || EntryFormat.compareNewness(probe.segment(), probe.offset(), bestSegment, bestOffset) > 0)) {
                 bestSegment = probe.segment();
                 bestOffset = probe.offset();

@@ -3,6 +3,7 @@ package io.ringbase.storage.memtable;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.RefCount;
+import io.ringbase.storage.sstable.XxHash64;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -39,6 +40,15 @@ import java.util.concurrent.atomic.LongAccumulator;
  * {@link #reserve} takes the node's bytes (or says the memtable is full), {@link #insert} fills and
  * links them. {@link #put} does both.
  *
+ * <p><b>Key filter.</b> Beside the skip list, a memtable keeps a Bloom filter of its keys on the heap
+ * (RocksDB's memtable Bloom filter, {@code memtable_whole_key_filtering}): one 64-bit word per key, four
+ * bits set in it, one bit per 8 bytes of the memtable's limit (256 KiB for a 16 MiB memtable, at least
+ * 7 bits per key since a node takes at least 56 bytes). A point read whose key is not in the memtable,
+ * which under uniform keys is most of them, skips the search of the skip list: a dozen cache misses
+ * traded for one. A key's bits are set before its node is linked, so a reader that can see a node
+ * sees its bits too. The key's hash is {@link XxHash64} of its bytes, the hash SSTable Bloom filters
+ * use, so a read hashes its key once ({@link #find(byte[], long)}).
+ *
  * <p><b>Size</b> ({@link #sizeBytes()}) is exact: the slab bytes taken from the operating system. It
  * never passes the limit given at creation, except by one entry larger than the limit in an otherwise
  * empty memtable.
@@ -66,6 +76,9 @@ public final class Memtable {
     private static final int OFF_PREFIX = 8;
     private static final int OFF_NEXT = 16;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle FILTER_WORD = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+    /** Bytes of memtable limit per bit of the key filter. */
+    private static final int LIMIT_BYTES_PER_FILTER_BIT = 8;
 
     /** Per-thread search state of an insert: predecessor and successor at each level. */
     private static final ThreadLocal<long[]> SPLICE = ThreadLocal.withInitial(() -> new long[2 * MAX_HEIGHT]);
@@ -76,6 +89,9 @@ public final class Memtable {
     private final RefCount refs = new RefCount();
     private final LongAccumulator maxVersion = new LongAccumulator(Math::max, Long.MIN_VALUE);
     private volatile int count;
+    /** The key filter (class comment): a power-of-two number of words. */
+    private final long[] filter;
+    private final int filterMask;
 
     /**
      * A memtable that holds at most {@code limitBytes} of slabs (1 MiB each, or a quarter of the limit if
@@ -98,6 +114,30 @@ public final class Memtable {
         this.slabs = new Slabs(limitBytes, Slabs.slabBytesFor(limitBytes), ownerNativeBytes);
         this.head = slabs.allocate(OFF_NEXT + 8L * MAX_HEIGHT, false);
         slab(head).set(ValueLayout.JAVA_BYTE, Slabs.offset(head) + OFF_HEIGHT, (byte) MAX_HEIGHT);
+        long words = Math.max(64, limitBytes / LIMIT_BYTES_PER_FILTER_BIT / 64);
+        this.filter = new long[(int) Long.highestOneBit(Math.min(words, 1 << 24))];
+        this.filterMask = filter.length - 1;
+    }
+
+    /** Heap bytes of the key filter of a memtable of {@code limitBytes}: about {@code limitBytes / 64}. */
+    public static long filterBytes(long limitBytes) {
+        long words = Math.max(64, limitBytes / LIMIT_BYTES_PER_FILTER_BIT / 64);
+        return 8 * Long.highestOneBit(Math.min(words, 1 << 24));
+    }
+
+    /** The hash {@link #find(byte[], long)} takes: the one SSTable Bloom filters use. */
+    public static long keyHash(byte[] key) {
+        return XxHash64.hash(key);
+    }
+
+    /** The filter word of a key's hash: its upper 32 bits pick the word. */
+    private int filterWord(long hash) {
+        return (int) (hash >>> 32) & filterMask;
+    }
+
+    /** The four bits of a key's hash in its word: four 6-bit fields of its lower 32 bits. */
+    private static long filterBits(long hash) {
+        return 1L << hash | 1L << (hash >>> 6) | 1L << (hash >>> 12) | 1L << (hash >>> 18);
     }
 
     // ---------------------------------------------------------------- writes
@@ -141,6 +181,12 @@ public final class Memtable {
         s.set(ValueLayout.JAVA_LONG, Slabs.offset(reservation) + OFF_PREFIX, prefix(key));
         if (end - entry != s.get(ValueLayout.JAVA_INT_UNALIGNED, Slabs.offset(reservation) + OFF_ENTRY_SIZE)) {
             throw new IllegalArgumentException("entry does not match its reservation");
+        }
+        long hash = keyHash(key);
+        long bits = filterBits(hash);
+        int word = filterWord(hash);
+        if (((long) FILTER_WORD.getAcquire(filter, word) & bits) != bits) {
+            FILTER_WORD.getAndBitwiseOr(filter, word, bits); // before the link, which publishes the node
         }
         if (!link(reservation)) {
             return false;
@@ -243,7 +289,18 @@ public final class Memtable {
      * entry is at {@link #entryOffset} of {@link #segment}.
      */
     public long find(byte[] key) {
+        return find(key, keyHash(key));
+    }
+
+    /**
+     * As {@link #find(byte[])}, for a key whose {@link #keyHash} the caller has already computed: the
+     * key filter answers most reads of keys the memtable does not hold without searching the skip list.
+     */
+    public long find(byte[] key, long keyHash) {
         if (count == 0) {
+            return NULL;
+        }
+        if (!filterMightContain(keyHash)) {
             return NULL;
         }
         long probePrefix = prefix(key);
@@ -258,6 +315,12 @@ public final class Memtable {
     public Entry get(byte[] key) {
         long node = find(key);
         return node == NULL ? null : decode(node);
+    }
+
+    /** False if no key of this hash was inserted; true if one may have been (the key filter). */
+    boolean filterMightContain(long keyHash) {
+        long bits = filterBits(keyHash);
+        return ((long) FILTER_WORD.getAcquire(filter, filterWord(keyHash)) & bits) == bits;
     }
 
     /** The slab holding the node {@code node}. */

@@ -76,7 +76,11 @@ final class BloomFilter {
 
     /** False if {@code key} was certainly not added; true if it may have been. */
     boolean mightContain(byte[] key) {
-        long h = hash(key);
+        return mightContainHash(hash(key));
+    }
+
+    /** {@link #mightContain(byte[])} of the key whose {@link #hash} is {@code h}. */
+    boolean mightContainHash(long h) {
         long delta = Long.rotateLeft(h, 32);
         for (int i = 0; i < probes; i++) {
             long bit = Long.remainderUnsigned(h + i * delta, bitCount);

@@ -139,7 +139,16 @@ public final class SstableReader implements AutoCloseable {
      * @throws CorruptionException if what the lookup read is damaged
      */
     public boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws IOException {
-        return bloom.mightContain(key) && body.locate(key, keyPrefix, into);
+        return locate(key, keyPrefix, XxHash64.hash(key), into);
+    }
+
+    /**
+     * As {@link #locate(byte[], long, EntryLocation)}, for a caller that has already hashed the key for
+     * the Bloom filter: {@code keyHash} is {@link XxHash64#hash(byte[])} of {@code key}, so one read
+     * hashes its key once for all tables.
+     */
+    public boolean locate(byte[] key, long keyPrefix, long keyHash, EntryLocation into) throws IOException {
+        return bloom.mightContainHash(keyHash) && body.locate(key, keyPrefix, into);
     }
 
     /** False if {@code key} is certainly not in this table; true if it may be (about 1% false positives). */

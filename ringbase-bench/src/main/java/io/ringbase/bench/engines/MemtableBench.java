@@ -1,0 +1,89 @@
+package io.ringbase.bench.engines;
+
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.Keys;
+import io.ringbase.storage.memtable.Memtable;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Point lookups in one full memtable ({@code bench/memtable-bench.sh}): the memtable is filled with
+ * random 16-byte keys and values of {@code --value-size} bytes until it has no room, then
+ * {@code --lookups} keys are looked up, each round once with keys it holds and once with keys it does
+ * not (the common case of a read under random keys, where most keys are in SSTables). Prints ns per
+ * lookup for each round; the first rounds are JIT warm-up.
+ */
+@Command(name = "memtable-bench", mixinStandardHelpOptions = true,
+        description = "Point lookups in a full memtable: keys it holds and keys it does not.")
+public final class MemtableBench implements Callable<Integer> {
+
+    @Option(names = "--memtable-size", defaultValue = "16777216", description = "Memtable limit, bytes (default: ${DEFAULT-VALUE}).")
+    long memtableBytes;
+
+    @Option(names = "--value-size", defaultValue = "100", description = "Value size, bytes (default: ${DEFAULT-VALUE}).")
+    int valueSize;
+
+    @Option(names = "--lookups", defaultValue = "1000000", description = "Lookups per round and kind (default: ${DEFAULT-VALUE}).")
+    int lookups;
+
+    @Option(names = "--rounds", defaultValue = "5", description = "Rounds (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new MemtableBench()).execute(args));
+    }
+
+    private static byte[] key(long n) {
+        return Keys.utf8(String.format(Locale.ROOT, "k%015d", n));
+    }
+
+    @Override
+    public Integer call() {
+        Memtable memtable = new Memtable(memtableBytes);
+        SplittableRandom random = new SplittableRandom(7);
+        byte[] value = new byte[valueSize];
+        java.util.List<byte[]> held = new java.util.ArrayList<>();
+        long version = 0;
+        while (true) {
+            byte[] k = key(2 * random.nextLong(500_000_000_000L)); // even numbers: held keys
+            if (!memtable.put(Entry.value(k, ++version, value))) {
+                break;
+            }
+            held.add(k);
+        }
+        byte[][] present = new byte[lookups][];
+        byte[][] absent = new byte[lookups][];
+        for (int i = 0; i < lookups; i++) {
+            present[i] = held.get(random.nextInt(held.size()));
+            absent[i] = key(2 * random.nextLong(500_000_000_000L) + 1); // odd: never held
+        }
+        System.out.printf(Locale.ROOT, "memtable of %d bytes holds %d entries of %d-byte values; %d lookups per kind%n",
+                memtable.sizeBytes(), held.size(), valueSize, lookups);
+        for (int round = 1; round <= rounds; round++) {
+            System.out.printf(Locale.ROOT, "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup%n", round,
+                    nsPerLookup(memtable, present, true), nsPerLookup(memtable, absent, false));
+        }
+        memtable.release();
+        return 0;
+    }
+
+    private static double nsPerLookup(Memtable memtable, byte[][] keys, boolean expectFound) {
+        long start = System.nanoTime();
+        int found = 0;
+        for (byte[] k : keys) {
+            if (memtable.find(k) != 0) {
+                found++;
+            }
+        }
+        double ns = (System.nanoTime() - start) / (double) keys.length;
+        if (found != (expectFound ? keys.length : 0)) {
+            throw new IllegalStateException("found " + found + " of " + keys.length + " keys, expected "
+                    + (expectFound ? "all" : "none"));
+        }
+        return ns;
+    }
+}
