@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.LongAccumulator;
  * <p><b>Node layout</b> (8-byte aligned, native byte order):
  * <pre>
  * +0        u8      height h (1..{@value #MAX_HEIGHT})
+ * +1        u8      1 once the node is linked at level 0 (the key index reads it), else 0
  * +4        i32     size of the encoded entry
  * +8        u64     key prefix: the key's first 8 bytes, big-endian, zero-padded
  * +16       i64[h]  next node at each level (an address in the slabs; 0 = none)
@@ -40,14 +41,33 @@ import java.util.concurrent.atomic.LongAccumulator;
  * {@link #reserve} takes the node's bytes (or says the memtable is full), {@link #insert} fills and
  * links them. {@link #put} does both.
  *
- * <p><b>Key filter.</b> Beside the skip list, a memtable keeps a Bloom filter of its keys on the heap
- * (RocksDB's memtable Bloom filter, {@code memtable_whole_key_filtering}): one 64-bit word per key, four
- * bits set in it, one bit per 8 bytes of the memtable's limit (256 KiB for a 16 MiB memtable, at least
- * 7 bits per key since a node takes at least 56 bytes). A point read whose key is not in the memtable,
- * which under uniform keys is most of them, skips the search of the skip list: a dozen cache misses
- * traded for one. A key's bits are set before its node is linked, so a reader that can see a node
- * sees its bits too. The key's hash is {@link XxHash64} of its bytes, the hash SSTable Bloom filters
- * use, so a read hashes its key once ({@link #find(byte[], long)}).
+ * <p><b>Key index</b> (for point reads; scans use the skip list). Beside the skip list a memtable
+ * keeps, in native memory from its arena and freed with its slabs:
+ * <ul>
+ *   <li>the range of its keys' prefixes (smallest and largest), which answers a read of a key outside
+ *       it at once: keys written in order (sequence numbers, timestamps) leave a memtable holding one
+ *       run of keys;
+ *   <li>a Bloom filter of its keys (RocksDB's memtable Bloom filter, {@code memtable_whole_key_filtering}):
+ *       one 64-bit word per key, four bits set in it, one bit per 8 bytes of the limit (at least 7 bits
+ *       per key, since a node takes at least 56 bytes);
+ *   <li>a hash index: an open-addressing table (linear probing, at most {@value #MAX_PROBES} slots from
+ *       a key's home slot) of one slot per 64 bytes of the limit, each holding a 15-bit tag of the
+ *       key's hash and the address of the newest node of that key. A read of a key the memtable holds
+ *       takes a slot and a node instead of a search of about {@code 2 log4(n)} nodes, each a cache miss.
+ *       A key that finds no free slot near its home sets its home's bit in an overflow bitmap, and
+ *       reads of keys of that home that find no slot search the skip list; when the table would pass
+ *       three quarters full, the index stops taking keys ({@code hashFull}) and every read searches
+ *       the skip list again.
+ * </ul>
+ * A key's range, bits and slot are set before its node is linked, and a node is marked linked right
+ * after its level-0 link, so: a key outside the range, without its bits or (while the hash index is
+ * not full) without a slot has no linked node; a slot's node, if marked linked, is the newest linked
+ * node of its key (a slot only ever takes a newer node of its key); a slot whose node is not marked
+ * linked yet (being linked, or refused as a duplicate) sends the read to the skip list. Whether the
+ * index is full, and the home's overflow bit, are read after the slot, so a node linked without a slot
+ * is never missed. The
+ * key's hash is {@link XxHash64} of its bytes, the hash SSTable Bloom filters use, so a read hashes its
+ * key once ({@link #find(byte[], long)}).
  *
  * <p><b>Size</b> ({@link #sizeBytes()}) is exact: the slab bytes taken from the operating system. It
  * never passes the limit given at creation, except by one entry larger than the limit in an otherwise
@@ -76,9 +96,18 @@ public final class Memtable {
     private static final int OFF_PREFIX = 8;
     private static final int OFF_NEXT = 16;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle FILTER_WORD = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    private static final int OFF_LINKED = 1;
     /** Bytes of memtable limit per bit of the key filter. */
     private static final int LIMIT_BYTES_PER_FILTER_BIT = 8;
+    /** Bytes of memtable limit per slot of the hash index. */
+    private static final int LIMIT_BYTES_PER_SLOT = 64;
+    /** Most slots a key's slot lies from its home slot. */
+    static final int MAX_PROBES = 32;
+    /** Node addresses a slot can hold: slab index &lt; 2^16. */
+    private static final long SLOT_ADDRESS_MASK = (1L << 48) - 1;
+    /** {@link #probe}: the index cannot tell; search the skip list. */
+    private static final long UNKNOWN = -1;
 
     /** Per-thread search state of an insert: predecessor and successor at each level. */
     private static final ThreadLocal<long[]> SPLICE = ThreadLocal.withInitial(() -> new long[2 * MAX_HEIGHT]);
@@ -89,9 +118,17 @@ public final class Memtable {
     private final RefCount refs = new RefCount();
     private final LongAccumulator maxVersion = new LongAccumulator(Math::max, Long.MIN_VALUE);
     private volatile int count;
-    /** The key filter (class comment): a power-of-two number of words. */
-    private final long[] filter;
+    // the key index (class comment)
+    private final AtomicLong minPrefix = new AtomicLong(-1L); // unsigned: all ones is the largest
+    private final AtomicLong maxPrefix = new AtomicLong(0L);
+    private final MemorySegment filter;
     private final int filterMask;
+    private final MemorySegment slots;
+    private final MemorySegment overflow; // one bit per slot: a key of this home slot found no slot
+    private final int slotMask;
+    private final int slotLimit;
+    private final AtomicInteger slotsUsed = new AtomicInteger();
+    private volatile boolean hashFull;
 
     /**
      * A memtable that holds at most {@code limitBytes} of slabs (1 MiB each, or a quarter of the limit if
@@ -114,15 +151,31 @@ public final class Memtable {
         this.slabs = new Slabs(limitBytes, Slabs.slabBytesFor(limitBytes), ownerNativeBytes);
         this.head = slabs.allocate(OFF_NEXT + 8L * MAX_HEIGHT, false);
         slab(head).set(ValueLayout.JAVA_BYTE, Slabs.offset(head) + OFF_HEIGHT, (byte) MAX_HEIGHT);
-        long words = Math.max(64, limitBytes / LIMIT_BYTES_PER_FILTER_BIT / 64);
-        this.filter = new long[(int) Long.highestOneBit(Math.min(words, 1 << 24))];
-        this.filterMask = filter.length - 1;
+        int words = filterWords(limitBytes);
+        int slotCount = slotCount(limitBytes);
+        MemorySegment index = slabs.allocateSide(8L * words + 8L * slotCount + slotCount / 8);
+        this.filter = index.asSlice(0, 8L * words);
+        this.filterMask = words - 1;
+        this.slots = index.asSlice(8L * words, 8L * slotCount);
+        this.overflow = index.asSlice(8L * words + 8L * slotCount);
+        this.slotMask = slotCount - 1;
+        this.slotLimit = slotCount / 4 * 3;
     }
 
-    /** Heap bytes of the key filter of a memtable of {@code limitBytes}: about {@code limitBytes / 64}. */
-    public static long filterBytes(long limitBytes) {
-        long words = Math.max(64, limitBytes / LIMIT_BYTES_PER_FILTER_BIT / 64);
-        return 8 * Long.highestOneBit(Math.min(words, 1 << 24));
+    private static int filterWords(long limitBytes) {
+        return (int) Long.highestOneBit(Math.clamp(limitBytes / LIMIT_BYTES_PER_FILTER_BIT / 64, 64, 1 << 22));
+    }
+
+    private static int slotCount(long limitBytes) {
+        return (int) Long.highestOneBit(Math.clamp(limitBytes / LIMIT_BYTES_PER_SLOT, 64, 1 << 22));
+    }
+
+    /**
+     * Native bytes of the key index of a memtable of {@code limitBytes}, beside its slabs: about
+     * {@code limitBytes * 9 / 64} (2.25 MiB for 16 MiB), at most 36 MiB.
+     */
+    public static long keyIndexBytes(long limitBytes) {
+        return 8L * filterWords(limitBytes) + 8L * slotCount(limitBytes) + slotCount(limitBytes) / 8;
     }
 
     /** The hash {@link #find(byte[], long)} takes: the one SSTable Bloom filters use. */
@@ -130,9 +183,9 @@ public final class Memtable {
         return XxHash64.hash(key);
     }
 
-    /** The filter word of a key's hash: its upper 32 bits pick the word. */
-    private int filterWord(long hash) {
-        return (int) (hash >>> 32) & filterMask;
+    /** Offset of the filter word of a key's hash: its upper 32 bits pick the word. */
+    private long filterWord(long hash) {
+        return 8L * ((int) (hash >>> 32) & filterMask);
     }
 
     /** The four bits of a key's hash in its word: four 6-bit fields of its lower 32 bits. */
@@ -182,15 +235,11 @@ public final class Memtable {
         if (end - entry != s.get(ValueLayout.JAVA_INT_UNALIGNED, Slabs.offset(reservation) + OFF_ENTRY_SIZE)) {
             throw new IllegalArgumentException("entry does not match its reservation");
         }
-        long hash = keyHash(key);
-        long bits = filterBits(hash);
-        int word = filterWord(hash);
-        if (((long) FILTER_WORD.getAcquire(filter, word) & bits) != bits) {
-            FILTER_WORD.getAndBitwiseOr(filter, word, bits); // before the link, which publishes the node
-        }
+        index(reservation, prefix(key), keyHash(key)); // before the link, which publishes the node
         if (!link(reservation)) {
             return false;
         }
+        BYTE.setRelease(s, Slabs.offset(reservation) + OFF_LINKED, (byte) 1);
         maxVersion.accumulate(version);
         count++; // racy increments are tolerable: the count sizes Bloom filters, not correctness
         return true;
@@ -220,6 +269,104 @@ public final class Memtable {
             r >>>= 2;
         }
         return height;
+    }
+
+    /** Enters a filled node, not linked yet, in the key index: range, filter, hash slot (class comment). */
+    private void index(long node, long prefix, long hash) {
+        for (long min = minPrefix.get(); Long.compareUnsigned(prefix, min) < 0; min = minPrefix.get()) {
+            if (minPrefix.compareAndSet(min, prefix)) {
+                break;
+            }
+        }
+        for (long max = maxPrefix.get(); Long.compareUnsigned(prefix, max) > 0; max = maxPrefix.get()) {
+            if (maxPrefix.compareAndSet(max, prefix)) {
+                break;
+            }
+        }
+        long bits = filterBits(hash);
+        long word = filterWord(hash);
+        if (((long) LONG.getAcquire(filter, word) & bits) != bits) {
+            LONG.getAndBitwiseOr(filter, word, bits);
+        }
+        if (!hashFull && !publish(node, hash)) { // before this node is linked without a slot:
+            if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed.get() >= slotLimit) {
+                hashFull = true; // every read searches the skip list from now on
+            } else { // no free slot near its home: reads of keys of that home search the skip list
+                int home = homeSlot(mixed(hash));
+                LONG.getAndBitwiseOr(overflow, 8L * (home >>> 6), 1L << home);
+            }
+        }
+    }
+
+    private static long mixed(long hash) {
+        return hash * 0x9E3779B97F4A7C15L; // the slot and tag from other bits than the filter's
+    }
+
+    private int homeSlot(long mixed) {
+        return (int) (mixed >>> 40) & slotMask;
+    }
+
+    /** A slot's tag: 15 bits of the hash, never 0, so an occupied slot is never 0. */
+    private static long tag(long mixed) {
+        return (mixed >>> 17 & 0x7FFF) | 0x8000;
+    }
+
+    /** Puts {@code node} in its key's slot unless that holds a node as new; false if no slot was free. */
+    private boolean publish(long node, long hash) {
+        if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed.get() >= slotLimit) {
+            return false;
+        }
+        long m = mixed(hash);
+        long tag = tag(m);
+        long mine = tag << 48 | node;
+        int i = homeSlot(m);
+        for (int probe = 0; probe < MAX_PROBES; probe++, i = (i + 1) & slotMask) {
+            long at = 8L * i;
+            long v = (long) LONG.getAcquire(slots, at);
+            if (v == 0) {
+                if (LONG.compareAndSet(slots, at, 0L, mine)) {
+                    slotsUsed.incrementAndGet();
+                    return true;
+                }
+                v = (long) LONG.getAcquire(slots, at);
+            }
+            if (v >>> 48 == tag && sameKey(v & SLOT_ADDRESS_MASK, node)) {
+                while (compareNodes(node, v & SLOT_ADDRESS_MASK) < 0) { // this node is newer
+                    if (LONG.compareAndSet(slots, at, v, mine)) {
+                        return true;
+                    }
+                    v = (long) LONG.getAcquire(slots, at); // a newer or older node of the key took it meanwhile
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The node in the hash index for the key, {@link #NULL} if it has none, or {@link #UNKNOWN}. */
+    private long probe(byte[] key, long keyPrefix, long hash) {
+        long m = mixed(hash);
+        long tag = tag(m);
+        int i = homeSlot(m);
+        for (int probe = 0; probe < MAX_PROBES; probe++, i = (i + 1) & slotMask) {
+            long v = (long) LONG.getAcquire(slots, 8L * i);
+            if (v == 0) {
+                return NULL; // slots fill in probe order and never empty: the key would lie before
+            }
+            if (v >>> 48 == tag) {
+                long node = v & SLOT_ADDRESS_MASK;
+                if (compareToKey(node, key, keyPrefix) == 0) {
+                    return (byte) BYTE.getAcquire(slab(node), Slabs.offset(node) + OFF_LINKED) == 1 ? node : UNKNOWN;
+                }
+            }
+        }
+        return NULL;
+    }
+
+    /** Whether a key of this hash once found no free slot near its home (then it has no slot). */
+    private boolean overflowed(long hash) {
+        int home = homeSlot(mixed(hash));
+        return ((long) LONG.getAcquire(overflow, 8L * (home >>> 6)) & 1L << home) != 0;
     }
 
     /** Links a filled node at every level of its height; false if a newer or equal entry was there. */
@@ -300,10 +447,17 @@ public final class Memtable {
         if (count == 0) {
             return NULL;
         }
-        if (!filterMightContain(keyHash)) {
+        long probePrefix = prefix(key);
+        if (Long.compareUnsigned(probePrefix, minPrefix.get()) < 0 || Long.compareUnsigned(probePrefix, maxPrefix.get()) > 0
+                || !filterMightContain(keyHash)) {
             return NULL;
         }
-        long probePrefix = prefix(key);
+        if (!hashFull) {
+            long hit = probe(key, probePrefix, keyHash);
+            if (!hashFull && hit != UNKNOWN && (hit != NULL || !overflowed(keyHash))) {
+                return hit; // NULL: no node of the key is linked
+            }
+        }
         long node = seek(key, probePrefix);
         if (node != NULL && compareToKey(node, key, probePrefix) == 0) {
             return node;
@@ -317,10 +471,20 @@ public final class Memtable {
         return node == NULL ? null : decode(node);
     }
 
+    /** The hash index's home slot of {@code key}, for tests. */
+    int homeSlot(byte[] key) {
+        return homeSlot(mixed(keyHash(key)));
+    }
+
+    /** Whether the hash index has stopped taking keys (class comment), for tests. */
+    boolean keyIndexFull() {
+        return hashFull;
+    }
+
     /** False if no key of this hash was inserted; true if one may have been (the key filter). */
     boolean filterMightContain(long keyHash) {
         long bits = filterBits(keyHash);
-        return ((long) FILTER_WORD.getAcquire(filter, filterWord(keyHash)) & bits) == bits;
+        return ((long) LONG.getAcquire(filter, filterWord(keyHash)) & bits) == bits;
     }
 
     /** The slab holding the node {@code node}. */

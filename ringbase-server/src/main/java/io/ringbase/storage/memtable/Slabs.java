@@ -49,6 +49,7 @@ final class Slabs {
     private final AtomicLong bytes = new AtomicLong();
     private volatile long allocations;
     private boolean freed; // guarded by this
+    private long sideBytes; // guarded by this
 
     /**
      * @param limitBytes the most slab bytes to hold, &ge; 4096
@@ -162,6 +163,29 @@ final class Slabs {
         return slabCount++;
     }
 
+    /**
+     * Zeroed native memory of {@code size} bytes (64-byte aligned) from this memtable's arena, outside
+     * its limit and its {@link #bytes()}: for the memtable's key index. Freed with the slabs; counted in
+     * {@link #liveBytes()} and the owner's figure until then.
+     *
+     * @throws IllegalStateException if the slabs are already freed
+     */
+    synchronized MemorySegment allocateSide(long size) {
+        if (freed) {
+            throw new IllegalStateException("memtable slabs already freed");
+        }
+        MemorySegment segment = arena.allocate(size, 64);
+        sideBytes += size;
+        LIVE_BYTES.addAndGet(size);
+        ownerBytes.addAndGet(size);
+        return segment;
+    }
+
+    /** Bytes of {@link #allocateSide} still held. */
+    synchronized long sideBytes() {
+        return sideBytes;
+    }
+
     /** The slab holding {@code address}. */
     MemorySegment slab(long address) {
         return slabs[(int) (address >>> 32)];
@@ -177,7 +201,7 @@ final class Slabs {
         return bytes.get();
     }
 
-    /** Slab bytes held by all memtables of this process that are not freed yet. */
+    /** Native bytes (slabs and key indexes) held by all memtables of this process that are not freed yet. */
     static long liveBytes() {
         return LIVE_BYTES.get();
     }
@@ -192,7 +216,8 @@ final class Slabs {
         if (!freed) {
             freed = true;
             arena.close();
-            long held = bytes.getAndSet(0);
+            long held = bytes.getAndSet(0) + sideBytes;
+            sideBytes = 0;
             LIVE_BYTES.addAndGet(-held);
             ownerBytes.addAndGet(-held);
         }
