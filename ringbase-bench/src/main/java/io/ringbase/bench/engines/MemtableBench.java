@@ -11,8 +11,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Point lookups in one full memtable ({@code bench/memtable-bench.sh}): the memtable is filled with
- * random 16-byte keys and values of {@code --value-size} bytes until it has no room, then
+ * Inserts into a memtable and point lookups in it ({@code bench/memtable-bench.sh}): a memtable is
+ * filled with random 16-byte keys and values of {@code --value-size} bytes until it has no room, once
+ * per round (ns per insert printed each time), then in the last one
  * {@code --lookups} keys are looked up, each round once with keys it holds and once with keys it does
  * not (the common case of a read under random keys, where most keys are in SSTables). Prints ns per
  * lookup for each round; the first rounds are JIT warm-up.
@@ -33,6 +34,10 @@ public final class MemtableBench implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "5", description = "Rounds (default: ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--sequential", description = "Insert keys in increasing order (a PUT of new keys: sequence "
+            + "numbers, timestamps) instead of random order.")
+    boolean sequential;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new MemtableBench()).execute(args));
     }
@@ -43,17 +48,33 @@ public final class MemtableBench implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Memtable memtable = new Memtable(memtableBytes);
         SplittableRandom random = new SplittableRandom(7);
         byte[] value = new byte[valueSize];
+        Memtable memtable = null;
         java.util.List<byte[]> held = new java.util.ArrayList<>();
-        long version = 0;
-        while (true) {
-            byte[] k = key(2 * random.nextLong(500_000_000_000L)); // even numbers: held keys
-            if (!memtable.put(Entry.value(k, ++version, value))) {
-                break;
+        int capacity = (int) (memtableBytes / 48); // more keys than any memtable of this size holds
+        for (int fill = 1; fill <= rounds; fill++) { // the last fill stays for the lookups
+            if (memtable != null) {
+                memtable.release();
             }
-            held.add(k);
+            byte[][] keys = new byte[capacity][];
+            Entry[] entries = new Entry[capacity];
+            for (int i = 0; i < capacity; i++) {
+                long n = sequential ? 1_000_000L * fill + i : random.nextLong(500_000_000_000L);
+                keys[i] = key(2 * n); // even numbers: held keys
+                entries[i] = Entry.value(keys[i], i + 1, value);
+            }
+            memtable = new Memtable(memtableBytes);
+            int stored = 0;
+            long start = System.nanoTime();
+            while (stored < capacity && memtable.put(entries[stored])) {
+                stored++;
+            }
+            long nanos = System.nanoTime() - start;
+            held.clear();
+            held.addAll(java.util.Arrays.asList(keys).subList(0, stored));
+            System.out.printf(Locale.ROOT, "fill %d: %.0f ns/insert (%s keys)%n", fill, nanos / (double) stored,
+                    sequential ? "increasing" : "random");
         }
         byte[][] present = new byte[lookups][];
         byte[][] absent = new byte[lookups][];

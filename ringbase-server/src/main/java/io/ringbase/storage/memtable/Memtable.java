@@ -47,27 +47,27 @@ import java.util.concurrent.atomic.LongAccumulator;
  *   <li>the range of its keys' prefixes (smallest and largest), which answers a read of a key outside
  *       it at once: keys written in order (sequence numbers, timestamps) leave a memtable holding one
  *       run of keys;
- *   <li>a Bloom filter of its keys (RocksDB's memtable Bloom filter, {@code memtable_whole_key_filtering}):
- *       one 64-bit word per key, four bits set in it, one bit per 8 bytes of the limit (at least 7 bits
- *       per key, since a node takes at least 56 bytes);
  *   <li>a hash index: an open-addressing table (linear probing, at most {@value #MAX_PROBES} slots from
  *       a key's home slot) of one slot per 64 bytes of the limit, each holding a 15-bit tag of the
  *       key's hash and the address of the newest node of that key. A read of a key the memtable holds
- *       takes a slot and a node instead of a search of about {@code 2 log4(n)} nodes, each a cache miss.
+ *       takes a slot and a node instead of a search of about {@code 2 log4(n)} nodes, each a cache miss;
+ *       a read of a key it does not hold ends at the first empty slot. (A separate Bloom filter of the
+ *       keys, RocksDB's memtable filter, answered absent keys a little faster but cost every write
+ *       another cache miss and atomic update: closed-loop PUT 5% slower.)
  *       A key that finds no free slot near its home sets its home's bit in an overflow bitmap, and
  *       reads of keys of that home that find no slot search the skip list; when the table would pass
  *       three quarters full, the index stops taking keys ({@code hashFull}) and every read searches
  *       the skip list again.
  * </ul>
- * A key's range, bits and slot are set before its node is linked, and a node is marked linked right
- * after its level-0 link, so: a key outside the range, without its bits or (while the hash index is
- * not full) without a slot has no linked node; a slot's node, if marked linked, is the newest linked
+ * A key's range and slot are set before its node is linked, and a node is marked linked right
+ * after its level-0 link, so: a key outside the range or (while the hash index is not full) without
+ * a slot has no linked node; a slot's node, if marked linked, is the newest linked
  * node of its key (a slot only ever takes a newer node of its key); a slot whose node is not marked
  * linked yet (being linked, or refused as a duplicate) sends the read to the skip list. Whether the
  * index is full, and the home's overflow bit, are read after the slot, so a node linked without a slot
  * is never missed. The
  * key's hash is {@link XxHash64} of its bytes, the hash SSTable Bloom filters use, so a read hashes its
- * key once ({@link #find(byte[], long)}).
+ * key once for the memtables and the tables ({@link #find(byte[], long)}).
  *
  * <p><b>Size</b> ({@link #sizeBytes()}) is exact: the slab bytes taken from the operating system. It
  * never passes the limit given at creation, except by one entry larger than the limit in an otherwise
@@ -98,8 +98,6 @@ public final class Memtable {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     private static final int OFF_LINKED = 1;
-    /** Bytes of memtable limit per bit of the key filter. */
-    private static final int LIMIT_BYTES_PER_FILTER_BIT = 8;
     /** Bytes of memtable limit per slot of the hash index. */
     private static final int LIMIT_BYTES_PER_SLOT = 64;
     /** Most slots a key's slot lies from its home slot. */
@@ -121,13 +119,16 @@ public final class Memtable {
     // the key index (class comment)
     private final AtomicLong minPrefix = new AtomicLong(-1L); // unsigned: all ones is the largest
     private final AtomicLong maxPrefix = new AtomicLong(0L);
-    private final MemorySegment filter;
-    private final int filterMask;
     private final MemorySegment slots;
     private final MemorySegment overflow; // one bit per slot: a key of this home slot found no slot
     private final int slotMask;
     private final int slotLimit;
-    private final AtomicInteger slotsUsed = new AtomicInteger();
+    /**
+     * Slots taken, counted without synchronization (a lost increment only lets the table fill a little
+     * further; a key that then finds no slot near its home sets its overflow bit), so that a write does
+     * not pay a locked instruction for a figure that need not be exact.
+     */
+    private int slotsUsed;
     private volatile boolean hashFull;
 
     /**
@@ -151,19 +152,12 @@ public final class Memtable {
         this.slabs = new Slabs(limitBytes, Slabs.slabBytesFor(limitBytes), ownerNativeBytes);
         this.head = slabs.allocate(OFF_NEXT + 8L * MAX_HEIGHT, false);
         slab(head).set(ValueLayout.JAVA_BYTE, Slabs.offset(head) + OFF_HEIGHT, (byte) MAX_HEIGHT);
-        int words = filterWords(limitBytes);
         int slotCount = slotCount(limitBytes);
-        MemorySegment index = slabs.allocateSide(8L * words + 8L * slotCount + slotCount / 8);
-        this.filter = index.asSlice(0, 8L * words);
-        this.filterMask = words - 1;
-        this.slots = index.asSlice(8L * words, 8L * slotCount);
-        this.overflow = index.asSlice(8L * words + 8L * slotCount);
+        MemorySegment index = slabs.allocateSide(keyIndexBytes(limitBytes));
+        this.slots = index.asSlice(0, 8L * slotCount);
+        this.overflow = index.asSlice(8L * slotCount);
         this.slotMask = slotCount - 1;
         this.slotLimit = slotCount / 4 * 3;
-    }
-
-    private static int filterWords(long limitBytes) {
-        return (int) Long.highestOneBit(Math.clamp(limitBytes / LIMIT_BYTES_PER_FILTER_BIT / 64, 64, 1 << 22));
     }
 
     private static int slotCount(long limitBytes) {
@@ -172,28 +166,16 @@ public final class Memtable {
 
     /**
      * Native bytes of the key index of a memtable of {@code limitBytes}, beside its slabs: about
-     * {@code limitBytes * 9 / 64} (2.25 MiB for 16 MiB), at most 36 MiB.
+     * {@code limitBytes / 8} (2 MiB and 32 KiB for 16 MiB), at most 36 MiB.
      */
     public static long keyIndexBytes(long limitBytes) {
-        return 8L * filterWords(limitBytes) + 8L * slotCount(limitBytes) + slotCount(limitBytes) / 8;
+        return 8L * slotCount(limitBytes) + slotCount(limitBytes) / 8;
     }
 
     /** The hash {@link #find(byte[], long)} takes: the one SSTable Bloom filters use. */
     public static long keyHash(byte[] key) {
         return XxHash64.hash(key);
     }
-
-    /** Offset of the filter word of a key's hash: its upper 32 bits pick the word. */
-    private long filterWord(long hash) {
-        return 8L * ((int) (hash >>> 32) & filterMask);
-    }
-
-    /** The four bits of a key's hash in its word: four 6-bit fields of its lower 32 bits. */
-    private static long filterBits(long hash) {
-        return 1L << hash | 1L << (hash >>> 6) | 1L << (hash >>> 12) | 1L << (hash >>> 18);
-    }
-
-    // ---------------------------------------------------------------- writes
 
     /** Bytes a node for an entry of these sizes takes, at most (the tallest node). */
     public static long maxNodeBytes(int keyLength, long valueLength) {
@@ -271,7 +253,7 @@ public final class Memtable {
         return height;
     }
 
-    /** Enters a filled node, not linked yet, in the key index: range, filter, hash slot (class comment). */
+    /** Enters a filled node, not linked yet, in the key index: range and hash slot (class comment). */
     private void index(long node, long prefix, long hash) {
         for (long min = minPrefix.get(); Long.compareUnsigned(prefix, min) < 0; min = minPrefix.get()) {
             if (minPrefix.compareAndSet(min, prefix)) {
@@ -283,13 +265,8 @@ public final class Memtable {
                 break;
             }
         }
-        long bits = filterBits(hash);
-        long word = filterWord(hash);
-        if (((long) LONG.getAcquire(filter, word) & bits) != bits) {
-            LONG.getAndBitwiseOr(filter, word, bits);
-        }
         if (!hashFull && !publish(node, hash)) { // before this node is linked without a slot:
-            if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed.get() >= slotLimit) {
+            if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed >= slotLimit) {
                 hashFull = true; // every read searches the skip list from now on
             } else { // no free slot near its home: reads of keys of that home search the skip list
                 int home = homeSlot(mixed(hash));
@@ -299,7 +276,7 @@ public final class Memtable {
     }
 
     private static long mixed(long hash) {
-        return hash * 0x9E3779B97F4A7C15L; // the slot and tag from other bits than the filter's
+        return hash * 0x9E3779B97F4A7C15L; // the slot and tag from other bits than the SSTable filters'
     }
 
     private int homeSlot(long mixed) {
@@ -313,7 +290,7 @@ public final class Memtable {
 
     /** Puts {@code node} in its key's slot unless that holds a node as new; false if no slot was free. */
     private boolean publish(long node, long hash) {
-        if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed.get() >= slotLimit) {
+        if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed >= slotLimit) {
             return false;
         }
         long m = mixed(hash);
@@ -325,7 +302,7 @@ public final class Memtable {
             long v = (long) LONG.getAcquire(slots, at);
             if (v == 0) {
                 if (LONG.compareAndSet(slots, at, 0L, mine)) {
-                    slotsUsed.incrementAndGet();
+                    slotsUsed++;
                     return true;
                 }
                 v = (long) LONG.getAcquire(slots, at);
@@ -441,15 +418,14 @@ public final class Memtable {
 
     /**
      * As {@link #find(byte[])}, for a key whose {@link #keyHash} the caller has already computed: the
-     * key filter answers most reads of keys the memtable does not hold without searching the skip list.
+     * key index (class comment) answers most reads without searching the skip list.
      */
     public long find(byte[] key, long keyHash) {
         if (count == 0) {
             return NULL;
         }
         long probePrefix = prefix(key);
-        if (Long.compareUnsigned(probePrefix, minPrefix.get()) < 0 || Long.compareUnsigned(probePrefix, maxPrefix.get()) > 0
-                || !filterMightContain(keyHash)) {
+        if (Long.compareUnsigned(probePrefix, minPrefix.get()) < 0 || Long.compareUnsigned(probePrefix, maxPrefix.get()) > 0) {
             return NULL;
         }
         if (!hashFull) {
@@ -481,11 +457,6 @@ public final class Memtable {
         return hashFull;
     }
 
-    /** False if no key of this hash was inserted; true if one may have been (the key filter). */
-    boolean filterMightContain(long keyHash) {
-        long bits = filterBits(keyHash);
-        return ((long) LONG.getAcquire(filter, filterWord(keyHash)) & bits) == bits;
-    }
 
     /** The slab holding the node {@code node}. */
     public MemorySegment segment(long node) {
