@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.LongAccumulator;
  * <p><b>Node layout</b> (8-byte aligned, native byte order):
  * <pre>
  * +0        u8      height h (1..{@value #MAX_HEIGHT})
- * +1        u8      1 once the node is linked at level 0 (the key index reads it), else 0
  * +4        i32     size of the encoded entry
  * +8        u64     key prefix: the key's first 8 bytes, big-endian, zero-padded
  * +16       i64[h]  next node at each level (an address in the slabs; 0 = none)
@@ -41,33 +40,23 @@ import java.util.concurrent.atomic.LongAccumulator;
  * {@link #reserve} takes the node's bytes (or says the memtable is full), {@link #insert} fills and
  * links them. {@link #put} does both.
  *
- * <p><b>Key index</b> (for point reads; scans use the skip list). Beside the skip list a memtable
+ * <p><b>Key filter</b> (for point reads; scans use the skip list). Beside the skip list a memtable
  * keeps, in native memory from its arena and freed with its slabs:
  * <ul>
- *   <li>the range of its keys' prefixes (smallest and largest), which answers a read of a key outside
- *       it at once: keys written in order (sequence numbers, timestamps) leave a memtable holding one
- *       run of keys;
- *   <li>a hash index: an open-addressing table (linear probing, at most {@value #MAX_PROBES} slots from
- *       a key's home slot) of one slot per 64 bytes of the limit, each holding a 15-bit tag of the
- *       key's hash and the address of the newest node of that key. A read of a key the memtable holds
- *       takes a slot and a node instead of a search of about {@code 2 log4(n)} nodes, each a cache miss;
- *       a read of a key it does not hold ends at the first empty slot. (A separate Bloom filter of the
- *       keys, RocksDB's memtable filter, answered absent keys a little faster but cost every write
- *       another cache miss and atomic update: closed-loop PUT 5% slower.)
- *       A key that finds no free slot near its home sets its home's bit in an overflow bitmap, and
- *       reads of keys of that home that find no slot search the skip list; when the table would pass
- *       three quarters full, the index stops taking keys ({@code hashFull}) and every read searches
- *       the skip list again.
+ *   <li>the range of its keys' 8-byte prefixes (smallest and largest), which answers a read of a key
+ *       outside it at once: keys written in order (sequence numbers, timestamps) leave a memtable
+ *       holding one run of keys;
+ *   <li>a Bloom filter of its keys (RocksDB's memtable Bloom filter, {@code memtable_whole_key_filtering}):
+ *       one 64-bit word per key, four bits set in it, one bit per 8 bytes of the limit (at least 7 bits
+ *       per key, since a node takes at least 56 bytes).
  * </ul>
- * A key's range and slot are set before its node is linked, and a node is marked linked right
- * after its level-0 link, so: a key outside the range or (while the hash index is not full) without
- * a slot has no linked node; a slot's node, if marked linked, is the newest linked
- * node of its key (a slot only ever takes a newer node of its key); a slot whose node is not marked
- * linked yet (being linked, or refused as a duplicate) sends the read to the skip list. Whether the
- * index is full, and the home's overflow bit, are read after the slot, so a node linked without a slot
- * is never missed. The
- * key's hash is {@link XxHash64} of its bytes, the hash SSTable Bloom filters use, so a read hashes its
- * key once for the memtables and the tables ({@link #find(byte[], long)}).
+ * A read of a key the memtable does not hold, most reads under random keys, skips the search of the
+ * skip list (about {@code 2 log4(n)} nodes, each a cache miss). A key's range and bits are set before
+ * its node is linked, so a reader that can see a node sees them too. The key's hash is
+ * {@link XxHash64} of its bytes, the hash SSTable Bloom filters use, so a read hashes its key once for
+ * the memtables and the tables ({@link #find(byte[], long)}). (A hash index of the keys' newest nodes
+ * was tried as well: 7 times faster reads of keys the memtable holds, but a cache miss and a CAS more
+ * per write, 3.5-5.6% fewer closed-loop PUTs; bench/RESULTS.md, 2026-11-23.)
  *
  * <p><b>Size</b> ({@link #sizeBytes()}) is exact: the slab bytes taken from the operating system. It
  * never passes the limit given at creation, except by one entry larger than the limit in an otherwise
@@ -96,16 +85,8 @@ public final class Memtable {
     private static final int OFF_PREFIX = 8;
     private static final int OFF_NEXT = 16;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
-    private static final int OFF_LINKED = 1;
-    /** Bytes of memtable limit per slot of the hash index. */
-    private static final int LIMIT_BYTES_PER_SLOT = 64;
-    /** Most slots a key's slot lies from its home slot. */
-    static final int MAX_PROBES = 32;
-    /** Node addresses a slot can hold: slab index &lt; 2^16. */
-    private static final long SLOT_ADDRESS_MASK = (1L << 48) - 1;
-    /** {@link #probe}: the index cannot tell; search the skip list. */
-    private static final long UNKNOWN = -1;
+    /** Bytes of memtable limit per bit of the key filter. */
+    private static final int LIMIT_BYTES_PER_FILTER_BIT = 8;
 
     /** Per-thread search state of an insert: predecessor and successor at each level. */
     private static final ThreadLocal<long[]> SPLICE = ThreadLocal.withInitial(() -> new long[2 * MAX_HEIGHT]);
@@ -116,20 +97,11 @@ public final class Memtable {
     private final RefCount refs = new RefCount();
     private final LongAccumulator maxVersion = new LongAccumulator(Math::max, Long.MIN_VALUE);
     private volatile int count;
-    // the key index (class comment)
+    // the key filter (class comment)
     private final AtomicLong minPrefix = new AtomicLong(-1L); // unsigned: all ones is the largest
     private final AtomicLong maxPrefix = new AtomicLong(0L);
-    private final MemorySegment slots;
-    private final MemorySegment overflow; // one bit per slot: a key of this home slot found no slot
-    private final int slotMask;
-    private final int slotLimit;
-    /**
-     * Slots taken, counted without synchronization (a lost increment only lets the table fill a little
-     * further; a key that then finds no slot near its home sets its overflow bit), so that a write does
-     * not pay a locked instruction for a figure that need not be exact.
-     */
-    private int slotsUsed;
-    private volatile boolean hashFull;
+    private final MemorySegment filter;
+    private final int filterMask;
 
     /**
      * A memtable that holds at most {@code limitBytes} of slabs (1 MiB each, or a quarter of the limit if
@@ -152,24 +124,21 @@ public final class Memtable {
         this.slabs = new Slabs(limitBytes, Slabs.slabBytesFor(limitBytes), ownerNativeBytes);
         this.head = slabs.allocate(OFF_NEXT + 8L * MAX_HEIGHT, false);
         slab(head).set(ValueLayout.JAVA_BYTE, Slabs.offset(head) + OFF_HEIGHT, (byte) MAX_HEIGHT);
-        int slotCount = slotCount(limitBytes);
-        MemorySegment index = slabs.allocateSide(keyIndexBytes(limitBytes));
-        this.slots = index.asSlice(0, 8L * slotCount);
-        this.overflow = index.asSlice(8L * slotCount);
-        this.slotMask = slotCount - 1;
-        this.slotLimit = slotCount / 4 * 3;
+        int words = filterWords(limitBytes);
+        this.filter = slabs.allocateSide(8L * words);
+        this.filterMask = words - 1;
     }
 
-    private static int slotCount(long limitBytes) {
-        return (int) Long.highestOneBit(Math.clamp(limitBytes / LIMIT_BYTES_PER_SLOT, 64, 1 << 22));
+    private static int filterWords(long limitBytes) {
+        return (int) Long.highestOneBit(Math.clamp(limitBytes / LIMIT_BYTES_PER_FILTER_BIT / 64, 64, 1 << 22));
     }
 
     /**
-     * Native bytes of the key index of a memtable of {@code limitBytes}, beside its slabs: about
-     * {@code limitBytes / 8} (2 MiB and 32 KiB for 16 MiB), at most 36 MiB.
+     * Native bytes of the key filter of a memtable of {@code limitBytes}, beside its slabs: about
+     * {@code limitBytes / 64} (256 KiB for 16 MiB), at most 32 MiB.
      */
-    public static long keyIndexBytes(long limitBytes) {
-        return 8L * slotCount(limitBytes) + slotCount(limitBytes) / 8;
+    public static long keyFilterBytes(long limitBytes) {
+        return 8L * filterWords(limitBytes);
     }
 
     /** The hash {@link #find(byte[], long)} takes: the one SSTable Bloom filters use. */
@@ -217,11 +186,10 @@ public final class Memtable {
         if (end - entry != s.get(ValueLayout.JAVA_INT_UNALIGNED, Slabs.offset(reservation) + OFF_ENTRY_SIZE)) {
             throw new IllegalArgumentException("entry does not match its reservation");
         }
-        index(reservation, prefix(key), keyHash(key)); // before the link, which publishes the node
+        index(prefix(key), keyHash(key)); // before the link, which publishes the node
         if (!link(reservation)) {
             return false;
         }
-        BYTE.setRelease(s, Slabs.offset(reservation) + OFF_LINKED, (byte) 1);
         maxVersion.accumulate(version);
         count++; // racy increments are tolerable: the count sizes Bloom filters, not correctness
         return true;
@@ -253,8 +221,8 @@ public final class Memtable {
         return height;
     }
 
-    /** Enters a filled node, not linked yet, in the key index: range and hash slot (class comment). */
-    private void index(long node, long prefix, long hash) {
+    /** Enters a key whose node is not linked yet in the key filter: its prefix's range and its bits. */
+    private void index(long prefix, long hash) {
         for (long min = minPrefix.get(); Long.compareUnsigned(prefix, min) < 0; min = minPrefix.get()) {
             if (minPrefix.compareAndSet(min, prefix)) {
                 break;
@@ -265,85 +233,21 @@ public final class Memtable {
                 break;
             }
         }
-        if (!hashFull && !publish(node, hash)) { // before this node is linked without a slot:
-            if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed >= slotLimit) {
-                hashFull = true; // every read searches the skip list from now on
-            } else { // no free slot near its home: reads of keys of that home search the skip list
-                int home = homeSlot(mixed(hash));
-                LONG.getAndBitwiseOr(overflow, 8L * (home >>> 6), 1L << home);
-            }
+        long bits = filterBits(hash);
+        long word = filterWord(hash);
+        if (((long) LONG.getAcquire(filter, word) & bits) != bits) {
+            LONG.getAndBitwiseOr(filter, word, bits);
         }
     }
 
-    private static long mixed(long hash) {
-        return hash * 0x9E3779B97F4A7C15L; // the slot and tag from other bits than the SSTable filters'
+    /** Offset of the filter word of a key's hash: its upper 32 bits pick the word. */
+    private long filterWord(long hash) {
+        return 8L * ((int) (hash >>> 32) & filterMask);
     }
 
-    private int homeSlot(long mixed) {
-        return (int) (mixed >>> 40) & slotMask;
-    }
-
-    /** A slot's tag: 15 bits of the hash, never 0, so an occupied slot is never 0. */
-    private static long tag(long mixed) {
-        return (mixed >>> 17 & 0x7FFF) | 0x8000;
-    }
-
-    /** Puts {@code node} in its key's slot unless that holds a node as new; false if no slot was free. */
-    private boolean publish(long node, long hash) {
-        if ((node & ~SLOT_ADDRESS_MASK) != 0 || slotsUsed >= slotLimit) {
-            return false;
-        }
-        long m = mixed(hash);
-        long tag = tag(m);
-        long mine = tag << 48 | node;
-        int i = homeSlot(m);
-        for (int probe = 0; probe < MAX_PROBES; probe++, i = (i + 1) & slotMask) {
-            long at = 8L * i;
-            long v = (long) LONG.getAcquire(slots, at);
-            if (v == 0) {
-                if (LONG.compareAndSet(slots, at, 0L, mine)) {
-                    slotsUsed++;
-                    return true;
-                }
-                v = (long) LONG.getAcquire(slots, at);
-            }
-            if (v >>> 48 == tag && sameKey(v & SLOT_ADDRESS_MASK, node)) {
-                while (compareNodes(node, v & SLOT_ADDRESS_MASK) < 0) { // this node is newer
-                    if (LONG.compareAndSet(slots, at, v, mine)) {
-                        return true;
-                    }
-                    v = (long) LONG.getAcquire(slots, at); // a newer or older node of the key took it meanwhile
-                }
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The node in the hash index for the key, {@link #NULL} if it has none, or {@link #UNKNOWN}. */
-    private long probe(byte[] key, long keyPrefix, long hash) {
-        long m = mixed(hash);
-        long tag = tag(m);
-        int i = homeSlot(m);
-        for (int probe = 0; probe < MAX_PROBES; probe++, i = (i + 1) & slotMask) {
-            long v = (long) LONG.getAcquire(slots, 8L * i);
-            if (v == 0) {
-                return NULL; // slots fill in probe order and never empty: the key would lie before
-            }
-            if (v >>> 48 == tag) {
-                long node = v & SLOT_ADDRESS_MASK;
-                if (compareToKey(node, key, keyPrefix) == 0) {
-                    return (byte) BYTE.getAcquire(slab(node), Slabs.offset(node) + OFF_LINKED) == 1 ? node : UNKNOWN;
-                }
-            }
-        }
-        return NULL;
-    }
-
-    /** Whether a key of this hash once found no free slot near its home (then it has no slot). */
-    private boolean overflowed(long hash) {
-        int home = homeSlot(mixed(hash));
-        return ((long) LONG.getAcquire(overflow, 8L * (home >>> 6)) & 1L << home) != 0;
+    /** The four bits of a key's hash in its word: four 6-bit fields of its lower 32 bits. */
+    private static long filterBits(long hash) {
+        return 1L << hash | 1L << (hash >>> 6) | 1L << (hash >>> 12) | 1L << (hash >>> 18);
     }
 
     /** Links a filled node at every level of its height; false if a newer or equal entry was there. */
@@ -418,21 +322,17 @@ public final class Memtable {
 
     /**
      * As {@link #find(byte[])}, for a key whose {@link #keyHash} the caller has already computed: the
-     * key index (class comment) answers most reads without searching the skip list.
+     * key filter (class comment) answers most reads of keys the memtable does not hold without
+     * searching the skip list.
      */
     public long find(byte[] key, long keyHash) {
         if (count == 0) {
             return NULL;
         }
         long probePrefix = prefix(key);
-        if (Long.compareUnsigned(probePrefix, minPrefix.get()) < 0 || Long.compareUnsigned(probePrefix, maxPrefix.get()) > 0) {
+        if (Long.compareUnsigned(probePrefix, minPrefix.get()) < 0 || Long.compareUnsigned(probePrefix, maxPrefix.get()) > 0
+                || !filterMightContain(keyHash)) {
             return NULL;
-        }
-        if (!hashFull) {
-            long hit = probe(key, probePrefix, keyHash);
-            if (!hashFull && hit != UNKNOWN && (hit != NULL || !overflowed(keyHash))) {
-                return hit; // NULL: no node of the key is linked
-            }
         }
         long node = seek(key, probePrefix);
         if (node != NULL && compareToKey(node, key, probePrefix) == 0) {
@@ -447,16 +347,11 @@ public final class Memtable {
         return node == NULL ? null : decode(node);
     }
 
-    /** The hash index's home slot of {@code key}, for tests. */
-    int homeSlot(byte[] key) {
-        return homeSlot(mixed(keyHash(key)));
+    /** False if no key of this hash was inserted; true if one may have been (the key filter). */
+    boolean filterMightContain(long keyHash) {
+        long bits = filterBits(keyHash);
+        return ((long) LONG.getAcquire(filter, filterWord(keyHash)) & bits) == bits;
     }
-
-    /** Whether the hash index has stopped taking keys (class comment), for tests. */
-    boolean keyIndexFull() {
-        return hashFull;
-    }
-
 
     /** The slab holding the node {@code node}. */
     public MemorySegment segment(long node) {

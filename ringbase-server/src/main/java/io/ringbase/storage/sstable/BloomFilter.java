@@ -43,11 +43,14 @@ final class BloomFilter {
     private final MemorySegment bits;
     private final long bitCount;
     private final int probes;
+    /** {@code 2^64 mod bitCount}. */
+    private final long wrapRemainder;
 
     private BloomFilter(MemorySegment bits, long bitCount, int probes) {
         this.bits = bits;
         this.bitCount = bitCount;
         this.probes = probes;
+        this.wrapRemainder = (Long.remainderUnsigned(-1L, bitCount) + 1) % bitCount; // 2^64 mod m
     }
 
     /**
@@ -79,16 +82,44 @@ final class BloomFilter {
         return mightContainHash(hash(key));
     }
 
-    /** {@link #mightContain(byte[])} of the key whose {@link #hash} is {@code h}. */
+    /**
+     * {@link #mightContain(byte[])} of the key whose {@link #hash} is {@code h}. Probe {@code i} is bit
+     * {@code (h + i * delta) mod 2^64 mod m} (section 4.4); rather than one 64-bit division per probe,
+     * the remainder is carried from one probe to the next: add {@code delta mod m}, and when the 64-bit
+     * sum wraps, subtract {@code 2^64 mod m}. Two divisions per lookup at most, whatever the probes.
+     */
     boolean mightContainHash(long h) {
+        long m = bitCount;
+        long bit = Long.remainderUnsigned(h, m);
+        if ((bits.get(U8, bit >>> 3) & (1 << (bit & 7))) == 0) {
+            return false;
+        }
         long delta = Long.rotateLeft(h, 32);
-        for (int i = 0; i < probes; i++) {
-            long bit = Long.remainderUnsigned(h + i * delta, bitCount);
+        long step = Long.remainderUnsigned(delta, m);
+        long sum = h; // h + i * delta, wrapping as the format's formula does
+        for (int i = 1; i < probes; i++) {
+            long next = sum + delta;
+            bit += step;
+            if (bit >= m) {
+                bit -= m;
+            }
+            if (Long.compareUnsigned(next, sum) < 0) { // wrapped past 2^64
+                bit -= wrapRemainder;
+                if (bit < 0) {
+                    bit += m;
+                }
+            }
+            sum = next;
             if ((bits.get(U8, bit >>> 3) & (1 << (bit & 7))) == 0) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** The bit probe {@code i} of hash {@code h} tests, by the format's formula (section 4.4): for tests. */
+    long probeBit(long h, int i) {
+        return Long.remainderUnsigned(h + i * Long.rotateLeft(h, 32), bitCount);
     }
 
     /** Number of bits m for {@code expectedEntries} keys: {@code 10 * n} rounded up to a multiple of 64, at least 64. */

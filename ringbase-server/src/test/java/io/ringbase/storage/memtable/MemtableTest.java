@@ -191,7 +191,7 @@ class MemtableTest {
         long before = Memtable.liveNativeBytes();
         Memtable mt = new Memtable(1 << 20);
         mt.put(put("a", 1, "x"));
-        assertThat(Memtable.liveNativeBytes()).isEqualTo(before + mt.sizeBytes() + Memtable.keyIndexBytes(1 << 20));
+        assertThat(Memtable.liveNativeBytes()).isEqualTo(before + mt.sizeBytes() + Memtable.keyFilterBytes(1 << 20));
         assertThat(mt.retain()).isTrue();
         mt.release();
         assertThat(mt.isFreed()).as("a reader still holds it").isFalse();

@@ -40,6 +40,39 @@ class BloomFilterTest {
     }
 
     @Test
+    void carriedRemaindersProbeTheBitsOfTheFormatsFormula() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        for (int expected : new int[] {0, 7, 1_000, 12_345}) {
+            for (int added : new int[] {expected / 2, 4 * expected + 40}) { // half full, and nearly all bits set
+                try (var builder = new BloomFilter.Builder(expected)) {
+                    for (int i = 0; i < added; i++) {
+                        builder.add(Keys.utf8("k" + i));
+                    }
+                    BloomFilter filter = read(builder);
+                    java.lang.foreign.MemorySegment section = builder.section();
+                    int agreedTrue = 0;
+                    for (int t = 0; t < 100_000; t++) {
+                        long h = random.nextLong();
+                        boolean reference = true;
+                        for (int i = 0; i < BloomFilter.PROBES && reference; i++) {
+                            long bit = filter.probeBit(h, i);
+                            reference = (section.get(java.lang.foreign.ValueLayout.JAVA_BYTE,
+                                    BloomFilter.HEADER_SIZE + (bit >>> 3)) & (1 << (bit & 7))) != 0;
+                        }
+                        assertThat(filter.mightContainHash(h)).as("h %x, %d of %d", h, added, expected).isEqualTo(reference);
+                        if (reference) {
+                            agreedTrue++;
+                        }
+                    }
+                    if (added > expected) {
+                        assertThat(agreedTrue).as("hashes passing every probe, filter of %d", expected).isGreaterThan(1_000);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void addedKeysAreNeverReportedAbsent() {
         int n = 100_000;
         try (var builder = new BloomFilter.Builder(n)) {
