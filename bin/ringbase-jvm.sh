@@ -13,7 +13,8 @@
 #                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, bytes, default 64 MiB: receive buffers,
 #                      request bodies, responses), metaspace and code cache; no Netty leak detection (its
 #                      sampling threw an exception per sampled buffer, 1% of a PUT's CPU; tests keep it on);
-#                      Netty's use of sun.misc.Unsafe allowed (--sun-misc-unsafe-memory-access=allow).
+#                      Netty's use of sun.misc.Unsafe allowed (--sun-misc-unsafe-memory-access=allow), and
+#                      java.nio opened to it, so that its direct buffers count against its own cap.
 ringbase_jvm_opts() {
   local heap="${RINGBASE_HEAP:-}"
   if [ -z "$heap" ]; then
@@ -48,9 +49,13 @@ ringbase_jvm_opts() {
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:MetaspaceSize=48m -XX:MaxMetaspaceSize=64m -XX:ReservedCodeCacheSize=48m"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.leakDetection.level=disabled"
       # Netty 4.2 does not use sun.misc.Unsafe on Java 24+ unless allowed (JEP 498 warnings); without it
-      # every ByteBuf access goes through a bounds-checked ByteBuffer: closed-loop GET 4-6% slower
-      # (bench/RESULTS.md, 2026-11-23). Allowed, the JDK prints no warning.
+      # every ByteBuf access goes through a bounds-checked ByteBuffer: closed-loop GET 1-3% slower, PUT
+      # into an empty node 5-10% (bench/RESULTS.md, 2026-11-23). Allowed, the JDK prints no warning.
+      # With Unsafe, java.nio opened to it lets Netty allocate its direct buffers itself, counted against
+      # -Dio.netty.maxDirectMemory above; without that they would be JDK direct buffers, counted against
+      # the 32 MiB of -XX:MaxDirectMemorySize, and one 16 MiB request body could not be received.
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS --sun-misc-unsafe-memory-access=allow"
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS --add-opens=java.base/java.nio=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true"
       ;;
   esac
 }

@@ -123,8 +123,25 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("closing connection {} after error", ctx.channel().remoteAddress(), cause);
+        if (cause instanceof OutOfMemoryError && warnOutOfMemory()) {
+            log.warn("closing connection {}: no memory for its buffers ({}); Netty's direct buffers are capped by "
+                    + "RINGBASE_NETTY_DIRECT (-Dio.netty.maxDirectMemory, docs/design.md \"Memory budget of a node\"), "
+                    + "so fewer large requests at once, or a larger cap, avoid it", ctx.channel().remoteAddress(),
+                    cause.getMessage());
+        } else {
+            log.debug("closing connection {} after error", ctx.channel().remoteAddress(), cause);
+        }
         ctx.close();
+    }
+
+    /** When the last warning about memory was logged, ms; at most one a second, whatever the connections. */
+    private static final java.util.concurrent.atomic.AtomicLong LAST_MEMORY_WARNING_MS =
+            new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE / 2);
+
+    private static boolean warnOutOfMemory() {
+        long now = System.currentTimeMillis();
+        long last = LAST_MEMORY_WARNING_MS.get();
+        return now - last >= 1000 && LAST_MEMORY_WARNING_MS.compareAndSet(last, now);
     }
 
     /**

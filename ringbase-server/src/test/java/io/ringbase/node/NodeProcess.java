@@ -149,11 +149,12 @@ final class NodeProcess implements AutoCloseable {
 
     /**
      * The native-memory caps {@code bin/ringbase} gives a node (docs/design.md, "Memory budget"), so the
-     * tests' nodes run within the same budget, and Netty's use of {@code sun.misc.Unsafe}, allowed as
-     * there. Netty's leak detection stays on here.
+     * tests' nodes run within the same budget, and Netty's use of {@code sun.misc.Unsafe} and of
+     * {@code java.nio}, allowed as there (its direct buffers then count against its own cap). Netty's leak detection stays on here.
      */
     static final List<String> MEMORY_CAPS = List.of("-XX:MaxDirectMemorySize=32m",
-            "-Dio.netty.maxDirectMemory=67108864", "-XX:MaxMetaspaceSize=64m", "--sun-misc-unsafe-memory-access=allow");
+            "-Dio.netty.maxDirectMemory=67108864", "-XX:MaxMetaspaceSize=64m", "--sun-misc-unsafe-memory-access=allow",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true");
 
     /** {@code java <heap> <caps> ... io.ringbase.cli.Main args}, the way every child of these tests runs. */
     static ProcessBuilder command(String heap, List<String> args) {

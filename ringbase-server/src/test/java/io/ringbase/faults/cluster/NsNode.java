@@ -79,7 +79,7 @@ public final class NsNode {
         List<String> cmd = new ArrayList<>(NetworkLab.inNamespace(index));
         cmd.addAll(List.of(java, "-Xmx128m", "--enable-native-access=ALL-UNNAMED", "-XX:MaxDirectMemorySize=32m",
                 "-Dio.netty.maxDirectMemory=67108864", "-XX:MaxMetaspaceSize=64m", "--sun-misc-unsafe-memory-access=allow",
-                "-XX:+UseSerialGC",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "io.ringbase.cli.Main",
                 "serve", "--cluster", String.join(",", clusterUrls), "--self", url(), "--data-dir", dataDir.toString(),
                 "--io-threads", "1", "--workers", "4"));
