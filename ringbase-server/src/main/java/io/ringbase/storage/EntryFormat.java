@@ -298,7 +298,6 @@ public final class EntryFormat {
     }
 
     /** {@link #keyPrefix(byte[])} of the {@code len} key bytes at {@code keyStart} of {@code src}. */
-    /** {@link #keyPrefix(byte[])} of the {@code len} key bytes at {@code keyStart} of {@code src}. */
     public static long keyPrefix(MemorySegment src, long keyStart, int len) {
         if (len >= 8) {
             return src.get(U64_BE, keyStart);

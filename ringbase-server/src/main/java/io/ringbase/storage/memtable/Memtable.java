@@ -146,6 +146,8 @@ public final class Memtable {
         return XxHash64.hash(key);
     }
 
+    // ---------------------------------------------------------------- writes
+
     /** Bytes a node for an entry of these sizes takes, at most (the tallest node). */
     public static long maxNodeBytes(int keyLength, long valueLength) {
         return Slabs.align(OFF_NEXT + 8L * MAX_HEIGHT + EntryFormat.encodedSize(keyLength, valueLength));

@@ -165,7 +165,7 @@ final class Slabs {
 
     /**
      * Zeroed native memory of {@code size} bytes (64-byte aligned) from this memtable's arena, outside
-     * its limit and its {@link #bytes()}: for the memtable's key index. Freed with the slabs; counted in
+     * its limit and its {@link #bytes()}: for the memtable's key filter. Freed with the slabs; counted in
      * {@link #liveBytes()} and the owner's figure until then.
      *
      * @throws IllegalStateException if the slabs are already freed
@@ -179,11 +179,6 @@ final class Slabs {
         LIVE_BYTES.addAndGet(size);
         ownerBytes.addAndGet(size);
         return segment;
-    }
-
-    /** Bytes of {@link #allocateSide} still held. */
-    synchronized long sideBytes() {
-        return sideBytes;
     }
 
     /** The slab holding {@code address}. */
@@ -201,7 +196,7 @@ final class Slabs {
         return bytes.get();
     }
 
-    /** Native bytes (slabs and key indexes) held by all memtables of this process that are not freed yet. */
+    /** Native bytes (slabs and key filters) held by all memtables of this process that are not freed yet. */
     static long liveBytes() {
         return LIVE_BYTES.get();
     }

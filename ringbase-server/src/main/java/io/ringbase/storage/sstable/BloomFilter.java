@@ -117,8 +117,12 @@ final class BloomFilter {
         return true;
     }
 
-    /** The bit probe {@code i} of hash {@code h} tests, by the format's formula (section 4.4): for tests. */
-    long probeBit(long h, int i) {
+    /**
+     * The bit probe {@code i} of hash {@code h} tests in a filter of {@code bitCount} bits: the format's
+     * formula (section 4.4), which {@link Builder} sets and {@link #mightContainHash} computes
+     * incrementally.
+     */
+    static long probeBit(long h, int i, long bitCount) {
         return Long.remainderUnsigned(h + i * Long.rotateLeft(h, 32), bitCount);
     }
 
@@ -163,9 +167,8 @@ final class BloomFilter {
         }
 
         private void addHash(long h) {
-            long delta = Long.rotateLeft(h, 32);
             for (int i = 0; i < PROBES; i++) {
-                long bit = Long.remainderUnsigned(h + i * delta, bitCount);
+                long bit = probeBit(h, i, bitCount);
                 long at = HEADER_SIZE + (bit >>> 3);
                 section.set(U8, at, (byte) (section.get(U8, at) | (1 << (bit & 7))));
             }

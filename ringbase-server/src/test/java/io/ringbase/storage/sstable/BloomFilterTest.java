@@ -55,7 +55,7 @@ class BloomFilterTest {
                         long h = random.nextLong();
                         boolean reference = true;
                         for (int i = 0; i < BloomFilter.PROBES && reference; i++) {
-                            long bit = filter.probeBit(h, i);
+                            long bit = BloomFilter.probeBit(h, i, BloomFilter.bitCountFor(expected));
                             reference = (section.get(java.lang.foreign.ValueLayout.JAVA_BYTE,
                                     BloomFilter.HEADER_SIZE + (bit >>> 3)) & (1 << (bit & 7))) != 0;
                         }
