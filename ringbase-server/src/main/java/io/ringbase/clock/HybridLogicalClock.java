@@ -1,5 +1,6 @@
 package io.ringbase.clock;
 
+import io.ringbase.logging.LogThrottle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -64,9 +65,7 @@ public final class HybridLogicalClock {
     private final long node;
     private final long maxOffsetMs;
     private final AtomicLong last = new AtomicLong();
-    private final AtomicLong lastRefusalLogNanos = new AtomicLong(System.nanoTime()
-            - TimeUnit.SECONDS.toNanos(REFUSAL_LOG_INTERVAL_S));
-    private final AtomicLong refusalsNotLogged = new AtomicLong();
+    private final LogThrottle refusalLog = new LogThrottle(REFUSAL_LOG_INTERVAL_S, TimeUnit.SECONDS);
 
     /** The clock of a single node (index 0) on {@link System#currentTimeMillis()}. */
     public HybridLogicalClock() {
@@ -183,14 +182,10 @@ public final class HybridLogicalClock {
     }
 
     private void logRefusal(ClockOffsetException refused) {
-        long now = System.nanoTime();
-        long lastLog = lastRefusalLogNanos.get();
-        if (now - lastLog < TimeUnit.SECONDS.toNanos(REFUSAL_LOG_INTERVAL_S)
-                || !lastRefusalLogNanos.compareAndSet(lastLog, now)) {
-            refusalsNotLogged.incrementAndGet();
+        long more = refusalLog.tryLog();
+        if (more < 0) {
             return;
         }
-        long more = refusalsNotLogged.getAndSet(0);
         log.error("{}{}; is a clock skewed? (check NTP on every node)", refused.getMessage(),
                 more > 0 ? " (and " + more + " more refusals in the last " + REFUSAL_LOG_INTERVAL_S + " s)" : "");
     }

@@ -8,6 +8,7 @@ import io.ringbase.http.wire.RawResponses;
 import io.ringbase.http.wire.Request;
 import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.http.wire.RequestError;
+import io.ringbase.logging.LogThrottle;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpResponse;
@@ -123,26 +124,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof OutOfMemoryError && warnOutOfMemory()) {
-            log.warn("closing connection {}: no memory for its buffers ({}); Netty's direct buffers are capped by "
+        long heldBack;
+        if (cause instanceof OutOfMemoryError && (heldBack = OUT_OF_MEMORY_LOG.tryLog()) >= 0) {
+            log.warn("closing connection {}: no memory for its buffers ({}){}; Netty's direct buffers are capped by "
                     + "RINGBASE_NETTY_DIRECT (-Dio.netty.maxDirectMemory, docs/design.md \"Memory budget of a node\"), "
                     + "so fewer large requests at once, or a larger cap, avoid it", ctx.channel().remoteAddress(),
-                    cause.getMessage());
+                    cause.getMessage(), heldBack > 0 ? " (and " + heldBack + " more in the last second)" : "");
         } else {
             log.debug("closing connection {} after error", ctx.channel().remoteAddress(), cause);
         }
         ctx.close();
     }
 
-    /** When the last warning about memory was logged, ms; at most one a second, whatever the connections. */
-    private static final java.util.concurrent.atomic.AtomicLong LAST_MEMORY_WARNING_MS =
-            new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE / 2);
-
-    private static boolean warnOutOfMemory() {
-        long now = System.currentTimeMillis();
-        long last = LAST_MEMORY_WARNING_MS.get();
-        return now - last >= 1000 && LAST_MEMORY_WARNING_MS.compareAndSet(last, now);
-    }
+    /** Connections closed for lack of buffer memory: one WARN line a second, whatever the connections. */
+    private static final LogThrottle OUT_OF_MEMORY_LOG = new LogThrottle(1, java.util.concurrent.TimeUnit.SECONDS);
 
     /**
      * Starts the next pending request unless one is being served or the client is not reading its

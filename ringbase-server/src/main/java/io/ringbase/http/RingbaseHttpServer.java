@@ -11,6 +11,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
 import io.ringbase.http.wire.Request;
+import io.ringbase.logging.LogThrottle;
 import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.http.wire.RequestDecoder;
 import io.ringbase.http.wire.ResponseEncoder;
@@ -66,8 +67,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
     private final EventLoopGroup sharedGroup;
     private final ChannelGroup connections = new DefaultChannelGroup("ringbase-http", GlobalEventExecutor.INSTANCE);
     private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong lastRefusalLog = new java.util.concurrent.atomic.AtomicLong(
-            System.nanoTime() - TimeUnit.MINUTES.toNanos(1));
+    private final LogThrottle refusalLog = new LogThrottle(10, TimeUnit.SECONDS);
     private EventLoopGroup group;
     private Channel serverChannel;
     private boolean closed;
@@ -183,9 +183,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
         int now = open.incrementAndGet();
         if (now > config.maxConnections()) {
             open.decrementAndGet();
-            long t = System.nanoTime();
-            long last = lastRefusalLog.get();
-            if (t - last > TimeUnit.SECONDS.toNanos(10) && lastRefusalLog.compareAndSet(last, t)) {
+            if (refusalLog.tryLog() >= 0) {
                 log.warn("refusing connections from {} and others: {} are open, the cap is {} (--max-connections)",
                         ch.remoteAddress(), now - 1, config.maxConnections());
             }

@@ -1,8 +1,8 @@
 package io.ringbase.cluster.hint;
 
+import io.ringbase.logging.LogThrottle;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 /**
@@ -32,13 +32,8 @@ final class DropLog {
     private record Slot(String target, Reason reason) {
     }
 
-    private static final class Window {
-        final AtomicLong lastLogNanos = new AtomicLong(System.nanoTime() - INTERVAL_NANOS);
-        final AtomicLong suppressed = new AtomicLong();
-    }
-
     private final Logger log;
-    private final ConcurrentHashMap<Slot, Window> windows = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Slot, LogThrottle> windows = new ConcurrentHashMap<>();
 
     DropLog(Logger log) {
         this.log = log;
@@ -46,14 +41,11 @@ final class DropLog {
 
     /** Records one drop and logs it unless a line for the same target and reason was logged within a minute. */
     void dropped(String target, Reason reason, Object detail) {
-        Window w = windows.computeIfAbsent(new Slot(target, reason), s -> new Window());
-        long now = System.nanoTime();
-        long last = w.lastLogNanos.get();
-        if (now - last < INTERVAL_NANOS || !w.lastLogNanos.compareAndSet(last, now)) {
-            w.suppressed.incrementAndGet();
+        long more = windows.computeIfAbsent(new Slot(target, reason), s -> new LogThrottle(INTERVAL_NANOS,
+                TimeUnit.NANOSECONDS)).tryLog();
+        if (more < 0) {
             return;
         }
-        long more = w.suppressed.getAndSet(0);
         log.warn("dropped a hint for node {} because {} ({}){}; anti-entropy will repair that replica",
                 target, reason.why, detail, more > 0 ? " and " + more + " more in the last minute" : "");
     }
