@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Point lookups in one full memtable (io.ringbase.bench.engines.MemtableBench), in one JVM: keys the
-# memtable holds and keys it does not, ns per lookup, several rounds. Flags go to MemtableBench
-# (--memtable-size, --value-size, --lookups, --rounds; --help lists them). Example:
+# Inserts into a memtable and point lookups in a full one (io.ringbase.bench.engines.MemtableBench), in
+# one JVM: ns per insert, and ns per lookup of keys the memtable holds and of keys it does not, several
+# rounds. Flags go to MemtableBench (--memtable-size, --value-size, --lookups, --rounds, --sequential;
+# --help lists them). Examples:
 #   bench/memtable-bench.sh --value-size 100
+#   bench/memtable-bench.sh --sequential      # keys inserted in increasing order
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bin/find-jdk.sh"

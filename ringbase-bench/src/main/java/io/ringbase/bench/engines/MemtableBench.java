@@ -11,12 +11,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Inserts into a memtable and point lookups in it ({@code bench/memtable-bench.sh}): a memtable is
- * filled with random 16-byte keys and values of {@code --value-size} bytes until it has no room, once
- * per round (ns per insert printed each time), then in the last one
- * {@code --lookups} keys are looked up, each round once with keys it holds and once with keys it does
- * not (the common case of a read under random keys, where most keys are in SSTables). Prints ns per
- * lookup for each round; the first rounds are JIT warm-up.
+ * Inserts into a memtable and point lookups in it ({@code bench/memtable-bench.sh}). Each round fills a
+ * new memtable with 16-byte keys (random, or increasing with {@code --sequential}) and values of
+ * {@code --value-size} bytes until it has no room, and prints ns per insert. The last one stays: each
+ * round then looks up {@code --lookups} keys it holds and as many it does not (the common case of a read
+ * under random keys, where most keys are in SSTables), and prints ns per lookup. The first rounds are
+ * JIT warm-up.
  */
 @Command(name = "memtable-bench", mixinStandardHelpOptions = true,
         description = "Point lookups in a full memtable: keys it holds and keys it does not.")
@@ -51,7 +51,8 @@ public final class MemtableBench implements Callable<Integer> {
         SplittableRandom random = new SplittableRandom(7);
         byte[] value = new byte[valueSize];
         Memtable memtable = null;
-        java.util.List<byte[]> held = new java.util.ArrayList<>();
+        byte[][] held = null; // the keys of the last fill, its first heldCount stored
+        int heldCount = 0;
         int capacity = (int) (memtableBytes / 48); // more keys than any memtable of this size holds
         for (int fill = 1; fill <= rounds; fill++) { // the last fill stays for the lookups
             if (memtable != null) {
@@ -71,19 +72,19 @@ public final class MemtableBench implements Callable<Integer> {
                 stored++;
             }
             long nanos = System.nanoTime() - start;
-            held.clear();
-            held.addAll(java.util.Arrays.asList(keys).subList(0, stored));
+            held = keys;
+            heldCount = stored;
             System.out.printf(Locale.ROOT, "fill %d: %.0f ns/insert (%s keys)%n", fill, nanos / (double) stored,
                     sequential ? "increasing" : "random");
         }
         byte[][] present = new byte[lookups][];
         byte[][] absent = new byte[lookups][];
         for (int i = 0; i < lookups; i++) {
-            present[i] = held.get(random.nextInt(held.size()));
+            present[i] = held[random.nextInt(heldCount)];
             absent[i] = key(2 * random.nextLong(500_000_000_000L) + 1); // odd: never held
         }
         System.out.printf(Locale.ROOT, "memtable of %d bytes holds %d entries of %d-byte values; %d lookups per kind%n",
-                memtable.sizeBytes(), held.size(), valueSize, lookups);
+                memtable.sizeBytes(), heldCount, valueSize, lookups);
         for (int round = 1; round <= rounds; round++) {
             System.out.printf(Locale.ROOT, "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup%n", round,
                     nsPerLookup(memtable, present, true), nsPerLookup(memtable, absent, false));
