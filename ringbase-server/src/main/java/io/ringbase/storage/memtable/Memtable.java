@@ -368,9 +368,10 @@ public final class Memtable {
     /** First node whose key is &ge; {@code key} (the newest of that key), or 0. */
     private long seek(byte[] key, long keyPrefix) {
         long x = head;
+        long next = NULL;
         for (int level = maxHeight.get() - 1; level >= 0; level--) {
             while (true) {
-                long next = next(x, level);
+                next = next(x, level);
                 if (next != NULL && compareToKey(next, key, keyPrefix) < 0) {
                     x = next;
                 } else {
@@ -378,7 +379,9 @@ public final class Memtable {
                 }
             }
         }
-        return next(x, 0);
+        // the successor of x that compared >= key, not a second read of x's successor: a node linked
+        // after x meanwhile (a smaller key than this one) would be returned instead of the key's node
+        return next;
     }
 
     /**
