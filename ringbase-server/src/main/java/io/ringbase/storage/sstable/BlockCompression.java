@@ -8,7 +8,7 @@ import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * The compression codes of SSTable format 2 blocks ({@code docs/format.md}, section 4.8) and the LZ4
+ * The compression codes of SSTable blocks ({@code docs/format.md}, sections 4.8 and 4.9) and the LZ4
  * block codec behind code 1: lz4-java's fastest instance (its JNI binding of the reference LZ4 where the
  * native library loads, else its pure Java port; both write and read the same block format). Only the
  * safe decompressor is used, which never reads or writes outside the buffers given, whatever the input.
@@ -19,6 +19,12 @@ final class BlockCompression {
     static final byte NONE = 0;
     /** Compression code: the payload is the raw block in the LZ4 block format. Persisted: do not change. */
     static final byte LZ4 = 1;
+    /**
+     * Compression code, format version 3 only: the payload is a raw block of one entry in the section 2.1
+     * encoding (not the compact one), as an entry larger than the block size is written so that a reader
+     * reaches its value in place. Persisted: do not change.
+     */
+    static final byte SINGLE_ENTRY = 2;
 
     private static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
     private static final LZ4Compressor COMPRESSOR = FACTORY.fastCompressor();

@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
- * The body of a format version 2 SSTable ({@code docs/format.md}, section 4.8): blocks of entries,
+ * The body of a format version 2 or 3 SSTable ({@code docs/format.md}, sections 4.8 and 4.9): blocks of
+ * entries (section 2.1 entries in version 2; in version 3 compact ones, {@link CompactEntry}, but for a
+ * block of one large entry),
  * each stored raw or LZ4-compressed with a CRC32C trailer, and a sparse index naming each block's last
  * key. A lookup finds its block by binary search, checks the block's checksum, and walks the block's
  * entries. The search runs first over {@link #prefixes}, each block's last key's first 8 bytes as one
@@ -24,7 +26,8 @@ import java.util.zip.CRC32C;
  * a dense array whose steps touch one cache line each, where the index's entries lie a key apart;
  * whole keys are compared only among blocks whose prefix equals the key's. A block stored raw is read
  * in place in the mapping; a compressed one is decompressed into the caller's {@link EntryLocation}
- * buffer.
+ * buffer. A compact entry is found and walked in place, its key rebuilt from the previous one, and the
+ * entry a lookup or an iterator returns is written out in the section 2.1 encoding (one copy of it).
  *
  * <p>Checks: every block's checksum, compression code and decompressed length before any of its
  * entries is used; every entry header against the block's end; index entries against the sections'
@@ -42,6 +45,8 @@ final class BlockTable implements TableBody {
     private final MemorySegment data;
     private final MemorySegment index;
     private final long blockCount;
+    /** Format version 3: blocks hold compact entries (but those stored {@link BlockCompression#SINGLE_ENTRY}). */
+    private final boolean compact;
     /** Offset in the index section of the {@code entryStart} array. */
     private final long startsAt;
     /** The block cache, or {@code null} when it holds nothing (so point reads skip it, and their buffers stay block-sized). */
@@ -62,6 +67,7 @@ final class BlockTable implements TableBody {
         this.data = mapped.asSlice(0, footer.dataLength());
         this.index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
         this.blockCount = footer.blockCount();
+        this.compact = footer.formatVersion() >= 3;
         this.startsAt = footer.indexLength() - 8 * blockCount;
         this.prefixes = arena.allocate(ValueLayout.JAVA_LONG, blockCount);
         for (long b = 0; b < blockCount; b++) {
@@ -79,6 +85,14 @@ final class BlockTable implements TableBody {
         }
         load(b, into, true);
         long pos = seek(b, into, key, keyPrefix);
+        if (into.blockCompact) {
+            CompactEntry found = into.decoder();
+            if (found.compareKey(key, keyPrefix) != 0) {
+                return false;
+            }
+            into.set(found.expand(), 0);
+            return true;
+        }
         if (EntryFormat.compareKey(into.blockSegment, pos, key, keyPrefix) != 0) {
             return false;
         }
@@ -91,24 +105,44 @@ final class BlockTable implements TableBody {
      * says the block's last key is): a binary search for the last restart point whose key is &le; it
      * (RocksDB's block seek), then a walk of at most a restart interval.
      *
-     * @return its offset in {@code loc.blockSegment}
+     * @return its offset in {@code loc.blockSegment}; for a block of compact entries, {@code loc}'s
+     *         {@link EntryLocation#decoder()} holds that entry decoded
      * @throws CorruptionException if every key of the block is below {@code key}, or an entry is damaged
      */
     private long seek(long b, EntryLocation loc, byte[] key, long keyPrefix) throws CorruptionException {
         MemorySegment block = loc.blockSegment;
         long start = loc.blockStart;
         long end = loc.blockEnd;
+        boolean compactEntries = loc.blockCompact;
+        CompactEntry d = compactEntries ? loc.decoder() : null;
         int lo = 0;
         int hi = loc.restartCount - 1;
         while (lo < hi) {
             int mid = (lo + hi + 1) >>> 1;
-            if (EntryFormat.compareKey(block, restart(block, start, end, mid), key, keyPrefix) <= 0) {
+            long at = restart(loc, mid);
+            int c;
+            if (compactEntries) {
+                decode(d, block, at, end, true);
+                c = d.compareKey(key, keyPrefix);
+            } else {
+                c = EntryFormat.compareKey(block, at, key, keyPrefix);
+            }
+            if (c <= 0) {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
-        for (long pos = restart(block, start, end, lo); pos < end; ) {
+        boolean first = true;
+        for (long pos = restart(loc, lo); pos < end; first = false) {
+            if (compactEntries) {
+                long next = decode(d, block, pos, end, first);
+                if (d.compareKey(key, keyPrefix) >= 0) {
+                    return pos;
+                }
+                pos = next;
+                continue;
+            }
             long size = entrySize(block, pos, end);
             if (EntryFormat.compareKey(block, pos, key, keyPrefix) >= 0) {
                 return pos;
@@ -200,14 +234,14 @@ final class BlockTable implements TableBody {
         long offset = index.get(I64, at);
         long stored = index.get(I32, at + 8) & 0xFFFF_FFFFL;
         int raw = index.get(I32, at + 12);
-        if (offset < 0 || raw < EntryFormat.HEADER_SIZE || stored > data.byteSize() - TRAILER_SIZE - offset) {
+        if (offset < 0 || raw < CompactEntry.MIN_SIZE || stored > data.byteSize() - TRAILER_SIZE - offset) {
             throw new CorruptionException(path, footer.indexOffset() + at, "index entry " + b
                     + " names a block outside the data section: offset " + offset + ", " + stored + " bytes stored, "
                     + raw + " raw");
         }
         byte compression = data.get(U8, offset + stored);
         int crc = data.get(I32, offset + stored + 1);
-        if (compression == BlockCompression.NONE) {
+        if (compression == BlockCompression.NONE || (compact && compression == BlockCompression.SINGLE_ENTRY)) {
             if (Crc32c.of(data, offset, stored + 1) != crc) {
                 throw new CorruptionException(path, offset, "block " + b + " checksum mismatch");
             }
@@ -215,11 +249,11 @@ final class BlockTable implements TableBody {
                 throw new CorruptionException(path, offset, "raw block " + b + " of " + stored
                         + " bytes, the index says " + raw);
             }
-            located(b, loc, data, offset, offset + stored);
+            located(b, loc, data, offset, offset + stored, compact && compression == BlockCompression.NONE);
             return;
         }
         if (cached && cache != null && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) { // checked when it was put
-            located(b, loc, loc.bufferSegment(), 0, raw);
+            located(b, loc, loc.bufferSegment(), 0, raw, compact);
             return;
         }
         Scratch scratch = SCRATCH.get();
@@ -239,20 +273,21 @@ final class BlockTable implements TableBody {
         if (cached && cache != null) {
             cache.put(tableId, b, out, raw);
         }
-        located(b, loc, loc.bufferSegment(), 0, raw);
+        located(b, loc, loc.bufferSegment(), 0, raw, compact);
     }
 
     /**
      * Points {@code loc} at the raw block {@code [start, rawEnd)} of {@code segment}: its entries end where
      * its restart array begins ({@code restartCount} u32 offsets, then the count).
      *
+     * @param compactEntries whether the block holds compact entries (else section 2.1 ones)
      * @throws CorruptionException if the restart count or an offset does not fit the block
      */
-    private void located(long b, EntryLocation loc, MemorySegment segment, long start, long rawEnd)
-            throws CorruptionException {
+    private void located(long b, EntryLocation loc, MemorySegment segment, long start, long rawEnd,
+                         boolean compactEntries) throws CorruptionException {
         long count = segment.get(I32, rawEnd - 4) & 0xFFFF_FFFFL;
         long entriesEnd = rawEnd - 4 - 4 * count;
-        if (count < 1 || entriesEnd < start + EntryFormat.HEADER_SIZE || segment.get(I32, entriesEnd) != 0) {
+        if (count < 1 || entriesEnd < start + minEntrySize(compactEntries) || segment.get(I32, entriesEnd) != 0) {
             throw new CorruptionException(path, segment == data ? start : -1, "block " + b + " has a bad restart array ("
                     + count + " restarts in " + (rawEnd - start) + " bytes)");
         }
@@ -260,6 +295,11 @@ final class BlockTable implements TableBody {
         loc.blockStart = start;
         loc.blockEnd = entriesEnd;
         loc.restartCount = (int) count;
+        loc.blockCompact = compactEntries;
+    }
+
+    private static int minEntrySize(boolean compactEntries) {
+        return compactEntries ? CompactEntry.MIN_SIZE : EntryFormat.HEADER_SIZE;
     }
 
     /**
@@ -274,15 +314,32 @@ final class BlockTable implements TableBody {
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
-    /** Offset of restart point {@code i} of the block of entries {@code [start, end)}, checked to lie in it. */
-    private long restart(MemorySegment block, long start, long end, int i) throws CorruptionException {
-        long at = start + (block.get(I32, end + 4L * i) & 0xFFFF_FFFFL);
-        if (at > end - EntryFormat.HEADER_SIZE) {
+    /**
+     * Offset of restart point {@code i} of the block {@code loc} holds, checked to lie in its entries (and,
+     * for section 2.1 entries, the entry's header to fit: a compare reads it in place).
+     */
+    private long restart(EntryLocation loc, int i) throws CorruptionException {
+        MemorySegment block = loc.blockSegment;
+        long end = loc.blockEnd;
+        long at = loc.blockStart + (block.get(I32, end + 4L * i) & 0xFFFF_FFFFL);
+        if (at > end - minEntrySize(loc.blockCompact)) {
             throw new CorruptionException(path, block == data ? end + 4L * i : -1, "restart point " + i
                     + " lies outside its block's entries");
         }
-        entrySize(block, at, end); // its header must fit: a compare reads it
+        if (!loc.blockCompact) {
+            entrySize(block, at, end);
+        }
         return at;
+    }
+
+    /** {@link CompactEntry#decode}, its complaint turned into a {@link CorruptionException} naming the table. */
+    private long decode(CompactEntry d, MemorySegment block, long pos, long end, boolean restart)
+            throws CorruptionException {
+        try {
+            return d.decode(block, pos, end, restart);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException(path, block == data ? pos : -1, "invalid entry in a block: " + e.getMessage(), e);
+        }
     }
 
     /** Size of the entry at {@code pos}, whose header is checked to fit before {@code end}. */
@@ -294,58 +351,78 @@ final class BlockTable implements TableBody {
         }
     }
 
-    /** Entries in table order from a starting block, one block in memory at a time. One thread. */
+    /**
+     * Entries in table order from a starting block, one block in memory at a time; each in the section
+     * 2.1 encoding at {@link #entryOffset} of {@link #entrySegment} (in place, or written out from a
+     * compact entry). One thread.
+     */
     private class Walk {
         final EntryLocation loc = new EntryLocation();
         long block;
         MemorySegment segment;
         long pos;
         long end;
+        /** Whether {@link #pos} is its block's first entry, whose key shares nothing. */
+        boolean blockStart;
+        MemorySegment entrySegment;
+        long entryOffset;
+        /** End of the current entry's encoding in {@link #entrySegment}. */
+        long entryEnd;
 
         Walk(long firstBlock) {
             this.block = firstBlock - 1;
         }
 
-        /** Offset in {@link #segment} of the next entry, or -1 past the last block. */
-        long advance() throws CorruptionException {
+        /** Moves to the next entry; false past the last block. */
+        boolean advance() throws CorruptionException {
             while (segment == null || pos >= end) {
                 if (++block >= blockCount) {
                     segment = null;
-                    return -1;
+                    return false;
                 }
                 load(block, loc, false);
                 segment = loc.blockSegment;
                 pos = loc.blockStart;
                 end = loc.blockEnd;
+                blockStart = true;
             }
             long at = pos;
-            pos += entrySize(segment, at, end);
-            return at;
+            if (loc.blockCompact) {
+                CompactEntry d = loc.decoder();
+                pos = decode(d, segment, at, end, blockStart);
+                entrySegment = d.expand();
+                entryOffset = 0;
+                entryEnd = d.expandedSize();
+            } else {
+                pos += entrySize(segment, at, end);
+                entrySegment = segment;
+                entryOffset = at;
+                entryEnd = pos;
+            }
+            blockStart = false;
+            return true;
         }
     }
 
     /** See {@link SstableReader#cursor()}. */
     private final class BlockCursor extends Walk implements SstableReader.Cursor {
-        private long offset = -1;
-
         BlockCursor() {
             super(0);
         }
 
         @Override
         public boolean next() throws CorruptionException {
-            offset = advance();
-            return offset >= 0;
+            return advance();
         }
 
         @Override
         public MemorySegment segment() {
-            return segment;
+            return entrySegment;
         }
 
         @Override
         public long offset() {
-            return offset;
+            return entryOffset;
         }
     }
 
@@ -362,21 +439,22 @@ final class BlockTable implements TableBody {
             this.endKey = end;
             this.endPrefix = end == null ? 0 : EntryFormat.keyPrefix(end);
             if (start != null) { // position in the first block at its first key >= start
-                if (walk.advance() < 0) {
+                if (!walk.advance()) {
                     exhausted = true;
                 } else {
                     walk.pos = seek(walk.block, walk.loc, start, startPrefix); // not consumed
+                    walk.blockStart = false; // a compact entry there is decoded again on the key seek rebuilt
                 }
             }
         }
 
         @Override
         Entry fetch() throws CorruptionException {
-            long at = exhausted ? -1 : walk.advance();
-            if (at < 0 || (endKey != null && EntryFormat.compareKey(walk.segment, at, endKey, endPrefix) >= 0)) {
+            if (exhausted || !walk.advance()
+                    || (endKey != null && EntryFormat.compareKey(walk.entrySegment, walk.entryOffset, endKey, endPrefix) >= 0)) {
                 return null;
             }
-            return EntryFormat.read(walk.segment, at, walk.pos);
+            return EntryFormat.read(walk.entrySegment, walk.entryOffset, walk.entryEnd);
         }
     }
 }

@@ -5,11 +5,12 @@ import java.lang.foreign.MemorySegment;
 /**
  * Where an SSTable lookup ({@link SstableReader#locate}) found an entry: its {@code docs/format.md}
  * section 2.1 encoding at {@link #offset()} of {@link #segment()}. The segment is the table's mapping
- * (format version 1, or a block stored raw) or this location's own buffer, into which a compressed block
- * was decompressed; either stays valid while the caller holds a reference on the table and until this
- * location is used for the next lookup.
+ * (format version 1, a version 2 block stored raw, a version 3 block of one large entry), this
+ * location's own buffer, into which a version 2 block was decompressed, or the buffer into which a
+ * version 3 compact entry was written out; each stays valid while the caller holds a reference on the
+ * table and until this location is used for the next lookup.
  *
- * <p>Reusable and allocation-free once its buffer has grown to the largest block read (a block cache
+ * <p>Reusable and allocation-free once its buffers have grown to the largest block and entry read (a block cache
  * frame at most, 12 KiB once rounded up). Not thread-safe: one per reading thread.
  */
 public final class EntryLocation {
@@ -25,6 +26,19 @@ public final class EntryLocation {
     /** End of the block's entries, where its restart array begins. */
     long blockEnd;
     int restartCount;
+    /** Whether that block holds compact entries ({@link CompactEntry}), which {@link #decoder()} reads. */
+    boolean blockCompact;
+    private CompactEntry decoder;
+
+    /** The decoder of this location's compact entries, created on first use. */
+    CompactEntry decoder() {
+        CompactEntry d = decoder;
+        if (d == null) {
+            d = new CompactEntry();
+            decoder = d;
+        }
+        return d;
+    }
 
     /** The memory holding the entry found by the last successful lookup. */
     public MemorySegment segment() {

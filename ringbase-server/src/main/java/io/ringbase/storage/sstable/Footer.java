@@ -9,11 +9,11 @@ import java.nio.file.Path;
 
 /**
  * The fixed-size footer at the end of every SSTable: 96 bytes in format version 1
- * ({@code docs/format.md}, section 4.5), 104 in version 2 (section 4.8). Both end with
+ * ({@code docs/format.md}, section 4.5), 104 in versions 2 and 3 (sections 4.8, 4.9). All end with
  * {@code formatVersion footerCrc magic}, so the version is known before the rest is parsed. Offsets
  * and lengths are in bytes from the start of the file.
  *
- * @param formatVersion  1 or 2
+ * @param formatVersion  1, 2 or 3
  * @param dataLength     length of the data section (records or blocks), which starts at byte 0
  * @param indexOffset    offset of the index section (equals {@code dataLength})
  * @param indexLength    length of the index section ({@code 8 * entryCount} in version 1)
@@ -23,7 +23,7 @@ import java.nio.file.Path;
  * @param tombstoneCount number of entries that are tombstones
  * @param minVersion     smallest entry version, 0 for an empty table
  * @param maxVersion     largest entry version, 0 for an empty table
- * @param blockCount     number of data blocks (version 2; 0 in version 1, which has none)
+ * @param blockCount     number of data blocks (versions 2 and 3; 0 in version 1, which has none)
  * @param indexCrc       CRC32C of the index section
  * @param bloomCrc       CRC32C of the Bloom section
  */
@@ -33,19 +33,22 @@ record Footer(int formatVersion, long dataLength, long indexOffset, long indexLe
 
     /** Version 1's footer: nine u64 fields, indexCrc, bloomCrc, formatVersion, footerCrc, magic. */
     static final int V1_SIZE = 9 * 8 + 4 + 4 + 4 + 4 + 8;
-    /** Version 2's footer: ten u64 fields (blockCount added), then the same five. */
+    /** Version 2's (and 3's) footer: ten u64 fields (blockCount added), then the same five. */
     static final int V2_SIZE = 10 * 8 + 4 + 4 + 4 + 4 + 8;
     /** Bytes every version ends with: formatVersion, footerCrc, magic. */
     static final int TAIL_SIZE = 16;
     /** The ASCII bytes "RBSSTABL" read as a little-endian u64. Persisted: do not change. */
     static final long MAGIC = 0x4C42415453534252L;
 
+    /** The newest format version, which the engine writes: compact entries in blocks (section 4.9). */
+    static final int LATEST_VERSION = 3;
+
     /**
-     * A version 2 footer.
+     * A footer of a block table: format version 2 or 3.
      */
-    static Footer v2(long dataLength, long indexLength, long bloomLength, long entryCount, long tombstoneCount,
+    static Footer blocks(int formatVersion, long dataLength, long indexLength, long bloomLength, long entryCount, long tombstoneCount,
                      long minVersion, long maxVersion, long blockCount, int indexCrc, int bloomCrc) {
-        return new Footer(2, dataLength, dataLength, indexLength, dataLength + indexLength, bloomLength, entryCount,
+        return new Footer(formatVersion, dataLength, dataLength, indexLength, dataLength + indexLength, bloomLength, entryCount,
                 tombstoneCount, minVersion, maxVersion, blockCount, indexCrc, bloomCrc);
     }
 
@@ -92,7 +95,7 @@ record Footer(int formatVersion, long dataLength, long indexOffset, long indexLe
             throw new CorruptionException(file, fileSize - 8, "bad magic 0x" + Long.toHexString(magic) + ", not an SSTable or truncated");
         }
         int version = mapped.get(I32, fileSize - TAIL_SIZE);
-        if (version != 1 && version != 2) {
+        if (version < 1 || version > LATEST_VERSION) {
             throw new CorruptionException(file, fileSize - TAIL_SIZE, "unsupported SSTable format version "
                     + Integer.toUnsignedString(version));
         }

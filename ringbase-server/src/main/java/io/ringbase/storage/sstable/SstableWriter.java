@@ -20,12 +20,14 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * Writes one SSTable in format version 2 ({@code docs/format.md}, section 4.8) from entries given in
- * strictly increasing key order, in bounded memory: entries are gathered into a raw block of about
- * {@link #DEFAULT_BLOCK_BYTES}, ended by its restart points (the offset of every 8th entry), which is
- * written LZ4-compressed if that saves an eighth of it, else raw,
- * with its checksum trailer; an entry larger than the block size is written raw as a block of its own,
- * straight from where it lies. The index entries (one per block) stream to the side file
+ * Writes one SSTable in format version 3 ({@code docs/format.md}, section 4.9; version 2, section 4.8,
+ * for tests of the reader) from entries given in strictly increasing key order, in bounded memory:
+ * entries are gathered into a raw block of about {@link #DEFAULT_BLOCK_BYTES} in the compact encoding
+ * ({@link CompactEntry}: each key stored as the bytes it does not share with the previous one), ended by
+ * its restart points (the offset of every 8th entry, whose key is stored whole), which is written
+ * LZ4-compressed if that saves an eighth of it, else raw, with its checksum trailer; an entry larger
+ * than the block size is written raw as a block of its own in the section 2.1 encoding, straight from
+ * where it lies, so a reader reaches its value in place. The index entries (one per block) stream to the side file
  * {@code <file>.idx}, appended to the table at {@link #finish()} and then deleted, and the Bloom filter
  * is built off-heap. Memory does not grow with the number of entries.
  *
@@ -50,6 +52,10 @@ public final class SstableWriter implements Closeable {
     private final Path indexFile;
     private final FileIo io;
     private final int blockBytes;
+    /** 3, or 2 (whose blocks hold section 2.1 entries) for tests of the reader. */
+    private final int formatVersion;
+    /** Where {@link #add(Entry)} encodes an entry of at most a block before adding it as encoded. */
+    private final MemorySegment entryScratch;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment out;
     private final MemorySegment indexBuffer;
@@ -114,6 +120,20 @@ public final class SstableWriter implements Closeable {
      * @throws IllegalArgumentException if {@code blockBytes} is not in 256 .. 1 MiB
      */
     public SstableWriter(FileIo io, Path file, long expectedEntries, int blockBytes) throws IOException {
+        this(io, file, expectedEntries, blockBytes, Footer.LATEST_VERSION);
+    }
+
+    /**
+     * {@link #SstableWriter(FileIo, Path, long, int)} in format version {@code formatVersion}: 3, or 2 for
+     * tests that the reader still reads what earlier releases wrote.
+     *
+     * @throws IllegalArgumentException if {@code formatVersion} is not 2 or 3
+     */
+    SstableWriter(FileIo io, Path file, long expectedEntries, int blockBytes, int formatVersion) throws IOException {
+        if (formatVersion != 2 && formatVersion != 3) {
+            throw new IllegalArgumentException("cannot write SSTable format version " + formatVersion);
+        }
+        this.formatVersion = formatVersion;
         this.io = java.util.Objects.requireNonNull(io, "io");
         if (expectedEntries < 0) {
             throw new IllegalArgumentException("negative expectedEntries " + expectedEntries);
@@ -124,9 +144,12 @@ public final class SstableWriter implements Closeable {
         this.file = file;
         this.indexFile = file.resolveSibling(file.getFileName() + INDEX_SUFFIX);
         this.blockBytes = blockBytes;
-        // a block is closed once it reaches blockBytes, and takes entries of at most blockBytes; then
-        // one restart offset per RESTART_INTERVAL entries of at least 25 bytes, and their count
-        this.block = new byte[2 * blockBytes + 4 * (2 * blockBytes / EntryFormat.HEADER_SIZE / RESTART_INTERVAL + 2)];
+        // a block is closed once it reaches blockBytes, and takes entries of at most blockBytes (their
+        // compact encoding may be a few bytes longer); then one restart offset per RESTART_INTERVAL
+        // entries of at least the smallest entry's size, and their count
+        int smallest = formatVersion == 2 ? EntryFormat.HEADER_SIZE : CompactEntry.MIN_SIZE;
+        this.block = new byte[2 * blockBytes + 16 + 4 * (2 * blockBytes / smallest / RESTART_INTERVAL + 2)];
+        this.entryScratch = MemorySegment.ofArray(new byte[blockBytes]);
         this.blockSegment = MemorySegment.ofArray(block);
         this.compressed = new byte[BlockCompression.maxCompressedLength(block.length)];
         this.out = arena.allocate(OUT_BUFFER_SIZE);
@@ -156,25 +179,23 @@ public final class SstableWriter implements Closeable {
      */
     public void add(Entry e) throws IOException {
         requireOpen();
-        byte[] key = e.key();
-        checkOrder(MemorySegment.ofArray(key), 0, key.length);
         long size = EntryFormat.encodedSize(e);
         if (size <= blockBytes) {
-            EntryFormat.write(e, blockSegment, blockUsed);
-            entryAdded(blockSegment, blockUsed, size);
+            EntryFormat.write(e, entryScratch, 0);
+            addEncoded(entryScratch, 0);
         } else {
             try (Arena big = Arena.ofConfined()) {
                 MemorySegment encoded = big.allocate(size);
                 EntryFormat.write(e, encoded, 0);
-                writeOwnBlock(encoded, 0, size);
+                addEncoded(encoded, 0);
             }
         }
     }
 
     /**
-     * Appends the entry encoded ({@link EntryFormat}) at {@code offset} of {@code src}, copying its bytes
-     * as they are (a flush from a memtable's slabs, a merge from an input table). Nothing of {@code src}
-     * is kept after the call returns.
+     * Appends the entry encoded ({@link EntryFormat}) at {@code offset} of {@code src} (a flush from a
+     * memtable's slabs, a merge from an input table), copying its parts straight into the block. Nothing
+     * of {@code src} is kept after the call returns.
      *
      * @throws IllegalArgumentException if the bytes are not a valid entry, or its key does not sort
      *                                  after the previous entry's key; nothing is written then
@@ -185,27 +206,34 @@ public final class SstableWriter implements Closeable {
         requireOpen();
         long size = EntryFormat.checkedSize(src, offset, src.byteSize());
         checkOrder(src, EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset));
-        if (size <= blockBytes) {
-            MemorySegment.copy(src, offset, blockSegment, blockUsed, size);
-            entryAdded(blockSegment, blockUsed, size);
-        } else {
+        if (size > blockBytes) {
             writeOwnBlock(src, offset, size);
+            return;
         }
-    }
-
-    /** Counts the entry just copied into the block at {@code at}, and closes the block if it is full. */
-    private void entryAdded(MemorySegment segment, long at, long size) throws IOException {
-        if (blockEntries++ % RESTART_INTERVAL == 0) {
+        boolean restart = blockEntries++ % RESTART_INTERVAL == 0;
+        if (restart) {
             if (restartCount == restarts.length) {
                 restarts = java.util.Arrays.copyOf(restarts, 2 * restartCount);
             }
-            restarts[restartCount++] = (int) at;
+            restarts[restartCount++] = blockUsed;
         }
-        counted(segment, at);
-        blockUsed += (int) size;
+        if (formatVersion == 2) {
+            MemorySegment.copy(src, offset, blockSegment, blockUsed, size);
+            blockUsed += (int) size;
+        } else {
+            int shared = restart ? 0 : sharedWithLastKey(src, EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset));
+            blockUsed = (int) CompactEntry.write(src, offset, shared, blockSegment, blockUsed);
+        }
+        counted(src, offset);
         if (blockUsed >= blockBytes) {
             finishBlock();
         }
+    }
+
+    /** How many first bytes the key at {@code keyOffset} of {@code src} shares with the previous entry's key. */
+    private int sharedWithLastKey(MemorySegment src, long keyOffset, int keyLength) {
+        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, lastKeySegment, 0, lastKeyLength);
+        return mismatch < 0 ? keyLength : (int) mismatch; // checkOrder ruled out equal keys: never -1 here
     }
 
     /** Statistics, Bloom filter and last key of the entry at {@code at} of {@code segment}. */
@@ -272,7 +300,10 @@ public final class SstableWriter implements Closeable {
         blockEntries = 0;
     }
 
-    /** Writes the entry at {@code offset} of {@code src} as a raw block of its own (it is larger than a block). */
+    /**
+     * Writes the entry at {@code offset} of {@code src} as a raw block of its own (it is larger than a
+     * block), in the section 2.1 encoding (code {@link BlockCompression#SINGLE_ENTRY} in version 3).
+     */
     private void writeOwnBlock(MemorySegment src, long offset, long size) throws IOException {
         if (size > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("entry of " + size + " bytes");
@@ -291,7 +322,7 @@ public final class SstableWriter implements Closeable {
         blockCrc.update(out.asSlice(outUsed, 8).asByteBuffer());
         outUsed += 8;
         position += 8;
-        trailer(BlockCompression.NONE);
+        trailer(formatVersion == 2 ? BlockCompression.NONE : BlockCompression.SINGLE_ENTRY);
         indexEntry(blockOffset, size + 8, size + 8);
     }
 
@@ -351,7 +382,7 @@ public final class SstableWriter implements Closeable {
         writeFully(data, bloomSection);
         long fullIndexLength = indexLength + 8 * blockCount;
         boolean empty = entryCount == 0;
-        Footer footer = Footer.v2(dataLength, fullIndexLength, bloomSection.byteSize(), entryCount, tombstoneCount,
+        Footer footer = Footer.blocks(formatVersion, dataLength, fullIndexLength, bloomSection.byteSize(), entryCount, tombstoneCount,
                 empty ? 0 : minVersion, empty ? 0 : maxVersion, blockCount, (int) indexCrc.getValue(),
                 Crc32c.of(bloomSection));
         MemorySegment footerBytes = out.asSlice(0, Footer.V2_SIZE);

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 /**
  * The body of a format version 1 SSTable ({@code docs/format.md}, sections 4.1-4.6): checksummed
  * records and an exact index of one u64 record offset per entry, searched by binary search over the
- * keys in place. Read only (the engine writes version 2); kept so that version 1 tables stay readable
+ * keys in place. Read only (the engine writes version 3); kept so that version 1 tables stay readable
  * until compaction rewrites them.
  *
  * <p>Checks: each probed record's header must fill it; an entry is returned only after its checksum is

@@ -1,7 +1,8 @@
 /**
- * SSTables: immutable sorted files. {@code SstableWriter} writes one in format version 2 (blocks of about
- * 4 KiB, LZ4-compressed where that pays, each with a CRC32C; a sparse index of one last key per block);
- * {@code SstableReader} reads version 2 ({@code BlockTable}) and version 1 ({@code V1Table}: checksummed
+ * SSTables: immutable sorted files. {@code SstableWriter} writes one in format version 3 (blocks of about
+ * 4 KiB of prefix-compressed entries, {@code CompactEntry}, LZ4-compressed where that pays, each with a
+ * CRC32C; a sparse index of one last key per block); {@code SstableReader} reads versions 3 and 2
+ * ({@code BlockTable}; version 2 blocks hold entries in the WAL's encoding) and version 1 ({@code V1Table}: checksummed
  * records, an exact index) through a memory-mapped {@code MemorySegment}, with a Bloom filter in front.
  * Owns the SSTable format ({@code docs/format.md}, section 4).
  *

@@ -21,8 +21,13 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Format version 2 (docs/format.md, section 4.8): blocks, compression, the sparse index and their checks. */
+/**
+ * Format versions 2 and 3 (docs/format.md, sections 4.8 and 4.9): blocks, compression, compact entries,
+ * the sparse index and their checks.
+ */
 class BlockTableTest {
 
     @TempDir
@@ -58,7 +63,7 @@ class BlockTableTest {
         SstableSummary summary = Tables.write(file, entries);
         assertThat(summary.fileBytes()).as("LZ4 blocks").isLessThan(rawBytes(entries) / 4);
         try (SstableReader r = SstableReader.open(file)) {
-            assertThat(r.formatVersion()).isEqualTo(2);
+            assertThat(r.formatVersion()).isEqualTo(3);
             assertThat(Tables.scan(r, null, null)).containsExactlyElementsOf(entries);
             EntryLocation at = new EntryLocation();
             for (int i = 0; i < entries.size(); i += 37) {
@@ -75,17 +80,45 @@ class BlockTableTest {
     }
 
     @Test
-    void incompressibleBlocksAreStoredRawAndReadInPlace() throws IOException {
+    void incompressibleVersion2BlocksAreStoredRawAndReadInPlace() throws IOException {
         Path file = dir.resolve("r.sst");
         List<Entry> entries = entries(2000, 1000, false); // headers and keys are 3%: LZ4 cannot save an eighth
-        SstableSummary summary = Tables.write(file, entries);
+        SstableSummary summary = Tables.write(file, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, 2);
         assertThat(summary.fileBytes()).isGreaterThan(rawBytes(entries));
         try (SstableReader r = SstableReader.open(file)) {
+            assertThat(r.formatVersion()).isEqualTo(2);
             EntryLocation at = new EntryLocation();
             byte[] k = utf8(key(1234));
             assertThat(r.locate(k, EntryFormat.keyPrefix(k), at)).isTrue();
             assertThat(at.segment().isMapped()).as("a raw block is read in the mapping").isTrue();
             assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize())).isEqualTo(entries.get(1234));
+            assertThat(Tables.scan(r, utf8(key(700)), utf8(key(720)))).containsExactlyElementsOf(entries.subList(700, 720));
+            assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(entries);
+        }
+    }
+
+    @Test
+    void version3StoresEachKeyAsWhatItDoesNotShareWithThePreviousOne() throws IOException {
+        List<Entry> entries = entries(4000, 1000, false); // raw blocks: the saving is not LZ4's
+        Path v2 = dir.resolve("v2.sst");
+        Path v3 = dir.resolve("v3.sst");
+        long v2Bytes = Tables.write(v2, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, 2).fileBytes();
+        long v3Bytes = Tables.write(v3, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, 3).fileBytes();
+        // per entry, version 2: a 25-byte header and the 9-byte key; version 3: lengths in 4 bytes, flags and
+        // version in 9, and the key's last byte or two (the whole key at a restart point, one in 8)
+        assertThat(v2Bytes - v3Bytes).as("bytes saved").isGreaterThanOrEqualTo(15L * entries.size());
+        try (SstableReader r = SstableReader.open(v3)) {
+            EntryLocation at = new EntryLocation();
+            for (int i = 0; i < entries.size(); i += 7) {
+                byte[] k = utf8(key(i));
+                assertThat(r.locate(k, EntryFormat.keyPrefix(k), at)).isTrue();
+                assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize())).isEqualTo(entries.get(i));
+            }
+            assertThat(r.get(utf8("key000010x"))).isNull();
+            assertThat(r.get(utf8("key0"))).isNull();
+            assertThat(Tables.scan(r, utf8("key0017"), utf8("key0018"))).containsExactlyElementsOf(entries.subList(1700, 1800));
+            assertThat(Tables.scan(r, utf8("key001234x"), null)).containsExactlyElementsOf(entries.subList(1235, 4000));
+            assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(entries);
         }
     }
 
@@ -157,8 +190,9 @@ class BlockTableTest {
         assertThat(footer.indexLength()).isLessThan(10_000L * 8 / 5); // version 1: 8 bytes per entry
     }
 
-    @Test
-    void theEngineReadsVersion1TablesAndCompactionRewritesThemAsVersion2() throws IOException {
+    @ParameterizedTest(name = "version {0}")
+    @ValueSource(ints = {1, 2})
+    void theEngineReadsOlderTablesAndCompactionRewritesThemInTheLatestVersion(int version) throws IOException {
         Path data = dir.resolve("engine");
         LsmOptions options = LsmOptions.defaults(data);
         List<Entry> first = entries(300, 50, false);
@@ -172,22 +206,26 @@ class BlockTableTest {
             }
             engine.flush();
         }
-        // rewrite every table as the engine wrote them before version 2, under the same name
+        // rewrite every table as an earlier release wrote them, under the same name
         for (Path sst : tables(data)) {
             List<Entry> content;
             try (SstableReader r = SstableReader.open(sst)) {
                 content = Tables.scan(r, null, null);
             }
             Files.delete(sst);
-            Tables.writeV1(sst, content, content.size());
+            if (version == 1) {
+                Tables.writeV1(sst, content, content.size());
+            } else {
+                Tables.write(sst, content, content.size(), SstableWriter.DEFAULT_BLOCK_BYTES, version);
+            }
         }
-        assertThat(tables(data)).hasSize(2).allSatisfy(p -> assertThat(version(p)).isEqualTo(1));
+        assertThat(tables(data)).hasSize(2).allSatisfy(p -> assertThat(version(p)).isEqualTo(version));
         try (LsmEngine engine = LsmEngine.open(options)) {
             for (Entry e : first) {
                 assertThat(engine.get(e.key())).isEqualTo(e);
             }
             assertThat(engine.compactAll()).isEqualTo(2);
-            assertThat(tables(data)).hasSize(1).allSatisfy(p -> assertThat(version(p)).isEqualTo(2));
+            assertThat(tables(data)).hasSize(1).allSatisfy(p -> assertThat(version(p)).isEqualTo(Footer.LATEST_VERSION));
             for (Entry e : first) {
                 assertThat(engine.get(e.key())).isEqualTo(e);
             }

@@ -21,13 +21,18 @@ import net.jqwik.api.Provide;
 /** A table behaves like a TreeMap of its entries for point gets and every range. */
 class SstablePropertyTest {
 
+    /** A format version and, for versions 2 and 3, the block size in bytes. */
+    record Format(int version, int blockBytes) {
+    }
+
     /**
-     * Either format: version 1, or version 2 with blocks of 256 B to 4 KiB, so that tables have many
-     * blocks, compressed ones (repetitive values) and entries larger than a block (raw blocks of their own).
+     * Every format: version 1, or versions 2 and 3 with blocks of 256 B to 4 KiB, so that tables have many
+     * blocks, compressed ones (repetitive values), entries larger than a block (raw blocks of their own)
+     * and, in version 3, keys sharing prefixes with the one before.
      */
-    @Property(tries = 300)
+    @Property(tries = 400)
     void tableMatchesTreeMapModel(@ForAll("entries") List<Entry> generated, @ForAll("keys") List<byte[]> probes,
-                                  @ForAll("formats") int blockBytes) throws IOException {
+                                  @ForAll("formats") Format format) throws IOException {
         NavigableMap<byte[], Entry> model = new TreeMap<>(Keys.ORDER);
         for (Entry e : generated) {
             model.put(e.key(), e);
@@ -35,13 +40,13 @@ class SstablePropertyTest {
         Path dir = Files.createTempDirectory("sstable-prop");
         Path file = dir.resolve("t.sst");
         try {
-            if (blockBytes == 0) {
+            if (format.version() == 1) {
                 Tables.writeV1(file, model.values(), model.size());
             } else {
-                Tables.write(file, model.values(), model.size(), blockBytes);
+                Tables.write(file, model.values(), model.size(), format.blockBytes(), format.version());
             }
             try (SstableReader r = SstableReader.open(file)) {
-                assertThat(r.formatVersion()).isEqualTo(blockBytes == 0 ? 1 : 2);
+                assertThat(r.formatVersion()).isEqualTo(format.version());
                 assertThat(r.entryCount()).isEqualTo(model.size());
                 assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(model.values());
                 assertThat(Tables.scan(r, null, null)).containsExactlyElementsOf(model.values());
@@ -66,10 +71,10 @@ class SstablePropertyTest {
         }
     }
 
-    /** 0 for format version 1, else version 2's block size in bytes. */
     @Provide
-    Arbitrary<Integer> formats() {
-        return Arbitraries.of(0, 256, 512, 4096);
+    Arbitrary<Format> formats() {
+        return Arbitraries.of(new Format(1, 0), new Format(2, 256), new Format(2, 4096),
+                new Format(3, 256), new Format(3, 512), new Format(3, 4096));
     }
 
     @Provide
@@ -92,10 +97,13 @@ class SstablePropertyTest {
         return key().list().ofMaxSize(20);
     }
 
-    /** Short keys over a small alphabet, with bytes above 0x7F to exercise unsigned order. */
+    /**
+     * Short keys over a small alphabet, with bytes above 0x7F to exercise unsigned order; neighbours in
+     * order often share a prefix, or one is a prefix of the next.
+     */
     private static Arbitrary<byte[]> key() {
         return Arbitraries.of((byte) 0, (byte) 1, (byte) 'a', (byte) 0x7F, (byte) 0x80, (byte) 0xFF)
-                .list().ofMinSize(0).ofMaxSize(4)
+                .list().ofMinSize(0).ofMaxSize(6)
                 .map(bs -> {
                     byte[] k = new byte[bs.size()];
                     for (int i = 0; i < k.length; i++) {

@@ -31,9 +31,15 @@ final class Tables {
         return write(file, entries, entries.size());
     }
 
-    /** Writes a format version 2 table with blocks of {@code blockBytes}. */
+    /** Writes a table in the format the engine writes (version 3) with blocks of {@code blockBytes}. */
     static SstableSummary write(Path file, Iterable<Entry> entries, long expected, int blockBytes) throws IOException {
-        try (SstableWriter w = new SstableWriter(io.ringbase.storage.io.FileIo.DISK, file, expected, blockBytes)) {
+        return write(file, entries, expected, blockBytes, Footer.LATEST_VERSION);
+    }
+
+    /** Writes a table in block format {@code version} (2 or 3) with blocks of {@code blockBytes}. */
+    static SstableSummary write(Path file, Iterable<Entry> entries, long expected, int blockBytes, int version)
+            throws IOException {
+        try (SstableWriter w = new SstableWriter(io.ringbase.storage.io.FileIo.DISK, file, expected, blockBytes, version)) {
             for (Entry e : entries) {
                 w.add(e);
             }
