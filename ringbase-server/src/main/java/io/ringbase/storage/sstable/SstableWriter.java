@@ -74,6 +74,8 @@ public final class SstableWriter implements Closeable {
     private int[] restarts = new int[16];
     private int restartCount;
     private int blockEntries;
+    /** The version of the block's last restart point: version 3 stores the others' as differences from it. */
+    private long restartVersion;
     private final byte[] compressed;
     /** The previous entry's key, copied (an input's memory may change once the caller moves on). */
     private byte[] lastKey = new byte[64];
@@ -222,7 +224,10 @@ public final class SstableWriter implements Closeable {
             blockUsed += (int) size;
         } else {
             int shared = restart ? 0 : sharedWithLastKey(src, EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset));
-            blockUsed = (int) CompactEntry.write(src, offset, shared, blockSegment, blockUsed);
+            blockUsed = (int) CompactEntry.write(src, offset, shared, restart, restartVersion, blockSegment, blockUsed);
+            if (restart) {
+                restartVersion = EntryFormat.version(src, offset);
+            }
         }
         counted(src, offset);
         if (blockUsed >= blockBytes) {
