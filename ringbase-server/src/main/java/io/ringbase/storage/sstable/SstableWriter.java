@@ -207,7 +207,7 @@ public final class SstableWriter implements Closeable {
     public void addEncoded(MemorySegment src, long offset) throws IOException {
         requireOpen();
         long size = EntryFormat.checkedSize(src, offset, src.byteSize());
-        checkOrder(src, EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset));
+        int shared = checkOrder(src, EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset));
         if (size > blockBytes) {
             writeOwnBlock(src, offset, size);
             return;
@@ -223,8 +223,8 @@ public final class SstableWriter implements Closeable {
             MemorySegment.copy(src, offset, blockSegment, blockUsed, size);
             blockUsed += (int) size;
         } else {
-            int shared = restart ? 0 : sharedWithLastKey(src, EntryFormat.keyOffset(offset), EntryFormat.keyLength(src, offset));
-            blockUsed = (int) CompactEntry.write(src, offset, shared, restart, restartVersion, blockSegment, blockUsed);
+            blockUsed = (int) CompactEntry.write(src, offset, restart ? 0 : shared, restart, restartVersion, blockSegment,
+                    blockUsed);
             if (restart) {
                 restartVersion = EntryFormat.version(src, offset);
             }
@@ -233,12 +233,6 @@ public final class SstableWriter implements Closeable {
         if (blockUsed >= blockBytes) {
             finishBlock();
         }
-    }
-
-    /** How many first bytes the key at {@code keyOffset} of {@code src} shares with the previous entry's key. */
-    private int sharedWithLastKey(MemorySegment src, long keyOffset, int keyLength) {
-        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, lastKeySegment, 0, lastKeyLength);
-        return mismatch < 0 ? keyLength : (int) mismatch; // checkOrder ruled out equal keys: never -1 here
     }
 
     /** Statistics, Bloom filter and last key of the entry at {@code at} of {@code segment}. */
@@ -261,10 +255,14 @@ public final class SstableWriter implements Closeable {
         maxVersion = Math.max(maxVersion, version);
     }
 
-    /** Throws unless the key at {@code keyOffset} of {@code src} sorts after the previous entry's key. */
-    private void checkOrder(MemorySegment src, long keyOffset, int keyLength) {
+    /**
+     * Throws unless the key at {@code keyOffset} of {@code src} sorts after the previous entry's key.
+     *
+     * @return how many first bytes the two keys share (0 for the first key)
+     */
+    private int checkOrder(MemorySegment src, long keyOffset, int keyLength) {
         if (lastKeyLength < 0) {
-            return;
+            return 0;
         }
         long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, lastKeySegment, 0, lastKeyLength);
         boolean after = mismatch >= 0 && mismatch != keyLength
@@ -274,6 +272,7 @@ public final class SstableWriter implements Closeable {
             throw new IllegalArgumentException("key " + Keys.toDisplay(src.asSlice(keyOffset, keyLength).toArray(U8))
                     + " does not sort after the previous key " + Keys.toDisplay(java.util.Arrays.copyOf(lastKey, lastKeyLength)));
         }
+        return (int) mismatch;
     }
 
     /** Writes the gathered block, compressed if that saves an eighth of it, with its trailer and index entry. */
