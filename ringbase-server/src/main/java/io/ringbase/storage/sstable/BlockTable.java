@@ -21,7 +21,7 @@ import java.util.zip.CRC32C;
  * block of one large entry),
  * each stored raw or LZ4-compressed with a CRC32C trailer, and a sparse index naming each block's last
  * key. A lookup finds its block by binary search, checks the block's checksum, and walks the block's
- * entries. The search runs first over {@link #prefixes}, each block's last key's first 8 bytes as one
+ * entries. The search runs first over {@link #prefixes}, 8 bytes of each block's last key as one
  * big-endian long, built at open in native memory (8 bytes per block, 2 MiB per GiB of 4 KiB blocks):
  * a dense array whose steps touch one cache line each, where the index's entries lie a key apart;
  * whole keys are compared only among blocks whose prefix equals the key's. A block stored raw is read
@@ -52,8 +52,17 @@ final class BlockTable implements TableBody {
     /** The block cache, or {@code null} when it holds nothing (so point reads skip it, and their buffers stay block-sized). */
     private final BlockCache cache;
     private final long tableId = BlockCache.newTableId();
-    /** Each block's last key's {@link EntryFormat#keyPrefix}, in block order (in {@code arena}). */
+    /**
+     * Each block's last key's 8 bytes after {@link #commonPrefix} (zero-padded, as {@link EntryFormat#keyPrefix}
+     * takes a key's first 8), in block order (in {@code arena}).
+     */
     private final MemorySegment prefixes;
+    /**
+     * The bytes every block's last key starts with: those the first and the last block's last keys share.
+     * Keys often share a prefix ({@code user:}, {@code k000000...}) that would make every block's first 8
+     * bytes equal and send the search to whole keys in the mapped index, a page apart each.
+     */
+    private final byte[] commonPrefix;
 
     /**
      * @param arena the reader's arena: holds {@link #prefixes}, freed with the mapping
@@ -70,10 +79,12 @@ final class BlockTable implements TableBody {
         this.compact = footer.formatVersion() >= 3;
         this.startsAt = footer.indexLength() - 8 * blockCount;
         this.prefixes = arena.allocate(ValueLayout.JAVA_LONG, blockCount);
+        this.commonPrefix = blockCount == 0 ? new byte[0] : sharedPrefix(entryAt(0), entryAt(blockCount - 1));
+        int skip = commonPrefix.length;
         for (long b = 0; b < blockCount; b++) {
             long at = entryAt(b);
             prefixes.setAtIndex(ValueLayout.JAVA_LONG, b,
-                    EntryFormat.keyPrefix(index, at + INDEX_ENTRY_HEADER, index.get(I32, at + 16)));
+                    EntryFormat.keyPrefix(index, at + INDEX_ENTRY_HEADER + skip, index.get(I32, at + 16) - skip));
         }
     }
 
@@ -166,13 +177,49 @@ final class BlockTable implements TableBody {
         return new BlockCursor();
     }
 
+    /** The bytes the last keys of index entries at {@code first} and {@code last} share, copied. */
+    private byte[] sharedPrefix(long first, long last) {
+        long a = first + INDEX_ENTRY_HEADER;
+        long b = last + INDEX_ENTRY_HEADER;
+        int aLen = index.get(I32, first + 16);
+        int bLen = index.get(I32, last + 16);
+        long mismatch = MemorySegment.mismatch(index, a, a + aLen, index, b, b + bLen);
+        int shared = mismatch < 0 ? aLen : (int) mismatch;
+        return index.asSlice(a, shared).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /**
+     * The 8 bytes of {@code key} after the table's common prefix, zero-padded ({@link EntryFormat#keyPrefix}
+     * of what follows it).
+     */
+    private long window(byte[] key) {
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            int at = commonPrefix.length + i;
+            p = (p << 8) | (at < key.length ? key[at] & 0xFF : 0);
+        }
+        return p;
+    }
+
     /** The first block whose last key is &ge; {@code key}, or {@code blockCount} if none. */
     private long blockFor(byte[] key, long keyPrefix) throws CorruptionException {
-        long lo = firstPrefixAbove(keyPrefix, 0, true);
-        if (lo == blockCount || prefixes.getAtIndex(ValueLayout.JAVA_LONG, lo) != keyPrefix) {
+        int skip = commonPrefix.length;
+        if (skip > 0) { // every last key starts with the common prefix: a key that does not is below or above them all
+            int n = Math.min(skip, key.length);
+            int mismatch = java.util.Arrays.mismatch(key, 0, n, commonPrefix, 0, n);
+            if (mismatch >= 0) {
+                return (key[mismatch] & 0xFF) < (commonPrefix[mismatch] & 0xFF) ? 0 : blockCount;
+            }
+            if (key.length < skip) {
+                return 0; // a proper prefix of the common prefix: below every last key
+            }
+        }
+        long window = window(key);
+        long lo = firstPrefixAbove(window, 0, true);
+        if (lo == blockCount || prefixes.getAtIndex(ValueLayout.JAVA_LONG, lo) != window) {
             return lo; // every block before lo ends below the key, lo's last key is above it
         }
-        long hi = firstPrefixAbove(keyPrefix, lo, false); // blocks [lo, hi) end with the key's prefix
+        long hi = firstPrefixAbove(window, lo, false); // blocks [lo, hi) end with the key's window
         while (lo < hi) {
             long mid = (lo + hi) >>> 1;
             long at = entryAt(mid);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.Keys;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
 import java.io.IOException;
@@ -188,6 +189,35 @@ class BlockTableTest {
         Footer footer = Tables.footer(file);
         assertThat(footer.blockCount()).isBetween(10_000L / 40, 10_000L / 25);
         assertThat(footer.indexLength()).isLessThan(10_000L * 8 / 5); // version 1: 8 bytes per entry
+    }
+
+    @Test
+    void keysSharingALongPrefixAreFoundAndKeysOutsideItAreNot() throws IOException {
+        Path file = dir.resolve("p.sst");
+        String prefix = "tenant-0042/user:";
+        List<Entry> entries = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            entries.add(Entry.value(utf8(prefix + String.format("%08d", 2 * i)), i + 1, utf8("v" + i)));
+        }
+        Tables.write(file, entries, entries.size(), 512);
+        try (SstableReader r = SstableReader.open(file)) {
+            for (int i = 0; i < 3000; i++) {
+                assertThat(r.get(utf8(prefix + String.format("%08d", 2 * i)))).isEqualTo(entries.get(i));
+                assertThat(r.get(utf8(prefix + String.format("%08d", 2 * i + 1)))).isNull();
+            }
+            // below, inside and above the shared prefix, and prefixes of it
+            for (String k : List.of("", "t", "tenant-0041/zzz", "tenant-0042", "tenant-0042/user", prefix,
+                    "tenant-0042/user9", "tenant-0043", "u")) {
+                assertThat(r.get(utf8(k))).as(k).isNull();
+                int from = Keys.compare(utf8(k), entries.get(0).key()) <= 0 ? 0
+                        : Keys.compare(utf8(k), entries.get(2999).key()) > 0 ? 3000 : -1;
+                if (from >= 0) {
+                    assertThat(Tables.scan(r, utf8(k), null)).as(k).containsExactlyElementsOf(entries.subList(from, 3000));
+                }
+            }
+            assertThat(Tables.scan(r, utf8(prefix + "00001000"), utf8(prefix + "00001011")))
+                    .containsExactlyElementsOf(entries.subList(500, 506));
+        }
     }
 
     @ParameterizedTest(name = "version {0}")
