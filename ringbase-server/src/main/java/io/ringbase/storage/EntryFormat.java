@@ -272,8 +272,16 @@ public final class EntryFormat {
      * tie, which spares most of the {@code mismatch} calls (and their bounds checks) of a search.
      */
     public static long keyPrefix(byte[] key) {
+        return keyPrefix(key, 0);
+    }
+
+    /**
+     * {@link #keyPrefix(byte[])} of the bytes of {@code key} from {@code from} on: its 8 bytes there as a
+     * big-endian unsigned long, zero-padded past its end.
+     */
+    public static long keyPrefix(byte[] key, int from) {
         long p = 0;
-        for (int i = 0; i < 8; i++) {
+        for (int i = from; i < from + 8; i++) {
             p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
         }
         return p;

@@ -188,19 +188,6 @@ final class BlockTable implements TableBody {
         return index.asSlice(a, shared).toArray(ValueLayout.JAVA_BYTE);
     }
 
-    /**
-     * The 8 bytes of {@code key} after the table's common prefix, zero-padded ({@link EntryFormat#keyPrefix}
-     * of what follows it).
-     */
-    private long window(byte[] key) {
-        long p = 0;
-        for (int i = 0; i < 8; i++) {
-            int at = commonPrefix.length + i;
-            p = (p << 8) | (at < key.length ? key[at] & 0xFF : 0);
-        }
-        return p;
-    }
-
     /** The first block whose last key is &ge; {@code key}, or {@code blockCount} if none. */
     private long blockFor(byte[] key, long keyPrefix) throws CorruptionException {
         int skip = commonPrefix.length;
@@ -214,7 +201,7 @@ final class BlockTable implements TableBody {
                 return 0; // a proper prefix of the common prefix: below every last key
             }
         }
-        long window = window(key);
+        long window = EntryFormat.keyPrefix(key, skip); // its 8 bytes after the common prefix
         long lo = firstPrefixAbove(window, 0, true);
         if (lo == blockCount || prefixes.getAtIndex(ValueLayout.JAVA_LONG, lo) != window) {
             return lo; // every block before lo ends below the key, lo's last key is above it
@@ -420,18 +407,26 @@ final class BlockTable implements TableBody {
             this.block = firstBlock - 1;
         }
 
+        /** Loads the next block and stands at its first entry; false past the last block. */
+        boolean nextBlock() throws CorruptionException {
+            if (++block >= blockCount) {
+                segment = null;
+                return false;
+            }
+            load(block, loc, false);
+            segment = loc.blockSegment;
+            pos = loc.blockStart;
+            end = loc.blockEnd;
+            blockStart = true;
+            return true;
+        }
+
         /** Moves to the next entry; false past the last block. */
         boolean advance() throws CorruptionException {
             while (segment == null || pos >= end) {
-                if (++block >= blockCount) {
-                    segment = null;
+                if (!nextBlock()) {
                     return false;
                 }
-                load(block, loc, false);
-                segment = loc.blockSegment;
-                pos = loc.blockStart;
-                end = loc.blockEnd;
-                blockStart = true;
             }
             long at = pos;
             if (loc.blockCompact) {
@@ -486,7 +481,7 @@ final class BlockTable implements TableBody {
             this.endKey = end;
             this.endPrefix = end == null ? 0 : EntryFormat.keyPrefix(end);
             if (start != null) { // position in the first block at its first key >= start
-                if (!walk.advance()) {
+                if (!walk.nextBlock()) {
                     exhausted = true;
                 } else {
                     walk.pos = seek(walk.block, walk.loc, start, startPrefix); // not consumed

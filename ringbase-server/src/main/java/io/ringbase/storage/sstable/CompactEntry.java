@@ -29,9 +29,9 @@ import java.lang.foreign.ValueLayout;
  * </pre>
  *
  * <p>An instance is a reusable decoder for one reader (a lookup's {@link EntryLocation}, an iterator):
- * {@link #decode} parses the entry at a position and rebuilds its whole key in {@link #key()} from the
- * previous one; {@link #expand} writes it out in the section 2.1 encoding that the rest of the engine
- * reads. Static methods encode. Not thread-safe.
+ * {@link #decode} parses the entry at a position and rebuilds its whole key from the previous one;
+ * {@link #expand} writes it out in the section 2.1 encoding that the rest of the engine reads. Static
+ * methods encode. Not thread-safe.
  */
 final class CompactEntry {
 
@@ -57,8 +57,6 @@ final class CompactEntry {
     private MemorySegment valueSegment;
     private long valueOffset;
     private int valueLength;
-    /** Where the decoded entry's encoding ends, and the next one begins. */
-    private long end;
 
     private byte[] expanded = new byte[0];
     private MemorySegment expandedSegment = MemorySegment.ofArray(expanded);
@@ -248,18 +246,12 @@ final class CompactEntry {
         valueSegment = block;
         valueOffset = p + unshared;
         valueLength = (int) values;
-        end = valueOffset + values;
-        return end;
+        return valueOffset + values;
     }
 
     /** Compares the decoded entry's key with {@code key} in {@link io.ringbase.storage.Keys#ORDER}. */
     int compareKey(byte[] key, long keyPrefix) {
         return EntryFormat.compareKeyBytes(keySegment, 0, keyLength, key, keyPrefix);
-    }
-
-    /** Where the decoded entry ends. */
-    long end() {
-        return end;
     }
 
     /**
@@ -287,10 +279,5 @@ final class CompactEntry {
     /** Size of the decoded entry in the section 2.1 encoding. */
     long expandedSize() {
         return EntryFormat.encodedSize(keyLength, valueLength);
-    }
-
-    /** The buffer {@link #expand} writes into, as last grown. */
-    MemorySegment expandedBuffer() {
-        return expandedSegment;
     }
 }
