@@ -7,7 +7,9 @@ import static io.ringbase.storage.Layouts.U8;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.os.NativeFile;
 import io.ringbase.storage.StorageEngine;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,6 +31,12 @@ import java.util.zip.CRC32C;
  * buffer. A compact entry is found and walked in place, its key rebuilt from the previous one, and the
  * entry a lookup or an iterator returns is written out in the section 2.1 encoding (one copy of it).
  *
+ * <p><b>Reads of tables out of the page cache.</b> Point reads, and the first {@link #WALK_PREADS}
+ * blocks of a range iterator, read their block with {@code pread(2)} instead of through the mapping
+ * while the table's {@link ReadPathGauge} says the table is not in the page cache (its reads wait for
+ * the device), so that each costs one block read rather than the kernel's read-around of a mapping
+ * fault. Longer walks (the rest of a scan, compaction) stay on the mapping, whose read-ahead suits them.
+ *
  * <p>Checks: every block's checksum, compression code and decompressed length before any of its
  * entries is used; every entry header against the block's end; index entries against the sections'
  * bounds; and that a block's entries agree with the last key its index entry names.
@@ -39,6 +47,10 @@ final class BlockTable implements TableBody {
     static final int TRAILER_SIZE = 5;
     /** Bytes of an index entry before its key: blockOffset u64, storedLength u32, rawLength u32, lastKeyLength u32. */
     static final int INDEX_ENTRY_HEADER = 20;
+    /** Blocks a range iterator reads with {@code pread} (when its table's gauge says so) before the mapping. */
+    static final int WALK_PREADS = 4;
+    /** One point read in this many (per thread) is timed for the gauge while reads go through the mapping. */
+    private static final int SAMPLE_MASK = 7;
 
     private final Path path;
     private final Footer footer;
@@ -63,13 +75,21 @@ final class BlockTable implements TableBody {
      * bytes equal and send the search to whole keys in the mapped index, a page apart each.
      */
     private final byte[] commonPrefix;
+    /** The table opened for {@code pread}, or {@code null} (every read then goes through the mapping). */
+    private final NativeFile file;
+    /** Whether reads go through the mapping or {@link #file} now; {@code null} with no file. */
+    private final ReadPathGauge gauge;
 
     /**
+     * @param file  the table opened for {@code pread}, or {@code null}: reads only through the mapping;
+     *              its owner closes it after the last read
      * @param arena the reader's arena: holds {@link #prefixes}, freed with the mapping
      * @throws CorruptionException if an index entry lies outside the index
      */
-    BlockTable(Path path, Footer footer, MemorySegment mapped, BlockCache cache, Arena arena)
+    BlockTable(Path path, Footer footer, MemorySegment mapped, NativeFile file, BlockCache cache, Arena arena)
             throws CorruptionException {
+        this.file = file;
+        this.gauge = file == null ? null : new ReadPathGauge();
         this.cache = cache.capacityBytes() > 0 ? cache : null;
         this.path = path;
         this.footer = footer;
@@ -89,12 +109,12 @@ final class BlockTable implements TableBody {
     }
 
     @Override
-    public boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws CorruptionException {
+    public boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws IOException {
         long b = blockFor(key, keyPrefix);
         if (b == blockCount) {
             return false;
         }
-        load(b, into, true);
+        load(b, into, true, true);
         long pos = seek(b, into, key, keyPrefix);
         if (into.blockCompact) {
             CompactEntry found = into.decoder();
@@ -167,7 +187,7 @@ final class BlockTable implements TableBody {
     public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
         try {
             return new RangeIterator(start, end);
-        } catch (CorruptionException e) {
+        } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
@@ -254,16 +274,25 @@ final class BlockTable implements TableBody {
         return index.get(I64, entryAt(b));
     }
 
+    /** How this table's point reads reach its blocks now; {@code null} if only through the mapping. For tests. */
+    ReadPathGauge gauge() {
+        return gauge;
+    }
+
     /**
      * Reads block {@code b} and points {@code loc}'s block fields at its raw entries: in the mapping if it
-     * is stored raw, else in {@code loc}'s buffer, decompressed or copied from the block cache.
+     * is stored raw and read through the mapping, else in {@code loc}'s buffer, decompressed, copied from
+     * the block cache or read with {@code pread}.
      *
-     * @param cached whether to look in the block cache first and fill it on a miss (point reads do;
-     *               scans and compaction read around it: filling it from the block a seek starts in was
-     *               measured slower, bench/RESULTS.md, and a full pass would push hot blocks out)
+     * @param pointRead whether this is a point read: it looks in the block cache first and fills it on a
+     *                  miss, and a sample of its reads through the mapping is timed for the gauge (scans and
+     *                  compaction read around the cache: filling it from the block a seek starts in was
+     *                  measured slower, bench/RESULTS.md, and a full pass would push hot blocks out)
+     * @param mayPread  whether to read the block with {@code pread} if the gauge says so
      * @throws CorruptionException if its index entry, checksum, compression code or length is wrong
+     * @throws IOException         if {@code pread} failed (EIO...)
      */
-    private void load(long b, EntryLocation loc, boolean cached) throws CorruptionException {
+    private void load(long b, EntryLocation loc, boolean pointRead, boolean mayPread) throws IOException {
         long at = entryAt(b);
         long offset = index.get(I64, at);
         long stored = index.get(I32, at + 8) & 0xFFFF_FFFFL;
@@ -273,6 +302,35 @@ final class BlockTable implements TableBody {
                     + " names a block outside the data section: offset " + offset + ", " + stored + " bytes stored, "
                     + raw + " raw");
         }
+        if (gauge == null || !mayPread) {
+            loadMapped(b, loc, pointRead, offset, stored, raw, null);
+            return;
+        }
+        Scratch scratch = SCRATCH.get();
+        if (gauge.preads() && stored + TRAILER_SIZE <= Scratch.BYTES) {
+            if (pointRead && cache != null && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) {
+                located(b, loc, loc.bufferSegment(), 0, raw, compact);
+                return;
+            }
+            readBlock(b, loc, pointRead, offset, (int) stored, raw, scratch);
+            return;
+        }
+        if (pointRead && (++scratch.loads & SAMPLE_MASK) == 0) {
+            long begin = System.nanoTime();
+            loadMapped(b, loc, true, offset, stored, raw, scratch);
+            gauge.record(System.nanoTime() - begin);
+            return;
+        }
+        loadMapped(b, loc, pointRead, offset, stored, raw, scratch);
+    }
+
+    /**
+     * {@link #load} through the mapping, of the block of {@code stored} bytes at {@code offset}.
+     *
+     * @param scratch the thread's scratch if the caller has it, else {@code null}
+     */
+    private void loadMapped(long b, EntryLocation loc, boolean cached, long offset, long stored, int raw,
+                            Scratch scratch) throws CorruptionException {
         byte compression = data.get(U8, offset + stored);
         int crc = data.get(I32, offset + stored + 1);
         if (compression == BlockCompression.NONE || (compact && compression == BlockCompression.SINGLE_ENTRY)) {
@@ -290,20 +348,62 @@ final class BlockTable implements TableBody {
             located(b, loc, loc.bufferSegment(), 0, raw, compact);
             return;
         }
-        Scratch scratch = SCRATCH.get();
+        if (scratch == null) {
+            scratch = SCRATCH.get();
+        }
         byte[] input = stored + 1 <= Scratch.BYTES ? scratch.input : new byte[(int) stored + 1];
         MemorySegment.copy(data, U8, offset, input, 0, (int) stored + 1);
+        checkCrc(b, offset, input, (int) stored, crc, scratch);
+        inflate(b, loc, cached, offset, input, (int) stored, compression, raw);
+    }
+
+    /**
+     * {@link #load} with {@code pread}: the block's payload and trailer into {@code scratch}, checked, then
+     * copied or decompressed into {@code loc}'s buffer; the read's time goes to the gauge.
+     */
+    private void readBlock(long b, EntryLocation loc, boolean cached, long offset, int stored, int raw,
+                           Scratch scratch) throws IOException {
+        long begin = System.nanoTime();
+        file.read(offset, scratch.nativeInput, stored + TRAILER_SIZE);
+        gauge.record(System.nanoTime() - begin);
+        byte[] input = scratch.input;
+        MemorySegment.copy(scratch.nativeInput, U8, 0, input, 0, stored + 1);
+        byte compression = input[stored];
+        checkCrc(b, offset, input, stored, scratch.nativeInput.get(I32, stored + 1), scratch);
+        if (compression == BlockCompression.NONE || (compact && compression == BlockCompression.SINGLE_ENTRY)) {
+            if (stored != raw) {
+                throw new CorruptionException(path, offset, "raw block " + b + " of " + stored
+                        + " bytes, the index says " + raw);
+            }
+            System.arraycopy(input, 0, loc.buffer(stored), 0, stored);
+            located(b, loc, loc.bufferSegment(), 0, stored, compact && compression == BlockCompression.NONE);
+            return;
+        }
+        inflate(b, loc, cached, offset, input, stored, compression, raw);
+    }
+
+    /** Checks the CRC32C of {@code input[0, stored]} (payload and compression code) against {@code crc}. */
+    private void checkCrc(long b, long offset, byte[] input, int stored, int crc, Scratch scratch)
+            throws CorruptionException {
         scratch.crc.reset();
-        scratch.crc.update(input, 0, (int) stored + 1);
+        scratch.crc.update(input, 0, stored + 1);
         if ((int) scratch.crc.getValue() != crc) {
             throw new CorruptionException(path, offset, "block " + b + " checksum mismatch");
         }
+    }
+
+    /**
+     * Decompresses the checked block payload {@code input[0, stored)} into {@code loc}'s buffer, puts it in
+     * the block cache if {@code cached}, and points {@code loc} at it.
+     */
+    private void inflate(long b, EntryLocation loc, boolean cached, long offset, byte[] input, int stored,
+                         byte compression, int raw) throws CorruptionException {
         if (compression != BlockCompression.LZ4) {
             throw new CorruptionException(path, offset + stored, "block " + b + " has unknown compression code "
                     + (compression & 0xFF));
         }
         byte[] out = loc.buffer(raw);
-        BlockCompression.decompress(path, offset, input, (int) stored, out, raw);
+        BlockCompression.decompress(path, offset, input, stored, out, raw);
         if (cached && cache != null) {
             cache.put(tableId, b, out, raw);
         }
@@ -337,13 +437,17 @@ final class BlockTable implements TableBody {
     }
 
     /**
-     * Per-thread room for a compressed block on its way to decompression, so that neither a point read
-     * nor an iterator allocates for it (blocks of the default size take at most 8 KiB compressed).
+     * Per-thread room for a compressed block on its way to decompression, or a block read with {@code pread},
+     * so that neither a point read nor an iterator allocates for it (blocks of the default size take at most 8 KiB compressed).
      */
     private static final class Scratch {
         static final int BYTES = 16 * 1024;
         final byte[] input = new byte[BYTES];
+        /** Where {@code pread} puts a block, payload and trailer (freed with the thread's scratch). */
+        final MemorySegment nativeInput = Arena.ofAuto().allocate(BYTES, 8);
         final CRC32C crc = new CRC32C();
+        /** Point reads through the mapping so far, for sampling. */
+        int loads;
     }
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
@@ -403,17 +507,22 @@ final class BlockTable implements TableBody {
         /** End of the current entry's encoding in {@link #entrySegment}. */
         long entryEnd;
 
-        Walk(long firstBlock) {
+        /** Blocks still to read with {@code pread} if the gauge says so; then through the mapping. */
+        int preads;
+
+        /** @param preads how many of its first blocks may be read with {@code pread} */
+        Walk(long firstBlock, int preads) {
             this.block = firstBlock - 1;
+            this.preads = preads;
         }
 
         /** Loads the next block and stands at its first entry; false past the last block. */
-        boolean nextBlock() throws CorruptionException {
+        boolean nextBlock() throws IOException {
             if (++block >= blockCount) {
                 segment = null;
                 return false;
             }
-            load(block, loc, false);
+            load(block, loc, false, preads-- > 0);
             segment = loc.blockSegment;
             pos = loc.blockStart;
             end = loc.blockEnd;
@@ -422,7 +531,7 @@ final class BlockTable implements TableBody {
         }
 
         /** Moves to the next entry; false past the last block. */
-        boolean advance() throws CorruptionException {
+        boolean advance() throws IOException {
             while (segment == null || pos >= end) {
                 if (!nextBlock()) {
                     return false;
@@ -449,11 +558,11 @@ final class BlockTable implements TableBody {
     /** See {@link SstableReader#cursor()}. */
     private final class BlockCursor extends Walk implements SstableReader.Cursor {
         BlockCursor() {
-            super(0);
+            super(0, 0); // a pass over the whole table: the mapping's read-ahead suits it
         }
 
         @Override
-        public boolean next() throws CorruptionException {
+        public boolean next() throws IOException {
             return advance();
         }
 
@@ -475,9 +584,9 @@ final class BlockTable implements TableBody {
         private final long endPrefix;
         private boolean exhausted;
 
-        RangeIterator(byte[] start, byte[] end) throws CorruptionException {
+        RangeIterator(byte[] start, byte[] end) throws IOException {
             long startPrefix = start == null ? 0 : EntryFormat.keyPrefix(start);
-            this.walk = new Walk(start == null ? 0 : blockFor(start, startPrefix));
+            this.walk = new Walk(start == null ? 0 : blockFor(start, startPrefix), WALK_PREADS);
             this.endKey = end;
             this.endPrefix = end == null ? 0 : EntryFormat.keyPrefix(end);
             if (start != null) { // position in the first block at its first key >= start
@@ -491,7 +600,7 @@ final class BlockTable implements TableBody {
         }
 
         @Override
-        Entry fetch() throws CorruptionException {
+        Entry fetch() throws IOException {
             if (exhausted || !walk.advance()
                     || (endKey != null && EntryFormat.compareKey(walk.entrySegment, walk.entryOffset, endKey, endPrefix) >= 0)) {
                 return null;

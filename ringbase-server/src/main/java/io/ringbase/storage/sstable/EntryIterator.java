@@ -3,14 +3,15 @@ package io.ringbase.storage.sstable;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.NoSuchElementException;
 
 /**
  * A table's range iterator, one entry decoded ahead (the shape of Guava's {@code AbstractIterator}): a
- * subclass says only how to fetch the next entry. Damage found while fetching ends the iteration and is
- * thrown from {@link #hasNext()}/{@link #next()} as an {@link UncheckedIOException} wrapping the
- * {@link CorruptionException}. One thread at a time.
+ * subclass says only how to fetch the next entry. Damage found while fetching, or a failed read, ends the
+ * iteration and is thrown from {@link #hasNext()}/{@link #next()} as an {@link UncheckedIOException} wrapping
+ * the {@link CorruptionException} or {@link IOException}. One thread at a time.
  */
 abstract class EntryIterator implements StorageEngine.CloseableIterator<Entry> {
 
@@ -21,8 +22,9 @@ abstract class EntryIterator implements StorageEngine.CloseableIterator<Entry> {
      * The next entry in range, or {@code null} past the last one.
      *
      * @throws CorruptionException if what it reads is damaged
+     * @throws IOException          if a read failed ({@code pread}: EIO...)
      */
-    abstract Entry fetch() throws CorruptionException;
+    abstract Entry fetch() throws IOException;
 
     @Override
     public final boolean hasNext() {
@@ -34,7 +36,7 @@ abstract class EntryIterator implements StorageEngine.CloseableIterator<Entry> {
         }
         try {
             next = fetch();
-        } catch (CorruptionException e) {
+        } catch (IOException e) {
             done = true;
             throw new UncheckedIOException(e);
         }

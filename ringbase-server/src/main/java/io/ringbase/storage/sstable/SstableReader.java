@@ -1,5 +1,6 @@
 package io.ringbase.storage.sstable;
 
+import io.ringbase.os.NativeFile;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
@@ -12,6 +13,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads one SSTable ({@code docs/format.md}, section 4) through a read-only memory mapping, in either
@@ -29,8 +32,9 @@ import java.nio.file.StandardOpenOption;
  * {@code locate} and {@code iterator} concurrently (each iterator, cursor and {@link EntryLocation} is
  * for one thread).
  *
- * <p><b>Lifetime.</b> The mapping belongs to the reader's own shared {@link Arena}, unmapped when the
- * reader's reference count reaches zero, so a deleted table's disk space comes back as soon as its
+ * <p><b>Lifetime.</b> The mapping belongs to the reader's own shared {@link Arena}, unmapped (and the
+ * descriptor point reads {@code pread} with, see {@link BlockTable}, closed) when the reader's reference
+ * count reaches zero, so a deleted table's disk space comes back as soon as its
  * last reader is done rather than at some later garbage collection. {@link #open} returns a reader
  * holding one reference (the opener's, given back by {@link #close()}); whoever reads it later takes one
  * with {@link #tryRetain()} and gives it back with {@link #release()}: in the engine, every view holds
@@ -41,6 +45,8 @@ import java.nio.file.StandardOpenOption;
  */
 public final class SstableReader implements AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(SstableReader.class);
+
     private final Path path;
     private final Footer footer;
     private final long fileBytes;
@@ -48,10 +54,14 @@ public final class SstableReader implements AutoCloseable {
     private final BloomFilter bloom;
     /** Owns the mapping: closed when {@link #refs} reaches zero. */
     private final Arena arena;
+    /** The file opened for {@code pread} ({@link BlockTable}), or {@code null}; closed with the arena. */
+    private final NativeFile file;
     private final RefCount refs = new RefCount();
 
-    private SstableReader(Path path, Footer footer, long fileBytes, TableBody body, BloomFilter bloom, Arena arena) {
+    private SstableReader(Path path, Footer footer, long fileBytes, TableBody body, BloomFilter bloom, Arena arena,
+                          NativeFile file) {
         this.arena = arena;
+        this.file = file;
         this.path = path;
         this.footer = footer;
         this.fileBytes = fileBytes;
@@ -107,8 +117,33 @@ public final class SstableReader implements AutoCloseable {
             throw new CorruptionException(file, footer.bloomOffset(), "Bloom filter checksum mismatch");
         }
         BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset());
-        TableBody body = footer.formatVersion() == 1 ? new V1Table(file, footer, mapped) : new BlockTable(file, footer, mapped, cache, arena);
-        return new SstableReader(file, footer, mapped.byteSize(), body, bloom, arena);
+        if (footer.formatVersion() == 1) {
+            return new SstableReader(file, footer, mapped.byteSize(), new V1Table(file, footer, mapped), bloom, arena, null);
+        }
+        NativeFile direct = openForPread(file);
+        try {
+            BlockTable body = new BlockTable(file, footer, mapped, direct, cache, arena);
+            return new SstableReader(file, footer, mapped.byteSize(), body, bloom, arena, direct);
+        } catch (IOException | RuntimeException | Error e) {
+            if (direct != null) {
+                direct.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * {@code file} opened for {@code pread}, or {@code null} where that is unavailable or failed (then every
+     * read goes through the mapping, as it does while the table is in the page cache; a WARN line says why).
+     */
+    private static NativeFile openForPread(Path file) {
+        try {
+            return NativeFile.open(file).orElse(null);
+        } catch (IOException e) {
+            log.warn("point reads of {} will go through its mapping only, also when it is not in the page cache: {}",
+                    file, e.getMessage());
+            return null;
+        }
     }
 
     /**
@@ -223,7 +258,18 @@ public final class SstableReader implements AutoCloseable {
     public void release() {
         if (refs.release("SSTable " + path)) {
             arena.close();
+            if (file != null) {
+                file.close();
+            }
         }
+    }
+
+    /**
+     * How point reads of this table reach its blocks now (through the mapping or with {@code pread}), or
+     * {@code null} for a version 1 table or where {@code pread} is unavailable. For tests.
+     */
+    ReadPathGauge readPathGauge() {
+        return body instanceof BlockTable t ? t.gauge() : null;
     }
 
     /** Whether the mapping is still open (some reference is held); for tests and leak checks. */
@@ -262,8 +308,9 @@ public final class SstableReader implements AutoCloseable {
          *
          * @return false past the last one
          * @throws CorruptionException if the entry, or the block it is in, is damaged
+         * @throws IOException         if a read failed
          */
-        boolean next() throws CorruptionException;
+        boolean next() throws IOException;
 
         /**
          * The memory holding the current entry (the mapping, or the cursor's block buffer); valid until the

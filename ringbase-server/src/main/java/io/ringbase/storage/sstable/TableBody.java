@@ -3,6 +3,7 @@ package io.ringbase.storage.sstable;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
+import java.io.IOException;
 
 /**
  * The data and index sections of one SSTable as its format version lays them out: {@link V1Table}
@@ -16,8 +17,9 @@ sealed interface TableBody permits V1Table, BlockTable {
      *
      * @return whether the table has an entry for the key
      * @throws CorruptionException if what the lookup read is damaged
+     * @throws IOException          if a read failed ({@code pread}: EIO...)
      */
-    boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws CorruptionException;
+    boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws IOException;
 
     /** See {@link SstableReader#iterator}. */
     StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end);

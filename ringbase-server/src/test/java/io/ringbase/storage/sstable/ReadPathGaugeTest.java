@@ -1,0 +1,75 @@
+package io.ringbase.storage.sstable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** {@link ReadPathGauge}'s rule, fed read times directly. */
+class ReadPathGaugeTest {
+
+    private static final long FAST = 2_000;
+    private static final long SLOW = ReadPathGauge.SLOW_NANOS;
+
+    private static void record(ReadPathGauge g, long nanos, int times) {
+        for (int i = 0; i < times; i++) {
+            g.record(nanos);
+        }
+    }
+
+    @Test
+    void aNewTableIsReadThroughTheMapping() {
+        ReadPathGauge g = new ReadPathGauge();
+        assertThat(g.preads()).isFalse();
+        record(g, FAST, 1000);
+        assertThat(g.preads()).isFalse();
+        assertThat(g.switches()).isZero();
+    }
+
+    @Test
+    void oneSlowReadThroughTheMappingDoesNotSwitchTwoInAWindowDo() {
+        ReadPathGauge g = new ReadPathGauge();
+        g.record(SLOW);
+        record(g, FAST, 10);
+        assertThat(g.preads()).as("one slow read, a preemption perhaps").isFalse();
+        g.record(SLOW - 1);
+        assertThat(g.preads()).as("just under the threshold is fast").isFalse();
+        g.record(SLOW * 100);
+        assertThat(g.preads()).as("a second slow read in the same window").isTrue();
+        assertThat(g.switches()).isEqualTo(1);
+    }
+
+    @Test
+    void slowReadsInDifferentWindowsDoNotAddUp() {
+        ReadPathGauge g = new ReadPathGauge();
+        for (int window = 0; window < 20; window++) {
+            g.record(SLOW);
+            record(g, FAST, ReadPathGauge.MAPPED_WINDOW - 1);
+        }
+        assertThat(g.preads()).isFalse();
+    }
+
+    @Test
+    void aWindowOfCachedPreadsSwitchesBackToTheMapping() {
+        ReadPathGauge g = new ReadPathGauge();
+        record(g, SLOW, ReadPathGauge.MAPPED_SLOW);
+        assertThat(g.preads()).isTrue();
+        g.record(SLOW); // one slow among a window of fast ones
+        record(g, FAST, ReadPathGauge.PREAD_WINDOW - 2);
+        assertThat(g.preads()).as("the window is not full yet").isTrue();
+        g.record(FAST);
+        assertThat(g.preads()).as("a full window with one slow pread").isFalse();
+        assertThat(g.switches()).isEqualTo(2);
+    }
+
+    @Test
+    void preadsStayWhileTheDeviceIsStillRead() {
+        ReadPathGauge g = new ReadPathGauge();
+        record(g, SLOW, ReadPathGauge.MAPPED_SLOW);
+        for (int window = 0; window < 10; window++) {
+            record(g, SLOW, ReadPathGauge.PREAD_SLOW);
+            record(g, FAST, ReadPathGauge.PREAD_WINDOW - ReadPathGauge.PREAD_SLOW);
+            assertThat(g.preads()).as("window %d", window).isTrue();
+        }
+        assertThat(g.switches()).isEqualTo(1);
+    }
+}
