@@ -151,6 +151,9 @@ public final class NodeMetrics {
                     "Point reads of a compressed SSTable block served from the block cache", s.blockCacheHits()));
             out.add(counter("ringbase_block_cache_misses",
                     "Point reads of a compressed SSTable block that had to decompress it", s.blockCacheMisses()));
+            out.add(gauge("ringbase_sstables_read_with_pread",
+                    "Live SSTables whose point reads use pread: reads through their mapping waited for the disk",
+                    point(s.preadTables())));
         }
 
         private void cluster(List<MetricSnapshot> out) {

@@ -27,12 +27,15 @@ import java.util.List;
  * @param quarantinedTables   SSTables compaction found damaged and moved to {@code quarantine/}
  * @param blockCacheHits      point reads of a compressed SSTable block that found it in the block cache
  * @param blockCacheMisses    ... and that did not (RocksDB: its block cache's hits and misses)
+ * @param preadTables         live SSTables whose point reads use {@code pread} now, because their reads
+ *                            through the mapping waited for the device: they are not (all) in the page
+ *                            cache (docs/design.md, "Tables larger than the page cache"; RocksDB: 0)
  */
 public record EngineStats(long memtableBytes, List<Tier> tiers, long flushes, long flushBytesIn, long flushBytesOut,
                           long compactions, long compactionBytesIn, long compactionBytesOut, long walAppends,
                           long walBytes, long walWrites, long walSyncs, long walSyncNanos, long writeStalls,
                           long writeStallNanos, long diskErrors, long quarantinedTables, long blockCacheHits,
-                          long blockCacheMisses) {
+                          long blockCacheMisses, long preadTables) {
 
     public EngineStats {
         tiers = List.copyOf(tiers);

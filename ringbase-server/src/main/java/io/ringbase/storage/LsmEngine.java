@@ -648,7 +648,8 @@ public final class LsmEngine implements ManagedEngine {
                 compactions.sum(), compactionBytesIn.sum(), compactionBytesOut.sum(), walStats.appends(),
                 walStats.appendedBytes(), walStats.writes(), walStats.syncs(), walStats.syncNanos(), writeStalls.sum(),
                 writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures(), quarantined.sum(),
-                files.cache().hits(), files.cache().misses());
+                files.cache().hits(), files.cache().misses(),
+                view.tables().stream().filter(t -> t.reader().readsWithPread()).count());
     }
 
     /** Number of live SSTables. */

@@ -78,6 +78,7 @@ class MetricsEndpointTest {
             assertThat(value(m, "ringbase_sstable_bytes{tier=\"0\"}")).isPositive();
             assertThat(value(m, "ringbase_disk_errors_total")).isZero();
             assertThat(value(m, "ringbase_block_cache_hits_total")).isNotNegative();
+            assertThat(value(m, "ringbase_sstables_read_with_pread")).as("a fresh node's tables are in the page cache").isZero();
             assertThat(value(m, "ringbase_block_cache_misses_total")).isNotNegative();
             assertThat(value(m, "ringbase_build_info{version=\"" + BuildInfo.version() + "\"}")).isEqualTo(1);
             assertThat(value(m, "jvm_memory_used_bytes{area=\"heap\"}")).isPositive();

@@ -23,7 +23,7 @@ class NodeStatusTest {
     static final ObjectMapper JSON = new ObjectMapper();
 
     static final EngineStats ENGINE = new EngineStats(1000, List.of(new EngineStats.Tier(0, 2, 300),
-            new EngineStats.Tier(1, 1, 700)), 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 7, 0, 8, 0, 0, 0);
+            new EngineStats.Tier(1, 1, 700)), 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 7, 0, 8, 0, 0, 0, 0);
 
     private static List<String> fields(JsonNode object) {
         List<String> names = new ArrayList<>();

@@ -565,7 +565,7 @@ public final class RocksDbEngine implements ManagedEngine {
         try {
             if (closed) {
                 return new EngineStats(0, List.of(), flushes.sum(), 0, 0, compactions.sum(), 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                        diskErrors.sum(), 0, 0, 0);
+                        diskErrors.sum(), 0, 0, 0, 0);
             }
             long memtable = db.getLongProperty(data, "rocksdb.cur-size-all-mem-tables");
             List<EngineStats.Tier> tiers = new ArrayList<>();
@@ -585,7 +585,7 @@ public final class RocksDbEngine implements ManagedEngine {
                     0, TimeUnit.MICROSECONDS.toNanos(statistics.getTickerCount(TickerType.STALL_MICROS)),
                     diskErrors.sum(), 0, // no quarantine: RocksDB reports corruption as errors
                     statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT),
-                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_MISS));
+                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_MISS), 0); // RocksDB always preads
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB property failed: " + describe(e), e);
         } finally {

@@ -265,6 +265,15 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /**
+     * Whether point reads of this table use {@code pread} now (its reads through the mapping waited for
+     * the device; see {@link BlockTable}) rather than the mapping.
+     */
+    public boolean readsWithPread() {
+        ReadPathGauge g = readPathGauge();
+        return g != null && g.preads();
+    }
+
+    /**
      * How point reads of this table reach its blocks now (through the mapping or with {@code pread}), or
      * {@code null} for a version 1 table or where {@code pread} is unavailable. For tests.
      */

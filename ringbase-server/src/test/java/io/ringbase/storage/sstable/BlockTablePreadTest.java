@@ -126,7 +126,9 @@ class BlockTablePreadTest {
                 Entry.value(utf8("c"), 3, utf8("small too")));
         Tables.write(file, entries);
         try (SstableReader r = SstableReader.open(file)) {
+            assertThat(r.readsWithPread()).isFalse();
             preads(r);
+            assertThat(r.readsWithPread()).as("what the engine's statistics count").isTrue();
             EntryLocation at = new EntryLocation();
             assertThat(r.locate(utf8("b"), EntryFormat.keyPrefix(utf8("b")), at)).isTrue();
             assertThat(at.segment().isMapped()).isTrue();
