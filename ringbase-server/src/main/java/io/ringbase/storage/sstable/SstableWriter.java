@@ -40,15 +40,8 @@ public final class SstableWriter implements Closeable {
     public static final int DEFAULT_BLOCK_BYTES = 4096;
     /** Every this many entries of a block, its offset is a restart point (RocksDB restarts every 16 keys). */
     static final int RESTART_INTERVAL = 8;
-    /**
-     * Bytes of file output gathered before a write: 2 MiB, and every write to the table but its last fills
-     * the buffer, so that writes start and end on multiples of 2 MiB. A kernel whose page cache takes
-     * large folios for the file system (Linux 6.16 and later for ext4) then caches the table in 2 MiB folios, which a
-     * mapping maps with one TLB entry each instead of 512 (smaps' {@code FilePmdMapped}); with 1 MiB
-     * writes it did not. Point reads over such tables measured about 9% faster (bench/RESULTS.md,
-     * 2026-11-25 20:40).
-     */
-    static final int OUT_BUFFER_SIZE = 2 << 20;
+    /** Bytes of file output gathered before a write. */
+    private static final int OUT_BUFFER_SIZE = 1 << 20;
     /** Bytes of index entries gathered before a write to the side file (an entry holds a key of up to 64 KiB). */
     private static final int INDEX_BUFFER_SIZE = 128 * 1024;
     private static final String INDEX_SUFFIX = ".idx";
@@ -65,9 +58,6 @@ public final class SstableWriter implements Closeable {
     private final MemorySegment entryScratch;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment out;
-    /** Room for a trailer, a restart array of one, an {@code entryStart} (at most 8 bytes), on its way to {@link #append}. */
-    private final byte[] smallBytes = new byte[8];
-    private final MemorySegment small;
     private final MemorySegment indexBuffer;
     private final CRC32C blockCrc = new CRC32C();
     private final CRC32C indexCrc = new CRC32C();
@@ -164,8 +154,7 @@ public final class SstableWriter implements Closeable {
         this.entryScratch = MemorySegment.ofArray(new byte[blockBytes]);
         this.blockSegment = MemorySegment.ofArray(block);
         this.compressed = new byte[BlockCompression.maxCompressedLength(block.length)];
-        this.out = arena.allocate(OUT_BUFFER_SIZE, 4096);
-        this.small = MemorySegment.ofArray(smallBytes);
+        this.out = arena.allocate(OUT_BUFFER_SIZE);
         this.indexBuffer = arena.allocate(INDEX_BUFFER_SIZE);
         try {
             bloom = new BloomFilter.Builder(expectedEntries);
@@ -326,15 +315,16 @@ public final class SstableWriter implements Closeable {
         finishBlock();
         counted(src, offset);
         long blockOffset = position;
+        flushOut();
         MemorySegment entry = src.asSlice(offset, size);
         blockCrc.reset();
         Crc32c.update(blockCrc, entry);
-        append(entry);
+        writeFully(data, entry);
         position += size;
-        small.set(I32, 0, 0); // one restart point, at the entry
-        small.set(I32, 4, 1);
-        blockCrc.update(smallBytes, 0, 8);
-        append(small.asSlice(0, 8));
+        out.set(I32, outUsed, 0); // one restart point, at the entry
+        out.set(I32, outUsed + 4, 1);
+        blockCrc.update(out.asSlice(outUsed, 8).asByteBuffer());
+        outUsed += 8;
         position += 8;
         trailer(formatVersion == 2 ? BlockCompression.NONE : BlockCompression.SINGLE_ENTRY);
         indexEntry(blockOffset, size + 8, size + 8);
@@ -343,9 +333,10 @@ public final class SstableWriter implements Closeable {
     /** Appends the compression byte and the block checksum (over the payload and that byte). */
     private void trailer(byte compression) throws IOException {
         blockCrc.update(compression);
-        small.set(U8, 0, compression);
-        small.set(I32, 1, (int) blockCrc.getValue());
-        append(small.asSlice(0, BlockTable.TRAILER_SIZE));
+        reserveOut(BlockTable.TRAILER_SIZE);
+        out.set(U8, outUsed, compression);
+        out.set(I32, outUsed + 1, (int) blockCrc.getValue());
+        outUsed += BlockTable.TRAILER_SIZE;
         position += BlockTable.TRAILER_SIZE;
     }
 
@@ -378,33 +369,29 @@ public final class SstableWriter implements Closeable {
     public SstableSummary finish() throws IOException {
         requireOpen();
         finishBlock();
+        flushOut();
         flushIndex();
         long dataLength = position;
-        for (long done = 0; done < indexLength; ) { // the side file, through the output buffer
-            if (outUsed == OUT_BUFFER_SIZE) {
-                flushOut();
-            }
-            ByteBuffer room = out.asSlice(outUsed, Math.min(OUT_BUFFER_SIZE - outUsed, indexLength - done)).asByteBuffer();
-            int n = index.read(room, done);
-            if (n < 0) {
+        for (long done = 0; done < indexLength; ) {
+            long n = index.transferTo(done, indexLength - done, data);
+            if (n <= 0) {
                 throw new IOException(indexFile + ": index side file ended after " + done + " of " + indexLength + " bytes");
             }
-            outUsed += n;
             done += n;
         }
         position += indexLength;
         writeEntryStarts();
+        flushOut();
         MemorySegment bloomSection = bloom.section();
-        append(bloomSection);
+        writeFully(data, bloomSection);
         long fullIndexLength = indexLength + 8 * blockCount;
         boolean empty = entryCount == 0;
         Footer footer = Footer.blocks(formatVersion, dataLength, fullIndexLength, bloomSection.byteSize(), entryCount, tombstoneCount,
                 empty ? 0 : minVersion, empty ? 0 : maxVersion, blockCount, (int) indexCrc.getValue(),
                 Crc32c.of(bloomSection));
-        MemorySegment footerBytes = MemorySegment.ofArray(new byte[Footer.V2_SIZE]);
+        MemorySegment footerBytes = out.asSlice(0, Footer.V2_SIZE);
         footer.writeTo(footerBytes);
-        append(footerBytes);
-        flushOut(); // the table's only write that may end short of a 2 MiB boundary
+        writeFully(data, footerBytes);
         long fileBytes = dataLength + fullIndexLength + bloomSection.byteSize() + Footer.V2_SIZE;
         data.force(true);
         release();
@@ -434,9 +421,10 @@ public final class SstableWriter implements Closeable {
                 }
                 chunk.flip();
             }
-            small.set(I64, 0, p);
-            indexCrc.update(smallBytes, 0, 8);
-            append(small.asSlice(0, 8));
+            reserveOut(8);
+            out.set(I64, outUsed, p);
+            indexCrc.update(out.asSlice(outUsed, 8).asByteBuffer());
+            outUsed += 8;
             p += BlockTable.INDEX_ENTRY_HEADER + (chunk.getInt((int) (p - chunkStart) + 16) & 0xFFFF_FFFFL);
         }
         if (p != indexLength) {
@@ -465,26 +453,23 @@ public final class SstableWriter implements Closeable {
         }
     }
 
-    /** Appends {@code bytes[0, length)} to the file through the output buffer, and counts them in {@link #position}. */
+    /** Appends {@code bytes[0, length)} to the file through the output buffer. */
     private void write(byte[] bytes, int length) throws IOException {
-        append(MemorySegment.ofArray(bytes).asSlice(0, length));
-        position += length;
-    }
-
-    /**
-     * Appends {@code bytes} to the file through the output buffer, writing it out only when full (see
-     * {@link #OUT_BUFFER_SIZE}); the caller counts them in {@link #position}.
-     */
-    private void append(MemorySegment bytes) throws IOException {
-        long length = bytes.byteSize();
-        for (long done = 0; done < length; ) {
+        for (int done = 0; done < length; ) {
             if (outUsed == OUT_BUFFER_SIZE) {
                 flushOut();
             }
-            long n = Math.min(length - done, OUT_BUFFER_SIZE - outUsed);
-            MemorySegment.copy(bytes, done, out, outUsed, n);
-            outUsed += (int) n;
+            int n = Math.min(length - done, OUT_BUFFER_SIZE - outUsed);
+            MemorySegment.copy(bytes, done, out, U8, outUsed, n);
+            outUsed += n;
             done += n;
+        }
+        position += length;
+    }
+
+    private void reserveOut(int bytes) throws IOException {
+        if (outUsed + bytes > OUT_BUFFER_SIZE) {
+            flushOut();
         }
     }
 

@@ -10,7 +10,6 @@ import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
-import io.ringbase.storage.io.FaultInjectingFileIo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -289,58 +288,6 @@ class BlockTableTest {
             }
             MemorySegment buffer = at.bufferSegment();
             assertThat(buffer.byteSize()).as("a cache frame, rounded up to 4 KiB").isLessThanOrEqualTo(12 * 1024);
-        }
-    }
-
-    @ParameterizedTest(name = "version {0}")
-    @ValueSource(ints = {2, 3})
-    void everyWriteOfATableButItsLastIsWhole2MiBAtA2MiBBoundary(int version) throws IOException {
-        Path file = dir.resolve("aligned.sst");
-        List<Entry> entries = new ArrayList<>(entries(30_000, 300, false));
-        // entries larger than a block, written from where they lie, and tiny ones between them
-        SplittableRandom rnd = new SplittableRandom(5);
-        for (int i = 0; i < 40; i++) {
-            byte[] big = new byte[50_000 + rnd.nextInt(3_000_000)];
-            rnd.nextBytes(big);
-            entries.set(rnd.nextInt(entries.size()), Entry.value(utf8(key(rnd.nextInt(30_000))), 1, big));
-        }
-        entries.sort((a, b) -> Arrays.compareUnsigned(a.key(), b.key()));
-        List<Entry> unique = new ArrayList<>();
-        for (Entry e : entries) {
-            if (unique.isEmpty() || !Arrays.equals(unique.getLast().key(), e.key())) {
-                unique.add(e);
-            }
-        }
-        FaultInjectingFileIo recorder = new FaultInjectingFileIo();
-        recorder.record(true);
-        try (SstableWriter w = new SstableWriter(recorder, file, unique.size(), SstableWriter.DEFAULT_BLOCK_BYTES, version)) {
-            for (Entry e : unique) {
-                w.add(e);
-            }
-            w.finish();
-        }
-        List<FaultInjectingFileIo.Event> writes = recorder.events().stream()
-                .filter(e -> e.op() == FaultInjectingFileIo.Op.WRITE && e.path().equals(file)
-                        && e.data() != null)
-                .toList();
-        long size = Files.size(file);
-        assertThat(size).as("large enough to take many writes").isGreaterThan(10L * SstableWriter.OUT_BUFFER_SIZE);
-        long next = 0;
-        for (int i = 0; i < writes.size(); i++) {
-            var w = writes.get(i);
-            assertThat(w.position()).as("write %d starts where the last ended", i).isEqualTo(next);
-            assertThat(w.position() % SstableWriter.OUT_BUFFER_SIZE).as("write %d starts on a boundary", i).isZero();
-            if (i < writes.size() - 1) {
-                assertThat(w.data().length).as("write %d", i).isEqualTo(SstableWriter.OUT_BUFFER_SIZE);
-            }
-            next = w.position() + w.data().length;
-        }
-        assertThat(next).isEqualTo(size);
-        try (SstableReader r = SstableReader.open(file)) {
-            assertThat(Tables.scan(r, null, null)).containsExactlyElementsOf(unique);
-            for (int i = 0; i < unique.size(); i += 101) {
-                assertThat(r.get(unique.get(i).key())).isEqualTo(unique.get(i));
-            }
         }
     }
 }
