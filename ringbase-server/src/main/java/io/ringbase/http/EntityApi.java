@@ -88,8 +88,9 @@ final class EntityApi {
      * Serves a single node's point request on the event loop, straight into a raw response: a GET
      * copies the value once, from the memtable slab or the mapped SSTable into the response buffer; a
      * PUT's value goes from the request buffer to the WAL and the memtable. Nothing here waits: a write
-     * the engine cannot take at once ({@link StorageEngine#tryApply}) returns {@code null}, and the
-     * caller hands the request to a worker, which runs {@link #handle}.
+     * the engine cannot take at once ({@link StorageEngine#tryApply}), or a read that would wait for the
+     * disk ({@link StorageEngine#tryRead}), returns {@code null}, and the caller hands the request to a
+     * worker, which runs {@link #handle}.
      *
      * @param query            the query of the {@code /v0/entity} request
      * @param stopping         whether the server is stopping, asked when the response is made (a
@@ -115,7 +116,11 @@ final class EntityApi {
         if (get) {
             ReadCursor cursor = CURSOR.get();
             try {
-                if (!engine.read(key, cursor) || !cursor.isLive(wallClockMs.getAsLong())) {
+                StorageEngine.TryRead found = engine.tryRead(key, cursor);
+                if (found == StorageEngine.TryRead.WOULD_WAIT) {
+                    return null; // a table out of the page cache: a worker reads it
+                }
+                if (found == StorageEngine.TryRead.NOT_FOUND || !cursor.isLive(wallClockMs.getAsLong())) {
                     return RawResponses.notFound(alloc, version, requestKeepAlive && !stopping.getAsBoolean());
                 }
                 int length = cursor.valueLength();

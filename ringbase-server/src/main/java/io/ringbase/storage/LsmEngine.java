@@ -533,6 +533,21 @@ public final class LsmEngine implements ManagedEngine {
 
     @Override
     public boolean read(byte[] key, ReadCursor cursor) throws IOException {
+        return read(key, cursor, true) == TryRead.FOUND;
+    }
+
+    /**
+     * {@inheritDoc} Here: the lookup reaches a table whose point reads go through {@code pread} (it is
+     * out of the page cache, {@link SstableReader#readsWithPread()}) and whose Bloom filter does not rule
+     * the key out.
+     */
+    @Override
+    public TryRead tryRead(byte[] key, ReadCursor cursor) throws IOException {
+        return read(key, cursor, false);
+    }
+
+    /** {@link #read} or, with {@code mayWait} false, {@link #tryRead}. */
+    private TryRead read(byte[] key, ReadCursor cursor, boolean mayWait) throws IOException {
         View v = acquireView();
         cursor.pin(v);
         long prefix = EntryFormat.keyPrefix(key);
@@ -561,6 +576,10 @@ public final class LsmEngine implements ManagedEngine {
             if (bestSegment != null && r.maxVersion() < EntryFormat.version(bestSegment, bestOffset)) {
                 break; // tables are sorted by maxVersion, descending: none of the rest can be newer
             }
+            if (!mayWait && r.readsWithPread() && r.mightContainHash(hash)) {
+                cursor.close(); // gives the view back
+                return TryRead.WOULD_WAIT;
+            }
             EntryLocation probe = cursor.probe();
             if (r.locate(key, prefix, hash, probe) && (bestSegment == null
                     || EntryFormat.compareNewness(probe.segment(), probe.offset(), bestSegment, bestOffset) > 0)) {
@@ -571,10 +590,10 @@ public final class LsmEngine implements ManagedEngine {
         }
         if (bestSegment == null) {
             cursor.close();
-            return false;
+            return TryRead.NOT_FOUND;
         }
         cursor.set(bestSegment, bestOffset);
-        return true;
+        return TryRead.FOUND;
     }
 
     @Override
@@ -650,6 +669,11 @@ public final class LsmEngine implements ManagedEngine {
                 writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures(), quarantined.sum(),
                 files.cache().hits(), files.cache().misses(),
                 view.tables().stream().filter(t -> t.reader().readsWithPread()).count());
+    }
+
+    /** The readers of the live SSTables, newest first; for tests (no reference is taken). */
+    List<SstableReader> liveTables() {
+        return view.tables().stream().map(LiveTable::reader).toList();
     }
 
     /** Number of live SSTables. */

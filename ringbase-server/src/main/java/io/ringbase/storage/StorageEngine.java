@@ -66,6 +66,26 @@ public interface StorageEngine extends Closeable {
         return e != null;
     }
 
+    /** What {@link #tryRead} did. */
+    enum TryRead {
+        /** An entry (possibly a tombstone or expired) was found; the cursor points at it. */
+        FOUND,
+        /** No entry: the key was never written, or its entries are gone. */
+        NOT_FOUND,
+        /** Answering would wait for the disk; nothing was read, the cursor is closed. Call {@link #read}. */
+        WOULD_WAIT
+    }
+
+    /**
+     * {@link #read}, unless it would have to wait for the disk (a table out of the page cache), in which
+     * case it reads nothing and returns {@link TryRead#WOULD_WAIT}: an HTTP event loop then hands the
+     * request to a worker, as it does a write {@link #tryApply} declines. A hint, as
+     * {@link #writeMayBlock}: an engine that cannot tell reads (this default, RocksDB's engine).
+     */
+    default TryRead tryRead(byte[] key, ReadCursor cursor) throws IOException {
+        return read(key, cursor) ? TryRead.FOUND : TryRead.NOT_FOUND;
+    }
+
     /**
      * Whether an {@link #apply} started now could wait for more than a write to the operating system:
      * an fsync (WAL policy {@code ALWAYS}) or a flush that has fallen behind. The HTTP server runs a

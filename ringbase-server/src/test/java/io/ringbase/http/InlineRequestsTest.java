@@ -36,6 +36,19 @@ class InlineRequestsTest {
             return super.tryApply(key, version, expiresAtMs, value);
         }
 
+        /** Decline every read that asks not to wait, as for a table out of the page cache. */
+        volatile boolean declineTryRead;
+
+        @Override
+        public TryRead tryRead(byte[] key, io.ringbase.storage.ReadCursor cursor) throws IOException {
+            if (declineTryRead) {
+                threads.add("declined read " + Thread.currentThread().getName());
+                cursor.close();
+                return TryRead.WOULD_WAIT;
+            }
+            return super.tryRead(key, cursor);
+        }
+
         @Override
         public void apply(Entry entry) throws IOException {
             threads.add("apply " + Thread.currentThread().getName());
@@ -133,6 +146,25 @@ class InlineRequestsTest {
             assertThat(writes.get(2)).startsWith("declined ").contains("ringbase-http-io");
             assertThat(writes.get(3)).startsWith("apply ").contains("ringbase-http-worker");
             assertThat(engine.get("r".getBytes(java.nio.charset.StandardCharsets.UTF_8)).version()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void aReadThatWouldWaitForTheDiskIsServedByAWorker() throws Exception {
+        RecordingEngine engine = new RecordingEngine();
+        try (ServerFixture http = new ServerFixture(engine)) {
+            assertThat(http.put("/v0/entity?id=k", new byte[] {1, 2, 3}).statusCode()).isEqualTo(201);
+            engine.declineTryRead = true;
+            HttpResponse<byte[]> found = http.get("/v0/entity?id=k");
+            assertThat(found.statusCode()).isEqualTo(200);
+            assertThat(found.body()).containsExactly(1, 2, 3);
+            assertThat(http.get("/v0/entity?id=missing").statusCode()).isEqualTo(404);
+            List<String> reads = engine.threads.stream().filter(t -> !t.startsWith("apply ")).toList();
+            assertThat(reads).hasSize(4);
+            assertThat(reads.get(0)).startsWith("declined read ").contains("ringbase-http-io");
+            assertThat(reads.get(1)).startsWith("get ").contains("ringbase-http-worker");
+            assertThat(reads.get(2)).startsWith("declined read ").contains("ringbase-http-io");
+            assertThat(reads.get(3)).startsWith("get ").contains("ringbase-http-worker");
         }
     }
 }

@@ -186,6 +186,13 @@ public final class SstableReader implements AutoCloseable {
         return bloom.mightContainHash(keyHash) && body.locate(key, keyPrefix, into);
     }
 
+    /**
+     * {@link #mightContain}, for a key whose {@link XxHash64#hash(byte[])} is {@code keyHash}.
+     */
+    public boolean mightContainHash(long keyHash) {
+        return bloom.mightContainHash(keyHash);
+    }
+
     /** False if {@code key} is certainly not in this table; true if it may be (about 1% false positives). */
     public boolean mightContain(byte[] key) {
         return bloom.mightContain(key);

@@ -60,12 +60,8 @@ class BlockTablePreadTest {
         return out;
     }
 
-    /** Makes the table's point reads use {@code pread}, as two slow reads through the mapping would. */
     private static void preads(SstableReader r) {
-        ReadPathGauge g = r.readPathGauge();
-        while (!g.preads()) {
-            g.record(ReadPathGauge.SLOW_NANOS);
-        }
+        ReadPaths.forcePread(r);
     }
 
     static Stream<Arguments> tables() {
