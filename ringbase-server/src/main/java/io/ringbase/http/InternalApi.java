@@ -72,8 +72,9 @@ final class InternalApi {
      * Serves one internal request.
      *
      * @param mayWait whether this thread may wait on I/O (a worker); on an event loop a write the engine
-     *                cannot take at once makes the whole request answer {@link Outcome.Blocked} with
-     *                nothing observable changed (writes are versioned: running it again is harmless)
+     *                cannot take at once, or a read that would wait for the disk, makes the whole request
+     *                answer {@link Outcome.Blocked} with nothing observable changed (writes are versioned:
+     *                running it again is harmless)
      */
     Outcome handle(Request request, String path, QueryString query, boolean mayWait)
             throws BadRequestException, NotFoundException, MethodNotAllowedException, ForbiddenException, IOException {
@@ -83,7 +84,9 @@ final class InternalApi {
         switch (path) {
             case InternalProtocol.ENTRY -> {
                 if (method.equals(HttpMethod.GET)) {
-                    return new Outcome.Stored(engine.get(hexKey(query, "id")));
+                    byte[] key = hexKey(query, "id");
+                    Entry found = mayWait ? engine.get(key) : LocalReplica.tryGet(engine, key);
+                    return found == LocalReplica.WOULD_WAIT ? Outcome.BLOCKED : new Outcome.Stored(found);
                 }
                 if (method.equals(HttpMethod.PUT)) {
                     Entry entry = single(body);
@@ -145,7 +148,8 @@ final class InternalApi {
     /**
      * Runs a {@link ReplicaBatch}'s operations in order; an engine failure fails the whole batch.
      *
-     * @return the results, or {@code null} if a write would have had to wait and {@code mayWait} is false
+     * @return the results, or {@code null} if a write or a read would have had to wait and {@code mayWait}
+     *         is false
      */
     private List<ReplicaBatch.Result> batch(byte[] body, boolean mayWait) throws BadRequestException, IOException {
         List<ReplicaBatch.Op> ops;
@@ -169,13 +173,20 @@ final class InternalApi {
                         answerBytes += 9;
                     }
                     case ReplicaBatch.QueryVersion q -> {
-                        long version = LocalReplica.versionOf(engine, q.key());
+                        long version = mayWait ? LocalReplica.versionOf(engine, q.key())
+                                : LocalReplica.tryVersionOf(engine, q.key());
+                        if (version == LocalReplica.VERSION_WOULD_WAIT) {
+                            return null;
+                        }
                         results.add(version == io.ringbase.cluster.replication.Replica.NO_VERSION
                                 ? new ReplicaBatch.Found(null) : new ReplicaBatch.Written(version));
                         answerBytes += 9;
                     }
                     case ReplicaBatch.Read r -> {
-                        Entry found = engine.get(r.key());
+                        Entry found = mayWait ? engine.get(r.key()) : LocalReplica.tryGet(engine, r.key());
+                        if (found == LocalReplica.WOULD_WAIT) {
+                            return null;
+                        }
                         long size = found == null ? 1 : 1 + EntryFormat.encodedSize(found);
                         if (found != null && anyFound && answerBytes + size > ReplicaBatch.MAX_ANSWER_BYTES) {
                             results.add(new ReplicaBatch.TooLarge()); // the coordinator reads it alone

@@ -58,6 +58,9 @@ public final class Node implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
+    /** Threads of a coordinator's local reads that wait for the disk (its event loops hand them over). */
+    private static final int LOCAL_READ_THREADS = 4;
+
     /**
      * Everything a node needs, validated by its parts' constructors.
      *
@@ -148,6 +151,7 @@ public final class Node implements AutoCloseable {
     private final ThreadPoolExecutor background;
     private final ThreadPoolExecutor localScans;
     private final ThreadPoolExecutor localWrites;
+    private final ThreadPoolExecutor localReads;
     private final Coordinator coordinator;
     private final HintedHandoff hints;
     private final AntiEntropyRepair repair;
@@ -177,6 +181,7 @@ public final class Node implements AutoCloseable {
             background = null;
             localScans = null;
             localWrites = null;
+            localReads = null;
             coordinator = null;
             hints = null;
             repair = null;
@@ -197,9 +202,14 @@ public final class Node implements AutoCloseable {
         // a coordinator's local write that would wait (a flush behind) runs here, off the event loop
         localWrites = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1024),
                 r -> daemon(r, "ringbase-local-write"), new ThreadPoolExecutor.AbortPolicy());
+        // a coordinator's local read that would wait for the disk (a table out of the page cache) runs
+        // here: several threads, so that reads from the device overlap
+        localReads = new ThreadPoolExecutor(LOCAL_READ_THREADS, LOCAL_READ_THREADS, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(1024), r -> daemon(r, "ringbase-local-read"),
+                new ThreadPoolExecutor.AbortPolicy());
         List<Replica> replicas = new ArrayList<>();
         for (NodeId n : topology.nodes()) {
-            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans, localWrites)
+            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans, localWrites, localReads)
                     : new RemoteReplica(n, client));
         }
         Liveness liveness = new Liveness(topology.size());
@@ -454,8 +464,10 @@ public final class Node implements AutoCloseable {
                 stopReadRepairs();
                 localScans.shutdown(); // no interrupts: an interrupted file channel would close under the engine
                 localWrites.shutdown();
+                localReads.shutdown();
                 try {
                     localWrites.awaitTermination(5, TimeUnit.SECONDS); // queued writes finish before the engine closes
+                    localReads.awaitTermination(5, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

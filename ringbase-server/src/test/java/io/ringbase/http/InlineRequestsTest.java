@@ -167,4 +167,40 @@ class InlineRequestsTest {
             assertThat(reads.get(3)).startsWith("get ").contains("ringbase-http-worker");
         }
     }
+
+    @Test
+    void aReplicaReadThatWouldWaitForTheDiskIsServedByAWorker() throws Exception {
+        RecordingEngine engine = new RecordingEngine();
+        byte[] key = "r".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        engine.apply(Entry.value(key, 7, new byte[] {2}));
+        engine.threads.clear();
+        engine.declineTryRead = true;
+        try (ServerFixture http = new ServerFixture(engine)) {
+            String path = io.ringbase.cluster.client.InternalProtocol.ENTRY + "?id="
+                    + io.ringbase.cluster.client.InternalProtocol.hex(key);
+            HttpResponse<byte[]> single = http.get(path);
+            assertThat(single.statusCode()).isEqualTo(200);
+            assertThat(io.ringbase.cluster.client.InternalProtocol.decode(single.body()))
+                    .singleElement().satisfies(e -> {
+                        assertThat(e.version()).isEqualTo(7);
+                        assertThat(e.value()).containsExactly(2);
+                    });
+            byte[] batch = io.ringbase.cluster.client.ReplicaBatch.encodeOps(List.of(
+                    new io.ringbase.cluster.client.ReplicaBatch.QueryVersion(key),
+                    new io.ringbase.cluster.client.ReplicaBatch.Read(key)));
+            HttpResponse<byte[]> r = http.send("POST", io.ringbase.cluster.client.InternalProtocol.BATCH, batch);
+            assertThat(r.statusCode()).isEqualTo(200);
+            List<io.ringbase.cluster.client.ReplicaBatch.Result> results =
+                    io.ringbase.cluster.client.ReplicaBatch.decodeResults(r.body(), 2);
+            assertThat(results.get(0)).isEqualTo(new io.ringbase.cluster.client.ReplicaBatch.Written(7));
+            assertThat(results.get(1)).isInstanceOfSatisfying(io.ringbase.cluster.client.ReplicaBatch.Found.class,
+                    f -> assertThat(f.entry().version()).isEqualTo(7));
+            // each request was declined on the event loop, then read on a worker
+            assertThat(engine.threads.get(0)).startsWith("declined read ").contains("ringbase-http-io");
+            assertThat(engine.threads.get(1)).startsWith("get ").contains("ringbase-http-worker");
+            assertThat(engine.threads.get(2)).startsWith("declined read ").contains("ringbase-http-io");
+            assertThat(engine.threads.subList(3, engine.threads.size()))
+                    .isNotEmpty().allSatisfy(t -> assertThat(t).contains("ringbase-http-worker"));
+        }
+    }
 }

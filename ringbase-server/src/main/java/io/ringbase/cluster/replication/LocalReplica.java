@@ -3,6 +3,7 @@ package io.ringbase.cluster.replication;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
@@ -16,8 +17,9 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * This node's own engine as a {@link Replica}. Reads and writes run on the calling thread and return a
  * completed future, except a write the engine cannot take without waiting ({@link StorageEngine#tryApply}:
- * a flush behind, an fsync per write), which runs on {@code blockingWrites} and completes later: the
- * caller may be an event loop, which must never wait on I/O. Scan pages run on {@code scanExecutor},
+ * a flush behind, an fsync per write), which runs on {@code blockingWrites}, and a read that would wait for
+ * the disk ({@link StorageEngine#tryRead}: a table out of the page cache), which runs on
+ * {@code blockingReads}; those complete later: the caller may be an event loop, which must never wait on I/O. Scan pages run on {@code scanExecutor},
  * because a cluster range scan asks for the next page from whatever thread completed another replica's
  * page (a client event loop, which must not block).
  */
@@ -28,19 +30,32 @@ public final class LocalReplica implements Replica {
 
     private final Executor scanExecutor;
     private final Executor blockingWrites;
+    private final Executor blockingReads;
 
     /** What {@link #tryApplyChecked} returns when the engine declined to write without waiting. */
     public static final long NOT_APPLIED = Long.MIN_VALUE;
 
+    /** What {@link #tryGet} returns when the read would wait for the disk: a marker, compared by identity. */
+    public static final Entry WOULD_WAIT = Entry.tombstone(new byte[0], Long.MIN_VALUE);
+
+    /** What {@link #tryVersionOf} returns when the read would wait for the disk (no stored version is this low). */
+    public static final long VERSION_WOULD_WAIT = Long.MIN_VALUE + 1;
+
+    /** The cursor of {@link #tryGet} and {@link #tryVersionOf}, one per thread; closed before they return. */
+    private static final ThreadLocal<ReadCursor> TRY_CURSOR = ThreadLocal.withInitial(ReadCursor::new);
+
     /**
      * @param scanExecutor   runs {@link #scan} pages; a rejected task fails that scan
      * @param blockingWrites runs the writes that must wait; a rejected task fails that write
+     * @param blockingReads  runs the reads that must wait for the disk; a rejected task fails that read
      */
-    public LocalReplica(NodeId node, StorageEngine engine, Executor scanExecutor, Executor blockingWrites) {
+    public LocalReplica(NodeId node, StorageEngine engine, Executor scanExecutor, Executor blockingWrites,
+                        Executor blockingReads) {
         this.node = node;
         this.engine = engine;
         this.scanExecutor = scanExecutor;
         this.blockingWrites = blockingWrites;
+        this.blockingReads = blockingReads;
     }
 
     @Override
@@ -56,7 +71,17 @@ public final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
         try {
-            return CompletableFuture.completedFuture(engine.get(key));
+            Entry found = tryGet(engine, key);
+            if (found != WOULD_WAIT) {
+                return CompletableFuture.completedFuture(found);
+            }
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return engine.get(key);
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }, blockingReads);
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -65,9 +90,59 @@ public final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<Long> version(byte[] key) {
         try {
-            return CompletableFuture.completedFuture(versionOf(engine, key));
+            long version = tryVersionOf(engine, key);
+            if (version != VERSION_WOULD_WAIT) {
+                return CompletableFuture.completedFuture(version);
+            }
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return versionOf(engine, key);
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }, blockingReads);
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * {@code engine.get(key)}, unless answering would wait for the disk ({@link StorageEngine#tryRead}):
+     * then {@link #WOULD_WAIT}, having read nothing. For threads that must not wait (event loops).
+     *
+     * @return the newest entry (tombstones and expired entries included), {@code null} if none, or
+     *         {@link #WOULD_WAIT}
+     * @throws IOException if the engine fails
+     */
+    public static Entry tryGet(StorageEngine engine, byte[] key) throws IOException {
+        ReadCursor cursor = TRY_CURSOR.get();
+        try {
+            return switch (engine.tryRead(key, cursor)) {
+                case FOUND -> cursor.toEntry();
+                case NOT_FOUND -> null;
+                case WOULD_WAIT -> WOULD_WAIT;
+            };
+        } finally {
+            cursor.close();
+        }
+    }
+
+    /**
+     * {@link #versionOf}, unless answering would wait for the disk: then {@link #VERSION_WOULD_WAIT},
+     * having read nothing.
+     *
+     * @throws IOException if the engine fails
+     */
+    public static long tryVersionOf(StorageEngine engine, byte[] key) throws IOException {
+        ReadCursor cursor = TRY_CURSOR.get();
+        try {
+            return switch (engine.tryRead(key, cursor)) {
+                case FOUND -> cursor.version();
+                case NOT_FOUND -> NO_VERSION;
+                case WOULD_WAIT -> VERSION_WOULD_WAIT;
+            };
+        } finally {
+            cursor.close();
         }
     }
 
@@ -78,7 +153,7 @@ public final class LocalReplica implements Replica {
      * @throws IOException if the engine fails
      */
     public static long versionOf(StorageEngine engine, byte[] key) throws IOException {
-        try (io.ringbase.storage.ReadCursor cursor = new io.ringbase.storage.ReadCursor()) {
+        try (ReadCursor cursor = new ReadCursor()) {
             return engine.read(key, cursor) ? cursor.version() : NO_VERSION;
         }
     }
