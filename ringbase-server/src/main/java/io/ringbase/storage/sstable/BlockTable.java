@@ -8,6 +8,7 @@ import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.os.NativeFile;
+import io.ringbase.os.PageResidency;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -89,11 +90,11 @@ final class BlockTable implements TableBody {
     BlockTable(Path path, Footer footer, MemorySegment mapped, NativeFile file, BlockCache cache, Arena arena)
             throws CorruptionException {
         this.file = file;
-        this.gauge = file == null ? null : new ReadPathGauge();
         this.cache = cache.capacityBytes() > 0 ? cache : null;
         this.path = path;
         this.footer = footer;
         this.data = mapped.asSlice(0, footer.dataLength());
+        this.gauge = file == null ? null : new ReadPathGauge(PageResidency.residentFraction(data));
         this.index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
         this.blockCount = footer.blockCount();
         this.compact = footer.formatVersion() >= 3;

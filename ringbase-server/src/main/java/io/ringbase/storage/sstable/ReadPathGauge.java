@@ -20,6 +20,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * Two slow samples rather than one, so that a thread preempted once does not switch; whichever way a
  * wrong switch goes, the next window undoes it.
  *
+ * <p><b>Start.</b> A table opens on {@code pread} when less than {@link #MAPPED_FROM_RESIDENT} of its data
+ * section is in the page cache ({@link io.ringbase.os.PageResidency}, {@code mincore(2)}), else on the
+ * mapping. Starting every table on the mapping made a node opened over cold tables fault megabytes per
+ * point read, on its event loops, until each table had seen two slow samples: wrk's p99 over 30 s of
+ * cold GETs was 0.5 s (bench/RESULTS.md, 2026-11-26).
+ *
  * <p>Thread-safe and lock-free: one {@link AtomicLong} holds the window's counts.
  */
 final class ReadPathGauge {
@@ -35,10 +41,29 @@ final class ReadPathGauge {
     /** A window of {@code pread}s with fewer slow ones than this switches the table back to the mapping. */
     static final int PREAD_SLOW = 2;
 
+    /**
+     * A table opens on the mapping if at least this fraction of its data section is in the page cache;
+     * about what a {@code pread} window that switches back sees (fewer than 2 slow reads in 256).
+     */
+    static final double MAPPED_FROM_RESIDENT = 0.99;
+
     /** Samples in the window (high 32 bits) and slow ones among them (low 32 bits). */
     private final AtomicLong window = new AtomicLong();
     private volatile boolean pread;
     private volatile long switches;
+
+    /**
+     * @param residentFraction the fraction of the table's data section in the page cache at open, or a
+     *                         negative number if unknown (the table then starts on the mapping)
+     */
+    ReadPathGauge(double residentFraction) {
+        this.pread = residentFraction >= 0 && residentFraction < MAPPED_FROM_RESIDENT;
+    }
+
+    /** A gauge that starts on the mapping. */
+    ReadPathGauge() {
+        this(-1);
+    }
 
     /** Whether point reads should use {@code pread} now. */
     boolean preads() {

@@ -26,6 +26,24 @@ class ReadPathGaugeTest {
     }
 
     @Test
+    void aTableMostlyOutOfThePageCacheAtOpenStartsOnPread() {
+        assertThat(new ReadPathGauge(0).preads()).isTrue();
+        assertThat(new ReadPathGauge(0.5).preads()).isTrue();
+        assertThat(new ReadPathGauge(ReadPathGauge.MAPPED_FROM_RESIDENT - 0.001).preads()).isTrue();
+        assertThat(new ReadPathGauge(ReadPathGauge.MAPPED_FROM_RESIDENT).preads()).isFalse();
+        assertThat(new ReadPathGauge(1).preads()).isFalse();
+        assertThat(new ReadPathGauge(-1).preads()).as("residency unknown").isFalse();
+    }
+
+    @Test
+    void aTableThatStartedOnPreadGoesToTheMappingOnceItsReadsStopWaiting() {
+        ReadPathGauge g = new ReadPathGauge(0.1);
+        record(g, FAST, ReadPathGauge.PREAD_WINDOW);
+        assertThat(g.preads()).isFalse();
+        assertThat(g.switches()).isEqualTo(1);
+    }
+
+    @Test
     void oneSlowReadThroughTheMappingDoesNotSwitchTwoInAWindowDo() {
         ReadPathGauge g = new ReadPathGauge();
         g.record(SLOW);
