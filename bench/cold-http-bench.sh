@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Random GETs through HTTP on tables larger than the page cache (issue 9): each engine's node alone in a
+# memory cgroup whose limit (page cache included) is smaller than its data, the page cache dropped
+# before each run, then wrk -t1 -c64 GETs of random keys that all exist.
+# Usage:
+#   bench/cold-http-bench.sh [--keys N] [--value-bytes B] [--limit 1536M] [--engines lsm,rocksdb]
+#                            [--rounds R] [--duration 30s] [--dir DIR]
+#     --keys         keys written (default 3000000); values LZ4 cannot compress, so the tables
+#                    hold about KEYS x (VALUE + 30) bytes
+#     --value-bytes  value size (default 1024)
+#     --limit        the cgroup's memory limit (default 1536M)
+#     --engines      engines measured, in this order, every round (default lsm,rocksdb)
+#     --rounds       rounds over the engines (default 2)
+#     --duration     wrk's run per engine and round (default 30s)
+#     --dir          where each engine's data directory is kept (default $TMPDIR/ringbase-cold-http);
+#                    a directory filled by an earlier run with the same --keys and --value-bytes is
+#                    reused, so a second run skips the fill
+#     --serve-flags  more flags for the measured nodes' serve command, e.g. "--no-inline-requests"
+# Needs root (a cgroup, /proc/sys/vm/drop_caches). The node runs on SERVER_CPU (default 0) and wrk on
+# WRK_CPU (default 1); only 127.0.0.1 is contacted. The fill runs outside the cgroup.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CMDLINE="$0 $*"
+KEYS=3000000
+VALUE_SIZE=1024
+LIMIT=1536M
+ENGINES=lsm,rocksdb
+ROUNDS=2
+RUN=30s
+DIR="${TMPDIR:-/tmp}/ringbase-cold-http"
+SERVE_FLAGS=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keys) KEYS=$2; shift 2 ;;
+    --value-bytes) VALUE_SIZE=$2; shift 2 ;;
+    --limit) LIMIT=$2; shift 2 ;;
+    --engines) ENGINES=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --duration) RUN=$2; shift 2 ;;
+    --dir) DIR=$2; shift 2 ;;
+    --serve-flags) SERVE_FLAGS=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$(id -u)" != 0 ]; then
+  echo "cold-http-bench: needs root, for a memory cgroup and to drop the page cache" >&2
+  exit 1
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-cold-http-bench.XXXXXX")
+. "$ROOT/bench/lib.sh"
+export KEYS VALUE_SIZE
+
+if [ -d /sys/fs/cgroup/memory ]; then # cgroup v1
+  CG=/sys/fs/cgroup/memory/ringbase-cold-http-bench
+  mkdir -p "$CG"
+  echo "$LIMIT" > "$CG/memory.limit_in_bytes"
+  JOIN="$CG/tasks"
+else # cgroup v2
+  CG=/sys/fs/cgroup/ringbase-cold-http-bench
+  mkdir -p "$CG"
+  echo "$LIMIT" > "$CG/memory.max"
+  JOIN="$CG/cgroup.procs"
+fi
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_ringbase || true
+  rmdir "$CG" 2>/dev/null || true
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+ensure_tools wrk:wrk curl:curl bc:bc
+echo "== Ringbase cold-read HTTP bench: random GETs over data larger than the page cache"
+echo "command:  $CMDLINE"
+echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "machine:  $(nproc) CPUs, $(free -h | awk '/^Mem:/ {print $2}') memory; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "commit:   $(git -C "$ROOT" rev-parse --short HEAD)$( [ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] && echo ', working tree has uncommitted changes')"
+READ_AHEAD=""
+for q in /sys/block/*/queue/read_ahead_kb; do
+  dev="${q#/sys/block/}"; dev="${dev%%/*}"
+  case "$dev" in loop*|ram*) continue ;; esac
+  READ_AHEAD="$READ_AHEAD $dev=$(cat "$q")KiB"
+done
+echo "setup:    node on CPU $SERVER_CPU${SERVE_FLAGS:+ (serve $SERVE_FLAGS)} in a cgroup of $LIMIT (page cache included), wrk -t1 -c$CONNS on CPU $WRK_CPU, $RUN per run; read_ahead_kb:${READ_AHEAD:- unknown}"
+# build outside the cgroup, so that the limit holds only the node
+ensure_ringbase
+
+# start_in_cgroup PORT DATA_DIR [serve flags...]: start_ringbase, but the node joins the cgroup first.
+start_in_cgroup() {
+  local port=$1 dir=$2; shift 2
+  RB_RUNS=$((RB_RUNS + 1))
+  RB_LOG="$WORK/ringbase-$RB_RUNS.log"
+  RB_OUT="$WORK/ringbase-$RB_RUNS.out"
+  bash -c 'echo $$ > "$1"; shift; exec "$@"' join "$JOIN" taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve \
+    --host 127.0.0.1 --port "$port" --data-dir "$dir" "$@" >"$RB_OUT" 2>"$RB_LOG" &
+  RB_PID=$!
+  local i
+  for i in $(seq 1 1200); do
+    grep -q 'Ringbase node ready at' "$RB_OUT" 2>/dev/null && return 0
+    kill -0 "$RB_PID" 2>/dev/null || { tail -n 30 "$RB_LOG" >&2; die "ringbase exited before it was ready"; }
+    sleep 0.1
+  done
+  die "ringbase not ready after 120 s"
+}
+
+engine_flags() { [ "$1" = rocksdb ] && echo "--engine rocksdb" || true; }
+
+IFS=, read -r -a LIST <<< "$ENGINES"
+for engine in "${LIST[@]}"; do
+  data="$DIR/$engine-$KEYS-$VALUE_SIZE"
+  if [ -f "$data.filled" ]; then
+    log "$engine: reusing $data ($(du -sh "$data" | cut -f1))"
+    continue
+  fi
+  rm -rf "$data" "$data.filled"; mkdir -p "$data"
+  PORT=$(free_port)
+  # shellcheck disable=SC2046
+  start_ringbase "$PORT" "$data" $(engine_flags "$engine")
+  log "$engine: writing $KEYS keys of $VALUE_SIZE incompressible bytes"
+  taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d1h --timeout 10s -s "$BENCH_LUA_DIR/fill-incompressible.lua" \
+    "http://127.0.0.1:$PORT" >"$WORK/fill-$engine.wrk" 2>&1 || true
+  created=$(sed -n 's/.* 201=\([0-9]*\) .*/\1/p' "$WORK/fill-$engine.wrk")
+  [ "${created:-0}" = "$KEYS" ] || { cat "$WORK/fill-$engine.wrk" >&2; die "$engine: the fill got ${created:-no} 201s for $KEYS keys"; }
+  stop_ringbase >/dev/null
+  touch "$data.filled"
+  log "$engine: filled, $(du -sh "$data" | cut -f1)"
+done
+
+printf '\n| round | engine | data | req/s | p50 ms | p99 ms | non-200 | tables read with pread |\n|---|---|---|---:|---:|---:|---:|---:|\n' > "$WORK/table"
+for round in $(seq 1 "$ROUNDS"); do
+  for engine in "${LIST[@]}"; do
+    data="$DIR/$engine-$KEYS-$VALUE_SIZE"
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    PORT=$(free_port)
+    # shellcheck disable=SC2046
+    start_in_cgroup "$PORT" "$data" $(engine_flags "$engine") $SERVE_FLAGS
+    log "round $round, $engine: $RUN of random GETs"
+    taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$RUN" --timeout 10s --latency -s "$BENCH_LUA_DIR/get-random.lua" \
+      "http://127.0.0.1:$PORT" >"$WORK/get.wrk" 2>&1 || true
+    pread=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^ringbase_sstables_read_with_pread/ {print $2}')
+    stop_ringbase >/dev/null
+    res=$(grep '^RESULT' "$WORK/get.wrk" || true)
+    [ -n "$res" ] || { cat "$WORK/get.wrk" >&2; die "wrk printed no result"; }
+    v() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<< "$res"; }
+    non200=$(( $(sed -n 's/^STATUS total=\([0-9]*\) .* 200=\([0-9]*\) .*/\1-\2/p' "$WORK/get.wrk") ))
+    printf '| %s | %s | %s | %.0f | %.2f | %.2f | %s | %s |\n' "$round" "$engine" "$(du -sh "$data" | cut -f1)" \
+      "$(v rps)" "$(echo "$(v p50)/1000" | bc -l)" "$(echo "$(v p99)/1000" | bc -l)" "$non200" "${pread:--}" | tee -a "$WORK/table" >&2
+  done
+done
+cat "$WORK/table"
