@@ -51,17 +51,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-cold-http-bench.XXXXXX")
 . "$ROOT/bench/lib.sh"
 export KEYS VALUE_SIZE
 
-if [ -d /sys/fs/cgroup/memory ]; then # cgroup v1
-  CG=/sys/fs/cgroup/memory/ringbase-cold-http-bench
-  mkdir -p "$CG"
-  echo "$LIMIT" > "$CG/memory.limit_in_bytes"
-  JOIN="$CG/tasks"
-else # cgroup v2
-  CG=/sys/fs/cgroup/ringbase-cold-http-bench
-  mkdir -p "$CG"
-  echo "$LIMIT" > "$CG/memory.max"
-  JOIN="$CG/cgroup.procs"
-fi
+memory_cgroup ringbase-cold-http-bench "$LIMIT"
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
@@ -80,13 +70,7 @@ echo "command:  $CMDLINE"
 echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 echo "machine:  $(nproc) CPUs, $(free -h | awk '/^Mem:/ {print $2}') memory; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "commit:   $(git -C "$ROOT" rev-parse --short HEAD)$( [ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] && echo ', working tree has uncommitted changes')"
-READ_AHEAD=""
-for q in /sys/block/*/queue/read_ahead_kb; do
-  dev="${q#/sys/block/}"; dev="${dev%%/*}"
-  case "$dev" in loop*|ram*) continue ;; esac
-  READ_AHEAD="$READ_AHEAD $dev=$(cat "$q")KiB"
-done
-echo "setup:    node on CPU $SERVER_CPU${SERVE_FLAGS:+ (serve $SERVE_FLAGS)} in a cgroup of $LIMIT (page cache included), wrk -t1 -c$CONNS on CPU $WRK_CPU, $RUN per run; read_ahead_kb:${READ_AHEAD:- unknown}"
+echo "setup:    node on CPU $SERVER_CPU${SERVE_FLAGS:+ (serve $SERVE_FLAGS)} in a cgroup of $LIMIT (page cache included), wrk -t1 -c$CONNS on CPU $WRK_CPU, $RUN per run; read_ahead_kb: $(read_ahead_summary)"
 # build outside the cgroup, so that the limit holds only the node
 ensure_ringbase
 
@@ -96,7 +80,7 @@ start_in_cgroup() {
   RB_RUNS=$((RB_RUNS + 1))
   RB_LOG="$WORK/ringbase-$RB_RUNS.log"
   RB_OUT="$WORK/ringbase-$RB_RUNS.out"
-  bash -c 'echo $$ > "$1"; shift; exec "$@"' join "$JOIN" taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve \
+  "${IN_CGROUP[@]}" taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve \
     --host 127.0.0.1 --port "$port" --data-dir "$dir" "$@" >"$RB_OUT" 2>"$RB_LOG" &
   RB_PID=$!
   local i

@@ -23,29 +23,15 @@ if [ "$(id -u)" != 0 ]; then
 fi
 # build outside the cgroup, so that the limit holds only the bench
 "$ROOT/bin/ringbase" --version >/dev/null || { echo "cold-read-bench: the build failed" >&2; exit 1; }
-if [ -d /sys/fs/cgroup/memory ]; then # cgroup v1
-  CG=/sys/fs/cgroup/memory/ringbase-cold-read-bench
-  mkdir -p "$CG"
-  echo "$LIMIT" > "$CG/memory.limit_in_bytes"
-  JOIN="$CG/tasks"
-else # cgroup v2
-  CG=/sys/fs/cgroup/ringbase-cold-read-bench
-  mkdir -p "$CG"
-  echo "$LIMIT" > "$CG/memory.max"
-  JOIN="$CG/cgroup.procs"
-fi
+WORK=""
+. "$ROOT/bench/lib.sh"
+memory_cgroup ringbase-cold-read-bench "$LIMIT"
 trap 'rmdir "$CG" 2>/dev/null || true' EXIT
-READ_AHEAD=""
-for q in /sys/block/*/queue/read_ahead_kb; do
-  dev="${q#/sys/block/}"; dev="${dev%%/*}"
-  case "$dev" in loop*|ram*) continue ;; esac
-  READ_AHEAD="$READ_AHEAD $dev=$(cat "$q")KiB"
-done
-echo "# memory limit $LIMIT (page cache included), read_ahead_kb:${READ_AHEAD:- unknown}, commit $(git -C "$ROOT" rev-parse --short HEAD)"
+echo "# memory limit $LIMIT (page cache included), read_ahead_kb: $(read_ahead_summary), commit $(git -C "$ROOT" rev-parse --short HEAD)"
 IFS=, read -r -a LIST <<< "$ENGINES"
 for engine in "${LIST[@]}"; do
   sync
   echo 3 > /proc/sys/vm/drop_caches
   echo "## $engine"
-  bash -c 'echo $$ > "$1"; shift; exec "$@"' join "$JOIN" "$ROOT/bench/engine-bench.sh" --engines "$engine" "${ARGS[@]}"
+  "${IN_CGROUP[@]}" "$ROOT/bench/engine-bench.sh" --engines "$engine" "${ARGS[@]}"
 done

@@ -1,4 +1,4 @@
-# Shared by bench/http-bench.sh and bench/profile.sh (bash, sourced after `set -euo pipefail`).
+# Shared by the bench scripts (bash, sourced after `set -euo pipefail`).
 # Expects ROOT (the repository) and WORK (a temp dir that the caller's trap removes).
 
 BENCH_DIR="$ROOT/bench"
@@ -201,4 +201,34 @@ print_header() {
   echo "tools:    $(wrk -v 2>&1 | head -n 1 | cut -c1-60); $(nginx -v 2>&1)"
   echo "idle:     $(machine_idle)% of both CPUs idle over 1 s before the run; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "pinning:  server on CPU $SERVER_CPU, wrk -t1 on CPU $WRK_CPU; $CONNS connections; $DURATION per scenario"
+}
+
+# memory_cgroup NAME LIMIT: makes a memory cgroup (v1 or v2) whose limit, page cache included, is LIMIT
+# (e.g. 1536M); sets CG (its directory, for the caller to rmdir) and IN_CGROUP, a command prefix that
+# runs a command inside it with the same pid ("${IN_CGROUP[@]}" cmd args &; $! is cmd's). Needs root.
+memory_cgroup() {
+  local join
+  if [ -d /sys/fs/cgroup/memory ]; then # cgroup v1
+    CG=/sys/fs/cgroup/memory/$1
+    mkdir -p "$CG"
+    echo "$2" > "$CG/memory.limit_in_bytes"
+    join="$CG/tasks"
+  else # cgroup v2
+    CG=/sys/fs/cgroup/$1
+    mkdir -p "$CG"
+    echo "$2" > "$CG/memory.max"
+    join="$CG/cgroup.procs"
+  fi
+  IN_CGROUP=(bash -c 'echo $$ > "$1"; shift; exec "$@"' join "$join")
+}
+
+# Prints the read_ahead_kb of every block device but loop and RAM ones, "vda=8192KiB ...", or "unknown".
+read_ahead_summary() {
+  local q dev out=""
+  for q in /sys/block/*/queue/read_ahead_kb; do
+    dev="${q#/sys/block/}"; dev="${dev%%/*}"
+    case "$dev" in loop*|ram*) continue ;; esac
+    out="$out $dev=$(cat "$q")KiB"
+  done
+  if [ -n "$out" ]; then echo "${out# }"; else echo unknown; fi
 }
