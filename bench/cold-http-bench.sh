@@ -4,14 +4,17 @@
 # before each run, then wrk -t1 -c64 GETs of random keys that all exist.
 # Usage:
 #   bench/cold-http-bench.sh [--keys N] [--value-bytes B] [--limit 1536M] [--engines lsm,rocksdb]
-#                            [--rounds R] [--duration 30s] [--dir DIR]
+#                            [--rounds R] [--duration 30s] [--warmup 0s] [--dir DIR]
 #     --keys         keys written (default 3000000); values LZ4 cannot compress, so the tables
 #                    hold about KEYS x (VALUE + 30) bytes
 #     --value-bytes  value size (default 1024)
 #     --limit        the cgroup's memory limit (default 1536M)
 #     --engines      engines measured, in this order, every round (default lsm,rocksdb)
 #     --rounds       rounds over the engines (default 2)
-#     --duration     wrk's run per engine and round (default 30s)
+#     --duration     wrk's measured run per engine and round (default 30s)
+#     --warmup       an unmeasured wrk run of the same GETs before it, on the same node (default none):
+#                    the JIT compiles and the tables' read paths settle; the page cache fills only
+#                    up to the limit, about half of the data with the defaults
 #     --dir          where each engine's data directory is kept (default $TMPDIR/ringbase-cold-http);
 #                    a directory filled by an earlier run with the same --keys and --value-bytes is
 #                    reused, so a second run skips the fill
@@ -27,6 +30,7 @@ LIMIT=1536M
 ENGINES=lsm,rocksdb
 ROUNDS=2
 RUN=30s
+WARMUP=""
 DIR="${TMPDIR:-/tmp}/ringbase-cold-http"
 SERVE_FLAGS=""
 while [ $# -gt 0 ]; do
@@ -37,9 +41,10 @@ while [ $# -gt 0 ]; do
     --engines) ENGINES=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --duration) RUN=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
     --dir) DIR=$2; shift 2 ;;
     --serve-flags) SERVE_FLAGS=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -70,7 +75,7 @@ echo "command:  $CMDLINE"
 echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 echo "machine:  $(nproc) CPUs, $(free -h | awk '/^Mem:/ {print $2}') memory; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "commit:   $(git -C "$ROOT" rev-parse --short HEAD)$( [ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] && echo ', working tree has uncommitted changes')"
-echo "setup:    node on CPU $SERVER_CPU${SERVE_FLAGS:+ (serve $SERVE_FLAGS)} in a cgroup of $LIMIT (page cache included), wrk -t1 -c$CONNS on CPU $WRK_CPU, $RUN per run; read_ahead_kb: $(read_ahead_summary)"
+echo "setup:    node on CPU $SERVER_CPU${SERVE_FLAGS:+ (serve $SERVE_FLAGS)} in a cgroup of $LIMIT (page cache included), wrk -t1 -c$CONNS on CPU $WRK_CPU, $RUN per run${WARMUP:+ after a warm-up of $WARMUP}; read_ahead_kb: $(read_ahead_summary)"
 # build outside the cgroup, so that the limit holds only the node
 ensure_ringbase
 
@@ -124,6 +129,11 @@ for round in $(seq 1 "$ROUNDS"); do
     PORT=$(free_port)
     # shellcheck disable=SC2046
     start_in_cgroup "$PORT" "$data" $(engine_flags "$engine") $SERVE_FLAGS
+    if [ -n "$WARMUP" ]; then
+      log "round $round, $engine: $WARMUP of random GETs to warm up"
+      taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" --timeout 10s -s "$BENCH_LUA_DIR/get-random.lua" \
+        "http://127.0.0.1:$PORT" >/dev/null 2>&1 || true
+    fi
     log "round $round, $engine: $RUN of random GETs"
     taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$RUN" --timeout 10s --latency -s "$BENCH_LUA_DIR/get-random.lua" \
       "http://127.0.0.1:$PORT" >"$WORK/get.wrk" 2>&1 || true
