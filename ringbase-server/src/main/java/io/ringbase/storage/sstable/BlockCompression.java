@@ -20,7 +20,7 @@ final class BlockCompression {
     /** Compression code: the payload is the raw block in the LZ4 block format. Persisted: do not change. */
     static final byte LZ4 = 1;
     /**
-     * Compression code, format version 3 only: the payload is a raw block of one entry in the section 2.1
+     * Compression code, format versions 3 and 4 only: the payload is a raw block of one entry in the section 2.1
      * encoding (not the compact one), as an entry larger than the block size is written so that a reader
      * reaches its value in place. Persisted: do not change.
      */

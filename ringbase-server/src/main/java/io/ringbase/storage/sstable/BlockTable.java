@@ -19,8 +19,8 @@ import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
- * The body of a format version 2 or 3 SSTable ({@code docs/format.md}, sections 4.8 and 4.9): blocks of
- * entries (section 2.1 entries in version 2; in version 3 compact ones, {@link CompactEntry}, but for a
+ * The body of a format version 2, 3 or 4 SSTable ({@code docs/format.md}, sections 4.8-4.10): blocks of
+ * entries (section 2.1 entries in version 2; in versions 3 and 4 compact ones, {@link CompactEntry}, but for a
  * block of one large entry),
  * each stored raw or LZ4-compressed with a CRC32C trailer, and a sparse index naming each block's last
  * key. A lookup finds its block by binary search, checks the block's checksum, and walks the block's
@@ -58,7 +58,7 @@ final class BlockTable implements TableBody {
     private final MemorySegment data;
     private final MemorySegment index;
     private final long blockCount;
-    /** Format version 3: blocks hold compact entries (but those stored {@link BlockCompression#SINGLE_ENTRY}). */
+    /** Format versions 3 and 4: blocks hold compact entries (but those stored {@link BlockCompression#SINGLE_ENTRY}). */
     private final boolean compact;
     /** Offset in the index section of the {@code entryStart} array. */
     private final long startsAt;

@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The entry encoding inside the blocks of SSTable format version 3 ({@code docs/format.md}, section
+ * The entry encoding inside the blocks of SSTable format versions 3 and 4 ({@code docs/format.md}, section
  * 4.9): the key shares its first bytes with the previous entry's key (none at a restart point), lengths
  * are varints, the version is stored whole only at a restart point and elsewhere as its difference
  * from that one's, and the expiry is stored only when there is one (LevelDB's and RocksDB's block

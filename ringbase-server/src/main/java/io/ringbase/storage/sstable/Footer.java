@@ -9,11 +9,11 @@ import java.nio.file.Path;
 
 /**
  * The fixed-size footer at the end of every SSTable: 96 bytes in format version 1
- * ({@code docs/format.md}, section 4.5), 104 in versions 2 and 3 (sections 4.8, 4.9). All end with
+ * ({@code docs/format.md}, section 4.5), 104 in versions 2 to 4 (sections 4.8-4.10). All end with
  * {@code formatVersion footerCrc magic}, so the version is known before the rest is parsed. Offsets
  * and lengths are in bytes from the start of the file.
  *
- * @param formatVersion  1, 2 or 3
+ * @param formatVersion  1, 2, 3 or 4
  * @param dataLength     length of the data section (records or blocks), which starts at byte 0
  * @param indexOffset    offset of the index section (equals {@code dataLength})
  * @param indexLength    length of the index section ({@code 8 * entryCount} in version 1)
@@ -23,7 +23,7 @@ import java.nio.file.Path;
  * @param tombstoneCount number of entries that are tombstones
  * @param minVersion     smallest entry version, 0 for an empty table
  * @param maxVersion     largest entry version, 0 for an empty table
- * @param blockCount     number of data blocks (versions 2 and 3; 0 in version 1, which has none)
+ * @param blockCount     number of data blocks (versions 2 to 4; 0 in version 1, which has none)
  * @param indexCrc       CRC32C of the index section
  * @param bloomCrc       CRC32C of the Bloom section
  */
@@ -40,11 +40,14 @@ record Footer(int formatVersion, long dataLength, long indexOffset, long indexLe
     /** The ASCII bytes "RBSSTABL" read as a little-endian u64. Persisted: do not change. */
     static final long MAGIC = 0x4C42415453534252L;
 
-    /** The newest format version, which the engine writes: compact entries in blocks (section 4.9). */
-    static final int LATEST_VERSION = 3;
+    /**
+     * The newest format version, which the engine writes: compact entries in blocks (section 4.9) and a
+     * cache-blocked Bloom filter (section 4.10).
+     */
+    static final int LATEST_VERSION = 4;
 
     /**
-     * A footer of a block table: format version 2 or 3.
+     * A footer of a block table: format version 2, 3 or 4.
      */
     static Footer blocks(int formatVersion, long dataLength, long indexLength, long bloomLength, long entryCount, long tombstoneCount,
                      long minVersion, long maxVersion, long blockCount, int indexCrc, int bloomCrc) {

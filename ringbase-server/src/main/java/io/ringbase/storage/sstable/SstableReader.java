@@ -18,13 +18,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads one SSTable ({@code docs/format.md}, section 4) through a read-only memory mapping, in either
- * format version: versions 3 and 2 (blocks and a sparse index, sections 4.9 and 4.8; {@link BlockTable}),
- * the engine writing version 3, or version 1 (records and an exact index; {@link V1Table}), which it still reads. Point
+ * format version: versions 4, 3 and 2 (blocks and a sparse index, sections 4.10, 4.9 and 4.8; {@link BlockTable}),
+ * the engine writing version 4, or version 1 (records and an exact index; {@link V1Table}), which it still reads. Point
  * lookups probe the Bloom filter first; range iteration is lazy.
  *
  * <p>Checks: {@link #open} verifies magic, format version, footer, index and Bloom checksums and the
  * section layout, reading the index whole, so opening takes time in proportion to the index (one entry
- * per block in versions 2 and 3), not to the entries; what a read uses is checked as it is read (blocks: the
+ * per block in versions 2 to 4), not to the entries; what a read uses is checked as it is read (blocks: the
  * block's checksum; version 1: the entry's). Damage shows as {@link CorruptionException} (from
  * iterators wrapped in an {@link UncheckedIOException}).
  *
@@ -116,7 +116,8 @@ public final class SstableReader implements AutoCloseable {
         if (Crc32c.of(bloomSection) != footer.bloomCrc()) {
             throw new CorruptionException(file, footer.bloomOffset(), "Bloom filter checksum mismatch");
         }
-        BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset());
+        BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset(),
+                BloomFilter.Layout.of(footer.formatVersion()));
         if (footer.formatVersion() == 1) {
             return new SstableReader(file, footer, mapped.byteSize(), new V1Table(file, footer, mapped), bloom, arena, null);
         }
@@ -162,7 +163,7 @@ public final class SstableReader implements AutoCloseable {
 
     /**
      * Finds the entry of {@code key} without decoding it and points {@code into} at its encoding. A key
-     * the Bloom filter rules out reads no data page; otherwise at most one block (versions 2 and 3) is read,
+     * the Bloom filter rules out reads no data page; otherwise at most one block (versions 2 to 4) is read,
      * its checksum verified, or (version 1) the entry found, or the two around the key's position, are
      * verified, so that a damaged key cannot turn a hit into a silent miss.
      *
@@ -308,7 +309,7 @@ public final class SstableReader implements AutoCloseable {
      * A cursor over every entry of the table in key order, without decoding into objects: after
      * {@link Cursor#next()} the entry is encoded (section 2.1) at {@link Cursor#offset()} of
      * {@link Cursor#segment()}, its checksum verified. For merges (compaction) that copy entries: a
-     * version 2 or 3 table is read one block at a time, a version 3 compact entry is written out into the
+     * version 2 to 4 table is read one block at a time, a version 3 or 4 compact entry is written out into the
      * cursor's buffer (which grows to the largest such entry, about a block), and an entry larger than the
      * block size is stored raw and read in place, so no large value is ever held on the heap.
      */

@@ -20,7 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * Writes one SSTable in format version 3 ({@code docs/format.md}, section 4.9; version 2, section 4.8,
+ * Writes one SSTable in format version 4 ({@code docs/format.md}, sections 4.9 and 4.10; versions 2 and 3,
  * for tests of the reader) from entries given in strictly increasing key order, in bounded memory:
  * entries are gathered into a raw block of about {@link #DEFAULT_BLOCK_BYTES} in the compact encoding
  * ({@link CompactEntry}: each key stored as the bytes it does not share with the previous one), ended by
@@ -126,13 +126,13 @@ public final class SstableWriter implements Closeable {
     }
 
     /**
-     * {@link #SstableWriter(FileIo, Path, long, int)} in format version {@code formatVersion}: 3, or 2 for
-     * tests that the reader still reads what earlier releases wrote.
+     * {@link #SstableWriter(FileIo, Path, long, int)} in format version {@code formatVersion}: 4, or 2 or 3
+     * for tests that the reader still reads what earlier releases wrote.
      *
-     * @throws IllegalArgumentException if {@code formatVersion} is not 2 or 3
+     * @throws IllegalArgumentException if {@code formatVersion} is not 2, 3 or 4
      */
     SstableWriter(FileIo io, Path file, long expectedEntries, int blockBytes, int formatVersion) throws IOException {
-        if (formatVersion != 2 && formatVersion != 3) {
+        if (formatVersion < 2 || formatVersion > 4) {
             throw new IllegalArgumentException("cannot write SSTable format version " + formatVersion);
         }
         this.formatVersion = formatVersion;
@@ -157,7 +157,7 @@ public final class SstableWriter implements Closeable {
         this.out = arena.allocate(OUT_BUFFER_SIZE);
         this.indexBuffer = arena.allocate(INDEX_BUFFER_SIZE);
         try {
-            bloom = new BloomFilter.Builder(expectedEntries);
+            bloom = new BloomFilter.Builder(expectedEntries, BloomFilter.Layout.of(formatVersion));
             data = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             index = io.open(indexFile, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.READ, StandardOpenOption.WRITE);

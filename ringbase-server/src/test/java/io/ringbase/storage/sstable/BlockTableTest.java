@@ -64,7 +64,7 @@ class BlockTableTest {
         SstableSummary summary = Tables.write(file, entries);
         assertThat(summary.fileBytes()).as("LZ4 blocks").isLessThan(rawBytes(entries) / 4);
         try (SstableReader r = SstableReader.open(file)) {
-            assertThat(r.formatVersion()).isEqualTo(3);
+            assertThat(r.formatVersion()).isEqualTo(Footer.LATEST_VERSION);
             assertThat(Tables.scan(r, null, null)).containsExactlyElementsOf(entries);
             EntryLocation at = new EntryLocation();
             for (int i = 0; i < entries.size(); i += 37) {

@@ -1,10 +1,17 @@
 package io.ringbase.storage.sstable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Keys;
+import io.ringbase.storage.sstable.BloomFilter.Layout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class BloomFilterTest {
 
@@ -22,20 +29,33 @@ class BloomFilterTest {
     }
 
     @Test
-    void falsePositiveRateIsBelowTwoPercentAtExpectedEntries() {
+    void layoutFollowsTheFormatVersion() {
+        assertThat(Layout.of(1)).isEqualTo(Layout.STANDARD);
+        assertThat(Layout.of(3)).isEqualTo(Layout.STANDARD);
+        assertThat(Layout.of(4)).isEqualTo(Layout.BLOCKED);
+    }
+
+    @Test
+    void falsePositiveRatesAreThoseOfTheFormat() {
+        // section 4.4: ~0.82% at 10 bits per key and 7 probes; section 4.10: ~0.96% with 6 probes in blocks
+        assertThat(falsePositiveRate(Layout.STANDARD)).isBetween(0.006, 0.011);
+        assertThat(falsePositiveRate(Layout.BLOCKED)).isBetween(0.007, 0.013);
+    }
+
+    private static double falsePositiveRate(Layout layout) {
         int n = 100_000;
-        try (var builder = new BloomFilter.Builder(n)) {
+        try (var builder = new BloomFilter.Builder(n, layout)) {
             for (int i = 0; i < n; i++) {
                 builder.add(Keys.utf8("present-" + i));
             }
-            BloomFilter filter = read(builder);
+            BloomFilter filter = read(builder, layout);
             int falsePositives = 0;
             for (int i = 0; i < n; i++) {
                 if (filter.mightContain(Keys.utf8("absent-" + i))) {
                     falsePositives++;
                 }
             }
-            assertThat(falsePositives / (double) n).isLessThan(0.02);
+            return falsePositives / (double) n;
         }
     }
 
@@ -44,20 +64,19 @@ class BloomFilterTest {
         java.util.SplittableRandom random = new java.util.SplittableRandom(3);
         for (int expected : new int[] {0, 7, 1_000, 12_345}) {
             for (int added : new int[] {expected / 2, 4 * expected + 40}) { // half full, and nearly all bits set
-                try (var builder = new BloomFilter.Builder(expected)) {
+                try (var builder = new BloomFilter.Builder(expected, Layout.STANDARD)) {
                     for (int i = 0; i < added; i++) {
                         builder.add(Keys.utf8("k" + i));
                     }
-                    BloomFilter filter = read(builder);
-                    java.lang.foreign.MemorySegment section = builder.section();
+                    BloomFilter filter = read(builder, Layout.STANDARD);
+                    MemorySegment section = builder.section();
+                    long m = BloomFilter.bitCountFor(expected, Layout.STANDARD);
                     int agreedTrue = 0;
                     for (int t = 0; t < 100_000; t++) {
                         long h = random.nextLong();
                         boolean reference = true;
-                        for (int i = 0; i < BloomFilter.PROBES && reference; i++) {
-                            long bit = BloomFilter.probeBit(h, i, BloomFilter.bitCountFor(expected));
-                            reference = (section.get(java.lang.foreign.ValueLayout.JAVA_BYTE,
-                                    BloomFilter.HEADER_SIZE + (bit >>> 3)) & (1 << (bit & 7))) != 0;
+                        for (int i = 0; i < Layout.STANDARD.probes && reference; i++) {
+                            reference = isSet(section, BloomFilter.probeBit(h, i, m));
                         }
                         assertThat(filter.mightContainHash(h)).as("h %x, %d of %d", h, added, expected).isEqualTo(reference);
                         if (reference) {
@@ -73,38 +92,103 @@ class BloomFilterTest {
     }
 
     @Test
-    void addedKeysAreNeverReportedAbsent() {
+    void aBlockedFilterProbesTheBitsOfTheFormatsFormula() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+        for (int expected : new int[] {0, 7, 1_000, 12_345}) {
+            // half full, and nearly all bits set (at least 400 keys: the smallest filter is a block of 512 bits)
+            for (int added : new int[] {expected / 2, 4 * expected + 400}) {
+                try (var builder = new BloomFilter.Builder(expected, Layout.BLOCKED)) {
+                    for (int i = 0; i < added; i++) {
+                        builder.add(Keys.utf8("k" + i));
+                    }
+                    BloomFilter filter = read(builder, Layout.BLOCKED);
+                    MemorySegment section = builder.section();
+                    long m = BloomFilter.bitCountFor(expected, Layout.BLOCKED);
+                    int agreedTrue = 0;
+                    for (int t = 0; t < 100_000; t++) {
+                        long h = random.nextLong();
+                        long block = BloomFilter.blockByteOffset(h, m);
+                        boolean reference = true;
+                        for (int i = 0; i < Layout.BLOCKED.probes && reference; i++) {
+                            reference = isSet(section, 8 * block + BloomFilter.blockProbeBit(h, i));
+                        }
+                        assertThat(filter.mightContainHash(h)).as("h %x, %d of %d", h, added, expected).isEqualTo(reference);
+                        if (reference) {
+                            agreedTrue++;
+                        }
+                    }
+                    if (added > expected) {
+                        assertThat(agreedTrue).as("hashes passing every probe, filter of %d", expected).isGreaterThan(1_000);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void theBlockedRuleMatchesValuesWorkedOutByHand() {
+        // docs/format.md 4.10 for XXH64("abc") = 0x44BC2CF5AD770999 in a filter of 1,000 blocks, computed
+        // apart from this code: block (0xAD770999 * 1000) >> 32 = 677, at byte 43,328; g_0 = 0x44BC2CF5
+        long h = 0x44BC2CF5AD770999L;
+        assertThat(BloomFilter.blockByteOffset(h, 512 * 1000)).isEqualTo(43_328);
+        int[] bits = new int[6];
+        for (int i = 0; i < 6; i++) {
+            bits[i] = BloomFilter.blockProbeBit(h, i);
+        }
+        assertThat(bits).containsExactly(137, 247, 506, 103, 194, 300);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void addedKeysAreNeverReportedAbsent(Layout layout) {
         int n = 100_000;
-        try (var builder = new BloomFilter.Builder(n)) {
+        try (var builder = new BloomFilter.Builder(n, layout)) {
             for (int i = 0; i < n; i++) {
                 builder.add(Keys.utf8("present-" + i));
             }
-            BloomFilter filter = read(builder);
+            BloomFilter filter = read(builder, layout);
             for (int i = 0; i < n; i++) {
                 assertThat(filter.mightContain(Keys.utf8("present-" + i))).as("key %d", i).isTrue();
             }
         }
     }
 
-    @Test
-    void emptyFilterRejectsEverything() {
-        try (var builder = new BloomFilter.Builder(0)) {
-            assertThat(builder.section().byteSize()).isEqualTo(BloomFilter.HEADER_SIZE + 64 / 8);
-            assertThat(read(builder).mightContain(Keys.utf8("x"))).isFalse();
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void emptyFilterRejectsEverything(Layout layout) {
+        try (var builder = new BloomFilter.Builder(0, layout)) {
+            assertThat(builder.section().byteSize()).isEqualTo(BloomFilter.HEADER_SIZE + layout.bitMultiple / 8);
+            assertThat(read(builder, layout).mightContain(Keys.utf8("x"))).isFalse();
         }
     }
 
     @Test
-    void sizeIsTenBitsPerKeyRoundedToWords() {
-        assertThat(BloomFilter.bitCountFor(0)).isEqualTo(64);
-        assertThat(BloomFilter.bitCountFor(7)).isEqualTo(128);
-        assertThat(BloomFilter.bitCountFor(1_000_000)).isEqualTo(10_000_000);
-        assertThat(BloomFilter.bitCountFor(Long.MAX_VALUE)).isEqualTo(BloomFilter.MAX_BITS);
+    void sizeIsTenBitsPerKeyRoundedToWordsOrBlocks() {
+        assertThat(BloomFilter.bitCountFor(0, Layout.STANDARD)).isEqualTo(64);
+        assertThat(BloomFilter.bitCountFor(7, Layout.STANDARD)).isEqualTo(128);
+        assertThat(BloomFilter.bitCountFor(1_000_000, Layout.STANDARD)).isEqualTo(10_000_000);
+        assertThat(BloomFilter.bitCountFor(Long.MAX_VALUE, Layout.STANDARD)).isEqualTo(BloomFilter.MAX_BITS);
+        assertThat(BloomFilter.bitCountFor(0, Layout.BLOCKED)).isEqualTo(512);
+        assertThat(BloomFilter.bitCountFor(7, Layout.BLOCKED)).isEqualTo(512);
+        assertThat(BloomFilter.bitCountFor(1_000_000, Layout.BLOCKED)).isEqualTo(10_000_384);
+        assertThat(BloomFilter.bitCountFor(Long.MAX_VALUE, Layout.BLOCKED)).isEqualTo(BloomFilter.MAX_BITS);
     }
 
-    private static BloomFilter read(BloomFilter.Builder builder) {
+    @Test
+    void aBlockedSectionWhoseBitsAreNotWholeBlocksIsCorrupt() {
+        try (var builder = new BloomFilter.Builder(7, Layout.STANDARD)) { // 128 bits
+            assertThatThrownBy(() -> BloomFilter.read(FILE, builder.section(), 0, Layout.BLOCKED))
+                    .isInstanceOf(CorruptionException.class).hasMessageContaining("invalid Bloom bit count 128");
+        }
+    }
+
+    private static boolean isSet(MemorySegment section, long bit) {
+        return (section.get(ValueLayout.JAVA_BYTE, BloomFilter.HEADER_SIZE + (bit >>> 3)) & (1 << (bit & 7))) != 0;
+    }
+
+    private static BloomFilter read(BloomFilter.Builder builder, Layout layout) {
         try {
-            return BloomFilter.read(FILE, builder.section(), 0);
+            return BloomFilter.read(FILE, builder.section(), 0, layout);
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
         }

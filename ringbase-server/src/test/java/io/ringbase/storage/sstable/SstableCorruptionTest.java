@@ -102,8 +102,8 @@ class SstableCorruptionTest {
 
     @Test
     void unknownVersionFailsOpen() throws IOException {
-        Tables.overwrite(file, footerOffset + 80, new byte[] {4, 0, 0, 0});
-        assertOpenFails("unsupported SSTable format version 4");
+        Tables.overwrite(file, footerOffset + 80, new byte[] {5, 0, 0, 0});
+        assertOpenFails("unsupported SSTable format version 5");
     }
 
     @Test

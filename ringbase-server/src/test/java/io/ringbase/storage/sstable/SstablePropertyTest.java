@@ -21,14 +21,14 @@ import net.jqwik.api.Provide;
 /** A table behaves like a TreeMap of its entries for point gets and every range. */
 class SstablePropertyTest {
 
-    /** A format version and, for versions 2 and 3, the block size in bytes. */
+    /** A format version and, for versions 2 to 4, the block size in bytes. */
     record Format(int version, int blockBytes) {
     }
 
     /**
-     * Every format: version 1, or versions 2 and 3 with blocks of 256 B to 4 KiB, so that tables have many
+     * Every format: version 1, or versions 2 to 4 with blocks of 256 B to 4 KiB, so that tables have many
      * blocks, compressed ones (repetitive values), entries larger than a block (raw blocks of their own)
-     * and, in version 3, keys sharing prefixes with the one before.
+     * and, in versions 3 and 4, keys sharing prefixes with the one before.
      */
     @Property(tries = 400)
     void tableMatchesTreeMapModel(@ForAll("entries") List<Entry> generated, @ForAll("keys") List<byte[]> probes,
@@ -74,7 +74,7 @@ class SstablePropertyTest {
     @Provide
     Arbitrary<Format> formats() {
         return Arbitraries.of(new Format(1, 0), new Format(2, 256), new Format(2, 4096),
-                new Format(3, 256), new Format(3, 512), new Format(3, 4096));
+                new Format(3, 256), new Format(3, 512), new Format(3, 4096), new Format(4, 256), new Format(4, 4096));
     }
 
     @Provide

@@ -99,7 +99,7 @@ final class V1SstableWriter implements Closeable {
         this.bufferView = buffer.asByteBuffer();
         this.indexBuffer = arena.allocate(INDEX_BUFFER_SIZE);
         try {
-            bloom = new BloomFilter.Builder(expectedEntries);
+            bloom = new BloomFilter.Builder(expectedEntries, BloomFilter.Layout.STANDARD);
             data = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             index = io.open(indexFile, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
