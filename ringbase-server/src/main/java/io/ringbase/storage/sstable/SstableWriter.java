@@ -99,7 +99,7 @@ public final class SstableWriter implements Closeable {
      * {@link #finish()}) and its side file {@code file + ".idx"} (replaced if it exists).
      *
      * @param expectedEntries an upper bound on the number of entries, &ge; 0, which sizes the Bloom
-     *                        filter (10 bits per entry, 1.25 bytes off-heap per entry while writing);
+     *                        filter (11 bits per entry, 1.375 bytes off-heap per entry while writing);
      *                        more entries are accepted but raise the false-positive rate
      * @throws java.nio.file.FileAlreadyExistsException if {@code file} exists
      * @throws IllegalArgumentException if {@code expectedEntries} is negative
