@@ -221,7 +221,7 @@ class BlockTableTest {
     }
 
     @ParameterizedTest(name = "version {0}")
-    @ValueSource(ints = {1, 2})
+    @ValueSource(ints = {1, 2, 3})
     void theEngineReadsOlderTablesAndCompactionRewritesThemInTheLatestVersion(int version) throws IOException {
         Path data = dir.resolve("engine");
         LsmOptions options = LsmOptions.defaults(data);
