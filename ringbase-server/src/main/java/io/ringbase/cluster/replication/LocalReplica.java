@@ -75,13 +75,7 @@ public final class LocalReplica implements Replica {
             if (found != WOULD_WAIT) {
                 return CompletableFuture.completedFuture(found);
             }
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return engine.get(key);
-                } catch (IOException e) {
-                    throw new CompletionException(e);
-                }
-            }, blockingReads);
+            return onExecutor(blockingReads, () -> engine.get(key));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -94,16 +88,30 @@ public final class LocalReplica implements Replica {
             if (version != VERSION_WOULD_WAIT) {
                 return CompletableFuture.completedFuture(version);
             }
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return versionOf(engine, key);
-                } catch (IOException e) {
-                    throw new CompletionException(e);
-                }
-            }, blockingReads);
+            return onExecutor(blockingReads, () -> versionOf(engine, key));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** An engine call that may fail with an {@link IOException}, for {@link #onExecutor}. */
+    private interface EngineCall<T> {
+        T call() throws IOException;
+    }
+
+    /**
+     * Runs {@code call} on {@code executor}; an {@link IOException} fails the future.
+     *
+     * @throws RejectedExecutionException if the executor rejects the task (the callers fail the future)
+     */
+    private static <T> CompletableFuture<T> onExecutor(Executor executor, EngineCall<T> call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.call();
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, executor);
     }
 
     /**
@@ -170,13 +178,7 @@ public final class LocalReplica implements Replica {
             if (stored != NOT_APPLIED) {
                 return CompletableFuture.completedFuture(stored);
             }
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return applyChecked(engine, entry);
-                } catch (IOException e) {
-                    throw new java.util.concurrent.CompletionException(e);
-                }
-            }, blockingWrites);
+            return onExecutor(blockingWrites, () -> applyChecked(engine, entry));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -211,13 +213,7 @@ public final class LocalReplica implements Replica {
     @Override
     public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
         try {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return page(start, end, maxBytes);
-                } catch (IOException e) {
-                    throw new CompletionException(e);
-                }
-            }, scanExecutor);
+            return onExecutor(scanExecutor, () -> page(start, end, maxBytes));
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(e);
         }
