@@ -60,11 +60,6 @@ final class ReadPathGauge {
         this.pread = residentFraction >= 0 && residentFraction < MAPPED_FROM_RESIDENT;
     }
 
-    /** A gauge that starts on the mapping. */
-    ReadPathGauge() {
-        this(-1);
-    }
-
     /** Whether point reads should use {@code pread} now. */
     boolean preads() {
         return pread;

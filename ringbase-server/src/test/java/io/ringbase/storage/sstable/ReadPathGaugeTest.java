@@ -9,6 +9,8 @@ class ReadPathGaugeTest {
 
     private static final long FAST = 2_000;
     private static final long SLOW = ReadPathGauge.SLOW_NANOS;
+    /** A table wholly in the page cache at open: it starts on the mapping. */
+    private static final double CACHED = 1.0;
 
     private static void record(ReadPathGauge g, long nanos, int times) {
         for (int i = 0; i < times; i++) {
@@ -18,7 +20,7 @@ class ReadPathGaugeTest {
 
     @Test
     void aNewTableIsReadThroughTheMapping() {
-        ReadPathGauge g = new ReadPathGauge();
+        ReadPathGauge g = new ReadPathGauge(CACHED);
         assertThat(g.preads()).isFalse();
         record(g, FAST, 1000);
         assertThat(g.preads()).isFalse();
@@ -45,7 +47,7 @@ class ReadPathGaugeTest {
 
     @Test
     void oneSlowReadThroughTheMappingDoesNotSwitchTwoInAWindowDo() {
-        ReadPathGauge g = new ReadPathGauge();
+        ReadPathGauge g = new ReadPathGauge(CACHED);
         g.record(SLOW);
         record(g, FAST, 10);
         assertThat(g.preads()).as("one slow read, a preemption perhaps").isFalse();
@@ -58,7 +60,7 @@ class ReadPathGaugeTest {
 
     @Test
     void slowReadsInDifferentWindowsDoNotAddUp() {
-        ReadPathGauge g = new ReadPathGauge();
+        ReadPathGauge g = new ReadPathGauge(CACHED);
         for (int window = 0; window < 20; window++) {
             g.record(SLOW);
             record(g, FAST, ReadPathGauge.MAPPED_WINDOW - 1);
@@ -68,7 +70,7 @@ class ReadPathGaugeTest {
 
     @Test
     void aWindowOfCachedPreadsSwitchesBackToTheMapping() {
-        ReadPathGauge g = new ReadPathGauge();
+        ReadPathGauge g = new ReadPathGauge(CACHED);
         record(g, SLOW, ReadPathGauge.MAPPED_SLOW);
         assertThat(g.preads()).isTrue();
         g.record(SLOW); // one slow among a window of fast ones
@@ -81,7 +83,7 @@ class ReadPathGaugeTest {
 
     @Test
     void preadsStayWhileTheDeviceIsStillRead() {
-        ReadPathGauge g = new ReadPathGauge();
+        ReadPathGauge g = new ReadPathGauge(CACHED);
         record(g, SLOW, ReadPathGauge.MAPPED_SLOW);
         for (int window = 0; window < 10; window++) {
             record(g, SLOW, ReadPathGauge.PREAD_SLOW);
