@@ -79,24 +79,6 @@ echo "setup:    node on CPU $SERVER_CPU${SERVE_FLAGS:+ (serve $SERVE_FLAGS)} in 
 # build outside the cgroup, so that the limit holds only the node
 ensure_ringbase
 
-# start_in_cgroup PORT DATA_DIR [serve flags...]: start_ringbase, but the node joins the cgroup first.
-start_in_cgroup() {
-  local port=$1 dir=$2; shift 2
-  RB_RUNS=$((RB_RUNS + 1))
-  RB_LOG="$WORK/ringbase-$RB_RUNS.log"
-  RB_OUT="$WORK/ringbase-$RB_RUNS.out"
-  "${IN_CGROUP[@]}" taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve \
-    --host 127.0.0.1 --port "$port" --data-dir "$dir" "$@" >"$RB_OUT" 2>"$RB_LOG" &
-  RB_PID=$!
-  local i
-  for i in $(seq 1 1200); do
-    grep -q 'Ringbase node ready at' "$RB_OUT" 2>/dev/null && return 0
-    kill -0 "$RB_PID" 2>/dev/null || { tail -n 30 "$RB_LOG" >&2; die "ringbase exited before it was ready"; }
-    sleep 0.1
-  done
-  die "ringbase not ready after 120 s"
-}
-
 engine_flags() { [ "$1" = rocksdb ] && echo "--engine rocksdb" || true; }
 
 IFS=, read -r -a LIST <<< "$ENGINES"
@@ -120,6 +102,7 @@ for engine in "${LIST[@]}"; do
   log "$engine: filled, $(du -sh "$data" | cut -f1)"
 done
 
+RB_LAUNCH_PREFIX=("${IN_CGROUP[@]}") # the measured nodes run in the cgroup (the fills above do not)
 printf '\n| round | engine | data | req/s | p50 ms | p99 ms | non-200 | tables read with pread |\n|---|---|---|---:|---:|---:|---:|---:|\n' > "$WORK/table"
 for round in $(seq 1 "$ROUNDS"); do
   for engine in "${LIST[@]}"; do
@@ -128,7 +111,7 @@ for round in $(seq 1 "$ROUNDS"); do
     echo 3 > /proc/sys/vm/drop_caches
     PORT=$(free_port)
     # shellcheck disable=SC2046
-    start_in_cgroup "$PORT" "$data" $(engine_flags "$engine") $SERVE_FLAGS
+    start_ringbase "$PORT" "$data" $(engine_flags "$engine") $SERVE_FLAGS
     if [ -n "$WARMUP" ]; then
       log "round $round, $engine: $WARMUP of random GETs to warm up"
       taskset -c "$WRK_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP" --timeout 10s -s "$BENCH_LUA_DIR/get-random.lua" \

@@ -65,17 +65,20 @@ ensure_ringbase() {
 }
 
 # start_ringbase PORT DATA_DIR [extra serve flags...]: starts a node pinned to SERVER_CPU, waits
-# for its ready line. Sets RB_PID; its stderr goes to $WORK/ringbase-<n>.log.
+# for its ready line. Sets RB_PID; its stderr goes to $WORK/ringbase-<n>.log. RB_LAUNCH_PREFIX (an
+# array, empty by default) is a command the node is started through, which must exec it so that
+# RB_PID stays the node's, e.g. "${IN_CGROUP[@]}" of memory_cgroup.
 RB_PID=""
 RB_RUNS=0
+RB_LAUNCH_PREFIX=()
 start_ringbase() {
   local port=$1 dir=$2; shift 2
   RB_RUNS=$((RB_RUNS + 1))
   RB_LOG="$WORK/ringbase-$RB_RUNS.log"
   RB_OUT="$WORK/ringbase-$RB_RUNS.out"
   mkdir -p "$dir"
-  taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" --data-dir "$dir" "$@" \
-    >"$RB_OUT" 2>"$RB_LOG" &
+  ${RB_LAUNCH_PREFIX[@]+"${RB_LAUNCH_PREFIX[@]}"} taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve \
+    --host 127.0.0.1 --port "$port" --data-dir "$dir" "$@" >"$RB_OUT" 2>"$RB_LOG" &
   RB_PID=$!
   local i
   for i in $(seq 1 1200); do
