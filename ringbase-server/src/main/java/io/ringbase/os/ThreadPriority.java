@@ -50,11 +50,14 @@ public final class ThreadPriority {
     }
 
     /**
-     * Sets the calling thread's nice value to {@code nice} (0 normal .. 19 lowest).
+     * Sets the calling thread's nice value to {@code nice} (0 normal .. 19 lowest). Raising it (a lower
+     * priority) needs no privilege. Lowering it again needs {@code CAP_SYS_NICE} or an
+     * {@code RLIMIT_NICE} of at least {@code 20 - nice} (systemd's {@code LimitNICE=}). Without either
+     * the call fails and the thread keeps its nice value.
      *
      * @return whether it took effect
      */
-    public static boolean lowerCurrentThread(int nice) {
+    public static boolean setCurrentThread(int nice) {
         if (SETPRIORITY == null || nice < 0 || nice > 19) {
             return false;
         }
@@ -71,7 +74,7 @@ public final class ThreadPriority {
     public static ThreadFactory background(String name, int nice) {
         ThreadFactory platform = Thread.ofPlatform().name(name).daemon().factory();
         return r -> platform.newThread(() -> {
-            lowerCurrentThread(nice);
+            setCurrentThread(nice);
             r.run();
         });
     }

@@ -4,6 +4,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.View.Frozen;
 import io.ringbase.storage.View.LiveTable;
+import io.ringbase.storage.compaction.CompactionPriority;
 import io.ringbase.storage.compaction.Compactor;
 import io.ringbase.storage.compaction.SizeTieredPicker;
 import io.ringbase.storage.compaction.TableInfo;
@@ -76,6 +77,8 @@ public final class LsmEngine implements ManagedEngine {
     private final DataDirectory dir;
     private final TableFiles files;
     private final SizeTieredPicker picker;
+    /** Used on the compaction thread only. */
+    private final CompactionPriority compactionPriority;
     private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
     /** Serializes manifest writes (flush and compaction publishes). Taken before stateLock. */
     private final ReentrantLock publishLock = new ReentrantLock();
@@ -90,8 +93,8 @@ public final class LsmEngine implements ManagedEngine {
     static final long FLUSH_RETRY_MAX_MS = 1000;
     /** A write-path fault is reported by {@link #unwritableReason()} for this long, ms, unless a write succeeds. */
     static final long FAULT_HOLD_MS = 2000;
-    /** Nice value of the compaction thread: it runs on what CPU time is left. */
-    static final int COMPACTION_NICE = 19;
+    /** Nice value of the compaction thread while it keeps up: it runs on what CPU time is left. */
+    static final int COMPACTION_NICE = CompactionPriority.IDLE_NICE;
 
     private final ExecutorService flusher =
             Executors.newSingleThreadExecutor(ThreadPriority.background("flush", FLUSH_NICE));
@@ -136,6 +139,7 @@ public final class LsmEngine implements ManagedEngine {
         this.dir = dir;
         this.files = files;
         this.picker = new SizeTieredPicker(options.compaction());
+        this.compactionPriority = CompactionPriority.forOptions(options.compaction());
     }
 
     /**
@@ -955,6 +959,7 @@ public final class LsmEngine implements ManagedEngine {
 
     /** One round of {@link #compactWhileNeeded} on {@code tables}: whether to go on. */
     private boolean compactOnce(List<LiveTable> tables) {
+        compactionPriority.adjust(tables.size());
         List<Long> pick = picker.pick(tables.stream()
                 .map(t -> new TableInfo(t.number(), t.reader().fileBytes())).toList());
         if (pick.isEmpty()) {
@@ -1099,7 +1104,10 @@ public final class LsmEngine implements ManagedEngine {
         Path tmp = FileNames.sstableTmp(dir.path(), number);
         SstableSummary summary;
         try {
-            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable(pick), () -> closing);
+            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable(pick), () -> {
+                compactionPriority.adjust(view.tables().size()); // behind: at the flush's priority
+                return closing;
+            });
         } catch (IOException | RuntimeException e) {
             files.deleteQuietly(tmp, e);
             throw e;

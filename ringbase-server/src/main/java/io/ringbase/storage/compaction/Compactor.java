@@ -40,7 +40,9 @@ public final class Compactor {
      * @param inputs    the tables to merge
      * @param output    the {@code .sst.tmp} file to write
      * @param droppable entries for which this is true are not written
-     * @param aborted   polled between entries; when true the merge stops and the output is deleted
+     * @param aborted   polled before the first entry and then every 1,024 entries; when true the merge
+     *                  stops and the output is deleted. The caller may also pace itself there (the
+     *                  engine adjusts the thread's {@link CompactionPriority})
      * @return the summary of the written table; its {@code entryCount} may be 0 (the caller then
      *         discards the file)
      * @throws InterruptedIOException if aborted
@@ -71,7 +73,7 @@ public final class Compactor {
             long n = 0;
             List<SstableReader.Cursor> same = new ArrayList<>(inputs.size());
             while (!heap.isEmpty()) {
-                if ((++n & 1023) == 0 && aborted.getAsBoolean()) {
+                if ((n++ & 1023) == 0 && aborted.getAsBoolean()) {
                     throw new InterruptedIOException("compaction aborted");
                 }
                 SstableReader.Cursor best = heap.poll();
