@@ -244,7 +244,7 @@ public final class SstableWriter implements Closeable {
             lastKey = new byte[Math.max(keyLength, 2 * lastKey.length)];
             lastKeySegment = MemorySegment.ofArray(lastKey);
         }
-        MemorySegment.copy(segment, U8, keyOffset, lastKey, 0, keyLength);
+        MemorySegment.copy(segment, keyOffset, lastKeySegment, 0, keyLength);
         lastKeyLength = keyLength;
         entryCount++;
         if (EntryFormat.isTombstone(segment, at)) {
