@@ -201,6 +201,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (shared.inlinePointRequests() && fastPath) {
             ByteBuf raw;
             try {
+                if (shared.inlineWrites(ctx.executor()).stage(this, request)) {
+                    return; // answered once the loop's batch of writes is applied (answerStaged and the like)
+                }
                 raw = shared.api().serveInline(request, ctx.alloc(), shared.stoppingFlag());
             } catch (Throwable t) {
                 request.release();
@@ -221,6 +224,28 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             // a write inside it could not be taken without waiting: a worker will run it again
         }
         toWorker(request, version, keepAlive);
+    }
+
+    /** The staged write of {@code request} ({@link InlineWrites}) is in the WAL and the memtable: answers it. */
+    void answerStaged(Request request, RawResponses.Status status) {
+        boolean keepAlive = request.keepAlive() && !shared.isStopping();
+        ByteBuf raw = RawResponses.empty(ctx.alloc(), request.version(), status, keepAlive);
+        request.release();
+        respondRaw(raw, keepAlive);
+        processNext(); // the next pipelined request, and the flush
+    }
+
+    /** The batch holding the staged write of {@code request} failed: nothing of it was written. */
+    void failStaged(Request request, Throwable failure) {
+        HttpVersion version = request.version();
+        boolean keepAlive = request.keepAlive() && !shared.isStopping();
+        request.release();
+        respond(Responses.error(failure, version), keepAlive);
+    }
+
+    /** The engine declined the staged write of {@code request} without waiting: a worker writes it. */
+    void declineStaged(Request request) {
+        toWorker(request, request.version(), request.keepAlive() && !shared.isStopping());
     }
 
     /** Hands {@code request} to the worker pool, or answers 503 if its queue is full. */

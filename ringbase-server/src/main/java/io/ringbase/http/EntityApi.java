@@ -107,12 +107,7 @@ final class EntityApi {
         if (!get && !put && method != HttpMethod.DELETE) {
             throw new MethodNotAllowedException(method.name(), Route.ENTITY.allow);
         }
-        byte[] key = requireKey(query, "id");
-        int from = query.integer("from", 1);
-        int ack = query.integer("ack", 1);
-        if (ack <= 0 || ack > from || from > 1) {
-            throw new BadRequestException("need 0 < ack <= from <= 1 (the cluster size), got ack=" + ack + " from=" + from);
-        }
+        byte[] key = singleNodeKey(query);
         if (get) {
             ReadCursor cursor = CURSOR.get();
             try {
@@ -146,6 +141,50 @@ final class EntityApi {
         }
         return RawResponses.empty(alloc, version, RawResponses.Status.ACCEPTED,
                 requestKeepAlive && !stopping.getAsBoolean());
+    }
+
+    /**
+     * Stages a single node's PUT or DELETE, served on the event loop, in {@code batch} (its value stays
+     * in the request buffer), after the checks of {@link #serveInline}; the loop applies the batch after
+     * its pass ({@link InlineWrites}).
+     *
+     * @return the status to answer once the batch is applied, or {@code null} if the request is not a
+     *         PUT or DELETE or the batch has no room for it (nothing staged)
+     * @throws BadRequestException, PayloadTooLargeException as {@link #serveInline} (nothing staged)
+     */
+    RawResponses.Status stageWrite(Request request, QueryString query, io.ringbase.storage.WriteBatch batch)
+            throws BadRequestException, PayloadTooLargeException {
+        HttpMethod method = request.method();
+        boolean put = method == HttpMethod.PUT;
+        if (!put && method != HttpMethod.DELETE) {
+            return null;
+        }
+        byte[] key = singleNodeKey(query);
+        if (!put) {
+            if (!batch.fits(key.length, 0)) {
+                return null;
+            }
+            batch.add(key, clock.now(), Entry.NO_EXPIRY, null);
+            return RawResponses.Status.ACCEPTED;
+        }
+        long expiresAtMs = expiry(query, request.bodyLength());
+        if (!batch.fits(key.length, request.bodyLength())) {
+            return null;
+        }
+        batch.add(key, clock.now(), expiresAtMs,
+                ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()));
+        return RawResponses.Status.CREATED;
+    }
+
+    /** The key of a single node's point request, after checking its {@code ack} and {@code from}. */
+    private static byte[] singleNodeKey(QueryString query) throws BadRequestException {
+        byte[] key = requireKey(query, "id");
+        int from = query.integer("from", 1);
+        int ack = query.integer("ack", 1);
+        if (ack <= 0 || ack > from || from > 1) {
+            throw new BadRequestException("need 0 < ack <= from <= 1 (the cluster size), got ack=" + ack + " from=" + from);
+        }
+        return key;
     }
 
     /** The expiry of a PUT (Unix ms, or none) from its {@code ttl}; checks the body's size. */

@@ -290,6 +290,19 @@ public final class RingbaseHttpServer implements AutoCloseable {
             return api;
         }
 
+        private final io.netty.util.concurrent.FastThreadLocal<InlineWrites> inlineWrites =
+                new io.netty.util.concurrent.FastThreadLocal<>();
+
+        /** The write batch of the event loop {@code loop}, which must be the calling thread. */
+        InlineWrites inlineWrites(io.netty.util.concurrent.EventExecutor loop) {
+            InlineWrites writes = inlineWrites.get();
+            if (writes == null) {
+                writes = new InlineWrites(api, loop);
+                inlineWrites.set(writes);
+            }
+            return writes;
+        }
+
         /** How long a range response may go without its client taking a byte, ms. */
         long scanIdleTimeoutMs() {
             return scanIdleTimeoutMs;

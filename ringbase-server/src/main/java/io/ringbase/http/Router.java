@@ -72,6 +72,28 @@ final class Router {
         return entities.serveInline(request, query, alloc, stopping);
     }
 
+    /**
+     * Stages a {@link #isFastPath} PUT or DELETE in the event loop's {@code batch}
+     * ({@link EntityApi#stageWrite}).
+     *
+     * @return the status to answer once the batch is applied, or {@code null} if nothing was staged
+     *         (not a write, or no room in the batch): serve it with {@link #serveInline}
+     */
+    io.ringbase.http.wire.RawResponses.Status stageInlineWrite(Request request, io.ringbase.storage.WriteBatch batch)
+            throws BadRequestException, PayloadTooLargeException {
+        HttpMethod method = request.method();
+        if (method != HttpMethod.PUT && method != HttpMethod.DELETE) {
+            return null;
+        }
+        QueryString query = QueryString.parse(request.target(), ENTITY_PATH.length + 1);
+        return entities.stageWrite(request, query, batch);
+    }
+
+    /** Applies staged writes as far as the engine can without waiting ({@link StorageEngine#tryApplyAll}). */
+    void applyInlineWrites(io.ringbase.storage.WriteBatch batch) throws IOException {
+        engine.tryApplyAll(batch);
+    }
+
     private static final byte[] ENTITY_PATH = EntityApi.Route.ENTITY.path.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** Whether the request target {@code target} has the path {@code path} (with or without a query). */

@@ -230,6 +230,78 @@ public final class LsmEngine implements ManagedEngine {
     }
 
     /**
+     * {@inheritDoc}
+     *
+     * <p>Here: reserves memtable room for as many of the entries as it has, appends their WAL records
+     * with one write, then fills the reservations; switches to a fresh memtable (as {@link #tryApply})
+     * when one fills up mid-batch, at most twice per call.
+     */
+    @Override
+    public boolean tryApplyAll(WriteBatch batch) throws IOException {
+        if (options.walSync() == WalSyncPolicy.ALWAYS
+                || view.tables().size() >= options.compaction().slowdownTables()) {
+            return batch.applied() == batch.size(); // an fsync per write, or compaction backpressure applies
+        }
+        int switches = 0;
+        while (batch.applied() < batch.size()) {
+            Memtable full = applyAllIfRoom(batch);
+            if (full != null && (++switches > 2 || !trySwitch(full))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@link #applyIfRoom} for the entries of {@code batch} from {@link WriteBatch#applied()} on: those
+     * that fit in the active memtable are written, with one WAL append for all, and marked applied.
+     *
+     * @return {@code null} if all are written, else the active memtable, which (or whose WAL segment)
+     *         had no room for the next one
+     */
+    private Memtable applyAllIfRoom(WriteBatch batch) throws IOException {
+        switchLock.readLock().lock();
+        try {
+            if (closed) {
+                throw new IOException("storage engine is closed");
+            }
+            WalWriter w = wal;
+            Memtable target = view.active();
+            if (w.sizeBytes() >= options.walSegmentBytes() || w.failure() != null) {
+                return target; // full, or poisoned by a failed write or fsync: switch to a fresh segment
+            }
+            int from = batch.applied();
+            long[] nodes = batch.scratch();
+            int to = from;
+            while (to < batch.size()) {
+                long node = target.reserve(batch.key(to).length, batch.valueLength(to));
+                if (node == Memtable.NO_ROOM) {
+                    break;
+                }
+                nodes[to++] = node;
+            }
+            if (to > from) {
+                try {
+                    w.appendAll(batch, from, to);
+                } catch (IOException e) {
+                    rollSoon();
+                    throw noteFault(new StorageFaultException("WAL append to " + w.path().getFileName(), e));
+                }
+                for (int i = from; i < to; i++) {
+                    target.insert(nodes[i], batch.key(i), batch.version(i), batch.expiresAtMs(i), batch.value(i));
+                }
+                batch.markApplied(to);
+                if (lastFault != null) {
+                    lastFault = null; // a write went through: the disk takes writes again
+                }
+            }
+            return to == batch.size() ? null : target;
+        } finally {
+            switchLock.readLock().unlock();
+        }
+    }
+
+    /**
      * Reserves room in the active memtable, appends to the WAL and fills the reservation, under the
      * read side of switchLock.
      *

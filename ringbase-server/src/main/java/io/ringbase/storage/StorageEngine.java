@@ -54,6 +54,29 @@ public interface StorageEngine extends Closeable {
     }
 
     /**
+     * Writes the entries of {@code batch} not yet applied, in order, as far as that can be done without
+     * waiting (as {@link #tryApply}), and advances {@link WriteBatch#applied()} past each one written.
+     * Meant for an event loop that gathered its writes: an engine with a WAL writes a run of them with
+     * one {@code write(2)}. The entries it stops before are not written at all; the caller hands them
+     * to a thread that may wait.
+     *
+     * <p>The default applies them one by one with {@link #tryApply}.
+     *
+     * @return whether every entry is now applied
+     * @throws IOException as {@link #apply(Entry)}: the entries from {@link WriteBatch#applied()} on
+     *                     were not written
+     */
+    default boolean tryApplyAll(WriteBatch batch) throws IOException {
+        for (int i = batch.applied(); i < batch.size(); i++) {
+            if (!tryApply(batch.key(i), batch.version(i), batch.expiresAtMs(i), batch.value(i))) {
+                return false;
+            }
+            batch.markApplied(i + 1);
+        }
+        return true;
+    }
+
+    /**
      * Finds the newest entry for {@code key} (as {@link #get}) and points {@code cursor} at it, pinning
      * the memory it lies in until the cursor is closed; for answering a read with a single copy of the
      * value. The cursor is reset first.

@@ -6,6 +6,7 @@ import static io.ringbase.storage.Layouts.U8;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Layouts;
+import io.ringbase.storage.WriteBatch;
 import io.ringbase.storage.io.FileIo;
 import java.io.Closeable;
 import java.io.IOException;
@@ -56,8 +57,9 @@ public final class WalWriter implements Closeable {
     static final int BATCH_BYTES = 1024 * 1024;
 
     /**
-     * One caller waiting in the writer queue: an entry to append (its parts), or ({@code key == null})
-     * an fsync request. One per thread, reused: a thread is in at most one queue at a time.
+     * One caller waiting in the writer queue: an entry to append (its parts), entries {@code from}
+     * (inclusive) to {@code to} of a {@link WriteBatch} ({@code many != null}), or ({@code key == null}
+     * and {@code many == null}) an fsync request. One per thread, reused: a thread is in at most one queue at a time.
      */
     private static final class Waiter {
         final Thread thread = Thread.currentThread();
@@ -65,6 +67,9 @@ public final class WalWriter implements Closeable {
         long version;
         long expiresAtMs;
         MemorySegment value;
+        WriteBatch many;
+        int from;
+        int to;
         int recordSize;
         boolean forceSync;
         boolean done;
@@ -75,15 +80,24 @@ public final class WalWriter implements Closeable {
             this.version = version;
             this.expiresAtMs = expiresAtMs;
             this.value = value;
+            this.many = null;
             this.recordSize = recordSize;
             this.forceSync = forceSync;
             this.done = false;
             this.error = null;
         }
 
+        void setMany(WriteBatch batch, int from, int to, int recordSize) {
+            set(null, 0, 0, null, recordSize, false);
+            this.many = batch;
+            this.from = from;
+            this.to = to;
+        }
+
         void clear() {
             key = null;
             value = null;
+            many = null;
         }
     }
 
@@ -228,6 +242,40 @@ public final class WalWriter implements Closeable {
         Waiter self = WAITER.get();
         self.set(key, version, expiresAtMs, value, WalFormat.RECORD_HEADER_SIZE + (int) payload, false);
         submit(self, false);
+    }
+
+    /**
+     * Appends entries {@code from} (inclusive) to {@code to} of {@code batch}, in order, as
+     * {@link #append(byte[], long, long, MemorySegment)} does one: returns once all their records have
+     * been written to the file with one {@code write()} (and fsynced for {@link WalSyncPolicy#ALWAYS}).
+     * Either all of them are written or the call throws.
+     *
+     * @throws IllegalArgumentException if their records together exceed {@value #BATCH_BYTES} bytes
+     * @throws IOException              as {@link #append(Entry)}
+     */
+    public void appendAll(WriteBatch batch, int from, int to) throws IOException {
+        Objects.checkFromToIndex(from, to, batch.size());
+        long bytes = 0;
+        for (int i = from; i < to; i++) {
+            bytes += recordSize(batch.key(i).length, batch.valueLength(i));
+        }
+        if (bytes > BATCH_BYTES) {
+            throw new IllegalArgumentException("a batch of " + bytes + " bytes of WAL records exceeds " + BATCH_BYTES);
+        }
+        if (from == to) {
+            return;
+        }
+        Waiter self = WAITER.get();
+        self.setMany(batch, from, to, (int) bytes);
+        submit(self, false);
+    }
+
+    /**
+     * Size of the WAL record of an entry with a key and a value of these lengths, bytes (record
+     * header included; docs/format.md section 3).
+     */
+    public static long recordSize(int keyLength, long valueLength) {
+        return WalFormat.RECORD_HEADER_SIZE + EntryFormat.encodedSize(keyLength, valueLength);
     }
 
     /**
@@ -442,8 +490,14 @@ public final class WalWriter implements Closeable {
         int offset = 0;
         int records = 0;
         for (Waiter w : batch) {
-            if (w.key != null) {
-                offset = encode(w, seg, buf, offset);
+            if (w.many != null) {
+                WriteBatch many = w.many;
+                for (int i = w.from; i < w.to; i++) {
+                    offset = encode(many.key(i), many.version(i), many.expiresAtMs(i), many.value(i), seg, buf, offset);
+                }
+                records += w.to - w.from;
+            } else if (w.key != null) {
+                offset = encode(w.key, w.version, w.expiresAtMs, w.value, seg, buf, offset);
                 records++;
             }
         }
@@ -458,9 +512,10 @@ public final class WalWriter implements Closeable {
     }
 
     /** Writes one record at {@code offset}; returns the offset past it. */
-    private int encode(Waiter w, MemorySegment seg, ByteBuffer buf, int offset) {
+    private int encode(byte[] key, long version, long expiresAtMs, MemorySegment value, MemorySegment seg,
+                       ByteBuffer buf, int offset) {
         int payloadStart = offset + WalFormat.RECORD_HEADER_SIZE;
-        int end = (int) EntryFormat.write(seg, payloadStart, w.key, w.version, w.expiresAtMs, w.value);
+        int end = (int) EntryFormat.write(seg, payloadStart, key, version, expiresAtMs, value);
         seg.set(I32, offset + WalFormat.OFF_LENGTH, end - payloadStart);
         seg.set(U8, offset + WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
         crc.reset();

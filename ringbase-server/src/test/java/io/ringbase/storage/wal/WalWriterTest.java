@@ -175,6 +175,50 @@ class WalWriterTest {
     }
 
     @Test
+    void appendAllWritesARunOfABatchWithOneWriteInOrder() throws IOException {
+        io.ringbase.storage.WriteBatch batch = new io.ringbase.storage.WriteBatch(8);
+        for (int i = 0; i < 6; i++) {
+            byte[] value = i == 3 ? null : Keys.utf8("value-" + i); // one tombstone
+            batch.add(Keys.utf8("k" + i), 100 + i, i == 4 ? 5_000 : Entry.NO_EXPIRY,
+                    value == null ? null : java.lang.foreign.MemorySegment.ofArray(value));
+        }
+        long sizeBefore;
+        try (WalWriter w = WalWriter.create(segment(), WalSyncPolicy.PERIODIC, 1000)) {
+            w.append(entry(0, 1));
+            sizeBefore = w.sizeBytes();
+            long calls = w.writeCalls();
+            w.appendAll(batch, 1, 5); // entries 1..4
+            assertThat(w.writeCalls()).isEqualTo(calls + 1);
+            long expected = 0;
+            for (int i = 1; i < 5; i++) {
+                expected += WalWriter.recordSize(batch.key(i).length, batch.valueLength(i));
+            }
+            assertThat(w.sizeBytes() - sizeBefore).isEqualTo(expected);
+            w.appendAll(batch, 5, 5); // empty run: nothing written
+            assertThat(w.writeCalls()).isEqualTo(calls + 1);
+            w.append(entry(0, 2));
+        }
+        List<Entry> replayed = replay(segment());
+        assertThat(replayed).extracting(Entry::version).containsExactly(1L, 101L, 102L, 103L, 104L, 2L);
+        assertThat(replayed.get(1).value()).isEqualTo(Keys.utf8("value-1"));
+        assertThat(replayed.get(3).isTombstone()).isTrue();
+        assertThat(replayed.get(4).expiresAtMs()).isEqualTo(5_000);
+        assertThat(replayed.get(4).key()).isEqualTo(Keys.utf8("k4"));
+    }
+
+    @Test
+    void appendAllRejectsARunLargerThanOneBufferAndBadBounds() throws IOException {
+        io.ringbase.storage.WriteBatch batch = new io.ringbase.storage.WriteBatch(8);
+        batch.add(Keys.utf8("k"), 1, Entry.NO_EXPIRY, java.lang.foreign.MemorySegment.ofArray(new byte[1000]));
+        try (WalWriter w = WalWriter.create(segment(), WalSyncPolicy.PERIODIC, 1000)) {
+            assertThatThrownBy(() -> w.appendAll(batch, 0, 2)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> w.appendAll(batch, 1, 0)).isInstanceOf(IndexOutOfBoundsException.class);
+            w.appendAll(batch, 0, 1);
+        }
+        assertThat(replay(segment())).hasSize(1);
+    }
+
+    @Test
     void largestRecordIsAcceptedAndLargerIsRejected() throws IOException {
         byte[] key = new byte[Entry.MAX_KEY_BYTES];
         byte[] value = new byte[WalFormat.MAX_VALUE_BYTES];
