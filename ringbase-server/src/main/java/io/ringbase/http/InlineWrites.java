@@ -73,7 +73,11 @@ final class InlineWrites {
         statuses[i] = status;
         if (!scheduled) {
             scheduled = true;
-            loop.execute(applyTask); // runs after this pass over the ready connections
+            try {
+                loop.execute(applyTask); // runs after this pass over the ready connections
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                apply(); // the loop is shutting down: no later pass, so write and answer now
+            }
         }
         return true;
     }
