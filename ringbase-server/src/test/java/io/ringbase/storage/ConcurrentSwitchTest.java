@@ -2,9 +2,7 @@ package io.ringbase.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.storage.manifest.FileNames;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,7 +61,7 @@ class ConcurrentSwitchTest {
                 Thread.sleep(150);
                 Set<String> before = Set.copyOf(acked);
                 Path image = tmp.resolve("image-" + n);
-                crashCopy(engine, dir, image);
+                CrashImage.copy(engine, dir, image);
                 images.add(image);
                 ackedBefore.add(before);
             }
@@ -90,21 +87,4 @@ class ConcurrentSwitchTest {
         }
     }
 
-    /** Copies the files of a running engine: what a SIGKILL at this instant would leave on disk. */
-    private static void crashCopy(LsmEngine engine, Path dir, Path to) throws Exception {
-        Files.createDirectories(to);
-        engine.whileStateFrozen(() -> {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path p : files.toList()) {
-                    if (!p.getFileName().toString().equals(FileNames.LOCK)) {
-                        try {
-                            Files.copy(p, to.resolve(p.getFileName()));
-                        } catch (java.nio.file.NoSuchFileException gone) {
-                            // deleted by a finishing flush: its records are in a table the manifest names
-                        }
-                    }
-                }
-            }
-        });
-    }
 }

@@ -45,25 +45,6 @@ class LsmEngineTest {
         return e == null || e.isTombstone() ? null : new String(e.value(), StandardCharsets.UTF_8);
     }
 
-    /** Copies the files of a running engine: what a SIGKILL at this instant would leave on disk. */
-    private static Path crashCopy(LsmEngine engine, Path dir, Path to) throws IOException {
-        Files.createDirectories(to);
-        engine.whileStateFrozen(() -> {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path p : files.toList()) {
-                    if (!p.getFileName().toString().equals(FileNames.LOCK)) {
-                        try {
-                            Files.copy(p, to.resolve(p.getFileName()));
-                        } catch (java.nio.file.NoSuchFileException gone) {
-                            // deleted by a finishing flush or compaction: not live
-                        }
-                    }
-                }
-            }
-        });
-        return to;
-    }
-
     @Test
     void unflushedWritesAreRecoveredFromTheWalAfterACrash() throws IOException {
         Path dir = tmp.resolve("d");
@@ -72,7 +53,7 @@ class LsmEngineTest {
                 engine.apply(put("k" + i, "v" + i));
             }
             engine.apply(Entry.tombstone(Keys.utf8("k7"), ++version));
-            crashCopy(engine, dir, tmp.resolve("crash"));
+            CrashImage.copy(engine, dir, tmp.resolve("crash"));
         }
         try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("crash")))) {
             assertThat(value(engine, "k0")).isEqualTo("v0");
@@ -88,7 +69,7 @@ class LsmEngineTest {
             for (int i = 0; i < 100; i++) {
                 engine.apply(put("k" + i, "v" + i));
             }
-            crashCopy(engine, dir, tmp.resolve("crash"));
+            CrashImage.copy(engine, dir, tmp.resolve("crash"));
         }
         Path crash = tmp.resolve("crash");
         Path wal;
@@ -177,7 +158,7 @@ class LsmEngineTest {
                 if (kind < 97) {
                     engine.flush();
                 } else if (kind < 99) {
-                    Path copy = crashCopy(engine, dir, tmp.resolve("model-" + seed + "-crash-" + crashes++));
+                    Path copy = CrashImage.copy(engine, dir, tmp.resolve("model-" + seed + "-crash-" + crashes++));
                     engine.close();
                     dir = copy;
                     engine = LsmEngine.open(opts.withDataDir(dir));

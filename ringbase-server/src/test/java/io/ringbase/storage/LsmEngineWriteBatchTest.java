@@ -3,16 +3,13 @@ package io.ringbase.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.compaction.CompactionOptions;
-import io.ringbase.storage.manifest.FileNames;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,25 +26,6 @@ class LsmEngineWriteBatchTest {
     private static String value(StorageEngine engine, String key) throws IOException {
         Entry e = engine.get(Keys.utf8(key));
         return e == null || e.isTombstone() ? null : new String(e.value(), StandardCharsets.UTF_8);
-    }
-
-    /** Copies the files of a running engine: what a SIGKILL at this instant would leave on disk. */
-    private static Path crashCopy(LsmEngine engine, Path dir, Path to) throws IOException {
-        Files.createDirectories(to);
-        engine.whileStateFrozen(() -> {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path p : files.toList()) {
-                    if (!p.getFileName().toString().equals(FileNames.LOCK)) {
-                        try {
-                            Files.copy(p, to.resolve(p.getFileName()));
-                        } catch (java.nio.file.NoSuchFileException gone) {
-                            // deleted by a finishing flush or compaction: not live
-                        }
-                    }
-                }
-            }
-        });
-        return to;
     }
 
     @Test
@@ -68,7 +46,7 @@ class LsmEngineWriteBatchTest {
             assertThat(value(engine, "k7")).isNull();
             assertThat(engine.tryApplyAll(batch)).isTrue(); // nothing left: nothing written again
             assertThat(engine.stats().walWrites()).isEqualTo(writes + 1);
-            crashCopy(engine, dir, tmp.resolve("crash"));
+            CrashImage.copy(engine, dir, tmp.resolve("crash"));
         }
         try (LsmEngine engine = LsmEngine.open(LsmOptions.defaults(tmp.resolve("crash")))) {
             assertThat(value(engine, "k0")).isEqualTo("v0");
@@ -117,7 +95,7 @@ class LsmEngineWriteBatchTest {
                 }
             }
             assertThat(engine.stats().flushes()).isGreaterThan(5); // the batches did fill memtables
-            crashCopy(engine, dir, tmp.resolve("crash"));
+            CrashImage.copy(engine, dir, tmp.resolve("crash"));
         }
         try (LsmEngine engine = LsmEngine.open(options.withDataDir(tmp.resolve("crash")))) {
             for (int k = 0; k < 3000; k++) {
