@@ -248,6 +248,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         toWorker(request, request.version(), request.keepAlive() && !shared.isStopping());
     }
 
+    /** Closes the connection (after a failure that left it in an unknown state). */
+    void close() {
+        ctx.close();
+    }
+
     /** Hands {@code request} to the worker pool, or answers 503 if its queue is full. */
     private void toWorker(Request request, HttpVersion version, boolean keepAlive) {
         if (shared.workers().getQueue().remainingCapacity() == 0) { // overloaded: answer without an exception

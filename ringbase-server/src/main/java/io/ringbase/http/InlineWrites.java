@@ -25,6 +25,8 @@ import io.netty.util.concurrent.EventExecutor;
  */
 final class InlineWrites {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(InlineWrites.class);
+
     /** Most writes in one batch. */
     static final int CAPACITY = 256;
 
@@ -109,12 +111,17 @@ final class InlineWrites {
                 Request r = answeringRequests[i];
                 answeringHandlers[i] = null;
                 answeringRequests[i] = null;
-                if (i < applied) {
-                    h.answerStaged(r, answeringStatuses[i]);
-                } else if (failure != null) {
-                    h.failStaged(r, failure);
-                } else {
-                    h.declineStaged(r); // the engine would have waited: a worker writes it
+                try {
+                    if (i < applied) {
+                        h.answerStaged(r, answeringStatuses[i]);
+                    } else if (failure != null) {
+                        h.failStaged(r, failure);
+                    } else {
+                        h.declineStaged(r); // the engine would have waited: a worker writes it
+                    }
+                } catch (RuntimeException e) { // one connection's trouble must not leave the others unanswered
+                    log.warn("answering a batched write failed; closing its connection", e);
+                    h.close();
                 }
             }
         } finally {
