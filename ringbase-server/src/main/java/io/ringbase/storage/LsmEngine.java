@@ -1029,6 +1029,37 @@ public final class LsmEngine implements ManagedEngine {
         }
     }
 
+    /** At most one "compaction postponed" line a minute. */
+    private static final io.ringbase.logging.LogThrottle NO_ROOM_LOG =
+            new io.ringbase.logging.LogThrottle(1, TimeUnit.MINUTES);
+
+    /**
+     * Whether the data directory's file system has room for a compaction's output (at most the size of
+     * its inputs) and, besides, for two memtable flushes, so that a compaction never takes the space that
+     * flushes, and so writes, need (Cassandra checks free space before a compaction likewise). Seen
+     * without it: with a full disk just relieved, a merge filled the freed space and the next flush failed.
+     * An unreadable file store does not hold compaction back.
+     */
+    private boolean roomToCompact(int tableCount, long inputBytes) {
+        long usable;
+        try {
+            usable = Files.getFileStore(dir.path()).getUsableSpace();
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
+        long needed = inputBytes + 2 * options.memtableBytes();
+        if (usable >= needed) {
+            return true;
+        }
+        if (NO_ROOM_LOG.tryLog() >= 0) {
+            log.warn("compaction of {} SSTables ({} bytes) postponed: {} bytes free where the data directory is, {} "
+                    + "needed (its output and two memtable flushes); retried after the next flush. Free space, "
+                    + "or disk use keeps growing by the tables compaction would merge", tableCount, inputBytes,
+                    usable, needed);
+        }
+        return false;
+    }
+
     /** One round of {@link #compactWhileNeeded} on {@code tables}: whether to go on. */
     private boolean compactOnce(List<LiveTable> tables) {
         compactionPriority.adjust(tables.size());
@@ -1036,6 +1067,15 @@ public final class LsmEngine implements ManagedEngine {
                 .map(t -> new TableInfo(t.number(), t.reader().fileBytes())).toList());
         if (pick.isEmpty()) {
             return false;
+        }
+        long inputBytes = 0;
+        for (LiveTable t : tables) {
+            if (pick.contains(t.number())) {
+                inputBytes += t.reader().fileBytes();
+            }
+        }
+        if (!roomToCompact(pick.size(), inputBytes)) {
+            return false; // retried after the next flush
         }
         try {
             compact(tables, Set.copyOf(pick));
