@@ -148,17 +148,14 @@ final class EntityApi {
      * in the request buffer), after the checks of {@link #serveInline}; the loop applies the batch after
      * its pass ({@link InlineWrites}).
      *
-     * @return the status to answer once the batch is applied, or {@code null} if the request is not a
-     *         PUT or DELETE or the batch has no room for it (nothing staged)
+     * @param request a PUT or a DELETE ({@link Router#stageInlineWrite} passes no other)
+     * @return the status to answer once the batch is applied, or {@code null} if the batch has no room
+     *         for it (nothing staged)
      * @throws BadRequestException, PayloadTooLargeException as {@link #serveInline} (nothing staged)
      */
     RawResponses.Status stageWrite(Request request, QueryString query, io.ringbase.storage.WriteBatch batch)
             throws BadRequestException, PayloadTooLargeException {
-        HttpMethod method = request.method();
-        boolean put = method == HttpMethod.PUT;
-        if (!put && method != HttpMethod.DELETE) {
-            return null;
-        }
+        boolean put = request.method() == HttpMethod.PUT; // else a DELETE
         byte[] key = singleNodeKey(query);
         if (!put) {
             if (!batch.fits(key.length, 0)) {

@@ -212,9 +212,8 @@ public final class LsmEngine implements ManagedEngine {
 
     @Override
     public boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        if (options.walSync() == WalSyncPolicy.ALWAYS
-                || view.tables().size() >= options.compaction().slowdownTables()) {
-            return false; // the append itself would wait for an fsync, or compaction backpressure applies
+        if (everyWriteWaits(view)) {
+            return false;
         }
         long valueLength = value == null ? 0 : value.byteSize();
         for (int attempt = 0; attempt < 2; attempt++) {
@@ -238,9 +237,8 @@ public final class LsmEngine implements ManagedEngine {
      */
     @Override
     public boolean tryApplyAll(WriteBatch batch) throws IOException {
-        if (options.walSync() == WalSyncPolicy.ALWAYS
-                || view.tables().size() >= options.compaction().slowdownTables()) {
-            return batch.applied() == batch.size(); // an fsync per write, or compaction backpressure applies
+        if (everyWriteWaits(view)) {
+            return batch.applied() == batch.size();
         }
         int switches = 0;
         while (batch.applied() < batch.size()) {
@@ -262,13 +260,10 @@ public final class LsmEngine implements ManagedEngine {
     private Memtable applyAllIfRoom(WriteBatch batch) throws IOException {
         switchLock.readLock().lock();
         try {
-            if (closed) {
-                throw new IOException("storage engine is closed");
-            }
-            WalWriter w = wal;
+            WalWriter w = segmentWithRoom();
             Memtable target = view.active();
-            if (w.sizeBytes() >= options.walSegmentBytes() || w.failure() != null) {
-                return target; // full, or poisoned by a failed write or fsync: switch to a fresh segment
+            if (w == null) {
+                return target;
             }
             int from = batch.applied();
             long[] nodes = batch.scratch();
@@ -284,20 +279,44 @@ public final class LsmEngine implements ManagedEngine {
                 try {
                     w.appendAll(batch, from, to);
                 } catch (IOException e) {
-                    rollSoon();
-                    throw noteFault(new StorageFaultException("WAL append to " + w.path().getFileName(), e));
+                    throw walAppendFailed(w, e);
                 }
                 for (int i = from; i < to; i++) {
                     target.insert(nodes[i], batch.key(i), batch.version(i), batch.expiresAtMs(i), batch.value(i));
                 }
                 batch.markApplied(to);
-                if (lastFault != null) {
-                    lastFault = null; // a write went through: the disk takes writes again
-                }
+                writeWentThrough();
             }
             return to == batch.size() ? null : target;
         } finally {
             switchLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Under the read side of switchLock: the active WAL segment, or {@code null} if it is full or was
+     * poisoned by a failed write or fsync (the writer then switches to a fresh segment).
+     *
+     * @throws IOException if the engine is closed
+     */
+    private WalWriter segmentWithRoom() throws IOException {
+        if (closed) {
+            throw new IOException("storage engine is closed");
+        }
+        WalWriter w = wal;
+        return w.sizeBytes() >= options.walSegmentBytes() || w.failure() != null ? null : w;
+    }
+
+    /** A WAL append to {@code w} failed: rolls to a fresh segment soon and reports the fault. */
+    private StorageFaultException walAppendFailed(WalWriter w, IOException e) {
+        rollSoon();
+        return noteFault(new StorageFaultException("WAL append to " + w.path().getFileName(), e));
+    }
+
+    /** A write went through: the disk takes writes again. */
+    private void writeWentThrough() {
+        if (lastFault != null) {
+            lastFault = null;
         }
     }
 
@@ -312,13 +331,10 @@ public final class LsmEngine implements ManagedEngine {
             throws IOException {
         switchLock.readLock().lock();
         try {
-            if (closed) {
-                throw new IOException("storage engine is closed");
-            }
-            WalWriter w = wal;
+            WalWriter w = segmentWithRoom();
             Memtable target = view.active();
-            if (w.sizeBytes() >= options.walSegmentBytes() || w.failure() != null) {
-                return target; // full, or poisoned by a failed write or fsync: switch to a fresh segment
+            if (w == null) {
+                return target;
             }
             long node = target.reserve(key.length, valueLength);
             if (node == Memtable.NO_ROOM) {
@@ -327,13 +343,10 @@ public final class LsmEngine implements ManagedEngine {
             try {
                 w.append(key, version, expiresAtMs, value);
             } catch (IOException e) {
-                rollSoon();
-                throw noteFault(new StorageFaultException("WAL append to " + w.path().getFileName(), e));
+                throw walAppendFailed(w, e);
             }
             target.insert(node, key, version, expiresAtMs, value);
-            if (lastFault != null) {
-                lastFault = null; // a write went through: the disk takes writes again
-            }
+            writeWentThrough();
             return null;
         } finally {
             switchLock.readLock().unlock();
@@ -343,7 +356,7 @@ public final class LsmEngine implements ManagedEngine {
     @Override
     public boolean writeMayBlock() {
         View v = view;
-        if (options.walSync() == WalSyncPolicy.ALWAYS || v.tables().size() >= options.compaction().slowdownTables()) {
+        if (everyWriteWaits(v)) {
             return true;
         }
         if (!v.immutables().isEmpty() && isFull(v.active())) {
@@ -352,6 +365,14 @@ public final class LsmEngine implements ManagedEngine {
         synchronized (this) {
             return spare == null && isFull(v.active());
         }
+    }
+
+    /**
+     * Whether any write would wait now, whatever room the memtable has: the append itself waits for an
+     * fsync ({@code --wal-sync always}), or compaction backpressure applies (the slowdown trigger).
+     */
+    private boolean everyWriteWaits(View v) {
+        return options.walSync() == WalSyncPolicy.ALWAYS || v.tables().size() >= options.compaction().slowdownTables();
     }
 
     /**
@@ -1068,9 +1089,10 @@ public final class LsmEngine implements ManagedEngine {
         if (pick.isEmpty()) {
             return false;
         }
+        Set<Long> picked = Set.copyOf(pick);
         long inputBytes = 0;
         for (LiveTable t : tables) {
-            if (pick.contains(t.number())) {
+            if (picked.contains(t.number())) {
                 inputBytes += t.reader().fileBytes();
             }
         }
@@ -1078,7 +1100,7 @@ public final class LsmEngine implements ManagedEngine {
             return false; // retried after the next flush
         }
         try {
-            compact(tables, Set.copyOf(pick));
+            compact(tables, picked);
             return true;
         } catch (CorruptionException e) {
             boolean moved;

@@ -1,5 +1,6 @@
 package io.ringbase.storage;
 
+import io.ringbase.storage.wal.WalWriter;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -10,7 +11,7 @@ import java.util.Arrays;
  * the event loop instead of a writer queue).
  *
  * <p>Holds references, not copies: each value stays where its owner (a request buffer) keeps it until
- * the batch is applied and {@link #clear cleared}. Bounded: at most {@link #capacity()} entries and
+ * the batch is applied and {@link #clear cleared}. Bounded: at most the capacity given at construction in entries, and
  * {@link #MAX_BYTES} bytes of WAL records; {@link #fits} says whether one more entry may be added.
  *
  * <p>Not thread-safe: owned by one thread (an event loop).
@@ -41,14 +42,9 @@ public final class WriteBatch {
         scratch = new long[capacity];
     }
 
-    /** Size of the WAL record of an entry with these lengths, bytes. */
-    public static long recordBytes(int keyLength, long valueLength) {
-        return io.ringbase.storage.wal.WalWriter.recordSize(keyLength, valueLength);
-    }
-
     /** Whether an entry of these lengths may be added: room for one more, and the bytes bound holds. */
     public boolean fits(int keyLength, long valueLength) {
-        return size < keys.length && bytes + recordBytes(keyLength, valueLength) <= MAX_BYTES;
+        return size < keys.length && bytes + WalWriter.recordSize(keyLength, valueLength) <= MAX_BYTES;
     }
 
     /**
@@ -67,7 +63,7 @@ public final class WriteBatch {
         versions[size] = version;
         expiries[size] = expiresAtMs;
         values[size] = value;
-        bytes += recordBytes(key.length, valueLength);
+        bytes += WalWriter.recordSize(key.length, valueLength);
         size++;
     }
 
@@ -84,10 +80,6 @@ public final class WriteBatch {
         return size;
     }
 
-    public int capacity() {
-        return keys.length;
-    }
-
     /**
      * How many entries, from the first, have been applied ({@link StorageEngine#tryApplyAll}); the
      * others have not been written at all.
@@ -102,11 +94,6 @@ public final class WriteBatch {
             throw new IllegalArgumentException("applied count " + count + " outside " + applied + ".." + size);
         }
         applied = count;
-    }
-
-    /** WAL record bytes of all entries. */
-    public long bytes() {
-        return bytes;
     }
 
     public byte[] key(int i) {

@@ -40,7 +40,8 @@ class LsmEngineTest {
         return Entry.value(Keys.utf8(k), ++version, Keys.utf8(v));
     }
 
-    private static String value(LsmEngine engine, String key) throws IOException {
+    /** The live value of {@code key} as UTF-8, or {@code null} if none (missing or a tombstone). */
+    static String value(StorageEngine engine, String key) throws IOException {
         Entry e = engine.get(Keys.utf8(key));
         return e == null || e.isTombstone() ? null : new String(e.value(), StandardCharsets.UTF_8);
     }

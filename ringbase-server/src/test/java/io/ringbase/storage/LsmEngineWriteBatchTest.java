@@ -1,5 +1,6 @@
 package io.ringbase.storage;
 
+import static io.ringbase.storage.LsmEngineTest.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.compaction.CompactionOptions;
@@ -22,11 +23,6 @@ class LsmEngineWriteBatchTest {
     Path tmp;
 
     private long version = 1L << 40;
-
-    private static String value(StorageEngine engine, String key) throws IOException {
-        Entry e = engine.get(Keys.utf8(key));
-        return e == null || e.isTombstone() ? null : new String(e.value(), StandardCharsets.UTF_8);
-    }
 
     @Test
     void aBatchIsWrittenWithOneWalWriteAndSurvivesACrash() throws IOException {
