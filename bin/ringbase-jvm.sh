@@ -41,12 +41,20 @@ ringbase_jvm_opts() {
   case "${1:-}" in
     serve|cluster)
       local gc=-XX:+UseG1GC
-      if [ "$(nproc 2>/dev/null || echo 1)" -le 1 ]; then gc=-XX:+UseSerialGC; fi
+      # SerialGC: objects that survive two young collections are promoted (the JVM's default is 15).
+      # What survives is long-lived (the data is off the heap); copying it between survivor spaces for
+      # 15 collections, and scanning the compiled methods that still point at it, made young pauses
+      # 1.5-4.5 ms where they are 0.5-0.8 ms now (bench/RESULTS.md, 2026-11-26)
+      if [ "$(nproc 2>/dev/null || echo 1)" -le 1 ]; then gc="-XX:+UseSerialGC -XX:MaxTenuringThreshold=2"; fi
       RINGBASE_NODE_OPTS="$gc -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=${RINGBASE_NETTY_DIRECT:-67108864}"
       # metaspace: a node uses ~26 MB of it; the JVM's first threshold (~21 MB) made SerialGC run a 34-66 ms
       # Full GC ("Metadata GC Threshold") 2 s after start; 48m leaves room up to the 64m cap
-      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:MetaspaceSize=48m -XX:MaxMetaspaceSize=64m -XX:ReservedCodeCacheSize=48m"
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:MetaspaceSize=48m -XX:MaxMetaspaceSize=64m"
+      # code cache: reserved, not resident (a node compiles 12-15 MB). The JVM runs a full GC
+      # ("CodeCache GC Threshold", 30-60 ms under SerialGC) each time compiled code grows by 15% of the
+      # reservation: with 48m that was twice in a node's first minute; 128m puts it past what a node compiles
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:ReservedCodeCacheSize=128m"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.leakDetection.level=disabled"
       # Netty 4.2 does not use sun.misc.Unsafe on Java 24+ unless allowed (JEP 498 warnings); without it
       # every ByteBuf access goes through a bounds-checked ByteBuffer: closed-loop GET 1-3% slower, PUT
