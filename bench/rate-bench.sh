@@ -91,6 +91,22 @@ rss_sampler() { # pid out: peak RssAnon and RssFile (kB) every 0.5 s until kille
   done
 }
 
+# warm_up LABEL RATEGEN-ARGS...: the warm-up before a workload's measured runs, as two generator runs
+# (half of WARMUP each). When the first one's connections close, the JIT deoptimizes the event loop's
+# hottest methods (their compiled code never saw a read return end-of-stream) and compiles them again
+# under the second run's load; with one run that happened in the first second of the measured run
+# instead: 23-81 ms at 20k PUT/s, 28-237 ms at 40k/s (bench/RESULTS.md, 2026-11-26). The measured runs
+# are then steady state, as a node is after its first clients have come and gone.
+warm_up() {
+  local label=$1; shift
+  local half=$(( ${WARMUP%s} / 2 )); [ "$half" -ge 1 ] || half=1
+  log "warm-up: $label, two runs of ${half} s"
+  local i
+  for i in 1 2; do
+    taskset -c "$LOAD_CPU" "$GEN" -d "$half" -c "$CONNS" "$@" >/dev/null
+  done
+}
+
 ROWS=()
 # run_rate NAME RATE RATEGEN-ARGS...: one measured run at RATE against the node; appends a row.
 run_rate() {
@@ -160,9 +176,8 @@ for w in $ONLY; do
   case "$w" in
     put)
       start_node put
-      log "warm-up: PUT at ${RATE_LIST[0]}/s for $WARMUP"
-      taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" \
-        -d "${WARMUP%s}" -c "$CONNS" -m PUT -b "$WORK/body" >/dev/null
+      warm_up "PUT at ${RATE_LIST[0]}/s" -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" \
+        -m PUT -b "$WORK/body"
       for r in "${RATE_LIST[@]}"; do
         log "PUT at $r/s for $DURATION"
         run_rate put "$r" -u "http://127.0.0.1:$PORT/v0/entity?id=u{key}" -m PUT -b "$WORK/body"
@@ -174,9 +189,7 @@ for w in $ONLY; do
       METHOD=PUT taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d600s --timeout 10s -s "$BENCH_LUA_DIR/walk.lua" \
         "http://127.0.0.1:$PORT" >"$WORK/prefill.wrk" 2>&1
       grep -q "201=$KEYS " "$WORK/prefill.wrk" || { cat "$WORK/prefill.wrk"; die "prefill: not every PUT answered 201"; }
-      log "warm-up: GET at ${RATE_LIST[0]}/s for $WARMUP"
-      taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$PORT/v0/entity?id={key}" -K "$KEYS" -R "${RATE_LIST[0]}" \
-        -d "${WARMUP%s}" -c "$CONNS" >/dev/null
+      warm_up "GET at ${RATE_LIST[0]}/s" -u "http://127.0.0.1:$PORT/v0/entity?id={key}" -K "$KEYS" -R "${RATE_LIST[0]}"
       for r in "${RATE_LIST[@]}"; do
         log "GET at $r/s for $DURATION"
         run_rate get "$r" -u "http://127.0.0.1:$PORT/v0/entity?id={key}" -K "$KEYS"
