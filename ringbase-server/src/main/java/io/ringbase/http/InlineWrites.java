@@ -4,6 +4,8 @@ import io.ringbase.http.wire.RawResponses;
 import io.ringbase.http.wire.Request;
 import io.ringbase.storage.WriteBatch;
 import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The single-node PUTs and DELETEs one event loop serves in one pass over its connections, gathered
@@ -25,7 +27,7 @@ import io.netty.util.concurrent.EventExecutor;
  */
 final class InlineWrites {
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(InlineWrites.class);
+    private static final Logger log = LoggerFactory.getLogger(InlineWrites.class);
 
     /** Most writes in one batch. */
     static final int CAPACITY = 256;

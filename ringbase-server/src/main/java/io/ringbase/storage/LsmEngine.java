@@ -1,6 +1,7 @@
 package io.ringbase.storage;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.logging.LogThrottle;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.View.Frozen;
 import io.ringbase.storage.View.LiveTable;
@@ -72,6 +73,8 @@ import org.slf4j.LoggerFactory;
 public final class LsmEngine implements ManagedEngine {
 
     private static final Logger log = LoggerFactory.getLogger(LsmEngine.class);
+    /** At most one "compaction postponed" line a minute. */
+    private static final LogThrottle NO_ROOM_LOG = new LogThrottle(1, TimeUnit.MINUTES);
 
     private final LsmOptions options;
     private final DataDirectory dir;
@@ -1050,10 +1053,6 @@ public final class LsmEngine implements ManagedEngine {
         }
     }
 
-    /** At most one "compaction postponed" line a minute. */
-    private static final io.ringbase.logging.LogThrottle NO_ROOM_LOG =
-            new io.ringbase.logging.LogThrottle(1, TimeUnit.MINUTES);
-
     /**
      * Whether the data directory's file system has room for a compaction's output (at most the size of
      * its inputs) and, besides, for two memtable flushes, so that a compaction never takes the space that
@@ -1090,13 +1089,7 @@ public final class LsmEngine implements ManagedEngine {
             return false;
         }
         Set<Long> picked = Set.copyOf(pick);
-        long inputBytes = 0;
-        for (LiveTable t : tables) {
-            if (picked.contains(t.number())) {
-                inputBytes += t.reader().fileBytes();
-            }
-        }
-        if (!roomToCompact(pick.size(), inputBytes)) {
+        if (!roomToCompact(pick.size(), bytesOf(tables, picked))) {
             return false; // retried after the next flush
         }
         try {
@@ -1224,16 +1217,26 @@ public final class LsmEngine implements ManagedEngine {
         }
     }
 
+    /** The file bytes of those of {@code tables} whose numbers are in {@code pick}: a merge's input. */
+    private static long bytesOf(List<LiveTable> tables, Set<Long> pick) {
+        long bytes = 0;
+        for (LiveTable t : tables) {
+            if (pick.contains(t.number())) {
+                bytes += t.reader().fileBytes();
+            }
+        }
+        return bytes;
+    }
+
     private void compact(List<LiveTable> tables, Set<Long> pick) throws IOException {
         long started = System.nanoTime();
         List<SstableReader> inputs = new ArrayList<>();
-        long inputBytes = 0;
         for (LiveTable t : tables) {
             if (pick.contains(t.number())) {
                 inputs.add(t.reader());
-                inputBytes += t.reader().fileBytes();
             }
         }
+        long inputBytes = bytesOf(tables, pick);
         long number = files.nextNumber();
         Path tmp = FileNames.sstableTmp(dir.path(), number);
         SstableSummary summary;

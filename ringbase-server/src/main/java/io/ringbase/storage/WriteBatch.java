@@ -11,8 +11,9 @@ import java.util.Arrays;
  * the event loop instead of a writer queue).
  *
  * <p>Holds references, not copies: each value stays where its owner (a request buffer) keeps it until
- * the batch is applied and {@link #clear cleared}. Bounded: at most the capacity given at construction in entries, and
- * {@link #MAX_BYTES} bytes of WAL records; {@link #fits} says whether one more entry may be added.
+ * the batch is applied and {@link #clear cleared}. Bounded: at most {@code capacity} entries (the
+ * constructor's) and {@link #MAX_BYTES} bytes of WAL records; {@link #fits} says whether one more entry
+ * may be added.
  *
  * <p>Not thread-safe: owned by one thread (an event loop).
  */
