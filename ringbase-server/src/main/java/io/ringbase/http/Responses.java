@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.ringbase.cluster.client.InternalProtocol;
 import io.ringbase.cluster.replication.QuorumException;
+import io.ringbase.storage.InsufficientSpaceException;
 import io.ringbase.storage.StorageFaultException;
 import io.ringbase.storage.StoreBusyException;
 import io.ringbase.storage.io.DiskFault;
@@ -40,6 +41,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>body over the limit, {@link PayloadTooLargeException}</td><td>413</td></tr>
  * <tr><td>{@link StoreBusyException}, worker queue full</td><td>503 with {@code Retry-After: 1}</td></tr>
  * <tr><td>{@link StorageFaultException}: disk full (ENOSPC)</td><td>507, the cause as the body</td></tr>
+ * <tr><td>{@link InsufficientSpaceException} (a major compaction without room)</td><td>507, the reason as the body</td></tr>
  * <tr><td>{@link StorageFaultException}: EIO, EMFILE, other disk errors</td><td>503 with {@code Retry-After: 1}, the cause as the body</td></tr>
  * <tr><td>{@link QuorumException} (too few replicas up, or answers)</td><td>504</td></tr>
  * <tr><td>{@link ForbiddenException} (internal or admin request without a valid HMAC)</td><td>403</td></tr>
@@ -131,6 +133,10 @@ final class Responses {
             case QuorumException e -> text(version, HttpResponseStatus.GATEWAY_TIMEOUT, e.getMessage());
             case PayloadTooLargeException e -> payloadTooLarge(version, e.limitBytes());
             case ForbiddenException e -> text(version, HttpResponseStatus.FORBIDDEN, e.getMessage());
+            case InsufficientSpaceException e -> {
+                log.warn("compaction refused: {}", e.getMessage());
+                yield text(version, HttpResponseStatus.INSUFFICIENT_STORAGE, e.getMessage());
+            }
             case StorageFaultException e when e.fault() == DiskFault.DISK_FULL -> {
                 log.warn("write refused: {}", e.getMessage());
                 yield text(version, HttpResponseStatus.INSUFFICIENT_STORAGE, e.getMessage());

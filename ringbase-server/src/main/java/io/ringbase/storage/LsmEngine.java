@@ -1054,30 +1054,26 @@ public final class LsmEngine implements ManagedEngine {
     }
 
     /**
-     * Whether the data directory's file system has room for a compaction's output (at most the size of
-     * its inputs) and, besides, for two memtable flushes, so that a compaction never takes the space that
-     * flushes, and so writes, need (Cassandra checks free space before a compaction likewise). Seen
+     * Checks that the data directory's file system has room for a compaction's output (at most the size
+     * of its inputs) and, besides, for two memtable flushes, so that a compaction never takes the space
+     * that flushes, and so writes, need (Cassandra checks free space before a compaction likewise). Seen
      * without it: with a full disk just relieved, a merge filled the freed space and the next flush failed.
      * An unreadable file store does not hold compaction back.
+     *
+     * @throws InsufficientSpaceException if there is not that much room
      */
-    private boolean roomToCompact(int tableCount, long inputBytes) {
+    private void requireRoomToCompact(int tableCount, long inputBytes) throws InsufficientSpaceException {
         long usable;
         try {
             usable = Files.getFileStore(dir.path()).getUsableSpace();
         } catch (IOException | RuntimeException e) {
-            return true;
+            return;
         }
         long needed = inputBytes + 2 * options.memtableBytes();
-        if (usable >= needed) {
-            return true;
+        if (usable < needed) {
+            throw new InsufficientSpaceException("compaction of " + tableCount + " SSTables (" + inputBytes + " bytes)",
+                    needed, usable);
         }
-        if (NO_ROOM_LOG.tryLog() >= 0) {
-            log.warn("compaction of {} SSTables ({} bytes) postponed: {} bytes free where the data directory is, {} "
-                    + "needed (its output and two memtable flushes); retried after the next flush. Free space, "
-                    + "or disk use keeps growing by the tables compaction would merge", tableCount, inputBytes,
-                    usable, needed);
-        }
-        return false;
     }
 
     /** One round of {@link #compactWhileNeeded} on {@code tables}: whether to go on. */
@@ -1088,13 +1084,15 @@ public final class LsmEngine implements ManagedEngine {
         if (pick.isEmpty()) {
             return false;
         }
-        Set<Long> picked = Set.copyOf(pick);
-        if (!roomToCompact(pick.size(), bytesOf(tables, picked))) {
-            return false; // retried after the next flush
-        }
         try {
-            compact(tables, picked);
+            compact(tables, Set.copyOf(pick));
             return true;
+        } catch (InsufficientSpaceException e) {
+            if (NO_ROOM_LOG.tryLog() >= 0) {
+                log.warn("{}; postponed to the next flush. Free space, or disk use keeps growing by the tables "
+                        + "compaction would merge", e.getMessage());
+            }
+            return false; // retried after the next flush
         } catch (CorruptionException e) {
             boolean moved;
             try {
@@ -1171,6 +1169,8 @@ public final class LsmEngine implements ManagedEngine {
      * tombstones and expired entries. Waits for it.
      *
      * @return how many tables were merged (0 if there were none)
+     * @throws InsufficientSpaceException if the data directory's file system lacks room for the output
+     *         plus two memtable flushes (nothing was changed)
      * @throws IOException if the compaction failed (the tables stay as they were) or the engine closed
      */
     public int compactAll() throws IOException {
@@ -1209,6 +1209,9 @@ public final class LsmEngine implements ManagedEngine {
                 }
                 throw c;
             }
+            if (e.getCause() instanceof InsufficientSpaceException no) {
+                throw no; // refused before it began: no error of the engine's
+            }
             if (e.getCause() instanceof IOException io) {
                 backgroundErrors.increment();
                 throw io;
@@ -1228,6 +1231,11 @@ public final class LsmEngine implements ManagedEngine {
         return bytes;
     }
 
+    /**
+     * Merges the tables of {@code tables} whose numbers are in {@code pick} into one and publishes it.
+     *
+     * @throws InsufficientSpaceException before anything is written, see {@link #requireRoomToCompact}
+     */
     private void compact(List<LiveTable> tables, Set<Long> pick) throws IOException {
         long started = System.nanoTime();
         List<SstableReader> inputs = new ArrayList<>();
@@ -1237,6 +1245,7 @@ public final class LsmEngine implements ManagedEngine {
             }
         }
         long inputBytes = bytesOf(tables, pick);
+        requireRoomToCompact(pick.size(), inputBytes);
         long number = files.nextNumber();
         Path tmp = FileNames.sstableTmp(dir.path(), number);
         SstableSummary summary;

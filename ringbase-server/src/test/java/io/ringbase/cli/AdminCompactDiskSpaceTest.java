@@ -1,0 +1,123 @@
+package io.ringbase.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import io.ringbase.cluster.LocalCluster;
+import io.ringbase.faults.net.Shell;
+import io.ringbase.server.Node;
+import io.ringbase.storage.compaction.CompactionOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ringbase admin compact} on a nearly full disk: a node whose data directory is a 48 MiB tmpfs
+ * holds four SSTables; with less free space than their size plus two memtable flushes, the major
+ * compaction is refused at once (507, exit code 1, the figures in the message) and nothing changes:
+ * the four tables stay and every key reads back. Once a ballast file is deleted the same command merges
+ * them into one. Needs root (to mount the tmpfs), which the build machines have; elsewhere it is skipped.
+ */
+class AdminCompactDiskSpaceTest {
+
+    private static final long MEMTABLE_BYTES = 1 << 20;
+    private static final int TABLES = 4;
+    private static final int KEYS_PER_TABLE = 600;
+
+    @TempDir
+    Path tmp;
+
+    private static Node.Config smallMemtableNoAutoCompaction(Node.Config c) {
+        // 32 tables before size-tiered compaction would merge: only the operator's compaction runs
+        return new Node.Config(c.http(), c.storage().withMemtableBytes(MEMTABLE_BYTES)
+                .withCompaction(new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5)),
+                c.topology(), c.replicaTimeoutMs(), null, c.hints());
+    }
+
+    private static long sstableBytes(Path dir) throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".sst")).mapToLong(f -> f.toFile().length()).sum();
+        }
+    }
+
+    private static long sstableCount(Path dir) throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".sst")).count();
+        }
+    }
+
+    @Test
+    void aMajorCompactionWithoutRoomIsRefusedWith507AndChangesNothing() throws Exception {
+        assumeThat(System.getProperty("user.name")).as("mounting a tmpfs needs root").isEqualTo("root");
+        Path mount = tmp.resolve("tmpfs");
+        Files.createDirectories(mount);
+        Shell.run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mount.toString());
+        try (LocalCluster c = new LocalCluster(mount.resolve("cluster"), 1,
+                AdminCompactDiskSpaceTest::smallMemtableNoAutoCompaction)) {
+            c.awaitAllUp(Duration.ofSeconds(15));
+            String url = c.url(0);
+            SplittableRandom random = new SplittableRandom(11);
+            for (int t = 0; t < TABLES; t++) {
+                for (int i = 0; i < KEYS_PER_TABLE; i++) {
+                    String key = "k" + (i * TABLES + t);
+                    assertThat(c.put(0, key, valueOf(random)).status()).isEqualTo(201);
+                }
+                AdminCommandTest.Run flush = AdminCommandTest.admin("flush", "--url", url);
+                assertThat(flush.exitCode()).as(flush.err()).isZero();
+            }
+            Path data = c.dataDir(0);
+            assertThat(sstableCount(data)).isEqualTo(TABLES);
+            long inputs = sstableBytes(data);
+            assertThat(inputs).as("four tables of about 0.6 MB each").isGreaterThan(TABLES * 400_000L);
+
+            // leave half a memtable less than the check asks for
+            long usable = Files.getFileStore(data).getUsableSpace();
+            long leave = inputs + 2 * MEMTABLE_BYTES - MEMTABLE_BYTES / 2;
+            Path ballast = mount.resolve("ballast");
+            Files.write(ballast, new byte[Math.toIntExact(usable - leave)]);
+
+            AdminCommandTest.Run refused = AdminCommandTest.admin("compact", "--url", url);
+            assertThat(refused.exitCode()).as(refused.out()).isEqualTo(AdminClient.EXIT_FAILED);
+            assertThat(refused.err()).contains("answered 507")
+                    .contains("not enough free space for compaction of " + TABLES + " SSTables (" + inputs + " bytes)")
+                    .contains((inputs + 2 * MEMTABLE_BYTES) + " needed");
+            assertThat(sstableCount(data)).as("nothing merged").isEqualTo(TABLES);
+            assertThat(sstableBytes(data)).isEqualTo(inputs);
+            assertAllReadable(c);
+            assertThat(c.send(0, "GET", "/ready", null).status()).as("writes are still taken").isEqualTo(200);
+
+            Files.delete(ballast);
+            AdminCommandTest.Run merged = AdminCommandTest.admin("compact", "--url", url);
+            assertThat(merged.exitCode()).as(merged.err()).isZero();
+            assertThat(merged.out()).contains("\"merged\":" + TABLES).contains("\"sstables\":1");
+            assertThat(sstableCount(data)).isEqualTo(1);
+            assertAllReadable(c);
+        } finally {
+            Shell.tryRun("umount", "-l", mount.toString());
+        }
+    }
+
+    /** About 1 KiB of random letters: LZ4 shrinks it by a quarter at most. */
+    private static String valueOf(SplittableRandom random) {
+        char[] chars = new char[1024];
+        for (int i = 0; i < chars.length; i++) {
+            chars[i] = (char) ('a' + random.nextInt(26));
+        }
+        return new String(chars);
+    }
+
+    private static void assertAllReadable(LocalCluster c) {
+        int missing = 0;
+        for (int k = 0; k < TABLES * KEYS_PER_TABLE; k++) {
+            LocalCluster.Reply r = c.get(0, "k" + k);
+            if (r.status() != 200 || r.body().length() != 1024) {
+                missing++;
+            }
+        }
+        assertThat(missing).as("keys missing of " + TABLES * KEYS_PER_TABLE).isZero();
+    }
+}
