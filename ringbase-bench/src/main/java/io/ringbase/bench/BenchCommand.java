@@ -72,7 +72,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--start-rate", defaultValue = "5000", description = "First ladder rate in req/s (default: ${DEFAULT-VALUE}).")
     long startRate;
 
-    @Option(names = "--warmup", defaultValue = "10", description = "Seconds of load at the start rate before the ladder, not judged (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "10", description = "Seconds of load at the start rate before the ladder, not judged, in two generator runs (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--max-steps", defaultValue = "12", description = "Most ladder steps (default: ${DEFAULT-VALUE}).")

@@ -23,7 +23,7 @@ import java.util.List;
  * @param durationS      stable run length in seconds (default 60)
  * @param stepS          ladder step length in seconds (default 5)
  * @param startRate      first ladder rate in requests per second (default 5,000)
- * @param warmupS        seconds of load at the start rate before the ladder, not judged (default 10; 0 for none)
+ * @param warmupS        seconds of load at the start rate before the ladder, not judged, in two generator runs (default 10; 0 for none)
  * @param maxSteps       most ladder steps (default 12)
  * @param outDir         where report directories go (default {@code bench-reports})
  * @param baseline       an earlier report directory to compare against, or null
