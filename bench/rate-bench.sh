@@ -2,7 +2,8 @@
 # Fixed-rate latency of one node, with the causes beside the effects: for each workload (PUT of new
 # keys, GET of existing keys) and each rate, a constant-rate run of bench/rategen (wrk2's model:
 # latency from each request's intended send time, so corrected for coordinated omission) and, over the
-# same window, the node's GC pauses (its -Xlog:gc log), heap bytes allocated per request (JFR's
+# same window, the node's GC pauses (its -Xlog:gc log), its safepoints (-Xlog:safepoint: the time to
+# reach one, which GC pause figures leave out, and the whole stop), heap bytes allocated per request (JFR's
 # per-thread allocation counters), the node's CPU time per request and peak anonymous/file RSS. The
 # same rates against nginx's fixed `return 201` come first: the floor of this machine and generator.
 #
@@ -79,6 +80,20 @@ gc_pauses() {
     END { printf "%d %.1f %.1f\n", n, tot, mx }' "$1"
 }
 
+# safepoints LOG FROM TO: how many safepoints ended in [FROM, TO] (JVM uptime, s), the longest time any
+# took to reach (all threads stopped: GC pause figures leave that out) and the longest total stop, in ms,
+# from the node's -Xlog:safepoint lines ("Reaching safepoint: N ns", "Total: N ns").
+safepoints() {
+  awk -v from="$2" -v to="$3" '
+    /Safepoint "/ {
+      up = $1; gsub(/[\[\]s]/, "", up); up += 0
+      if (up < from || up > to) next
+      for (i = 1; i <= NF; i++) { if ($i == "Reaching") r = $(i + 2) + 0; if ($i == "Total:") t = $(i + 1) + 0 }
+      n++; if (r > mr) mr = r; if (t > mt) mt = t
+    }
+    END { printf "%d %.1f %.1f\n", n, mr / 1e6, mt / 1e6 }' "$1"
+}
+
 uptime_s() { "$JCMD" "$1" VM.uptime 2>/dev/null | awk 'NR==2 { print $1 + 0 }'; }
 
 rss_sampler() { # pid out: peak RssAnon and RssFile (kB) every 0.5 s until killed
@@ -124,21 +139,23 @@ run_rate() {
   "$JCMD" "$RB_PID" JFR.stop name=rb >/dev/null
   local alloc; alloc=$(alloc_bytes "$jfr")
   read -r gcn gct gcm < <(gc_pauses "$GC_LOG" "$t0" "$t1")
+  read -r spn spr spt < <(safepoints "$SP_LOG" "$t0" "$t1")
   read -r anon file < "$WORK/rss"
-  row "$name" "$rate" "$out" "$alloc" "$gcn / $gct / $gcm" "$(( (c1 - c0) * 10000 ))" "$(( anon / 1024 )) / $(( file / 1024 ))"
+  row "$name" "$rate" "$out" "$alloc" "$gcn / $gct / $gcm" "$(( (c1 - c0) * 10000 ))" "$(( anon / 1024 )) / $(( file / 1024 ))" \
+    "$spn / $spr / $spt"
 }
 
-# row NAME RATE RATEGEN-OUTPUT ALLOC GC CPU_US RSS: one table row from rategen's RESULT line
+# row NAME RATE RATEGEN-OUTPUT ALLOC GC CPU_US RSS SAFEPOINTS: one table row from rategen's RESULT line
 # (CPU_US: the node's user+system CPU time over the run, in microseconds; clock ticks of 10 ms).
 row() {
-  local name=$1 rate=$2 out=$3 alloc=$4 gc=$5 cpu_us=$6 rss=$7
+  local name=$1 rate=$2 out=$3 alloc=$4 gc=$5 cpu_us=$6 rss=$7 sp=$8
   local r; r=$(grep '^RESULT' "$out")
   f() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$r"; }
   awk -v n="$name" -v R="$rate" -v a="$(f rate)" -v p50="$(f p50)" -v p99="$(f p99)" -v p999="$(f p999)" \
       -v mx="$(f max)" -v bad="$(f status_other)" -v err="$(f errors)" -v gc="$gc" -v al="$alloc" -v ok="$(f ok)" \
-      -v cpu="$cpu_us" -v rss="$rss" 'BEGIN {
-    printf "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %d | %s | %s | %s | %s |\n", n, R, a, p50/1000, p99/1000,
-      p999/1000, mx/1000, bad, err, gc, (al == "-" ? "-" : sprintf("%.0f", al / (ok > 0 ? ok : 1))),
+      -v cpu="$cpu_us" -v rss="$rss" -v sp="$sp" 'BEGIN {
+    printf "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %d | %s | %s | %s | %s | %s |\n", n, R, a, p50/1000, p99/1000,
+      p999/1000, mx/1000, bad, err, gc, sp, (al == "-" ? "-" : sprintf("%.0f", al / (ok > 0 ? ok : 1))),
       (cpu == "-" ? "-" : sprintf("%.1f", cpu / (ok > 0 ? ok : 1))), rss }' >>"$WORK/rows"
   tail -n 1 "$WORK/rows"
 }
@@ -155,21 +172,22 @@ nginx_floor() {
     log "nginx floor: PUT at $r/s for $DURATION"
     taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$port/v0/entity?id={key}" -R "$r" -d "${DURATION%s}" -c "$CONNS" \
       -m PUT -b "$WORK/body" >"$WORK/nginx-$r.out"
-    row "nginx (floor)" "$r" "$WORK/nginx-$r.out" "-" "-" "-" "-"
+    row "nginx (floor)" "$r" "$WORK/nginx-$r.out" "-" "-" "-" "-" "-"
   done
   kill "$(cat "$WORK/nginx.pid")"; rm -f "$WORK/nginx.pid"
 }
 
 start_node() {
   GC_LOG="$WORK/gc-$1.log"
-  RINGBASE_JAVA_OPTS="${RINGBASE_JAVA_OPTS:-} -Xlog:gc:file=$GC_LOG:uptime" \
+  SP_LOG="$WORK/safepoint-$1.log"
+  RINGBASE_JAVA_OPTS="${RINGBASE_JAVA_OPTS:-} -Xlog:gc:file=$GC_LOG:uptime -Xlog:safepoint:file=$SP_LOG:uptime" \
     start_ringbase "$(free_port)" "$WORK/data-$1" "${SERVE_FLAGS[@]}"
   PORT=$(sed -n 's#.*http://[^:]*:\([0-9]*\).*#\1#p' "$RB_OUT" | head -n 1)
   [ -n "$PORT" ] || die "no port in the ready line: $(head -n 1 "$RB_OUT")"
 }
 
-echo "| workload | target/s | achieved/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx | errors | GC pauses n / total ms / max ms | alloc B/req | node CPU us/req | RSS anon / file MB |" >"$WORK/rows"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|" >>"$WORK/rows"
+echo "| workload | target/s | achieved/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx | errors | GC pauses n / total ms / max ms | safepoints n / max to reach ms / max total ms | alloc B/req | node CPU us/req | RSS anon / file MB |" >"$WORK/rows"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|" >>"$WORK/rows"
 IFS=, read -r -a RATE_LIST <<<"$RATES"
 nginx_floor
 for w in $ONLY; do

@@ -85,6 +85,8 @@ class MetricsEndpointTest {
             assertThat(value(m, "jvm_buffer_pool_used_bytes{pool=\"direct\"}")).isPositive();
             assertThat(m).containsPattern("(?m)^jvm_gc_collection_seconds_count\\{gc=\"[^\"]+\"\\} ");
             assertThat(m).doesNotContain("ringbase_peers_up");
+            assertThat(value(m, "jvm_threads_current")).isPositive();
+            assertThat(m).as("no deadlock gauges: each costs a safepoint per scrape").doesNotContain("jvm_threads_deadlocked");
         }
     }
 
