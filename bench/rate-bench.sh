@@ -122,6 +122,29 @@ warm_up() {
   done
 }
 
+# metric NAME: the node's value of metric NAME (an integer; empty if /metrics does not answer).
+metric() { curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics" | awk -v n="$1" '$1 == n { printf "%d", $2 }'; }
+
+# settle_writes RATEGEN-ARGS...: after the PUT warm-up, more of the same load in 5 s runs (at most 24)
+# until the node has finished its first compaction. Its first flush and first compaction run storage
+# code the JIT had compiled for the memtable's segments only; meeting mapped and heap segments there, it
+# deoptimizes (class_check, bimorphic type checks in EntryFormat, SstableWriter and the segment
+# VarHandles: 129 deoptimizations in 40 s at 44k PUT/s) and C2 recompiles on the node's one CPU for
+# seconds, up to 180 of every 200 ms (bench/RESULTS.md, 2026-11-26). A node that has run a while has done
+# both; the measured runs then see flushes and compactions as in steady state.
+settle_writes() {
+  local i c
+  for i in $(seq 0 24); do
+    c=$(metric ringbase_compactions_total)
+    if [ "${c:-1}" -ge 1 ]; then
+      log "warm-up: first compaction done after $i more runs of 5 s"
+      return 0
+    fi
+    taskset -c "$LOAD_CPU" "$GEN" -d 5 -c "$CONNS" "$@" >/dev/null
+  done
+  log "warm-up: still no compaction after 120 s more; measuring anyway"
+}
+
 ROWS=()
 # run_rate NAME RATE RATEGEN-ARGS...: one measured run at RATE against the node; appends a row.
 run_rate() {
@@ -196,6 +219,7 @@ for w in $ONLY; do
       start_node put
       warm_up "PUT at ${RATE_LIST[0]}/s" -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" \
         -m PUT -b "$WORK/body"
+      settle_writes -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" -m PUT -b "$WORK/body"
       for r in "${RATE_LIST[@]}"; do
         log "PUT at $r/s for $DURATION"
         run_rate put "$r" -u "http://127.0.0.1:$PORT/v0/entity?id=u{key}" -m PUT -b "$WORK/body"
