@@ -118,6 +118,28 @@ public final class BenchRun {
         return dir;
     }
 
+    /**
+     * More warm-up runs at the start rate, {@link SteadyState#RUN_S} s each, until every node has finished
+     * a compaction (at most {@link SteadyState#MAX_RUNS}): the ladder then starts from steady state.
+     */
+    private void settleWrites(OhaDriver oha, LoadPlan plan, NodeLauncher.Target target, List<String> notes)
+            throws IOException, InterruptedException {
+        SteadyState steady = new SteadyState(target.urls());
+        int runs = 0;
+        while (runs < SteadyState.MAX_RUNS && !steady.reached()) {
+            oha.run(plan.specs(config.startRate()), SteadyState.RUN_S);
+            runs++;
+        }
+        boolean reached = runs < SteadyState.MAX_RUNS || steady.reached();
+        String what = reached
+                ? String.format("every node had finished a compaction after %d more warm-up runs of %d s", runs, SteadyState.RUN_S)
+                : String.format("a node had still not compacted after %d more warm-up runs of %d s; measured anyway",
+                        runs, SteadyState.RUN_S);
+        log.println("bench: " + what);
+        notes.add("Steady state before the ladder: " + what + " (a node's first flush and compaction make the JIT "
+                + "recompile the storage code for seconds).");
+    }
+
     private Report loadTest(OhaDriver oha, Profiler profiler, NodeLauncher.Target target, Path dir, Path work,
             List<String[]> env, Map<String, Double> baseline, List<String> notes) throws IOException, InterruptedException {
         LoadPlan plan = LoadPlan.prepare(config, target.urls(), work);
@@ -144,6 +166,9 @@ public final class BenchRun {
                     + "closed once before the ladder; its last run achieved %,.0f req/s, p99 %.2f ms; not judged.",
                     runs, config.startRate(), second > 0 ? "two generator runs" : "one generator run",
                     w.achievedRate(), w.percentileMs(99)));
+            if (config.workload() != Workload.GET && config.workload() != Workload.RANGE && target.local()) {
+                settleWrites(oha, plan, target, notes);
+            }
         }
         SaturationLadder ladder = new SaturationLadder(config.startRate(), config.sloMs(), LADDER_PRECISION, config.maxSteps());
         var next = ladder.nextRate();
