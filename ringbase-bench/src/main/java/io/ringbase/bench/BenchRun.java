@@ -208,7 +208,6 @@ public final class BenchRun {
         }
         ProgressLine progress = new ProgressLine(target.urls(), config.durationS(), log);
         LoadResult stable = oha.runInParts(plan.specs((long) stableRate), config.durationS(), STABLE_PART_S, progress::tick);
-        double windowS = causes == null ? config.durationS() : causes.closeWindow();
         notes.add(String.format("The stable run was %d consecutive oha runs of up to %d s: in one long run oha's own "
                 + "stalls, as its result vector doubles, would show as latency (up to 95 ms at second 34 against nginx).",
                 (config.durationS() + STABLE_PART_S - 1) / STABLE_PART_S, STABLE_PART_S));
@@ -221,7 +220,7 @@ public final class BenchRun {
                         + "cpu, allocation and lock sampling.");
             }
         }
-        List<Report.NodeCauses> nodeCauses = causes == null ? List.of() : causes.results(stable.answered() / windowS, notes);
+        List<Report.NodeCauses> nodeCauses = causes == null ? List.of() : causes.results(stable.achievedRate(), notes);
         try (PrintStream hgrm = new PrintStream(Files.newOutputStream(dir.resolve("stable.hgrm")))) {
             stable.latencyUs().outputPercentileDistribution(hgrm, 1000.0);
         }

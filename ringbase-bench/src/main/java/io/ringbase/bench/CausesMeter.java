@@ -15,8 +15,8 @@ import java.util.Optional;
  *
  * <p>In order: {@link #prepare} before the warm-up starts the JFR recording (so JFR's own start-up, its class
  * loading and the GC that may follow, falls before the measured run) and reads each node's uptime;
- * {@link #openWindow} starts the window of the stable run and the RSS samplers, {@link #closeWindow} ends it
- * when the run returns; {@link #results} stops JFR and cuts the window out of the GC logs and the allocation samples. Nothing in the
+ * {@link #openWindow} starts the window of the stable run and the RSS samplers for its length; {@link #results},
+ * after the run, stops JFR and cuts the window out of the GC logs and the allocation samples. Nothing in the
  * window runs a jcmd, so with {@code --no-profile} the stable run's latencies carry no measurement overhead but
  * a JFR event per thread per second and a {@code /proc} read every 500 ms. A measure that fails is left out
  * (null) and the reason goes to the notes; it never fails the run.
@@ -68,38 +68,27 @@ public final class CausesMeter {
     }
 
     /**
-     * Opens the window now (call right before the stable run starts) and starts the RSS samplers, for at most
-     * three times {@code durationS} seconds; {@link #closeWindow} ends both.
+     * Opens the window of {@code durationS} seconds from now (call right before the stable run starts: its load
+     * generator sends for that long) and starts the RSS samplers. The window is timed, not closed by the run's
+     * return, which comes later by the time it takes to read the load generator's output.
      */
     public void openWindow(int durationS) {
         for (Jcmd node : nodes) {
             RssSampler s = RssSampler.of(node.pid());
-            s.start(3L * durationS * 1000L);
+            s.start(durationS * 1000L);
             rss.add(s);
         }
         windowStart = Instant.now();
         windowStartNanos = System.nanoTime();
-    }
-
-    /**
-     * Closes the window now (call when the stable run returns). The stable run is several load generator runs
-     * in a row ({@link OhaDriver#runInParts}); the time between them, each reading its predecessor's output,
-     * makes the window longer than the run's nominal length, so the window is what was measured, not a
-     * timer. It includes reading the last part's output (a 5 s run's CSV, a fraction of a second).
-     *
-     * @return the window's length, s
-     */
-    public double closeWindow() {
-        windowEndNanos = System.nanoTime();
-        windowEnd = windowStart.plusNanos(windowEndNanos - windowStartNanos);
-        return (windowEndNanos - windowStartNanos) / 1e9;
+        windowEnd = windowStart.plusSeconds(durationS);
+        windowEndNanos = windowStartNanos + durationS * 1_000_000_000L;
     }
 
     /**
      * Stops JFR and returns each node's causes over the window.
      *
-     * @param answeredPerSecond requests the target answered per second over the window ({@link #closeWindow}'s
-     *                          length; the denominator of bytes per request)
+     * @param answeredPerSecond requests the target answered per second over the window (the denominator of
+     *                          bytes per request)
      * @param notes             where the reasons for measures left out go
      */
     public List<Report.NodeCauses> results(double answeredPerSecond, List<String> notes) throws InterruptedException {
