@@ -27,8 +27,6 @@ public final class BenchRun {
 
     /** Precision at which the saturation search stops bisecting (failing - passing rate, relative). */
     static final double LADDER_PRECISION = 0.10;
-    /** Longest oha run in the stable run, s: see {@link OhaDriver#runInParts}. */
-    static final int STABLE_PART_S = 5;
 
     private final BenchConfig config;
     private final PrintStream log;
@@ -207,10 +205,7 @@ public final class BenchRun {
             causes.openWindow(config.durationS());
         }
         ProgressLine progress = new ProgressLine(target.urls(), config.durationS(), log);
-        LoadResult stable = oha.runInParts(plan.specs((long) stableRate), config.durationS(), STABLE_PART_S, progress::tick);
-        notes.add(String.format("The stable run was %d consecutive oha runs of up to %d s: in one long run oha's own "
-                + "stalls, as its result vector doubles, would show as latency (up to 95 ms at second 34 against nginx).",
-                (config.durationS() + STABLE_PART_S - 1) / STABLE_PART_S, STABLE_PART_S));
+        LoadResult stable = oha.run(plan.specs((long) stableRate), config.durationS(), progress::tick);
         if (profiling != null) {
             profiling.join();
             if (profileError.get() != null) {

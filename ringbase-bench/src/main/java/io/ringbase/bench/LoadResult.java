@@ -73,21 +73,11 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
 
     /** Adds another result of the same length (e.g. a parallel run against another node) into this one. */
     public void add(LoadResult other) {
-        addAt(other, 0);
-    }
-
-    /**
-     * Adds {@code other}, a run that started {@code offsetS} seconds into this one (one part of a run made
-     * of consecutive shorter runs), into this result: its seconds land at {@code offsetS} on, and its
-     * figures per operation into this result's.
-     */
-    public void addAt(LoadResult other, int offsetS) {
         latencyUs.add(other.latencyUs);
-        for (int i = 0; i < other.perSecondUs.length && offsetS + i < perSecondUs.length; i++) {
-            perSecondUs[offsetS + i].add(other.perSecondUs[i]);
+        for (int i = 0; i < Math.min(perSecondUs.length, other.perSecondUs.length); i++) {
+            perSecondUs[i].add(other.perSecondUs[i]);
         }
         other.statuses.forEach((k, v) -> statuses.merge(k, v, Long::sum));
-        other.operations.forEach((op, r) -> operations.computeIfAbsent(op, o -> empty(durationS)).addAt(r, offsetS));
     }
 
     /**

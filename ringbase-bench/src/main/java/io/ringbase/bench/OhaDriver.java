@@ -80,30 +80,6 @@ public final class OhaDriver {
     }
 
     /**
-     * {@link #run(List, int, java.util.function.IntConsumer)} as consecutive runs of at most {@code partS}
-     * seconds, merged into one result of {@code durationS} seconds ({@link LoadResult#addAt}). oha keeps
-     * every result in one growing vector, and each time it doubles the copy stops the generator: against
-     * nginx at 30,000 req/s a 60 s run had 94.6 ms of latency at second 34 (2^20 results), 37.8 ms at 17
-     * (2^19), 21.3 ms at 8 (bench/RESULTS.md, 2026-11-26). A run of 5 s stores at most 2^18 results up to
-     * 52,000 req/s. Between parts oha starts again and opens its connections anew.
-     *
-     * @throws IOException if a run fails
-     */
-    public LoadResult runInParts(List<Spec> specs, int durationS, int partS, java.util.function.IntConsumer tick)
-            throws IOException, InterruptedException {
-        if (partS < 1) {
-            throw new IllegalArgumentException("part length must be >= 1 s, got " + partS);
-        }
-        LoadResult total = LoadResult.empty(durationS);
-        for (int start = 0; start < durationS; start += partS) {
-            int offset = start;
-            LoadResult part = run(specs, Math.min(partS, durationS - start), s -> tick.accept(offset + s));
-            total.addAt(part, offset);
-        }
-        return total;
-    }
-
-    /**
      * {@link #run(List, int)}, calling {@code tick} with the elapsed seconds once a second while oha runs.
      *
      * @throws IOException if oha fails or its output cannot be read (the message holds oha's stderr)
