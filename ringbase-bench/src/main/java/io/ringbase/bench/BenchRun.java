@@ -166,7 +166,7 @@ public final class BenchRun {
                     + "closed once before the ladder; its last run achieved %,.0f req/s, p99 %.2f ms; not judged.",
                     runs, config.startRate(), second > 0 ? "two generator runs" : "one generator run",
                     w.achievedRate(), w.percentileMs(99)));
-            if (config.workload() != Workload.GET && config.workload() != Workload.RANGE && target.local()) {
+            if (config.workload().writes() && target.local()) {
                 settleWrites(oha, plan, target, notes);
             }
         }
@@ -304,7 +304,7 @@ public final class BenchRun {
                 String base = url.toString().replaceAll("/$", "");
                 List<OhaDriver.Spec> specs = new ArrayList<>();
                 Workload w = config.workload();
-                if (w == Workload.PUT || w == Workload.MIXED) {
+                if (w.writes()) {
                     OhaDriver.Spec put;
                     if (config.keys() == KeyChoice.UNIFORM) {
                         put = new OhaDriver.Spec("PUT", KeySpace.putRegex(base, config.replicaQuery()), OhaDriver.UrlSource.REGEX,

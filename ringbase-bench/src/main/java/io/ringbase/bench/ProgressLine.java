@@ -3,11 +3,10 @@ package io.ringbase.bench;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -64,21 +63,13 @@ final class ProgressLine {
     private long[] scrape() {
         long[] sum = new long[3];
         for (URI node : nodes) {
-            try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(node.resolve("/metrics"))
-                        .timeout(Duration.ofMillis(SCRAPE_TIMEOUT_MS)).GET().build(), HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() != 200) {
-                    return null;
-                }
-                long[] one = clientRequests(r.body());
-                for (int i = 0; i < sum.length; i++) {
-                    sum[i] += one[i];
-                }
-            } catch (java.io.IOException e) {
+            Optional<String> body = MetricsScrape.body(http, node, SCRAPE_TIMEOUT_MS);
+            if (body.isEmpty()) {
                 return null;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
+            }
+            long[] one = clientRequests(body.get());
+            for (int i = 0; i < sum.length; i++) {
+                sum[i] += one[i];
             }
         }
         return sum;

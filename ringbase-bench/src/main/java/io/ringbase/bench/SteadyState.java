@@ -1,10 +1,7 @@
 package io.ringbase.bench;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -50,16 +47,7 @@ final class SteadyState {
     }
 
     private OptionalLong compactionsOf(URI node) {
-        try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(node.resolve("/metrics"))
-                    .timeout(Duration.ofMillis(SCRAPE_TIMEOUT_MS)).GET().build(), HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? compactions(r.body()) : OptionalLong.empty();
-        } catch (IOException e) {
-            return OptionalLong.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return OptionalLong.empty();
-        }
+        return MetricsScrape.body(http, node, SCRAPE_TIMEOUT_MS).map(SteadyState::compactions).orElse(OptionalLong.empty());
     }
 
     /** The value of {@code ringbase_compactions_total} in a Prometheus text exposition, if it has one. */

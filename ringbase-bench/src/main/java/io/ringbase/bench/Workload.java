@@ -16,6 +16,11 @@ public enum Workload {
         return this != PUT;
     }
 
+    /** True when the workload writes new keys, so the nodes flush and compact under it. */
+    public boolean writes() {
+        return this == PUT || this == MIXED;
+    }
+
     /** Lower-case name as used on the command line and in report directory names. */
     public String label() {
         return name().toLowerCase(java.util.Locale.ROOT);
