@@ -11,9 +11,6 @@ import java.io.IOException;
  */
 public final class InsufficientSpaceException extends IOException {
 
-    private final long neededBytes;
-    private final long usableBytes;
-
     /**
      * @param what        what could not start, for the message ("compaction of 4 SSTables (20292118 bytes)")
      * @param neededBytes free bytes it needs, bytes
@@ -22,17 +19,5 @@ public final class InsufficientSpaceException extends IOException {
     public InsufficientSpaceException(String what, long neededBytes, long usableBytes) {
         super("not enough free space for " + what + ": " + usableBytes + " bytes free where the data directory is, "
                 + neededBytes + " needed (the output and two memtable flushes)");
-        this.neededBytes = neededBytes;
-        this.usableBytes = usableBytes;
-    }
-
-    /** Free bytes the operation needs. */
-    public long neededBytes() {
-        return neededBytes;
-    }
-
-    /** Free bytes the file system had when it was checked. */
-    public long usableBytes() {
-        return usableBytes;
     }
 }
