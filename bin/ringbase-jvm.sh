@@ -11,7 +11,8 @@
 #                      only competes with the event loop; G1 on more (measured against ZGC); caps on what is
 #                      not heap: direct buffers of the JDK (RINGBASE_MAX_DIRECT, default 32m: WAL write
 #                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, bytes, default 64 MiB: receive buffers,
-#                      request bodies, responses), metaspace and code cache; no Netty leak detection (its
+#                      request bodies, responses), metaspace and code cache; glibc's free native memory
+#                      returned once a second (-XX:TrimNativeHeapInterval); no Netty leak detection (its
 #                      sampling threw an exception per sampled buffer, 1% of a PUT's CPU; tests keep it on);
 #                      Netty's use of sun.misc.Unsafe allowed (--sun-misc-unsafe-memory-access=allow), and
 #                      java.nio opened to it, so that its direct buffers count against its own cap.
@@ -55,6 +56,11 @@ ringbase_jvm_opts() {
       # ("CodeCache GC Threshold", 30-60 ms under SerialGC) each time compiled code grows by 15% of the
       # reservation: with 48m that was twice in a node's first minute; 128m puts it past what a node compiles
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:ReservedCodeCacheSize=128m"
+      # native heap: glibc keeps what is freed (memtable slabs, 16 MiB per flushed memtable; the JIT's
+      # arenas) for reuse instead of returning it, 15-35 MB of anonymous RSS at 40k PUT/s; the JDK's
+      # trimmer calls malloc_trim(3) once a second from its own thread (0.2-6 ms per call, measured):
+      # peak RssAnon 166-175 MB against 186-200 MB without (bench/RESULTS.md, 2026-11-26)
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:TrimNativeHeapInterval=1000"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.leakDetection.level=disabled"
       # Netty 4.2 does not use sun.misc.Unsafe on Java 24+ unless allowed (JEP 498 warnings); without it
       # every ByteBuf access goes through a bounds-checked ByteBuffer: closed-loop GET 1-3% slower, PUT
