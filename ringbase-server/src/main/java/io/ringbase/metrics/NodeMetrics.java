@@ -39,7 +39,7 @@ public final class NodeMetrics {
      * The JVM collectors' metrics a scrape leaves out: {@code jvm_threads_deadlocked} and
      * {@code jvm_threads_deadlocked_monitor} call {@code ThreadMXBean.findDeadlockedThreads()}, a
      * stop-the-world safepoint ("FindDeadlocks" in {@code -Xlog:safepoint}) at every scrape, and a
-     * safepoint waits for every Java thread, the compaction thread at nice 19 included. Measured with a
+     * safepoint waits for every Java thread, the compaction thread at its lowest priority included. Measured with a
      * scrape every 250 ms during 44k PUT/s on one CPU: 268 such safepoints in 40 s, one of them 148.7 ms to
      * reach (bench/RESULTS.md, 2026-11-26). A deadlock shows in a thread dump ({@code jcmd Thread.print}).
      */

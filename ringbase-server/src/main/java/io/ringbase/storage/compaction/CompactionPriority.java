@@ -6,8 +6,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compaction thread's CPU priority, following its backlog. Compaction runs at nice
- * {@link #idleNice} (19), on CPU time the event loops leave, while few SSTables are live. Under a write
+ * The compaction thread's CPU priority, following its backlog. Compaction runs at
+ * {@link ThreadPriority#IDLE} ({@code SCHED_IDLE}, below nice 19; until 2026-11-26 it was nice 19), on CPU
+ * time the event loops leave, while few SSTables are live. Under a write
  * load that keeps the event loops busy, that leaves it almost nothing: on one CPU a merge of 10 small
  * tables took 11 s of wall time for 0.9 s of CPU, tables piled up to the slowdown trigger, and closed-loop
  * PUT throughput fell by a fifth while writes were delayed. So once {@code behindTables} tables are live
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * more threads.
  *
  * <p>Raising the priority back needs {@code CAP_SYS_NICE} or {@code RLIMIT_NICE >= 15}
- * ({@link ThreadPriority#setCurrentThread}). Without them compaction stays at nice 19 and one INFO line
+ * ({@link ThreadPriority#setCurrentThread}). Without them compaction stays idle and one INFO line
  * says so; writes then meet the slowdown trigger sooner under saturation.
  *
  * <p>Confined to the compaction thread: {@link #adjust} sets the calling thread's nice value.
@@ -26,8 +27,8 @@ public final class CompactionPriority {
 
     private static final Logger log = LoggerFactory.getLogger(CompactionPriority.class);
 
-    /** Nice value while compaction keeps up. */
-    public static final int IDLE_NICE = 19;
+    /** Priority while compaction keeps up: {@link ThreadPriority#IDLE}. */
+    public static final int IDLE_NICE = ThreadPriority.IDLE;
     /** Nice value while it is behind: the flush thread's. */
     public static final int BEHIND_NICE = 5;
 
@@ -84,8 +85,9 @@ public final class CompactionPriority {
         } else if (want < current) {
             boostRefused = true;
             log.info("compaction is behind ({} SSTables live) but cannot raise its CPU priority to nice {} (needs "
-                    + "CAP_SYS_NICE or RLIMIT_NICE >= {}, e.g. systemd LimitNICE=); it stays at nice {}, and "
-                    + "writes are slowed sooner under a saturating load", liveTables, want, 20 - want, current);
+                    + "CAP_SYS_NICE or RLIMIT_NICE >= {}, e.g. systemd LimitNICE=); it stays at {}, and "
+                    + "writes are slowed sooner under a saturating load", liveTables, want, 20 - want,
+                    current == ThreadPriority.IDLE ? "idle (SCHED_IDLE)" : "nice " + current);
         }
     }
 

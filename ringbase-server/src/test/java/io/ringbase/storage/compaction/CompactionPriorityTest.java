@@ -17,7 +17,7 @@ class CompactionPriorityTest {
     private static final class FakeScheduler {
         final List<Integer> calls = new ArrayList<>();
         boolean privileged = true;
-        int nice = CompactionPriority.IDLE_NICE;
+        int nice = 19; // the idle level of the tests that build CompactionPriority(19, 5, ...)
 
         boolean set(int want) {
             calls.add(want);
