@@ -92,7 +92,8 @@ public final class ThreadPriority {
                 if (setPolicy(tid, SCHED_IDLE)) {
                     return true;
                 }
-                SETPRIORITY.invokeExact(PRIO_PROCESS, tid, 19);
+                int rc = (int) SETPRIORITY.invokeExact(PRIO_PROCESS, tid, 19);
+                log.debug("SCHED_IDLE refused; the thread runs at nice 19{}", rc == 0 ? "" : " (refused too)");
                 return false;
             }
             // a thread under SCHED_IDLE first goes back to the normal policy (a no-op for the others)
