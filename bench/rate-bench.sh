@@ -140,6 +140,7 @@ settle_writes() {
       log "warm-up: first compaction done after $i more runs of 5 s"
       return 0
     fi
+    [ "$i" -lt 24 ] || break
     taskset -c "$LOAD_CPU" "$GEN" -d 5 -c "$CONNS" "$@" >/dev/null
   done
   log "warm-up: still no compaction after 120 s more; measuring anyway"
