@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * ({@link ThreadPriority#setCurrentThread}). Without them compaction stays idle and one INFO line
  * says so; writes then meet the slowdown trigger sooner under saturation.
  *
- * <p>Confined to the compaction thread: {@link #adjust} sets the calling thread's nice value.
+ * <p>Confined to the compaction thread: {@link #adjust} sets the calling thread's priority. Levels are
+ * those of {@link ThreadPriority#setCurrentThread}: a nice value, or {@link ThreadPriority#IDLE}.
  */
 public final class CompactionPriority {
 
@@ -41,7 +42,8 @@ public final class CompactionPriority {
 
     /**
      * @param behindTables from this many live SSTables on, compaction counts as behind
-     * @param setNice      sets the calling thread's nice value, answering whether it took effect
+     * @param setNice      sets the calling thread's level (a nice value or {@link ThreadPriority#IDLE}), answering
+     *                     whether it took effect
      *                     ({@link ThreadPriority#setCurrentThread} in production)
      */
     CompactionPriority(int idleNice, int behindNice, int behindTables, IntPredicate setNice) {
@@ -69,7 +71,7 @@ public final class CompactionPriority {
     }
 
     /**
-     * Sets the calling (compaction) thread's nice value for {@code liveTables} live SSTables. Cheap
+     * Sets the calling (compaction) thread's priority for {@code liveTables} live SSTables. Cheap
      * when nothing changes: call it before each merge and every few thousand entries within one.
      */
     public void adjust(int liveTables) {
@@ -91,7 +93,7 @@ public final class CompactionPriority {
         }
     }
 
-    /** The nice value the thread was last set to. */
+    /** The level the thread was last set to: a nice value, or {@link ThreadPriority#IDLE}. */
     public int currentNice() {
         return current;
     }
