@@ -17,6 +17,12 @@ import picocli.CommandLine.Option;
  * round then looks up {@code --lookups} keys it holds and as many it does not (the common case of a read
  * under random keys, where most keys are in SSTables), and prints ns per lookup. The first rounds are
  * JIT warm-up.
+ *
+ * <p>Alone in a process the whole memtable stays in the CPU caches, which it does not in a node, where
+ * each request's trip through the kernel and the HTTP codec evicts much of it. {@code --evict-bytes N}
+ * models that: after each operation the bench reads N more bytes of a 64 MiB buffer (one long per
+ * 64-byte line), so a skip-list search pays for its cache misses as it does in a node. The figures then
+ * include those reads: compare builds with the same N, not against runs without it.
  */
 @Command(name = "memtable-bench", mixinStandardHelpOptions = true,
         description = "Point lookups in a full memtable: keys it holds and keys it does not.")
@@ -38,17 +44,56 @@ public final class MemtableBench implements Callable<Integer> {
             + "numbers, timestamps) instead of random order.")
     boolean sequential;
 
+    @Option(names = "--key-digits", defaultValue = "15", description = "Digits of the number in a key \"k<digits>\" "
+            + "(default: ${DEFAULT-VALUE}: 16-byte keys whose first 8 bytes are shared by many keys; 12 gives "
+            + "bench/rategen's keys, whose first 8 bytes tell most keys apart).")
+    int keyDigits;
+
+    @Option(names = "--evict-bytes", defaultValue = "0", description = "Bytes of a 64 MiB buffer read after each "
+            + "insert and lookup, moving on through it (default: ${DEFAULT-VALUE}): a model of the network stack "
+            + "and the HTTP codec, which push the memtable out of the CPU caches between requests in a node.")
+    int evictBytes;
+
+    /** The buffer {@code --evict-bytes} reads, and where the next read starts (a long index). */
+    private long[] evictBuffer;
+    private int evictAt;
+    /** Sum of the bytes read, printed so that the JIT cannot drop the reads. */
+    private long evictSum;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new MemtableBench()).execute(args));
     }
 
-    private static byte[] key(long n) {
-        return Keys.utf8(String.format(Locale.ROOT, "k%015d", n));
+    private byte[] key(long n) {
+        return Keys.utf8(String.format(Locale.ROOT, "k%0" + keyDigits + "d", n));
+    }
+
+    /** Reads the next {@code --evict-bytes} of the eviction buffer, one long per 64-byte line. */
+    private void evict() {
+        if (evictBuffer == null) {
+            return;
+        }
+        long sum = 0;
+        int at = evictAt;
+        for (int i = 0; i < evictBytes; i += 64) {
+            sum += evictBuffer[at];
+            at += 8;
+            if (at >= evictBuffer.length) {
+                at = 0;
+            }
+        }
+        evictAt = at;
+        evictSum += sum;
     }
 
     @Override
     public Integer call() {
         SplittableRandom random = new SplittableRandom(7);
+        long maxKey = Math.min(500_000_000_000L, (long) Math.pow(10, keyDigits) / 2);
+        if (evictBytes > 0) {
+            evictBuffer = new long[64 << 17]; // 64 MiB
+            java.util.Arrays.fill(evictBuffer, 1);
+        }
         byte[] value = new byte[valueSize];
         Memtable memtable = null;
         byte[][] held = null; // the keys of the last fill, its first heldCount stored
@@ -61,7 +106,7 @@ public final class MemtableBench implements Callable<Integer> {
             byte[][] keys = new byte[capacity][];
             Entry[] entries = new Entry[capacity];
             for (int i = 0; i < capacity; i++) {
-                long n = sequential ? 1_000_000L * fill + i : random.nextLong(500_000_000_000L);
+                long n = sequential ? 1_000_000L * fill + i : random.nextLong(maxKey);
                 keys[i] = key(2 * n); // even numbers: held keys
                 entries[i] = Entry.value(keys[i], i + 1, value);
             }
@@ -70,18 +115,22 @@ public final class MemtableBench implements Callable<Integer> {
             long start = System.nanoTime();
             while (stored < capacity && memtable.put(entries[stored])) {
                 stored++;
+                evict();
             }
             long nanos = System.nanoTime() - start;
             held = keys;
             heldCount = stored;
             System.out.printf(Locale.ROOT, "fill %d: %.0f ns/insert (%s keys)%n", fill, nanos / (double) stored,
                     sequential ? "increasing" : "random");
+            if (evictBytes > 0) {
+                System.out.printf(Locale.ROOT, "  (%d bytes read between operations; checksum %d)%n", evictBytes, evictSum);
+            }
         }
         byte[][] present = new byte[lookups][];
         byte[][] absent = new byte[lookups][];
         for (int i = 0; i < lookups; i++) {
             present[i] = held[random.nextInt(heldCount)];
-            absent[i] = key(2 * random.nextLong(500_000_000_000L) + 1); // odd: never held
+            absent[i] = key(2 * random.nextLong(maxKey) + 1); // odd: never held
         }
         System.out.printf(Locale.ROOT, "memtable of %d bytes holds %d entries of %d-byte values; %d lookups per kind%n",
                 memtable.sizeBytes(), heldCount, valueSize, lookups);
@@ -93,13 +142,14 @@ public final class MemtableBench implements Callable<Integer> {
         return 0;
     }
 
-    private static double nsPerLookup(Memtable memtable, byte[][] keys, boolean expectFound) {
+    private double nsPerLookup(Memtable memtable, byte[][] keys, boolean expectFound) {
         long start = System.nanoTime();
         int found = 0;
         for (byte[] k : keys) {
             if (memtable.find(k) != 0) {
                 found++;
             }
+            evict();
         }
         double ns = (System.nanoTime() - start) / (double) keys.length;
         if (found != (expectFound ? keys.length : 0)) {
