@@ -6,7 +6,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
@@ -49,21 +48,19 @@ public final class NativeFile implements AutoCloseable {
         MethodHandle fadvise = null;
         MethodHandle close = null;
         try {
-            Linker linker = Linker.nativeLinker();
-            SymbolLookup libc = linker.defaultLookup();
             Linker.Option errno = Linker.Option.captureCallState("errno");
-            open = linker.downcallHandle(libc.find("open").orElseThrow(),
+            open = Libc.function("open",
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT,
                             ValueLayout.JAVA_INT),
                     errno, Linker.Option.firstVariadicArg(2));
-            pread = linker.downcallHandle(libc.find("pread").orElseThrow(),
+            pread = Libc.function("pread",
                     FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
                             ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
                     errno);
-            fadvise = linker.downcallHandle(libc.find("posix_fadvise").orElseThrow(),
+            fadvise = Libc.function("posix_fadvise",
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
                             ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-            close = linker.downcallHandle(libc.find("close").orElseThrow(),
+            close = Libc.function("close",
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
         } catch (RuntimeException | LinkageError e) {
             open = null;

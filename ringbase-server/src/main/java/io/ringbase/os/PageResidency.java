@@ -2,9 +2,7 @@ package io.ringbase.os;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
@@ -24,13 +22,10 @@ public final class PageResidency {
         MethodHandle mincore = null;
         long pageSize = -1;
         try {
-            Linker linker = Linker.nativeLinker();
-            SymbolLookup libc = linker.defaultLookup();
-            mincore = linker.downcallHandle(libc.find("mincore").orElseThrow(),
+            mincore = Libc.function("mincore",
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
                             ValueLayout.ADDRESS));
-            MethodHandle getpagesize = linker.downcallHandle(libc.find("getpagesize").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT));
+            MethodHandle getpagesize = Libc.function("getpagesize", FunctionDescriptor.of(ValueLayout.JAVA_INT));
             pageSize = (int) getpagesize.invokeExact();
         } catch (Throwable e) { // not Linux, no native access: callers fall back
             mincore = null;

@@ -2,9 +2,7 @@ package io.ringbase.os;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.ThreadFactory;
@@ -48,13 +46,11 @@ public final class ThreadPriority {
         MethodHandle tid = null;
         MethodHandle scheduler = null;
         try {
-            Linker linker = Linker.nativeLinker();
-            SymbolLookup libc = linker.defaultLookup();
-            set = linker.downcallHandle(libc.find("setpriority").orElseThrow(),
+            set = Libc.function("setpriority",
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                             ValueLayout.JAVA_INT));
-            tid = linker.downcallHandle(libc.find("gettid").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT));
-            scheduler = linker.downcallHandle(libc.find("sched_setscheduler").orElseThrow(),
+            tid = Libc.function("gettid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
+            scheduler = Libc.function("sched_setscheduler",
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                             ValueLayout.ADDRESS));
         } catch (RuntimeException | LinkageError e) {

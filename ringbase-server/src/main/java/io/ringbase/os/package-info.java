@@ -2,6 +2,7 @@
  * What Ringbase asks of the operating system beyond what the JDK offers: per-thread CPU priority for
  * background work ({@link io.ringbase.os.ThreadPriority}), reads with {@code pread} that bypass a file
  * mapping ({@link io.ringbase.os.NativeFile}), and how much of a mapping is in the page cache
- * ({@link io.ringbase.os.PageResidency}). Depends on nothing else of Ringbase.
+ * ({@link io.ringbase.os.PageResidency}); all three call the C library through the handles of
+ * {@code Libc}. Depends on nothing else of Ringbase.
  */
 package io.ringbase.os;
