@@ -285,8 +285,9 @@ public final class LsmEngine implements ManagedEngine {
                     throw walAppendFailed(w, e);
                 }
                 for (int i = from; i < to; i++) {
-                    target.insert(nodes[i], batch.key(i), batch.version(i), batch.expiresAtMs(i), batch.value(i));
+                    target.fill(nodes[i], batch.key(i), batch.version(i), batch.expiresAtMs(i), batch.value(i));
                 }
+                target.linkAll(nodes, from, to);
                 batch.markApplied(to);
                 writeWentThrough();
             }

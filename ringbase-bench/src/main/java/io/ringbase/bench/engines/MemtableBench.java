@@ -3,6 +3,7 @@ package io.ringbase.bench.engines;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.memtable.Memtable;
+import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -49,6 +50,10 @@ public final class MemtableBench implements Callable<Integer> {
             + "bench/rategen's keys, whose first 8 bytes tell most keys apart).")
     int keyDigits;
 
+    @Option(names = "--batch", defaultValue = "1", description = "Entries inserted together (default: ${DEFAULT-VALUE}): "
+            + "reserved and filled one by one, then linked with Memtable.linkAll, as the engine inserts a batch of writes.")
+    int batch;
+
     @Option(names = "--evict-bytes", defaultValue = "0", description = "Bytes of a 64 MiB buffer read after each "
             + "insert and lookup, moving on through it (default: ${DEFAULT-VALUE}): a model of the network stack "
             + "and the HTTP codec, which push the memtable out of the CPU caches between requests in a node.")
@@ -66,6 +71,35 @@ public final class MemtableBench implements Callable<Integer> {
 
     private byte[] key(long n) {
         return Keys.utf8(String.format(Locale.ROOT, "k%0" + keyDigits + "d", n));
+    }
+
+    /** Inserts entries in groups of {@code --batch} until the memtable is full; returns how many it took. */
+    private int fillInBatches(Memtable memtable, Entry[] entries, int capacity) {
+        long[] nodes = new long[batch];
+        int stored = 0;
+        while (stored < capacity) {
+            int n = 0;
+            while (n < batch && stored + n < capacity) {
+                Entry e = entries[stored + n];
+                long node = memtable.reserve(e.key().length, e.value().length);
+                if (node == Memtable.NO_ROOM) {
+                    break;
+                }
+                memtable.fill(node, e.key(), e.version(), e.expiresAtMs(), MemorySegment.ofArray(e.value()));
+                nodes[n++] = node;
+            }
+            if (n > 0) {
+                memtable.linkAll(nodes, 0, n);
+                for (int i = 0; i < n; i++) {
+                    evict();
+                }
+            }
+            stored += n;
+            if (n < batch) {
+                break; // no room for the next one
+            }
+        }
+        return stored;
     }
 
     /** Reads the next {@code --evict-bytes} of the eviction buffer, one long per 64-byte line. */
@@ -113,9 +147,13 @@ public final class MemtableBench implements Callable<Integer> {
             memtable = new Memtable(memtableBytes);
             int stored = 0;
             long start = System.nanoTime();
-            while (stored < capacity && memtable.put(entries[stored])) {
-                stored++;
-                evict();
+            if (batch <= 1) {
+                while (stored < capacity && memtable.put(entries[stored])) {
+                    stored++;
+                    evict();
+                }
+            } else {
+                stored = fillInBatches(memtable, entries, capacity);
             }
             long nanos = System.nanoTime() - start;
             held = keys;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Keys;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
@@ -26,6 +27,9 @@ import net.jqwik.api.constraints.IntRange;
  * The off-heap memtable against a {@code TreeMap} model: writes from several threads at once (values,
  * overwrites, tombstones, expiries), in a memtable small enough that slabs run out mid-entry and some
  * writes are refused; then every key read back, every range scanned, and the flush view compared.
+ * Writes go in one by one ({@link Memtable#put}) or in batches ({@link Memtable#fill}, then
+ * {@link Memtable#linkAll}, as the engine writes a batch), where one batch may hold several versions of
+ * a key and another thread's writes land among its interleaved searches.
  */
 class MemtablePropertyTest {
 
@@ -34,6 +38,19 @@ class MemtablePropertyTest {
             @ForAll("operations") List<Entry> operations,
             @ForAll @IntRange(min = 1, max = 4) int threads,
             @ForAll @IntRange(min = 16, max = 256) int limitKiB) throws Exception {
+        check(operations, threads, limitKiB, 1);
+    }
+
+    @Property(tries = 60)
+    void batchedWritesMatchATreeMapOfTheNewestAcceptedEntries(
+            @ForAll("operations") List<Entry> operations,
+            @ForAll @IntRange(min = 1, max = 4) int threads,
+            @ForAll @IntRange(min = 16, max = 256) int limitKiB,
+            @ForAll @IntRange(min = 2, max = 24) int batch) throws Exception {
+        check(operations, threads, limitKiB, batch);
+    }
+
+    private static void check(List<Entry> operations, int threads, int limitKiB, int batch) throws Exception {
         Memtable mt = new Memtable(limitKiB * 1024L);
         List<List<Entry>> perThread = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -48,13 +65,7 @@ class MemtablePropertyTest {
         for (List<Entry> mine : perThread) {
             accepted.add(pool.submit(() -> {
                 start.await();
-                List<Entry> stored = new ArrayList<>();
-                for (Entry e : mine) {
-                    if (mt.put(e)) {
-                        stored.add(e);
-                    }
-                }
-                return stored;
+                return batch == 1 ? putOneByOne(mt, mine) : putInBatches(mt, mine, batch);
             }));
         }
         start.countDown();
@@ -88,6 +99,44 @@ class MemtablePropertyTest {
         } finally {
             mt.release();
         }
+    }
+
+    private static List<Entry> putOneByOne(Memtable mt, List<Entry> entries) {
+        List<Entry> stored = new ArrayList<>();
+        for (Entry e : entries) {
+            if (mt.put(e)) {
+                stored.add(e);
+            }
+        }
+        return stored;
+    }
+
+    /** Reserves and fills up to {@code batch} entries, then links them together; stops at the first refused. */
+    private static List<Entry> putInBatches(Memtable mt, List<Entry> entries, int batch) {
+        List<Entry> stored = new ArrayList<>();
+        long[] nodes = new long[batch];
+        int next = 0;
+        boolean full = false;
+        while (next < entries.size() && !full) {
+            int n = 0;
+            while (n < batch && next < entries.size()) {
+                Entry e = entries.get(next);
+                byte[] value = e.value();
+                long node = mt.reserve(e.key().length, value == null ? 0 : value.length);
+                if (node == Memtable.NO_ROOM) {
+                    full = true;
+                    break;
+                }
+                mt.fill(node, e.key(), e.version(), e.expiresAtMs(), value == null ? null : MemorySegment.ofArray(value));
+                nodes[n++] = node;
+                stored.add(e);
+                next++;
+            }
+            if (n > 0) {
+                mt.linkAll(nodes, 0, n);
+            }
+        }
+        return stored;
     }
 
     private static long maxEntryNode(List<Entry> operations) {
