@@ -2,10 +2,11 @@
 # Inserts into a memtable and point lookups in a full one (io.ringbase.bench.engines.MemtableBench), in
 # one JVM: ns per insert, and ns per lookup of keys the memtable holds and of keys it does not, several
 # rounds. Flags go to MemtableBench (--memtable-size, --value-size, --lookups, --rounds, --sequential;
-# --key-digits, --evict-bytes; --help lists them). Examples:
+# --key-digits, --evict-bytes, --batch; --help lists them). Examples:
 #   bench/memtable-bench.sh --value-size 100
 #   bench/memtable-bench.sh --sequential      # keys inserted in increasing order
 #   bench/memtable-bench.sh --key-digits 12 --evict-bytes 16384   # rategen's keys, caches cold as in a node
+#   bench/memtable-bench.sh --batch 4         # inserts linked four at a time (Memtable.linkAll)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bin/find-jdk.sh"
