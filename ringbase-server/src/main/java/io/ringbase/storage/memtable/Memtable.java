@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.LongAccumulator;
  *
  * <p><b>Writing</b> is two steps so that the engine can make room before it appends to the WAL:
  * {@link #reserve} takes the node's bytes (or says the memtable is full), {@link #insert} fills and
- * links them. {@link #put} does both.
+ * links them. {@link #put} does both. A batch of writes is filled one by one ({@link #fill}) and linked
+ * together ({@link #linkAll}), whose searches run interleaved so that their cache misses overlap.
  *
  * <p><b>Key filter</b> (for point reads; scans use the skip list). Beside the skip list a memtable
  * keeps, in native memory from its arena and freed with its slabs:
