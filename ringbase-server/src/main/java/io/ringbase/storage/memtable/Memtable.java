@@ -187,11 +187,7 @@ public final class Memtable {
      */
     public boolean insert(long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value) {
         fill(reservation, key, version, expiresAtMs, value);
-        if (!link(reservation)) {
-            return false;
-        }
-        count++; // racy increments are tolerable: the count sizes Bloom filters, not correctness
-        return true;
+        return linkCounted(reservation);
     }
 
     /**
@@ -255,14 +251,10 @@ public final class Memtable {
                 if (level < 0) {
                     continue;
                 }
-                long x = search.x[i];
-                long next = next(x, level);
-                if (next != NULL && compareNodes(next, search.node[i]) < 0) {
+                long next = searchStep(search.x[i], search.node[i], level, splices, i * SPLICE_LONGS);
+                if (next != NULL) {
                     search.x[i] = next;
                 } else {
-                    int base = i * SPLICE_LONGS;
-                    splices[base + level] = x;
-                    splices[base + MAX_HEIGHT + level] = next;
                     search.level[i] = level - 1;
                     if (level == 0) {
                         searching--;
@@ -280,11 +272,12 @@ public final class Memtable {
         return linked;
     }
 
+    /** Links one filled node and counts it if linked. */
     private boolean linkCounted(long node) {
         if (!link(node)) {
             return false;
         }
-        count++;
+        count++; // racy increments are tolerable: the count sizes Bloom filters, not correctness
         return true;
     }
 
@@ -398,16 +391,26 @@ public final class Memtable {
      * {@code splices} from {@code base}, and returns that node.
      */
     private long findSplice(long x, long node, int level, long[] splices, int base) {
-        while (true) {
-            long next = next(x, level);
-            if (next != NULL && compareNodes(next, node) < 0) {
-                x = next;
-            } else {
-                splices[base + level] = x;
-                splices[base + MAX_HEIGHT + level] = next;
-                return x;
-            }
+        for (long next = searchStep(x, node, level, splices, base); next != NULL;
+                next = searchStep(x, node, level, splices, base)) {
+            x = next;
         }
+        return x;
+    }
+
+    /**
+     * One step of the search for {@code node}'s place at {@code level}, standing on {@code x}: the next
+     * node if it sorts before {@code node} (move there), else 0, with {@code x} and its successor recorded
+     * as the place at that level in {@code splices} from {@code base}.
+     */
+    private long searchStep(long x, long node, int level, long[] splices, int base) {
+        long next = next(x, level);
+        if (next != NULL && compareNodes(next, node) < 0) {
+            return next;
+        }
+        splices[base + level] = x;
+        splices[base + MAX_HEIGHT + level] = next;
+        return NULL;
     }
 
     /** Whether the level-0 neighbours of {@code node}'s place make it redundant. */
