@@ -17,10 +17,11 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Load test, profile and report in one command: finds the saturation rate with a constant-rate "
-                + "ladder, runs at a fraction of it with latency corrected for coordinated omission (oha), profiles the "
+                + "ladder, runs at a fraction of it with latency corrected for coordinated omission (rategen, or oha), profiles the "
                 + "node(s) with async-profiler, measures each node's GC pauses, heap bytes allocated per request and peak "
                 + "RSS over that run, and writes bench-reports/<date>-<workload>/report.md.",
-                "Installs oha (crates.io, cargo) and async-profiler (Maven Central) into bench/.cache on first use."})
+                "Compiles rategen (cc) or installs oha (crates.io, cargo), and installs async-profiler (Maven Central), "
+                        + "into bench/.cache on first use."})
 public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--workload", defaultValue = "put", paramLabel = "put|get|mixed|range",
@@ -84,7 +85,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--baseline", paramLabel = "DIR", description = "An earlier report directory: adds ratio columns against it.")
     Path baseline;
 
-    @Option(names = "--ycsb", paramLabel = "A-F", description = "Run this YCSB core workload instead of the oha ladder and stable run.")
+    @Option(names = "--ycsb", paramLabel = "A-F", description = "Run this YCSB core workload instead of the load generator's ladder and stable run.")
     String ycsb;
 
     @Option(names = "--ycsb-records", defaultValue = "100000", description = "YCSB record count (default: ${DEFAULT-VALUE}).")
@@ -111,6 +112,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--load-cpu", defaultValue = "1", description = "CPU the load generator is pinned to, -1 for none (default: ${DEFAULT-VALUE}).")
     int loadCpu;
 
+    @Option(names = "--load-generator", defaultValue = "rategen", paramLabel = "rategen|oha",
+            description = "Constant-rate load generator: rategen (bench/rategen/rategen.c, compiled with cc on first use) "
+                    + "or oha (installed with cargo on first use) (default: ${DEFAULT-VALUE}).")
+    String loadGenerator;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -134,7 +140,8 @@ public final class BenchCommand implements Callable<Integer> {
                     readRatio, valueSize, prefill != null ? prefill : url != null ? 0 : BenchConfig.DEFAULT_KEYS, connections, ack, from, cluster, url, sloMs, stableFraction, duration,
                     stepDuration, startRate, warmup, maxSteps, out, baseline, ycsb == null ? null : ycsb.toUpperCase(Locale.ROOT),
                     ycsbRecords, ycsbOps, ycsbThreads, !noProfile, serverCpu, loadCpu,
-                    argsAfterBench(spec.commandLine().getParseResult().originalArgs()), serveArgs);
+                    argsAfterBench(spec.commandLine().getParseResult().originalArgs()), serveArgs,
+                    parse(LoadGenerator.Kind.class, loadGenerator, "--load-generator"));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

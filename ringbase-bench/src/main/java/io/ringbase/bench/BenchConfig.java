@@ -27,7 +27,7 @@ import java.util.List;
  * @param maxSteps       most ladder steps (default 12)
  * @param outDir         where report directories go (default {@code bench-reports})
  * @param baseline       an earlier report directory to compare against, or null
- * @param ycsb           YCSB core workload letter A-F instead of the oha run, or null
+ * @param ycsb           YCSB core workload letter A-F instead of the load generator's ladder and stable run, or null
  * @param ycsbRecords    YCSB record count (default 100,000)
  * @param ycsbOps        YCSB operation count (default 500,000)
  * @param ycsbThreads    YCSB client threads (default 16)
@@ -37,13 +37,14 @@ import java.util.List;
  * @param commandLine    the arguments as given, for the report
  * @param serveArgs      further flags for the nodes bench starts ({@code --serve-arg}, e.g. {@code --no-metrics});
  *                       none with {@code url}
+ * @param loadGenerator  the constant-rate load generator (default {@code rategen})
  * @throws IllegalArgumentException naming the first bad value
  */
 public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, int valueSize, long prefill,
         int connections, int ack, int from, int clusterSize, URI url, double sloMs, double stableFraction,
         int durationS, int stepS, long startRate, int warmupS, int maxSteps, Path outDir, Path baseline, String ycsb,
         long ycsbRecords, long ycsbOps, int ycsbThreads, boolean profile, int serverCpu, int loadCpu,
-        List<String> commandLine, List<String> serveArgs) {
+        List<String> commandLine, List<String> serveArgs, LoadGenerator.Kind loadGenerator) {
 
     public BenchConfig {
         require(readRatio >= 0 && readRatio <= 1, "--read-ratio must be between 0 and 1, got " + readRatio);
@@ -60,7 +61,7 @@ public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, i
         require(startRate >= 1, "--start-rate must be positive, got " + startRate);
         require(warmupS >= 0, "--warmup must be >= 0 s, got " + warmupS);
         require(maxSteps >= 1, "--max-steps must be positive, got " + maxSteps);
-        require(keys != KeyChoice.SEQUENTIAL, "--keys sequential: oha draws its URLs at random, so load runs take "
+        require(keys != KeyChoice.SEQUENTIAL, "--keys sequential: the load generator draws its URLs at random, so load runs take "
                 + "uniform or zipfian keys (the prefill always writes keys in order)");
         require(ycsb == null || ycsb.matches("[A-F]"), "--ycsb must be one of A-F, got " + ycsb);
         require(ycsbRecords > 0 && ycsbOps > 0 && ycsbThreads > 0, "--ycsb-records, --ycsb-ops and --ycsb-threads must be positive");

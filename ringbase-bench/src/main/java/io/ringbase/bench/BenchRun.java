@@ -63,11 +63,14 @@ public final class BenchRun {
         Path work = Files.createTempDirectory("ringbase-bench-");
         List<String> notes = new ArrayList<>();
         List<String> tools = new ArrayList<>();
-        OhaDriver oha = null;
+        LoadGenerator load = null;
         Profiler profiler = null;
         if (config.ycsb() == null) {
-            oha = new OhaDriver(OhaInstaller.ensure(cache), config.loadCpu(), work);
-            tools.add(oha.version() + " (-q RATE --latency-correction)");
+            load = switch (config.loadGenerator()) {
+                case RATEGEN -> new RategenDriver(RategenInstaller.ensure(cache), config.loadCpu(), work);
+                case OHA -> new OhaDriver(OhaInstaller.ensure(cache), config.loadCpu(), work);
+            };
+            tools.add(load.describe());
             if (config.profile() && config.url() == null) {
                 profiler = Profiler.ensure(cache);
                 tools.add("async-profiler " + profiler.version());
@@ -102,7 +105,7 @@ public final class BenchRun {
                         + (target.local() ? " (the nodes' GC logs are in the report directory)." : "."),
                         out, baseline, nameOf(config.baseline()), notes);
             } else {
-                report = loadTest(oha, profiler, target, dir, work, env, baseline, notes);
+                report = loadTest(load, profiler, target, dir, work, env, baseline, notes);
             }
         } finally {
             if (target.local()) {
@@ -122,12 +125,12 @@ public final class BenchRun {
      * More warm-up runs at the start rate, {@link SteadyState#RUN_S} s each, until every node has finished
      * a compaction (at most {@link SteadyState#MAX_RUNS}): the ladder then starts from steady state.
      */
-    private void settleWrites(OhaDriver oha, LoadPlan plan, NodeLauncher.Target target, List<String> notes)
+    private void settleWrites(LoadGenerator load, LoadPlan plan, NodeLauncher.Target target, List<String> notes)
             throws IOException, InterruptedException {
         SteadyState steady = new SteadyState(target.urls());
         int runs = 0;
         while (runs < SteadyState.MAX_RUNS && !steady.reached()) {
-            oha.run(plan.specs(config.startRate()), SteadyState.RUN_S);
+            load.run(plan.specs(config.startRate()), SteadyState.RUN_S);
             runs++;
         }
         boolean reached = runs < SteadyState.MAX_RUNS || steady.reached();
@@ -140,7 +143,7 @@ public final class BenchRun {
                 + "recompile the storage code for seconds).");
     }
 
-    private Report loadTest(OhaDriver oha, Profiler profiler, NodeLauncher.Target target, Path dir, Path work,
+    private Report loadTest(LoadGenerator load, Profiler profiler, NodeLauncher.Target target, Path dir, Path work,
             List<String[]> env, Map<String, Double> baseline, List<String> notes) throws IOException, InterruptedException {
         LoadPlan plan = LoadPlan.prepare(config, target.urls(), work);
         CausesMeter causes = null; // before the warm-up: JFR's start-up is not in the stable run
@@ -155,9 +158,9 @@ public final class BenchRun {
             // and their recompilation under load would land in the first step (bench/RESULTS.md, 2026-11-26).
             int first = (config.warmupS() + 1) / 2;
             int second = config.warmupS() - first;
-            LoadResult w = oha.run(plan.specs(config.startRate()), first);
+            LoadResult w = load.run(plan.specs(config.startRate()), first);
             if (second > 0) {
-                w = oha.run(plan.specs(config.startRate()), second);
+                w = load.run(plan.specs(config.startRate()), second);
             }
             String runs = second > 0 ? first + " s + " + second + " s" : first + " s";
             log.printf("bench: warm-up %,d req/s for %s (not judged): achieved %,.0f, p99 %.2f ms in its last run%n",
@@ -167,14 +170,14 @@ public final class BenchRun {
                     runs, config.startRate(), second > 0 ? "two generator runs" : "one generator run",
                     w.achievedRate(), w.percentileMs(99)));
             if (config.workload().writes() && target.local()) {
-                settleWrites(oha, plan, target, notes);
+                settleWrites(load, plan, target, notes);
             }
         }
         SaturationLadder ladder = new SaturationLadder(config.startRate(), config.sloMs(), LADDER_PRECISION, config.maxSteps());
         var next = ladder.nextRate();
         while (next.isPresent()) {
             long rate = next.getAsLong();
-            LoadResult r = oha.run(plan.specs(rate), config.stepS());
+            LoadResult r = load.run(plan.specs(rate), config.stepS());
             SaturationLadder.Step step = ladder.record(new SaturationLadder.Measurement(rate, r.achievedRate(),
                     r.percentileMs(99), r.errorShare(plan.expectedStatuses())));
             log.printf("bench: ladder %,d req/s: achieved %,.0f, p99 %.2f ms, statuses %s -> %s%n", rate, r.achievedRate(),
@@ -205,7 +208,7 @@ public final class BenchRun {
             causes.openWindow(config.durationS());
         }
         ProgressLine progress = new ProgressLine(target.urls(), config.durationS(), log);
-        LoadResult stable = oha.run(plan.specs((long) stableRate), config.durationS(), progress::tick);
+        LoadResult stable = load.run(plan.specs((long) stableRate), config.durationS(), progress::tick);
         if (profiling != null) {
             profiling.join();
             if (profileError.get() != null) {
@@ -287,11 +290,11 @@ public final class BenchRun {
         }
     }
 
-    /** Which oha processes make up one rate: one per node (and per method for mixed), with their URL sources. */
-    record LoadPlan(List<List<OhaDriver.Spec>> perNode, BenchConfig config) {
+    /** Which load generator processes make up one rate: one per node (and per method for mixed), with their URL sources. */
+    record LoadPlan(List<List<LoadSpec>> perNode, BenchConfig config) {
 
         static LoadPlan prepare(BenchConfig config, List<URI> urls, Path work) throws IOException {
-            List<List<OhaDriver.Spec>> perNode = new ArrayList<>();
+            List<List<LoadSpec>> perNode = new ArrayList<>();
             Path body = work.resolve("value.bin");
             byte[] value = new byte[config.valueSize()];
             for (int i = 0; i < value.length; i++) {
@@ -302,18 +305,18 @@ public final class BenchRun {
             for (URI url : urls) {
                 n++;
                 String base = url.toString().replaceAll("/$", "");
-                List<OhaDriver.Spec> specs = new ArrayList<>();
+                List<LoadSpec> specs = new ArrayList<>();
                 Workload w = config.workload();
                 if (w.writes()) {
-                    OhaDriver.Spec put;
+                    LoadSpec put;
                     if (config.keys() == KeyChoice.UNIFORM) {
-                        put = new OhaDriver.Spec("PUT", KeySpace.putRegex(base, config.replicaQuery()), OhaDriver.UrlSource.REGEX,
+                        put = new LoadSpec("PUT", KeySpace.putUrl(base, config.replicaQuery()), LoadSpec.UrlSource.NEW_KEYS,
                                 body, 1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
                     } else {
                         Path file = work.resolve("put-urls-" + n + ".txt");
                         KeySpace.writeUrlFile(file, base, Math.max(config.prefill(), BenchConfig.DEFAULT_KEYS), config.keys(), false,
                                 config.replicaQuery(), n);
-                        put = new OhaDriver.Spec("PUT", file.toString(), OhaDriver.UrlSource.FILE, body,
+                        put = new LoadSpec("PUT", file.toString(), LoadSpec.UrlSource.FILE, body,
                                 1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
                     }
                     specs.add(put);
@@ -322,7 +325,7 @@ public final class BenchRun {
                     Path file = work.resolve("get-urls-" + n + ".txt");
                     KeySpace.writeUrlFile(file, base, config.readKeys(), config.keys(), w == Workload.RANGE,
                             config.replicaQuery(), 100 + n);
-                    specs.add(new OhaDriver.Spec("GET", file.toString(), OhaDriver.UrlSource.FILE, null,
+                    specs.add(new LoadSpec("GET", file.toString(), LoadSpec.UrlSource.FILE, null,
                             w == Workload.MIXED ? config.readRatio() : 1.0, 0));
                 }
                 perNode.add(specs);
@@ -331,16 +334,15 @@ public final class BenchRun {
         }
 
         /** The specs for a total rate: the rate and the connections split over nodes and methods by share. */
-        List<OhaDriver.Spec> specs(long rate) {
-            List<OhaDriver.Spec> out = new ArrayList<>();
-            for (List<OhaDriver.Spec> node : perNode) {
-                for (OhaDriver.Spec s : node) {
+        List<LoadSpec> specs(long rate) {
+            List<LoadSpec> out = new ArrayList<>();
+            for (List<LoadSpec> node : perNode) {
+                for (LoadSpec s : node) {
                     double share = s.rate() / perNode.size();
                     if (share <= 0) {
                         continue;
                     }
-                    out.add(new OhaDriver.Spec(s.method(), s.url(), s.source(), s.body(), rate * share,
-                            Math.max(1, (int) Math.round(config.connections() * share))));
+                    out.add(s.at(rate * share, Math.max(1, (int) Math.round(config.connections() * share))));
                 }
             }
             return out;

@@ -38,7 +38,7 @@ public final class Environment {
                 : config.clusterSize() + " fresh local node(s), pinned to CPU " + config.serverCpu()});
         rows.add(new String[] {"tools", String.join("; ", tools)});
         rows.add(new String[] {"layout", config.ycsb() != null ? "YCSB client JVM unpinned"
-                : "oha pinned to CPU " + config.loadCpu() + (config.url() == null ? ", nodes to CPU " + config.serverCpu() : "")});
+                : config.loadGenerator().name().toLowerCase(java.util.Locale.ROOT) + " pinned to CPU " + config.loadCpu() + (config.url() == null ? ", nodes to CPU " + config.serverCpu() : "")});
         rows.add(new String[] {"workload", config.ycsb() != null
                 ? String.format("YCSB core workload %s, %,d records, %,d operations, %d client threads", config.ycsb(),
                         config.ycsbRecords(), config.ycsbOps(), config.ycsbThreads())

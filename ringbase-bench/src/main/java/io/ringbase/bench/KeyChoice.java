@@ -2,7 +2,7 @@ package io.ringbase.bench;
 
 /** How the load generator picks keys. */
 public enum KeyChoice {
-    /** Keys in order; the prefill always writes this way. oha draws URLs at random, so not for load runs. */
+    /** Keys in order; the prefill always writes this way. The load generator draws URLs at random, so not for load runs. */
     SEQUENTIAL,
     /** Every key equally likely. */
     UNIFORM,

@@ -10,13 +10,13 @@ import site.ycsb.generator.ScrambledZipfianGenerator;
 import site.ycsb.generator.UniformLongGenerator;
 
 /**
- * Key names and the URL lists oha draws from. Prefilled keys are {@code k0000000000 .. k<n-1>} (zero-padded,
+ * Key names and the URL lists the load generator draws from. Prefilled keys are {@code k0000000000 .. k<n-1>} (zero-padded,
  * so their byte order is their number order and a range of them is contiguous); keys written by the PUT
  * workload are {@code u} and 12 random digits, so nearly every PUT writes a new key.
  */
 public final class KeySpace {
 
-    /** URLs in a generated URL file: oha draws from them at random, so this many distinct draws. */
+    /** URLs in a generated URL file: the load generator draws from them at random, so this many distinct draws. */
     public static final int URLS_PER_FILE = 1_000_000;
     /** Keys per range request of the {@code range} workload. */
     public static final int RANGE_KEYS = 100;
@@ -29,9 +29,12 @@ public final class KeySpace {
         return String.format("k%010d", i);
     }
 
-    /** oha's URL regex for PUTs of new random keys against {@code base}. */
-    public static String putRegex(String base, String replicaQuery) {
-        return base + "/v0/entity\\?id=u[0-9]{12}" + replicaQuery;
+    /**
+     * The URL of PUTs of new random keys against {@code base}: key {@code u} and the 12 random digits that
+     * the load generator puts in place of {@link LoadSpec#KEY}.
+     */
+    public static String putUrl(String base, String replicaQuery) {
+        return base + "/v0/entity?id=u" + LoadSpec.KEY + replicaQuery;
     }
 
     /**

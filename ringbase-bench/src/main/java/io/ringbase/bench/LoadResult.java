@@ -20,8 +20,8 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
 
     /**
      * The status under which {@link #statuses} counts requests that got no answer: a connection error or a
-     * timeout (oha's CSV lists answered requests only; run with {@code -n}, it sends exactly that many, so
-     * the difference is what failed).
+     * timeout (each generator sends a known number of requests and records the answered ones, so the
+     * difference is what failed).
      */
     public static final int NO_ANSWER = 0;
 

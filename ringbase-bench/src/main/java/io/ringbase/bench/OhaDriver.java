@@ -15,28 +15,7 @@ import java.util.concurrent.TimeUnit;
  * or GETs beside PUTs) run as parallel oha processes whose results are merged. oha is pinned to one CPU
  * with {@code taskset} when that is available.
  */
-public final class OhaDriver {
-
-    /** How oha gets its URLs. */
-    public enum UrlSource {
-        /** The URL is a regular expression oha expands per request ({@code --rand-regex-url}). */
-        REGEX,
-        /** The URL is a file of URLs, one a line, drawn at random per request ({@code --urls-from-file}). */
-        FILE
-    }
-
-    /**
-     * One oha process.
-     *
-     * @param method      HTTP method
-     * @param url         the URL regex or the path of the URL file
-     * @param source      what {@code url} is
-     * @param body        request body file, or null
-     * @param rate        requests per second
-     * @param connections connections
-     */
-    public record Spec(String method, String url, UrlSource source, Path body, double rate, int connections) {
-    }
+public final class OhaDriver implements LoadGenerator {
 
     private final Path oha;
     private final int cpu;
@@ -55,7 +34,7 @@ public final class OhaDriver {
     }
 
     /** The command line of one spec, without pinning. */
-    public List<String> command(Spec spec, int durationS, Path csv) {
+    public List<String> command(LoadSpec spec, int durationS, Path csv) {
         // -n rather than -z: oha then sends exactly that many at the constant rate (with -z it left a few
         // unsent at the deadline), so what its CSV lacks got no answer (an error or a timeout)
         List<String> cmd = new ArrayList<>(List.of(oha.toString(), "--no-tui", "-n", Long.toString(intended(spec, durationS)),
@@ -65,32 +44,33 @@ public final class OhaDriver {
         if (spec.body() != null) {
             cmd.addAll(List.of("-D", spec.body().toString(), "-T", "application/octet-stream"));
         }
-        cmd.add(spec.source() == UrlSource.REGEX ? "--rand-regex-url" : "--urls-from-file");
-        cmd.add(spec.url());
+        if (spec.source() == LoadSpec.UrlSource.NEW_KEYS) {
+            cmd.add("--rand-regex-url");
+            cmd.add(regexOf(spec.url()));
+        } else {
+            cmd.add("--urls-from-file");
+            cmd.add(spec.url());
+        }
         return cmd;
     }
 
     /**
-     * Runs all specs side by side for {@code durationS} seconds and merges what they measured.
-     *
-     * @throws IOException if oha fails or its output cannot be read (the message holds oha's stderr)
+     * oha's {@code --rand-regex-url} for a {@link LoadSpec.UrlSource#NEW_KEYS} URL: the {@code ?} escaped,
+     * {@link LoadSpec#KEY} as {@code [0-9]{12}}.
      */
-    public LoadResult run(List<Spec> specs, int durationS) throws IOException, InterruptedException {
-        return run(specs, durationS, elapsedS -> { });
+    static String regexOf(String template) {
+        return template.replace("?", "\\?").replace(LoadSpec.KEY, "[0-9]{12}");
     }
 
-    /**
-     * {@link #run(List, int)}, calling {@code tick} with the elapsed seconds once a second while oha runs.
-     *
-     * @throws IOException if oha fails or its output cannot be read (the message holds oha's stderr)
-     */
-    public LoadResult run(List<Spec> specs, int durationS, java.util.function.IntConsumer tick)
+    /** {@inheritDoc} The exception message holds oha's stderr when oha fails. */
+    @Override
+    public LoadResult run(List<LoadSpec> specs, int durationS, java.util.function.IntConsumer tick)
             throws IOException, InterruptedException {
         List<Process> procs = new ArrayList<>();
         List<Path> csvs = new ArrayList<>();
         List<Path> errs = new ArrayList<>();
         try {
-            for (Spec spec : specs) {
+            for (LoadSpec spec : specs) {
                 int n = ++runs;
                 Path csv = workDir.resolve("oha-" + n + ".csv");
                 Path err = workDir.resolve("oha-" + n + ".err");
@@ -143,8 +123,13 @@ public final class OhaDriver {
     }
 
     /** Requests oha sends for {@code spec} in {@code durationS} seconds at its constant rate. */
-    static long intended(Spec spec, int durationS) {
+    static long intended(LoadSpec spec, int durationS) {
         return Math.max(1, Math.round(spec.rate() * durationS));
+    }
+
+    @Override
+    public String describe() {
+        return version() + " (-q RATE --latency-correction)";
     }
 
     /** oha's version line, e.g. {@code oha 1.16.0}. */

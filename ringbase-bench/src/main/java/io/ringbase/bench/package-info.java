@@ -2,9 +2,10 @@
  * {@code ringbase bench}: load test, profile and report in one command.
  *
  * <p>One class per concern: {@link io.ringbase.bench.NodeLauncher} starts the target nodes,
- * {@link io.ringbase.bench.Prefill} loads keys before read workloads, {@link io.ringbase.bench.OhaInstaller}
- * and {@link io.ringbase.bench.OhaDriver} install and run the constant-rate load generator (oha), whose
- * per-request output {@link io.ringbase.bench.OhaCsv} reads into an HdrHistogram,
+ * {@link io.ringbase.bench.Prefill} loads keys before read workloads, a {@link io.ringbase.bench.LoadGenerator}
+ * sends the constant-rate load ({@link io.ringbase.bench.RategenInstaller} and {@link io.ringbase.bench.RategenDriver}
+ * compile and run {@code bench/rategen/rategen.c}, {@link io.ringbase.bench.OhaInstaller} and
+ * {@link io.ringbase.bench.OhaDriver} install and run oha) and reads its per-request records into an HdrHistogram,
  * {@link io.ringbase.bench.SaturationLadder} decides the rates of the saturation search,
  * {@link io.ringbase.bench.Profiler} attaches async-profiler, {@link io.ringbase.bench.CausesMeter} measures each
  * local node's GC pauses ({@link io.ringbase.bench.GcLog}, placed in time by {@link io.ringbase.bench.NodeUptime}),

@@ -11,13 +11,14 @@ class BenchConfigTest {
 
     private static BenchConfig config(Workload w, KeyChoice keys, int ack, int from) {
         return new BenchConfig(w, keys, 0.5, 100, 1000, 64, ack, from, 1, null, 10, 0.8, 60, 5, 5000, 10, 12,
-                Path.of("bench-reports"), null, null, 100, 100, 4, true, 0, 1, List.of("--workload", w.label()), List.of());
+                Path.of("bench-reports"), null, null, 100, 100, 4, true, 0, 1, List.of("--workload", w.label()), List.of(),
+                LoadGenerator.Kind.RATEGEN);
     }
 
     @Test
     void sequentialKeysAreRefusedForLoadRunsWithTheReason() {
         assertThatThrownBy(() -> config(Workload.GET, KeyChoice.SEQUENTIAL, 0, 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("oha draws its URLs at random");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the load generator draws its URLs at random");
     }
 
     @Test
