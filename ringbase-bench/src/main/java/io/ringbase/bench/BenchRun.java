@@ -11,6 +11,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -217,6 +218,16 @@ public final class BenchRun {
                 notes.add("The profiler's overhead in the stable run's latencies: attach/stop via jcmd at each third, "
                         + "cpu, allocation and lock sampling.");
             }
+        }
+        if (saturation > 0 && stable.percentileMs(99) > config.sloMs()) {
+            String held = String.format(Locale.ROOT, "The stable run did not hold the SLO: p99 %.2f ms > %.1f ms at %,.0f req/s "
+                    + "(%.0f%% of the saturation rate) for %d s. The ladder's %d s steps passed at %,d req/s, but the node "
+                    + "does not sustain that rate: work it can defer past a short step (flushes, compactions) comes due in a "
+                    + "longer run. A longer --step-duration gives a saturation rate closer to what it sustains.",
+                    stable.percentileMs(99), config.sloMs(), stableRate, 100 * config.stableFraction(), config.durationS(),
+                    config.stepS(), saturation);
+            log.println("bench: " + held);
+            notes.add(held);
         }
         List<Report.NodeCauses> nodeCauses = causes == null ? List.of() : causes.results(stable.achievedRate(), notes);
         try (PrintStream hgrm = new PrintStream(Files.newOutputStream(dir.resolve("stable.hgrm")))) {
