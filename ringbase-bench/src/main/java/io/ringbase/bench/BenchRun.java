@@ -221,9 +221,9 @@ public final class BenchRun {
         }
         if (saturation > 0 && stable.percentileMs(99) > config.sloMs()) {
             String held = String.format(Locale.ROOT, "The stable run did not hold the SLO: p99 %.2f ms > %.1f ms at %,.0f req/s "
-                    + "(%.0f%% of the saturation rate) for %d s. The ladder's %d s steps passed at %,d req/s, but the node "
-                    + "does not sustain that rate: work it can defer past a short step (flushes, compactions) comes due in a "
-                    + "longer run. A longer --step-duration gives a saturation rate closer to what it sustains.",
+                    + "(%.0f%% of the saturation rate) for %d s, although the ladder's %d s steps passed at %,d req/s: work a "
+                    + "node defers past a short step (flushes, compactions) comes due in a longer run, and one stall more or "
+                    + "less decides a step. A longer --step-duration gives a saturation rate closer to what the node sustains.",
                     stable.percentileMs(99), config.sloMs(), stableRate, 100 * config.stableFraction(), config.durationS(),
                     config.stepS(), saturation);
             log.println("bench: " + held);
