@@ -14,7 +14,8 @@
 // request when that request is due and its previous response is complete (no pipelining), so a
 // connection that falls behind sends its late requests back to back. Latency = response complete -
 // intended send time, so a stall of the server (or of this program) shows in full in every request
-// it delayed. Requests still unanswered -t seconds after the schedule's end count as not answered.
+// it delayed. Nothing is sent after the schedule's end: requests a connection was still behind on
+// are "unsent", and requests still unanswered -t seconds after the end count as not answered.
 //
 // Usage: rategen (-u URL | -f URLFILE) -R RATE -d SECONDS [-c CONNS] [-m METHOD] [-b BODYFILE]
 //                [-K KEYS] [-P PREFIX] [-t GRACE_S] [-o RECORDFILE]
@@ -429,9 +430,10 @@ int main(int argc, char **argv) {
         // send on every idle connection whose next request is due, and find when the next one falls due
         uint64_t next_due = UINT64_MAX;
         int out = 0;
+        int sending = now < deadline;          // nothing is sent after the schedule's end
         for (int i = 0; i < nconns; i++) {
             struct conn *c = &conns[i];
-            if (!c->busy && c->fd >= 0 && c->slot < slots) {
+            if (sending && !c->busy && c->fd >= 0 && c->slot < slots) {
                 uint64_t due = slot_time(c->slot);
                 if (due <= now) {
                     c->intended = due;
@@ -445,7 +447,7 @@ int main(int argc, char **argv) {
                     next_due = due;
                 }
             }
-            out += c->busy || (c->fd >= 0 && c->slot < slots);
+            out += c->busy || (sending && c->fd >= 0 && c->slot < slots);
         }
         if (out == 0 || now >= give_up) break;
         int timeout_ms = 0;

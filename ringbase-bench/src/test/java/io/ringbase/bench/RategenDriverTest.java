@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,6 +39,7 @@ class RategenDriverTest {
     Path dir;
 
     private HttpServer server;
+    private ExecutorService handlers;
     private String base;
     private final Set<String> keys = ConcurrentHashMap.newKeySet();
     private final AtomicLong goodBodies = new AtomicLong();
@@ -70,6 +73,8 @@ class RategenDriverTest {
             ex.getResponseBody().write(msg);
             ex.close();
         });
+        handlers = Executors.newFixedThreadPool(4);
+        server.setExecutor(handlers);
         server.start();
         base = "http://127.0.0.1:" + server.getAddress().getPort();
     }
@@ -77,6 +82,7 @@ class RategenDriverTest {
     @AfterEach
     void stopServer() {
         server.stop(0);
+        handlers.shutdownNow();
     }
 
     private static byte[] value() {
@@ -98,14 +104,15 @@ class RategenDriverTest {
 
         LoadResult r = driver().run(List.of(put), 2);
 
-        assertThat(r.answered()).isEqualTo(400);
-        assertThat(r.statuses()).isEqualTo(Map.of(201, 400L));
-        assertThat(r.noAnswer()).isZero();
-        assertThat(goodBodies.get()).isEqualTo(400);
+        // a request still due at the schedule's end on a busy connection is not sent: nearly all answered
+        assertThat(r.answered()).isBetween(396L, 400L);
+        assertThat(r.answered() + r.noAnswer()).isEqualTo(400);
+        assertThat(r.statuses()).containsEntry(201, r.answered());
+        assertThat(goodBodies.get()).isEqualTo(r.answered());
         assertThat(badBodies.get()).isZero();
         assertThat(keys).allMatch(q -> q.matches("id=u[0-9]{12}&ack=1&from=1"));
-        assertThat(keys.size()).as("distinct keys of 400 random 12-digit ones").isGreaterThan(395);
-        assertThat(r.perSecondUs()[0].getTotalCount() + r.perSecondUs()[1].getTotalCount()).isEqualTo(400);
+        assertThat(keys.size()).as("distinct keys of about 400 random 12-digit ones").isGreaterThan(390);
+        assertThat(r.perSecondUs()[0].getTotalCount() + r.perSecondUs()[1].getTotalCount()).isEqualTo(r.answered());
         assertThat(r.operations()).containsOnlyKeys("PUT");
     }
 
@@ -113,15 +120,37 @@ class RategenDriverTest {
     void urlFileAnswersChunkedAndFixedAreCountedByStatus() throws Exception {
         Path urls = Files.write(dir.resolve("urls.txt"), List.of(
                 base + "/v0/entities?start=k0&end=k9", base + "/missing?id=1"));
-        LoadSpec get = new LoadSpec("GET", urls.toString(), LoadSpec.UrlSource.FILE, null, 100, 2);
+        LoadSpec get = new LoadSpec("GET", urls.toString(), LoadSpec.UrlSource.FILE, null, 50, 4);
 
         LoadResult r = driver().run(List.of(get), 2);
 
-        assertThat(r.answered()).isEqualTo(200);
-        assertThat(r.noAnswer()).isZero();
-        assertThat(r.statuses().keySet()).containsExactlyInAnyOrder(200, 404);
-        assertThat(r.statuses().get(200) + r.statuses().get(404)).isEqualTo(200);
-        assertThat(r.statuses().get(200)).as("random draws of two URLs").isBetween(50L, 150L);
+        // a request still due at the schedule's end on a busy connection is not sent: nearly all answered
+        assertThat(r.answered()).isBetween(96L, 100L);
+        assertThat(r.answered() + r.noAnswer()).isEqualTo(100);
+        assertThat(r.statuses().keySet()).contains(200, 404).isSubsetOf(200, 404, LoadResult.NO_ANSWER);
+        assertThat(r.statuses().get(200) + r.statuses().get(404)).isEqualTo(r.answered());
+        assertThat(r.statuses().get(200)).as("random draws of two URLs").isBetween(20L, 80L);
+    }
+
+    @Test
+    void requestsAServerTooSlowLeftUnsentCountAsNoAnswer() throws Exception {
+        server.createContext("/slow", ex -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        // one connection, 100 requests due in 1 s, 50 ms each: about 20 answered, the rest never sent
+        LoadSpec get = new LoadSpec("GET", base + "/slow?id={key}", LoadSpec.UrlSource.NEW_KEYS, null, 100, 1);
+
+        LoadResult r = driver().run(List.of(get), 1);
+
+        assertThat(r.answered()).isBetween(10L, 25L);
+        assertThat(r.answered() + r.noAnswer()).isEqualTo(100);
+        assertThat(r.percentileMs(100)).as("the last answered waited behind the backlog").isGreaterThan(400);
     }
 
     @Test
