@@ -10,8 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,7 +22,7 @@ import java.util.regex.Pattern;
  * and its 1 ms pacing gives it a p99 of several ms of its own at 40,000 req/s (bench/RESULTS.md, 2026-11-26 and
  * 2026-11-21). rategen allocates nothing after start and writes its records through a fixed buffer.
  */
-public final class RategenDriver implements LoadGenerator {
+public final class RategenDriver extends GeneratorProcesses {
 
     /** Seconds past the schedule's end that rategen waits for the last answers (oha's {@code -t 10s}). */
     static final int GRACE_S = 10;
@@ -33,25 +31,18 @@ public final class RategenDriver implements LoadGenerator {
 
     private static final Pattern SLOTS = Pattern.compile("^RESULT .*\\bslots=(\\d+)", Pattern.MULTILINE);
 
-    private final Path rategen;
-    private final int cpu;
-    private final Path workDir;
-    private int runs;
-
     /**
      * @param rategen the rategen binary ({@link RategenInstaller#ensure})
      * @param cpu     CPU to pin rategen to, or -1 for no pinning
-     * @param workDir where the record and output files of the runs go (deleted after reading)
+     * @param workDir where the record and console files of the runs go (deleted after reading)
      */
     public RategenDriver(Path rategen, int cpu, Path workDir) {
-        this.rategen = rategen;
-        this.cpu = cpu;
-        this.workDir = workDir;
+        super("rategen", rategen, cpu, workDir);
     }
 
-    /** The command line of one spec, without pinning; its records go to {@code records}. */
-    public List<String> command(LoadSpec spec, int durationS, Path records) {
-        List<String> cmd = new ArrayList<>(List.of(rategen.toString(),
+    @Override
+    List<String> command(LoadSpec spec, int durationS, Path records, boolean pinned) {
+        List<String> cmd = new ArrayList<>(List.of(binary().toString(),
                 "-R", String.format(Locale.ROOT, "%.1f", spec.rate()), "-d", Integer.toString(durationS),
                 "-c", Integer.toString(spec.connections()), "-m", spec.method(), "-t", Integer.toString(GRACE_S),
                 "-o", records.toString()));
@@ -62,55 +53,17 @@ public final class RategenDriver implements LoadGenerator {
         return cmd;
     }
 
-    /** {@inheritDoc} The exception message holds rategen's output when it fails. */
     @Override
-    public LoadResult run(List<LoadSpec> specs, int durationS, IntConsumer tick) throws IOException, InterruptedException {
-        List<Process> procs = new ArrayList<>();
-        List<Path> files = new ArrayList<>();
-        try {
-            for (LoadSpec spec : specs) {
-                int n = ++runs;
-                Path records = workDir.resolve("rategen-" + n + ".bin");
-                Path out = workDir.resolve("rategen-" + n + ".out");
-                files.add(records);
-                files.add(out);
-                List<String> cmd = new ArrayList<>();
-                if (cpu >= 0 && NodeLauncher.hasTaskset()) {
-                    cmd.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
-                }
-                cmd.addAll(command(spec, durationS, records));
-                procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start());
-            }
-            LoadResult total = LoadResult.empty(durationS);
-            for (int i = 0; i < procs.size(); i++) {
-                Process p = procs.get(i);
-                int elapsed = 0;
-                while (i == 0 && elapsed < durationS && !p.waitFor(1, TimeUnit.SECONDS)) {
-                    tick.accept(++elapsed);
-                }
-                long limitS = durationS + GRACE_S + 60L - elapsed;
-                if (!p.waitFor(limitS, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IOException("rategen did not finish within " + (durationS + GRACE_S + 60) + " s");
-                }
-                String output = Files.readString(files.get(2 * i + 1));
-                if (p.exitValue() != 0) {
-                    throw new IOException("rategen exited with " + p.exitValue() + ": " + output.strip());
-                }
-                LoadResult one = LoadResult.empty(durationS);
-                long answered = readRecords(files.get(2 * i), one);
-                one.recordNoAnswer(slots(output) - answered);
-                total.addOperation(specs.get(i).method(), one);
-            }
-            return total;
-        } finally {
-            for (Process p : procs) {
-                p.destroyForcibly();
-            }
-            for (Path f : files) {
-                Files.deleteIfExists(f);
-            }
-        }
+    LoadResult read(LoadSpec spec, int durationS, Path records, String console) throws IOException {
+        LoadResult one = LoadResult.empty(durationS);
+        long answered = readRecords(records, one);
+        one.recordNoAnswer(slots(console) - answered);
+        return one;
+    }
+
+    @Override
+    int graceS() {
+        return GRACE_S;
     }
 
     /**
@@ -162,13 +115,6 @@ public final class RategenDriver implements LoadGenerator {
 
     /** rategen's version line, e.g. {@code rategen 2}. */
     public String version() {
-        try {
-            Process p = new ProcessBuilder(rategen.toString(), "-V").redirectErrorStream(true).start();
-            String v = new String(p.getInputStream().readAllBytes()).strip();
-            p.waitFor();
-            return v;
-        } catch (IOException | InterruptedException e) {
-            return "rategen (version unknown: " + e.getMessage() + ")";
-        }
+        return version("-V");
     }
 }

@@ -5,7 +5,8 @@
  * {@link io.ringbase.bench.Prefill} loads keys before read workloads, a {@link io.ringbase.bench.LoadGenerator}
  * sends the constant-rate load ({@link io.ringbase.bench.RategenInstaller} and {@link io.ringbase.bench.RategenDriver}
  * compile and run {@code bench/rategen/rategen.c}, {@link io.ringbase.bench.OhaInstaller} and
- * {@link io.ringbase.bench.OhaDriver} install and run oha) and reads its per-request records into an HdrHistogram,
+ * {@link io.ringbase.bench.OhaDriver} install and run oha, both through the process handling of
+ * {@link io.ringbase.bench.GeneratorProcesses}) and reads its per-request records into an HdrHistogram,
  * {@link io.ringbase.bench.SaturationLadder} decides the rates of the saturation search,
  * {@link io.ringbase.bench.Profiler} attaches async-profiler, {@link io.ringbase.bench.CausesMeter} measures each
  * local node's GC pauses ({@link io.ringbase.bench.GcLog}, placed in time by {@link io.ringbase.bench.NodeUptime}),
