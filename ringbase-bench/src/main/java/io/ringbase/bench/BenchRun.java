@@ -29,6 +29,9 @@ public final class BenchRun {
     /** Precision at which the saturation search stops bisecting (failing - passing rate, relative). */
     static final double LADDER_PRECISION = 0.10;
 
+    /** Seconds of load at the stable rate, not judged, between the ladder and the stable run. */
+    static final int STABLE_LEAD_IN_S = 5;
+
     private final BenchConfig config;
     private final PrintStream log;
 
@@ -192,6 +195,16 @@ public final class BenchRun {
         double stableRate = Math.max(1, Math.round((saturation > 0 ? saturation : config.startRate()) * config.stableFraction()));
         log.printf("bench: saturation %,d req/s; stable run at %,.0f req/s for %d s%s%n", saturation, stableRate,
                 config.durationS(), profiler != null ? " under async-profiler" : "");
+        if (config.warmupS() > 0) {
+            // the ladder ends with its failing, overloaded steps; what they leave behind (queued requests,
+            // recompiled code) would otherwise be in the stable run's first seconds (bench/RESULTS.md, 2026-11-26)
+            LoadResult lead = load.run(plan.specs((long) stableRate), STABLE_LEAD_IN_S);
+            log.printf("bench: lead-in %,.0f req/s for %d s (not judged): p99 %.2f ms%n", stableRate, STABLE_LEAD_IN_S,
+                    lead.percentileMs(99));
+            notes.add(String.format(Locale.ROOT, "Lead-in before the stable run: %d s at its rate, not judged (p99 %.2f ms), "
+                    + "so that it does not begin with what the ladder's overloaded steps left behind.", STABLE_LEAD_IN_S,
+                    lead.percentileMs(99)));
+        }
         List<Report.ProfileOutput> profiles = new ArrayList<>();
         AtomicReference<Exception> profileError = new AtomicReference<>();
         Thread profiling = null;
