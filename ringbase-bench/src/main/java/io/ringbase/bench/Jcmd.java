@@ -65,7 +65,7 @@ public final class Jcmd {
             } catch (IOException e) {
                 return new byte[0];
             }
-        }, r -> Thread.ofVirtual().start(r));
+        }, r -> Thread.ofPlatform().daemon().name("jcmd-output").start(r)); // not virtual: see NodeLauncher.awaitReady
         if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IOException("jcmd " + pid + " " + command + " did not finish within " + TIMEOUT_S + " s");
