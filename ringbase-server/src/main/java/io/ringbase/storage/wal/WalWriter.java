@@ -10,6 +10,7 @@ import io.ringbase.storage.WriteBatch;
 import io.ringbase.storage.io.FileIo;
 import java.io.Closeable;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -123,8 +124,20 @@ public final class WalWriter implements Closeable {
     private volatile boolean unsynced;
     private volatile long lastSyncNanos;
 
+    /**
+     * Native memory of {@link #batchBuffer}, freed by {@link #close} as soon as no leader writes from it.
+     * Not a JDK direct buffer: those are freed only when the collector finds them unreachable, and a
+     * writer lives long enough (a memtable's lifetime) to be promoted. The 1 MiB buffers of closed
+     * segments then piled up in the old generation until {@code -XX:MaxDirectMemorySize} was reached and
+     * {@code Bits.reserveMemory} called {@code System.gc()}: a full collection of 43 ms under constant
+     * PUT load (bench/RESULTS.md, 2026-11-27), and up to 32 MiB of anonymous RSS held by dead buffers.
+     */
+    private final Arena bufferArena = Arena.ofShared();
     // Owned by the current leader (one at a time, handed over under the lock).
-    private final ByteBuffer batchBuffer = ByteBuffer.allocateDirect(BATCH_BYTES).order(Layouts.ORDER);
+    private final ByteBuffer batchBuffer = bufferArena.allocate(BATCH_BYTES, 4096).asByteBuffer().order(Layouts.ORDER);
+    private boolean leaderWriting; // guarded by lock: a leader is between its unlock and relock in lead()
+    private boolean freeWhenIdle; // guarded by lock: close() found a leader writing, which frees the buffer
+    private boolean bufferFreed; // guarded by lock
     private final CRC32C crc = new CRC32C();
     private final List<Waiter> batch = new ArrayList<>();
 
@@ -362,8 +375,28 @@ public final class WalWriter implements Closeable {
         } catch (IOException e) {
             result = result == null ? e : result;
         }
+        lock.lock();
+        try {
+            // Every append that joined before close() has been served, or (poisoned) will write nothing;
+            // a leader still between its unlock and relock frees the buffer itself when it is done.
+            if (leaderWriting) {
+                freeWhenIdle = true;
+            } else {
+                freeBuffer();
+            }
+        } finally {
+            lock.unlock();
+        }
         if (result != null) {
             throw new IOException("WAL segment " + path + " failed", result);
+        }
+    }
+
+    /** Frees {@link #batchBuffer}'s memory once: the writer is closed and no leader writes. Holding the lock. */
+    private void freeBuffer() {
+        if (!bufferFreed) {
+            bufferFreed = true;
+            bufferArena.close();
         }
     }
 
@@ -375,6 +408,16 @@ public final class WalWriter implements Closeable {
     /** Number of fsyncs made after the segment header (the final one in close included). */
     long syncCalls() {
         return syncCalls.get();
+    }
+
+    /** Test hook: whether the batch buffer's native memory has been freed. */
+    boolean bufferFreedForTest() {
+        lock.lock();
+        try {
+            return bufferFreed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Test hook: closes the file under the writer so that the next write or fsync fails. */
@@ -437,6 +480,10 @@ public final class WalWriter implements Closeable {
             forceSync |= w.forceSync;
         }
         IOException error = failure;
+        if (error == null && bufferFreed && bytes > 0) {
+            error = new IOException("WAL segment " + path + " is closed"); // not reached: close() serves the queue first
+        }
+        leaderWriting = true;
         lock.unlock();
         try {
             if (error == null) {
@@ -453,6 +500,10 @@ public final class WalWriter implements Closeable {
             error = e instanceof IOException x ? x : new IOException("WAL writer failed", e);
         } finally {
             lock.lock();
+            leaderWriting = false;
+            if (freeWhenIdle) {
+                freeBuffer(); // close() came while this leader wrote (the segment was poisoned meanwhile)
+            }
         }
         if (error != null && failure == null) {
             failure = error;

@@ -248,6 +248,7 @@ class WalWriterTest {
                 .hasMessageContaining("unusable");
         assertThatThrownBy(w::sync).isInstanceOf(IOException.class);
         assertThatThrownBy(w::close).isInstanceOf(IOException.class);
+        assertThat(w.bufferFreedForTest()).as("a poisoned segment's buffer is freed at close too").isTrue();
         w.close(); // idempotent
 
         List<Entry> replayed = new ArrayList<>();
@@ -276,6 +277,23 @@ class WalWriterTest {
         }
         assertThat(failed).hasValue(200);
         assertThatThrownBy(w::close).isInstanceOf(IOException.class);
+        assertThat(w.bufferFreedForTest()).isTrue();
+    }
+
+    @Test
+    void closeFreesTheBatchBufferAndOnlyThen() throws Exception {
+        // The buffer is native memory the writer frees itself: JDK direct buffers of closed segments
+        // waited for a full GC (a System.gc() from -XX:MaxDirectMemorySize; bench/RESULTS.md, 2026-11-27).
+        for (int round = 0; round < 50; round++) {
+            Path file = dir.resolve("wal-" + (100 + round) + ".log");
+            WalWriter w = WalWriter.create(file, WalSyncPolicy.PERIODIC, 1000);
+            w.append(entry(0, round));
+            assertThat(w.bufferFreedForTest()).isFalse();
+            w.close();
+            assertThat(w.bufferFreedForTest()).isTrue();
+            assertThatThrownBy(() -> w.append(entry(0, 1))).isInstanceOf(IOException.class).hasMessageContaining("closed");
+            assertThat(replay(file)).containsExactly(entry(0, round));
+        }
     }
 
     @Test
@@ -319,6 +337,7 @@ class WalWriterTest {
             f.get();
         }
         w.close(); // idempotent
+        assertThat(w.bufferFreedForTest()).isTrue();
 
         assertThat(replay(segment())).containsExactlyInAnyOrderElementsOf(acknowledged);
         assertThat(acknowledged.size() + refused.get()).isEqualTo(4000);
