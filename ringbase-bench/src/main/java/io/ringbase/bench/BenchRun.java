@@ -222,7 +222,9 @@ public final class BenchRun {
             causes.openWindow(config.durationS());
         }
         ProgressLine progress = new ProgressLine(target.urls(), config.durationS(), log);
+        progress.begin();
         LoadResult stable = load.run(plan.specs((long) stableRate), config.durationS(), progress::tick);
+        progress.end();
         if (profiling != null) {
             profiling.join();
             if (profileError.get() != null) {

@@ -11,15 +11,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One line per second during the stable run, for the person watching: elapsed seconds, and the client
- * requests the nodes answered in the last second by status class, read from each node's {@code GET /metrics}
- * (counter {@code ringbase_http_requests_total} of the {@code entity} and {@code entities} endpoints). With a
- * node that serves no metrics ({@code --no-metrics}, another server) the line has the elapsed time only.
- * Called from one thread.
+ * The stable run's progress, for the person watching: one line per second with the elapsed seconds, and after
+ * the run the client requests the nodes counted over it by status class, read from each node's {@code GET
+ * /metrics} before and after (counter {@code ringbase_http_requests_total} of the {@code entity} and
+ * {@code entities} endpoints). The nodes are not scraped during the run: a scrape a second cost a one-CPU node
+ * at 90% of its saturation rate 100-200 ms of latency at the run's start, and the stable run's p99 went from
+ * 1.0 ms without scrapes to 131-137 ms with them (bench/RESULTS.md, 2026-11-27). With a node that serves no
+ * metrics ({@code --no-metrics}, another server) there is no summary line. Called from one thread.
  */
 final class ProgressLine {
 
-    /** A scrape slower than this (ms) is skipped, so the line keeps its second. */
+    /** A node that does not answer a scrape within this (ms) counts as serving no metrics. */
     static final long SCRAPE_TIMEOUT_MS = 500;
 
     private static final Pattern CLIENT_REQUESTS = Pattern.compile(
@@ -31,7 +33,7 @@ final class ProgressLine {
     private final int durationS;
     private final PrintStream log;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(SCRAPE_TIMEOUT_MS)).build();
-    private long[] previous;
+    private long[] before;
 
     /**
      * @param nodes     the nodes under load
@@ -44,19 +46,27 @@ final class ProgressLine {
         this.log = log;
     }
 
+    /** Reads the nodes' counters; call right before the run, while no load runs. */
+    void begin() {
+        before = scrape();
+    }
+
     /** Prints the line for second {@code elapsedS} of the run. */
     void tick(int elapsedS) {
-        long[] now = scrape();
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "bench: stable run %d/%d s", elapsedS, durationS));
-        if (now != null && previous != null) {
-            long ok = now[0] - previous[0];
-            long client = now[1] - previous[1];
-            long server = now[2] - previous[2];
-            line.append(String.format(Locale.ROOT, ": %,d req/s answered (2xx/3xx %,d, 4xx %,d, 5xx %,d)",
-                    ok + client + server, ok, client, server));
+        log.println(String.format(Locale.ROOT, "bench: stable run %d/%d s", elapsedS, durationS));
+    }
+
+    /** Reads the counters again after the run and prints what the nodes answered over it, if both reads worked. */
+    void end() {
+        long[] after = scrape();
+        if (before == null || after == null) {
+            return;
         }
-        previous = now;
-        log.println(line);
+        long ok = after[0] - before[0];
+        long client = after[1] - before[1];
+        long server = after[2] - before[2];
+        log.println(String.format(Locale.ROOT, "bench: the nodes counted %,d client requests in the stable run "
+                + "(2xx/3xx %,d, 4xx %,d, 5xx %,d)", ok + client + server, ok, client, server));
     }
 
     /** The nodes' client request counters summed, {2xx or 3xx, 4xx, 5xx}, or null if any node had none. */
