@@ -221,10 +221,8 @@ public final class BenchRun {
         if (causes != null) {
             causes.openWindow(config.durationS());
         }
-        ProgressLine progress = new ProgressLine(target.urls(), config.durationS(), log);
-        progress.begin();
+        ProgressLine progress = new ProgressLine(config.durationS(), log);
         LoadResult stable = load.run(plan.specs((long) stableRate), config.durationS(), progress::tick);
-        progress.end();
         if (profiling != null) {
             profiling.join();
             if (profileError.get() != null) {
