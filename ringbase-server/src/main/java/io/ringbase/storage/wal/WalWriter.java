@@ -137,7 +137,6 @@ public final class WalWriter implements Closeable {
     private final ByteBuffer batchBuffer = bufferArena.allocate(BATCH_BYTES, 4096).asByteBuffer().order(Layouts.ORDER);
     private boolean leaderWriting; // guarded by lock: a leader is between its unlock and relock in lead()
     private boolean freeWhenIdle; // guarded by lock: close() found a leader writing, which frees the buffer
-    private boolean bufferFreed; // guarded by lock
     private final CRC32C crc = new CRC32C();
     private final List<Waiter> batch = new ArrayList<>();
 
@@ -394,8 +393,7 @@ public final class WalWriter implements Closeable {
 
     /** Frees {@link #batchBuffer}'s memory once: the writer is closed and no leader writes. Holding the lock. */
     private void freeBuffer() {
-        if (!bufferFreed) {
-            bufferFreed = true;
+        if (bufferArena.scope().isAlive()) {
             bufferArena.close();
         }
     }
@@ -412,12 +410,7 @@ public final class WalWriter implements Closeable {
 
     /** Test hook: whether the batch buffer's native memory has been freed. */
     boolean bufferFreedForTest() {
-        lock.lock();
-        try {
-            return bufferFreed;
-        } finally {
-            lock.unlock();
-        }
+        return !bufferArena.scope().isAlive();
     }
 
     /** Test hook: closes the file under the writer so that the next write or fsync fails. */
@@ -480,9 +473,6 @@ public final class WalWriter implements Closeable {
             forceSync |= w.forceSync;
         }
         IOException error = failure;
-        if (error == null && bufferFreed && bytes > 0) {
-            error = new IOException("WAL segment " + path + " is closed"); // not reached: close() serves the queue first
-        }
         leaderWriting = true;
         lock.unlock();
         try {
