@@ -129,7 +129,7 @@ for kind in cpu alloc; do
   echo "flame graph: $base.html"
   echo "top frames (self), from $base.txt:"
   sed -n '/ns  *percent  *samples  *top/,$p; /bytes  *percent  *samples  *top/,$p' "$base.txt" | head -n 27
-  echo "where the samples go (share of all samples; a stack counts in every class it matches):"
+  echo "where the samples go (bench/profile-classes.awk):"
   awk -f "$ROOT/bench/profile-classes.awk" "$base.collapsed"
 done
 stop_ringbase
