@@ -7,6 +7,9 @@
 #     --keys           keys in the GET node (default 1000000; env KEYS)
 #     --only           comma list of scenarios: nginx,put,get,miss (default all)
 #     --warmup         GET-missing warm-up of each fresh node before measuring (default 5s; 0 = none)
+#     --rounds N       N rounds (default 1) of each of PUT (a fresh node each round) and GET, each round
+#                      right after an nginx run of its own; the target lines give the median of the rounds'
+#                      ratios (on a noisy machine nginx alone moves by a quarter from one minute to the next)
 #     --               everything after is passed to `ringbase serve` (e.g. -- --wal-sync always)
 # Only 127.0.0.1 is contacted. Every wrk run is bounded by -d.
 set -euo pipefail
@@ -14,6 +17,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CMDLINE="$0 $*"
 
 ONLY="nginx,put,get,miss"
+ROUNDS=1
 WARMUP=${WARMUP:-5s}
 SERVE_ARGS=()
 while [ $# -gt 0 ]; do
@@ -23,12 +27,14 @@ while [ $# -gt 0 ]; do
     --keys) KEYS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; SERVE_ARGS=("$@"); break ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 want() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+case "$ROUNDS" in ''|*[!0-9]*|0) echo "--rounds wants a whole number >= 1, not '$ROUNDS'" >&2; exit 2 ;; esac
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringbase-bench.XXXXXX")
 NGINX_PID=""
@@ -123,9 +129,11 @@ if want nginx || [ "$RINGBASE_OK" = 1 ]; then
     scenario nginx-put "1b. nginx PUT of 100-byte bodies, same Lua as scenario 2 (ceiling for PUT)" \
       "http://127.0.0.1:$NGINX_PORT" put.lua
   fi
-  kill -QUIT "$NGINX_PID" 2>/dev/null || true
-  wait "$NGINX_PID" 2>/dev/null || true
-  NGINX_PID=""
+  if [ "$ROUNDS" = 1 ] || ! { want get || want put; }; then  # later rounds run nginx again; it idles till then
+    kill -QUIT "$NGINX_PID" 2>/dev/null || true
+    wait "$NGINX_PID" 2>/dev/null || true
+    NGINX_PID=""
+  fi
   if [ -s "$WORK/nginx/error.log" ]; then echo "nginx error.log:"; sed 's/^/  | /' "$WORK/nginx/error.log" | head -n 20; fi
 fi
 
@@ -142,16 +150,24 @@ if [ "$RINGBASE_OK" = 1 ]; then
   RB_URL="http://127.0.0.1:$RB_PORT"
   # ------------------------------------------------------------ PUT into an empty node
   if want put; then
-    echo
-    start_ringbase "$RB_PORT" "$WORK/data-put" "${SERVE_ARGS[@]}"
-    warmup "$RB_URL"
-    scenario rb-put "2. Ringbase PUT of $VALUE_SIZE-byte values, new sequential keys, empty node" "$RB_URL" put.lua
-    # The same node right after: its JIT has now compiled the PUT path (the GET warm-up above
-    # does not reach it), so this is the steady state; new keys again (prefix "q").
-    KEY_PREFIX=q scenario rb-put-warm "2b. the same, continued on the same node once warm (new keys)" "$RB_URL" put.lua
-    stop_ringbase
-    echo "data dir after PUT run: $(du -sh "$WORK/data-put" | cut -f1)"
-    rm -rf "$WORK/data-put"
+    for r in $(seq 1 "$ROUNDS"); do
+      sfx=""; rt=""
+      if [ "$r" -gt 1 ]; then
+        sfx=".$r"; rt=", round $r"
+        scenario "nginx-put$sfx" "1b$rt. nginx PUT again" "http://127.0.0.1:$NGINX_PORT" put.lua
+      fi
+      echo
+      start_ringbase "$RB_PORT" "$WORK/data-put" "${SERVE_ARGS[@]}"
+      warmup "$RB_URL"
+      scenario "rb-put$sfx" "2$rt. Ringbase PUT of $VALUE_SIZE-byte values, new sequential keys, empty node" "$RB_URL" put.lua
+      # The same node right after: its JIT has now compiled the PUT path (the GET warm-up above
+      # does not reach it), so this is the steady state; new keys again (prefix "q").
+      KEY_PREFIX=q scenario "rb-put-warm$sfx" "2b$rt. the same, continued on the same node once warm (new keys)" \
+        "$RB_URL" put.lua
+      stop_ringbase
+      echo "data dir after PUT run: $(du -sh "$WORK/data-put" | cut -f1)"
+      rm -rf "$WORK/data-put"
+    done
   fi
   # ------------------------------------------------------------ GET from a node with KEYS keys
   if want get || want miss; then
@@ -180,6 +196,10 @@ if [ "$RINGBASE_OK" = 1 ]; then
     echo "data dir after prefill: $(du -sh "$WORK/data-get" | cut -f1)"
     if want get; then
       scenario rb-get "3. Ringbase GET of random existing keys (0..$((KEYS - 1)))" "$RB_URL" get-random.lua
+      for r in $(seq 2 "$ROUNDS"); do
+        scenario "nginx-get.$r" "1, round $r. nginx GET / again" "http://127.0.0.1:$NGINX_PORT/" get-root.lua
+        scenario "rb-get.$r" "3, round $r. Ringbase GET again, right after nginx" "$RB_URL" get-random.lua
+      done
     fi
     if want miss; then
       scenario rb-miss "4. Ringbase GET of missing keys (expect 404)" "$RB_URL" get-missing.lua
@@ -191,18 +211,24 @@ fi
 # ---------------------------------------------------------------- summary
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+ref_of() {  # the nginx GET run a row is compared with: its own round's if there is one
+  case "$1" in *.[0-9]*) [ -n "${RPS[nginx-get.${1##*.}]:-}" ] && { echo "nginx-get.${1##*.}"; return; } ;; esac
+  echo nginx-get
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo
-echo "== summary (latencies in ms; ratios are Ringbase / nginx GET / of this run:"
+echo "== summary (latencies in ms; ratios are Ringbase / nginx GET / of this run, of the same round for rb-get.N:"
 echo "   for req/s higher is better, for latencies lower is better)"
-printf '%-10s %10s %8s %8s %8s %8s | %6s %6s %6s %6s %6s | %s\n' \
+printf '%-12s %10s %8s %8s %8s %8s | %6s %6s %6s %6s %6s | %s\n' \
   scenario req/s p50 p90 p99 max x_rps x_p50 x_p90 x_p99 x_max statuses
 for n in "${ORDER[@]}"; do
-  if [ "$n" = nginx-get ]; then r=(- - - - -); else
-    r=("$(ratio "${RPS[$n]}" "${RPS[nginx-get]}")" "$(ratio "${P50[$n]}" "${P50[nginx-get]}")" \
-       "$(ratio "${P90[$n]}" "${P90[nginx-get]}")" "$(ratio "${P99[$n]}" "${P99[nginx-get]}")" \
-       "$(ratio "${MAXL[$n]}" "${MAXL[nginx-get]}")")
-  fi
-  printf '%-10s %10.0f %8s %8s %8s %8s | %6s %6s %6s %6s %6s | %s\n' "$n" "${RPS[$n]}" \
+  g=$(ref_of "$n")
+  case "$n" in nginx-get*) r=(- - - - -) ;; *)
+    r=("$(ratio "${RPS[$n]}" "${RPS[$g]}")" "$(ratio "${P50[$n]}" "${P50[$g]}")" \
+       "$(ratio "${P90[$n]}" "${P90[$g]}")" "$(ratio "${P99[$n]}" "${P99[$g]}")" \
+       "$(ratio "${MAXL[$n]}" "${MAXL[$g]}")") ;;
+  esac
+  printf '%-12s %10.0f %8s %8s %8s %8s | %6s %6s %6s %6s %6s | %s\n' "$n" "${RPS[$n]}" \
     "$(ms "${P50[$n]}")" "$(ms "${P90[$n]}")" "$(ms "${P99[$n]}")" "$(ms "${MAXL[$n]}")" \
     "${r[@]}" "${STAT[$n]}"
 done
@@ -215,8 +241,17 @@ for n in rb-put rb-put-warm rb-get; do
   [ -n "${RPS[$n]:-}" ] || continue
   ref=nginx-get
   case "$n" in rb-put*) [ -n "${RPS[nginx-put]:-}" ] && ref=nginx-put ;; esac
-  x=$(ratio "${RPS[$n]}" "${RPS[$ref]}")
+  xs=""
+  for r in $(seq 1 "$ROUNDS"); do  # each round against its own nginx run
+    if [ "$r" = 1 ]; then m=$n; g=$ref; else m=$n.$r; g=$ref.$r; fi
+    [ -n "${RPS[$m]:-}" ] && [ -n "${RPS[$g]:-}" ] || continue
+    xs="$xs $(ratio "${RPS[$m]}" "${RPS[$g]}")"
+  done
+  # shellcheck disable=SC2086 # xs is a list of numbers
+  x=$(median $xs)
+  how=""
+  [ "$ROUNDS" = 1 ] || how=" median of rounds:$xs"
   if awk -v x="$x" 'BEGIN { exit !(x >= 0.8) }'; then v="met"; else v="MISSED"; fi
-  echo "target $n >= 80% of $ref req/s: $v ($x; against nginx-get: $(ratio "${RPS[$n]}" "${RPS[nginx-get]}"))"
+  echo "target $n >= 80% of $ref req/s: $v ($x$how; round 1 against nginx-get: $(ratio "${RPS[$n]}" "${RPS[nginx-get]}"))"
 done
 [ "$RINGBASE_OK" = 1 ] || { echo "Ringbase scenarios were skipped (no server in this checkout)"; exit 3; }
