@@ -8,7 +8,8 @@
 #   RINGBASE_NODE_OPTS for `serve` and `cluster`, the node's JVM (docs/design.md, "Memory budget of a
 #                      node" and "Garbage collector"): the collector by the CPUs this process may use
 #                      (nproc follows the affinity mask): SerialGC on one CPU, where a concurrent collector
-#                      only competes with the event loop; G1 on more (measured against ZGC); caps on what is
+#                      only competes with the event loop, and C2 thresholds 4x the default there; G1 on more
+#                      (measured against ZGC); caps on what is
 #                      not heap: direct buffers of the JDK (RINGBASE_MAX_DIRECT, default 32m: WAL write
 #                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, bytes, default 64 MiB: receive buffers,
 #                      request bodies, responses), metaspace and code cache; glibc's free native memory
@@ -46,7 +47,14 @@ ringbase_jvm_opts() {
       # What survives is long-lived (the data is off the heap); copying it between survivor spaces for
       # 15 collections, and scanning the compiled methods that still point at it, made young pauses
       # 1.5-4.5 ms where they are 0.5-0.8 ms now (bench/RESULTS.md, 2026-11-26)
-      if [ "$(nproc 2>/dev/null || echo 1)" -le 1 ]; then gc="-XX:+UseSerialGC -XX:MaxTenuringThreshold=2"; fi
+      if [ "$(nproc 2>/dev/null || echo 1)" -le 1 ]; then
+        gc="-XX:+UseSerialGC -XX:MaxTenuringThreshold=2"
+        # C2 (tier 4) only for methods called 4x as often as the JVM's default asks: on one CPU the JIT's
+        # threads take it from the event loop, a third of it in a fresh node's first 10 s under load. With
+        # these, C2 spent 20-25% less CPU in the first 25 s, closed-loop PUT into a fresh node gave 10% more
+        # (9 pairs, 7 better), and the warm node the same (bench/RESULTS.md, 2026-11-27)
+        gc="$gc -XX:Tier4InvocationThreshold=20000 -XX:Tier4CompileThreshold=40000 -XX:Tier4BackEdgeThreshold=160000"
+      fi
       RINGBASE_NODE_OPTS="$gc -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=${RINGBASE_NETTY_DIRECT:-67108864}"
       # metaspace: a node uses ~26 MB of it; the JVM's first threshold (~21 MB) made SerialGC run a 34-66 ms
