@@ -42,7 +42,7 @@ ringbase_jvm_opts() {
   RINGBASE_NODE_OPTS=""
   case "${1:-}" in
     serve|cluster)
-      local gc=-XX:+UseG1GC
+      local gc=-XX:+UseG1GC jit=""
       # SerialGC: objects that survive two young collections are promoted (the JVM's default is 15).
       # What survives is long-lived (the data is off the heap); copying it between survivor spaces for
       # 15 collections, and scanning the compiled methods that still point at it, made young pauses
@@ -51,11 +51,11 @@ ringbase_jvm_opts() {
         gc="-XX:+UseSerialGC -XX:MaxTenuringThreshold=2"
         # C2 (tier 4) only for methods called 4x as often as the JVM's default asks: on one CPU the JIT's
         # threads take it from the event loop, a third of it in a fresh node's first 10 s under load. With
-        # these, C2 spent 20-25% less CPU in the first 25 s, closed-loop PUT into a fresh node gave 10% more
-        # (9 pairs, 7 better), and the warm node the same (bench/RESULTS.md, 2026-11-27)
-        gc="$gc -XX:Tier4InvocationThreshold=20000 -XX:Tier4CompileThreshold=40000 -XX:Tier4BackEdgeThreshold=160000"
+        # these, C1 and C2 together spent 21% less CPU in the first 25 s, closed-loop PUT into a fresh node
+        # gave 10% more (9 pairs, 7 better), and the warm node the same (bench/RESULTS.md, 2026-11-27)
+        jit="-XX:Tier4InvocationThreshold=20000 -XX:Tier4CompileThreshold=40000 -XX:Tier4BackEdgeThreshold=160000"
       fi
-      RINGBASE_NODE_OPTS="$gc -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
+      RINGBASE_NODE_OPTS="$gc${jit:+ $jit} -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=${RINGBASE_NETTY_DIRECT:-67108864}"
       # metaspace: a node uses ~26 MB of it; the JVM's first threshold (~21 MB) made SerialGC run a 34-66 ms
       # Full GC ("Metadata GC Threshold") 2 s after start; 48m leaves room up to the 64m cap
