@@ -211,9 +211,8 @@ fi
 # ---------------------------------------------------------------- summary
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
-ref_of() {  # the nginx GET run a row is compared with: its own round's if there is one
-  case "$1" in *.[0-9]*) [ -n "${RPS[nginx-get.${1##*.}]:-}" ] && { echo "nginx-get.${1##*.}"; return; } ;; esac
-  echo nginx-get
+ref_of() {  # the nginx GET run a row is compared with: rb-get.N's own round's, else the first
+  case "$1" in rb-get.[0-9]*) echo "nginx-get.${1##*.}" ;; *) echo nginx-get ;; esac
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo
