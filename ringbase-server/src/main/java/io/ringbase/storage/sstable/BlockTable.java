@@ -119,7 +119,7 @@ final class BlockTable implements TableBody {
         long pos = seek(b, into, key, keyPrefix);
         if (into.blockCompact) {
             CompactEntry found = into.decoder();
-            if (found.compareKey(key, keyPrefix) != 0) {
+            if (found.compareKey(key) != 0) {
                 return false;
             }
             into.set(found.expand(), 0);
@@ -155,7 +155,7 @@ final class BlockTable implements TableBody {
             int c;
             if (compactEntries) {
                 decode(d, block, at, end, true);
-                c = d.compareKey(key, keyPrefix);
+                c = d.compareKey(key);
             } else {
                 c = EntryFormat.compareKey(block, at, key, keyPrefix);
             }
@@ -169,7 +169,7 @@ final class BlockTable implements TableBody {
         for (long pos = restart(loc, lo); pos < end; first = false) {
             if (compactEntries) {
                 long next = decode(d, block, pos, end, first);
-                if (d.compareKey(key, keyPrefix) >= 0) {
+                if (d.compareKey(key) >= 0) {
                     return pos;
                 }
                 pos = next;

@@ -8,6 +8,7 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /**
  * The entry encoding inside the blocks of SSTable format versions 3 and 4 ({@code docs/format.md}, section
@@ -46,7 +47,6 @@ final class CompactEntry {
 
     /** The decoded entry's key: its first {@link #keyLength} bytes. */
     private byte[] key = new byte[64];
-    private MemorySegment keySegment = MemorySegment.ofArray(key);
     private int keyLength;
     private int flags;
     private long version;
@@ -235,8 +235,7 @@ final class CompactEntry {
         }
         int length = (int) (shared + unshared);
         if (key.length < length) {
-            key = java.util.Arrays.copyOf(key, Math.max(length, 2 * key.length));
-            keySegment = MemorySegment.ofArray(key);
+            key = Arrays.copyOf(key, Math.max(length, 2 * key.length));
         }
         MemorySegment.copy(block, U8, p, key, (int) shared, (int) unshared);
         keyLength = length;
@@ -249,9 +248,15 @@ final class CompactEntry {
         return valueOffset + values;
     }
 
-    /** Compares the decoded entry's key with {@code key} in {@link io.ringbase.storage.Keys#ORDER}. */
-    int compareKey(byte[] key, long keyPrefix) {
-        return EntryFormat.compareKeyBytes(keySegment, 0, keyLength, key, keyPrefix);
+    /**
+     * Compares the decoded entry's key with {@code key} in {@link io.ringbase.storage.Keys#ORDER}: negative
+     * if the decoded key sorts first. Compares the two arrays ({@link Arrays#compareUnsigned}), not
+     * through a heap {@code MemorySegment}: segment reads of a heap array where the same code also reads
+     * native segments were not inlined by C2 (a GET profile had 5% of the node's CPU in the
+     * {@code MemorySegment} frames of this comparison; bench/RESULTS.md, 2026-11-27).
+     */
+    int compareKey(byte[] key) {
+        return Arrays.compareUnsigned(this.key, 0, keyLength, key, 0, key.length);
     }
 
     /**

@@ -66,7 +66,14 @@ class CompactEntryTest {
             assertThat(p).isEqualTo(ends[i]);
             MemorySegment out = d.expand();
             assertThat(EntryFormat.read(out, 0, d.expandedSize())).isEqualTo(entries.get(i));
-            assertThat(d.compareKey(entries.get(i).key(), EntryFormat.keyPrefix(entries.get(i).key()))).isZero();
+            byte[] key = entries.get(i).key();
+            assertThat(d.compareKey(key)).isZero();
+            // unsigned byte order, and a key sorts before the longer keys it is a prefix of
+            byte[] longer = java.util.Arrays.copyOf(key, key.length + 1);
+            assertThat(d.compareKey(longer)).isNegative();
+            assertThat(d.compareKey(java.util.Arrays.copyOf(key, key.length - 1))).isPositive();
+            longer[key.length - 1] = (byte) 0xFF;
+            assertThat(d.compareKey(longer)).isNegative();
         }
         // the restart point: 3 one-byte varints, flags, the whole version, the key, the value
         assertThat(ends[0]).isEqualTo(3 + 1 + 8 + 5 + 3);
