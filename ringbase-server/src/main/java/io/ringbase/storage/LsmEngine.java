@@ -660,8 +660,11 @@ public final class LsmEngine implements ManagedEngine {
             bestSegment = v.active().segment(node);
             bestOffset = v.active().entryOffset(node);
         }
-        for (Frozen f : v.immutables()) {
-            Memtable m = f.memtable();
+        // indexed loops, not for-each: the iterator of each list escaped (a 32-byte ListItr per read, 19% of
+        // a GET's heap bytes in the allocation profile of 2026-11-27 06:03)
+        List<Frozen> immutables = v.immutables();
+        for (int i = 0; i < immutables.size(); i++) {
+            Memtable m = immutables.get(i).memtable();
             long n = m.find(key, hash);
             if (n != 0) {
                 MemorySegment s = m.segment(n);
@@ -672,8 +675,9 @@ public final class LsmEngine implements ManagedEngine {
                 }
             }
         }
-        for (LiveTable t : v.tables()) {
-            SstableReader r = t.reader();
+        List<LiveTable> tables = v.tables();
+        for (int i = 0; i < tables.size(); i++) {
+            SstableReader r = tables.get(i).reader();
             if (bestSegment != null && r.maxVersion() < EntryFormat.version(bestSegment, bestOffset)) {
                 break; // tables are sorted by maxVersion, descending: none of the rest can be newer
             }
