@@ -1,5 +1,7 @@
 package io.ringbase.storage.wal;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -15,6 +17,14 @@ public final class WalStats {
     private final LongAdder syncs = new LongAdder();
     private final LongAdder syncNanos = new LongAdder();
     private final LongAdder failures = new LongAdder();
+    /** Slow fsyncs since the last WARN line about them, and when that line was written (ns, nanoTime). */
+    private final AtomicLong slowSyncsUnlogged = new AtomicLong();
+    private final AtomicLong lastSlowSyncLogNanos = new AtomicLong(System.nanoTime() - SLOW_SYNC_LOG_INTERVAL_NANOS);
+
+    /** An fsync that takes longer than this, ms, is slow: a WAL fsync on a healthy SSD takes well under 10 ms. */
+    public static final long SLOW_SYNC_MS = 100;
+    /** At most one WARN line about slow fsyncs per this many ns (10 s), for the whole engine. */
+    static final long SLOW_SYNC_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** A batch of {@code records} records, {@code bytes} bytes, written with one {@code write()}. */
     void written(int records, long bytes) {
@@ -27,6 +37,21 @@ public final class WalStats {
     void synced(long nanos) {
         syncs.increment();
         syncNanos.add(nanos);
+    }
+
+    /**
+     * Counts an fsync slower than {@link #SLOW_SYNC_MS}, at {@code nowNanos} ({@link System#nanoTime()}).
+     *
+     * @return how many slow fsyncs the caller should report in a WARN line (this one and those not yet
+     *         reported), or 0 if a line was written less than 10 s ago
+     */
+    long slowSync(long nowNanos) {
+        slowSyncsUnlogged.incrementAndGet();
+        long last = lastSlowSyncLogNanos.get();
+        if (nowNanos - last < SLOW_SYNC_LOG_INTERVAL_NANOS || !lastSlowSyncLogNanos.compareAndSet(last, nowNanos)) {
+            return 0;
+        }
+        return slowSyncsUnlogged.getAndSet(0);
     }
 
     /** A {@code write()} or fsync failed and poisoned its segment. */

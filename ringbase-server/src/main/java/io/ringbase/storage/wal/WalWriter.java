@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Appends {@link Entry entries} to one WAL segment file in the format of {@code docs/format.md},
@@ -102,6 +104,7 @@ public final class WalWriter implements Closeable {
         }
     }
 
+    private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
     private static final ThreadLocal<Waiter> WAITER = ThreadLocal.withInitial(Waiter::new);
 
     private final Path path;
@@ -619,7 +622,19 @@ public final class WalWriter implements Closeable {
         channel.force(false);
         syncCalls.incrementAndGet(); // from the syncer and from queue leaders
         lastSyncNanos = System.nanoTime();
-        stats.synced(lastSyncNanos - started);
+        long took = lastSyncNanos - started;
+        stats.synced(took);
+        if (took > TimeUnit.MILLISECONDS.toNanos(WalStats.SLOW_SYNC_MS)) {
+            long report = stats.slowSync(lastSyncNanos);
+            if (report > 0) {
+                log.warn("WAL fsync of {} took {} ms (fsyncs over {} ms since the last such line: {}); {}. The disk, or "
+                        + "its writeback of other files, is slow: check the device (iostat -x) or give the data "
+                        + "directory a faster one", path.getFileName(), TimeUnit.NANOSECONDS.toMillis(took),
+                        WalStats.SLOW_SYNC_MS, report, policy == WalSyncPolicy.ALWAYS
+                                ? "every write waits for its fsync before it is acknowledged"
+                                : "writes to the segment can block in write() behind it");
+            }
+        }
     }
 
     /** PERIODIC only: fsyncs data left unsynced for an interval while no writer does it. */

@@ -1,0 +1,88 @@
+package io.ringbase.storage.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.Keys;
+import io.ringbase.storage.io.FaultInjectingFileIo;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/** A WAL fsync slower than {@link WalStats#SLOW_SYNC_MS} is logged, at most once per 10 s per engine. */
+@Timeout(60)
+class WalSlowSyncTest {
+
+    @TempDir
+    Path dir;
+
+    private final Logger logger = (Logger) LoggerFactory.getLogger(WalWriter.class);
+    private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+
+    @BeforeEach
+    void capture() {
+        logged.start();
+        logger.addAppender(logged);
+    }
+
+    @AfterEach
+    void release() {
+        logger.detachAppender(logged);
+    }
+
+    private List<String> warnings() {
+        return logged.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    private static Entry entry(int i) {
+        return Entry.value(Keys.utf8("k" + i), i, Keys.utf8("v" + i));
+    }
+
+    @Test
+    void slowFsyncsGiveOneWarningThatNamesTheSegmentAndWhatWaits() throws Exception {
+        FaultInjectingFileIo io = new FaultInjectingFileIo();
+        WalStats stats = new WalStats();
+        Path first = dir.resolve("wal-00000000000000000001.log");
+        Path second = dir.resolve("wal-00000000000000000002.log");
+        try (WalWriter w = WalWriter.create(io, first, WalSyncPolicy.ALWAYS, 1000, stats)) {
+            w.append(entry(0)); // a fast fsync: nothing logged
+            assertThat(warnings()).isEmpty();
+            io.delay(FaultInjectingFileIo.Op.FORCE, WalStats.SLOW_SYNC_MS + 50);
+            for (int i = 1; i <= 3; i++) {
+                w.append(entry(i)); // ALWAYS: each append fsyncs before it returns
+            }
+        }
+        List<String> lines = warnings();
+        assertThat(lines).hasSize(1);
+        assertThat(lines.getFirst()).startsWith("WAL fsync of " + first.getFileName() + " took ")
+                .contains("(fsyncs over 100 ms since the last such line: 1)")
+                .contains("every write waits for its fsync before it is acknowledged")
+                .contains("iostat");
+        // the next segment of the same engine within 10 s: counted, not logged again
+        try (WalWriter w = WalWriter.create(io, second, WalSyncPolicy.ALWAYS, 1000, stats)) {
+            w.append(entry(4));
+        }
+        assertThat(warnings()).hasSize(1);
+    }
+
+    @Test
+    void theRateLimitReportsTheSlowFsyncsItHeldBack() {
+        WalStats stats = new WalStats();
+        long t0 = System.nanoTime();
+        assertThat(stats.slowSync(t0)).isEqualTo(1);
+        assertThat(stats.slowSync(t0 + TimeUnit.SECONDS.toNanos(1))).isZero();
+        assertThat(stats.slowSync(t0 + TimeUnit.SECONDS.toNanos(9))).isZero();
+        assertThat(stats.slowSync(t0 + TimeUnit.SECONDS.toNanos(11))).isEqualTo(3);
+        assertThat(stats.slowSync(t0 + TimeUnit.SECONDS.toNanos(12))).isZero();
+    }
+}
