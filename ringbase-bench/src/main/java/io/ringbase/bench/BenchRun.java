@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -115,7 +116,7 @@ public final class BenchRun {
             if (target.local()) {
                 List<Integer> codes = target.stop();
                 notes.add("Nodes stopped with SIGTERM; exit codes " + codes + "; "
-                        + logSummary(target.logs()) + " (logs were in the temp dir, removed).");
+                        + logSummary(target.logs()) + " " + logLinks(target.logs()) + ".");
             }
             deleteTree(work);
             Runtime.getRuntime().removeShutdownHook(onSignal);
@@ -289,6 +290,12 @@ public final class BenchRun {
 
     private static String nameOf(Path p) {
         return p == null ? null : p.toString();
+    }
+
+    /** Markdown links to the node logs, which are in the report directory: {@code ([node1.log](node1.log), ...)}. */
+    static String logLinks(List<Path> logs) {
+        return logs.stream().map(l -> l.getFileName().toString()).map(n -> "[" + n + "](" + n + ")")
+                .collect(Collectors.joining(", ", "(", ")"));
     }
 
     private static String logSummary(List<Path> logs) {

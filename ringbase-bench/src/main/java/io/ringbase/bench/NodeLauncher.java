@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
 /**
  * Starts fresh local nodes with {@code bin/ringbase serve} (one, or three as a cluster with {@code --cluster}
  * and {@code --self}), each pinned to one CPU with {@code taskset}, on free loopback ports with fresh data
- * directories, each writing a GC log ({@link GcLog}, {@code node<N>-gc.log}) through {@code RINGBASE_JAVA_OPTS};
- * waits for each node's ready line and stops them with SIGTERM.
+ * directories, each writing a GC log ({@link GcLog}, {@code node<N>-gc.log}) through {@code RINGBASE_JAVA_OPTS}
+ * and its stderr, the server log, to {@code node<N>.log}, both in the report directory; waits for each node's
+ * ready line and stops them with SIGTERM.
  */
 public final class NodeLauncher {
 
@@ -94,16 +95,18 @@ public final class NodeLauncher {
     }
 
     /**
-     * Starts {@code count} fresh nodes (1, or 3 as a cluster) under {@code workDir}, their GC logs in
-     * {@code gcLogDir}.
+     * Starts {@code count} fresh nodes (1, or 3 as a cluster) with their data under {@code workDir}, their
+     * logs in {@code logDir}.
      *
      * @param cpu      CPU to pin the nodes to, or -1 for none
-     * @param gcLogDir where each node writes {@code node<N>-gc.log} (the report directory)
+     * @param logDir   where each node writes its server log {@code node<N>.log} and its GC log
+     *                 {@code node<N>-gc.log} (the report directory, which outlives the run: a stall in the
+     *                 stable run can then be looked up in the node's own log)
      * @param extra    further {@code serve} flags
      * @throws IOException when a node exits or is not ready within {@value #READY_TIMEOUT_S} s; the message
      *                     holds the end of its log (e.g. serve's refusal of a multi-node --cluster)
      */
-    public static Target start(int count, int cpu, Path workDir, Path gcLogDir, List<String> extra)
+    public static Target start(int count, int cpu, Path workDir, Path logDir, List<String> extra)
             throws IOException, InterruptedException {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -127,8 +130,8 @@ public final class NodeLauncher {
                     cmd.addAll(List.of("--cluster", cluster, "--self", urls.get(i).toString()));
                 }
                 cmd.addAll(extra);
-                Path log = workDir.resolve("node" + (i + 1) + ".log");
-                Path gcLog = gcLogDir.resolve("node" + (i + 1) + "-gc.log");
+                Path log = logDir.resolve("node" + (i + 1) + ".log");
+                Path gcLog = logDir.resolve("node" + (i + 1) + "-gc.log");
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
                 String opts = pb.environment().getOrDefault("RINGBASE_JAVA_OPTS", "");
                 pb.environment().put("RINGBASE_JAVA_OPTS", (opts.isBlank() ? "" : opts + " ") + GcLog.jvmOption(optionPath(gcLog)));
