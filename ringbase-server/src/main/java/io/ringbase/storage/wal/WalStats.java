@@ -6,8 +6,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counters of WAL activity shared by the segments of one engine (a segment is a {@link WalWriter}; an
- * engine writes many in turn), for metrics. Counters run since the engine opened. Thread-safe; each
- * batch of appends adds to three counters once, each fsync to two.
+ * engine writes many in turn), for metrics, and the rate limit of the WARN lines about slow fsyncs
+ * ({@link #slowSync}), which must hold across segments. Counters run since the engine opened. Thread-safe;
+ * each batch of appends adds to three counters once, each fsync to two.
  */
 public final class WalStats {
 
