@@ -1,13 +1,13 @@
 package io.ringbase.storage.wal;
 
+import io.ringbase.logging.LogThrottle;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counters of WAL activity shared by the segments of one engine (a segment is a {@link WalWriter}; an
- * engine writes many in turn), for metrics, and the rate limit of the WARN lines about slow fsyncs
- * ({@link #slowSync}), which must hold across segments. Counters run since the engine opened. Thread-safe;
+ * engine writes many in turn), for metrics, and the throttle of the WARN lines about slow fsyncs
+ * ({@link #slowSyncLog}), which must hold across segments. Counters run since the engine opened. Thread-safe;
  * each batch of appends adds to three counters once, each fsync to two.
  */
 public final class WalStats {
@@ -18,14 +18,8 @@ public final class WalStats {
     private final LongAdder syncs = new LongAdder();
     private final LongAdder syncNanos = new LongAdder();
     private final LongAdder failures = new LongAdder();
-    /** Slow fsyncs since the last WARN line about them, and when that line was written (ns, nanoTime). */
-    private final AtomicLong slowSyncsUnlogged = new AtomicLong();
-    private final AtomicLong lastSlowSyncLogNanos = new AtomicLong(System.nanoTime() - SLOW_SYNC_LOG_INTERVAL_NANOS);
-
-    /** An fsync that takes longer than this, ms, is slow: a WAL fsync on a healthy SSD takes well under 10 ms. */
-    public static final long SLOW_SYNC_MS = 100;
-    /** At most one WARN line about slow fsyncs per this many ns (10 s), for the whole engine. */
-    static final long SLOW_SYNC_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The WARN line about slow fsyncs ({@link WalWriter#SLOW_SYNC_MS}): at most one per 10 s for the whole engine. */
+    private final LogThrottle slowSyncLog = new LogThrottle(10, TimeUnit.SECONDS);
 
     /** A batch of {@code records} records, {@code bytes} bytes, written with one {@code write()}. */
     void written(int records, long bytes) {
@@ -40,19 +34,9 @@ public final class WalStats {
         syncNanos.add(nanos);
     }
 
-    /**
-     * Counts an fsync slower than {@link #SLOW_SYNC_MS}, at {@code nowNanos} ({@link System#nanoTime()}).
-     *
-     * @return how many slow fsyncs the caller should report in a WARN line (this one and those not yet
-     *         reported), or 0 if a line was written less than 10 s ago
-     */
-    long slowSync(long nowNanos) {
-        slowSyncsUnlogged.incrementAndGet();
-        long last = lastSlowSyncLogNanos.get();
-        if (nowNanos - last < SLOW_SYNC_LOG_INTERVAL_NANOS || !lastSlowSyncLogNanos.compareAndSet(last, nowNanos)) {
-            return 0;
-        }
-        return slowSyncsUnlogged.getAndSet(0);
+    /** The throttle of the WARN line about slow fsyncs, shared by the engine's segments. */
+    LogThrottle slowSyncLog() {
+        return slowSyncLog;
     }
 
     /** A {@code write()} or fsync failed and poisoned its segment. */

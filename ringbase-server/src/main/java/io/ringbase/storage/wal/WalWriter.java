@@ -105,6 +105,9 @@ public final class WalWriter implements Closeable {
     }
 
     private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
+    /** An fsync that takes longer than this, ms, logs a WARN: a WAL fsync on a healthy SSD takes well under 10 ms. */
+    static final long SLOW_SYNC_MS = 100;
+    private static final long SLOW_SYNC_NANOS = TimeUnit.MILLISECONDS.toNanos(SLOW_SYNC_MS);
     private static final ThreadLocal<Waiter> WAITER = ThreadLocal.withInitial(Waiter::new);
 
     private final Path path;
@@ -624,13 +627,13 @@ public final class WalWriter implements Closeable {
         lastSyncNanos = System.nanoTime();
         long took = lastSyncNanos - started;
         stats.synced(took);
-        if (took > TimeUnit.MILLISECONDS.toNanos(WalStats.SLOW_SYNC_MS)) {
-            long report = stats.slowSync(lastSyncNanos);
-            if (report > 0) {
+        if (took > SLOW_SYNC_NANOS) {
+            long heldBack = stats.slowSyncLog().tryLog();
+            if (heldBack >= 0) {
                 log.warn("WAL fsync of {} took {} ms (fsyncs over {} ms since the last such line: {}); {}. The disk, or "
                         + "its writeback of other files, is slow: check the device (iostat -x) or give the data "
                         + "directory a faster one", path.getFileName(), TimeUnit.NANOSECONDS.toMillis(took),
-                        WalStats.SLOW_SYNC_MS, report, policy == WalSyncPolicy.ALWAYS
+                        SLOW_SYNC_MS, heldBack + 1, policy == WalSyncPolicy.ALWAYS
                                 ? "every write waits for its fsync before it is acknowledged"
                                 : "writes to the segment can block in write() behind it");
             }
