@@ -9,11 +9,14 @@ import io.ringbase.storage.rocksdb.RocksDbEngine;
 import io.ringbase.storage.rocksdb.RocksDbOptions;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +24,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -479,18 +481,30 @@ class StorageEngineContractTest {
         return engine.stats().tiers().stream().filter(t -> t.tier() == 0).mapToInt(EngineStats.Tier::tables).sum();
     }
 
-    /** Bytes of every file under {@code dir}, subdirectories included. */
+    /**
+     * Bytes of every file under {@code dir}, subdirectories included. A file deleted while the walk runs
+     * (by a finishing flush or compaction) counts 0, whether it goes between the directory listing and
+     * the walk's own look at it or before its size is read: {@code Files.walk} threw on the first.
+     */
     static long directoryBytes(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (java.nio.file.NoSuchFileException gone) {
-                    return 0; // deleted by a finishing flush or compaction
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+        long[] bytes = {0};
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                if (attrs.isRegularFile()) {
+                    bytes[0] += attrs.size();
                 }
-            }).sum();
-        }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE; // deleted meanwhile
+                }
+                throw e;
+            }
+        });
+        return bytes[0];
     }
 }
