@@ -62,9 +62,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private int method;
     private int status;
     private String accessLine; // method and target, when the access log is on
+    private final LogThrottle errorLog;
 
     ConnectionHandler(RingbaseHttpServer.Shared shared) {
+        this(shared, UNEXPECTED_ERROR_LOG);
+    }
+
+    /** For tests: {@code errorLog} limits the WARN lines of {@link #exceptionCaught} instead of the node's. */
+    ConnectionHandler(RingbaseHttpServer.Shared shared, LogThrottle errorLog) {
         this.shared = shared;
+        this.errorLog = errorLog;
     }
 
     @Override
@@ -122,6 +129,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelInactive();
     }
 
+    /**
+     * Closes the connection. An out-of-memory error logs a WARN (at most one a second) naming the cap to
+     * raise; an I/O error (the peer went away) logs at DEBUG; any other error is a bug on the request path
+     * and logs a WARN with its stack trace, at most one per 10 s with the count of those held back.
+     */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         long heldBack;
@@ -130,14 +142,26 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                     + "RINGBASE_NETTY_DIRECT (-Dio.netty.maxDirectMemory, docs/design.md \"Memory budget of a node\"), "
                     + "so fewer large requests at once, or a larger cap, avoid it", ctx.channel().remoteAddress(),
                     cause.getMessage(), heldBack > 0 ? " (and " + heldBack + " more in the last second)" : "");
-        } else {
-            log.debug("closing connection {} after error", ctx.channel().remoteAddress(), cause);
+        } else if (cause instanceof java.io.IOException) {
+            // the peer reset or closed the connection (Netty's native transport reports ECONNRESET and
+            // EPIPE as IOExceptions): the client's doing, nothing for an operator
+            log.debug("closing connection {} after I/O error", ctx.channel().remoteAddress(), cause);
+        } else if (cause instanceof OutOfMemoryError) {
+            log.debug("closing connection {}: no memory for its buffers", ctx.channel().remoteAddress(), cause);
+        } else if ((heldBack = errorLog.tryLog()) >= 0) {
+            // anything else is a bug on the request path: the client loses its connection and every
+            // request pipelined on it, so the operator hears of it, with the stack trace to report
+            log.warn("closing connection {} after an unexpected error{}; its pending requests get no answer. This is "
+                    + "a bug: please report it with this stack trace", ctx.channel().remoteAddress(),
+                    heldBack > 0 ? " (and " + heldBack + " more since the last such line)" : "", cause);
         }
         ctx.close();
     }
 
     /** Connections closed for lack of buffer memory: one WARN line a second, whatever the connections. */
     private static final LogThrottle OUT_OF_MEMORY_LOG = new LogThrottle(1, java.util.concurrent.TimeUnit.SECONDS);
+    /** Connections closed after an unexpected error: one WARN line (with its stack trace) per 10 s. */
+    private static final LogThrottle UNEXPECTED_ERROR_LOG = new LogThrottle(10, java.util.concurrent.TimeUnit.SECONDS);
 
     /**
      * Starts the next pending request unless one is being served or the client is not reading its
