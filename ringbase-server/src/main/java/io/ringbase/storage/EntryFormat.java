@@ -137,11 +137,15 @@ public final class EntryFormat {
         int keyLen = src.get(I32, offset + OFF_KEY_LEN);
         int valueLen = src.get(I32, offset + OFF_VALUE_LEN);
         long p = offset + HEADER_SIZE;
-        byte[] key = src.asSlice(p, keyLen).toArray(ValueLayout.JAVA_BYTE);
+        // copies into arrays, not MemorySegment.toArray: that goes through a heap segment, a second segment
+        // class in the engine's code (SstableWriter's buffers say why that matters)
+        byte[] key = new byte[keyLen];
+        MemorySegment.copy(src, ValueLayout.JAVA_BYTE, p, key, 0, keyLen);
         p += keyLen;
         byte[] value = null;
         if ((flags & FLAG_TOMBSTONE) == 0) {
-            value = src.asSlice(p, valueLen).toArray(ValueLayout.JAVA_BYTE);
+            value = new byte[valueLen];
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, p, value, 0, valueLen);
         }
         assert p + valueLen == offset + size;
         return new Entry(key, version, (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY, value);

@@ -1,9 +1,7 @@
 package io.ringbase.storage.manifest;
 
-import static io.ringbase.storage.Layouts.I32;
-import static io.ringbase.storage.Layouts.I64;
-
 import io.ringbase.storage.CorruptionException;
+import io.ringbase.storage.Layouts;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -65,35 +63,37 @@ public final class Manifest {
         return Optional.of(decode(file, bytes));
     }
 
+    // Both go through a ByteBuffer, not a heap MemorySegment: the engine's segment code then meets native
+    // segments only (a manifest is written at every flush and compaction; SstableWriter's buffers say why).
     static ManifestState decode(Path file, byte[] bytes) throws CorruptionException {
-        MemorySegment s = MemorySegment.ofArray(bytes);
+        ByteBuffer s = ByteBuffer.wrap(bytes).order(Layouts.ORDER);
         if (bytes.length < HEADER_SIZE + CRC_SIZE) {
             throw new CorruptionException(file, 0, "manifest of " + bytes.length + " bytes is shorter than its header");
         }
-        if (s.get(I32, 0) != MAGIC) {
-            throw new CorruptionException(file, 0, "bad manifest magic 0x" + Integer.toHexString(s.get(I32, 0)));
+        if (s.getInt(0) != MAGIC) {
+            throw new CorruptionException(file, 0, "bad manifest magic 0x" + Integer.toHexString(s.getInt(0)));
         }
-        int version = s.get(I32, 4);
+        int version = s.getInt(4);
         if (version != VERSION) {
             throw new CorruptionException(file, 4, "unknown manifest version " + version);
         }
-        long count = s.get(I32, 24) & 0xFFFFFFFFL;
+        long count = s.getInt(24) & 0xFFFFFFFFL;
         long expected = HEADER_SIZE + count * 8 + CRC_SIZE;
         if (expected != bytes.length) {
             throw new CorruptionException(file, 24, "manifest lists " + count + " tables but has " + bytes.length + " bytes");
         }
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, bytes.length - CRC_SIZE);
-        int stored = s.get(I32, bytes.length - CRC_SIZE);
+        int stored = s.getInt(bytes.length - CRC_SIZE);
         if ((int) crc.getValue() != stored) {
             throw new CorruptionException(file, bytes.length - CRC_SIZE, "manifest checksum mismatch");
         }
         List<Long> tables = new ArrayList<>((int) count);
         for (int i = 0; i < count; i++) {
-            tables.add(s.get(I64, HEADER_SIZE + 8L * i));
+            tables.add(s.getLong(HEADER_SIZE + 8 * i));
         }
         try {
-            return new ManifestState(s.get(I64, 8), s.get(I64, 16), tables);
+            return new ManifestState(s.getLong(8), s.getLong(16), tables);
         } catch (IllegalArgumentException e) {
             throw new CorruptionException(file, 8, e.getMessage());
         }
@@ -102,18 +102,18 @@ public final class Manifest {
     static byte[] encode(ManifestState state) {
         int n = state.liveTables().size();
         byte[] bytes = new byte[HEADER_SIZE + 8 * n + CRC_SIZE];
-        MemorySegment s = MemorySegment.ofArray(bytes);
-        s.set(I32, 0, MAGIC);
-        s.set(I32, 4, VERSION);
-        s.set(I64, 8, state.nextFileNumber());
-        s.set(I64, 16, state.walReplayFrom());
-        s.set(I32, 24, n);
+        ByteBuffer s = ByteBuffer.wrap(bytes).order(Layouts.ORDER);
+        s.putInt(0, MAGIC);
+        s.putInt(4, VERSION);
+        s.putLong(8, state.nextFileNumber());
+        s.putLong(16, state.walReplayFrom());
+        s.putInt(24, n);
         for (int i = 0; i < n; i++) {
-            s.set(I64, HEADER_SIZE + 8L * i, state.liveTables().get(i));
+            s.putLong(HEADER_SIZE + 8 * i, state.liveTables().get(i));
         }
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, bytes.length - CRC_SIZE);
-        s.set(I32, bytes.length - CRC_SIZE, (int) crc.getValue());
+        s.putInt(bytes.length - CRC_SIZE, (int) crc.getValue());
         return bytes;
     }
 
@@ -134,7 +134,9 @@ public final class Manifest {
         Path tmp = FileNames.manifestTmp(dir);
         try (FileChannel ch = io.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-            ByteBuffer buf = ByteBuffer.wrap(encode(state));
+            byte[] bytes = encode(state);
+            // direct, as the engine's other file writes are: one ByteBuffer class in the JDK's write path
+            ByteBuffer buf = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
             while (buf.hasRemaining()) {
                 ch.write(buf);
             }

@@ -1,6 +1,5 @@
 package io.ringbase.storage.sstable;
 
-import static io.ringbase.storage.Layouts.U8;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -98,7 +97,7 @@ public final class BlockCache {
      * @param dst at least {@link #FRAME_BYTES} long
      * @return the block's length in bytes, or -1 if it is not cached
      */
-    int get(long table, long block, byte[] dst) {
+    int get(long table, long block, MemorySegment dst) {
         MemorySegment m = memory;
         if (m == null) {
             if (frames > 0) {
@@ -117,7 +116,7 @@ public final class BlockCache {
             if (length <= 0 || length > FRAME_BYTES) {
                 continue; // a torn read of a frame being written; validation would fail too
             }
-            MemorySegment.copy(m, U8, (long) f * FRAME_BYTES, dst, 0, length);
+            MemorySegment.copy(m, (long) f * FRAME_BYTES, dst, 0, length);
             if (lock.validate(stamp)) {
                 referenced[f] = true;
                 hits.increment();
@@ -129,7 +128,7 @@ public final class BlockCache {
     }
 
     /** Caches {@code src[0, length)} as block {@code block} of table {@code table}, unless it is too large or its frame is busy. */
-    void put(long table, long block, byte[] src, int length) {
+    void put(long table, long block, MemorySegment src, int length) {
         if (frames == 0 || length > FRAME_BYTES) {
             return;
         }
@@ -146,7 +145,7 @@ public final class BlockCache {
             blocks[f] = block;
             lengths[f] = length;
             referenced[f] = false;
-            MemorySegment.copy(src, 0, m, U8, (long) f * FRAME_BYTES, length);
+            MemorySegment.copy(src, 0, m, (long) f * FRAME_BYTES, length);
         } finally {
             lock.unlockWrite(stamp);
         }

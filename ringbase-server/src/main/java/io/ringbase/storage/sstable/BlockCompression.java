@@ -1,6 +1,7 @@
 package io.ringbase.storage.sstable;
 
 import io.ringbase.storage.CorruptionException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Exception;
@@ -39,23 +40,26 @@ final class BlockCompression {
     }
 
     /**
-     * Compresses {@code src[0, length)} into {@code dst} (at least {@link #maxCompressedLength} long).
+     * Compresses {@code src[0, length)} into {@code dst[0, dst.capacity())} (at least
+     * {@link #maxCompressedLength} of {@code length}). Both are direct buffers over the engine's native
+     * scratch memory; their positions and limits are not used or changed.
      *
      * @return the compressed length in bytes
      */
-    static int compress(byte[] src, int length, byte[] dst) {
-        return COMPRESSOR.compress(src, 0, length, dst, 0, dst.length);
+    static int compress(ByteBuffer src, int length, ByteBuffer dst) {
+        return COMPRESSOR.compress(src, 0, length, dst, 0, dst.capacity());
     }
 
     /**
-     * Decompresses the LZ4 payload {@code src[0, srcLength)} into {@code dst[0, rawLength)}.
+     * Decompresses the LZ4 payload {@code src[0, srcLength)} into {@code dst[0, rawLength)}; positions and
+     * limits are not used or changed.
      *
      * @param file   the table, for the error
      * @param offset the payload's offset in the file, for the error
      * @throws CorruptionException if the payload is not valid LZ4 or does not decompress to exactly
      *                             {@code rawLength} bytes
      */
-    static void decompress(Path file, long offset, byte[] src, int srcLength, byte[] dst, int rawLength)
+    static void decompress(Path file, long offset, ByteBuffer src, int srcLength, ByteBuffer dst, int rawLength)
             throws CorruptionException {
         int n;
         try {

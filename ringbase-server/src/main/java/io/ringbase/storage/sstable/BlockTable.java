@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
@@ -206,7 +207,9 @@ final class BlockTable implements TableBody {
         int bLen = index.get(I32, last + 16);
         long mismatch = MemorySegment.mismatch(index, a, a + aLen, index, b, b + bLen);
         int shared = mismatch < 0 ? aLen : (int) mismatch;
-        return index.asSlice(a, shared).toArray(ValueLayout.JAVA_BYTE);
+        byte[] prefix = new byte[shared]; // not toArray, whose heap segment is a second segment class (EntryFormat.read)
+        MemorySegment.copy(index, ValueLayout.JAVA_BYTE, a, prefix, 0, shared);
+        return prefix;
     }
 
     /** The first block whose last key is &ge; {@code key}, or {@code blockCount} if none. */
@@ -352,10 +355,11 @@ final class BlockTable implements TableBody {
         if (scratch == null) {
             scratch = SCRATCH.get();
         }
-        byte[] input = stored + 1 <= Scratch.BYTES ? scratch.input : new byte[(int) stored + 1];
-        MemorySegment.copy(data, U8, offset, input, 0, (int) stored + 1);
-        checkCrc(b, offset, input, (int) stored, crc, scratch);
-        inflate(b, loc, cached, offset, input, (int) stored, compression, raw);
+        MemorySegment input = stored + 1 <= Scratch.BYTES ? scratch.nativeInput : Arena.ofAuto().allocate(stored + 1);
+        ByteBuffer inputView = input == scratch.nativeInput ? scratch.nativeInputView : input.asByteBuffer();
+        MemorySegment.copy(data, offset, input, 0, stored + 1);
+        checkCrc(b, offset, inputView, (int) stored, crc, scratch);
+        inflate(b, loc, cached, offset, inputView, (int) stored, compression, raw);
     }
 
     /**
@@ -367,27 +371,29 @@ final class BlockTable implements TableBody {
         long begin = System.nanoTime();
         file.read(offset, scratch.nativeInput, stored + TRAILER_SIZE);
         gauge.record(System.nanoTime() - begin);
-        byte[] input = scratch.input;
-        MemorySegment.copy(scratch.nativeInput, U8, 0, input, 0, stored + 1);
-        byte compression = input[stored];
-        checkCrc(b, offset, input, stored, scratch.nativeInput.get(I32, stored + 1), scratch);
+        MemorySegment input = scratch.nativeInput;
+        byte compression = input.get(U8, stored);
+        checkCrc(b, offset, scratch.nativeInputView, stored, input.get(I32, stored + 1), scratch);
         if (compression == BlockCompression.NONE || (compact && compression == BlockCompression.SINGLE_ENTRY)) {
             if (stored != raw) {
                 throw new CorruptionException(path, offset, "raw block " + b + " of " + stored
                         + " bytes, the index says " + raw);
             }
-            System.arraycopy(input, 0, loc.buffer(stored), 0, stored);
+            MemorySegment.copy(input, 0, loc.buffer(stored), 0, stored);
             located(b, loc, loc.bufferSegment(), 0, stored, compact && compression == BlockCompression.NONE);
             return;
         }
-        inflate(b, loc, cached, offset, input, stored, compression, raw);
+        inflate(b, loc, cached, offset, scratch.nativeInputView, stored, compression, raw);
     }
 
-    /** Checks the CRC32C of {@code input[0, stored]} (payload and compression code) against {@code crc}. */
-    private void checkCrc(long b, long offset, byte[] input, int stored, int crc, Scratch scratch)
+    /**
+     * Checks the CRC32C of {@code input[0, stored]} (payload and compression code) against {@code crc};
+     * moves {@code input}'s position and limit.
+     */
+    private void checkCrc(long b, long offset, ByteBuffer input, int stored, int crc, Scratch scratch)
             throws CorruptionException {
         scratch.crc.reset();
-        scratch.crc.update(input, 0, stored + 1);
+        scratch.crc.update(input.clear().limit(stored + 1));
         if ((int) scratch.crc.getValue() != crc) {
             throw new CorruptionException(path, offset, "block " + b + " checksum mismatch");
         }
@@ -397,14 +403,14 @@ final class BlockTable implements TableBody {
      * Decompresses the checked block payload {@code input[0, stored)} into {@code loc}'s buffer, puts it in
      * the block cache if {@code cached}, and points {@code loc} at it.
      */
-    private void inflate(long b, EntryLocation loc, boolean cached, long offset, byte[] input, int stored,
+    private void inflate(long b, EntryLocation loc, boolean cached, long offset, ByteBuffer input, int stored,
                          byte compression, int raw) throws CorruptionException {
         if (compression != BlockCompression.LZ4) {
             throw new CorruptionException(path, offset + stored, "block " + b + " has unknown compression code "
                     + (compression & 0xFF));
         }
-        byte[] out = loc.buffer(raw);
-        BlockCompression.decompress(path, offset, input, stored, out, raw);
+        MemorySegment out = loc.buffer(raw);
+        BlockCompression.decompress(path, offset, input, stored, loc.bufferView(), raw);
         if (cached && cache != null) {
             cache.put(tableId, b, out, raw);
         }
@@ -443,9 +449,14 @@ final class BlockTable implements TableBody {
      */
     private static final class Scratch {
         static final int BYTES = 16 * 1024;
-        final byte[] input = new byte[BYTES];
-        /** Where {@code pread} puts a block, payload and trailer (freed with the thread's scratch). */
+        /**
+         * Where {@code pread} puts a block, payload and trailer, and where a compressed block is copied from the
+         * mapping to be checked and decompressed (freed with the thread's scratch). Native, like everything
+         * else the engine reads ({@link SstableWriter}'s buffers say why).
+         */
         final MemorySegment nativeInput = Arena.ofAuto().allocate(BYTES, 8);
+        /** A view of {@link #nativeInput} for the checksum and the LZ4 codec. */
+        final ByteBuffer nativeInputView = nativeInput.asByteBuffer();
         final CRC32C crc = new CRC32C();
         /** Point reads through the mapping so far, for sampling. */
         int loads;

@@ -6,6 +6,7 @@ import static io.ringbase.storage.Layouts.U8;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -58,8 +59,12 @@ final class CompactEntry {
     private long valueOffset;
     private int valueLength;
 
-    private byte[] expanded = new byte[0];
-    private MemorySegment expandedSegment = MemorySegment.ofArray(expanded);
+    /**
+     * Where {@link #expand} writes: native, like the memtables and tables the same engine code reads (heap
+     * segments there made C2 recompile it; {@link SstableWriter}'s buffers say more). Freed by the
+     * collector with this decoder, or when it grows.
+     */
+    private MemorySegment expanded = MemorySegment.NULL;
 
     /**
      * The compact encoding's size, in bytes, of the section 2.1 entry at {@code offset} of {@code src}
@@ -266,11 +271,10 @@ final class CompactEntry {
      */
     MemorySegment expand() {
         long size = expandedSize();
-        if (expanded.length < size) {
-            expanded = new byte[(int) Math.max(size, Math.min(Integer.MAX_VALUE - 8, 2L * expanded.length))];
-            expandedSegment = MemorySegment.ofArray(expanded);
+        if (expanded.byteSize() < size) {
+            expanded = Arena.ofAuto().allocate(Math.max(size, Math.min(Integer.MAX_VALUE - 8, 2 * expanded.byteSize())), 8);
         }
-        MemorySegment dst = expandedSegment;
+        MemorySegment dst = expanded;
         dst.set(U8, 0, (byte) flags);
         dst.set(I64, 1, version);
         dst.set(I64, 9, expiresAt);

@@ -1,6 +1,8 @@
 package io.ringbase.storage.sstable;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * Where an SSTable lookup ({@link SstableReader#locate}) found an entry: its {@code docs/format.md}
@@ -17,8 +19,13 @@ public final class EntryLocation {
 
     private MemorySegment segment;
     private long offset = -1;
-    private byte[] buffer = new byte[0];
-    private MemorySegment bufferSegment = MemorySegment.ofArray(buffer);
+    /**
+     * Native, like the memtables and tables the same engine code reads ({@link SstableWriter}'s buffers say
+     * why); freed by the collector with this location, or when it grows.
+     */
+    private MemorySegment buffer = MemorySegment.NULL;
+    /** A view of {@link #buffer} for the LZ4 codec, made when the buffer grows ({@code null} before). */
+    private ByteBuffer bufferView;
 
     /** The block last loaded into or through this location ({@link BlockTable}): its raw entries. */
     MemorySegment blockSegment;
@@ -56,10 +63,10 @@ public final class EntryLocation {
     }
 
     /** This location's buffer, grown to at least {@code bytes}; its old content is not kept. */
-    byte[] buffer(int bytes) {
-        if (buffer.length < bytes) {
-            buffer = new byte[roundUp(bytes)];
-            bufferSegment = MemorySegment.ofArray(buffer);
+    MemorySegment buffer(int bytes) {
+        if (buffer.byteSize() < bytes) {
+            buffer = Arena.ofAuto().allocate(roundUp(bytes), 8);
+            bufferView = buffer.asByteBuffer();
         }
         return buffer;
     }
@@ -69,8 +76,16 @@ public final class EntryLocation {
         return (bytes + 4095) & -4096;
     }
 
-    /** The segment over the whole of {@link #buffer(int)}'s array, as last grown. */
+    /** The whole of {@link #buffer(int)}'s buffer, as last grown. */
     MemorySegment bufferSegment() {
-        return bufferSegment;
+        return buffer;
+    }
+
+    /**
+     * A {@code ByteBuffer} view of {@link #bufferSegment()}, for the LZ4 codec (which ignores its position
+     * and limit); call {@link #buffer(int)} first.
+     */
+    ByteBuffer bufferView() {
+        return bufferView;
     }
 }

@@ -49,7 +49,8 @@ public final class SstableReader implements AutoCloseable {
 
     private final Path path;
     private final Footer footer;
-    private final long fileBytes;
+    /** The whole file, mapped. */
+    private final MemorySegment mapping;
     private final TableBody body;
     private final BloomFilter bloom;
     /** Owns the mapping: closed when {@link #refs} reaches zero. */
@@ -58,13 +59,13 @@ public final class SstableReader implements AutoCloseable {
     private final NativeFile file;
     private final RefCount refs = new RefCount();
 
-    private SstableReader(Path path, Footer footer, long fileBytes, TableBody body, BloomFilter bloom, Arena arena,
+    private SstableReader(Path path, Footer footer, MemorySegment mapping, TableBody body, BloomFilter bloom, Arena arena,
                           NativeFile file) {
         this.arena = arena;
         this.file = file;
         this.path = path;
         this.footer = footer;
-        this.fileBytes = fileBytes;
+        this.mapping = mapping;
         this.body = body;
         this.bloom = bloom;
     }
@@ -105,7 +106,12 @@ public final class SstableReader implements AutoCloseable {
             if (size < Footer.TAIL_SIZE) {
                 throw new CorruptionException(file, 0, "file of " + size + " bytes is shorter than an SSTable footer");
             }
-            mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            // the same memory and lifetime, as a plain native segment: the engine's MemorySegment code then
+            // meets one segment class, memtable slabs, scratch buffers and tables alike, where a mapped
+            // segment class made C2 throw compiled code away (class-check traps) at a node's first
+            // compaction (SstableWriter's buffers say more; bench/RESULTS.md, 2026-11-27)
+            MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            mapped = MemorySegment.ofAddress(mapping.address()).reinterpret(size, arena, null).asReadOnly();
         }
         Footer footer = Footer.read(file, mapped);
         MemorySegment index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
@@ -119,18 +125,37 @@ public final class SstableReader implements AutoCloseable {
         BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset(),
                 BloomFilter.Layout.of(footer.formatVersion()));
         if (footer.formatVersion() == 1) {
-            return new SstableReader(file, footer, mapped.byteSize(), new V1Table(file, footer, mapped), bloom, arena, null);
+            return new SstableReader(file, footer, mapped, new V1Table(file, footer, mapped), bloom, arena, null);
         }
         NativeFile direct = openForPread(file);
         try {
             BlockTable body = new BlockTable(file, footer, mapped, direct, cache, arena);
-            return new SstableReader(file, footer, mapped.byteSize(), body, bloom, arena, direct);
+            return new SstableReader(file, footer, mapped, body, bloom, arena, direct);
         } catch (IOException | RuntimeException | Error e) {
             if (direct != null) {
                 direct.close();
             }
             throw e;
         }
+    }
+
+    /**
+     * Loads, before an engine takes writes, what opening its first table would otherwise load in the middle
+     * of them: the JDK's mapped-segment class (by mapping 0 bytes of {@code anyFile}), the LZ4 codec and its
+     * native library, and the {@code pread} downcalls ({@link NativeFile}). The first is the reason: C2
+     * compiles the engine's segment code for the one native segment class it has seen and, by class
+     * hierarchy analysis, without a type check; loading a subclass of it then throws all that code away
+     * at once (110 methods at a fresh node's first flush; bench/RESULTS.md, 2026-11-27).
+     *
+     * @param anyFile a readable file (the engine's WAL segment); only opened and closed
+     * @throws IOException if {@code anyFile} cannot be opened
+     */
+    public static void loadClasses(Path anyFile) throws IOException {
+        try (Arena arena = Arena.ofShared(); FileChannel ch = FileChannel.open(anyFile, StandardOpenOption.READ)) {
+            ch.map(FileChannel.MapMode.READ_ONLY, 0, 0, arena);
+        }
+        BlockCompression.maxCompressedLength(0);
+        NativeFile.open(anyFile).ifPresent(NativeFile::close);
     }
 
     /**
@@ -226,7 +251,7 @@ public final class SstableReader implements AutoCloseable {
 
     /** Size of the file in bytes. */
     public long fileBytes() {
-        return fileBytes;
+        return mapping.byteSize();
     }
 
     /** Smallest entry version; 0 for an empty table. */
@@ -287,6 +312,15 @@ public final class SstableReader implements AutoCloseable {
      */
     ReadPathGauge readPathGauge() {
         return body instanceof BlockTable t ? t.gauge() : null;
+    }
+
+    /**
+     * Whether {@code segment} lies within this table's mapping (an entry read in place, not from a copy);
+     * for tests. The mapping is a plain native segment, so its class does not tell.
+     */
+    boolean inMapping(MemorySegment segment) {
+        return segment.address() >= mapping.address()
+                && segment.address() + segment.byteSize() <= mapping.address() + mapping.byteSize();
     }
 
     /** Whether the mapping is still open (some reference is held); for tests and leak checks. */

@@ -66,9 +66,15 @@ public final class SstableWriter implements Closeable {
     private BloomFilter.Builder bloom;
     private State state = State.OPEN;
 
+    /*
+     * The writer's buffers are native (its arena), as are the memtable slabs and tables it reads: the
+     * engine's MemorySegment code then meets one segment class, where heap segments over byte[] scratch
+     * made C2 throw compiled code away (class-check traps) at a node's first flush and compaction
+     * (bench/RESULTS.md, 2026-11-27).
+     */
     /** The raw block being gathered: entries back to back. */
-    private final byte[] block;
     private final MemorySegment blockSegment;
+    private final ByteBuffer blockBuffer;
     private int blockUsed;
     /** Offsets in {@link #block} of the restart points of the block being gathered. */
     private int[] restarts = new int[16];
@@ -76,11 +82,11 @@ public final class SstableWriter implements Closeable {
     private int blockEntries;
     /** The version of the block's last restart point: version 3 stores the others' as differences from it. */
     private long restartVersion;
-    private final byte[] compressed;
+    /** Where a block is compressed to. */
+    private final MemorySegment compressed;
+    private final ByteBuffer compressedBuffer;
     /** The previous entry's key, copied (an input's memory may change once the caller moves on). */
-    private byte[] lastKey = new byte[64];
-    /** A segment over {@link #lastKey}, replaced only when the array grows: no object per entry. */
-    private MemorySegment lastKeySegment = MemorySegment.ofArray(lastKey);
+    private final MemorySegment lastKey;
     private int lastKeyLength = -1;
 
     private int outUsed;
@@ -150,10 +156,13 @@ public final class SstableWriter implements Closeable {
         // compact encoding may be a few bytes longer); then one restart offset per RESTART_INTERVAL
         // entries of at least the smallest entry's size, and their count
         int smallest = formatVersion == 2 ? EntryFormat.HEADER_SIZE : CompactEntry.MIN_SIZE;
-        this.block = new byte[2 * blockBytes + 16 + 4 * (2 * blockBytes / smallest / RESTART_INTERVAL + 2)];
-        this.entryScratch = MemorySegment.ofArray(new byte[blockBytes]);
-        this.blockSegment = MemorySegment.ofArray(block);
-        this.compressed = new byte[BlockCompression.maxCompressedLength(block.length)];
+        int blockLength = 2 * blockBytes + 16 + 4 * (2 * blockBytes / smallest / RESTART_INTERVAL + 2);
+        this.blockSegment = arena.allocate(blockLength, 8);
+        this.blockBuffer = blockSegment.asByteBuffer();
+        this.entryScratch = arena.allocate(blockBytes, 8);
+        this.compressed = arena.allocate(BlockCompression.maxCompressedLength(blockLength), 8);
+        this.compressedBuffer = compressed.asByteBuffer();
+        this.lastKey = arena.allocate(Entry.MAX_KEY_BYTES);
         this.out = arena.allocate(OUT_BUFFER_SIZE);
         this.indexBuffer = arena.allocate(INDEX_BUFFER_SIZE);
         try {
@@ -240,11 +249,7 @@ public final class SstableWriter implements Closeable {
         int keyLength = EntryFormat.keyLength(segment, at);
         long keyOffset = EntryFormat.keyOffset(at);
         bloom.add(segment, keyOffset, keyLength);
-        if (lastKey.length < keyLength) {
-            lastKey = new byte[Math.max(keyLength, 2 * lastKey.length)];
-            lastKeySegment = MemorySegment.ofArray(lastKey);
-        }
-        MemorySegment.copy(segment, keyOffset, lastKeySegment, 0, keyLength);
+        MemorySegment.copy(segment, keyOffset, lastKey, 0, keyLength);
         lastKeyLength = keyLength;
         entryCount++;
         if (EntryFormat.isTombstone(segment, at)) {
@@ -264,13 +269,13 @@ public final class SstableWriter implements Closeable {
         if (lastKeyLength < 0) {
             return 0;
         }
-        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, lastKeySegment, 0, lastKeyLength);
+        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, lastKey, 0, lastKeyLength);
         boolean after = mismatch >= 0 && mismatch != keyLength
                 && (mismatch == lastKeyLength
-                || (src.get(U8, keyOffset + mismatch) & 0xFF) > (lastKey[(int) mismatch] & 0xFF));
+                || (src.get(U8, keyOffset + mismatch) & 0xFF) > (lastKey.get(U8, mismatch) & 0xFF));
         if (!after) {
             throw new IllegalArgumentException("key " + Keys.toDisplay(src.asSlice(keyOffset, keyLength).toArray(U8))
-                    + " does not sort after the previous key " + Keys.toDisplay(java.util.Arrays.copyOf(lastKey, lastKeyLength)));
+                    + " does not sort after the previous key " + Keys.toDisplay(lastKey.asSlice(0, lastKeyLength).toArray(U8)));
         }
         return (int) mismatch;
     }
@@ -285,17 +290,17 @@ public final class SstableWriter implements Closeable {
         }
         blockSegment.set(I32, blockUsed + 4L * restartCount, restartCount);
         int raw = blockUsed + 4 * restartCount + 4;
-        int n = BlockCompression.compress(block, raw, compressed);
+        int n = BlockCompression.compress(blockBuffer, raw, compressedBuffer);
         long blockOffset = position;
         blockCrc.reset();
         if (n <= raw - raw / 8) {
             write(compressed, n);
-            blockCrc.update(compressed, 0, n);
+            blockCrc.update(compressedBuffer.clear().limit(n));
             trailer(BlockCompression.LZ4);
             indexEntry(blockOffset, n, raw);
         } else {
-            write(block, raw);
-            blockCrc.update(block, 0, raw);
+            write(blockSegment, raw);
+            blockCrc.update(blockBuffer.clear().limit(raw));
             trailer(BlockCompression.NONE);
             indexEntry(blockOffset, raw, raw);
         }
@@ -350,7 +355,7 @@ public final class SstableWriter implements Closeable {
         indexBuffer.set(I32, indexUsed + 8, (int) stored);
         indexBuffer.set(I32, indexUsed + 12, (int) raw);
         indexBuffer.set(I32, indexUsed + 16, lastKeyLength);
-        MemorySegment.copy(lastKey, 0, indexBuffer, U8, indexUsed + BlockTable.INDEX_ENTRY_HEADER, lastKeyLength);
+        MemorySegment.copy(lastKey, 0, indexBuffer, indexUsed + BlockTable.INDEX_ENTRY_HEADER, lastKeyLength);
         indexUsed += size;
         indexLength += size;
         blockCount++;
@@ -405,7 +410,8 @@ public final class SstableWriter implements Closeable {
      * length (so the offsets need no memory per block while the table is written).
      */
     private void writeEntryStarts() throws IOException {
-        ByteBuffer chunk = ByteBuffer.allocate(INDEX_BUFFER_SIZE).order(Layouts.ORDER);
+        // the index buffer, flushed by now, as the chunk: native, like the writer's other buffers
+        ByteBuffer chunk = indexBuffer.asByteBuffer().order(Layouts.ORDER);
         long chunkStart = 0;
         chunk.limit(0);
         long p = 0;
@@ -454,13 +460,13 @@ public final class SstableWriter implements Closeable {
     }
 
     /** Appends {@code bytes[0, length)} to the file through the output buffer. */
-    private void write(byte[] bytes, int length) throws IOException {
+    private void write(MemorySegment bytes, int length) throws IOException {
         for (int done = 0; done < length; ) {
             if (outUsed == OUT_BUFFER_SIZE) {
                 flushOut();
             }
             int n = Math.min(length - done, OUT_BUFFER_SIZE - outUsed);
-            MemorySegment.copy(bytes, done, out, U8, outUsed, n);
+            MemorySegment.copy(bytes, done, out, outUsed, n);
             outUsed += n;
             done += n;
         }

@@ -202,7 +202,8 @@ public final class WalWriter implements Closeable {
         }
         FileChannel channel = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
-            ByteBuffer header = ByteBuffer.allocate(WalFormat.SEGMENT_HEADER_SIZE).order(Layouts.ORDER);
+            // direct, as the batch buffer is: one ByteBuffer class in the JDK's write path
+            ByteBuffer header = ByteBuffer.allocateDirect(WalFormat.SEGMENT_HEADER_SIZE).order(Layouts.ORDER);
             header.putInt(WalFormat.MAGIC).putInt(WalFormat.VERSION).flip();
             while (header.hasRemaining()) {
                 channel.write(header);

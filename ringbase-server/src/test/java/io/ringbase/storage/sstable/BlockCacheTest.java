@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,12 +37,12 @@ class BlockCacheTest {
     void aBlockPutIsFoundWithItsBytes() {
         BlockCache cache = new BlockCache(1 << 20);
         byte[] b = block(1, 5, 3000);
-        cache.put(1, 5, b, b.length);
+        cache.put(1, 5, MemorySegment.ofArray(b), b.length);
         byte[] dst = new byte[BlockCache.FRAME_BYTES];
-        assertThat(cache.get(1, 5, dst)).isEqualTo(3000);
+        assertThat(cache.get(1, 5, MemorySegment.ofArray(dst))).isEqualTo(3000);
         assertThat(Arrays.copyOf(dst, 3000)).isEqualTo(b);
-        assertThat(cache.get(1, 6, dst)).isEqualTo(-1);
-        assertThat(cache.get(2, 5, dst)).isEqualTo(-1);
+        assertThat(cache.get(1, 6, MemorySegment.ofArray(dst))).isEqualTo(-1);
+        assertThat(cache.get(2, 5, MemorySegment.ofArray(dst))).isEqualTo(-1);
         assertThat(cache.hits()).isEqualTo(1);
         assertThat(cache.misses()).isEqualTo(2);
     }
@@ -53,11 +54,11 @@ class BlockCacheTest {
         byte[] dst = new byte[BlockCache.FRAME_BYTES];
         for (long b = 0; b < 1000; b++) {
             byte[] bytes = block(7, b, 100);
-            cache.put(7, b, bytes, bytes.length);
+            cache.put(7, b, MemorySegment.ofArray(bytes), bytes.length);
         }
         int found = 0;
         for (long b = 0; b < 1000; b++) {
-            if (cache.get(7, b, dst) == 100) {
+            if (cache.get(7, b, MemorySegment.ofArray(dst)) == 100) {
                 assertThat(Arrays.copyOf(dst, 100)).isEqualTo(block(7, b, 100));
                 found++;
             }
@@ -70,10 +71,10 @@ class BlockCacheTest {
         byte[] dst = new byte[BlockCache.FRAME_BYTES];
         BlockCache cache = new BlockCache(1 << 20);
         byte[] big = new byte[BlockCache.FRAME_BYTES + 1];
-        cache.put(1, 1, big, big.length);
-        assertThat(cache.get(1, 1, dst)).isEqualTo(-1);
-        BlockCache.NONE.put(1, 1, dst, 10);
-        assertThat(BlockCache.NONE.get(1, 1, dst)).isEqualTo(-1);
+        cache.put(1, 1, MemorySegment.ofArray(big), big.length);
+        assertThat(cache.get(1, 1, MemorySegment.ofArray(dst))).isEqualTo(-1);
+        BlockCache.NONE.put(1, 1, MemorySegment.ofArray(dst), 10);
+        assertThat(BlockCache.NONE.get(1, 1, MemorySegment.ofArray(dst))).isEqualTo(-1);
         assertThat(BlockCache.NONE.capacityBytes()).isZero();
         assertThatThrownBy(() -> new BlockCache(-1)).isInstanceOf(IllegalArgumentException.class);
     }
@@ -95,8 +96,8 @@ class BlockCacheTest {
                         int length = 1000 + (int) (b * 97);
                         if (writer) {
                             byte[] bytes = block(3, b, length);
-                            cache.put(3, b, bytes, length);
-                        } else if (cache.get(3, b, dst) >= 0) {
+                            cache.put(3, b, MemorySegment.ofArray(bytes), length);
+                        } else if (cache.get(3, b, MemorySegment.ofArray(dst)) >= 0) {
                             assertThat(Arrays.copyOf(dst, length)).isEqualTo(block(3, b, length));
                             hits.incrementAndGet();
                         }
