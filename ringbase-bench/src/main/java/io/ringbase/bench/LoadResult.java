@@ -2,6 +2,7 @@ package io.ringbase.bench;
 
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -14,9 +15,12 @@ import org.HdrHistogram.Histogram;
  * @param durationS   the run's length in seconds, the denominator of {@link #achievedRate()}
  * @param operations  the same figures per operation (HTTP method: {@code GET}, {@code PUT}) when the run mixed
  *                    several, by {@link #addOperation}; empty otherwise
+ * @param unsent      of the requests without an answer ({@link #NO_ANSWER}), those the generator never sent
+ *                    because their connection was still behind when its schedule ended (0 where the
+ *                    generator does not tell)
  */
 public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integer, Long> statuses, int durationS,
-                         Map<String, LoadResult> operations) {
+                         Map<String, LoadResult> operations, AtomicLong unsent) {
 
     /**
      * The status under which {@link #statuses} counts requests that got no answer: a connection error or a
@@ -34,7 +38,7 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
         for (int i = 0; i < durationS; i++) {
             perSecond[i] = newHistogram();
         }
-        return new LoadResult(newHistogram(), perSecond, new TreeMap<>(), durationS, new TreeMap<>());
+        return new LoadResult(newHistogram(), perSecond, new TreeMap<>(), durationS, new TreeMap<>(), new AtomicLong());
     }
 
     /** A histogram of microseconds up to {@link #HIGHEST_US} with 3 significant digits. */
@@ -60,7 +64,17 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
         }
     }
 
-    /** Requests that got no answer (connection error or timeout). */
+    /**
+     * Counts {@code count} requests that got no answer, as {@link #recordNoAnswer(long)}, of which {@code unsent}
+     * were never sent: the generator's schedule ended while their connection still waited for an earlier
+     * answer (rategen's {@code unsent=}). The rest are connection errors and timeouts.
+     */
+    public void recordNoAnswer(long count, long unsent) {
+        recordNoAnswer(count);
+        this.unsent.addAndGet(Math.max(0, Math.min(unsent, count)));
+    }
+
+    /** Requests that got no answer: never sent ({@link #unsent}), connection errors and timeouts. */
     public long noAnswer() {
         return statuses.getOrDefault(NO_ANSWER, 0L);
     }
@@ -78,6 +92,7 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
             perSecondUs[i].add(other.perSecondUs[i]);
         }
         other.statuses.forEach((k, v) -> statuses.merge(k, v, Long::sum));
+        unsent.addAndGet(other.unsent.get());
     }
 
     /**

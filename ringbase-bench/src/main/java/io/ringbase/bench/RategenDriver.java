@@ -30,6 +30,7 @@ public final class RategenDriver extends GeneratorProcesses {
     static final int RECORD_BYTES = 12;
 
     private static final Pattern SLOTS = Pattern.compile("^RESULT .*\\bslots=(\\d+)", Pattern.MULTILINE);
+    private static final Pattern UNSENT = Pattern.compile("^RESULT .*\\bunsent=(\\d+)", Pattern.MULTILINE);
 
     /**
      * @param rategen the rategen binary ({@link RategenInstaller#ensure})
@@ -57,7 +58,7 @@ public final class RategenDriver extends GeneratorProcesses {
     LoadResult read(LoadSpec spec, int durationS, Path records, String console) throws IOException {
         LoadResult one = LoadResult.empty(durationS);
         long answered = readRecords(records, one);
-        one.recordNoAnswer(slots(console) - answered);
+        one.recordNoAnswer(slots(console) - answered, unsent(console));
         return one;
     }
 
@@ -77,6 +78,14 @@ public final class RategenDriver extends GeneratorProcesses {
             throw new IOException("rategen printed no RESULT line with slots=: " + output.strip());
         }
         return Long.parseLong(m.group(1));
+    }
+
+    /**
+     * Requests rategen never sent, from the {@code unsent=} field of its {@code RESULT} line (0 if absent).
+     */
+    static long unsent(String output) {
+        Matcher m = UNSENT.matcher(output);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     /**

@@ -27,7 +27,8 @@ public final class ReportWriter {
 
     /**
      * The headline figures: rates in requests per second, latencies in ms, {@code profiled} 1 or 0, the stable
-     * run's {@code no_answer} (requests with no answer: connection errors and timeouts), {@code answers_4xx} and
+     * run's {@code no_answer} (requests with no answer: never sent, connection errors and timeouts) and
+     * {@code no_answer_unsent} (of those, never sent: the schedule ended while their connection still waited), {@code answers_4xx} and
      * {@code answers_5xx} (counts), and per node
      * {@code node<N>_gc_pauses}, {@code _gc_pause_total_ms}, {@code _gc_pause_max_ms},
      * {@code _alloc_bytes_per_request}, {@code _rss_anon_peak_mb}, {@code _rss_file_peak_mb} (MB = 2^20 bytes);
@@ -46,6 +47,7 @@ public final class ReportWriter {
             }
             m.put("max_ms", r.stable().latencyUs().getMaxValue() / 1000.0);
             m.put("no_answer", (double) r.stable().noAnswer());
+            m.put("no_answer_unsent", (double) r.stable().unsent().get());
             m.put("answers_4xx", (double) r.stable().answersWithStatus(400, 500));
             m.put("answers_5xx", (double) r.stable().answersWithStatus(500, 600));
             if (r.stable().operations().size() > 1) {
@@ -140,8 +142,10 @@ public final class ReportWriter {
         Map<String, Double> now = summary(r);
         sb.append(String.format(Locale.ROOT, "%n## Stable run%n%nConstant rate %,.0f req/s for %d s; latency measured from the "
                 + "intended send time (corrected for coordinated omission). Answered %,d requests (%,.0f req/s); "
-                + "statuses: %s; no answer (connection error or timeout, counted as status 0): %,d.%n%n",
-                r.stableTarget(), s.durationS(), s.answered(), s.achievedRate(), s.statuses(), s.noAnswer()));
+                + "statuses: %s; no answer (counted as status 0): %,d, of which %,d never sent (their connection was still "
+                + "waiting for an earlier answer when the schedule ended) and %,d connection errors or timeouts.%n%n",
+                r.stableTarget(), s.durationS(), s.answered(), s.achievedRate(), s.statuses(), s.noAnswer(),
+                s.unsent().get(), s.noAnswer() - s.unsent().get()));
         sb.append(base != null ? "| | ms | baseline ms | ratio |\n|---|---:|---:|---:|\n" : "| percentile | ms |\n|---|---:|\n");
         for (double p : Report.PERCENTILES) {
             row(sb, "p" + pct(p), "p" + pct(p) + "_ms", now, base, "%.3f");

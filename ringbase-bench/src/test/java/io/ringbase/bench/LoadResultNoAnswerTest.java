@@ -34,6 +34,22 @@ class LoadResultNoAnswerTest {
     }
 
     @Test
+    void neverSentRequestsAreTheirOwnPartOfTheUnansweredAndAddUp() {
+        LoadResult a = LoadResult.empty(1);
+        a.record(0.5, 1_000, 201);
+        a.recordNoAnswer(5, 3);
+        LoadResult b = LoadResult.empty(1);
+        b.recordNoAnswer(2, 9); // more "unsent" than unanswered cannot be: capped
+        LoadResult total = LoadResult.empty(1);
+        total.add(a);
+        total.add(b);
+        assertThat(a.noAnswer()).isEqualTo(5);
+        assertThat(a.unsent().get()).isEqualTo(3);
+        assertThat(total.noAnswer()).isEqualTo(7);
+        assertThat(total.unsent().get()).isEqualTo(5);
+    }
+
+    @Test
     void theDriverSendsExactlyRateTimesDurationAndKnowsIt() {
         OhaDriver driver = new OhaDriver(Path.of("/opt/oha"), -1, Path.of("/tmp"));
         LoadSpec spec = new LoadSpec("PUT", "http://127.0.0.1:1/v0/entity?id=k{key}",

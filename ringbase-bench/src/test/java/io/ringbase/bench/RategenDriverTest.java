@@ -150,6 +150,7 @@ class RategenDriverTest {
 
         assertThat(r.answered()).isBetween(10L, 25L);
         assertThat(r.answered() + r.noAnswer()).isEqualTo(100);
+        assertThat(r.unsent().get()).as("no error: the rest were never sent").isEqualTo(r.noAnswer());
         assertThat(r.percentileMs(100)).as("the last answered waited behind the backlog").isGreaterThan(400);
     }
 
@@ -194,5 +195,8 @@ class RategenDriverTest {
         assertThat(RategenDriver.slots("RESULT rate=1.0 sent=3 ok=3 p50=1 errors=0 slots=40000 unsent=0\nSTATUS 201=3\n"))
                 .isEqualTo(40_000);
         assertThatThrownBy(() -> RategenDriver.slots("rategen: usage")).isInstanceOf(IOException.class);
+        assertThat(RategenDriver.unsent("RESULT rate=1.0 sent=3 ok=3 p50=1 errors=0 slots=10 unsent=7\nSTATUS 201=3\n"))
+                .isEqualTo(7);
+        assertThat(RategenDriver.unsent("rategen: usage")).isZero();
     }
 }
