@@ -142,10 +142,11 @@ public final class SstableReader implements AutoCloseable {
     /**
      * Loads, before an engine takes writes, what opening its first table would otherwise load in the middle
      * of them: the JDK's mapped-segment class (by mapping 0 bytes of {@code anyFile}), the LZ4 codec and its
-     * native library, and the {@code pread} downcalls ({@link NativeFile}). The first is the reason: C2
-     * compiles the engine's segment code for the one native segment class it has seen and, by class
-     * hierarchy analysis, without a type check; loading a subclass of it then throws all that code away
-     * at once (110 methods at a fresh node's first flush; bench/RESULTS.md, 2026-11-27).
+     * native library, and the {@code pread} downcalls ({@link NativeFile}); and the heap segment classes.
+     * The segment classes are the reason: C2 compiles the engine's segment code for the one native segment
+     * class it has seen and, by class hierarchy analysis, without a type check; loading another segment
+     * class then throws all that code away at once (about 110 methods at a fresh node's first flush;
+     * bench/RESULTS.md, 2026-11-27).
      *
      * @param anyFile a readable file (the engine's WAL segment); only opened and closed
      * @throws IOException if {@code anyFile} cannot be opened
@@ -156,6 +157,9 @@ public final class SstableReader implements AutoCloseable {
         }
         BlockCompression.maxCompressedLength(0);
         NativeFile.open(anyFile).ifPresent(NativeFile::close);
+        // the heap segment classes too: the engine sees none in a single node, but in a cluster a replica's
+        // write hands it one (LocalReplica: an Entry's byte[] value)
+        MemorySegment.ofArray(new byte[1]).fill((byte) 0);
     }
 
     /**
