@@ -2,39 +2,24 @@ package io.ringbase.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.ringbase.logging.LogCapture;
 import io.ringbase.logging.LogThrottle;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What {@link ConnectionHandler} logs when an error closes a connection. */
 class ConnectionErrorLogTest {
 
-    private final Logger logger = (Logger) LoggerFactory.getLogger(ConnectionHandler.class);
-    private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-
-    @BeforeEach
-    void capture() {
-        logged.start();
-        logger.addAppender(logged);
-    }
-
-    @AfterEach
-    void release() {
-        logger.detachAppender(logged);
-    }
+    @RegisterExtension
+    final LogCapture log = new LogCapture(ConnectionHandler.class);
 
     private List<ILoggingEvent> warnings() {
-        return logged.list.stream().filter(e -> e.getLevel() == Level.WARN).toList();
+        return log.warnings();
     }
 
     @Test

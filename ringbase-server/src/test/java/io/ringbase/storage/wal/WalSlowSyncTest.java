@@ -2,21 +2,16 @@ package io.ringbase.storage.wal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import io.ringbase.logging.LogCapture;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.io.FaultInjectingFileIo;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * A WAL fsync slower than {@link WalWriter#SLOW_SYNC_MS} is logged, at most once per 10 s per engine (the
@@ -28,22 +23,11 @@ class WalSlowSyncTest {
     @TempDir
     Path dir;
 
-    private final Logger logger = (Logger) LoggerFactory.getLogger(WalWriter.class);
-    private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-
-    @BeforeEach
-    void capture() {
-        logged.start();
-        logger.addAppender(logged);
-    }
-
-    @AfterEach
-    void release() {
-        logger.detachAppender(logged);
-    }
+    @RegisterExtension
+    final LogCapture log = new LogCapture(WalWriter.class);
 
     private List<String> warnings() {
-        return logged.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage).toList();
+        return log.warningMessages();
     }
 
     private static Entry entry(int i) {
