@@ -164,7 +164,7 @@ public final class LsmEngine implements ManagedEngine {
             engine.wal = WalWriter.create(options.fileIo(), FileNames.wal(dir.path(), recovered.walNumber()), options.walSync(),
                     options.walSyncIntervalMs(), engine.walStats);
             engine.wal.onPoisoned(engine::rollSoon);
-            SstableReader.loadClasses(FileNames.wal(dir.path(), recovered.walNumber()));
+            SstableReader.loadClasses(engine.wal.path());
             Memtable first = engine.newMemtable();
             engine.view = new View(first, recovered.walNumber(), List.of(), recovered.tables());
             first.release(); // views hold memtables: the slabs go with the last view that holds them

@@ -3,7 +3,6 @@ package io.ringbase.storage.manifest;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Layouts;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import io.ringbase.storage.io.FileIo;
 import java.nio.channels.FileChannel;

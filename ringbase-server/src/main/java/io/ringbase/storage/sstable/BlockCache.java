@@ -1,6 +1,5 @@
 package io.ringbase.storage.sstable;
 
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;

@@ -76,7 +76,7 @@ public final class SstableWriter implements Closeable {
     private final MemorySegment blockSegment;
     private final ByteBuffer blockBuffer;
     private int blockUsed;
-    /** Offsets in {@link #block} of the restart points of the block being gathered. */
+    /** Offsets in {@link #blockSegment} of the restart points of the block being gathered. */
     private int[] restarts = new int[16];
     private int restartCount;
     private int blockEntries;
