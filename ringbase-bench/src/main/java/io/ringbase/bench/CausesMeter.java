@@ -10,8 +10,8 @@ import java.util.Optional;
 
 /**
  * Measures the causes beside the latency on every local node over one window, the stable run: the GC pauses
- * in the node's GC log ({@link GcLog}), the heap bytes its threads allocated ({@link AllocationSampler}, JFR)
- * and its peak RSS ({@link RssSampler}).
+ * in the node's GC log ({@link GcLog}) and its JIT deoptimizations in the same log ({@link Deoptimizations}), the
+ * heap bytes its threads allocated ({@link AllocationSampler}, JFR) and its peak RSS ({@link RssSampler}).
  *
  * <p>In order: {@link #prepare} before the warm-up starts the JFR recording (so JFR's own start-up, its class
  * loading and the GC that may follow, falls before the measured run) and reads each node's uptime;
@@ -103,6 +103,7 @@ public final class CausesMeter {
             }
             readUptime(i, notes);
             GcLog.Pauses gc = null;
+            Deoptimizations.Summary deopts = null;
             double from = Double.NaN;
             double to = Double.NaN;
             if (uptimes.get(i).isEmpty()) {
@@ -112,7 +113,9 @@ public final class CausesMeter {
                 from = clock.at(windowStartNanos);
                 to = clock.at(windowEndNanos);
                 try {
-                    gc = GcLog.within(GcLog.pauses(Files.readAllLines(gcLogs.get(i))), from, to);
+                    List<String> lines = Files.readAllLines(gcLogs.get(i));
+                    gc = GcLog.within(GcLog.pauses(lines), from, to);
+                    deopts = Deoptimizations.within(Deoptimizations.traps(lines), from, to);
                 } catch (IOException e) {
                     notes.add(node + "no GC figures: " + gcLogs.get(i) + ": " + e.getMessage());
                 }
@@ -133,7 +136,7 @@ public final class CausesMeter {
                     notes.add(node + "no allocation figures: " + e.getMessage());
                 }
             }
-            out.add(new Report.NodeCauses(i + 1, gc, perRequest, peak, reportDir.relativize(gcLogs.get(i)).toString(),
+            out.add(new Report.NodeCauses(i + 1, gc, deopts, perRequest, peak, reportDir.relativize(gcLogs.get(i)).toString(),
                     from, to));
         }
         return out;

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  *
  * <p>Concurrent phases ({@code Concurrent Mark Cycle 39.772ms}) are not pauses and are not counted. ZGC and
  * Shenandoah log their (sub-millisecond) pauses under {@code gc+phases}, not {@code gc}, so for them this
- * counts none; the launcher runs nodes on Serial or G1.
+ * counts none; the launcher runs nodes on Serial or G1. The file also holds the JVM's deoptimizations
+ * ({@link #jvmOption}), which {@link #pauses} skips and {@link Deoptimizations} reads.
  */
 public final class GcLog {
 
@@ -49,7 +50,9 @@ public final class GcLog {
     }
 
     /**
-     * The {@code -Xlog} option that makes a JVM write this log to {@code file}: {@code -Xlog:gc:file=<file>:uptime}.
+     * The {@code -Xlog} option that makes a JVM write this log to {@code file}, with its JIT deoptimizations
+     * ({@link Deoptimizations}, one line per trap, none in a steady state) in the same file:
+     * {@code -Xlog:gc,deoptimization=debug:file=<file>:uptime}.
      *
      * @throws IllegalArgumentException when the path has whitespace or a colon, which the option (and
      *                                  {@code bin/ringbase}'s splitting of {@code RINGBASE_JAVA_OPTS}) cannot carry
@@ -59,7 +62,7 @@ public final class GcLog {
             throw new IllegalArgumentException("GC log path '" + file + "' has whitespace or ':', which -Xlog in "
                     + "RINGBASE_JAVA_OPTS cannot carry");
         }
-        return "-Xlog:gc:file=" + file + ":uptime";
+        return "-Xlog:gc,deoptimization=debug:file=" + file + ":uptime";
     }
 
     /** True when {@code file} can go into {@link #jvmOption}: no whitespace, no ':'. */

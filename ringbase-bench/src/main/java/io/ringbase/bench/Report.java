@@ -47,6 +47,8 @@ public record Report(String title, List<String[]> environment, List<SaturationLa
      *
      * @param node                 node number (1-based)
      * @param gc                   stop-the-world GC pauses that ended inside the run, from the node's GC log
+     * @param deopts               the JIT deoptimizations in the run, from the same log as {@code gc}; null when
+     *                             not measured
      * @param allocBytesPerRequest heap bytes the node allocated per request the target answered (JFR); in a
      *                             cluster the nodes' figures add up to the cluster's bytes per request
      * @param peakRss              peak {@code RssAnon} and {@code RssFile}, sampled every 500 ms
@@ -55,7 +57,7 @@ public record Report(String title, List<String[]> environment, List<SaturationLa
      *                             unknown
      * @param toUptimeS            the run's end in the node's uptime, in seconds; NaN when unknown
      */
-    public record NodeCauses(int node, GcLog.Pauses gc, Double allocBytesPerRequest, RssSampler.Rss peakRss,
+    public record NodeCauses(int node, GcLog.Pauses gc, Deoptimizations.Summary deopts, Double allocBytesPerRequest, RssSampler.Rss peakRss,
             String gcLog, double fromUptimeS, double toUptimeS) {
     }
 }

@@ -30,7 +30,8 @@ public final class ReportWriter {
      * run's {@code no_answer} (requests with no answer: never sent, connection errors and timeouts) and
      * {@code no_answer_unsent} (of those, never sent: the schedule ended while their connection still waited), {@code answers_4xx} and
      * {@code answers_5xx} (counts), and per node
-     * {@code node<N>_gc_pauses}, {@code _gc_pause_total_ms}, {@code _gc_pause_max_ms},
+     * {@code node<N>_gc_pauses}, {@code _gc_pause_total_ms}, {@code _gc_pause_max_ms}, {@code _deopts} and
+     * {@code _deopts_dropping} (JIT deoptimizations, and those that threw compiled code away),
      * {@code _alloc_bytes_per_request}, {@code _rss_anon_peak_mb}, {@code _rss_file_peak_mb} (MB = 2^20 bytes);
      * keys are stable across versions, and a figure that was not measured has no key.
      */
@@ -67,6 +68,10 @@ public final class ReportWriter {
                 m.put(n + "gc_pauses", (double) c.gc().count());
                 m.put(n + "gc_pause_total_ms", c.gc().totalMs());
                 m.put(n + "gc_pause_max_ms", c.gc().maxMs());
+            }
+            if (c.deopts() != null) {
+                m.put(n + "deopts", (double) c.deopts().count());
+                m.put(n + "deopts_dropping", (double) c.deopts().dropping());
             }
             if (c.allocBytesPerRequest() != null) {
                 m.put(n + "alloc_bytes_per_request", c.allocBytesPerRequest());
@@ -184,8 +189,9 @@ public final class ReportWriter {
             return;
         }
         sb.append("\n## Causes (each node, over the stable run)\n\n")
-                .append("| node | GC pauses n | total ms | max ms | alloc B/request | peak RssAnon MB | peak RssFile MB |\n")
-                .append("|---:|---:|---:|---:|---:|---:|---:|\n");
+                .append("| node | GC pauses n | total ms | max ms | JIT deopts (code dropped) | alloc B/request | peak RssAnon MB "
+                        + "| peak RssFile MB |\n")
+                .append("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Report.NodeCauses c : r.causes()) {
             GcLog.Pauses gc = c.gc();
             RssSampler.Rss rss = c.peakRss();
@@ -193,6 +199,7 @@ public final class ReportWriter {
                     .append(" | ").append(gc == null ? "-" : Integer.toString(gc.count()))
                     .append(" | ").append(cell(gc == null ? null : gc.totalMs(), "%.1f"))
                     .append(" | ").append(cell(gc == null ? null : gc.maxMs(), "%.1f"))
+                    .append(" | ").append(c.deopts() == null ? "-" : c.deopts().count() + " (" + c.deopts().dropping() + ")")
                     .append(" | ").append(cell(c.allocBytesPerRequest(), "%,.0f"))
                     .append(" | ").append(cell(rss == null ? null : mb(rss.anonKb()), "%.0f"))
                     .append(" | ").append(cell(rss == null ? null : mb(rss.fileKb()), "%.0f"))
@@ -209,7 +216,20 @@ public final class ReportWriter {
                 + "`jdk.ThreadAllocationStatistics`, sampled every second) over the requests answered per second; in a "
                 + "cluster every request reaches several nodes, and the nodes' figures add up to the cluster's. "
                 + "Peak RSS: `RssAnon` (heap, native and thread memory) and `RssFile` (mapped files) from "
-                + "`/proc/<pid>/status` every 500 ms; MB = 2^20 bytes. `-`: not measured (see the notes).\n");
+                + "`/proc/<pid>/status` every 500 ms; MB = 2^20 bytes. JIT deopts: the times the node's compiled code "
+                + "met a branch or type it had been compiled without and went back to the interpreter, from the "
+                + "`deoptimization` lines of the same log; in brackets, those that threw the compiled method away, "
+                + "which runs slower until compiled again. On one CPU a burst of them can halve throughput for a few "
+                + "hundred ms (bench/RESULTS.md, 2026-11-27 10:20). `-`: not measured (see the notes).\n");
+        for (Report.NodeCauses c : r.causes()) {
+            if (c.deopts() != null && c.deopts().dropping() > 0) {
+                sb.append("\nNode ").append(c.node()).append(": compiled code dropped at traps in (traps; at most ")
+                        .append(Deoptimizations.TOP).append(" methods, most first) ");
+                List<String> top = new ArrayList<>();
+                c.deopts().topDropping().forEach((method, n) -> top.add("`" + method + "` (" + n + ")"));
+                sb.append(String.join(", ", top)).append(".\n");
+            }
+        }
         Map<String, Double> base = r.baseline();
         if (base != null) {
             Map<String, Double> now = summary(r);
@@ -220,6 +240,8 @@ public final class ReportWriter {
                 row(sb, label + "GC pauses", n + "gc_pauses", now, base, "%.0f");
                 row(sb, label + "GC pause total ms", n + "gc_pause_total_ms", now, base, "%.1f");
                 row(sb, label + "GC pause max ms", n + "gc_pause_max_ms", now, base, "%.1f");
+                row(sb, label + "JIT deopts", n + "deopts", now, base, "%.0f");
+                row(sb, label + "JIT deopts dropping code", n + "deopts_dropping", now, base, "%.0f");
                 row(sb, label + "alloc B/request", n + "alloc_bytes_per_request", now, base, "%,.0f");
                 row(sb, label + "peak RssAnon MB", n + "rss_anon_peak_mb", now, base, "%.0f");
                 row(sb, label + "peak RssFile MB", n + "rss_file_peak_mb", now, base, "%.0f");
@@ -229,7 +251,8 @@ public final class ReportWriter {
 
     /**
      * The causes on one line for the console, e.g. {@code node 1: GC 3 pauses, 12.5 ms total, 6.1 ms max;
-     * 512 B/request; peak RssAnon 180 MB, RssFile 41 MB}; the reason when there are none.
+     * JIT 4 deopts (1 dropping code); 512 B/request; peak RssAnon 180 MB, RssFile 41 MB}; the reason when there
+     * are none.
      */
     public static String causesLine(Report r) {
         if (r.causes().isEmpty()) {
@@ -242,6 +265,8 @@ public final class ReportWriter {
             nodes.add("node " + c.node() + ": "
                     + (gc == null ? "GC -" : String.format(Locale.ROOT, "GC %d pauses, %.1f ms total, %.1f ms max", gc.count(),
                             gc.totalMs(), gc.maxMs()))
+                    + (c.deopts() == null ? "" : "; JIT " + c.deopts().count() + " deopts (" + c.deopts().dropping()
+                            + " dropping code)")
                     + "; " + cell(c.allocBytesPerRequest(), "%,.0f") + " B/request; "
                     + (rss == null ? "peak RSS -" : String.format(Locale.ROOT, "peak RssAnon %.0f MB, RssFile %.0f MB",
                             mb(rss.anonKb()), mb(rss.fileKb()))));

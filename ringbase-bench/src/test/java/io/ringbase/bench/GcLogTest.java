@@ -9,11 +9,13 @@ import org.junit.jupiter.api.Test;
 
 class GcLogTest {
 
-    /** A Serial log as a node writes it with -Xlog:gc:file=...:uptime (JDK 25). */
+    /** A Serial log as a node writes it with -Xlog:gc,deoptimization=debug:file=...:uptime (JDK 25). */
     private static final List<String> SERIAL = List.of(
             "[0.009s] Using Serial",
             "[2.790s] GC(0) Pause Young (Allocation Failure) 35M->5M(123M) 30.255ms",
             "[10.100s] GC(1) Pause Young (Allocation Failure) 38M->6M(123M) 2.000ms",
+            "[12.000s] cid=4062     level=4 io.netty.channel.epoll.EpollIoHandler.run(Lio/netty/channel/IoHandlerContext;)I "
+                    + "trap_bci=232 unstable_if reinterpret pc=0x00007f1b9beffdfc relative_pc=0x0000000000000b7c",
             "[15.500s] GC(2) Pause Young (Allocation Failure) 39M->7M(123M) 4.500ms",
             "[19.999s] GC(3) Pause Full (Allocation Failure) 120M->60M(123M) 56.250ms",
             "[30.000s] GC(4) Pause Young (Allocation Failure) 70M->61M(123M) 1.000ms");
@@ -67,7 +69,7 @@ class GcLogTest {
 
     @Test
     void optionNamesTheFileWithTheUptimeDecorator() {
-        assertThat(GcLog.jvmOption(Path.of("/r/node1-gc.log"))).isEqualTo("-Xlog:gc:file=/r/node1-gc.log:uptime");
+        assertThat(GcLog.jvmOption(Path.of("/r/node1-gc.log"))).isEqualTo("-Xlog:gc,deoptimization=debug:file=/r/node1-gc.log:uptime");
     }
 
     @Test

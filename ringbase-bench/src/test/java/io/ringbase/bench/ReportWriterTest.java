@@ -41,11 +41,14 @@ class ReportWriterTest {
                 causes, causesAbsent, null, baseline, baseline == null ? null : "bench-reports/old-put", List.of("a note"));
     }
 
-    /** Node 1 fully measured; node 2 without allocation figures (JFR failed there). */
+    /** Node 1 fully measured; node 2 without allocation figures (JFR failed there) and without deoptimizations. */
     private static List<Report.NodeCauses> twoNodes() {
-        return List.of(new Report.NodeCauses(1, new GcLog.Pauses(12, 34.56, 6.1), 512.4, new RssSampler.Rss(184_320, 41_000),
-                        "node1-gc.log", 75.25, 95.25),
-                new Report.NodeCauses(2, new GcLog.Pauses(0, 0, 0), null, new RssSampler.Rss(102_400, 20_480), "node2-gc.log",
+        Map<String, Integer> dropped = new java.util.LinkedHashMap<>();
+        dropped.put("io.netty.channel.epoll.EpollIoHandler.run", 2);
+        dropped.put("io.ringbase.http.wire.RequestDecoder.headerField", 1);
+        return List.of(new Report.NodeCauses(1, new GcLog.Pauses(12, 34.56, 6.1), new Deoptimizations.Summary(7, 3, dropped),
+                        512.4, new RssSampler.Rss(184_320, 41_000), "node1-gc.log", 75.25, 95.25),
+                new Report.NodeCauses(2, new GcLog.Pauses(0, 0, 0), null, null, new RssSampler.Rss(102_400, 20_480), "node2-gc.log",
                         Double.NaN, Double.NaN));
     }
 
@@ -132,9 +135,13 @@ class ReportWriterTest {
     void causesAreATablePerNodeWithTheGcLogsLinked() {
         String md = ReportWriter.render(report(null, false, twoNodes(), null));
         assertThat(md).contains("## Causes (each node, over the stable run)")
-                .contains("| node | GC pauses n | total ms | max ms | alloc B/request | peak RssAnon MB | peak RssFile MB |")
-                .contains("| 1 | 12 | 34.6 | 6.1 | 512 | 180 | 40 |")
-                .contains("| 2 | 0 | 0.0 | 0.0 | - | 100 | 20 |")
+                .contains("| node | GC pauses n | total ms | max ms | JIT deopts (code dropped) | alloc B/request | peak RssAnon MB "
+                        + "| peak RssFile MB |")
+                .contains("| 1 | 12 | 34.6 | 6.1 | 7 (3) | 512 | 180 | 40 |")
+                .contains("| 2 | 0 | 0.0 | 0.0 | - | - | 100 | 20 |")
+                .contains("Node 1: compiled code dropped at traps in (traps; at most 5 methods, most first) "
+                        + "`io.netty.channel.epoll.EpollIoHandler.run` (2), `io.ringbase.http.wire.RequestDecoder.headerField` (1).")
+                .doesNotContain("Node 2: compiled code dropped")
                 .contains("[node1-gc.log](node1-gc.log): uptime 75.250-95.250 s, [node2-gc.log](node2-gc.log))");
         assertThat(md.indexOf("## Causes")).isGreaterThan(md.indexOf("## Stable run")).isLessThan(md.indexOf("## Profiles"));
     }
@@ -155,12 +162,14 @@ class ReportWriterTest {
                 .containsEntry("node1_gc_pause_total_ms", 34.56).containsEntry("node1_gc_pause_max_ms", 6.1)
                 .containsEntry("node1_alloc_bytes_per_request", 512.4).containsEntry("node1_rss_anon_peak_mb", 180.0)
                 .containsEntry("node1_rss_file_peak_mb", 41_000 / 1024.0).containsEntry("node2_gc_pauses", 0.0)
-                .doesNotContainKey("node2_alloc_bytes_per_request");
+                .containsEntry("node1_deopts", 7.0).containsEntry("node1_deopts_dropping", 3.0)
+                .doesNotContainKey("node2_alloc_bytes_per_request").doesNotContainKey("node2_deopts");
         String md = ReportWriter.render(report(Map.of("profiled", 0.0, "node1_gc_pauses", 24.0,
                 "node1_alloc_bytes_per_request", 1024.8), false, twoNodes(), null));
         assertThat(md).contains("| | this run | baseline | ratio |")
                 .contains("| node 1 GC pauses | 12 | 24 | 0.50 |")
                 .contains("| node 1 alloc B/request | 512 | 1,025 | 0.50 |")
+                .contains("| node 1 JIT deopts dropping code | 3 | - | - |")
                 .contains("| node 2 alloc B/request | - | - | - |")
                 .doesNotContain("Not like for like");
     }
@@ -174,7 +183,8 @@ class ReportWriterTest {
     @Test
     void theConsoleLineHasEveryNodesCauses() {
         assertThat(ReportWriter.causesLine(report(null, false, twoNodes(), null))).isEqualTo(
-                "node 1: GC 12 pauses, 34.6 ms total, 6.1 ms max; 512 B/request; peak RssAnon 180 MB, RssFile 40 MB"
+                "node 1: GC 12 pauses, 34.6 ms total, 6.1 ms max; JIT 7 deopts (3 dropping code); 512 B/request; "
+                        + "peak RssAnon 180 MB, RssFile 40 MB"
                         + " | node 2: GC 0 pauses, 0.0 ms total, 0.0 ms max; - B/request; peak RssAnon 100 MB, RssFile 20 MB");
         assertThat(ReportWriter.causesLine(report(null, false, List.of(), "Not available: --url.")))
                 .isEqualTo("Not available: --url.");
