@@ -51,7 +51,7 @@ public final class GcLog {
 
     /**
      * The {@code -Xlog} option that makes a JVM write this log to {@code file}, with its JIT deoptimizations
-     * ({@link Deoptimizations}, one line per trap, none in a steady state) in the same file:
+     * ({@link Deoptimizations}, one line per trap, few or none in a steady state) in the same file:
      * {@code -Xlog:gc,deoptimization=debug:file=<file>:uptime}.
      *
      * @throws IllegalArgumentException when the path has whitespace or a colon, which the option (and

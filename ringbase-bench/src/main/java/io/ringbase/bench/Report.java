@@ -57,7 +57,7 @@ public record Report(String title, List<String[]> environment, List<SaturationLa
      *                             unknown
      * @param toUptimeS            the run's end in the node's uptime, in seconds; NaN when unknown
      */
-    public record NodeCauses(int node, GcLog.Pauses gc, Deoptimizations.Summary deopts, Double allocBytesPerRequest, RssSampler.Rss peakRss,
-            String gcLog, double fromUptimeS, double toUptimeS) {
+    public record NodeCauses(int node, GcLog.Pauses gc, Deoptimizations.Summary deopts, Double allocBytesPerRequest,
+            RssSampler.Rss peakRss, String gcLog, double fromUptimeS, double toUptimeS) {
     }
 }
