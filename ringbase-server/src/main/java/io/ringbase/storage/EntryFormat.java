@@ -137,18 +137,22 @@ public final class EntryFormat {
         int keyLen = src.get(I32, offset + OFF_KEY_LEN);
         int valueLen = src.get(I32, offset + OFF_VALUE_LEN);
         long p = offset + HEADER_SIZE;
-        // copies into arrays, not MemorySegment.toArray: that goes through a heap segment, a second segment
-        // class in the engine's code (SstableWriter's buffers say why that matters)
-        byte[] key = new byte[keyLen];
-        MemorySegment.copy(src, ValueLayout.JAVA_BYTE, p, key, 0, keyLen);
+        byte[] key = copyOf(src, p, keyLen);
         p += keyLen;
-        byte[] value = null;
-        if ((flags & FLAG_TOMBSTONE) == 0) {
-            value = new byte[valueLen];
-            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, p, value, 0, valueLen);
-        }
+        byte[] value = (flags & FLAG_TOMBSTONE) == 0 ? copyOf(src, p, valueLen) : null;
         assert p + valueLen == offset + size;
         return new Entry(key, version, (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY, value);
+    }
+
+    /**
+     * A copy of {@code src[offset, offset + length)}. Not {@code MemorySegment.toArray}, which copies through a
+     * heap segment: a second segment class in the engine's code, which made C2 throw compiled code away
+     * (docs/design.md, "One segment class for the engine's data").
+     */
+    public static byte[] copyOf(MemorySegment src, long offset, int length) {
+        byte[] out = new byte[length];
+        MemorySegment.copy(src, ValueLayout.JAVA_BYTE, offset, out, 0, length);
+        return out;
     }
 
     /**

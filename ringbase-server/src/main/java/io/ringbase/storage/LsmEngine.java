@@ -1395,8 +1395,8 @@ public final class LsmEngine implements ManagedEngine {
             if (deadAt > horizon) {
                 return false;
             }
-            byte[] key = segment.asSlice(EntryFormat.keyOffset(offset), EntryFormat.keyLength(segment, offset))
-                    .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            byte[] key = EntryFormat.copyOf(segment, EntryFormat.keyOffset(offset),
+                    EntryFormat.keyLength(segment, offset));
             View current = acquireView();
             try {
                 for (LiveTable t : current.tables()) {

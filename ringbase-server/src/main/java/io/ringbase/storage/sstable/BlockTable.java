@@ -207,9 +207,7 @@ final class BlockTable implements TableBody {
         int bLen = index.get(I32, last + 16);
         long mismatch = MemorySegment.mismatch(index, a, a + aLen, index, b, b + bLen);
         int shared = mismatch < 0 ? aLen : (int) mismatch;
-        byte[] prefix = new byte[shared]; // not toArray, whose heap segment is a second segment class (EntryFormat.read)
-        MemorySegment.copy(index, ValueLayout.JAVA_BYTE, a, prefix, 0, shared);
-        return prefix;
+        return EntryFormat.copyOf(index, a, shared);
     }
 
     /** The first block whose last key is &ge; {@code key}, or {@code blockCount} if none. */

@@ -274,8 +274,9 @@ public final class SstableWriter implements Closeable {
                 && (mismatch == lastKeyLength
                 || (src.get(U8, keyOffset + mismatch) & 0xFF) > (lastKey.get(U8, mismatch) & 0xFF));
         if (!after) {
-            throw new IllegalArgumentException("key " + Keys.toDisplay(src.asSlice(keyOffset, keyLength).toArray(U8))
-                    + " does not sort after the previous key " + Keys.toDisplay(lastKey.asSlice(0, lastKeyLength).toArray(U8)));
+            throw new IllegalArgumentException("key " + Keys.toDisplay(EntryFormat.copyOf(src, keyOffset, keyLength))
+                    + " does not sort after the previous key "
+                    + Keys.toDisplay(EntryFormat.copyOf(lastKey, 0, lastKeyLength)));
         }
         return (int) mismatch;
     }
