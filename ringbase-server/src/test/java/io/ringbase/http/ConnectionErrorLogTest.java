@@ -7,7 +7,6 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringbase.logging.LogCapture;
 import io.ringbase.logging.LogThrottle;
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,18 +17,14 @@ class ConnectionErrorLogTest {
     @RegisterExtension
     final LogCapture log = new LogCapture(ConnectionHandler.class);
 
-    private List<ILoggingEvent> warnings() {
-        return log.warnings();
-    }
-
     @Test
     void anUnexpectedErrorClosesTheConnectionWithAWarningAndItsStackTrace() {
         EmbeddedChannel channel = new EmbeddedChannel(new ConnectionHandler(null, new LogThrottle(10, TimeUnit.SECONDS)));
         channel.pipeline().fireExceptionCaught(new IllegalStateException("broken invariant"));
 
         assertThat(channel.isOpen()).isFalse();
-        assertThat(warnings()).hasSize(1);
-        ILoggingEvent warning = warnings().getFirst();
+        assertThat(log.warnings()).hasSize(1);
+        ILoggingEvent warning = log.warnings().getFirst();
         assertThat(warning.getFormattedMessage()).contains("closing connection", "unexpected error", "bug");
         assertThat(warning.getThrowableProxy().getClassName()).isEqualTo(IllegalStateException.class.getName());
         assertThat(warning.getThrowableProxy().getMessage()).isEqualTo("broken invariant");
@@ -43,8 +38,8 @@ class ConnectionErrorLogTest {
             channel.pipeline().fireExceptionCaught(new IllegalStateException("error " + i));
             assertThat(channel.isOpen()).isFalse();
         }
-        assertThat(warnings()).hasSize(1);
-        assertThat(warnings().getFirst().getThrowableProxy().getMessage()).isEqualTo("error 0");
+        assertThat(log.warnings()).hasSize(1);
+        assertThat(log.warnings().getFirst().getThrowableProxy().getMessage()).isEqualTo("error 0");
     }
 
     @Test
@@ -53,6 +48,6 @@ class ConnectionErrorLogTest {
         channel.pipeline().fireExceptionCaught(new IOException("Connection reset by peer"));
 
         assertThat(channel.isOpen()).isFalse();
-        assertThat(warnings()).isEmpty();
+        assertThat(log.warnings()).isEmpty();
     }
 }
