@@ -5,7 +5,7 @@
 #   RINGBASE_HEAP_OPT  max heap: RINGBASE_HEAP, else 128m (for `cluster`, 128m per node: 384m for the
 #                      default 3); for `bench`, RINGBASE_BENCH_HEAP or 1g (RINGBASE_HEAP goes on to the
 #                      nodes bench starts)
-#   RINGBASE_NODE_OPTS for `serve` and `cluster`, the node's JVM (docs/design.md, "Memory budget of a
+#   RINGBASE_NODE_OPTS for `serve`, `cluster` and `aot-train`, the node's JVM (docs/design.md, "Memory budget of a
 #                      node" and "Garbage collector"): the collector by the CPUs this process may use
 #                      (nproc follows the affinity mask): SerialGC on one CPU, where a concurrent collector
 #                      only competes with the event loop, and C2 thresholds 4x the default there; G1 on more
@@ -41,7 +41,7 @@ ringbase_jvm_opts() {
 
   RINGBASE_NODE_OPTS=""
   case "${1:-}" in
-    serve|cluster)
+    serve|cluster|aot-train) # aot-train: the same JVM as serve's, or the cache it trains would not match
       local gc=-XX:+UseG1GC jit=""
       # SerialGC: objects that survive two young collections are promoted (the JVM's default is 15).
       # What survives is long-lived (the data is off the heap); copying it between survivor spaces for
@@ -80,4 +80,71 @@ ringbase_jvm_opts() {
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS --add-opens=java.base/java.nio=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true"
       ;;
   esac
+}
+
+# The JVM's ahead-of-time cache (JEP 483/514/515; docs/design.md, "The ahead-of-time cache"): the classes
+# and method profiles of a training run (`ringbase aot-train`), with which a node reaches full speed sooner.
+# A cache is only valid for the Java runtime and the jars it was trained with, so the launcher stores a key
+# beside it (CACHE.key) and uses the cache only while the key matches.
+#   ringbase_aot_key JAVA CP BUILT   prints the key: the runtime (its binary and its modules file), the
+#                                    class path, and the build (BUILT, a file whose size and time change
+#                                    with each build)
+#   ringbase_aot_opts CMD CACHE KEY  for `serve` and `cluster`, sets RINGBASE_AOT_OPT to -XX:AOTCache=CACHE
+#                                    if its key matches (else empty), saying which on stderr
+#   ringbase_aot_train CACHE KEY CP MAIN ARGS...
+#                                    `aot-train`: runs the JVM (the array RINGBASE_JVM: java and its options)
+#                                    with MAIN and ARGS in the JVM's record mode, then assembles CACHE from the
+#                                    record and stores KEY beside it; returns the training's exit status
+ringbase_aot_key() {
+  local java modules
+  java="$(readlink -f "$1")"
+  modules="$(dirname "$java")/../lib/modules"
+  printf 'java=%s modules=%s cp=%s build=%s\n' "$java" "$(stat -Lc %s.%Y "$modules" 2>/dev/null || echo none)" \
+    "$2" "$(stat -Lc %s.%Y "$3" 2>/dev/null || echo none)"
+}
+ringbase_aot_opts() {
+  local cmd="$1" cache="$2" key="$3"
+  RINGBASE_AOT_OPT=""
+  case "$cmd" in
+    serve|cluster)
+      [ -f "$cache" ] || return 0
+      if [ -f "$cache.key" ] && [ "$(cat "$cache.key")" = "$key" ]; then
+        RINGBASE_AOT_OPT="-XX:AOTCache=$cache"
+        echo "ringbase: using the ahead-of-time cache $cache" >&2
+      else
+        echo "ringbase: not using the ahead-of-time cache $cache: it was trained with another build, Java" \
+          "runtime or install path (bin/ringbase aot-train makes a new one)" >&2
+      fi
+      ;;
+  esac
+}
+ringbase_aot_train() {
+  local cache="$1" key="$2" cp="$3" main="$4" arg status=0
+  shift 4
+  for arg in "$@"; do
+    case "$arg" in # help and version: nothing to train
+      -h|--help|-V|--version) "${RINGBASE_JVM[@]}" -cp "$cp" "$main" "$@"; return $? ;;
+    esac
+  done
+  # the cache in use stays until the new one is complete
+  rm -f "$cache.config" "$cache.new" "$cache.log"
+  # -Xlog:aot=error: the JVM warns of each class it leaves out of the record (picocli's, loaded but unlinked)
+  "${RINGBASE_JVM[@]}" -XX:AOTMode=record -XX:AOTConfiguration="$cache.config" -Xlog:aot=error \
+    -cp "$cp" "$main" "$@" || status=$?
+  if [ "$status" -ne 0 ]; then
+    rm -f "$cache.config"
+    return "$status"
+  fi
+  if ! "${RINGBASE_JVM[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$cache.config" -XX:AOTCache="$cache.new" \
+      -cp "$cp" >"$cache.log" 2>&1 || [ ! -s "$cache.new" ]; then
+    cat "$cache.log" >&2
+    echo "ringbase: the JVM could not write the ahead-of-time cache $cache (its messages are above)" >&2
+    rm -f "$cache.new" "$cache.config"
+    return 1
+  fi
+  rm -f "$cache.config" "$cache.log"
+  mv -f "$cache.new" "$cache"
+  printf '%s\n' "$key" > "$cache.key"
+  echo "ringbase: wrote the ahead-of-time cache $cache ($(du -m "$cache" | cut -f1) MB); serve and cluster use" \
+    "it until the next build" >&2
 }

@@ -5,15 +5,17 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * Entry point of the {@code ringbase} command: dispatches to its subcommands (serve, cluster, admin). The
- * {@code bench} subcommand lives in the ringbase-bench module ({@code io.ringbase.bench.BenchMain}, which
- * adds it to {@link #commandLine()}), so the server holds only what a node runs.
+ * Entry point of the {@code ringbase} command: dispatches to its subcommands (serve, cluster, admin,
+ * aot-train). The {@code bench} subcommand lives in the ringbase-bench module
+ * ({@code io.ringbase.bench.BenchMain}, which adds it to {@link #commandLine()}), so the server holds only
+ * what a node runs.
  */
 @Command(name = "ringbase",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Ringbase: a distributed key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, ClusterCommand.class, AdminCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, ClusterCommand.class, AdminCommand.class, AotTrainCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
