@@ -29,7 +29,8 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The release tarball unpacked in a temporary directory, away from the source tree and its Maven: its
- * layout, its {@code bin/ringbase --version}, a node it serves answering PUT and GET, the clear failure
+ * layout, its {@code bin/ringbase --version}, a node it serves answering PUT and GET, the ahead-of-time
+ * cache its {@code aot-train} writes and its {@code serve} uses, the clear failure
  * when no Java 25 is to be found, and a {@code conf/ringbase.conf} that names every flag of {@code serve}.
  * The tarball's path and the version come from the build (system properties {@code ringbase.tarball} and
  * {@code ringbase.version}, set in pom.xml's Failsafe configuration).
@@ -148,6 +149,50 @@ class ReleaseTarballIT {
         assertThat(Files.readString(tmp.resolve("node.stderr.log")))
                 .as("the tarball's conf/logback.xml is used and is valid").doesNotContain("|-ERROR");
         assertThat(home.resolve("target")).as("nothing was built").doesNotExist();
+    }
+
+    /**
+     * {@code bin/ringbase aot-train} writes lib/ringbase.aot and its key; {@code serve} then starts with the
+     * cache (the JVM would print errors if it did not match) and answers; a key of another build makes the
+     * launcher say it does not use the cache.
+     */
+    @Test
+    void aotTrainWritesACacheThatServeUsesWhileItMatches() throws Exception {
+        Result train = run(launcher("aot-train", "--duration", "2s", "--connections", "4"));
+        assertThat(train.exitCode()).as(train.stderr()).isZero();
+        assertThat(train.stdout()).containsPattern("aot-train: [\\d,]+ requests in ");
+        assertThat(train.stderr()).contains("ringbase: wrote the ahead-of-time cache " + home.resolve("lib/ringbase.aot"))
+                .doesNotContain("[error]").doesNotContain("[warning]");
+        assertThat(home.resolve("lib/ringbase.aot")).isRegularFile();
+        assertThat(home.resolve("lib/ringbase.aot.key")).content().contains("cp=" + home.resolve("lib") + "/*");
+        try (var leftovers = Files.list(home.resolve("lib"))) {
+            assertThat(leftovers.map(p -> p.getFileName().toString()))
+                    .noneMatch(n -> n.endsWith(".config") || n.endsWith(".new") || n.endsWith(".log"));
+        }
+
+        Process node = launcher("serve", "--port", "0", "--host", "127.0.0.1", "--data-dir",
+                tmp.resolve("data").toString()).redirectError(tmp.resolve("aot-node.stderr.log").toFile()).start();
+        try {
+            int port = awaitReadyPort(node);
+            HttpClient http = HttpClient.newBuilder().connectTimeout(DEADLINE).build();
+            HttpResponse<String> put = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/v0/entity?id=k")).timeout(DEADLINE)
+                    .PUT(HttpRequest.BodyPublishers.ofString("v")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(put.statusCode()).isEqualTo(201);
+            node.destroy();
+            assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        } finally {
+            node.destroyForcibly().waitFor();
+        }
+        assertThat(Files.readString(tmp.resolve("aot-node.stderr.log")))
+                .startsWith("ringbase: using the ahead-of-time cache " + home.resolve("lib/ringbase.aot"))
+                .doesNotContain("[error]").doesNotContain("[warning]");
+
+        Files.writeString(home.resolve("lib/ringbase.aot.key"), "java=elsewhere\n");
+        Result stale = run(launcher("serve", "--port", "-1"));
+        assertThat(stale.exitCode()).isEqualTo(2);
+        assertThat(stale.stderr()).startsWith("ringbase: not using the ahead-of-time cache")
+                .contains("bin/ringbase aot-train makes a new one");
     }
 
     @Test
