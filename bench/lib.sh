@@ -83,7 +83,10 @@ start_ringbase() {
   local i
   for i in $(seq 1 1200); do
     if grep -q 'Ringbase node ready at' "$RB_OUT" 2>/dev/null; then
-      log "ringbase (pid $RB_PID) ready on 127.0.0.1:$port: $(head -n 1 "$RB_OUT")"
+      # and whether the launcher gave it the JVM's ahead-of-time cache (bin/ringbase aot-train)
+      local aot
+      aot=$(sed -n 's/^ringbase: \(\(not \)\{0,1\}using the ahead-of-time cache\).*/\1/p' "$RB_LOG" | head -n 1)
+      log "ringbase (pid $RB_PID) ready on 127.0.0.1:$port: $(head -n 1 "$RB_OUT") [${aot:-no ahead-of-time cache}]"
       return 0
     fi
     if ! kill -0 "$RB_PID" 2>/dev/null; then

@@ -92,9 +92,11 @@ ringbase_jvm_opts() {
 #   ringbase_aot_opts CMD CACHE KEY  for `serve` and `cluster`, sets RINGBASE_AOT_OPT to -XX:AOTCache=CACHE
 #                                    if its key matches (else empty), saying which on stderr
 #   ringbase_aot_train CACHE KEY CP MAIN ARGS...
-#                                    `aot-train`: runs the JVM (the array RINGBASE_JVM: java and its options)
-#                                    with MAIN and ARGS in the JVM's record mode, then assembles CACHE from the
-#                                    record and stores KEY beside it; returns the training's exit status
+#                                    `aot-train`: runs the JVM (the array RINGBASE_JVM: java and the
+#                                    launcher's options; then RINGBASE_JAVA_OPTS) with MAIN and ARGS in the
+#                                    JVM's record mode, then assembles CACHE from the record and stores KEY
+#                                    beside it, keeping the old cache until then; returns the training's
+#                                    exit status
 ringbase_aot_key() {
   local java modules
   java="$(readlink -f "$1")"
@@ -112,8 +114,8 @@ ringbase_aot_opts() {
         RINGBASE_AOT_OPT="-XX:AOTCache=$cache"
         echo "ringbase: using the ahead-of-time cache $cache" >&2
       else
-        echo "ringbase: not using the ahead-of-time cache $cache: it was trained with another build, Java" \
-          "runtime or install path (bin/ringbase aot-train makes a new one)" >&2
+        echo "ringbase: not using the ahead-of-time cache $cache: it was not trained with this build, Java" \
+          "runtime and install path (bin/ringbase aot-train makes a new one)" >&2
       fi
       ;;
   esac
@@ -123,20 +125,23 @@ ringbase_aot_train() {
   shift 4
   for arg in "$@"; do
     case "$arg" in # help and version: nothing to train
-      -h|--help|-V|--version) "${RINGBASE_JVM[@]}" -cp "$cp" "$main" "$@"; return $? ;;
+      # shellcheck disable=SC2086
+      -h|--help|-V|--version) "${RINGBASE_JVM[@]}" ${RINGBASE_JAVA_OPTS:-} -cp "$cp" "$main" "$@"; return $? ;;
     esac
   done
   # the cache in use stays until the new one is complete
   rm -f "$cache.config" "$cache.new" "$cache.log"
   # -Xlog:aot=error: the JVM warns of each class it leaves out of the record (picocli's, loaded but unlinked)
+  # shellcheck disable=SC2086
   "${RINGBASE_JVM[@]}" -XX:AOTMode=record -XX:AOTConfiguration="$cache.config" -Xlog:aot=error \
-    -cp "$cp" "$main" "$@" || status=$?
+    ${RINGBASE_JAVA_OPTS:-} -cp "$cp" "$main" "$@" || status=$?
   if [ "$status" -ne 0 ]; then
     rm -f "$cache.config"
     return "$status"
   fi
+  # shellcheck disable=SC2086
   if ! "${RINGBASE_JVM[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$cache.config" -XX:AOTCache="$cache.new" \
-      -cp "$cp" >"$cache.log" 2>&1 || [ ! -s "$cache.new" ]; then
+      ${RINGBASE_JAVA_OPTS:-} -cp "$cp" >"$cache.log" 2>&1 || [ ! -s "$cache.new" ]; then
     cat "$cache.log" >&2
     echo "ringbase: the JVM could not write the ahead-of-time cache $cache (its messages are above)" >&2
     rm -f "$cache.new" "$cache.config"
