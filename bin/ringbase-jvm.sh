@@ -86,17 +86,37 @@ ringbase_jvm_opts() {
 # and method profiles of a training run (`ringbase aot-train`), with which a node reaches full speed sooner.
 # A cache is only valid for the Java runtime and the jars it was trained with, so the launcher stores a key
 # beside it (CACHE.key) and uses the cache only while the key matches.
+#   ringbase_run CACHE BUILT CP MAIN ARGS...
+#                                    what both launchers end with: runs MAIN with ARGS on the JVM (the array
+#                                    RINGBASE_JVM: java and the launcher's options; then RINGBASE_JAVA_OPTS),
+#                                    with -XX:AOTCache=CACHE for `serve` and `cluster` while the key matches,
+#                                    or, for `aot-train`, trains CACHE and exits with the training's status.
+#                                    BUILT is a file whose size and time change with each build
 #   ringbase_aot_key JAVA CP BUILT   prints the key: the runtime (its binary and its modules file), the
-#                                    class path, and the build (BUILT, a file whose size and time change
-#                                    with each build)
+#                                    class path, and the build
 #   ringbase_aot_opts CMD CACHE KEY  for `serve` and `cluster`, sets RINGBASE_AOT_OPT to -XX:AOTCache=CACHE
 #                                    if its key matches (else empty), saying which on stderr
 #   ringbase_aot_train CACHE KEY CP MAIN ARGS...
-#                                    `aot-train`: runs the JVM (the array RINGBASE_JVM: java and the
-#                                    launcher's options; then RINGBASE_JAVA_OPTS) with MAIN and ARGS in the
-#                                    JVM's record mode, then assembles CACHE from the record and stores KEY
-#                                    beside it, keeping the old cache until then; returns the training's
-#                                    exit status
+#                                    `aot-train`: runs MAIN and ARGS on the JVM in its record mode, then
+#                                    assembles CACHE from the record and stores KEY beside it, keeping the
+#                                    old cache until then; returns the training's exit status
+ringbase_run() {
+  local cache="$1" built="$2" cp="$3" main="$4" key
+  shift 4
+  RINGBASE_AOT_OPT=""
+  case "${1:-}" in
+    serve|cluster|aot-train)
+      key="$(ringbase_aot_key "${RINGBASE_JVM[0]}" "$cp" "$built")"
+      if [ "$1" = aot-train ]; then
+        ringbase_aot_train "$cache" "$key" "$cp" "$main" "$@"
+        exit $?
+      fi
+      ringbase_aot_opts "$1" "$cache" "$key"
+      ;;
+  esac
+  # shellcheck disable=SC2086
+  exec "${RINGBASE_JVM[@]}" $RINGBASE_AOT_OPT ${RINGBASE_JAVA_OPTS:-} -cp "$cp" "$main" "$@"
+}
 ringbase_aot_key() {
   local java modules
   java="$(readlink -f "$1")"
