@@ -1,20 +1,18 @@
 package io.ringbase.bench;
 
-import java.io.BufferedInputStream;
+import io.ringbase.aot.BlockingHttpConnection;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.Socket;
+import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Writes keys {@code 0..n-1} ({@link KeySpace#key}) once each, in order, over {@code connections} keep-alive
- * HTTP/1.1 connections (plain sockets, one request in flight per connection), and draws a progress bar.
+ * HTTP/1.1 connections ({@link BlockingHttpConnection}: plain sockets, one request in flight per
+ * connection), and draws a progress bar.
  * Every PUT must be answered 201.
  */
 public final class Prefill {
@@ -43,18 +41,11 @@ public final class Prefill {
         for (int c = 0; c < connections; c++) {
             URI url = urls.get(c % urls.size());
             workers[c] = Thread.ofPlatform().name("prefill-" + c).start(() -> {
-                try (Socket s = new Socket(url.getHost(), url.getPort())) {
-                    s.setTcpNoDelay(true);
-                    OutputStream out = s.getOutputStream();
-                    InputStream in = new BufferedInputStream(s.getInputStream());
+                try (BlockingHttpConnection http = new BlockingHttpConnection(
+                        new InetSocketAddress(url.getHost(), url.getPort()))) {
                     long k;
                     while (failure.get() == null && (k = next.getAndIncrement()) < n) {
-                        String head = "PUT /v0/entity?id=" + KeySpace.key(k) + replicaQuery + " HTTP/1.1\r\nHost: "
-                                + url.getHost() + "\r\nContent-Length: " + valueSize + "\r\n\r\n";
-                        out.write(head.getBytes(StandardCharsets.US_ASCII));
-                        out.write(value);
-                        out.flush();
-                        int status = readResponse(in);
+                        int status = http.send("PUT", "/v0/entity?id=" + KeySpace.key(k) + replicaQuery, value).status();
                         if (status != 201) {
                             throw new IOException("prefill PUT of " + KeySpace.key(k) + " answered " + status + ", expected 201");
                         }
@@ -91,39 +82,5 @@ public final class Prefill {
         double rate = done / Math.max(1e-9, elapsedNanos / 1e9);
         return String.format("prefill [%s%s] %3d%%  %,d/%,d keys  %,.0f keys/s", "#".repeat(filled),
                 "-".repeat(width - filled), 100 * done / Math.max(1, n), done, n, rate);
-    }
-
-    /** Reads one HTTP/1.1 response with a Content-Length body; returns its status. */
-    private static int readResponse(InputStream in) throws IOException {
-        String statusLine = readLine(in);
-        String[] parts = statusLine.split(" ", 3);
-        if (parts.length < 2) {
-            throw new IOException("bad status line: " + statusLine);
-        }
-        int status = Integer.parseInt(parts[1]);
-        long length = 0;
-        String line;
-        while (!(line = readLine(in)).isEmpty()) {
-            int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase("content-length")) {
-                length = Long.parseLong(line.substring(colon + 1).trim());
-            }
-        }
-        in.skipNBytes(length);
-        return status;
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        int b;
-        while ((b = in.read()) != '\n') {
-            if (b < 0) {
-                throw new IOException("connection closed by the node");
-            }
-            if (b != '\r') {
-                sb.append((char) b);
-            }
-        }
-        return sb.toString();
     }
 }

@@ -2,6 +2,7 @@ package io.ringbase.aot;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,8 +14,9 @@ import java.util.Locale;
 
 /**
  * One keep-alive HTTP/1.1 connection with one request in flight, over a blocking socket: the client side of
- * a training run. It sends a request and reads the whole answer (a {@code content-length} body, a chunked
- * one, or none), reconnecting when the node said {@code connection: close}.
+ * a training run, and of {@code ringbase bench}'s prefill. It sends a request and reads the whole answer (a
+ * {@code content-length} body, a chunked one, or none), reconnecting when the node said
+ * {@code connection: close}. Not thread-safe: one per thread.
  *
  * <p>Why not the JDK's {@code java.net.http.HttpClient}: it runs in the JVM being trained, and at the rate it
  * gave (about 5,000 requests a second from 16 threads on two CPUs) the cache it trained made a fresh node's
@@ -22,13 +24,14 @@ import java.util.Locale;
  * a PUT with "header parser received no bytes" although the node had answered it (a packet capture showed
  * the answer, then the client's FIN). bench/RESULTS.md, 2026-11-27 12:10.
  */
-final class BlockingHttpConnection implements AutoCloseable {
+public final class BlockingHttpConnection implements AutoCloseable {
 
     /** An answer: its status and body. */
-    record Answer(int status, byte[] body) {
+    public record Answer(int status, byte[] body) {
     }
 
-    private static final int TIMEOUT_MS = 30_000;
+    /** Connect and read timeout, ms: twice the node's default request timeout (30 s), past which it answers. */
+    private static final int TIMEOUT_MS = 60_000;
     private static final int MAX_LINE = 8_192;
 
     private final InetSocketAddress address;
@@ -38,7 +41,7 @@ final class BlockingHttpConnection implements AutoCloseable {
     private OutputStream out;
 
     /** @param address the node's address; nothing is connected until the first request */
-    BlockingHttpConnection(InetSocketAddress address) {
+    public BlockingHttpConnection(InetSocketAddress address) {
         this.address = address;
         this.host = address.getHostString() + ":" + address.getPort();
     }
@@ -49,7 +52,7 @@ final class BlockingHttpConnection implements AutoCloseable {
      * @param target the request target, e.g. {@code /v0/entity?id=k}, already encoded
      * @throws IOException if the connection fails or the answer is not HTTP/1.1 as this reads it
      */
-    Answer send(String method, String target, byte[] body) throws IOException {
+    public Answer send(String method, String target, byte[] body) throws IOException {
         if (socket == null) {
             connect();
         }
@@ -117,7 +120,7 @@ final class BlockingHttpConnection implements AutoCloseable {
     }
 
     private byte[] chunks() throws IOException {
-        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
         while (true) {
             String size = line();
             int semicolon = size.indexOf(';');
