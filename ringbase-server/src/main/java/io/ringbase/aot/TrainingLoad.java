@@ -102,8 +102,8 @@ public final class TrainingLoad {
         TrainingLoad load = new TrainingLoad(node, duration);
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < connections; t++) {
-            int id = t;
-            threads.add(Thread.ofPlatform().name("aot-train-" + t).start(() -> load.worker(id)));
+            Worker worker = load.new Worker(t);
+            threads.add(Thread.ofPlatform().name("aot-train-" + t).start(worker::run));
         }
         for (Thread thread : threads) {
             thread.join();
@@ -135,105 +135,113 @@ public final class TrainingLoad {
         return null;
     }
 
-    private void worker(int id) {
-        SplittableRandom random = new SplittableRandom(id);
-        long written = 0; // this thread's keys are key(id, 0..written-1)
-        long missing = 0;
-        long requests = 0;
-        try (BlockingHttpConnection http = new BlockingHttpConnection(node)) {
-            for (Phase phase = phaseAt(0, durationNanos); phase != null && failure.get() == null;
-                    phase = phaseAt(System.nanoTime() - start, durationNanos)) {
-                requests++;
-                switch (phase) {
-                    case GET_MISSING -> expect(http, "GET", "/v0/entity?id=missing-" + id + "-" + missing++, null, 404);
-                    case PUT_NEW -> put(http, key(id, written++), VALUE_BYTES, null);
-                    case GET_PRESENT -> {
-                        if (written == 0) { // no PUT phase reached (a very short run)
-                            put(http, key(id, written++), VALUE_BYTES, null);
-                        } else {
-                            expect(http, "GET", "/v0/entity?id=" + key(id, random.nextLong(written)), null, 200);
-                        }
-                    }
-                    case MIXED -> written = mixed(http, id, random, written, requests);
-                }
-                counts.incrementAndGet(phase.ordinal());
-            }
-        } catch (Throwable e) {
-            failure.compareAndSet(null, e);
-        }
-    }
-
-    /** One request of the mixed phase; returns the thread's new count of written keys. */
-    private long mixed(BlockingHttpConnection http, int id, SplittableRandom random, long written, long requests)
-            throws IOException, InterruptedException {
-        if (requests % RARE_EVERY == 0) {
-            switch ((int) (requests / RARE_EVERY % 4)) {
-                case 0 -> expect(http, "GET", "/health", null, 200);
-                case 1 -> expect(http, "GET", "/v0/status", null, 200);
-                case 2 -> expect(http, "GET", "/metrics", null, 200);
-                default -> {
-                    String from = key(id, random.nextLong(Math.max(1, written)));
-                    expect(http, "GET", "/v0/entities?start=" + from + "&end=" + from + "0", null, 200);
-                }
-            }
-            return written;
-        }
-        int dice = random.nextInt(100);
-        if (dice < 50 && written > 0) { // a key of this thread, perhaps deleted
-            int status = send(http, "GET", "/v0/entity?id=" + key(id, random.nextLong(written)), null).status();
-            if (status != 200 && status != 404) {
-                throw new IOException("a GET of a written key was answered " + status + ", expected 200 or 404");
-            }
-        } else if (dice < 85) {
-            boolean fresh = written == 0 || random.nextInt(4) == 0;
-            String key = fresh ? key(id, written++) : key(id, random.nextLong(written));
-            put(http, key, random.nextInt(MAX_MIXED_VALUE_BYTES + 1), random.nextInt(10) == 0 ? "3600" : null);
-        } else if (dice < 95 && written > 0) {
-            expect(http, "DELETE", "/v0/entity?id=" + key(id, random.nextLong(written)), null, 202);
-        } else {
-            expect(http, "GET", "/v0/entity?id=missing-" + id + "-m" + requests, null, 404);
-        }
-        return written;
-    }
-
     /** Key {@code n} of thread {@code id}: decimal, so keys grow longer as the run goes on. */
     static String key(int id, long n) {
         return "aot-" + id + "-" + n;
     }
 
-    private void put(BlockingHttpConnection http, String key, int valueBytes, String ttlSeconds)
-            throws IOException, InterruptedException {
-        byte[] value = new byte[valueBytes];
-        for (int i = 0; i < valueBytes; i++) {
-            value[i] = (byte) ('a' + (i + key.length()) % 26);
-        }
-        String target = "/v0/entity?id=" + key + (ttlSeconds == null ? "" : "&ttl=" + ttlSeconds);
-        expect(http, "PUT", target, value, 201);
-    }
+    /** One thread's connection and keys: key(id, 0..written-1) are its writes. */
+    private final class Worker {
+        private final int id;
+        private final SplittableRandom random;
+        private final BlockingHttpConnection http = new BlockingHttpConnection(node);
+        private long written;
+        private long missing;
+        private long requests;
 
-    /** Sends a request; a 503 (the node shedding writes while it catches up) is retried after 10 ms. */
-    private BlockingHttpConnection.Answer send(BlockingHttpConnection http, String method, String target,
-            byte[] body) throws IOException, InterruptedException {
-        try {
-            BlockingHttpConnection.Answer answer = http.send(method, target, body);
-            for (int retry = 0; answer.status() == 503 && retry < MAX_RETRIES; retry++) {
-                Thread.sleep(10);
-                answer = http.send(method, target, body);
+        Worker(int id) {
+            this.id = id;
+            this.random = new SplittableRandom(id);
+        }
+
+        void run() {
+            try (http) {
+                for (Phase phase = phaseAt(0, durationNanos); phase != null && failure.get() == null;
+                        phase = phaseAt(System.nanoTime() - start, durationNanos)) {
+                    requests++;
+                    switch (phase) {
+                        case GET_MISSING -> expect("GET", "/v0/entity?id=missing-" + id + "-" + missing++, null, 404);
+                        case PUT_NEW -> put(key(id, written++), VALUE_BYTES, null);
+                        case GET_PRESENT -> {
+                            if (written == 0) { // no PUT phase reached (a very short run)
+                                put(key(id, written++), VALUE_BYTES, null);
+                            } else {
+                                expect("GET", "/v0/entity?id=" + key(id, random.nextLong(written)), null, 200);
+                            }
+                        }
+                        case MIXED -> mixed();
+                    }
+                    counts.incrementAndGet(phase.ordinal());
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
             }
-            return answer;
-        } catch (IOException e) {
-            throw new IOException(method + " " + target + " at " + (System.nanoTime() - start) / 1_000_000
-                    + " ms into the run: " + e.getMessage(), e);
         }
-    }
 
-    private void expect(BlockingHttpConnection http, String method, String target, byte[] body, int status)
-            throws IOException, InterruptedException {
-        BlockingHttpConnection.Answer answer = send(http, method, target, body);
-        if (answer.status() != status) {
-            String text = new String(answer.body(), StandardCharsets.UTF_8).strip();
-            throw new IOException(method + " " + target + " was answered " + answer.status() + ", expected " + status
-                    + (text.isEmpty() ? "" : ": " + text));
+        /** One request of the mixed phase. */
+        private void mixed() throws IOException, InterruptedException {
+            if (requests % RARE_EVERY == 0) {
+                switch ((int) (requests / RARE_EVERY % 4)) {
+                    case 0 -> expect("GET", "/health", null, 200);
+                    case 1 -> expect("GET", "/v0/status", null, 200);
+                    case 2 -> expect("GET", "/metrics", null, 200);
+                    default -> {
+                        String from = key(id, random.nextLong(Math.max(1, written)));
+                        expect("GET", "/v0/entities?start=" + from + "&end=" + from + "0", null, 200);
+                    }
+                }
+                return;
+            }
+            int dice = random.nextInt(100);
+            if (dice < 50 && written > 0) { // a key of this thread, perhaps deleted
+                int status = send("GET", "/v0/entity?id=" + key(id, random.nextLong(written)), null).status();
+                if (status != 200 && status != 404) {
+                    throw new IOException("a GET of a written key was answered " + status + ", expected 200 or 404");
+                }
+            } else if (dice < 85) {
+                boolean fresh = written == 0 || random.nextInt(4) == 0;
+                String key = fresh ? key(id, written++) : key(id, random.nextLong(written));
+                put(key, random.nextInt(MAX_MIXED_VALUE_BYTES + 1), random.nextInt(10) == 0 ? "3600" : null);
+            } else if (dice < 95 && written > 0) {
+                expect("DELETE", "/v0/entity?id=" + key(id, random.nextLong(written)), null, 202);
+            } else {
+                expect("GET", "/v0/entity?id=missing-" + id + "-m" + requests, null, 404);
+            }
+        }
+
+        private void put(String key, int valueBytes, String ttlSeconds) throws IOException, InterruptedException {
+            byte[] value = new byte[valueBytes];
+            for (int i = 0; i < valueBytes; i++) {
+                value[i] = (byte) ('a' + (i + key.length()) % 26);
+            }
+            String target = "/v0/entity?id=" + key + (ttlSeconds == null ? "" : "&ttl=" + ttlSeconds);
+            expect("PUT", target, value, 201);
+        }
+
+        /** Sends a request; a 503 (the node shedding writes while it catches up) is retried after 10 ms. */
+        private BlockingHttpConnection.Answer send(String method, String target, byte[] body)
+                throws IOException, InterruptedException {
+            try {
+                BlockingHttpConnection.Answer answer = http.send(method, target, body);
+                for (int retry = 0; answer.status() == 503 && retry < MAX_RETRIES; retry++) {
+                    Thread.sleep(10);
+                    answer = http.send(method, target, body);
+                }
+                return answer;
+            } catch (IOException e) {
+                throw new IOException(method + " " + target + " at " + (System.nanoTime() - start) / 1_000_000
+                        + " ms into the run: " + e.getMessage(), e);
+            }
+        }
+
+        private void expect(String method, String target, byte[] body, int status)
+                throws IOException, InterruptedException {
+            BlockingHttpConnection.Answer answer = send(method, target, body);
+            if (answer.status() != status) {
+                String text = new String(answer.body(), StandardCharsets.UTF_8).strip();
+                throw new IOException(method + " " + target + " was answered " + answer.status() + ", expected "
+                        + status + (text.isEmpty() ? "" : ": " + text));
+            }
         }
     }
 }
