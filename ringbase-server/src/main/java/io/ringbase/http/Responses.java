@@ -3,6 +3,8 @@ package io.ringbase.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -204,7 +206,9 @@ final class Responses {
     }
 
     private static FullHttpResponse full(HttpVersion version, HttpResponseStatus status, ByteBuf body) {
-        FullHttpResponse r = new DefaultFullHttpResponse(version, status, body);
+        // no trailers object: a content-length response has none (Netty's default makes an empty header map)
+        FullHttpResponse r = new DefaultFullHttpResponse(version, status, body,
+                DefaultHttpHeadersFactory.headersFactory().newHeaders(), EmptyHttpHeaders.INSTANCE);
         r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         return r;
     }

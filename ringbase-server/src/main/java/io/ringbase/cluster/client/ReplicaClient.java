@@ -14,6 +14,8 @@ import io.netty.channel.pool.ChannelHealthChecker;
 import io.netty.channel.pool.FixedChannelPool;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
@@ -22,6 +24,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -97,6 +100,8 @@ public final class ReplicaClient implements AutoCloseable {
     private final Bootstrap bootstrap;
     /** Per node, one pool per event loop (by index in {@link #loops}). */
     private final ConcurrentHashMap<NodeId, FixedChannelPool[]> pools = new ConcurrentHashMap<>();
+    /** Each node's {@code host} header value, made once instead of per call. */
+    private final ConcurrentHashMap<NodeId, AsciiString> hostHeaders = new ConcurrentHashMap<>();
     private final PeerCallStats stats = new PeerCallStats();
     private volatile boolean closed;
 
@@ -179,9 +184,12 @@ public final class ReplicaClient implements AutoCloseable {
             call.result.completeExceptionally(new ReplicaException.Failed(node, "client closed", null));
             return call.result;
         }
+        // no trailers object: a content-length request has none (Netty's default makes an empty header map)
         FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
-                Unpooled.wrappedBuffer(body));
-        request.headers().set(HttpHeaderNames.HOST, node.host() + ":" + node.port());
+                Unpooled.wrappedBuffer(body), DefaultHttpHeadersFactory.headersFactory().newHeaders(),
+                EmptyHttpHeaders.INSTANCE);
+        request.headers().set(HttpHeaderNames.HOST,
+                hostHeaders.computeIfAbsent(node, n -> new AsciiString(n.host() + ":" + n.port())));
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
         if (signer != null) {
             request.headers().set(InternalProtocol.AUTH,
