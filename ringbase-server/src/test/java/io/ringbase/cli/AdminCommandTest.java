@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.server.Node;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,18 +25,11 @@ class AdminCommandTest {
     @TempDir
     Path tmp;
 
-    /** What one run printed and returned. */
-    record Run(int exitCode, String out, String err) {
-    }
-
-    static Run admin(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+    /** Runs {@code ringbase admin args}. */
+    static CommandRun admin(String... args) {
         List<String> all = new ArrayList<>(List.of("admin"));
         all.addAll(List.of(args));
-        int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-                .execute(all.toArray(String[]::new));
-        return new Run(code, out.toString(), err.toString());
+        return CommandRun.of(all.toArray(String[]::new));
     }
 
     static Node.Config withSecret(Node.Config c) {
@@ -65,28 +56,28 @@ class AdminCommandTest {
             assertThat(c.send(0, "POST", "/v0/admin/flush", null).status()).isEqualTo(403);
             assertThat(c.send(0, "GET", "/v0/status", null).status()).isEqualTo(200);
 
-            Run noSecret = admin("flush", "--url", url);
+            CommandRun noSecret = admin("flush", "--url", url);
             assertThat(noSecret.exitCode()).as(noSecret.err()).isEqualTo(4);
             assertThat(noSecret.err()).contains("403").contains("--secret-file");
-            Run wrongSecret = admin("flush", "--url", url, "--secret-file", wrong.toString());
+            CommandRun wrongSecret = admin("flush", "--url", url, "--secret-file", wrong.toString());
             assertThat(wrongSecret.exitCode()).isEqualTo(4);
 
-            Run flush = admin("flush", "--url", url, "--secret-file", secret.toString());
+            CommandRun flush = admin("flush", "--url", url, "--secret-file", secret.toString());
             assertThat(flush.exitCode()).as(flush.err()).isZero();
             assertThat(flush.out()).contains("\"flushed\":true").contains("\"sstables\":1");
 
-            Run status = admin("status", "--url", url, "--secret-file", secret.toString());
+            CommandRun status = admin("status", "--url", url, "--secret-file", secret.toString());
             assertThat(status.exitCode()).as(status.err()).isZero();
             assertThat(status.out()).contains("node      " + url).contains("peer      " + c.url(1))
                     .contains("peer      " + c.url(2)).contains("repair    idle");
-            Run json = admin("status", "--json", "--url", url);
+            CommandRun json = admin("status", "--json", "--url", url);
             assertThat(json.out()).startsWith("{\"node\":\"" + url + "\"");
 
-            Run repair = admin("repair", "--url", url, "--secret-file", secret.toString());
+            CommandRun repair = admin("repair", "--url", url, "--secret-file", secret.toString());
             assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
             assertThat(repair.out()).contains("repair started on " + url).contains("repair ok: 32 of 32 ranges, 0 failed");
 
-            Run snapshot = admin("snapshot", "--name", "before-upgrade", "--all-nodes", "--url", url,
+            CommandRun snapshot = admin("snapshot", "--name", "before-upgrade", "--all-nodes", "--url", url,
                     "--secret-file", secret.toString());
             assertThat(snapshot.exitCode()).as(snapshot.out() + snapshot.err()).isZero();
             for (int i = 0; i < 3; i++) {
@@ -94,16 +85,16 @@ class AdminCommandTest {
                 assertThat(dir.resolve("MANIFEST")).exists();
                 assertThat(snapshot.out()).contains(c.url(i) + ": ");
             }
-            Run again = admin("snapshot", "--name", "before-upgrade", "--url", url, "--secret-file", secret.toString());
+            CommandRun again = admin("snapshot", "--name", "before-upgrade", "--url", url, "--secret-file", secret.toString());
             assertThat(again.exitCode()).isEqualTo(1);
             assertThat(again.err()).contains("400").contains("already exists");
-            Run badName = admin("snapshot", "--name", "../x", "--url", url, "--secret-file", secret.toString());
+            CommandRun badName = admin("snapshot", "--name", "../x", "--url", url, "--secret-file", secret.toString());
             assertThat(badName.exitCode()).isEqualTo(1);
 
             assertThat(c.put(0, "later", "v").status()).isEqualTo(201);
             admin("flush", "--url", url, "--secret-file", secret.toString());
             assertThat(c.node(0).engine().tableCount()).isEqualTo(2);
-            Run compact = admin("compact", "--url", url, "--secret-file", secret.toString());
+            CommandRun compact = admin("compact", "--url", url, "--secret-file", secret.toString());
             assertThat(compact.exitCode()).as(compact.err()).isZero();
             assertThat(compact.out()).contains("\"merged\":2,\"sstables\":1");
             assertThat(c.node(0).engine().tableCount()).isEqualTo(1);
@@ -113,10 +104,10 @@ class AdminCommandTest {
     @Test
     void anUnreachableNodeIsExitCode3AndAnUnreadableSecretIs2() throws Exception {
         int port = LocalCluster.freePorts(1).getFirst();
-        Run r = admin("status", "--url", "http://127.0.0.1:" + port, "--timeout", "2s");
+        CommandRun r = admin("status", "--url", "http://127.0.0.1:" + port, "--timeout", "2s");
         assertThat(r.exitCode()).isEqualTo(3);
         assertThat(r.err()).startsWith("ringbase admin: cannot reach http://127.0.0.1:" + port + ": connection refused");
-        Run bad = admin("status", "--url", "http://127.0.0.1:" + port, "--secret-file", tmp.resolve("none").toString());
+        CommandRun bad = admin("status", "--url", "http://127.0.0.1:" + port, "--secret-file", tmp.resolve("none").toString());
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("cannot read --secret-file").contains("no such file");
     }

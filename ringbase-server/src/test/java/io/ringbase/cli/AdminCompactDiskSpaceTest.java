@@ -96,7 +96,7 @@ class AdminCompactDiskSpaceTest {
                     String key = "k" + (i * TABLES + t);
                     assertThat(c.put(0, key, valueOf(random)).status()).isEqualTo(201);
                 }
-                AdminCommandTest.Run flush = AdminCommandTest.admin("flush", "--url", url);
+                CommandRun flush = AdminCommandTest.admin("flush", "--url", url);
                 assertThat(flush.exitCode()).as(flush.err()).isZero();
             }
             Path data = c.dataDir(0);
@@ -119,7 +119,7 @@ class AdminCompactDiskSpaceTest {
             Path ballast = mount.resolve("ballast");
             Files.write(ballast, new byte[Math.toIntExact(usable - leave)]);
 
-            AdminCommandTest.Run refused = AdminCommandTest.admin("compact", "--url", url);
+            CommandRun refused = AdminCommandTest.admin("compact", "--url", url);
             assertThat(refused.exitCode()).as(refused.out()).isEqualTo(AdminClient.EXIT_FAILED);
             assertThat(refused.err()).contains("answered 507")
                     .contains("not enough free space for compaction of " + TABLES + " SSTables (" + inputs + " bytes)")
@@ -130,7 +130,7 @@ class AdminCompactDiskSpaceTest {
             assertThat(c.send(0, "GET", "/ready", null).status()).as("writes are still taken").isEqualTo(200);
 
             Files.delete(ballast);
-            AdminCommandTest.Run merged = AdminCommandTest.admin("compact", "--url", url);
+            CommandRun merged = AdminCommandTest.admin("compact", "--url", url);
             assertThat(merged.exitCode()).as(merged.err()).isZero();
             assertThat(merged.out()).contains("\"merged\":" + TABLES).contains("\"sstables\":1");
             assertThat(sstableCount(data)).isEqualTo(1);
