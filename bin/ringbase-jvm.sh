@@ -94,8 +94,8 @@ ringbase_jvm_opts() {
 #                                    BUILT is a file whose size and time change with each build
 #   ringbase_aot_key JAVA CP BUILT   prints the key: the runtime (its binary and its modules file), the
 #                                    class path, and the build
-#   ringbase_aot_opts CMD CACHE KEY  for `serve` and `cluster`, sets RINGBASE_AOT_OPT to -XX:AOTCache=CACHE
-#                                    if its key matches (else empty), saying which on stderr
+#   ringbase_aot_opts CACHE KEY      sets RINGBASE_AOT_OPT to -XX:AOTCache=CACHE if CACHE exists and its
+#                                    key matches (else empty), saying which on stderr
 #   ringbase_aot_train CACHE KEY CP MAIN ARGS...
 #                                    `aot-train`: runs MAIN and ARGS on the JVM in its record mode, then
 #                                    assembles CACHE from the record and stores KEY beside it, keeping the
@@ -111,7 +111,7 @@ ringbase_run() {
         ringbase_aot_train "$cache" "$key" "$cp" "$main" "$@"
         exit $?
       fi
-      ringbase_aot_opts "$1" "$cache" "$key"
+      ringbase_aot_opts "$cache" "$key"
       ;;
   esac
   # shellcheck disable=SC2086
@@ -125,20 +125,16 @@ ringbase_aot_key() {
     "$2" "$(stat -Lc %s.%Y "$3" 2>/dev/null || echo none)"
 }
 ringbase_aot_opts() {
-  local cmd="$1" cache="$2" key="$3"
+  local cache="$1" key="$2"
   RINGBASE_AOT_OPT=""
-  case "$cmd" in
-    serve|cluster)
-      [ -f "$cache" ] || return 0
-      if [ -f "$cache.key" ] && [ "$(cat "$cache.key")" = "$key" ]; then
-        RINGBASE_AOT_OPT="-XX:AOTCache=$cache"
-        echo "ringbase: using the ahead-of-time cache $cache" >&2
-      else
-        echo "ringbase: not using the ahead-of-time cache $cache: it was not trained with this build, Java" \
-          "runtime and install path (bin/ringbase aot-train makes a new one)" >&2
-      fi
-      ;;
-  esac
+  [ -f "$cache" ] || return 0
+  if [ -f "$cache.key" ] && [ "$(cat "$cache.key")" = "$key" ]; then
+    RINGBASE_AOT_OPT="-XX:AOTCache=$cache"
+    echo "ringbase: using the ahead-of-time cache $cache" >&2
+  else
+    echo "ringbase: not using the ahead-of-time cache $cache: it was not trained with this build, Java" \
+      "runtime and install path (bin/ringbase aot-train makes a new one)" >&2
+  fi
 }
 ringbase_aot_train() {
   local cache="$1" key="$2" cp="$3" main="$4" arg status=0
