@@ -13,6 +13,7 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code /v0/entity} over real HTTP on loopback, on the real storage engine. */
@@ -325,6 +326,20 @@ class EntityEndpointTest {
             assertThat(raw.read().status()).isEqualTo(202);
             assertThat(raw.closedByServer()).isTrue();
         }
+    }
+
+    @Test
+    @Timeout(30)
+    void http10ChunkedIs400AndClosesSoNothingSmuggledRuns() throws Exception {
+        try (RawHttp raw = new RawHttp(http.port)) {
+            raw.send("PUT /v0/entity?id=a HTTP/1.0\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n"
+                    + "0\r\n\r\n"
+                    + "PUT /v0/entity?id=smuggled HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nEVIL!");
+            assertThat(raw.read().status()).isEqualTo(400);
+            assertThat(raw.closedByServer()).isTrue();
+        }
+        assertThat(http.get("/v0/entity?id=a").statusCode()).isEqualTo(404);
+        assertThat(http.get("/v0/entity?id=smuggled").statusCode()).isEqualTo(404);
     }
 
     @Test

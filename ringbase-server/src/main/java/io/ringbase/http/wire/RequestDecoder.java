@@ -19,9 +19,9 @@ import java.util.List;
  * receive buffer.
  *
  * <p>What it accepts: a request line {@code METHOD SP target SP HTTP/1.x}; header fields
- * {@code name ":" OWS value OWS}; a body framed by {@code Content-Length} or by
- * {@code Transfer-Encoding: chunked} (extensions and trailers skipped), never both; bare LF line ends
- * as well as CRLF; empty lines before a request line. {@code Expect: 100-continue} is answered with an
+ * {@code name ":" OWS value OWS}; a body framed by {@code Content-Length} or, in HTTP/1.1 only (RFC 9112
+ * §6.1), by {@code Transfer-Encoding: chunked} (extensions and trailers skipped), never both; bare LF line
+ * ends as well as CRLF; empty lines before a request line. {@code Expect: 100-continue} is answered with an
  * interim {@code 100 Continue} when the body will be read. Limits: {@code maxInitialLineBytes} for the
  * request line, {@code maxHeaderBytes} for all header lines together, {@code maxBodyBytes} for the body.
  *
@@ -367,6 +367,12 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private boolean headersDone(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (chunked && sawContentLength) {
             fail(in, out, "both Content-Length and Transfer-Encoding"); // request smuggling (RFC 9112 §6.1)
+            return false;
+        }
+        if (chunked && version == HttpVersion.HTTP_1_0) {
+            // RFC 9112 §6.1: HTTP/1.0 has no Transfer-Encoding, so the framing is faulty and the connection
+            // must close; reading it as chunked would run whatever a client hid after the last chunk
+            fail(in, out, "Transfer-Encoding in an HTTP/1.0 request");
             return false;
         }
         boolean keepAlive = version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The request decoder in memory: framing, keep-alive, limits, and what it refuses. */
 class RequestDecoderTest {
@@ -156,6 +157,19 @@ class RequestDecoderTest {
             assertThat((Object) ch.readInbound()).as("nothing after %s", b).isNull();
             ch.finishAndReleaseAll();
         }
+    }
+
+    @Test
+    @Timeout(10)
+    void http10ChunkedIsRefusedAndNothingBehindItIsRead() {
+        // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing; a server that read
+        // it as chunked would run the request smuggled after the last chunk
+        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.0\r\nTransfer-Encoding: chunked\r\n"
+                + "Connection: keep-alive\r\n\r\n0\r\n\r\n"
+                + "PUT /v0/entity?id=smuggled HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nEVIL!");
+        assertThat(out).hasSize(1);
+        assertThat(out.getFirst()).isInstanceOf(RequestError.Malformed.class);
+        assertThat(feed("GET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n")).as("nothing more is read").isEmpty();
     }
 
     @Test
