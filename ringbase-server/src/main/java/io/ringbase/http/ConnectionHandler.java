@@ -10,7 +10,10 @@ import io.ringbase.metrics.RequestMetrics;
 import io.ringbase.http.wire.RequestError;
 import io.ringbase.logging.LogThrottle;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpChunkedInput;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -62,6 +65,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private int method;
     private int status;
     private String accessLine; // method and target, when the access log is on
+    // the request is a HEAD: respond() drops its body (raw and range responses answer only GET, PUT, DELETE)
+    private boolean head;
     private final LogThrottle errorLog;
 
     ConnectionHandler(RingbaseHttpServer.Shared shared) {
@@ -176,6 +181,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             busy = true;
             shared.requestStarted();
+            head = msg instanceof Request r ? r.method().equals(HttpMethod.HEAD) : ((RequestError) msg).head();
             if (shared.metrics() != null || shared.accessLog()) {
                 startNanos = System.nanoTime();
                 endpoint = Endpoints.OTHER;
@@ -380,10 +386,26 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void respond(FullHttpResponse response, boolean keepAlive) {
         boolean keep = keepAlive && !shared.isStopping(); // a stopping server closes connections as it answers
+        if (head) {
+            response = withoutBody(response);
+        }
         HttpUtil.setKeepAlive(response, keep);
         status = response.status().code();
         flushIfNeeded(); // raw responses before this one go first
         ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, keep));
+    }
+
+    /**
+     * The response to a HEAD request: {@code response}'s status and header fields without its body (RFC 9110
+     * §9.3.2), which a client would read as the start of the next response, and without Content-Length:
+     * RFC 9110 §8.6 allows it only with the length a GET would have had, and no path here answers HEAD as
+     * it would a GET. Takes ownership of {@code response}.
+     */
+    private static FullHttpResponse withoutBody(FullHttpResponse response) {
+        FullHttpResponse bodiless = response.replace(Unpooled.EMPTY_BUFFER);
+        response.release();
+        bodiless.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+        return bodiless;
     }
 
     /**

@@ -54,16 +54,8 @@ final class RawHttp implements AutoCloseable {
 
     /** Reads one response: status line, headers, and a body by Content-Length, chunks, or to EOF. */
     Response read() throws IOException {
-        String statusLine = line();
-        if (statusLine == null) {
-            throw new IOException("connection closed before a response");
-        }
-        String[] parts = statusLine.split(" ", 3);
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (String h = line(); h != null && !h.isEmpty(); h = line()) {
-            int colon = h.indexOf(':');
-            headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim());
-        }
+        Response head = readHead();
+        Map<String, String> headers = head.headers();
         String te = headers.get("transfer-encoding");
         String cl = headers.get("content-length");
         if (te != null && te.equalsIgnoreCase("chunked")) {
@@ -87,10 +79,34 @@ final class RawHttp implements AutoCloseable {
                     throw new IOException("chunk not followed by CRLF");
                 }
             }
-            return new Response(parts[0], Integer.parseInt(parts[1]), headers, all.toByteArray(), chunks);
+            return new Response(head.version(), head.status(), headers, all.toByteArray(), chunks);
         }
         byte[] body = cl != null ? in.readNBytes(Integer.parseInt(cl)) : in.readAllBytes();
-        return new Response(parts[0], Integer.parseInt(parts[1]), headers, body, null);
+        return new Response(head.version(), head.status(), headers, body, null);
+    }
+
+    /**
+     * Reads the status line and header section of one response and nothing more: the whole of a response
+     * to HEAD (RFC 9112 §6.3), whatever its Content-Length says.
+     *
+     * @throws IOException if the connection ends first or the first line is not an HTTP/1.x status line
+     *                     (for instance the body of an earlier response that should have had none)
+     */
+    Response readHead() throws IOException {
+        String statusLine = line();
+        if (statusLine == null) {
+            throw new IOException("connection closed before a response");
+        }
+        String[] parts = statusLine.split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/1.") || !parts[1].matches("[0-9]{3}")) {
+            throw new IOException("not a status line: '" + statusLine + "'");
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (String h = line(); h != null && !h.isEmpty(); h = line()) {
+            int colon = h.indexOf(':');
+            headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim());
+        }
+        return new Response(parts[0], Integer.parseInt(parts[1]), headers, new byte[0], null);
     }
 
     /** One CRLF-terminated line without its terminator, or null at EOF. */

@@ -377,7 +377,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         }
         boolean keepAlive = version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
         if (badExpectation) {
-            out.add(new RequestError.UnsupportedExpectation(version, keepAlive && !chunked && contentLength == 0));
+            out.add(new RequestError.UnsupportedExpectation(version, keepAlive && !chunked && contentLength == 0,
+                    isHead()));
             if (chunked || contentLength > 0) {
                 state = State.DONE; // the client may or may not send the body: the connection is done
             } else {
@@ -393,7 +394,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         if (contentLength > maxBodyBytes) {
             // answer now, then skip the announced body so the connection can go on (a client that
             // expected 100-continue sends nothing more, and Connection: close ends it on our side)
-            out.add(new RequestError.TooLarge(version, keepAlive && !expectContinue));
+            out.add(new RequestError.TooLarge(version, keepAlive && !expectContinue, isHead()));
             if (expectContinue) {
                 state = State.DONE;
                 return false;
@@ -438,7 +439,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         long soFar = chunkedBody == null ? 0 : chunkedBody.readableBytes();
         if (soFar + size > maxBodyBytes) {
             releaseChunkedBody();
-            out.add(new RequestError.TooLarge(version, false));
+            out.add(new RequestError.TooLarge(version, false, isHead()));
             state = State.DONE;
             return false;
         }
@@ -481,10 +482,15 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         state = State.REQUEST_LINE;
     }
 
+    /** Whether the request being read is a HEAD (false while its request line is not read). */
+    private boolean isHead() {
+        return state != State.REQUEST_LINE && method == HttpMethod.HEAD;
+    }
+
     private void fail(ByteBuf in, List<Object> out, String reason) {
         releaseChunkedBody();
         in.skipBytes(in.readableBytes());
-        out.add(new RequestError.Malformed(reason));
+        out.add(new RequestError.Malformed(reason, isHead()));
         state = State.DONE;
     }
 
@@ -540,10 +546,12 @@ public final class RequestDecoder extends ByteToMessageDecoder {
             scheduleCheck(ctx, requestTimeoutNanos - waited);
             return;
         }
+        boolean head = isHead();
         releaseChunkedBody();
         state = State.DONE;
         partialSinceNanos = 0;
-        ctx.fireChannelRead(new RequestError.Timeout(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos)));
+        ctx.fireChannelRead(new RequestError.Timeout(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos),
+                head));
     }
 
     /**

@@ -109,7 +109,7 @@ class RequestDecoderTest {
         List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 1001\r\n\r\n",
                 "a".repeat(1001) + "GET /v0/entity?id=b HTTP/1.1\r\n\r\n");
         assertThat(out).hasSize(2);
-        assertThat(out.get(0)).isEqualTo(new RequestError.TooLarge(HttpVersion.HTTP_1_1, true));
+        assertThat(out.get(0)).isEqualTo(new RequestError.TooLarge(HttpVersion.HTTP_1_1, true, false));
         assertThat(((Request) out.get(1)).uri()).isEqualTo("/v0/entity?id=b");
     }
 
@@ -117,7 +117,7 @@ class RequestDecoderTest {
     void aChunkedBodyOverTheLimitEndsTheConnection() {
         List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
                 "3E9\r\n" + "a".repeat(1001) + "\r\n0\r\n\r\nGET /v0/entity?id=b HTTP/1.1\r\n\r\n");
-        assertThat(out).containsExactly(new RequestError.TooLarge(HttpVersion.HTTP_1_1, false));
+        assertThat(out).containsExactly(new RequestError.TooLarge(HttpVersion.HTTP_1_1, false, false));
     }
 
     @Test
@@ -129,7 +129,7 @@ class RequestDecoderTest {
         interim.release();
         assertThat(body(feed("ok").getFirst())).isEqualTo("ok");
         assertThat(feed("GET /a HTTP/1.1\r\nExpect: something\r\n\r\n"))
-                .containsExactly(new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true));
+                .containsExactly(new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true, false));
     }
 
     @Test
@@ -170,6 +170,19 @@ class RequestDecoderTest {
         assertThat(out).hasSize(1);
         assertThat(out.getFirst()).isInstanceOf(RequestError.Malformed.class);
         assertThat(feed("GET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n")).as("nothing more is read").isEmpty();
+    }
+
+    @Test
+    @Timeout(10)
+    void anErrorSaysWhetherTheRequestWasHeadSoItsResponseGoesWithoutBody() {
+        assertThat(feed("HEAD /a HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n",
+                "GET /a HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n"))
+                .containsExactly(new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true, true),
+                        new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true, false));
+        assertThat(feed("HEAD /a HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n"))
+                .containsExactly(new RequestError.TooLarge(HttpVersion.HTTP_1_1, true, true));
+        assertThat(feed("a".repeat(1001) + "HEAD /a HTTP/1.1\r\nBad Header\r\n\r\n"))
+                .containsExactly(new RequestError.Malformed("malformed header field", true));
     }
 
     @Test
