@@ -23,9 +23,9 @@ class ConnectionLimitsTest {
     void halfARequestIsAnswered408AndClosedAfterTheRequestTimeout() throws Exception {
         try (ServerFixture http = new ServerFixture(limits(500, 60_000, 100), new InMemoryEngine())) {
             for (String partial : new String[] {
-                "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n",               // header section never ends
-                "PUT /v0/entity?id=a HTTP/1.1\r\nContent-Length: 10\r\n\r\n12345", // body never completes
-                "GET /v0/enti"}) {                                               // request line never ends
+                "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n",                                // header section never ends
+                "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345", // body never completes
+                "GET /v0/enti"}) {                                                                // request line never ends
                 try (RawHttp raw = new RawHttp(http.port)) {
                     long started = System.nanoTime();
                     raw.send(partial);
@@ -58,7 +58,7 @@ class ConnectionLimitsTest {
         try (ServerFixture http = new ServerFixture(limits(700, 60_000, 100), new InMemoryEngine());
              RawHttp raw = new RawHttp(http.port)) {
             for (int i = 0; i < 5; i++) { // each arrives in two parts, 200 ms apart: within the limit
-                raw.send("PUT /v0/entity?id=k" + i + " HTTP/1.1\r\nContent-Length: 1\r\n");
+                raw.send("PUT /v0/entity?id=k" + i + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n");
                 Thread.sleep(200);
                 raw.send("\r\nv");
                 assertThat(raw.read().status()).isEqualTo(201);

@@ -343,6 +343,20 @@ class EntityEndpointTest {
     }
 
     @Test
+    @Timeout(30)
+    void http11WithoutHostOrWithTwoIs400() throws Exception {
+        for (String request : new String[] {"GET /v0/entity?id=a HTTP/1.1\r\n\r\n",
+                "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"}) {
+            try (RawHttp raw = new RawHttp(http.port)) {
+                raw.send(request);
+                RawHttp.Response r = raw.read();
+                assertThat(r.status()).as(request).isEqualTo(400);
+                assertThat(r.bodyText()).as(request).contains("Host");
+            }
+        }
+    }
+
+    @Test
     void garbageRequestLineIs400AndServerKeepsServing() throws Exception {
         try (RawHttp raw = new RawHttp(http.port)) {
             raw.send("this is not http at all\r\n\r\n");

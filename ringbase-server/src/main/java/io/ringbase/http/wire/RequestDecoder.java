@@ -19,9 +19,10 @@ import java.util.List;
  * receive buffer.
  *
  * <p>What it accepts: a request line {@code METHOD SP target SP HTTP/1.x}; header fields
- * {@code name ":" OWS value OWS}; a body framed by {@code Content-Length} or, in HTTP/1.1 only (RFC 9112
- * §6.1), by {@code Transfer-Encoding: chunked} (extensions and trailers skipped), never both; bare LF line
- * ends as well as CRLF; empty lines before a request line. {@code Expect: 100-continue} is answered with an
+ * {@code name ":" OWS value OWS}, with one {@code Host} field (HTTP/1.0 may omit it; its value is not
+ * checked; RFC 9112 §3.2); a body framed by {@code Content-Length} or, in HTTP/1.1 only (RFC 9112 §6.1), by
+ * {@code Transfer-Encoding: chunked} (extensions and trailers skipped), never both; bare LF line ends as well
+ * as CRLF; empty lines before a request line. {@code Expect: 100-continue} is answered with an
  * interim {@code 100 Continue} when the body will be read. Limits: {@code maxInitialLineBytes} for the
  * request line, {@code maxHeaderBytes} for all header lines together, {@code maxBodyBytes} for the body.
  *
@@ -44,6 +45,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
     private static final byte[] CONNECTION = ascii("connection");
     private static final byte[] EXPECT = ascii("expect");
+    private static final byte[] HOST = ascii("host");
     private static final byte[] CHUNKED = ascii("chunked");
     private static final byte[] CLOSE = ascii("close");
     private static final byte[] KEEP_ALIVE = ascii("keep-alive");
@@ -73,6 +75,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private long contentLength;
     private boolean chunked;
     private boolean sawContentLength;
+    private int hostFields;
     private boolean connectionClose;
     private boolean connectionKeepAlive;
     private boolean expectContinue;
@@ -232,6 +235,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         contentLength = 0;
         chunked = false;
         sawContentLength = false;
+        hostFields = 0;
         connectionClose = false;
         connectionKeepAlive = false;
         expectContinue = false;
@@ -350,6 +354,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         } else if (equalsIgnoreCase(in, start, nameLen, CONNECTION)) {
             connectionClose |= hasToken(in, vs, ve, CLOSE);
             connectionKeepAlive |= hasToken(in, vs, ve, KEEP_ALIVE);
+        } else if (equalsIgnoreCase(in, start, nameLen, HOST)) {
+            hostFields++;
         } else if (equalsIgnoreCase(in, start, nameLen, EXPECT)) {
             if (equalsIgnoreCase(in, vs, ve - vs, CONTINUE_100)) {
                 expectContinue = true;
@@ -373,6 +379,11 @@ public final class RequestDecoder extends ByteToMessageDecoder {
             // RFC 9112 §6.1: HTTP/1.0 has no Transfer-Encoding, so the framing is faulty and the connection
             // must close; reading it as chunked would run whatever a client hid after the last chunk
             fail(in, out, "Transfer-Encoding in an HTTP/1.0 request");
+            return false;
+        }
+        if (hostFields > 1 || (hostFields == 0 && version == HttpVersion.HTTP_1_1)) {
+            // RFC 9112 §3.2: 400 for an HTTP/1.1 request without Host and for any request with more than one
+            fail(in, out, hostFields == 0 ? "no Host header field" : "more than one Host header field");
             return false;
         }
         boolean keepAlive = version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
