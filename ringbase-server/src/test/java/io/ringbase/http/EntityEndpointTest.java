@@ -357,6 +357,30 @@ class EntityEndpointTest {
     }
 
     @Test
+    @Timeout(30)
+    void absoluteFormTargetsAreServedOnEveryPath() throws Exception {
+        try (RawHttp raw = new RawHttp(http.port)) {
+            raw.send("PUT http://example.com/v0/entity?id=abs HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nv");
+            assertThat(raw.read().status()).isEqualTo(201);
+            raw.send("GET HTTP://127.0.0.1:1/v0/entity?id=abs HTTP/1.1\r\nHost: x\r\n\r\n");
+            RawHttp.Response got = raw.read();
+            assertThat(got.status()).isEqualTo(200);
+            assertThat(got.bodyText()).isEqualTo("v");
+            raw.send("GET https://h/v0/entities?start=abs HTTP/1.1\r\nHost: x\r\n\r\n");
+            RawHttp.Response range = raw.read();
+            assertThat(range.status()).isEqualTo(200);
+            assertThat(range.bodyText()).isEqualTo("abs\nv");
+            for (String path : new String[] {"/health", "/internal/v0/ping", "/v0/admin/repair"}) {
+                raw.send("GET http://h" + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertThat(raw.read().status()).as(path).isEqualTo(200);
+            }
+            raw.send("DELETE http://h/v0/entity?id=abs HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertThat(raw.read().status()).isEqualTo(202);
+        }
+        assertThat(http.get("/v0/entity?id=abs").statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void garbageRequestLineIs400AndServerKeepsServing() throws Exception {
         try (RawHttp raw = new RawHttp(http.port)) {
             raw.send("this is not http at all\r\n\r\n");

@@ -53,7 +53,10 @@ public final class Request {
         return method;
     }
 
-    /** The request target as sent: origin form, e.g. {@code /v0/entity?id=k}. */
+    /**
+     * The request target in origin form, e.g. {@code /v0/entity?id=k}: as sent, or reduced to it from
+     * absolute form ({@code http://host/v0/entity?id=k}) by the decoder.
+     */
     public String uri() {
         String u = uri;
         if (u == null) {
@@ -63,7 +66,7 @@ public final class Request {
         return u;
     }
 
-    /** The request target's bytes (ASCII), not a copy: for parsing without a {@code String}. */
+    /** The bytes of {@link #uri()} (ASCII), not a copy: for parsing without a {@code String}. */
     public byte[] target() {
         return target;
     }

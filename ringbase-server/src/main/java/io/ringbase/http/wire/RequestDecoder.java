@@ -18,7 +18,9 @@ import java.util.List;
  * this decoder allocates the request object and its target string, and the body is a slice of the
  * receive buffer.
  *
- * <p>What it accepts: a request line {@code METHOD SP target SP HTTP/1.x}; header fields
+ * <p>What it accepts: a request line {@code METHOD SP target SP HTTP/1.x}, the target in origin form or in
+ * absolute form ({@code http://} or {@code https://}, RFC 9112 §3.2.2), which it reduces to origin form
+ * (authority dropped, unchecked): {@link Request#target()} is always origin form; header fields
  * {@code name ":" OWS value OWS}, with one {@code Host} field (HTTP/1.0 may omit it; its value is not
  * checked; RFC 9112 §3.2); a body framed by {@code Content-Length} or, in HTTP/1.1 only (RFC 9112 §6.1), by
  * {@code Transfer-Encoding: chunked} (extensions and trailers skipped), never both; bare LF line ends as well
@@ -46,6 +48,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private static final byte[] CONNECTION = ascii("connection");
     private static final byte[] EXPECT = ascii("expect");
     private static final byte[] HOST = ascii("host");
+    private static final byte[] HTTP_SCHEME = ascii("http://");
+    private static final byte[] HTTPS_SCHEME = ascii("https://");
     private static final byte[] CHUNKED = ascii("chunked");
     private static final byte[] CLOSE = ascii("close");
     private static final byte[] KEEP_ALIVE = ascii("keep-alive");
@@ -225,9 +229,17 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         }
         method = m;
         version = v;
-        target = new byte[sp2 - sp1 - 1];
-        for (int i = 0; i < target.length; i++) { // byte by byte: a bulk getBytes duplicates a ByteBuffer
-            target[i] = in.getByte(sp1 + 1 + i);
+        int from = originFormStart(in, sp1 + 1, sp2);
+        if (from < 0) {
+            fail(in, out, "absolute-form target without a host");
+            return false;
+        }
+        // an absolute-form target without a path has the origin form "/" (RFC 9112 §3.2.1)
+        int slash = from == sp2 || in.getByte(from) == '?' ? 1 : 0;
+        target = new byte[slash + sp2 - from];
+        target[0] = '/';
+        for (int i = slash; i < target.length; i++) { // byte by byte: a bulk getBytes duplicates a ByteBuffer
+            target[i] = in.getByte(from - slash + i);
         }
         keepHeaders = !isBarePath(target);
         headers = keepHeaders ? new ArrayList<>(8) : null;
@@ -243,6 +255,36 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         skipLine(in, eol);
         state = State.HEADERS;
         return true;
+    }
+
+    /**
+     * Where the origin form of the request target in [from, to) begins: {@code from} itself unless the
+     * target is in absolute form ({@code http://} or {@code https://}, any case, then an authority), which a
+     * server must accept (RFC 9112 §3.2.2) and whose authority it ignores here, as it ignores Host; then the
+     * index just past the authority (its path, its query, or {@code to}). -1 if the authority is empty,
+     * which RFC 9110 §4.2.1 makes invalid.
+     */
+    private static int originFormStart(ByteBuf in, int from, int to) {
+        if (in.getByte(from) == '/') {
+            return from; // origin form, nearly every request: no more to check
+        }
+        int at;
+        if (startsWithIgnoreCase(in, from, to, HTTP_SCHEME)) {
+            at = from + HTTP_SCHEME.length;
+        } else if (startsWithIgnoreCase(in, from, to, HTTPS_SCHEME)) {
+            at = from + HTTPS_SCHEME.length;
+        } else {
+            return from; // another form: the router finds no such path
+        }
+        int authority = at;
+        while (at < to && in.getByte(at) != '/' && in.getByte(at) != '?') {
+            at++;
+        }
+        return at == authority ? -1 : at;
+    }
+
+    private static boolean startsWithIgnoreCase(ByteBuf in, int from, int to, byte[] lowerPrefix) {
+        return to - from >= lowerPrefix.length && equalsIgnoreCase(in, from, lowerPrefix.length, lowerPrefix);
     }
 
     private boolean isBarePath(byte[] t) {

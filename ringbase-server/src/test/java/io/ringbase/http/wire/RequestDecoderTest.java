@@ -224,6 +224,36 @@ class RequestDecoderTest {
     }
 
     @Test
+    @Timeout(10)
+    void anAbsoluteFormTargetIsReducedToOriginForm() {
+        // RFC 9112 §3.2.2: a server must accept absolute-form; the authority in it is not checked
+        List<Object> out = feed(
+                "GET http://example.com:8080/v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n",
+                "PUT HTTPS://user@10.0.0.1/v0/entity?id=b HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nv",
+                "GET http://h/v0/entities?start=a HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\n\r\n",
+                "POST Http://[::1]:9/internal/v0/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+                "POST http://h/v0/admin/flush HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET http://h/health HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET http://h HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET http://h?x=1 HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /v0/entity?id=http://h/ HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertThat(out).extracting(o -> ((Request) o).uri()).containsExactly("/v0/entity?id=a", "/v0/entity?id=b",
+                "/v0/entities?start=a", "/internal/v0/batch", "/v0/admin/flush", "/health", "/", "/?x=1",
+                "/v0/entity?id=http://h/");
+        assertThat(((Request) out.get(0)).header("host")).as("the point path keeps no header fields").isNull();
+        assertThat(body(out.get(1))).isEqualTo("v");
+        assertThat(((Request) out.get(2)).header("accept")).isEqualTo("application/x-ndjson");
+    }
+
+    @Test
+    @Timeout(10)
+    void anAbsoluteFormTargetWithoutHostIsRefused() {
+        // RFC 9110 §4.2.1: an http(s) URI with an empty host is invalid
+        assertThat(feed("GET http:///v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n"))
+                .singleElement().isInstanceOf(RequestError.Malformed.class);
+    }
+
+    @Test
     void aSplitRequestLineWaitsForTheRest() {
         assertThat(feed("GE", "T /v0/entity?i", "d=a HTTP/1.")).isEmpty();
         assertThat(feed("1\r\nHost: x\r\n\r\n")).hasSize(1);
