@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -419,6 +420,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         HttpUtil.setKeepAlive(head, keep);
         status = head.status().code();
         ChunkedWriteHandler writer = ctx.pipeline().get(ChunkedWriteHandler.class);
+        if (writer == null) {
+            // the connection closed while a worker prepared the range (a client that half-closed after its
+            // request) and its pipeline is torn down: end the request here, as a failed write would
+            body.close();
+            finished(ctx.newFailedFuture(new ClosedChannelException()), false);
+            return;
+        }
         body.bind(ctx.executor(), writer::resumeTransfer);
         flushIfNeeded();
         ctx.write(head);

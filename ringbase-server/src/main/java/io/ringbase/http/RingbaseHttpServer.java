@@ -3,6 +3,7 @@ package io.ringbase.http;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -134,8 +135,6 @@ public final class RingbaseHttpServer implements AutoCloseable {
             throw new IllegalStateException("start() may be called once, before close()");
         }
         group = sharedGroup != null ? sharedGroup : Transport.newEventLoopGroup(config.ioThreads(), IO_THREAD_NAME);
-        List<String> barePaths = List.of(EntityApi.Route.ENTITY.path);
-        int bodyLimit = aggregateLimit(config.maxBodyBytes());
         try {
             serverChannel = new ServerBootstrap()
                     .group(group)
@@ -149,14 +148,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
                                 return;
                             }
                             connections.add(ch);
-                            ch.pipeline()
-                                    .addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0,
-                                            TimeUnit.MILLISECONDS))
-                                    .addLast("decoder", new RequestDecoder(MAX_INITIAL_LINE_LENGTH, MAX_HEADER_BYTES,
-                                            bodyLimit, barePaths, config.requestTimeoutMs()))
-                                    .addLast("encoder", new ResponseEncoder())
-                                    .addLast("chunked", new ChunkedWriteHandler())
-                                    .addLast("api", new ConnectionHandler(shared));
+                            addConnectionHandlers(ch.pipeline());
                         }
                     })
                     .bind(config.host(), config.port())
@@ -174,6 +166,22 @@ public final class RingbaseHttpServer implements AutoCloseable {
         log.info("HTTP API listening on {}:{} ({})", config.host(), port, Transport.serverChannel().getSimpleName());
         return port;
     }
+
+    /**
+     * Adds the handlers of one connection to {@code pipeline}: each accepted connection's, and in tests an
+     * {@code EmbeddedChannel}'s.
+     */
+    void addConnectionHandlers(ChannelPipeline pipeline) {
+        pipeline.addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
+                .addLast("decoder", new RequestDecoder(MAX_INITIAL_LINE_LENGTH, MAX_HEADER_BYTES,
+                        aggregateLimit(config.maxBodyBytes()), BARE_HEADER_PATHS, config.requestTimeoutMs()))
+                .addLast("encoder", new ResponseEncoder())
+                .addLast("chunked", new ChunkedWriteHandler())
+                .addLast("api", new ConnectionHandler(shared));
+    }
+
+    /** The paths whose requests need no header fields kept (see {@link RequestDecoder}). */
+    private static final List<String> BARE_HEADER_PATHS = List.of(EntityApi.Route.ENTITY.path);
 
     /**
      * Counts {@code ch} against {@link HttpServerConfig#maxConnections()}: false, having closed it, if
@@ -197,6 +205,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
     /** Connections open now (for tests and metrics). */
     public int openConnections() {
         return open.get();
+    }
+
+    /** Requests taken up whose response is not yet written or failed (for tests); 0 when idle. */
+    int inFlight() {
+        return shared.inFlight();
     }
 
     /**
