@@ -56,8 +56,11 @@ final class AdminApi {
     Outcome handle(Request request, String path, QueryString query)
             throws BadRequestException, NotFoundException, MethodNotAllowedException, ForbiddenException, IOException {
         boolean known = path.equals(REPAIR) || path.equals(FLUSH) || path.equals(COMPACT) || path.equals(SNAPSHOT);
-        if (!known || (control == null && !path.equals(REPAIR))) {
-            throw new NotFoundException("unknown path " + path);
+        if (!known) {
+            throw new BadRequestException("unknown path " + path);
+        }
+        if (control == null && !path.equals(REPAIR)) {
+            throw new NotFoundException("no " + path + " on this server"); // a bare server without admin control
         }
         authenticate(request);
         HttpMethod method = request.method();

@@ -201,7 +201,7 @@ final class EntityApi {
      * @param body the request body; read, not released
      */
     Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body)
-            throws BadRequestException, NotFoundException, MethodNotAllowedException, PayloadTooLargeException,
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException,
             QuorumException, IOException {
         return handle(method, path, query, body, null);
     }
@@ -215,11 +215,11 @@ final class EntityApi {
      * @param accept the request's {@code Accept} header, or {@code null}
      */
     Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body, String accept)
-            throws BadRequestException, NotFoundException, MethodNotAllowedException, PayloadTooLargeException,
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException,
             QuorumException, IOException {
         Route route = Route.of(path);
         if (route == null) {
-            throw new NotFoundException("unknown path " + abbreviate(path));
+            throw new BadRequestException("unknown path " + abbreviate(path));
         }
         boolean methodOk = switch (route) {
             case ENTITY -> method.equals(HttpMethod.GET) || method.equals(HttpMethod.PUT)

@@ -77,7 +77,7 @@ final class InternalApi {
      *                running it again is harmless)
      */
     Outcome handle(Request request, String path, QueryString query, boolean mayWait)
-            throws BadRequestException, NotFoundException, MethodNotAllowedException, ForbiddenException, IOException {
+            throws BadRequestException, MethodNotAllowedException, ForbiddenException, IOException {
         byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
         authenticate(request, body);
         HttpMethod method = request.method();
@@ -141,7 +141,7 @@ final class InternalApi {
                 requireGet(method);
                 return new Outcome.Body(InternalProtocol.pingBody(engine.unwritableReason()), "text/plain");
             }
-            default -> throw new NotFoundException("unknown internal path " + path);
+            default -> throw new BadRequestException("unknown internal path " + path);
         }
     }
 

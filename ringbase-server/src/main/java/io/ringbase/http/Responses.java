@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link Outcome.Written}</td><td>201</td></tr>
  * <tr><td>{@link Outcome.Deleted}</td><td>202</td></tr>
  * <tr><td>{@link Outcome.Missing}</td><td>404</td></tr>
- * <tr><td>{@link BadRequestException}, malformed HTTP</td><td>400</td></tr>
+ * <tr><td>{@link BadRequestException} (an unknown path too), malformed HTTP</td><td>400</td></tr>
  * <tr><td>an {@code Expect} other than {@code 100-continue}</td><td>417</td></tr>
  * <tr><td>a request not in full within the request timeout</td><td>408 (then close)</td></tr>
  * <tr><td>{@link MethodNotAllowedException}</td><td>405 with {@code Allow}</td></tr>
@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link Outcome.Stored}, {@link Outcome.Page}, {@link Outcome.Body}</td><td>200 (internal API; a missing entry 404)</td></tr>
  * <tr><td>{@link Outcome.Started}</td><td>202</td></tr>
  * <tr><td>{@link Outcome.Probe}</td><td>200 if ok, else 503 (health and readiness checks)</td></tr>
- * <tr><td>{@link NotFoundException} (unknown path)</td><td>404</td></tr>
+ * <tr><td>{@link NotFoundException} (a known path whose function is off on this node)</td><td>404</td></tr>
  * <tr><td>{@link Outcome.Applied}</td><td>201 with the stored version (internal API)</td></tr>
  * <tr><td>other {@link IOException} or unexpected exception</td><td>500 (logged)</td></tr>
  * </table>

@@ -12,7 +12,7 @@ import java.io.IOException;
 /**
  * Sends each request to the API that owns its path: the node-to-node {@link InternalApi}
  * ({@code /internal/v0/}), the {@link AdminApi} ({@code /v0/admin/}), the {@link OpsApi} (health and
- * readiness checks) or the public {@link EntityApi}; an unknown path is {@link NotFoundException}.
+ * readiness checks) or the public {@link EntityApi}; an unknown path is {@link BadRequestException}.
  * Parses the request target once. Stateless and thread-safe.
  */
 final class Router {

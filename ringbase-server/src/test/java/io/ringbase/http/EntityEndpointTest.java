@@ -170,10 +170,13 @@ class EntityEndpointTest {
     }
 
     @Test
-    void unknownPathIs404() throws Exception {
-        for (String p : new String[] {"/nope", "/v0", "/v0/entity/x?id=a", "/v1/entity?id=a", "/v0/Entity?id=a",
-                "/v0/admin/nope", "/internal/v0/nope"}) {
-            assertThat(http.get(p).statusCode()).as(p).isEqualTo(404);
+    @Timeout(30)
+    void unknownPathIs400WithTheReason() throws Exception {
+        for (String p : new String[] {"/abracadabra", "/nope", "/v0", "/v0/entity/x?id=a", "/v1/entity?id=a",
+                "/v0/Entity?id=a", "/v0/admin/nope", "/internal/v0/nope"}) {
+            HttpResponse<byte[]> r = http.get(p);
+            assertThat(r.statusCode()).as(p).isEqualTo(400);
+            assertThat(new String(r.body(), UTF_8)).as(p).startsWith("unknown ").contains(" path ");
         }
     }
 
@@ -303,7 +306,7 @@ class EntityEndpointTest {
                 assertThat(got.status()).isEqualTo(200);
                 assertThat(got.bodyText()).isEqualTo(Integer.toString(i));
             }
-            assertThat(raw.read().status()).isEqualTo(404);
+            assertThat(raw.read().status()).isEqualTo(400);
         }
     }
 

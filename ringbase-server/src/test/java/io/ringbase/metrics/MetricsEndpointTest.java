@@ -53,7 +53,7 @@ class MetricsEndpointTest {
             }
             assertThat(send(base + "/v0/entity?id=k0", "GET", null).statusCode()).isEqualTo(200);
             assertThat(send(base + "/v0/entity?id=missing", "GET", null).statusCode()).isEqualTo(404);
-            assertThat(send(base + "/nope", "GET", null).statusCode()).isEqualTo(404);
+            assertThat(send(base + "/nope", "GET", null).statusCode()).isEqualTo(400);
             node.engine().flush();
 
             HttpResponse<String> r = send(base + "/metrics", "GET", null);
@@ -67,7 +67,7 @@ class MetricsEndpointTest {
                     .isEqualTo(1);
             assertThat(value(m, "ringbase_http_requests_total{endpoint=\"entity\",method=\"GET\",status=\"404\"}"))
                     .isEqualTo(1);
-            assertThat(value(m, "ringbase_http_requests_total{endpoint=\"other\",method=\"GET\",status=\"404\"}"))
+            assertThat(value(m, "ringbase_http_requests_total{endpoint=\"other\",method=\"GET\",status=\"400\"}"))
                     .isEqualTo(1);
             assertThat(value(m, "ringbase_http_request_duration_seconds_count{endpoint=\"entity\",method=\"PUT\"}"))
                     .isEqualTo(3);
