@@ -11,12 +11,14 @@
 #                      only competes with the event loop, and C2 thresholds 4x the default there; G1 on more
 #                      (measured against ZGC); caps on what is
 #                      not heap: direct buffers of the JDK (RINGBASE_MAX_DIRECT, default 32m: WAL write
-#                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, bytes, default 64 MiB: receive buffers,
+#                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, default 64m: receive buffers,
 #                      request bodies, responses), metaspace and code cache; glibc's free native memory
 #                      returned once a second (-XX:TrimNativeHeapInterval); no Netty leak detection (its
 #                      sampling threw an exception per sampled buffer, 1% of a PUT's CPU; tests keep it on);
 #                      Netty's use of sun.misc.Unsafe allowed (--sun-misc-unsafe-memory-access=allow), and
 #                      java.nio opened to it, so that its direct buffers count against its own cap.
+#   Sizes (RINGBASE_HEAP, RINGBASE_MAX_DIRECT, RINGBASE_NETTY_DIRECT) are as the JVM's -Xmx takes them:
+#   a number of bytes, or a number followed by k, m or g (either case).
 ringbase_jvm_opts() {
   local heap="${RINGBASE_HEAP:-}"
   if [ -z "$heap" ]; then
@@ -56,7 +58,9 @@ ringbase_jvm_opts() {
         jit="-XX:Tier4InvocationThreshold=20000 -XX:Tier4CompileThreshold=40000 -XX:Tier4BackEdgeThreshold=160000"
       fi
       RINGBASE_NODE_OPTS="$gc${jit:+ $jit} -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
-      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=${RINGBASE_NETTY_DIRECT:-67108864}"
+      # Netty reads -Dio.netty.maxDirectMemory as bytes only; the variable takes its siblings' units
+      ringbase_size_bytes RINGBASE_NETTY_DIRECT "${RINGBASE_NETTY_DIRECT:-64m}"
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=$RINGBASE_SIZE_BYTES"
       # metaspace: a node uses ~26 MB of it; the JVM's first threshold (~21 MB) made SerialGC run a 34-66 ms
       # Full GC ("Metadata GC Threshold") 2 s after start; 48m leaves room up to the 64m cap
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:MetaspaceSize=48m -XX:MaxMetaspaceSize=64m"
@@ -168,4 +172,23 @@ ringbase_aot_train() {
   printf '%s\n' "$key" > "$cache.key"
   echo "ringbase: wrote the ahead-of-time cache $cache ($(du -m "$cache" | cut -f1) MB); serve and cluster use" \
     "it until the next build" >&2
+}
+
+# ringbase_size_bytes NAME VALUE: sets RINGBASE_SIZE_BYTES to VALUE in bytes; VALUE is a number of bytes or
+# a number followed by k, m or g (either case: KiB, MiB, GiB), as -Xmx takes it. Exits 2, naming NAME, on
+# anything else.
+ringbase_size_bytes() {
+  local name="$1" value="$2" n unit
+  case "$value" in
+    *[kK]) n="${value%?}"; unit=1024 ;;
+    *[mM]) n="${value%?}"; unit=1048576 ;;
+    *[gG]) n="${value%?}"; unit=1073741824 ;;
+    *) n="$value"; unit=1 ;;
+  esac
+  case "$n" in
+    ''|*[!0-9]*|?????????????*) # empty, not a number, or 13+ digits (beyond any memory)
+      echo "ringbase: $name must be a size such as 64m, 65536k, 1g or a number of bytes, got '$value'" >&2
+      exit 2 ;;
+  esac
+  RINGBASE_SIZE_BYTES=$((10#$n * unit))
 }
