@@ -48,13 +48,13 @@ ringbase_jvm_opts() {
       # SerialGC: objects that survive two young collections are promoted (the JVM's default is 15).
       # What survives is long-lived (the data is off the heap); copying it between survivor spaces for
       # 15 collections, and scanning the compiled methods that still point at it, made young pauses
-      # 1.5-4.5 ms where they are 0.5-0.8 ms now (bench/RESULTS.md, 2026-11-26)
+      # 1.5-4.5 ms, against 0.5-0.8 ms when promoted at the second survival
       if [ "$(nproc 2>/dev/null || echo 1)" -le 1 ]; then
         gc="-XX:+UseSerialGC -XX:MaxTenuringThreshold=2"
         # C2 (tier 4) only for methods called 4x as often as the JVM's default asks: on one CPU the JIT's
         # threads take it from the event loop, a third of it in a fresh node's first 10 s under load. With
         # these, C1 and C2 together spent 21% less CPU in the first 25 s, closed-loop PUT into a fresh node
-        # gave 10% more (9 pairs, 7 better), and the warm node the same (bench/RESULTS.md, 2026-11-27)
+        # gave 10% more (9 pairs, 7 better), and the warm node the same
         jit="-XX:Tier4InvocationThreshold=20000 -XX:Tier4CompileThreshold=40000 -XX:Tier4BackEdgeThreshold=160000"
       fi
       RINGBASE_NODE_OPTS="$gc${jit:+ $jit} -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
@@ -71,12 +71,12 @@ ringbase_jvm_opts() {
       # native heap: glibc keeps what is freed (memtable slabs, 16 MiB per flushed memtable; the JIT's
       # arenas) for reuse instead of returning it, 15-35 MB of anonymous RSS at 40k PUT/s; the JDK's
       # trimmer calls malloc_trim(3) once a second from its own thread (0.2-6 ms per call, measured):
-      # peak RssAnon 166-175 MB against 186-200 MB without (bench/RESULTS.md, 2026-11-26)
+      # peak RssAnon 166-175 MB against 186-200 MB without
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:TrimNativeHeapInterval=1000"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.leakDetection.level=disabled"
       # Netty 4.2 does not use sun.misc.Unsafe on Java 24+ unless allowed (JEP 498 warnings); without it
       # every ByteBuf access goes through a bounds-checked ByteBuffer: closed-loop GET 1-3% slower, PUT
-      # into an empty node 5-10% (bench/RESULTS.md, 2026-11-23). Allowed, the JDK prints no warning.
+      # into an empty node 5-10%. Allowed, the JDK prints no warning.
       # With Unsafe, java.nio opened to it lets Netty allocate its direct buffers itself, counted against
       # -Dio.netty.maxDirectMemory above; without that they would be JDK direct buffers, counted against
       # the 32 MiB of -XX:MaxDirectMemorySize, and one 16 MiB request body could not be received.
