@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Random GETs through HTTP on tables larger than the page cache (issue 9): each engine's node alone in a
+# Random GETs through HTTP on tables larger than the page cache: each engine's node alone in a
 # memory cgroup whose limit (page cache included) is smaller than its data, the page cache dropped
 # before each run, then wrk -t1 -c64 GETs of random keys that all exist.
 # Usage:

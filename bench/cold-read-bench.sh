@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The engines on tables larger than the page cache (issue 9): each engine alone in a memory cgroup whose
+# The engines on tables larger than the page cache: each engine alone in a memory cgroup whose
 # limit (page cache included) is smaller than its tables, the page cache dropped before each, running
 # bench/engine-bench.sh. Needs root (a cgroup, /proc/sys/vm/drop_caches). Usage:
 #   bench/cold-read-bench.sh [--limit 1536M] [--engines lsm,rocksdb] [EngineBench flags...]

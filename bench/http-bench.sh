@@ -234,7 +234,7 @@ done
 if [ -n "${RPS[rb-put]:-}" ] && [ -n "${RPS[nginx-put]:-}" ]; then
   echo "rb-put req/s vs nginx-put (same Lua script): $(ratio "${RPS[rb-put]}" "${RPS[nginx-put]}")"
 fi
-# Issue 8's target: each of PUT and GET >= 80% of nginx's fixed answer to the same requests (nginx-put
+# The target: each of PUT and GET >= 80% of nginx's fixed answer to the same requests (nginx-put
 # runs the PUT Lua script, whose request() also costs wrk; without it, nginx GET is the reference).
 for n in rb-put rb-put-warm rb-get; do
   [ -n "${RPS[$n]:-}" ] || continue

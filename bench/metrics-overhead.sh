@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What Prometheus metrics cost on the request path (issue 11, target < 3% of closed-loop throughput):
+# What Prometheus metrics cost on the request path (target: < 3% of closed-loop throughput):
 # runs `bin/ringbase bench --ycsb A` (closed loop: YCSB's threads each wait for their answer) against a
 # fresh node started with --metrics, then one with --no-metrics, interleaved A B B A A B ... over
 # --rounds rounds so drift in the machine's load hits both alike, and prints each run's throughput,

@@ -110,7 +110,7 @@ rss_sampler() { # pid out: peak RssAnon and RssFile (kB) every 0.5 s until kille
 # (half of WARMUP each). When the first one's connections close, the JIT deoptimizes the event loop's
 # hottest methods (their compiled code never saw a read return end-of-stream) and compiles them again
 # under the second run's load; with one run that happened in the first second of the measured run
-# instead: 23-81 ms at 20k PUT/s, 28-237 ms at 40k/s (bench/RESULTS.md, 2026-11-26). The measured runs
+# instead: 23-81 ms at 20k PUT/s, 28-237 ms at 40k/s. The measured runs
 # are then steady state, as a node is after its first clients have come and gone.
 warm_up() {
   local label=$1; shift
@@ -130,7 +130,7 @@ metric() { curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics" | awk -v n="$1"
 # code the JIT had compiled for the memtable's segments only; meeting mapped and heap segments there, it
 # deoptimizes (class_check, bimorphic type checks in EntryFormat, SstableWriter and the segment
 # VarHandles: 129 deoptimizations in 40 s at 44k PUT/s) and C2 recompiles on the node's one CPU for
-# seconds, up to 180 of every 200 ms (bench/RESULTS.md, 2026-11-26). A node that has run a while has done
+# seconds, up to 180 of every 200 ms. A node that has run a while has done
 # both; the measured runs then see flushes and compactions as in steady state.
 settle_writes() {
   local i c

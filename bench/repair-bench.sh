@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Anti-entropy repair of a wiped node at scale (issue 10, item 5): fills two nodes of a 3-node cluster
+# Anti-entropy repair of a wiped node at scale: fills two nodes of a 3-node cluster
 # offline with the same N keys (bench/repair/Load.java, through the engine's own write path), starts all
 # three with node 3 empty, runs POST /v0/admin/repair on node 3 and reports the time, the keys received
 # and the bytes that crossed loopback between the nodes' ports (iptables counters, so it needs root).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Full range scan through HTTP (issue 9 target: >= 200 MB/s with 1 KiB values): fills one node's data
+# Full range scan through HTTP (target: >= 200 MB/s with 1 KiB values): fills one node's data
 # directory offline (bench/repair/Load.java, through the engine's own write path), starts the node, then
 # reads GET /v0/entities?start=key- (chunked, key\nvalue per chunk) with curl several times and reports
 # the bytes of the body, the time and the rate of each read. Also times the node's start (open of the

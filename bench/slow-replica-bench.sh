@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A slow replica under constant-rate reads (issue 10, "slow replicas"): a local 3-node cluster, GETs
-# of existing keys (default ack=2 of from=3) at a fixed rate through node 1, first healthy, then with
-# node 3 frozen by SIGSTOP (a slow node: connected, never answering). One cluster per speculative
+# A slow replica under constant-rate reads (docs/design.md, "speculative retry and slow replicas"):
+# a local 3-node cluster, GETs of existing keys (default ack=2 of from=3) at a fixed rate through
+# node 1, first healthy, then with node 3 frozen by SIGSTOP (a slow node: connected, never answering). One cluster per speculative
 # retry policy, side by side in one run. For each phase: rategen's latency (corrected for coordinated
 # omission), node 1's CPU time per request, and node 1's replica calls to node 3, timeouts among
 # them, and speculative reads over the phase. Usage:

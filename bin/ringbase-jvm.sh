@@ -11,12 +11,14 @@
 #                      only competes with the event loop, and C2 thresholds 4x the default there; G1 on more
 #                      (measured against ZGC); caps on what is
 #                      not heap: direct buffers of the JDK (RINGBASE_MAX_DIRECT, default 32m: WAL write
-#                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, bytes, default 64 MiB: receive buffers,
+#                      buffers) and of Netty (RINGBASE_NETTY_DIRECT, default 64m: receive buffers,
 #                      request bodies, responses), metaspace and code cache; glibc's free native memory
 #                      returned once a second (-XX:TrimNativeHeapInterval); no Netty leak detection (its
 #                      sampling threw an exception per sampled buffer, 1% of a PUT's CPU; tests keep it on);
 #                      Netty's use of sun.misc.Unsafe allowed (--sun-misc-unsafe-memory-access=allow), and
 #                      java.nio opened to it, so that its direct buffers count against its own cap.
+#   Sizes (RINGBASE_HEAP, RINGBASE_MAX_DIRECT, RINGBASE_NETTY_DIRECT) are as the JVM's -Xmx takes them:
+#   a number of bytes, or a number followed by k, m or g (either case).
 ringbase_jvm_opts() {
   local heap="${RINGBASE_HEAP:-}"
   if [ -z "$heap" ]; then
@@ -46,17 +48,19 @@ ringbase_jvm_opts() {
       # SerialGC: objects that survive two young collections are promoted (the JVM's default is 15).
       # What survives is long-lived (the data is off the heap); copying it between survivor spaces for
       # 15 collections, and scanning the compiled methods that still point at it, made young pauses
-      # 1.5-4.5 ms where they are 0.5-0.8 ms now (bench/RESULTS.md, 2026-11-26)
+      # 1.5-4.5 ms, against 0.5-0.8 ms when promoted at the second survival
       if [ "$(nproc 2>/dev/null || echo 1)" -le 1 ]; then
         gc="-XX:+UseSerialGC -XX:MaxTenuringThreshold=2"
         # C2 (tier 4) only for methods called 4x as often as the JVM's default asks: on one CPU the JIT's
         # threads take it from the event loop, a third of it in a fresh node's first 10 s under load. With
         # these, C1 and C2 together spent 21% less CPU in the first 25 s, closed-loop PUT into a fresh node
-        # gave 10% more (9 pairs, 7 better), and the warm node the same (bench/RESULTS.md, 2026-11-27)
+        # gave 10% more (9 pairs, 7 better), and the warm node the same
         jit="-XX:Tier4InvocationThreshold=20000 -XX:Tier4CompileThreshold=40000 -XX:Tier4BackEdgeThreshold=160000"
       fi
       RINGBASE_NODE_OPTS="$gc${jit:+ $jit} -XX:MaxDirectMemorySize=${RINGBASE_MAX_DIRECT:-32m}"
-      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=${RINGBASE_NETTY_DIRECT:-67108864}"
+      # Netty reads -Dio.netty.maxDirectMemory as bytes only; the variable takes its siblings' units
+      ringbase_size_bytes RINGBASE_NETTY_DIRECT "${RINGBASE_NETTY_DIRECT:-64m}"
+      RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.maxDirectMemory=$RINGBASE_SIZE_BYTES"
       # metaspace: a node uses ~26 MB of it; the JVM's first threshold (~21 MB) made SerialGC run a 34-66 ms
       # Full GC ("Metadata GC Threshold") 2 s after start; 48m leaves room up to the 64m cap
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:MetaspaceSize=48m -XX:MaxMetaspaceSize=64m"
@@ -67,12 +71,12 @@ ringbase_jvm_opts() {
       # native heap: glibc keeps what is freed (memtable slabs, 16 MiB per flushed memtable; the JIT's
       # arenas) for reuse instead of returning it, 15-35 MB of anonymous RSS at 40k PUT/s; the JDK's
       # trimmer calls malloc_trim(3) once a second from its own thread (0.2-6 ms per call, measured):
-      # peak RssAnon 166-175 MB against 186-200 MB without (bench/RESULTS.md, 2026-11-26)
+      # peak RssAnon 166-175 MB against 186-200 MB without
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -XX:TrimNativeHeapInterval=1000"
       RINGBASE_NODE_OPTS="$RINGBASE_NODE_OPTS -Dio.netty.leakDetection.level=disabled"
       # Netty 4.2 does not use sun.misc.Unsafe on Java 24+ unless allowed (JEP 498 warnings); without it
       # every ByteBuf access goes through a bounds-checked ByteBuffer: closed-loop GET 1-3% slower, PUT
-      # into an empty node 5-10% (bench/RESULTS.md, 2026-11-23). Allowed, the JDK prints no warning.
+      # into an empty node 5-10%. Allowed, the JDK prints no warning.
       # With Unsafe, java.nio opened to it lets Netty allocate its direct buffers itself, counted against
       # -Dio.netty.maxDirectMemory above; without that they would be JDK direct buffers, counted against
       # the 32 MiB of -XX:MaxDirectMemorySize, and one 16 MiB request body could not be received.
@@ -168,4 +172,23 @@ ringbase_aot_train() {
   printf '%s\n' "$key" > "$cache.key"
   echo "ringbase: wrote the ahead-of-time cache $cache ($(du -m "$cache" | cut -f1) MB); serve and cluster use" \
     "it until the next build" >&2
+}
+
+# ringbase_size_bytes NAME VALUE: sets RINGBASE_SIZE_BYTES to VALUE in bytes; VALUE is a number of bytes or
+# a number followed by k, m or g (either case: KiB, MiB, GiB), as -Xmx takes it. Exits 2, naming NAME, on
+# anything else.
+ringbase_size_bytes() {
+  local name="$1" value="$2" n unit
+  case "$value" in
+    *[kK]) n="${value%?}"; unit=1024 ;;
+    *[mM]) n="${value%?}"; unit=1048576 ;;
+    *[gG]) n="${value%?}"; unit=1073741824 ;;
+    *) n="$value"; unit=1 ;;
+  esac
+  case "$n" in
+    ''|*[!0-9]*|?????????????*) # empty, not a number, or 13+ digits (beyond any memory)
+      echo "ringbase: $name must be a size such as 64m, 65536k, 1g or a number of bytes, got '$value'" >&2
+      exit 2 ;;
+  esac
+  RINGBASE_SIZE_BYTES=$((10#$n * unit))
 }

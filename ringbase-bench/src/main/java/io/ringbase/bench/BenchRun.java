@@ -160,7 +160,7 @@ public final class BenchRun {
         if (config.warmupS() > 0) {
             // Two runs, so that the load's first connections close before the ladder: the first close
             // deoptimizes the event loop's hottest compiled methods (never seen a read hit end of stream),
-            // and their recompilation under load would land in the first step (bench/RESULTS.md, 2026-11-26).
+            // and their recompilation under load would land in the first step.
             int first = (config.warmupS() + 1) / 2;
             int second = config.warmupS() - first;
             LoadResult w = load.run(plan.specs(config.startRate()), first);
@@ -198,7 +198,7 @@ public final class BenchRun {
                 config.durationS(), profiler != null ? " under async-profiler" : "");
         if (config.warmupS() > 0) {
             // the ladder ends with its failing, overloaded steps; what they leave behind (queued requests,
-            // recompiled code) would otherwise be in the stable run's first seconds (bench/RESULTS.md, 2026-11-26)
+            // recompiled code) would otherwise be in the stable run's first seconds
             LoadResult lead = load.run(plan.specs((long) stableRate), STABLE_LEAD_IN_S);
             log.printf("bench: lead-in %,.0f req/s for %d s (not judged): p99 %.2f ms%n", stableRate, STABLE_LEAD_IN_S,
                     lead.percentileMs(99));

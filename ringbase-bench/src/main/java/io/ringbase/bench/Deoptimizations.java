@@ -14,9 +14,8 @@ import java.util.regex.Pattern;
  * level with the {@code uptime} decorator, which {@link GcLog#jvmOption} adds to the GC log. The JIT
  * compiles for the branches and types it has seen; when the code meets another one, it traps back to the
  * interpreter, and for some traps the compiled method is thrown away and compiled again later. On one CPU
- * the event loop then runs slower code while the compiler takes CPU from it: bench/RESULTS.md
- * (2026-11-27 10:20) measured latencies of 146-406 ms after the first request of a new kind into a node
- * near saturation. One line per trap, written when it happens (JDK 25):
+ * the event loop then runs slower code while the compiler takes CPU from it: latencies of 146-406 ms
+ * were measured after the first request of a new kind into a node near saturation. One line per trap, written when it happens (JDK 25):
  *
  * <pre>
  * [26.867s] cid=4062     level=4 io.netty.channel.epoll.EpollIoHandler.run(Lio/netty/channel/IoHandlerContext;)I trap_bci=232 unstable_if reinterpret pc=0x... relative_pc=0x...

@@ -178,7 +178,7 @@ public final class NodeLauncher {
                     if (line.contains("Ringbase node ready at")) {
                         // keep draining stdout so the node never blocks on a full pipe. A platform thread: a
                         // virtual one blocked in this pipe read held the only carrier when bench ran on one CPU
-                        // (taskset -c 1), and Jcmd's output reader then never ran: bench hung (2026-11-27)
+                        // (taskset -c 1), and Jcmd's output reader then never ran: bench hung
                         Thread.ofPlatform().daemon().name("node-stdout-drain").start(() -> drain(out));
                         return line;
                     }

@@ -42,7 +42,7 @@ public final class OhaDriver extends GeneratorProcesses {
                 "-c", Integer.toString(spec.connections()), "-m", spec.method(), "-t", TIMEOUT_S + "s",
                 "--output-format", "csv", "-o", csv.toString()));
         if (pinned) {
-            // one core, one tokio thread: two on one CPU raised oha's own p99 5-18x (bench/RESULTS.md)
+            // one core, one tokio thread: two on one CPU raised oha's own p99 5-18x
             cmd.addAll(List.of("--worker-threads", "1"));
         }
         if (spec.body() != null) {

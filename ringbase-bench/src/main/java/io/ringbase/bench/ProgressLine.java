@@ -5,11 +5,11 @@ import java.util.Locale;
 
 /**
  * The stable run's progress, for the person watching: one line per second with the elapsed seconds. The nodes
- * are not asked anything during or around the run. Until 2026-11-27 this line scraped each node's
- * {@code /metrics} once a second; on a one-CPU node at 90% of its saturation rate that put 100-200 ms stalls
- * into the run's first seconds (GET p99 131-137 ms with the scrapes, 1.0-5.9 ms without), and one scrape just
- * before the run and one before its lead-in still left 25-85 ms (bench/RESULTS.md, 2026-11-27). What the
- * nodes answered is in the report, from the load generator's records. Called from one thread.
+ * are not asked anything during or around the run: scraping each node's {@code /metrics} once a second put
+ * 100-200 ms stalls into the run's first seconds on a one-CPU node at 90% of its saturation rate (GET p99
+ * 131-137 ms with the scrapes, 1.0-5.9 ms without), and one scrape just before the run and one before its
+ * lead-in still left 25-85 ms. What the nodes answered is in the report, from the load generator's records.
+ * Called from one thread.
  */
 final class ProgressLine {
 

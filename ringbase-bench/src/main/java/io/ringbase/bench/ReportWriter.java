@@ -220,7 +220,7 @@ public final class ReportWriter {
                 + "met a branch or type it had been compiled without and went back to the interpreter, from the "
                 + "`deoptimization` lines of the same log; in brackets, those that threw the compiled method away, "
                 + "which runs slower until compiled again. On one CPU a burst of them can halve throughput for a few "
-                + "tenths of a second (bench/RESULTS.md, 2026-11-27 10:20). `-`: not measured (see the notes).\n");
+                + "tenths of a second. `-`: not measured (see the notes).\n");
         for (Report.NodeCauses c : r.causes()) {
             if (c.deopts() != null && c.deopts().dropping() > 0) {
                 sb.append("\nNode ").append(c.node()).append(": compiled code dropped at traps in (traps; at most ")

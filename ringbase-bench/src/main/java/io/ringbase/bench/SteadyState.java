@@ -13,8 +13,7 @@ import java.util.regex.Pattern;
  * compaction ({@code ringbase_compactions_total} in its {@code GET /metrics}), so it has also flushed. A
  * node's first flush and first compaction run storage code that the JIT compiled for memtable segments
  * only; meeting mapped and heap segments there it deoptimizes and C2 recompiles for seconds on the
- * node's CPU (bench/RESULTS.md, 2026-11-26: p99 of the first 40k/s run 9.47 against 3.71 ms after such a
- * warm-up). A node in service has done both long ago. Nodes without metrics count as settled, since
+ * node's CPU (measured: p99 of the first 40k/s run 9.47 ms without such a warm-up, 3.71 ms after one). A node in service has done both long ago. Nodes without metrics count as settled, since
  * there is nothing to wait on. Called from one thread.
  */
 final class SteadyState {

@@ -22,7 +22,7 @@ import java.util.Locale;
  * gave (about 5,000 requests a second from 16 threads on two CPUs) the cache it trained made a fresh node's
  * closed-loop PUTs 6% faster, against 9-16% for one trained by wrk; and in each of five 30 s runs it failed
  * a PUT with "header parser received no bytes" although the node had answered it (a packet capture showed
- * the answer, then the client's FIN). bench/RESULTS.md, 2026-11-27 12:10.
+ * the answer, then the client's FIN).
  */
 public final class BlockingHttpConnection implements AutoCloseable {
 

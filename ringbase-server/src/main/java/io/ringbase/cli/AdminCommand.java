@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
  * node answered an error or the job did not end well (a partial repair); 2 bad usage; 3 the node could
  * not be reached; 4 the node refused the signature (missing or wrong secret).
  */
-@Command(name = "admin", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "admin", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false,
         description = "Operate a running node: status, repair, flush, compact, snapshot.",
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the node answered an error, or the job did not end well (a partial repair)",
@@ -81,7 +81,8 @@ public final class AdminCommand {
         int run(AdminClient client, PrintWriter out) throws AdminClient.Failure;
     }
 
-    @Command(name = "status", description = "Show the node's status and its view of the cluster (GET /v0/status).")
+    @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+            description = "Show the node's status and its view of the cluster (GET /v0/status).")
     int status(@Option(names = "--json", description = "Print the JSON as the node sent it.") boolean json) {
         return run((client, out) -> {
             String body = client.send("GET", "/v0/status");
@@ -120,7 +121,8 @@ public final class AdminCommand {
         });
     }
 
-    @Command(name = "repair", description = "Start an anti-entropy repair on the node and show its progress until it "
+    @Command(name = "repair", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+            description = "Start an anti-entropy repair on the node and show its progress until it "
             + "ends (POST, then GET /v0/admin/repair). Exit 1 if it ends partial or aborted.")
     int repair(@Option(names = "--no-wait", description = "Only start it.") boolean noWait,
                @Option(names = "--poll", defaultValue = "500ms", paramLabel = "DURATION",
@@ -168,7 +170,8 @@ public final class AdminCommand {
         });
     }
 
-    @Command(name = "flush", description = "Flush the node's memtable to an SSTable (POST /v0/admin/flush).")
+    @Command(name = "flush", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+            description = "Flush the node's memtable to an SSTable (POST /v0/admin/flush).")
     int flush() {
         return run((client, out) -> {
             out.print(client.send("POST", "/v0/admin/flush"));
@@ -176,7 +179,8 @@ public final class AdminCommand {
         });
     }
 
-    @Command(name = "compact", description = "Merge all of the node's SSTables into one (POST /v0/admin/compact).")
+    @Command(name = "compact", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+            description = "Merge all of the node's SSTables into one (POST /v0/admin/compact).")
     int compact() {
         return run((client, out) -> {
             out.print(client.send("POST", "/v0/admin/compact"));
@@ -184,7 +188,8 @@ public final class AdminCommand {
         });
     }
 
-    @Command(name = "snapshot", description = "Flush and hard-link the live SSTables with their manifest into "
+    @Command(name = "snapshot", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+            description = "Flush and hard-link the live SSTables with their manifest into "
             + "<data-dir>/snapshots/<name>/ on the node, or on every node of its cluster (POST /v0/admin/snapshot).")
     int snapshot(@Option(names = "--name", paramLabel = "NAME",
                          description = "Snapshot name: 1-64 of A-Z a-z 0-9 . _ - (default: the time, yyyyMMdd-HHmmss).")

@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
  * <p>Exit codes: 0 trained; 1 the node could not start or the load failed; 2 a bad flag, or the JVM does
  * not record.
  */
-@Command(name = "aot-train", mixinStandardHelpOptions = true,
+@Command(name = "aot-train", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = {"Train the JVM's ahead-of-time cache: run a node on a loopback port under every kind of "
                 + "request, so that the JVM writes the classes and method profiles of real work to the cache "
                 + "as it exits. A node started with the cache reaches full speed sooner.",

@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
  * prints one ready line per node and an example; on SIGTERM or Ctrl-C stops every node gracefully and
  * exits 0. Each node is exactly what {@code serve --cluster ... --self ...} would run, with defaults.
  */
-@Command(name = "cluster", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "cluster", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false,
         description = "Start a local cluster of several nodes in one process (for trying Ringbase out). "
                 + "Prints one line per node once all accept requests; Ctrl-C stops them all.")
 public final class ClusterCommand implements Callable<Integer> {

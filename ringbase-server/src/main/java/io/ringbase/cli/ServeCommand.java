@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
  * {@code ringbase serve}: runs one node until SIGTERM or Ctrl-C, then stops gracefully (stop
  * accepting, finish in-flight requests, flush, close files) and exits 0.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false,
         description = "Start a Ringbase node. Prints one line with the node's URL once it accepts requests.")
 public final class ServeCommand implements Callable<Integer> {
 

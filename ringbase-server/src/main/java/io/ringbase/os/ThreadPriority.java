@@ -22,8 +22,7 @@ import org.slf4j.LoggerFactory;
  * takes the CPU from it at once. A thread at nice 19 keeps the CPU it was given until the next
  * scheduler tick (4 ms at {@code HZ=250}), so the event loop woke behind the compaction thread and
  * waited for it: with the compaction thread at {@code SCHED_IDLE}, PUT p99 at 40,000/s on one CPU was
- * 4.2-5.0 ms in three runs, against 7.7-50 ms at nice 19 (bench/RESULTS.md, 2026-11-26). Setting it
- * needs no privilege.
+ * 4.2-5.0 ms in three runs, against 7.7-50 ms at nice 19. Setting it needs no privilege.
  *
  * <p>Where the calls are unavailable (not Linux, no native access) nothing changes and one DEBUG line
  * says so. Thread-safe.

@@ -31,7 +31,7 @@ import java.util.function.IntFunction;
  * The stored entry itself never expires and is never a tombstone while the hint is pending; a delivered
  * or dropped hint is removed by a tombstone with the same version.
  *
- * <p>Format version 1 (before issue 10) keyed hints by the target's position in {@code --cluster}:
+ * <p>Format version 1, the first, keyed hints by the target's position in {@code --cluster}:
  * {@code key := u16 big-endian index, userKey}, value as above with formatVersion 1. Such hints are read
  * only by {@link #decodeLegacy}, which {@link HintStore#open} uses to migrate them once.
  */

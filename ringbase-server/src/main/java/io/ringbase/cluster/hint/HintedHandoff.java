@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *   <li>Every {@value #PROBE_INTERVAL_MS} ms a scheduler thread probes ({@link Replica#probe()}) each
  *       target with pending hints that is not being delivered to (a probe still unanswered after
  *       {@value #PROBE_RETRY_MS} ms no longer holds back the next), so a target that comes back is
- *       noticed within about 0.5 s and delivery starts at once, well inside the 2 s the issue asks.</li>
+ *       noticed within about 0.5 s and delivery starts at once (the requirement is within 2 s).</li>
  *   <li>A successful probe starts a {@link DeliveryRound} for that target on a virtual thread (one per
  *       target at a time): at most {@link HintOptions#maxInFlight()} writes in flight, at most
  *       {@link HintOptions#maxPerSecond()} per second; each hint is removed once its write succeeded;

@@ -348,7 +348,7 @@ public final class Coordinator {
             Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
             if (attempt >= MAX_WRITE_ATTEMPTS) {
                 return CompletableFuture.<Void>failedFuture(
-                        new QuorumException.LostToNewerVersions(ack, from, answers.size(), attempt));
+                        QuorumException.LostToNewerVersions.afterAttempts(ack, from, answers.size(), attempt));
             }
             log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
             try { // off the answering thread: the local replica may block
@@ -356,7 +356,7 @@ public final class Coordinator {
                         .thenCompose(f -> f);
             } catch (RejectedExecutionException e) { // the background queue is full: give up here
                 return CompletableFuture.<Void>failedFuture(
-                        new QuorumException.LostToNewerVersions(ack, from, answers.size(), attempt));
+                        QuorumException.LostToNewerVersions.queueFull(ack, from, answers.size(), attempt));
             }
         });
     }

@@ -7,9 +7,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The hints one write has handed to its {@link HintSink} so far, so that its answer can wait until they
  * are stored: a write acknowledged while a replica it missed is known is acknowledged only once that
- * replica's hint is durable (issue 10). Hints handed over after the answer (a replica that times out
- * after {@code ack} others answered) are not waited for. Thread-safe; allocates its list only for a
- * write that hints.
+ * replica's hint is durable, so a crash right after the answer loses none of them. Hints handed over
+ * after the answer (a replica that times out after {@code ack} others answered) are not waited for.
+ * Thread-safe; allocates its list only for a write that hints.
  */
 final class HintWaits {
 

@@ -47,17 +47,43 @@ public abstract sealed class QuorumException extends Exception {
     }
 
     /**
-     * Every attempt of a write was acknowledged by {@code ack} replicas, but on each some replica already
-     * held a newer version of the key (a write through another coordinator whose clock was ahead), and
-     * the coordinator gave up re-versioning it after {@code attempts}: the write is stored on
-     * {@code stored} replicas, under a version that loses, so it may or may not be visible.
+     * A write below a quorum was acknowledged by {@code ack} replicas, but some replica already held a
+     * newer version of the key (a write through another coordinator whose clock was ahead), and the
+     * coordinator did not write it again above that version: either every one of its
+     * {@link Coordinator#MAX_WRITE_ATTEMPTS} attempts met a newer version ({@link #afterAttempts}), or its
+     * background queue was full when it would have started the next attempt ({@link #queueFull}). The write
+     * is stored on {@code stored} replicas under a version that loses, so it may or may not be visible.
+     * Nothing timed out: every replica counted answered.
      */
     public static final class LostToNewerVersions extends QuorumException {
-        public LostToNewerVersions(int ack, int from, int stored, int attempts) {
-            super("timeout: " + stored + " of " + from + " replicas answered and stored the write, " + ack
-                    + " needed, but a newer version of the key was already there on each of " + attempts
-                    + " attempts (writes through another coordinator with a clock ahead); the write may have"
-                    + " been applied on some replicas", ack, from);
+        private LostToNewerVersions(String message, int ack, int from) {
+            super(message, ack, from);
+        }
+
+        /** Each of {@code attempts} attempts was stored by {@code stored} replicas and met a newer version. */
+        public static LostToNewerVersions afterAttempts(int ack, int from, int stored, int attempts) {
+            return new LostToNewerVersions(stored(ack, from, stored)
+                    + ", but a newer version of the key was already there on each of " + attempts
+                    + " attempts (writes through another coordinator with a clock ahead); " + LOSES, ack, from);
+        }
+
+        /**
+         * Attempt {@code attempt} was stored by {@code stored} replicas and met a newer version, and the next
+         * attempt could not be started: the coordinator's background queue was full.
+         */
+        public static LostToNewerVersions queueFull(int ack, int from, int stored, int attempt) {
+            return new LostToNewerVersions(stored(ack, from, stored)
+                    + ", but a newer version of the key was already there (attempt " + attempt + " of "
+                    + Coordinator.MAX_WRITE_ATTEMPTS + "), and the write was not written again above it: this"
+                    + " coordinator's background queue is full; " + LOSES, ack, from);
+        }
+
+        private static final String LOSES = "the write is stored under a version that loses, so it may never be"
+                + " visible";
+
+        private static String stored(int ack, int from, int stored) {
+            return "lost to a newer version: " + stored + " of " + from + " replicas answered and stored the write, "
+                    + ack + " needed";
         }
     }
 }

@@ -86,8 +86,8 @@ public interface Replica {
     CompletableFuture<Void> probe();
 
     /**
-     * A liveness probe that also tells whether the replica's engine can take writes (the internal ping,
-     * issue 10 "ping health"): completes with {@code null} when it can, else with the replica's short
+     * A liveness probe that also tells whether the replica's engine can take writes (the internal ping;
+     * docs/design.md, "Ping health"): completes with {@code null} when it can, else with the replica's short
      * reason (its {@link io.ringbase.storage.StorageEngine#unwritableReason()}: closed, a failed WAL);
      * fails as {@link #probe()} does when the replica does not answer. The default, for replicas that
      * cannot tell, is {@link #probe()} taken as writable.

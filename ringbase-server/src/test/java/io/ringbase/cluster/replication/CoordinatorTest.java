@@ -13,9 +13,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The coordinator against fake replicas: quorum outcomes, hints, newest-wins reads, read repair. */
 class CoordinatorTest {
@@ -410,6 +413,49 @@ class CoordinatorTest {
                 .hasMessageContaining("1 of 3 replicas answered")
                 .hasMessageContaining("newer version")
                 .hasMessageNotContaining("0 of 3");
+    }
+
+    @Test
+    @Timeout(10)
+    void aWriteThatEveryReplicaAnsweredButLostToNewerVersionsIsNotCalledATimeout() throws Exception {
+        // every replica is up and answers at once, each time holding a newer version (a non-quorum write)
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            r.writeBehaviour = e -> {
+                r.stored = value(e.version() + 1_000_000, "newer");
+                return CompletableFuture.completedFuture(null);
+            };
+        }
+
+        Throwable write = cause(coordinator.write(value(clock.now(), "v"), 1, 3));
+
+        assertThat(write).isInstanceOf(QuorumException.LostToNewerVersions.class)
+                .hasMessageStartingWith("lost to a newer version:")
+                .hasMessageNotContaining("timeout")
+                .hasMessageContaining("on each of 3 attempts");
+    }
+
+    @Test
+    @Timeout(10)
+    void aWriteThatCannotBeWrittenAgainBecauseTheBackgroundQueueIsFullSaysSo() throws Exception {
+        Executor full = task -> {
+            throw new RejectedExecutionException("queue full");
+        };
+        Coordinator saturated = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
+                (target, entry) -> CompletableFuture.completedFuture(null), clock, full);
+        for (FakeReplica r : List.of(r0, r1, r2)) {
+            r.writeBehaviour = e -> {
+                r.stored = value(e.version() + 1_000_000, "newer");
+                return CompletableFuture.completedFuture(null);
+            };
+        }
+
+        Throwable write = cause(saturated.write(value(clock.now(), "v"), 1, 3));
+
+        assertThat(write).isInstanceOf(QuorumException.LostToNewerVersions.class)
+                .hasMessageStartingWith("lost to a newer version:")
+                .hasMessageContaining("background queue is full")
+                .hasMessageNotContaining("on each of");
+        assertThat(r0.writes).as("written once, not again").hasSize(1);
     }
 
     @Test
