@@ -22,7 +22,7 @@ BEGIN {
   e("WAL write on the loop (batched writes)", "io/ringbase/storage/wal/")
   e("storage engine (memtable, SSTables, WAL append)", "io/ringbase/storage/")
   e("reading requests (kernel read)", "doReadBytes|ksys_read|__read|recvfrom|tcp_recvmsg")
-  e("HTTP framing (io/ringbase/http/wire)", "io/ringbase/http/wire/")
+  e("HTTP framing (io/ringbase/api/wire)", "io/ringbase/api/wire/")
   e("routing, EntityApi, rest of io/ringbase", "io/ringbase/")
   e("rest of Netty (pipeline, buffers, tasks)", "io/netty/")
   e("other (JVM, kernel entry, clock)", ".")

@@ -20,12 +20,12 @@ class DeoptimizationsTest {
             "[10.500s] GC(3) Pause Young (Allocation Failure) 35M->5M(123M) 1.255ms",
             "[26.867s] cid=4062     level=4 io.netty.channel.epoll.EpollIoHandler.run(Lio/netty/channel/IoHandlerContext;)I "
                     + "trap_bci=232 unstable_if reinterpret pc=0x00007f1b9beffdfc relative_pc=0x0000000000000b7c",
-            "[26.867s] cid=3074     level=4 io.ringbase.http.wire.RequestDecoder.headerField(Lio/netty/buffer/ByteBuf;II)Z "
+            "[26.867s] cid=3074     level=4 io.ringbase.api.wire.RequestDecoder.headerField(Lio/netty/buffer/ByteBuf;II)Z "
                     + "trap_bci=366 unstable_if reinterpret pc=0x00007f1b9bb32128 relative_pc=0x00000000000018a8",
             "[26.883s] cid=3447     level=4 io.netty.channel.AbstractChannelHandlerContext.isNotValidPromise("
                     + "Lio/netty/channel/ChannelPromise;Z)Z trap_bci=8 class_check maybe_recompile pc=0x00007f1b9bbc41f8 "
                     + "relative_pc=0x0000000000000af8",
-            "[26.900s] cid= 112     level=4 io.ringbase.http.wire.RequestDecoder.headerField(Lio/netty/buffer/ByteBuf;II)Z "
+            "[26.900s] cid= 112     level=4 io.ringbase.api.wire.RequestDecoder.headerField(Lio/netty/buffer/ByteBuf;II)Z "
                     + "trap_bci=366 unstable_if reinterpret pc=0x00007f1b9bb32128 relative_pc=0x00000000000018a8",
             "[27,500s] cid=9 level=4 io.ringbase.storage.sstable.XxHash64.hash(Ljava/lang/foreign/MemorySegment;JJ)J "
                     + "trap_bci=231 unstable_if make_not_entrant pc=0x1 relative_pc=0x1");
@@ -48,7 +48,7 @@ class DeoptimizationsTest {
         Deoptimizations.Summary s = Deoptimizations.within(Deoptimizations.traps(LOG), 26.867, 27.5);
         assertThat(s.count()).isEqualTo(5);
         assertThat(s.dropping()).isEqualTo(4);
-        assertThat(s.topDropping()).containsExactly(Map.entry("io.ringbase.http.wire.RequestDecoder.headerField", 2),
+        assertThat(s.topDropping()).containsExactly(Map.entry("io.ringbase.api.wire.RequestDecoder.headerField", 2),
                 Map.entry("io.netty.channel.epoll.EpollIoHandler.run", 1),
                 Map.entry("io.ringbase.storage.sstable.XxHash64.hash", 1));
         assertThat(Deoptimizations.within(Deoptimizations.traps(LOG), 5, 26.8))

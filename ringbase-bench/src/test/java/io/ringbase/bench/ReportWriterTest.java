@@ -45,7 +45,7 @@ class ReportWriterTest {
     private static List<Report.NodeCauses> twoNodes() {
         Map<String, Integer> dropped = new java.util.LinkedHashMap<>();
         dropped.put("io.netty.channel.epoll.EpollIoHandler.run", 2);
-        dropped.put("io.ringbase.http.wire.RequestDecoder.headerField", 1);
+        dropped.put("io.ringbase.api.wire.RequestDecoder.headerField", 1);
         return List.of(new Report.NodeCauses(1, new GcLog.Pauses(12, 34.56, 6.1), new Deoptimizations.Summary(7, 3, dropped),
                         512.4, new RssSampler.Rss(184_320, 41_000), "node1-gc.log", 75.25, 95.25),
                 new Report.NodeCauses(2, new GcLog.Pauses(0, 0, 0), null, null, new RssSampler.Rss(102_400, 20_480), "node2-gc.log",
@@ -140,7 +140,7 @@ class ReportWriterTest {
                 .contains("| 1 | 12 | 34.6 | 6.1 | 7 (3) | 512 | 180 | 40 |")
                 .contains("| 2 | 0 | 0.0 | 0.0 | - | - | 100 | 20 |")
                 .contains("Node 1: compiled code dropped at traps in (traps; at most 5 methods, most first) "
-                        + "`io.netty.channel.epoll.EpollIoHandler.run` (2), `io.ringbase.http.wire.RequestDecoder.headerField` (1).")
+                        + "`io.netty.channel.epoll.EpollIoHandler.run` (2), `io.ringbase.api.wire.RequestDecoder.headerField` (1).")
                 .doesNotContain("Node 2: compiled code dropped")
                 .contains("[node1-gc.log](node1-gc.log): uptime 75.250-95.250 s, [node2-gc.log](node2-gc.log))");
         assertThat(md.indexOf("## Causes")).isGreaterThan(md.indexOf("## Stable run")).isLessThan(md.indexOf("## Profiles"));

@@ -1,7 +1,7 @@
 package io.ringbase.cli;
 
-import io.ringbase.cluster.client.InternalProtocol;
-import io.ringbase.cluster.client.RequestSigner;
+import io.ringbase.cluster.rpc.InternalProtocol;
+import io.ringbase.cluster.rpc.RequestSigner;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -2,7 +2,7 @@ package io.ringbase.cli;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import io.ringbase.aot.TrainingLoad;
-import io.ringbase.server.Node;
+import io.ringbase.node.Node;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;

@@ -2,8 +2,8 @@ package io.ringbase.cli;
 
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
-import io.ringbase.http.HttpServerConfig;
-import io.ringbase.server.Node;
+import io.ringbase.api.HttpServerConfig;
+import io.ringbase.node.Node;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.storage.wal.WalRecoveryMode;

@@ -1,6 +1,6 @@
 package io.ringbase.cli;
 
-import io.ringbase.server.BuildInfo;
+import io.ringbase.node.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -3,7 +3,7 @@ package io.ringbase.cli;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.manifest.DirectoryLockedException;
 import java.io.IOException;
-import io.ringbase.server.ListenException;
+import io.ringbase.node.ListenException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 

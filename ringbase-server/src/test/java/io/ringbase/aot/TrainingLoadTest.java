@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
-import io.ringbase.http.HttpServerConfig;
-import io.ringbase.server.Node;
+import io.ringbase.api.HttpServerConfig;
+import io.ringbase.node.Node;
 import io.ringbase.storage.LsmOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;

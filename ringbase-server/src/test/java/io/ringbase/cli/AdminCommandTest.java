@@ -3,7 +3,7 @@ package io.ringbase.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.LocalCluster;
-import io.ringbase.server.Node;
+import io.ringbase.node.Node;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

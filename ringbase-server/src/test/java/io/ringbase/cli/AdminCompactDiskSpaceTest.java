@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.faults.net.Shell;
-import io.ringbase.server.Node;
+import io.ringbase.node.Node;
 import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.manifest.FileNames;
 import java.nio.file.Files;

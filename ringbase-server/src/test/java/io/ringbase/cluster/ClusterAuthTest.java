@@ -2,9 +2,9 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.cluster.client.InternalProtocol;
-import io.ringbase.cluster.client.RequestSigner;
-import io.ringbase.server.Node;
+import io.ringbase.cluster.rpc.InternalProtocol;
+import io.ringbase.cluster.rpc.RequestSigner;
+import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
 import java.net.URI;
 import java.net.http.HttpRequest;

@@ -2,7 +2,7 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.server.Node;
+import io.ringbase.node.Node;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.ring.Ring;
-import io.ringbase.server.Node;
+import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

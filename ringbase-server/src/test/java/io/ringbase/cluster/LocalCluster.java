@@ -1,7 +1,7 @@
 package io.ringbase.cluster;
 
-import io.ringbase.http.HttpServerConfig;
-import io.ringbase.server.Node;
+import io.ringbase.api.HttpServerConfig;
+import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.LsmOptions;
 import java.io.IOException;

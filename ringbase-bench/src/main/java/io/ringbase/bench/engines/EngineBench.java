@@ -1,7 +1,7 @@
 package io.ringbase.bench.engines;
 
 import io.ringbase.clock.HybridLogicalClock;
-import io.ringbase.server.Engines;
+import io.ringbase.node.Engines;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.LsmOptions;

@@ -3,8 +3,8 @@ package io.ringbase.bench.ycsb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.clock.HybridLogicalClock;
-import io.ringbase.http.HttpServerConfig;
-import io.ringbase.http.RingbaseHttpServer;
+import io.ringbase.api.HttpServerConfig;
+import io.ringbase.api.RingbaseHttpServer;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
 import java.nio.charset.StandardCharsets;

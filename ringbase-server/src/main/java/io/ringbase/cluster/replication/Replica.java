@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One node's store as the coordinator sees it: the local engine ({@link LocalReplica}, called directly)
- * or a remote node over the internal API ({@code io.ringbase.cluster.client.RemoteReplica}).
+ * or a remote node over the internal API ({@code io.ringbase.cluster.rpc.RemoteReplica}).
  *
  * <p>Every call is non-blocking for remote replicas: the future completes on a client event loop.
  * Failures complete the future exceptionally with a {@link ReplicaException}:

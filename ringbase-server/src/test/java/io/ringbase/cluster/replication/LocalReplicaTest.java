@@ -3,7 +3,7 @@ package io.ringbase.cluster.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.NodeId;
-import io.ringbase.http.InMemoryEngine;
+import io.ringbase.api.InMemoryEngine;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
 import java.io.IOException;

@@ -2,13 +2,13 @@ package io.ringbase.cluster.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.http.InMemoryEngine;
+import io.ringbase.api.InMemoryEngine;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.server.Engines;
+import io.ringbase.node.Engines;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Random;

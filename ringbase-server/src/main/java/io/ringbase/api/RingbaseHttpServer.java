@@ -1,0 +1,391 @@
+package io.ringbase.api;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.channel.socket.SocketChannel;
+import io.ringbase.api.wire.Request;
+import io.ringbase.logging.LogThrottle;
+import io.ringbase.observe.RequestMetrics;
+import io.ringbase.api.wire.RequestDecoder;
+import io.ringbase.api.wire.ResponseEncoder;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.StorageEngine;
+import io.ringbase.transport.Transport;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The public HTTP API of one node (API v0, see {@code docs/http-api.md}) on Netty: the native epoll
+ * transport when available, NIO otherwise.
+ *
+ * <p>Threading: {@link HttpServerConfig#ioThreads()} event loops accept connections, parse HTTP and
+ * write responses; requests run against the engine on a bounded pool of
+ * {@link HttpServerConfig#workerThreads()} threads with a queue of {@link HttpServerConfig#queueCapacity()};
+ * when the queue is full a request is answered with 503 at once. Point requests that will not block
+ * ({@link HttpServerConfig#inlinePointRequests()}) run on the event loop itself. Range responses are pulled from the
+ * engine's iterator on the event loop, one entry at a time, only as fast as the client reads.
+ *
+ * <p>Lifecycle: {@link #start()} once, then {@link #close()}. The server does not own the engine and
+ * never closes it.
+ */
+public final class RingbaseHttpServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RingbaseHttpServer.class);
+
+    /** Name prefix of the event loop threads (also of a group shared with the replica client). */
+    public static final String IO_THREAD_NAME = "ringbase-http-io";
+
+    /** How long {@link #close()} waits for in-flight requests before cutting connections. */
+    static final long CLOSE_TIMEOUT_MS = 10_000;
+
+    /** Longest request line: a {@link Entry#MAX_KEY_BYTES} key fully percent-encoded (3 chars a byte) plus slack. */
+    static final int MAX_INITIAL_LINE_LENGTH = 3 * Entry.MAX_KEY_BYTES + 4096;
+
+    /** Largest header block. */
+    static final int MAX_HEADER_BYTES = 16 * 1024;
+
+    private final HttpServerConfig config;
+    private final Shared shared;
+    private final EventLoopGroup sharedGroup;
+    private final ChannelGroup connections = new DefaultChannelGroup("ringbase-http", GlobalEventExecutor.INSTANCE);
+    private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+    private final LogThrottle refusalLog = new LogThrottle(10, TimeUnit.SECONDS);
+    private EventLoopGroup group;
+    private Channel serverChannel;
+    private boolean closed;
+
+    /**
+     * @param config the bind address and limits
+     * @param engine the store to serve; the caller keeps ownership (this server never closes it)
+     * @param clock  issues the version of every write
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock) {
+        this(config, engine, clock, null, null);
+    }
+
+    /**
+     * A node of a cluster.
+     *
+     * @param cluster     the coordinator, signer and repair service, or {@code null} for a single node
+     * @param sharedGroup the event loops to serve on (shared with the replica client, see
+     *                    {@link io.ringbase.transport}); the caller shuts them down after {@link #close()}.
+     *                    {@code null}: the server makes its own {@link HttpServerConfig#ioThreads()} loops.
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
+                              ClusterContext cluster, EventLoopGroup sharedGroup) {
+        this(config, engine, clock, cluster, sharedGroup, Operations.countingOnly());
+    }
+
+    /**
+     * A node with metrics, reports and admin endpoints.
+     *
+     * @param ops request counting, reports and admin control, each optional
+     */
+    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
+                              ClusterContext cluster, EventLoopGroup sharedGroup, Operations ops) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.sharedGroup = sharedGroup;
+        ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
+                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.queueCapacity()),
+                new DefaultThreadFactory("ringbase-http-worker", true), new ThreadPoolExecutor.AbortPolicy());
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(clock, "clock");
+        LongSupplier wallClockMs = System::currentTimeMillis;
+        EntityApi entities = new EntityApi(engine, clock, wallClockMs, cluster == null ? null : cluster.coordinator(),
+                config.maxBodyBytes());
+        InternalApi internal = cluster == null ? new InternalApi(engine, clock, null, wallClockMs, null, null)
+                : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
+                        cluster.repairSource());
+        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair(), ops.admin(), ops.adminSigner(),
+                wallClockMs);
+        OpsApi opsApi = new OpsApi(engine, cluster == null ? null : cluster.coordinator(), ops.reports());
+        this.shared = new Shared(new Router(entities, internal, admin, opsApi, engine), workers, config.maxBodyBytes(),
+                config.inlinePointRequests(), ops.requests(), ops.accessLog(), config.scanIdleTimeoutMs());
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @return the bound port (the ephemeral one if the config says 0)
+     * @throws IllegalStateException if already started or closed. A bind failure (e.g.
+     *         {@link java.net.BindException} for a port in use) is rethrown as is, unchecked, and leaves the
+     *         server closed.
+     */
+    public synchronized int start() {
+        if (group != null || closed) {
+            throw new IllegalStateException("start() may be called once, before close()");
+        }
+        group = sharedGroup != null ? sharedGroup : Transport.newEventLoopGroup(config.ioThreads(), IO_THREAD_NAME);
+        try {
+            serverChannel = new ServerBootstrap()
+                    .group(group)
+                    .channel(Transport.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            if (!admit(ch)) {
+                                return;
+                            }
+                            connections.add(ch);
+                            addConnectionHandlers(ch.pipeline());
+                        }
+                    })
+                    .bind(config.host(), config.port())
+                    .syncUninterruptibly()
+                    .channel();
+        } catch (RuntimeException e) {
+            if (sharedGroup == null) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+            shared.workers().shutdownNow();
+            closed = true;
+            throw e;
+        }
+        int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        log.info("HTTP API listening on {}:{} ({})", config.host(), port, Transport.serverChannel().getSimpleName());
+        return port;
+    }
+
+    /**
+     * Adds the handlers of one connection to {@code pipeline}: each accepted connection's, and in tests an
+     * {@code EmbeddedChannel}'s.
+     */
+    void addConnectionHandlers(ChannelPipeline pipeline) {
+        pipeline.addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
+                .addLast("decoder", new RequestDecoder(MAX_INITIAL_LINE_LENGTH, MAX_HEADER_BYTES,
+                        aggregateLimit(config.maxBodyBytes()), BARE_HEADER_PATHS, config.requestTimeoutMs()))
+                .addLast("encoder", new ResponseEncoder())
+                .addLast("chunked", new ChunkedWriteHandler())
+                .addLast("api", new ConnectionHandler(shared));
+    }
+
+    /** The paths whose requests need no header fields kept (see {@link RequestDecoder}). */
+    private static final List<String> BARE_HEADER_PATHS = List.of(EntityApi.Route.ENTITY.path);
+
+    /**
+     * Counts {@code ch} against {@link HttpServerConfig#maxConnections()}: false, having closed it, if
+     * the cap is reached (with a WARN line at most every 10 s).
+     */
+    private boolean admit(SocketChannel ch) {
+        int now = open.incrementAndGet();
+        if (now > config.maxConnections()) {
+            open.decrementAndGet();
+            if (refusalLog.tryLog() >= 0) {
+                log.warn("refusing connections from {} and others: {} are open, the cap is {} (--max-connections)",
+                        ch.remoteAddress(), now - 1, config.maxConnections());
+            }
+            ch.close();
+            return false;
+        }
+        ch.closeFuture().addListener(f -> open.decrementAndGet());
+        return true;
+    }
+
+    /** Connections open now (for tests and metrics). */
+    public int openConnections() {
+        return open.get();
+    }
+
+    /** Requests taken up whose response is not yet written or failed (for tests); 0 when idle. */
+    int inFlight() {
+        return shared.inFlight();
+    }
+
+    /**
+     * Stops gracefully within about {@value #CLOSE_TIMEOUT_MS} ms: stops accepting connections, answers
+     * requests that arrive meanwhile on open connections with 503, lets queued and in-flight requests
+     * finish and their responses be written, then shuts down the workers and the event loops (closing
+     * the connections that are left). Idempotent. Does not close the engine.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
+        shared.stopping = true;
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        ThreadPoolExecutor workers = shared.workers();
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(remainingNanos(deadline), TimeUnit.NANOSECONDS)) {
+                log.warn("workers still busy after {} ms; interrupting them", CLOSE_TIMEOUT_MS);
+            }
+            if (!shared.awaitIdle(deadline)) {
+                log.warn("{} responses still being written after {} ms; closing their connections",
+                        shared.inFlight(), CLOSE_TIMEOUT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdownNow();
+        connections.close().awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        if (group != null && sharedGroup == null) {
+            group.shutdownGracefully(0, Math.max(100, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))),
+                    TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        log.info("HTTP API stopped");
+    }
+
+    /**
+     * The aggregator's limit: the value limit plus room for an internal replica write of the largest
+     * value (its key and entry header travel in the body too). Public PUTs are held to
+     * {@code maxBodyBytes} itself by {@link EntityApi}.
+     */
+    static int aggregateLimit(int maxBodyBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, (long) maxBodyBytes + Entry.MAX_KEY_BYTES + EntryFormat.HEADER_SIZE);
+    }
+
+    /** Request counters with this server's endpoint labels ({@code entity}, {@code internal_batch}, ...). */
+    public static RequestMetrics newRequestMetrics() {
+        return new RequestMetrics(Endpoints.NAMES, Endpoints.CLIENT);
+    }
+
+    private static long remainingNanos(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    /** State shared by all connections of one server. */
+    static final class Shared {
+        private final Router api;
+        private final ThreadPoolExecutor workers;
+        private final int maxBodyBytes;
+        private final boolean inlinePointRequests;
+        private final RequestMetrics metrics;
+        private final boolean accessLog;
+        private final long scanIdleTimeoutMs;
+        private final Object idleLock = new Object();
+        private int inFlight; // guarded by idleLock
+        volatile boolean stopping;
+        private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
+
+        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
+               RequestMetrics metrics, boolean accessLog, long scanIdleTimeoutMs) {
+            this.api = api;
+            this.scanIdleTimeoutMs = scanIdleTimeoutMs;
+            this.metrics = metrics;
+            this.accessLog = accessLog;
+            this.workers = workers;
+            this.maxBodyBytes = maxBodyBytes;
+            this.inlinePointRequests = inlinePointRequests;
+        }
+
+        /** Whether {@code request} is served on the event loop that read it ({@link Router#runsInline}). */
+        boolean runsInline(Request request) {
+            return inlinePointRequests && api.runsInline(request);
+        }
+
+        Router api() {
+            return api;
+        }
+
+        private final io.netty.util.concurrent.FastThreadLocal<InlineWrites> inlineWrites =
+                new io.netty.util.concurrent.FastThreadLocal<>();
+
+        /** The write batch of the event loop {@code loop}, which must be the calling thread. */
+        InlineWrites inlineWrites(io.netty.util.concurrent.EventExecutor loop) {
+            InlineWrites writes = inlineWrites.get();
+            if (writes == null) {
+                writes = new InlineWrites(api, loop);
+                inlineWrites.set(writes);
+            }
+            return writes;
+        }
+
+        /** How long a range response may go without its client taking a byte, ms. */
+        long scanIdleTimeoutMs() {
+            return scanIdleTimeoutMs;
+        }
+
+        /** Whether every request is logged on the access logger. */
+        boolean accessLog() {
+            return accessLog;
+        }
+
+        /** Where requests are counted, or {@code null} when metrics are off. */
+        RequestMetrics metrics() {
+            return metrics;
+        }
+
+        /** Whether point requests may run on the event loop that read them. */
+        boolean inlinePointRequests() {
+            return inlinePointRequests;
+        }
+
+        ThreadPoolExecutor workers() {
+            return workers;
+        }
+
+        int maxBodyBytes() {
+            return maxBodyBytes;
+        }
+
+        boolean isStopping() {
+            return stopping;
+        }
+
+        /** {@link #isStopping()} as a supplier, made once. */
+        java.util.function.BooleanSupplier stoppingFlag() {
+            return stoppingFlag;
+        }
+
+        /** A request was taken up; it counts until its response is written or has failed. */
+        void requestStarted() {
+            synchronized (idleLock) {
+                inFlight++;
+            }
+        }
+
+        void requestFinished() {
+            synchronized (idleLock) {
+                if (--inFlight == 0) {
+                    idleLock.notifyAll();
+                }
+            }
+        }
+
+        int inFlight() {
+            synchronized (idleLock) {
+                return inFlight;
+            }
+        }
+
+        /** Waits until no request is in flight or {@code deadline} (a {@link System#nanoTime()}) passes. */
+        boolean awaitIdle(long deadline) throws InterruptedException {
+            synchronized (idleLock) {
+                while (inFlight > 0) {
+                    long left = remainingNanos(deadline);
+                    if (left == 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(idleLock, left);
+                }
+                return true;
+            }
+        }
+    }
+}

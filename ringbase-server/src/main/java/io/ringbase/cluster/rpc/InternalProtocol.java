@@ -1,0 +1,133 @@
+package io.ringbase.cluster.rpc;
+
+import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The node-to-node API (documented in {@code docs/http-api.md}, "Internal API"): paths, headers and
+ * body encodings shared by the client ({@link RemoteReplica}) and the server ({@code http.InternalApi}).
+ *
+ * <p>Keys travel as lowercase hex in query strings (no form-decoding ambiguity). Entry bodies use the
+ * storage {@link EntryFormat} encoding (flags, version, expiry, key, value; little-endian): one entry
+ * for {@link #ENTRY}, a concatenation for a page of {@link #ENTRIES}. Bodies carry no checksum of their
+ * own (TCP's checksum and the HMAC, when configured, cover them).
+ */
+public final class InternalProtocol {
+
+    /** Common prefix of every internal path; the server refuses these without a valid HMAC when a secret is set. */
+    public static final String PREFIX = "/internal/v0/";
+    /**
+     * {@code GET ?id=<hex>}: 200 with one encoded entry (tombstones included), 404 if none. {@code PUT}: body
+     * is one encoded entry; 201 with the write result ({@code Replica.writeResult}) as a decimal body.
+     */
+    public static final String ENTRY = PREFIX + "entry";
+    /** {@code GET ?start=<hex>[&end=<hex>]&max=<bytes>}: 200 with a page of encoded entries; {@link #NEXT} if more. */
+    public static final String ENTRIES = PREFIX + "entries";
+    /**
+     * {@code POST} with a {@link ReplicaBatch} of reads and writes: 200 with one result per operation, in
+     * order. Used by {@link ReplicaBatcher} for the calls a coordinator makes on an event loop.
+     */
+    public static final String BATCH = PREFIX + "batch";
+    /** {@code GET}: 200 with an empty body; a liveness probe. */
+    public static final String PING = PREFIX + "ping";
+
+    /** Leads a ping answer's body when the node's engine cannot take writes; the reason follows. */
+    public static final String PING_UNWRITABLE = "unwritable: ";
+
+    /**
+     * The body of a ping answer (200): empty when the node's engine can take writes, else
+     * {@value #PING_UNWRITABLE} and the engine's reason, UTF-8. An empty body is what nodes from before
+     * this rule answer, so they count as writable.
+     */
+    public static byte[] pingBody(String unwritableReason) {
+        return unwritableReason == null ? new byte[0]
+                : (PING_UNWRITABLE + unwritableReason).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The unwritable reason in a ping answer's body, or null if the node can take writes (any other body). */
+    public static String pingUnwritableReason(byte[] body) {
+        String s = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        return s.startsWith(PING_UNWRITABLE) ? s.substring(PING_UNWRITABLE.length()) : null;
+    }
+
+    /**
+     * Anti-entropy: {@code GET ?range=<0..15>&requester=<node index>}: 200 with this node's Merkle tree of
+     * that hash range over the keys it shares with the requester ({@code MerkleTree.toBytes}).
+     */
+    public static final String REPAIR_TREE = PREFIX + "repair/tree";
+    /**
+     * Anti-entropy: {@code POST ?range=&requester=&start=<hex>&max=<bytes>} with a 128-byte leaf set as
+     * the body: 200 with a page of the shared entries under those leaves, {@link #NEXT} if more.
+     */
+    public static final String REPAIR_ENTRIES = PREFIX + "repair/entries";
+
+    /** Response header of {@link #ENTRIES}: hex start key of the next page; absent on the last page. */
+    public static final String NEXT = "x-rb-next";
+    /** Request header: {@code <unix ms>.<hex HMAC-SHA256>}, see {@link RequestSigner}. */
+    public static final String AUTH = "x-rb-auth";
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    private InternalProtocol() {
+    }
+
+    public static String hex(byte[] key) {
+        return HEX.formatHex(key);
+    }
+
+    /** @throws IllegalArgumentException if {@code s} is not an even-length hex string */
+    public static byte[] unhex(String s) {
+        return HEX.parseHex(s);
+    }
+
+    /** Encodes a page of entries (a single entry is a page of one). */
+    public static byte[] encode(List<Entry> entries) {
+        long size = 0;
+        for (Entry e : entries) {
+            size += EntryFormat.encodedSize(e);
+        }
+        byte[] out = new byte[Math.toIntExact(size)];
+        MemorySegment seg = MemorySegment.ofArray(out);
+        long p = 0;
+        for (Entry e : entries) {
+            p = EntryFormat.write(e, seg, p);
+        }
+        return out;
+    }
+
+    /**
+     * Decodes a body of concatenated entries.
+     *
+     * @throws IllegalArgumentException if the bytes are not a valid encoding
+     */
+    public static List<Entry> decode(byte[] body) {
+        MemorySegment seg = MemorySegment.ofArray(body);
+        List<Entry> out = new ArrayList<>();
+        long p = 0;
+        while (p < body.length) {
+            long size = EntryFormat.checkedSize(seg, p, body.length);
+            out.add(EntryFormat.read(seg, p, body.length));
+            p += size;
+        }
+        return out;
+    }
+
+    /** The stored version a replica reported after a PUT, or {@code written} if the body is empty or not a number. */
+    public static long storedVersion(byte[] body, long written) {
+        try {
+            return body.length == 0 ? written : Long.parseLong(new String(body, java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (NumberFormatException e) {
+            return written;
+        }
+    }
+
+    /** A page from its body and {@link #NEXT} header value (or {@code null}). */
+    public static EntryPage page(byte[] body, String next) {
+        return new EntryPage(decode(body), next == null ? null : unhex(next));
+    }
+}

@@ -1,0 +1,380 @@
+package io.ringbase.cluster.rpc;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.pool.AbstractChannelPoolHandler;
+import io.netty.channel.pool.ChannelHealthChecker;
+import io.netty.channel.pool.FixedChannelPool;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.transport.Transport;
+import java.net.ConnectException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The non-blocking HTTP/1.1 client for node-to-node calls: Netty's {@link HttpClientCodec} on event
+ * loops (native epoll when available), a {@link FixedChannelPool} of keep-alive connections per node
+ * and event loop, one request per connection at a time, and a per-call timeout.
+ *
+ * <p>Given the HTTP server's event loop group, a call made on one of its loops (a request coordinated
+ * inline, see {@code HttpServerConfig#inlinePointRequests}) uses that loop's own connections: the
+ * request is written, and its answer read and handed to the caller, on the same thread, with no hand-off
+ * between threads. Calls from other threads (hints, repair, probes) take the loops in turn.
+ *
+ * <p>No thread ever waits for an answer: {@link #send} returns a future completed on an event loop.
+ * It fails with {@link ReplicaException.Unreachable} when no connection could be made (the request was
+ * not sent), {@link ReplicaException.Timeout} when there was no complete answer within the timeout (the
+ * connection is then closed, so a late answer cannot be taken for another call's), and
+ * {@link ReplicaException.Failed} when the connection broke or too many calls were already waiting for
+ * a connection to that node ({@link ClientConfig#maxPendingPerNode()}: the bound on queued work).
+ *
+ * <p>Thread-safe. {@link #close()} fails calls in flight.
+ */
+public final class ReplicaClient implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplicaClient.class);
+    private static final AttributeKey<Call> CALL = AttributeKey.valueOf("ringbase.call");
+
+    /**
+     * @param timeoutMs          per-call deadline, from {@link #send} to the complete answer (ms)
+     * @param maxConnectionsPerNode pooled keep-alive connections per node
+     * @param maxPendingPerNode  calls that may wait for a pooled connection per node; more fail at once
+     * @param maxResponseBytes   largest response body accepted (bytes)
+     * @param ioThreads          client event loop threads
+     */
+    public record ClientConfig(long timeoutMs, int maxConnectionsPerNode, int maxPendingPerNode,
+                               int maxResponseBytes, int ioThreads) {
+        public ClientConfig {
+            if (timeoutMs <= 0 || maxConnectionsPerNode <= 0 || maxPendingPerNode <= 0 || maxResponseBytes <= 0
+                    || ioThreads <= 0) {
+                throw new IllegalArgumentException("client limits must be positive");
+            }
+        }
+
+        /** 64 connections and 4,096 waiting calls per node, 32 MiB responses, 2 threads. */
+        public static ClientConfig defaults(long timeoutMs) {
+            return new ClientConfig(timeoutMs, 64, 4096, 32 << 20, 2);
+        }
+    }
+
+    /** A complete answer: status, the headers the protocol uses, body bytes. */
+    public record Response(int status, String next, byte[] body) {
+    }
+
+    private final ClientConfig config;
+    private final RequestSigner signer;
+    private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final List<EventLoop> loops;
+    private final AtomicInteger nextLoop = new AtomicInteger();
+    private final Bootstrap bootstrap;
+    /** Per node, one pool per event loop (by index in {@link #loops}). */
+    private final ConcurrentHashMap<NodeId, FixedChannelPool[]> pools = new ConcurrentHashMap<>();
+    /** Each node's {@code host} header value, made once instead of per call. */
+    private final ConcurrentHashMap<NodeId, AsciiString> hostHeaders = new ConcurrentHashMap<>();
+    private final PeerCallStats stats = new PeerCallStats();
+    private volatile boolean closed;
+
+    /**
+     * A client on its own {@link ClientConfig#ioThreads()} event loops.
+     *
+     * @param signer signs every request, or {@code null} when no cluster secret is configured
+     */
+    public ReplicaClient(ClientConfig config, RequestSigner signer) {
+        this(config, signer, null);
+    }
+
+    /**
+     * A client on {@code sharedGroup}'s event loops (the HTTP server's), which it does not shut down;
+     * {@code null} for its own group.
+     *
+     * @param signer signs every request, or {@code null} when no cluster secret is configured
+     */
+    public ReplicaClient(ClientConfig config, RequestSigner signer, EventLoopGroup sharedGroup) {
+        this.config = config;
+        this.signer = signer;
+        this.ownsGroup = sharedGroup == null;
+        this.group = ownsGroup ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
+                : sharedGroup;
+        this.loops = Transport.loops(group);
+        this.bootstrap = new Bootstrap()
+                .group(group)
+                .channel(Transport.socketChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(config.timeoutMs(), 5_000));
+    }
+
+    /** The index of the calling thread's event loop, or the next loop in turn for any other thread. */
+    private int loopIndex() {
+        int current = currentLoop();
+        return current >= 0 ? current : Math.floorMod(nextLoop.getAndIncrement(), loops.size());
+    }
+
+    /** The index of the calling thread's event loop among this client's, or -1 if it runs on none. */
+    int currentLoop() {
+        for (int i = 0; i < loops.size(); i++) {
+            if (loops.get(i).inEventLoop()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** This client's event loops, by index. */
+    List<EventLoop> loops() {
+        return loops;
+    }
+
+    /**
+     * Sends one request.
+     *
+     * @param node   the target
+     * @param method GET, PUT, ...
+     * @param uri    request target, e.g. {@code /internal/v0/entry?id=6b}
+     * @param body   request body (may be empty), not copied: do not change it afterwards
+     */
+    public CompletableFuture<Response> send(NodeId node, HttpMethod method, String uri, byte[] body) {
+        return send(node, method, uri, body, config.timeoutMs());
+    }
+
+    /**
+     * As {@link #send(NodeId, HttpMethod, String, byte[])}, with a deadline of its own instead of the
+     * configured one: for calls whose answer takes work in proportion to the data (a repair's Merkle
+     * tree of a whole range).
+     *
+     * @param timeoutMs from this call to the complete answer, ms; positive
+     */
+    public CompletableFuture<Response> send(NodeId node, HttpMethod method, String uri, byte[] body, long timeoutMs) {
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeoutMs);
+        }
+        Call call = new Call(node, stats.of(node));
+        call.stats.calls.increment();
+        if (closed) {
+            call.result.completeExceptionally(new ReplicaException.Failed(node, "client closed", null));
+            return call.result;
+        }
+        // no trailers object: a content-length request has none (Netty's default makes an empty header map)
+        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
+                Unpooled.wrappedBuffer(body), DefaultHttpHeadersFactory.headersFactory().newHeaders(),
+                EmptyHttpHeaders.INSTANCE);
+        request.headers().set(HttpHeaderNames.HOST,
+                hostHeaders.computeIfAbsent(node, n -> new AsciiString(n.host() + ":" + n.port())));
+        request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (signer != null) {
+            request.headers().set(InternalProtocol.AUTH,
+                    signer.sign(method.name(), uri, body, System.currentTimeMillis()));
+        }
+        int loop = loopIndex();
+        FixedChannelPool pool = pools.computeIfAbsent(node, this::newPools)[loop];
+        call.pool = pool;
+        call.timer = loops.get(loop).schedule(() -> timeOut(call, pool, timeoutMs), timeoutMs, TimeUnit.MILLISECONDS);
+        pool.acquire().addListener((Future<Channel> f) -> {
+            if (!f.isSuccess()) {
+                request.release();
+                Throwable cause = f.cause();
+                call.fail(cause instanceof ConnectException || cause instanceof java.net.NoRouteToHostException
+                        || cause instanceof io.netty.channel.ConnectTimeoutException
+                        ? new ReplicaException.Unreachable(node, cause)
+                        : new ReplicaException.Failed(node, "no connection: " + cause, cause));
+                return;
+            }
+            Channel ch = f.getNow();
+            call.channel = ch;
+            ch.attr(CALL).set(call);
+            if (call.result.isDone()) { // timed out while waiting for the connection
+                request.release();
+                detach(ch, call, pool, false);
+                return;
+            }
+            ch.writeAndFlush(request).addListener(w -> {
+                if (!w.isSuccess() && call.fail(new ReplicaException.Failed(node, "write failed", w.cause()))) {
+                    detach(ch, call, pool, true);
+                }
+            });
+        });
+        return call.result;
+    }
+
+    /** One pool per event loop, sharing the per-node connection and waiting-call limits between them. */
+    private FixedChannelPool[] newPools(NodeId node) {
+        FixedChannelPool[] perLoop = new FixedChannelPool[loops.size()];
+        int connections = Math.max(1, config.maxConnectionsPerNode() / loops.size());
+        int pending = Math.max(1, config.maxPendingPerNode() / loops.size());
+        for (int i = 0; i < perLoop.length; i++) {
+            perLoop[i] = newPool(node, loops.get(i), connections, pending);
+        }
+        return perLoop;
+    }
+
+    private FixedChannelPool newPool(NodeId node, EventLoop loop, int connections, int pending) {
+        return new FixedChannelPool(bootstrap.clone(loop).remoteAddress(node.host(), node.port()),
+                new AbstractChannelPoolHandler() {
+                    @Override
+                    public void channelCreated(Channel ch) {
+                        ch.pipeline()
+                                .addLast(new HttpClientCodec())
+                                .addLast(new HttpObjectAggregator(config.maxResponseBytes()))
+                                .addLast(new ResponseHandler());
+                    }
+                },
+                ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL, config.timeoutMs(),
+                connections, pending, true, true);
+    }
+
+    private void timeOut(Call call, FixedChannelPool pool, long timeoutMs) {
+        if (call.fail(new ReplicaException.Timeout(call.node, timeoutMs))) {
+            Channel ch = call.channel;
+            if (ch != null) {
+                detach(ch, call, pool, true); // a late answer must not be read as the next call's
+            }
+        }
+    }
+
+    /** Ends {@code call}'s use of {@code ch}: returns it to the pool (closing it first if asked), once. */
+    private void detach(Channel ch, Call call, FixedChannelPool pool, boolean close) {
+        if (!call.released.compareAndSet(false, true)) {
+            return;
+        }
+        ch.attr(CALL).compareAndSet(call, null);
+        if (close || closed) {
+            ch.close();
+        }
+        if (!closed) { // a closed pool has nobody left to notify
+            pool.release(ch);
+        }
+    }
+
+    /** Completes the call whose request is outstanding on this connection. */
+    private final class ResponseHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof FullHttpResponse response)) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                return;
+            }
+            Call call = ctx.channel().attr(CALL).get();
+            try {
+                if (call == null) {
+                    ctx.close(); // nobody asked: out of sync
+                    return;
+                }
+                boolean keepAlive = HttpUtil.isKeepAlive(response) && response.decoderResult().isSuccess();
+                if (response.decoderResult().isFailure()) {
+                    call.fail(new ReplicaException.Failed(call.node, "bad response", response.decoderResult().cause()));
+                } else {
+                    call.succeed(new Response(response.status().code(),
+                            response.headers().get(InternalProtocol.NEXT),
+                            ByteBufUtil.getBytes(response.content())));
+                }
+                detach(ctx.channel(), call, call.pool, !keepAlive);
+            } finally {
+                response.release();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            Call call = ctx.channel().attr(CALL).get();
+            if (call != null && call.fail(new ReplicaException.Failed(call.node, "connection closed", null))) {
+                detach(ctx.channel(), call, call.pool, true);
+            }
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
+            ctx.close();
+        }
+    }
+
+    /** Calls made to each node and how they ended. */
+    public PeerCallStats stats() {
+        return stats;
+    }
+
+    /** One request/response exchange. */
+    private static final class Call {
+        final NodeId node;
+        final PeerCallStats.Counters stats;
+        final CompletableFuture<Response> result = new CompletableFuture<>();
+        final AtomicBoolean released = new AtomicBoolean();
+        volatile Channel channel;
+        volatile FixedChannelPool pool;
+        volatile ScheduledFuture<?> timer;
+
+        Call(NodeId node, PeerCallStats.Counters stats) {
+            this.node = node;
+            this.stats = stats;
+        }
+
+        boolean succeed(Response r) {
+            cancelTimer();
+            boolean first = result.complete(r);
+            if (first) {
+                stats.answered();
+            }
+            return first;
+        }
+
+        boolean fail(Throwable t) {
+            cancelTimer();
+            boolean first = result.completeExceptionally(t);
+            if (first) {
+                stats.failed(t);
+            }
+            return first;
+        }
+
+        private void cancelTimer() {
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (FixedChannelPool[] perLoop : List.copyOf(pools.values())) {
+            for (FixedChannelPool pool : perLoop) {
+                pool.close();
+            }
+        }
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+    }
+}

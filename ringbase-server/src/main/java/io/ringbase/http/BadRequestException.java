@@ -1,8 +1,0 @@
-package io.ringbase.http;
-
-/** The request is invalid (a missing or malformed parameter, an unknown path); answered with 400. */
-public final class BadRequestException extends Exception {
-    public BadRequestException(String reason) {
-        super(reason);
-    }
-}

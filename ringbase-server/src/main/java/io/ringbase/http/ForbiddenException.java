@@ -1,8 +1,0 @@
-package io.ringbase.http;
-
-/** An internal request without a valid HMAC while a cluster secret is configured; answered with 403. */
-public final class ForbiddenException extends Exception {
-    public ForbiddenException(String reason) {
-        super(reason);
-    }
-}

@@ -1,0 +1,67 @@
+package io.ringbase.node;
+
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.rpc.PeerCallStats;
+import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.hint.HintedHandoff;
+import io.ringbase.cluster.repair.AntiEntropyRepair;
+import io.ringbase.cluster.repair.RepairStatus;
+import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.Liveness;
+import io.ringbase.observe.ClusterSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A cluster node's figures for metrics and status, read from its services. Thread-safe. */
+final class ClusterFigures implements ClusterSource {
+
+    private final Topology topology;
+    private final Liveness liveness;
+    private final PeerCallStats calls;
+    private final HintedHandoff hints;
+    private final Coordinator coordinator;
+    private final AntiEntropyRepair repair;
+
+    ClusterFigures(Topology topology, Liveness liveness, PeerCallStats calls, HintedHandoff hints,
+                   Coordinator coordinator, AntiEntropyRepair repair) {
+        this.topology = topology;
+        this.liveness = liveness;
+        this.calls = calls;
+        this.hints = hints;
+        this.coordinator = coordinator;
+        this.repair = repair;
+    }
+
+    @Override
+    public List<Peer> peers() {
+        List<Peer> out = new ArrayList<>();
+        for (NodeId n : topology.nodes()) {
+            if (!n.equals(topology.self())) {
+                out.add(new Peer(n.toString(), liveness.isUp(n), liveness.downSinceMs(n), liveness.isSlow(n),
+                        calls.snapshot(n)));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public HintStats hints() {
+        return hints.stats();
+    }
+
+    @Override
+    public long readRepairs() {
+        return coordinator.readRepairs();
+    }
+
+    @Override
+    public long speculativeReads() {
+        return coordinator.speculativeReads();
+    }
+
+    @Override
+    public RepairStatus repair() {
+        return repair.status();
+    }
+}

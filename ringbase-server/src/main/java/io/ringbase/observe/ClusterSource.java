@@ -1,0 +1,41 @@
+package io.ringbase.observe;
+
+import io.ringbase.cluster.rpc.PeerCallStats;
+import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.repair.RepairStatus;
+import java.util.List;
+
+/**
+ * What metrics and the status page read of a cluster node's services; the node ({@code server.Node})
+ * implements it over its failure detector, replica client, hinted handoff, coordinator and repair.
+ * Every method is cheap and thread-safe.
+ */
+public interface ClusterSource {
+
+    /**
+     * One other node as this node sees it.
+     *
+     * @param url         its URL in {@code --cluster}
+     * @param up          whether the failure detector holds it up
+     * @param downSinceMs Unix ms since when it is held down, 0 while up
+     * @param slow        whether its last data calls all timed out (reads go to other replicas first)
+     * @param calls       calls this node made to it and how they ended
+     */
+    record Peer(String url, boolean up, long downSinceMs, boolean slow, PeerCallStats.Snapshot calls) {
+    }
+
+    /** Every other node of the cluster, in {@code --cluster} order. */
+    List<Peer> peers();
+
+    /** Hinted handoff's counters and backlog. */
+    HintStats hints();
+
+    /** Read-repair writes started since the node started. */
+    long readRepairs();
+
+    /** Reads sent to one more replica because a speculative retry's delay passed, since the node started. */
+    long speculativeReads();
+
+    /** Anti-entropy repair's state and progress. */
+    RepairStatus repair();
+}

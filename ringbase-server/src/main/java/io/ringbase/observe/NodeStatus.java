@@ -1,0 +1,143 @@
+package io.ringbase.observe;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.repair.RepairStatus;
+import io.ringbase.observe.ClusterSource;
+import io.ringbase.observe.RequestMetrics;
+import io.ringbase.storage.EngineStats;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.function.Supplier;
+
+/**
+ * What {@code GET /v0/status} answers: one JSON object describing this node (documented in
+ * {@code docs/http-api.md}, "Status"): its URL, version, uptime, client request rate and p99, engine
+ * figures, every peer with its state and last contact, the hint backlog and the repair state.
+ * Thread-safe.
+ */
+public final class NodeStatus {
+
+    /** Decimals as written ({@code 0.000}), not normalized ({@code 0}, {@code 1.5E+2}). */
+    private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+
+    private final Supplier<String> url;
+    private final String version;
+    private final String dataDir;
+    private final long startedMs = System.currentTimeMillis();
+    private final Supplier<EngineStats> engine;
+    private final RequestMetrics requests;
+    private final ClusterSource cluster;
+
+    /**
+     * @param url      this node's URL ({@code --self}, or {@code http://host:port} of a single node, known
+     *                 once it is bound)
+     * @param version  the build's version
+     * @param dataDir  the data directory, as the operator gave it (absolute)
+     * @param engine   the engine's figures
+     * @param requests request counters, or {@code null} with metrics off (no rate or p99 then)
+     * @param cluster  the cluster's figures, or {@code null} on a single node
+     */
+    public NodeStatus(Supplier<String> url, String version, String dataDir, Supplier<EngineStats> engine,
+                      RequestMetrics requests, ClusterSource cluster) {
+        this.url = url;
+        this.version = version;
+        this.dataDir = dataDir;
+        this.engine = engine;
+        this.requests = requests;
+        this.cluster = cluster;
+    }
+
+    /** This node's URL. */
+    public String url() {
+        return url.get();
+    }
+
+    /** The status as one JSON object (no trailing newline): {@link #tree()} written out. */
+    public String json() {
+        return tree().toString();
+    }
+
+    /**
+     * The status as a JSON tree, its fields in this order (docs/http-api.md, "Status"): {@code node},
+     * {@code version}, {@code startedAtMs}, {@code uptimeSeconds}, {@code dataDir}, {@code requests}
+     * ({@code null} with metrics off, else {@code perSecond}, {@code p99Ms}, {@code windowSeconds}, three
+     * decimals), {@code engine}, {@code peers} (empty on a single node), {@code hints} ({@code null} on a
+     * single node), {@code readRepairs}, {@code speculativeReads}, {@code repair} ({@code null} on a single node, else
+     * {@link RepairStatus#tree()}).
+     */
+    public ObjectNode tree() {
+        long now = System.currentTimeMillis();
+        ObjectNode out = NODES.objectNode();
+        out.put("node", url.get());
+        out.put("version", version);
+        out.put("startedAtMs", startedMs);
+        out.put("uptimeSeconds", (now - startedMs) / 1000);
+        out.put("dataDir", dataDir);
+        if (requests == null) {
+            out.putNull("requests");
+        } else {
+            RequestMetrics.Recent r = requests.recent();
+            out.putObject("requests")
+                    .put("perSecond", decimal(r.perSecond()))
+                    .put("p99Ms", decimal(r.p99Ms()))
+                    .put("windowSeconds", decimal(r.seconds()));
+        }
+        EngineStats e = engine.get();
+        ObjectNode eng = out.putObject("engine");
+        eng.put("memtableBytes", e.memtableBytes())
+                .put("sstables", e.sstables())
+                .put("sstableBytes", e.sstableBytes());
+        ArrayNode tiers = eng.putArray("tiers");
+        for (EngineStats.Tier t : e.tiers()) {
+            tiers.addObject().put("tier", t.tier()).put("tables", t.tables()).put("bytes", t.bytes());
+        }
+        eng.put("flushes", e.flushes())
+                .put("compactions", e.compactions())
+                .put("walAppends", e.walAppends())
+                .put("walSyncs", e.walSyncs())
+                .put("writeStalls", e.writeStalls())
+                .put("diskErrors", e.diskErrors());
+        ArrayNode peers = out.putArray("peers");
+        if (cluster != null) {
+            for (ClusterSource.Peer p : cluster.peers()) {
+                peers.addObject()
+                        .put("url", p.url())
+                        .put("state", p.up() ? "up" : "down")
+                        .put("downSinceMs", p.downSinceMs())
+                        .put("slow", p.slow())
+                        .put("lastContactMs", p.calls().lastAnswerMs())
+                        .put("calls", p.calls().calls())
+                        .put("timeouts", p.calls().timeouts())
+                        .put("unreachable", p.calls().unreachable())
+                        .put("failed", p.calls().failed());
+            }
+        }
+        if (cluster == null) {
+            out.putNull("hints");
+        } else {
+            HintStats h = cluster.hints();
+            out.putObject("hints")
+                    .put("pending", h.pendingHints())
+                    .put("pendingBytes", h.pendingBytes())
+                    .put("queued", h.queued())
+                    .put("delivered", h.delivered())
+                    .put("dropped", h.dropped());
+        }
+        out.put("readRepairs", cluster == null ? 0 : cluster.readRepairs());
+        out.put("speculativeReads", cluster == null ? 0 : cluster.speculativeReads());
+        if (cluster == null) {
+            out.putNull("repair");
+        } else {
+            out.set("repair", cluster.repair().tree());
+        }
+        return out;
+    }
+
+    /** {@code v} with three decimals, as the status has always written rates and latencies. */
+    private static BigDecimal decimal(double v) {
+        return Double.isFinite(v) ? BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_UP) : BigDecimal.ZERO;
+    }
+}

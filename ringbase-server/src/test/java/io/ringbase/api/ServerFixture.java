@@ -1,0 +1,69 @@
+package io.ringbase.api;
+
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.storage.StorageEngine;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** A real server on a loopback ephemeral port plus an HTTP/1.1 client, for black-box tests. */
+final class ServerFixture implements AutoCloseable {
+
+    final RingbaseHttpServer server;
+    final int port;
+    final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    ServerFixture(StorageEngine engine) {
+        this(HttpServerConfig.defaults(0).withHost("127.0.0.1"), engine);
+    }
+
+    ServerFixture(HttpServerConfig config, StorageEngine engine) {
+        server = new RingbaseHttpServer(config, engine, new HybridLogicalClock());
+        port = server.start();
+    }
+
+    /** Form-encodes a key as a query value (space as '+'). */
+    static String enc(String key) {
+        return URLEncoder.encode(key, StandardCharsets.UTF_8);
+    }
+
+    URI uri(String pathAndQuery) {
+        return URI.create("http://127.0.0.1:" + port + pathAndQuery);
+    }
+
+    HttpResponse<byte[]> send(String method, String pathAndQuery, byte[] body) throws IOException, InterruptedException {
+        HttpRequest.BodyPublisher publisher = body == null
+                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body);
+        HttpRequest request = HttpRequest.newBuilder(uri(pathAndQuery))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, publisher)
+                .build();
+        return client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    HttpResponse<byte[]> get(String pathAndQuery) throws IOException, InterruptedException {
+        return send("GET", pathAndQuery, null);
+    }
+
+    HttpResponse<byte[]> put(String pathAndQuery, byte[] body) throws IOException, InterruptedException {
+        return send("PUT", pathAndQuery, body);
+    }
+
+    HttpResponse<byte[]> delete(String pathAndQuery) throws IOException, InterruptedException {
+        return send("DELETE", pathAndQuery, null);
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        client.close();
+    }
+}
