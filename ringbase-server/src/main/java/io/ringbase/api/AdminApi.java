@@ -3,7 +3,7 @@ package io.ringbase.api;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.cluster.rpc.InternalProtocol;
-import io.ringbase.cluster.rpc.RequestSigner;
+import io.ringbase.auth.RequestSigner;
 import io.ringbase.api.wire.Request;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
  *       once done.</li>
  * </ul>
  * When the node has a cluster secret every admin request must be signed as internal requests are
- * ({@link InternalProtocol#AUTH}, {@link RequestSigner}), else 403: these requests change the node.
+ * ({@link RequestSigner#HEADER}, {@link RequestSigner}), else 403: these requests change the node.
  * Stateless and thread-safe; runs on workers.
  */
 final class AdminApi {
@@ -107,12 +107,12 @@ final class AdminApi {
             return;
         }
         byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
-        String auth = request.header(InternalProtocol.AUTH);
+        String auth = request.header(RequestSigner.HEADER);
         if (!signer.verify(request.method().name(), request.uri(), body, auth, wallClockMs.getAsLong())) {
             throw new ForbiddenException(auth == null
-                    ? "admin request without " + InternalProtocol.AUTH + " (this node has a cluster secret: "
+                    ? "admin request without " + RequestSigner.HEADER + " (this node has a cluster secret: "
                             + "use ringbase admin --secret-file)"
-                    : "admin request with an invalid or expired " + InternalProtocol.AUTH);
+                    : "admin request with an invalid or expired " + RequestSigner.HEADER);
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.ringbase.api;
 
-import io.ringbase.cluster.rpc.RequestSigner;
+import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.Coordinator;
 

@@ -7,7 +7,7 @@ import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.cluster.rpc.ReplicaBatch;
-import io.ringbase.cluster.rpc.RequestSigner;
+import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.repair.MerkleTree;
@@ -27,7 +27,7 @@ import java.util.function.LongSupplier;
  * {@code docs/http-api.md}): replica reads, writes and scan pages with their versions, and a ping.
  * Runs on worker threads; stateless and thread-safe.
  *
- * <p>When a cluster secret is configured every request must carry a valid {@link InternalProtocol#AUTH}
+ * <p>When a cluster secret is configured every request must carry a valid {@link RequestSigner#HEADER}
  * HMAC ({@link RequestSigner}), else it is refused with {@link ForbiddenException} (403): clients must not
  * be able to write entries with versions of their choosing.
  */
@@ -249,10 +249,10 @@ final class InternalApi {
         if (signer == null) {
             return;
         }
-        String auth = request.header(InternalProtocol.AUTH);
+        String auth = request.header(RequestSigner.HEADER);
         if (!signer.verify(request.method().name(), request.uri(), body, auth, wallClockMs.getAsLong())) {
-            throw new ForbiddenException(auth == null ? "internal request without " + InternalProtocol.AUTH
-                    : "internal request with an invalid or expired " + InternalProtocol.AUTH);
+            throw new ForbiddenException(auth == null ? "internal request without " + RequestSigner.HEADER
+                    : "internal request with an invalid or expired " + RequestSigner.HEADER);
         }
     }
 

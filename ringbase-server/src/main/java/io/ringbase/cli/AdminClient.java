@@ -1,7 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.cluster.rpc.InternalProtocol;
-import io.ringbase.cluster.rpc.RequestSigner;
+import io.ringbase.auth.RequestSigner;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,7 +12,7 @@ import java.time.Duration;
 
 /**
  * The HTTP side of {@code ringbase admin}: sends a request to a node, signed like node-to-node requests
- * ({@link RequestSigner}, header {@link InternalProtocol#AUTH}) when a secret is given, and turns
+ * ({@link RequestSigner}, header {@link RequestSigner#HEADER}) when a secret is given, and turns
  * failures into {@link Failure}s that carry the command's exit code.
  */
 final class AdminClient {
@@ -76,7 +76,7 @@ final class AdminClient {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(target)).timeout(timeout)
                 .method(method, HttpRequest.BodyPublishers.noBody());
         if (signer != null) {
-            b.header(InternalProtocol.AUTH, signer.sign(method, target, new byte[0], System.currentTimeMillis()));
+            b.header(RequestSigner.HEADER, signer.sign(method, target, new byte[0], System.currentTimeMillis()));
         }
         HttpResponse<String> r;
         try {

@@ -1,7 +1,6 @@
 package io.ringbase.clock;
 
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * How a node's {@link HybridLogicalClock} reads time and bounds the versions it accepts.
@@ -38,9 +37,8 @@ public record ClockOptions(long maxOffsetMs, long testOffsetMs) {
     }
 
     /** The wall clock the node's versions follow: the system clock plus {@link #testOffsetMs()}, Unix epoch ms. */
-    public LongSupplier wallClockMs() {
-        long offset = testOffsetMs;
-        return offset == 0 ? System::currentTimeMillis : () -> System.currentTimeMillis() + offset;
+    public TimeSource wallClockMs() {
+        return TimeSource.SYSTEM.offsetBy(testOffsetMs);
     }
 
     /** The clock of node {@code nodeIndex} with these options. */

@@ -67,18 +67,18 @@ public final class HybridLogicalClock {
     private final AtomicLong last = new AtomicLong();
     private final LogThrottle refusalLog = new LogThrottle(REFUSAL_LOG_INTERVAL_S, TimeUnit.SECONDS);
 
-    /** The clock of a single node (index 0) on {@link System#currentTimeMillis()}. */
+    /** The clock of a single node (index 0) on the system clock ({@link TimeSource#SYSTEM}). */
     public HybridLogicalClock() {
-        this(System::currentTimeMillis, 0);
+        this(TimeSource.SYSTEM, 0);
     }
 
     /**
-     * The clock of node {@code nodeIndex} on {@link System#currentTimeMillis()}.
+     * The clock of node {@code nodeIndex} on the system clock ({@link TimeSource#SYSTEM}).
      *
      * @throws IllegalArgumentException unless {@code 0 <= nodeIndex < MAX_NODES}
      */
     public HybridLogicalClock(int nodeIndex) {
-        this(System::currentTimeMillis, nodeIndex);
+        this(TimeSource.SYSTEM, nodeIndex);
     }
 
     /** A clock of node 0 on the given wall clock (Unix epoch ms), for tests. */

@@ -10,7 +10,7 @@ import io.ringbase.cluster.rpc.RemoteRepairPeer;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.cluster.rpc.RemoteReplica;
 import io.ringbase.cluster.rpc.ReplicaClient;
-import io.ringbase.cluster.rpc.RequestSigner;
+import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.repair.AntiEntropyRepair;

@@ -3,7 +3,7 @@ package io.ringbase.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.rpc.InternalProtocol;
-import io.ringbase.cluster.rpc.RequestSigner;
+import io.ringbase.auth.RequestSigner;
 import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
 import java.net.URI;
@@ -32,7 +32,7 @@ class ClusterAuthTest {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(c.url(node) + uri)).timeout(Duration.ofSeconds(10))
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
         if (auth != null) {
-            b.header(InternalProtocol.AUTH, auth);
+            b.header(RequestSigner.HEADER, auth);
         }
         return c.http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }

@@ -68,8 +68,6 @@ public final class InternalProtocol {
 
     /** Response header of {@link #ENTRIES}: hex start key of the next page; absent on the last page. */
     public static final String NEXT = "x-rb-next";
-    /** Request header: {@code <unix ms>.<hex HMAC-SHA256>}, see {@link RequestSigner}. */
-    public static final String AUTH = "x-rb-auth";
 
     private static final HexFormat HEX = HexFormat.of();
 

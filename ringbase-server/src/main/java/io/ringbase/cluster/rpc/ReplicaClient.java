@@ -1,5 +1,6 @@
 package io.ringbase.cluster.rpc;
 
+import io.ringbase.auth.RequestSigner;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -192,7 +193,7 @@ public final class ReplicaClient implements AutoCloseable {
                 hostHeaders.computeIfAbsent(node, n -> new AsciiString(n.host() + ":" + n.port())));
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
         if (signer != null) {
-            request.headers().set(InternalProtocol.AUTH,
+            request.headers().set(RequestSigner.HEADER,
                     signer.sign(method.name(), uri, body, System.currentTimeMillis()));
         }
         int loop = loopIndex();

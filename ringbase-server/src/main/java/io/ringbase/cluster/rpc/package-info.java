@@ -3,7 +3,7 @@
  * Netty client with pooled keep-alive connections ({@link io.ringbase.cluster.rpc.ReplicaClient}), the
  * internal protocol's wire format ({@link io.ringbase.cluster.rpc.InternalProtocol}), batching of replica
  * operations per peer bounded by bytes and count ({@link io.ringbase.cluster.rpc.ReplicaBatcher}), request
- * signing with the cluster secret ({@link io.ringbase.cluster.rpc.RequestSigner}), per-peer call
+ * signing with the cluster secret ({@link io.ringbase.auth.RequestSigner}), per-peer call
  * statistics, and the remote implementations of {@code Replica} and {@code RepairPeer}.
  */
 package io.ringbase.cluster.rpc;

@@ -1,4 +1,4 @@
-package io.ringbase.cluster.rpc;
+package io.ringbase.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,8 +25,8 @@ class RequestSignerTest {
 
     @Test
     void anEmptyBodySignsAndVerifies() {
-        String header = signer.sign("GET", InternalProtocol.PING, new byte[0], NOW);
-        assertThat(signer.verify("GET", InternalProtocol.PING, new byte[0], header, NOW)).isTrue();
+        String header = signer.sign("GET", "/internal/v0/ping", new byte[0], NOW);
+        assertThat(signer.verify("GET", "/internal/v0/ping", new byte[0], header, NOW)).isTrue();
     }
 
     @Test
@@ -73,5 +73,16 @@ class RequestSignerTest {
         assertThatThrownBy(() -> new RequestSigner(new byte[15])).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("16");
         new RequestSigner(new byte[16]);
+    }
+
+    @Test
+    void withoutASecretNothingIsSignedAndEveryRequestIsAccepted() {
+        assertThat(RequestSigner.of(null)).isSameAs(RequestSigner.NONE);
+        assertThat(RequestSigner.NONE.signs()).isFalse();
+        assertThat(RequestSigner.NONE.verify("PUT", URI, BODY, null, NOW)).isTrue();
+        assertThatThrownBy(() -> RequestSigner.NONE.sign("PUT", URI, BODY, NOW))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(RequestSigner.of(SECRET).signs()).isTrue();
+        assertThat(RequestSigner.of(SECRET).verify("PUT", URI, BODY, null, NOW)).isFalse();
     }
 }

@@ -1,4 +1,4 @@
-package io.ringbase.cluster.rpc;
+package io.ringbase.auth;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -8,15 +8,23 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Signs and checks internal requests with HMAC-SHA256 (RFC 2104) under the shared cluster secret, so
- * that only cluster nodes can write versioned entries through the internal API.
+ * Signs and checks node-to-node and admin requests with HMAC-SHA256 (RFC 2104) under the shared cluster
+ * secret ({@code --cluster-secret-file}), so that only cluster nodes can write versioned entries through
+ * the internal API and only operators holding the secret can drive the admin API.
  *
- * <p>The {@link InternalProtocol#AUTH} header is {@code <unix ms>.<hex mac>} where the MAC covers
+ * <p>The {@link #HEADER} header is {@code <unix ms>.<hex mac>} where the MAC covers
  * {@code method '\n' request-target '\n' unix-ms '\n' body}. A signature older or newer than
  * {@link #MAX_SKEW_MS} is refused, which bounds replay (replaying a versioned write inside the window
- * is harmless: it is idempotent). Thread-safe.
+ * is harmless: it is idempotent). A node without a secret uses {@link #NONE}, which signs nothing and
+ * accepts every request. Thread-safe.
  */
 public final class RequestSigner {
+
+    /** The request header that carries the signature: {@code <unix ms>.<hex HMAC-SHA256>}. */
+    public static final String HEADER = "x-rb-auth";
+
+    /** The signer of a node without a cluster secret: {@link #signs()} is false, every request is accepted. */
+    public static final RequestSigner NONE = new RequestSigner();
 
     /** Largest accepted difference between the signer's and the checker's clocks (5 minutes). */
     public static final long MAX_SKEW_MS = 5 * 60_000;
@@ -37,6 +45,25 @@ public final class RequestSigner {
         this.macs = ThreadLocal.withInitial(this::newMac);
     }
 
+    private RequestSigner() {
+        this.key = null;
+        this.macs = null;
+    }
+
+    /**
+     * The signer for {@code secret}, or {@link #NONE} for a node without one ({@code null}).
+     *
+     * @throws IllegalArgumentException if the secret is shorter than 16 bytes
+     */
+    public static RequestSigner of(byte[] secret) {
+        return secret == null ? NONE : new RequestSigner(secret);
+    }
+
+    /** Whether this signer holds a secret: requests are then signed, and unsigned ones refused. */
+    public boolean signs() {
+        return key != null;
+    }
+
     private Mac newMac() {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
@@ -47,16 +74,26 @@ public final class RequestSigner {
         }
     }
 
-    /** The {@link InternalProtocol#AUTH} header value for a request sent at {@code nowMs}. */
+    /**
+     * The {@link #HEADER} value for a request sent at {@code nowMs} (Unix ms).
+     *
+     * @throws IllegalStateException on {@link #NONE}, which has no secret to sign with
+     */
     public String sign(String method, String uri, byte[] body, long nowMs) {
+        if (key == null) {
+            throw new IllegalStateException("no cluster secret to sign with");
+        }
         return nowMs + "." + HexFormat.of().formatHex(mac(method, uri, nowMs, body));
     }
 
     /**
      * Whether {@code header} is a valid signature of the request, made within {@link #MAX_SKEW_MS} of
-     * {@code nowMs}. Compares in constant time.
+     * {@code nowMs}, or any request at all for {@link #NONE}. Compares in constant time.
      */
     public boolean verify(String method, String uri, byte[] body, String header, long nowMs) {
+        if (key == null) {
+            return true;
+        }
         if (header == null) {
             return false;
         }
