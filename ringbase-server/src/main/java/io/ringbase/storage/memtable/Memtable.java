@@ -101,7 +101,12 @@ public final class Memtable {
     private final AtomicInteger maxHeight = new AtomicInteger(1);
     private final RefCount refs = new RefCount();
     private final LongAccumulator maxVersion = new LongAccumulator(Math::max, Long.MIN_VALUE);
-    private volatile int count;
+    /**
+     * Nodes linked. Added to by the inserting threads, several at once, so by atomic adds: a
+     * read-modify-write of a plain or volatile field loses a concurrent add and can write back a stale
+     * value, even 0 in a memtable holding entries. Not read by point reads ({@link #find(byte[], long)}).
+     */
+    private final AtomicInteger count = new AtomicInteger();
     // the key filter (class comment)
     private final AtomicLong minPrefix = new AtomicLong(-1L); // unsigned: all ones is the largest
     private final AtomicLong maxPrefix = new AtomicLong(0L);
@@ -268,7 +273,9 @@ public final class Memtable {
                 linked++;
             }
         }
-        count += linked; // racy, as in insert
+        if (linked > 0) { // a batch of duplicates only leaves the count alone
+            count.getAndAdd(linked);
+        }
         return linked;
     }
 
@@ -277,7 +284,7 @@ public final class Memtable {
         if (!link(node)) {
             return false;
         }
-        count++; // racy increments are tolerable: the count sizes Bloom filters, not correctness
+        count.getAndIncrement();
         return true;
     }
 
@@ -457,9 +464,8 @@ public final class Memtable {
      * searching the skip list.
      */
     public long find(byte[] key, long keyHash) {
-        if (count == 0) {
-            return NULL;
-        }
+        // no emptiness test: an empty memtable's key range (smallest prefix all ones, largest zero) rules
+        // out every key, and a key is in the range before its node is linked
         long probePrefix = prefix(key);
         if (Long.compareUnsigned(probePrefix, minPrefix.get()) < 0 || Long.compareUnsigned(probePrefix, maxPrefix.get()) > 0
                 || !filterMightContain(keyHash)) {
@@ -553,9 +559,12 @@ public final class Memtable {
         return slabs.limitBytes();
     }
 
-    /** Number of entries linked, versions of the same key counted apart; an upper bound of the keys. */
+    /**
+     * Number of entries linked, versions of the same key counted apart; an upper bound of the keys.
+     * Exact once the inserts are done (all that returned before this call are counted).
+     */
     public int count() {
-        return count;
+        return count.get();
     }
 
     public boolean isEmpty() {
