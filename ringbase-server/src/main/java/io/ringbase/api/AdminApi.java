@@ -2,12 +2,11 @@ package io.ringbase.api;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
-import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.api.wire.Request;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.function.LongSupplier;
+import io.ringbase.clock.TimeSource;
 
 /**
  * Operator endpoints under {@code /v0/admin/}, what {@code ringbase admin} calls:
@@ -19,10 +18,10 @@ import java.util.function.LongSupplier;
  *       once done.</li>
  * </ul>
  * When the node has a cluster secret every admin request must be signed as internal requests are
- * ({@link RequestSigner#HEADER}, {@link RequestSigner}), else 403: these requests change the node.
- * Stateless and thread-safe; runs on workers.
+ * ({@link RequestSigner#HEADER}, {@link RequestSigner}), else 403: these requests change the node. A node
+ * alone has no repair to run ({@link RepairControl#NONE}). Stateless and thread-safe; runs on workers.
  */
-final class AdminApi {
+final class AdminApi implements Route {
 
     static final String PREFIX = "/v0/admin/";
     static final String REPAIR = PREFIX + "repair";
@@ -35,46 +34,37 @@ final class AdminApi {
     private final RepairControl repair;
     private final AdminControl control;
     private final RequestSigner signer;
-    private final LongSupplier wallClockMs;
+    private final TimeSource time;
 
     /**
-     * @param repair  the repair service, or {@code null} on a single node (nothing to repair from)
-     * @param control flush, compaction and snapshots, or {@code null} (those paths answer 404)
-     * @param signer  checks every request's signature, or {@code null} when the node has no secret
+     * @param repair  the repair service ({@link RepairControl#NONE} on a node alone)
+     * @param control flush, compaction and snapshots ({@link AdminControl#NONE} for a bare server)
+     * @param signer  checks every request's signature ({@link RequestSigner#NONE} when the node has no secret)
+     * @param time    the wall clock a signature's age is measured on
      */
-    AdminApi(RepairControl repair, AdminControl control, RequestSigner signer, LongSupplier wallClockMs) {
+    AdminApi(RepairControl repair, AdminControl control, RequestSigner signer, TimeSource time) {
         this.repair = repair;
         this.control = control;
         this.signer = signer;
-        this.wallClockMs = wallClockMs;
+        this.time = time;
     }
 
-    static boolean owns(String path) {
-        return path.startsWith(PREFIX);
-    }
-
-    Outcome handle(Request request, String path, QueryString query)
+    @Override
+    public Outcome handle(Request request, String path, QueryString query, boolean mayWait)
             throws BadRequestException, NotFoundException, MethodNotAllowedException, ForbiddenException, IOException {
         boolean known = path.equals(REPAIR) || path.equals(FLUSH) || path.equals(COMPACT) || path.equals(SNAPSHOT);
         if (!known) {
             throw new BadRequestException("unknown path " + path);
         }
-        if (control == null && !path.equals(REPAIR)) {
-            throw new NotFoundException("no " + path + " on this server"); // a bare server without admin control
-        }
         authenticate(request);
         HttpMethod method = request.method();
         if (path.equals(REPAIR)) {
             if (method.equals(HttpMethod.POST)) {
-                if (repair != null) {
-                    repair.start(); // already running: the running one covers the request
-                }
+                repair.start(); // already running: the running one covers the request
                 return new Outcome.Started();
             }
             if (method.equals(HttpMethod.GET)) {
-                String json = repair == null ? "{\"state\":\"idle\",\"note\":\"single node: nothing to repair\"}"
-                        : repair.statusJson();
-                return json(json);
+                return json(repair.statusJson());
             }
             throw new MethodNotAllowedException(method.name(), "GET, POST");
         }
@@ -103,12 +93,12 @@ final class AdminApi {
     }
 
     private void authenticate(Request request) throws ForbiddenException {
-        if (signer == null) {
-            return;
+        if (!signer.signs()) {
+            return; // no secret: nothing to check, and no body to copy
         }
         byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
         String auth = request.header(RequestSigner.HEADER);
-        if (!signer.verify(request.method().name(), request.uri(), body, auth, wallClockMs.getAsLong())) {
+        if (!signer.verify(request.method().name(), request.uri(), body, auth, time.currentTimeMillis())) {
             throw new ForbiddenException(auth == null
                     ? "admin request without " + RequestSigner.HEADER + " (this node has a cluster secret: "
                             + "use ringbase admin --secret-file)"

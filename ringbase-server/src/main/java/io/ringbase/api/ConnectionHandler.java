@@ -31,14 +31,17 @@ import org.slf4j.LoggerFactory;
  * One per connection: serves each decoded request, one at a time, so responses leave in request order
  * (HTTP/1.1 pipelining) and a connection holds at most one worker.
  *
- * <p>Three ways a request is served:
+ * <p>Each request is matched once against the {@link RouteTable}; the route found serves it in one of
+ * three ways:
  * <ul>
- *   <li>a single node's point request ({@link Router#isFastPath}) right here on the event loop, into a
- *       raw response written with no promise and flushed once per read (the allocation-free path);</li>
- *   <li>another request that will not block ({@link RingbaseHttpServer.Shared#runsInline}) on the event
- *       loop too, answered with a response object;</li>
- *   <li>anything else, including a fast-path write the engine declined to take without waiting, on the
- *       worker pool, which hops back to the event loop to write.</li>
+ *   <li>a point request where the key-value service offers the inline path ({@link EntityApi#servesInline()})
+ *       right here on the event loop, into a raw response written with no promise and flushed once per read
+ *       (the allocation-free path);</li>
+ *   <li>another request that will not block ({@link Route#runsInline}) on the event loop too, answered with
+ *       a response object;</li>
+ *   <li>anything else, including an inline write the engine declined to take without waiting, on the
+ *       worker pool, which hops back to the event loop to write. The worker calls the route already
+ *       found.</li>
  * </ul>
  *
  * <p>Threading: all fields are touched on the channel's event loop only. While a request is being
@@ -185,7 +188,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             head = msg instanceof Request r ? r.method().equals(HttpMethod.HEAD) : ((RequestError) msg).head();
             if (shared.metrics() != null || shared.accessLog()) {
                 startNanos = System.nanoTime();
-                endpoint = Endpoints.OTHER;
+                endpoint = shared.api().routes().otherEndpoint();
                 method = RequestMetrics.OTHER_METHOD;
                 if (shared.accessLog()) { // a string per request: only when asked for
                     accessLine = msg instanceof Request r ? r.method().name() + " " + r.uri() : "(malformed request)";
@@ -224,18 +227,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void dispatch(Request request) {
         HttpVersion version = request.version();
         boolean keepAlive = request.keepAlive() && !shared.isStopping();
-        boolean fastPath = shared.api().isFastPath(request);
+        RouteTable.Entry entry = shared.api().routes().resolve(request);
+        Route route = entry.route();
         if (shared.metrics() != null) {
-            endpoint = fastPath ? Endpoints.ENTITY : Endpoints.of(request.uri());
-            method = Endpoints.method(request.method());
+            endpoint = entry.endpoint();
+            method = methodIndex(request.method());
         }
-        if (shared.inlinePointRequests() && fastPath) {
+        EntityApi entities = shared.api().entities();
+        if (shared.inlinePointRequests() && route == entities.points() && entities.servesInline()) {
             ByteBuf raw;
             try {
-                if (shared.inlineWrites(ctx.executor()).stage(this, request)) {
+                QueryString query = QueryString.parse(request.target(), EntityApi.ENTITY.length() + 1);
+                if (shared.inlineWrites(ctx.executor()).stage(this, request, query)) {
                     return; // answered once the loop's batch of writes is applied (answerStaged and the like)
                 }
-                raw = shared.api().serveInline(request, ctx.alloc(), shared.stoppingFlag());
+                raw = entities.serveInline(request, query, ctx.alloc(), shared.stoppingFlag());
             } catch (Throwable t) {
                 request.release();
                 respond(Responses.error(t, version), keepAlive);
@@ -248,13 +254,30 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             // the engine could not take the write without waiting: a worker will
-        } else if (shared.runsInline(request)) {
-            if (serve(request, version, keepAlive, false)) {
+        } else if (shared.runsInline(route, request)) {
+            if (serve(route, request, version, keepAlive, false)) {
                 return;
             }
             // a write inside it could not be taken without waiting: a worker will run it again
         }
-        toWorker(request, version, keepAlive);
+        toWorker(route, request, version, keepAlive);
+    }
+
+    /** The method's index in {@link RequestMetrics#METHODS}. */
+    private static int methodIndex(HttpMethod method) {
+        if (method == HttpMethod.GET) {
+            return 0;
+        }
+        if (method == HttpMethod.PUT) {
+            return 1;
+        }
+        if (method == HttpMethod.DELETE) {
+            return 2;
+        }
+        if (method == HttpMethod.POST) {
+            return 3;
+        }
+        return RequestMetrics.OTHER_METHOD;
     }
 
     /** The staged write of {@code request} ({@link InlineWrites}) is in the WAL and the memtable: answers it. */
@@ -276,7 +299,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** The engine declined the staged write of {@code request} without waiting: a worker writes it. */
     void declineStaged(Request request) {
-        toWorker(request, request.version(), request.keepAlive() && !shared.isStopping());
+        toWorker(shared.api().entities().points(), request, request.version(),
+                request.keepAlive() && !shared.isStopping());
     }
 
     /** Closes the connection (after a failure that left it in an unknown state). */
@@ -284,15 +308,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    /** Hands {@code request} to the worker pool, or answers 503 if its queue is full. */
-    private void toWorker(Request request, HttpVersion version, boolean keepAlive) {
+    /** Hands {@code request} for {@code route} to the worker pool, or answers 503 if its queue is full. */
+    private void toWorker(Route route, Request request, HttpVersion version, boolean keepAlive) {
         if (shared.workers().getQueue().remainingCapacity() == 0) { // overloaded: answer without an exception
             request.release();
             respond(Responses.overloaded(version), keepAlive);
             return;
         }
         try {
-            shared.workers().execute(() -> serve(request, version, keepAlive, true));
+            shared.workers().execute(() -> serve(route, request, version, keepAlive, true));
         } catch (RejectedExecutionException e) { // filled up since the check, or shutting down
             request.release();
             respond(Responses.overloaded(version), keepAlive);
@@ -333,16 +357,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * On a worker thread ({@code mayWait}) or the event loop: runs the request against the engine, then
-     * hands the response to the event loop (directly when already on it).
+     * On a worker thread ({@code mayWait}) or the event loop: runs the request on its route, then hands the
+     * response to the event loop (directly when already on it).
      *
      * @return {@code false} if, on the event loop, the request could not be served without waiting:
      *         nothing was answered and the request is still owned by the caller
      */
-    private boolean serve(Request request, HttpVersion version, boolean keepAlive, boolean mayWait) {
+    private boolean serve(Route route, Request request, HttpVersion version, boolean keepAlive, boolean mayWait) {
         Outcome outcome;
         try {
-            outcome = shared.api().handle(request, mayWait);
+            String uri = request.uri();
+            int q = uri.indexOf('?');
+            String path = q < 0 ? uri : uri.substring(0, q);
+            QueryString query = q < 0 ? QueryString.parse(null) : QueryString.parse(request.target(), q + 1);
+            outcome = route.handle(request, path, query, mayWait);
         } catch (Throwable t) {
             request.release();
             FullHttpResponse error = Responses.error(t, version);

@@ -2,286 +2,49 @@ package io.ringbase.api;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.ringbase.api.wire.RawResponses;
 import io.ringbase.api.wire.Request;
-import java.lang.foreign.MemorySegment;
-import io.ringbase.storage.ReadCursor;
-import io.netty.handler.codec.http.HttpMethod;
-import io.ringbase.clock.HybridLogicalClock;
-import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.replication.Coordinator;
-import io.ringbase.cluster.replication.QuorumException;
-import io.ringbase.cluster.replication.Replica;
-import io.ringbase.cluster.scan.ClusterScan;
-import io.ringbase.cluster.scan.LocalBatchSource;
-import java.util.List;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.kv.KeyValueService;
+import io.ringbase.kv.LocalBatchSource;
+import io.ringbase.kv.Quorum;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
-import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.ReadCursor;
+import io.ringbase.storage.WriteBatch;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
+import java.util.function.Function;
 
 /**
- * The v0 API: routes a request to the engine and returns an {@link Outcome}, or throws a typed exception
- * ({@link BadRequestException}, {@link MethodNotAllowedException}, the engine's {@link IOException}).
- * Runs on worker threads (it may block in the engine); stateless and thread-safe.
+ * The v0 data API, {@code /v0/entity} (one key's GET, PUT, DELETE) and {@code /v0/entities} (range scans),
+ * on the node's {@link KeyValueService}: it checks and decodes the request, calls the service and returns
+ * an {@link Outcome}, or throws a typed exception ({@link BadRequestException},
+ * {@link MethodNotAllowedException}, {@link PayloadTooLargeException}). It never knows whether the node is
+ * alone: where the service offers the inline path ({@link KeyValueService#servesPointRequestsInline()}), a
+ * point request is answered on the I/O thread straight into a raw response ({@link #serveInline},
+ * {@link #stage}), else through {@link #points()} like any other route. Stateless and thread-safe.
  *
  * <p>See {@code docs/http-api.md} for the contract.
  */
 final class EntityApi {
 
-    /** The paths of API v0 and the methods each takes. */
-    enum Route {
-        ENTITY("/v0/entity", "GET, PUT, DELETE"),
-        ENTITIES("/v0/entities", "GET");
+    /** The path of point requests. */
+    static final String ENTITY = "/v0/entity";
+    /** The path of range scans. */
+    static final String ENTITIES = "/v0/entities";
+    /** The methods {@link #ENTITY} takes. */
+    static final String ENTITY_METHODS = "GET, PUT, DELETE";
 
-        final String path;
-        final String allow;
-
-        Route(String path, String allow) {
-            this.path = path;
-            this.allow = allow;
-        }
-
-        static Route of(String path) {
-            for (Route r : values()) {
-                if (r.path.equals(path)) {
-                    return r;
-                }
-            }
-            return null;
-        }
-    }
-
-    private final StorageEngine engine;
-    private final HybridLogicalClock clock;
-    private final LongSupplier wallClockMs;
-    private final Coordinator coordinator;
-    private final int clusterSize;
-    private final int maxBodyBytes;
-
-    /**
-     * @param coordinator coordinates requests over the cluster, or {@code null} for a single node (the
-     *                    engine is then called directly)
-     */
-    EntityApi(StorageEngine engine, HybridLogicalClock clock, LongSupplier wallClockMs, Coordinator coordinator,
-              int maxBodyBytes) {
-        this.engine = engine;
-        this.maxBodyBytes = maxBodyBytes;
-        this.clock = clock;
-        this.wallClockMs = wallClockMs;
-        this.coordinator = coordinator != null && coordinator.topology().size() > 1 ? coordinator : null;
-        this.clusterSize = coordinator == null ? 1 : coordinator.topology().size();
-    }
-
-    /** Whether this node serves point requests from its own engine alone (no coordinator). */
-    boolean isSingleNode() {
-        return coordinator == null;
-    }
-
-    /**
-     * Serves a single node's point request on the event loop, straight into a raw response: a GET
-     * copies the value once, from the memtable slab or the mapped SSTable into the response buffer; a
-     * PUT's value goes from the request buffer to the WAL and the memtable. Nothing here waits: a write
-     * the engine cannot take at once ({@link StorageEngine#tryApply}), or a read that would wait for the
-     * disk ({@link StorageEngine#tryRead}), returns {@code null}, and the caller hands the request to a
-     * worker, which runs {@link #handle}.
-     *
-     * @param query            the query of the {@code /v0/entity} request
-     * @param stopping         whether the server is stopping, asked when the response is made (a
-     *                         stopping server answers {@code connection: close})
-     * @return the complete response, owned by the caller, or {@code null} (nothing was written)
-     */
-    ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
-            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
-        HttpMethod method = request.method();
-        HttpVersion version = request.version();
-        boolean requestKeepAlive = request.keepAlive();
-        boolean get = method == HttpMethod.GET;
-        boolean put = method == HttpMethod.PUT;
-        if (!get && !put && method != HttpMethod.DELETE) {
-            throw new MethodNotAllowedException(method.name(), Route.ENTITY.allow);
-        }
-        byte[] key = singleNodeKey(query);
-        if (get) {
-            ReadCursor cursor = CURSOR.get();
-            try {
-                StorageEngine.TryRead found = engine.tryRead(key, cursor);
-                if (found == StorageEngine.TryRead.WOULD_WAIT) {
-                    return null; // a table out of the page cache: a worker reads it
-                }
-                if (found == StorageEngine.TryRead.NOT_FOUND || !cursor.isLive(wallClockMs.getAsLong())) {
-                    return RawResponses.notFound(alloc, version, requestKeepAlive && !stopping.getAsBoolean());
-                }
-                int length = cursor.valueLength();
-                ByteBuf response = RawResponses.valueHead(alloc, version, requestKeepAlive && !stopping.getAsBoolean(),
-                        length);
-                ByteBufSegments.write(response, cursor.segment(), cursor.valueOffset(), length);
-                return response;
-            } finally {
-                cursor.close();
-            }
-        }
-        if (put) {
-            long expiresAtMs = expiry(query, request.bodyLength());
-            MemorySegment value = ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength());
-            if (!engine.tryApply(key, clock.now(), expiresAtMs, value)) {
-                return null;
-            }
-            return RawResponses.empty(alloc, version, RawResponses.Status.CREATED,
-                    requestKeepAlive && !stopping.getAsBoolean());
-        }
-        if (!engine.tryApply(key, clock.now(), Entry.NO_EXPIRY, null)) {
-            return null;
-        }
-        return RawResponses.empty(alloc, version, RawResponses.Status.ACCEPTED,
-                requestKeepAlive && !stopping.getAsBoolean());
-    }
-
-    /**
-     * Stages a single node's PUT or DELETE, served on the event loop, in {@code batch} (its value stays
-     * in the request buffer), after the checks of {@link #serveInline}; the loop applies the batch after
-     * its pass ({@link InlineWrites}).
-     *
-     * @param request a PUT or a DELETE ({@link Router#stageInlineWrite} passes no other)
-     * @return the status to answer once the batch is applied, or {@code null} if the batch has no room
-     *         for it (nothing staged)
-     * @throws BadRequestException, PayloadTooLargeException as {@link #serveInline} (nothing staged)
-     */
-    RawResponses.Status stageWrite(Request request, QueryString query, io.ringbase.storage.WriteBatch batch)
-            throws BadRequestException, PayloadTooLargeException {
-        boolean put = request.method() == HttpMethod.PUT; // else a DELETE
-        byte[] key = singleNodeKey(query);
-        if (!put) {
-            if (!batch.fits(key.length, 0)) {
-                return null;
-            }
-            batch.add(key, clock.now(), Entry.NO_EXPIRY, null);
-            return RawResponses.Status.ACCEPTED;
-        }
-        long expiresAtMs = expiry(query, request.bodyLength());
-        if (!batch.fits(key.length, request.bodyLength())) {
-            return null;
-        }
-        batch.add(key, clock.now(), expiresAtMs,
-                ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()));
-        return RawResponses.Status.CREATED;
-    }
-
-    /** The key of a single node's point request, after checking its {@code ack} and {@code from}. */
-    private static byte[] singleNodeKey(QueryString query) throws BadRequestException {
-        byte[] key = requireKey(query, "id");
-        int from = query.integer("from", 1);
-        int ack = query.integer("ack", 1);
-        if (ack <= 0 || ack > from || from > 1) {
-            throw new BadRequestException("need 0 < ack <= from <= 1 (the cluster size), got ack=" + ack + " from=" + from);
-        }
-        return key;
-    }
-
-    /** The expiry of a PUT (Unix ms, or none) from its {@code ttl}; checks the body's size. */
-    private long expiry(QueryString query, int bodyLength) throws BadRequestException, PayloadTooLargeException {
-        if (bodyLength > maxBodyBytes) { // the decoder lets internal-size bodies through
-            throw new PayloadTooLargeException(maxBodyBytes);
-        }
-        String ttl = query.string("ttl");
-        return ttl == null ? Entry.NO_EXPIRY : Math.addExact(wallClockMs.getAsLong(), Ttl.parseMillis(ttl));
-    }
-
-    /**
-     * Serves one request.
-     *
-     * @param path  the path of the request target ({@code /v0/entity})
-     * @param query its decoded query string
-     * @param body the request body; read, not released
-     */
-    Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body)
-            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException,
-            QuorumException, IOException {
-        return handle(method, path, query, body, null);
-    }
-
-    /**
-     * Serves one request, a range in the format its {@code Accept} header asks for ({@link RangeFormat#of}).
-     *
-     * @param path   the path of the request target ({@code /v0/entity})
-     * @param query  its decoded query string
-     * @param body   the request body; read, not released
-     * @param accept the request's {@code Accept} header, or {@code null}
-     */
-    Outcome handle(HttpMethod method, String path, QueryString query, ByteBuf body, String accept)
-            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException,
-            QuorumException, IOException {
-        Route route = Route.of(path);
-        if (route == null) {
-            throw new BadRequestException("unknown path " + abbreviate(path));
-        }
-        boolean methodOk = switch (route) {
-            case ENTITY -> method.equals(HttpMethod.GET) || method.equals(HttpMethod.PUT)
-                    || method.equals(HttpMethod.DELETE);
-            case ENTITIES -> method.equals(HttpMethod.GET);
-        };
-        if (!methodOk) {
-            throw new MethodNotAllowedException(method.name(), route.allow);
-        }
-        if (route == Route.ENTITIES) {
-            return scan(query, RangeFormat.of(accept));
-        }
-        byte[] key = requireKey(query, "id");
-        Replication r = replication(query);
-        if (method.equals(HttpMethod.GET)) {
-            return get(key, r);
-        } else if (method.equals(HttpMethod.PUT)) {
-            return put(key, query, body, r);
-        } else {
-            if (coordinator != null) {
-                Entry tombstone = Entry.tombstone(key, clock.now());
-                return new Outcome.Pending(coordinator.write(tombstone, r.ack, r.from).thenApply(v -> DELETED));
-            }
-            engine.apply(key, clock.now(), Entry.NO_EXPIRY, null);
-            return DELETED;
-        }
-    }
-
-    /** The {@code ack} and {@code from} of a request. */
-    private record Replication(int ack, int from) {
-    }
-
-    /** Parses {@code ack} and {@code from}: defaults from = cluster size, ack = from / 2 + 1. */
-    private Replication replication(QueryString query) throws BadRequestException {
-        int from = query.integer("from", clusterSize);
-        int ack = query.integer("ack", Topology.quorum(from));
-        if (ack <= 0 || ack > from || from > clusterSize) {
-            throw new BadRequestException("need 0 < ack <= from <= " + clusterSize + " (the cluster size), got ack="
-                    + ack + " from=" + from);
-        }
-        return new Replication(ack, from);
-    }
-
-    private Outcome get(byte[] key, Replication r) throws IOException {
-        if (coordinator != null) {
-            return new Outcome.Pending(coordinator.read(key, r.ack, r.from).thenApply(this::found));
-        }
-        ReadCursor cursor = CURSOR.get();
-        try {
-            if (!engine.read(key, cursor) || !cursor.isLive(wallClockMs.getAsLong())) {
-                return MISSING;
-            }
-            int length = cursor.valueLength();
-            ByteBuf body = ByteBufAllocator.DEFAULT.directBuffer(length);
-            ByteBufSegments.write(body, cursor.segment(), cursor.valueOffset(), length);
-            return new Outcome.Value(body);
-        } finally {
-            cursor.close(); // unpins the memtable or table the value was copied from
-        }
-    }
-
-    /** One read cursor per thread (event loops and workers), reused by every GET. */
+    /** One read cursor per thread (I/O threads and workers), reused by every inline GET. */
     private static final FastThreadLocal<ReadCursor> CURSOR = new FastThreadLocal<>() {
         @Override
         protected ReadCursor initialValue() {
@@ -293,58 +56,214 @@ final class EntityApi {
     private static final Outcome WRITTEN = new Outcome.Written();
     private static final Outcome DELETED = new Outcome.Deleted();
 
-    private Outcome found(Entry e) {
-        if (e == null || !e.isLive(wallClockMs.getAsLong())) {
-            return MISSING;
-        }
-        return new Outcome.Value(Unpooled.wrappedBuffer(e.value()));
+    private final KeyValueService kv;
+    private final TimeSource time;
+    private final int maxBodyBytes;
+    private final Route points = new Points();
+    private final Route ranges = new Ranges();
+
+    /**
+     * @param kv           the node's key-value service
+     * @param time         the wall clock a {@code ttl} counts from
+     * @param maxBodyBytes the largest value a PUT may carry, bytes
+     */
+    EntityApi(KeyValueService kv, TimeSource time, int maxBodyBytes) {
+        this.kv = kv;
+        this.time = time;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
-    private Outcome put(byte[] key, QueryString query, ByteBuf body, Replication r)
-            throws BadRequestException, PayloadTooLargeException, IOException {
-        long expiresAtMs = expiry(query, body.readableBytes());
-        if (coordinator != null) {
-            byte[] value = ByteBufUtil.getBytes(body); // replicas and hints keep the array
-            Entry entry = new Entry(key, clock.now(), expiresAtMs, value);
-            return new Outcome.Pending(coordinator.write(entry, r.ack, r.from).thenApply(v -> WRITTEN));
-        }
-        // the value goes from the request buffer to the WAL and the memtable slab, with no copy in between
-        engine.apply(key, clock.now(), expiresAtMs, ByteBufSegments.readable(body));
-        return WRITTEN;
+    /** The route of {@link #ENTITY}. */
+    Route points() {
+        return points;
     }
 
-    private Outcome scan(QueryString query, RangeFormat format) throws BadRequestException, QuorumException, IOException {
-        byte[] start = requireKey(query, "start");
-        boolean local = booleanParam(query, "local");
-        byte[] end = query.bytes("end");
-        if (end != null) {
-            checkKeyLength("end", end);
-        }
-        if (end != null && Keys.compare(start, end) >= 0) {
-            return new Outcome.Range(LocalBatchSource.empty(), format); // not every engine accepts end < start
-        }
-        if (coordinator != null && !local) {
-            // Every key written with the default quorum is on any (n - quorum + 1) nodes.
-            int n = coordinator.topology().size();
-            int needed = n - Topology.quorum(n) + 1;
-            List<Replica> up = upReplicas(needed);
-            if (up.size() < needed) {
-                throw new QuorumException.Unavailable(needed, n, up.size());
+    /** The route of {@link #ENTITIES}. */
+    Route ranges() {
+        return ranges;
+    }
+
+    /** Whether point requests may be served inline ({@link #serveInline}, {@link #stage}). */
+    boolean servesInline() {
+        return kv.servesPointRequestsInline();
+    }
+
+    /**
+     * Serves a point request on the I/O thread, straight into a raw response: a GET copies the value once,
+     * from the memtable slab or the mapped SSTable into the response buffer; a PUT's value goes from the
+     * request buffer to the WAL and the memtable. Nothing here waits: a write the engine cannot take at
+     * once, or a read that would wait for the disk, is declined and the caller hands the request, with
+     * this same {@code query}, to a worker that runs {@link #points()}. Only when {@link #servesInline()}.
+     *
+     * @param query    the decoded query of the {@link #ENTITY} request
+     * @param stopping whether the server is stopping, asked when the response is made (a stopping server
+     *                 answers {@code connection: close})
+     * @return the complete response, owned by the caller, or {@code null}: declined, nothing was done
+     */
+    ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
+        HttpMethod method = request.method();
+        HttpVersion version = request.version();
+        byte[] key = pointKey(method, query);
+        if (method == HttpMethod.GET) {
+            ReadCursor cursor = CURSOR.get();
+            try {
+                KeyValueService.InlineRead found = kv.tryRead(key, cursor);
+                if (found == KeyValueService.InlineRead.WOULD_WAIT) {
+                    return null; // a table out of the page cache: a worker reads it
+                }
+                boolean keepAlive = request.keepAlive() && !stopping.getAsBoolean();
+                if (found == KeyValueService.InlineRead.MISSING) {
+                    return RawResponses.notFound(alloc, version, keepAlive);
+                }
+                int length = cursor.valueLength();
+                ByteBuf response = RawResponses.valueHead(alloc, version, keepAlive, length);
+                ByteBufSegments.write(response, cursor.segment(), cursor.valueOffset(), length);
+                return response;
+            } finally {
+                cursor.close();
             }
-            return new Outcome.Range(new ClusterScan(up, start, end, wallClockMs), format);
         }
-        return new Outcome.Range(new LocalBatchSource(engine.scan(start, end, true)), format);
+        boolean put = method == HttpMethod.PUT;
+        long expiresAtMs = put ? expiry(query, request.bodyLength()) : Entry.NO_EXPIRY;
+        MemorySegment value = put
+                ? ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()) : null;
+        if (!kv.tryWrite(key, expiresAtMs, value)) {
+            return null;
+        }
+        return RawResponses.empty(alloc, version, put ? RawResponses.Status.CREATED : RawResponses.Status.ACCEPTED,
+                request.keepAlive() && !stopping.getAsBoolean());
     }
 
-    /** The replicas up, probing believed-down ones first when fewer than {@code needed}; blocks (a worker). */
-    private List<Replica> upReplicas(int needed) throws IOException {
+    /**
+     * Stages a point PUT or DELETE served on the I/O thread in {@code batch} (its value stays in the
+     * request buffer), after the checks of {@link #serveInline}; the loop applies the batch after its pass
+     * ({@link InlineWrites}). Only when {@link #servesInline()}.
+     *
+     * @return the status to answer once the batch is applied, or {@code null} if nothing was staged (not a
+     *         write, or no room in the batch for it): serve it with {@link #serveInline}
+     * @throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException as {@link #serveInline}
+     *         (nothing staged)
+     */
+    RawResponses.Status stage(Request request, QueryString query, WriteBatch batch)
+            throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException {
+        HttpMethod method = request.method();
+        if (method != HttpMethod.PUT && method != HttpMethod.DELETE) {
+            return null;
+        }
+        byte[] key = pointKey(method, query);
+        if (method == HttpMethod.DELETE) {
+            if (!batch.fits(key.length, 0)) {
+                return null;
+            }
+            kv.stage(batch, key, Entry.NO_EXPIRY, null);
+            return RawResponses.Status.ACCEPTED;
+        }
+        long expiresAtMs = expiry(query, request.bodyLength());
+        if (!batch.fits(key.length, request.bodyLength())) {
+            return null;
+        }
+        kv.stage(batch, key, expiresAtMs,
+                ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()));
+        return RawResponses.Status.CREATED;
+    }
+
+    /** Applies staged writes as far as the service can without waiting ({@link KeyValueService#tryApplyStaged}). */
+    boolean tryApplyStaged(WriteBatch batch) throws IOException {
+        return kv.tryApplyStaged(batch);
+    }
+
+    /** The key of a point request, after checking its method and its {@code ack} and {@code from}. */
+    private byte[] pointKey(HttpMethod method, QueryString query)
+            throws BadRequestException, MethodNotAllowedException {
+        if (method != HttpMethod.GET && method != HttpMethod.PUT && method != HttpMethod.DELETE) {
+            throw new MethodNotAllowedException(method.name(), ENTITY_METHODS);
+        }
+        byte[] key = requireKey(query, "id");
+        quorum(query);
+        return key;
+    }
+
+    /** Parses {@code ack} and {@code from}: defaults from = replication factor, ack = from / 2 + 1. */
+    private Quorum quorum(QueryString query) throws BadRequestException {
+        int rf = kv.replicationFactor();
+        int from = query.integer("from", rf);
+        int ack = query.integer("ack", Quorum.majority(from));
+        if (ack <= 0 || ack > from || from > rf) {
+            throw new BadRequestException("need 0 < ack <= from <= " + rf + " (the cluster size), got ack=" + ack
+                    + " from=" + from);
+        }
+        return new Quorum(ack, from);
+    }
+
+    /** The expiry of a PUT (Unix ms, or none) from its {@code ttl}; checks the body's size. */
+    private long expiry(QueryString query, int bodyLength) throws BadRequestException, PayloadTooLargeException {
+        if (bodyLength > maxBodyBytes) { // the decoder lets internal-size bodies through
+            throw new PayloadTooLargeException(maxBodyBytes);
+        }
+        String ttl = query.string("ttl");
+        return ttl == null ? Entry.NO_EXPIRY : Math.addExact(time.currentTimeMillis(), Ttl.parseMillis(ttl));
+    }
+
+    /** {@link #ENTITY}: one key's GET, PUT or DELETE through the service's general path. */
+    private final class Points implements Route {
+        @Override
+        public boolean runsInline(Request request) {
+            return !kv.callsMayBlock(request.method() != HttpMethod.GET);
+        }
+
+        @Override
+        public Outcome handle(Request request, String path, QueryString query, boolean mayWait) throws Exception {
+            HttpMethod method = request.method();
+            byte[] key = pointKey(method, query);
+            Quorum quorum = quorum(query);
+            if (method == HttpMethod.GET) {
+                return outcome(kv.get(key, quorum), v -> v == null ? MISSING : new Outcome.Value(Unpooled.wrappedBuffer(v)));
+            }
+            if (method == HttpMethod.PUT) {
+                ByteBuf body = request.content();
+                long expiresAtMs = expiry(query, body.readableBytes());
+                return outcome(kv.put(key, ByteBufSegments.readable(body), expiresAtMs, quorum), v -> WRITTEN);
+            }
+            return outcome(kv.delete(key, quorum), v -> DELETED);
+        }
+    }
+
+    /** {@link #ENTITIES}: a range scan, streamed in the format the {@code Accept} header asks for. */
+    private final class Ranges implements Route {
+        @Override
+        public Outcome handle(Request request, String path, QueryString query, boolean mayWait) throws Exception {
+            HttpMethod method = request.method();
+            if (method != HttpMethod.GET) {
+                throw new MethodNotAllowedException(method.name(), "GET");
+            }
+            RangeFormat format = RangeFormat.of(request.header("accept"));
+            byte[] start = requireKey(query, "start");
+            boolean local = booleanParam(query, "local");
+            byte[] end = query.bytes("end");
+            if (end != null) {
+                checkKeyLength("end", end);
+            }
+            if (end != null && Keys.compare(start, end) >= 0) {
+                return new Outcome.Range(LocalBatchSource.empty(), format); // not every engine accepts end < start
+            }
+            return new Outcome.Range(kv.scan(start, end, local), format);
+        }
+    }
+
+    /**
+     * The outcome of a service call: at once if it has completed (a node alone completes on the calling
+     * thread; its failure is thrown as it was), else {@link Outcome.Pending}.
+     */
+    private static <T> Outcome outcome(CompletionStage<T> result, Function<T, Outcome> done) throws Exception {
+        CompletableFuture<T> f = result.toCompletableFuture();
+        if (!f.isDone()) {
+            return new Outcome.Pending(f.thenApply(done));
+        }
         try {
-            return coordinator.upReplicas(needed).get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while probing replicas");
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IOException("probing replicas failed", e.getCause());
+            return done.apply(f.get());
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
 

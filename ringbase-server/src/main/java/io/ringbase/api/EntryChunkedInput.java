@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.stream.ChunkedInput;
 import io.netty.util.concurrent.EventExecutor;
-import io.ringbase.cluster.scan.EntryBatchSource;
+import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import java.io.IOException;

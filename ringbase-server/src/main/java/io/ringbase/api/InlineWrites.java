@@ -8,12 +8,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The single-node PUTs and DELETEs one event loop serves in one pass over its connections, gathered
+ * The inline point PUTs and DELETEs one event loop serves in one pass over its connections, gathered
  * and written together: one WAL {@code write(2)} for all of them instead of one per request (about 12%
- * of a PUT's CPU time when each wrote its own; async-profiler, bench/RESULTS.md 2026-11-26). It is
+ * of a PUT's CPU time went to those writes when each request wrote its own, by async-profiler). It is
  * group commit as LevelDB's writer queue does it, with the event loop as the queue: a write is staged
  * here as its request is read; a task that the loop runs after its pass over the ready connections
- * applies the batch ({@link io.ringbase.storage.StorageEngine#tryApplyAll}) and only then are the
+ * applies the batch ({@link io.ringbase.kv.KeyValueService#tryApplyStaged}) and only then are the
  * responses written. So every acknowledged write is in the WAL, as before, and a write is visible to
  * reads only once it is in the WAL too: no read sees a write that a crash could still lose.
  *
@@ -32,7 +32,7 @@ final class InlineWrites {
     /** Most writes in one batch. */
     static final int CAPACITY = 256;
 
-    private final Router api;
+    private final EntityApi entities;
     private final EventExecutor loop;
     private final WriteBatch batch = new WriteBatch(CAPACITY);
     private final ConnectionHandler[] handlers = new ConnectionHandler[CAPACITY];
@@ -47,14 +47,14 @@ final class InlineWrites {
     /** Inside apply()'s answering loop: a full batch is then not applied from stage() (no nesting). */
     private boolean answering;
 
-    InlineWrites(Router api, EventExecutor loop) {
-        this.api = api;
+    InlineWrites(EntityApi entities, EventExecutor loop) {
+        this.entities = entities;
         this.loop = loop;
     }
 
     /**
-     * Stages {@code request}, a single node's PUT or DELETE, for {@code handler}, which answers it
-     * when the batch is applied ({@link ConnectionHandler#answerStaged}, {@code failStaged} or
+     * Stages {@code request}, a point PUT or DELETE served inline ({@code query} its decoded query), for
+     * {@code handler}, which answers it when the batch is applied ({@link ConnectionHandler#answerStaged}, {@code failStaged} or
      * {@code declineStaged}).
      *
      * @return whether it was staged; if not (not a write, or no room left in the batch for its value)
@@ -62,12 +62,12 @@ final class InlineWrites {
      * @throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException for a bad request
      *         (nothing staged)
      */
-    boolean stage(ConnectionHandler handler, Request request)
+    boolean stage(ConnectionHandler handler, Request request, QueryString query)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException {
         if (batch.size() == CAPACITY && !answering) {
             apply(); // full: write what is there first
         }
-        RawResponses.Status status = api.stageInlineWrite(request, batch);
+        RawResponses.Status status = entities.stage(request, query, batch);
         if (status == null) {
             return false;
         }
@@ -95,7 +95,7 @@ final class InlineWrites {
         }
         Throwable failure = null;
         try {
-            api.applyInlineWrites(batch);
+            entities.tryApplyStaged(batch);
         } catch (Throwable t) {
             failure = t;
         }

@@ -1,15 +1,15 @@
 package io.ringbase.api;
 
-import io.ringbase.cluster.replication.EntryPage;
-import io.ringbase.cluster.scan.EntryBatchSource;
-import io.ringbase.storage.Entry;
+import io.ringbase.kv.EntryBatchSource;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
- * What a successful API call produced. Outcomes carry no status codes: {@link Responses} alone turns
- * them (and failures) into HTTP responses.
+ * What a successful API call produced. Outcomes of the public API carry no status codes: {@link Responses}
+ * alone turns them (and failures) into HTTP responses. The one exception is {@link Reply}, made by a route
+ * whose protocol chooses its own codes (the node-to-node API).
  */
-sealed interface Outcome {
+public sealed interface Outcome {
 
     /** A live value was found; {@code body} holds it, and the response takes ownership of it. */
     record Value(io.netty.buffer.ByteBuf body) implements Outcome {
@@ -41,19 +41,14 @@ sealed interface Outcome {
     record Pending(CompletionStage<Outcome> result) implements Outcome {
     }
 
-    /** Internal API: this replica's newest entry for a key (tombstones included), or {@code null}. */
-    record Stored(Entry entry) implements Outcome {
+    /**
+     * A response a route's own protocol made: status, content type, body and extra header fields. The
+     * node-to-node API answers with these; its codes are chosen by that protocol, not by {@link Responses}.
+     */
+    record Reply(int status, String contentType, byte[] body, Map<String, String> headers) implements Outcome {
     }
 
-    /** Internal API: a replica write was applied; the version the replica now holds for the key. */
-    record Applied(long storedVersion) implements Outcome {
-    }
-
-    /** Internal API: one page of a replica scan. */
-    record Page(EntryPage page) implements Outcome {
-    }
-
-    /** A binary or JSON answer for internal and admin paths ({@code 200}). */
+    /** A binary or JSON answer for admin and report paths ({@code 200}). */
     record Body(byte[] bytes, String contentType) implements Outcome {
     }
 

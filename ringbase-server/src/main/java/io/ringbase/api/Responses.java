@@ -12,13 +12,11 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
-import io.ringbase.cluster.rpc.InternalProtocol;
-import io.ringbase.cluster.replication.QuorumException;
+import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.InsufficientSpaceException;
 import io.ringbase.storage.StorageFaultException;
 import io.ringbase.storage.StoreBusyException;
 import io.ringbase.storage.io.DiskFault;
-import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -47,11 +45,11 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link StorageFaultException}: EIO, EMFILE, other disk errors</td><td>503 with {@code Retry-After: 1}, the cause as the body</td></tr>
  * <tr><td>{@link QuorumException} (too few replicas up, or answers)</td><td>504</td></tr>
  * <tr><td>{@link ForbiddenException} (internal or admin request without a valid HMAC)</td><td>403</td></tr>
- * <tr><td>{@link Outcome.Stored}, {@link Outcome.Page}, {@link Outcome.Body}</td><td>200 (internal API; a missing entry 404)</td></tr>
+ * <tr><td>{@link Outcome.Body}</td><td>200 (admin and report paths)</td></tr>
+ * <tr><td>{@link Outcome.Reply}</td><td>the status its protocol chose (the node-to-node API)</td></tr>
  * <tr><td>{@link Outcome.Started}</td><td>202</td></tr>
  * <tr><td>{@link Outcome.Probe}</td><td>200 if ok, else 503 (health and readiness checks)</td></tr>
  * <tr><td>{@link NotFoundException} (a known path whose function is off on this node)</td><td>404</td></tr>
- * <tr><td>{@link Outcome.Applied}</td><td>201 with the stored version (internal API)</td></tr>
  * <tr><td>other {@link IOException} or unexpected exception</td><td>500 (logged)</td></tr>
  * </table>
  *
@@ -82,20 +80,12 @@ final class Responses {
             case Outcome.Range r -> throw new IllegalArgumentException("a range is streamed; use rangeHead");
             case Outcome.Pending p -> throw new IllegalArgumentException("a pending outcome is answered when it completes");
             case Outcome.Blocked b -> throw new IllegalArgumentException("a blocked request is run again, not answered");
-            case Outcome.Stored s when s.entry() == null -> text(version, HttpResponseStatus.NOT_FOUND, "no such key");
-            case Outcome.Stored s -> binary(version, InternalProtocol.encode(List.of(s.entry())));
-            case Outcome.Applied a -> {
-                FullHttpResponse r = full(version, HttpResponseStatus.CREATED,
-                        Unpooled.copiedBuffer(Long.toString(a.storedVersion()), StandardCharsets.US_ASCII));
-                r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN);
-                yield r;
-            }
-            case Outcome.Page p -> {
-                FullHttpResponse r = binary(version, InternalProtocol.encode(p.page().entries()));
-                if (p.page().hasMore()) {
-                    r.headers().set(InternalProtocol.NEXT, InternalProtocol.hex(p.page().next()));
-                }
-                yield r;
+            case Outcome.Reply r -> {
+                FullHttpResponse out = full(version, HttpResponseStatus.valueOf(r.status()),
+                        Unpooled.wrappedBuffer(r.body()));
+                out.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+                r.headers().forEach(out.headers()::set);
+                yield out;
             }
             case Outcome.Body b -> {
                 FullHttpResponse r = full(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(b.bytes()));
@@ -189,12 +179,6 @@ final class Responses {
     private static FullHttpResponse retryLater(HttpVersion version, String reason) {
         FullHttpResponse r = text(version, HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
         r.headers().setInt(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
-        return r;
-    }
-
-    private static FullHttpResponse binary(HttpVersion version, byte[] body) {
-        FullHttpResponse r = full(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
         return r;
     }
 

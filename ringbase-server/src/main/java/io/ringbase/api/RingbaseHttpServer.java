@@ -12,21 +12,17 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
 import io.ringbase.api.wire.Request;
+import io.ringbase.storage.Entry;
 import io.ringbase.logging.LogThrottle;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.api.wire.RequestDecoder;
 import io.ringbase.api.wire.ResponseEncoder;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.ringbase.clock.HybridLogicalClock;
-import io.ringbase.storage.Entry;
-import io.ringbase.storage.EntryFormat;
-import io.ringbase.storage.StorageEngine;
 import io.ringbase.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.LongSupplier;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -38,13 +34,16 @@ import org.slf4j.LoggerFactory;
  * transport when available, NIO otherwise.
  *
  * <p>Threading: {@link HttpServerConfig#ioThreads()} event loops accept connections, parse HTTP and
- * write responses; requests run against the engine on a bounded pool of
- * {@link HttpServerConfig#workerThreads()} threads with a queue of {@link HttpServerConfig#queueCapacity()};
- * when the queue is full a request is answered with 503 at once. Point requests that will not block
- * ({@link HttpServerConfig#inlinePointRequests()}) run on the event loop itself. Range responses are pulled from the
- * engine's iterator on the event loop, one entry at a time, only as fast as the client reads.
+ * write responses; each request goes to the {@link Route} its {@link HttpApi}'s table names, on a bounded
+ * pool of {@link HttpServerConfig#workerThreads()} threads with a queue of
+ * {@link HttpServerConfig#queueCapacity()}; when the queue is full a request is answered with 503 at once.
+ * Requests that will not block ({@link HttpServerConfig#inlinePointRequests()}, {@link Route#runsInline}) run
+ * on the event loop itself. Range responses are read from the engine on the workers, about 64 KiB of
+ * entries per refill ({@link EntryChunkedInput}); the event loop only writes chunks already read, and only
+ * while the channel is writable, so a slow client holds neither a worker nor more than about one batch of
+ * memory.
  *
- * <p>Lifecycle: {@link #start()} once, then {@link #close()}. The server does not own the engine and
+ * <p>Lifecycle: {@link #start()} once, then {@link #close()}. The server does not own what it serves and
  * never closes it.
  */
 public final class RingbaseHttpServer implements AutoCloseable {
@@ -74,52 +73,32 @@ public final class RingbaseHttpServer implements AutoCloseable {
     private boolean closed;
 
     /**
-     * @param config the bind address and limits
-     * @param engine the store to serve; the caller keeps ownership (this server never closes it)
-     * @param clock  issues the version of every write
+     * A server on event loops of its own ({@link HttpServerConfig#ioThreads()}).
+     *
+     * @param config    the bind address and limits
+     * @param api       what it serves
+     * @param metrics   where requests are counted, or {@code null} to count nothing (metrics off)
+     * @param accessLog whether every request is logged (method, target, status, microseconds) on the logger
+     *                  {@value ConnectionHandler#ACCESS_LOGGER} at INFO
      */
-    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock) {
-        this(config, engine, clock, null, null);
+    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, RequestMetrics metrics, boolean accessLog) {
+        this(config, api, metrics, accessLog, null);
     }
 
     /**
-     * A node of a cluster.
-     *
-     * @param cluster     the coordinator, signer and repair service, or {@code null} for a single node
-     * @param sharedGroup the event loops to serve on (shared with the replica client, see
-     *                    {@link io.ringbase.transport}); the caller shuts them down after {@link #close()}.
-     *                    {@code null}: the server makes its own {@link HttpServerConfig#ioThreads()} loops.
+     * A server on {@code sharedGroup}'s event loops (shared with the replica client, see
+     * {@link io.ringbase.transport}), which the caller shuts down after {@link #close()}; {@code null}: the
+     * server makes its own {@link HttpServerConfig#ioThreads()} loops.
      */
-    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
-                              ClusterContext cluster, EventLoopGroup sharedGroup) {
-        this(config, engine, clock, cluster, sharedGroup, Operations.countingOnly());
-    }
-
-    /**
-     * A node with metrics, reports and admin endpoints.
-     *
-     * @param ops request counting, reports and admin control, each optional
-     */
-    public RingbaseHttpServer(HttpServerConfig config, StorageEngine engine, HybridLogicalClock clock,
-                              ClusterContext cluster, EventLoopGroup sharedGroup, Operations ops) {
+    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, RequestMetrics metrics, boolean accessLog,
+                              EventLoopGroup sharedGroup) {
         this.config = Objects.requireNonNull(config, "config");
         this.sharedGroup = sharedGroup;
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
                 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.queueCapacity()),
                 new DefaultThreadFactory("ringbase-http-worker", true), new ThreadPoolExecutor.AbortPolicy());
-        Objects.requireNonNull(engine, "engine");
-        Objects.requireNonNull(clock, "clock");
-        LongSupplier wallClockMs = System::currentTimeMillis;
-        EntityApi entities = new EntityApi(engine, clock, wallClockMs, cluster == null ? null : cluster.coordinator(),
-                config.maxBodyBytes());
-        InternalApi internal = cluster == null ? new InternalApi(engine, clock, null, wallClockMs, null, null)
-                : new InternalApi(engine, clock, cluster.signer(), wallClockMs, cluster.coordinator().topology(),
-                        cluster.repairSource());
-        AdminApi admin = new AdminApi(cluster == null ? null : cluster.repair(), ops.admin(), ops.adminSigner(),
-                wallClockMs);
-        OpsApi opsApi = new OpsApi(engine, cluster == null ? null : cluster.coordinator(), ops.reports());
-        this.shared = new Shared(new Router(entities, internal, admin, opsApi, engine), workers, config.maxBodyBytes(),
-                config.inlinePointRequests(), ops.requests(), ops.accessLog(), config.scanIdleTimeoutMs());
+        this.shared = new Shared(Objects.requireNonNull(api, "api"), workers, config.maxBodyBytes(),
+                config.inlinePointRequests(), metrics, accessLog, config.scanIdleTimeoutMs());
     }
 
     /**
@@ -174,14 +153,14 @@ public final class RingbaseHttpServer implements AutoCloseable {
     void addConnectionHandlers(ChannelPipeline pipeline) {
         pipeline.addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
                 .addLast("decoder", new RequestDecoder(MAX_INITIAL_LINE_LENGTH, MAX_HEADER_BYTES,
-                        aggregateLimit(config.maxBodyBytes()), BARE_HEADER_PATHS, config.requestTimeoutMs()))
+                        aggregateLimit(config.maxBodyBytes(), shared.api().bodyOverheadBytes()), BARE_HEADER_PATHS, config.requestTimeoutMs()))
                 .addLast("encoder", new ResponseEncoder())
                 .addLast("chunked", new ChunkedWriteHandler())
                 .addLast("api", new ConnectionHandler(shared));
     }
 
     /** The paths whose requests need no header fields kept (see {@link RequestDecoder}). */
-    private static final List<String> BARE_HEADER_PATHS = List.of(EntityApi.Route.ENTITY.path);
+    private static final List<String> BARE_HEADER_PATHS = List.of(EntityApi.ENTITY);
 
     /**
      * Counts {@code ch} against {@link HttpServerConfig#maxConnections()}: false, having closed it, if
@@ -205,6 +184,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
     /** Connections open now (for tests and metrics). */
     public int openConnections() {
         return open.get();
+    }
+
+    /** The largest request body the decoder reads, bytes ({@link #aggregateLimit}). */
+    int bodyLimit() {
+        return aggregateLimit(config.maxBodyBytes(), shared.api().bodyOverheadBytes());
     }
 
     /** Requests taken up whose response is not yet written or failed (for tests); 0 when idle. */
@@ -252,17 +236,12 @@ public final class RingbaseHttpServer implements AutoCloseable {
     }
 
     /**
-     * The aggregator's limit: the value limit plus room for an internal replica write of the largest
-     * value (its key and entry header travel in the body too). Public PUTs are held to
-     * {@code maxBodyBytes} itself by {@link EntityApi}.
+     * The decoder's body limit: the value limit plus the room an added route's requests carry beside a value
+     * ({@link HttpApi#bodyOverheadBytes()}: the node-to-node API's replica write has its key and entry header
+     * in the body too). Public PUTs are held to {@code maxBodyBytes} itself by {@link EntityApi}.
      */
-    static int aggregateLimit(int maxBodyBytes) {
-        return (int) Math.min(Integer.MAX_VALUE, (long) maxBodyBytes + Entry.MAX_KEY_BYTES + EntryFormat.HEADER_SIZE);
-    }
-
-    /** Request counters with this server's endpoint labels ({@code entity}, {@code internal_batch}, ...). */
-    public static RequestMetrics newRequestMetrics() {
-        return new RequestMetrics(Endpoints.NAMES, Endpoints.CLIENT);
+    static int aggregateLimit(int maxBodyBytes, int overheadBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, (long) maxBodyBytes + overheadBytes);
     }
 
     private static long remainingNanos(long deadline) {
@@ -271,7 +250,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
     /** State shared by all connections of one server. */
     static final class Shared {
-        private final Router api;
+        private final HttpApi api;
         private final ThreadPoolExecutor workers;
         private final int maxBodyBytes;
         private final boolean inlinePointRequests;
@@ -283,7 +262,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
         volatile boolean stopping;
         private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
 
-        Shared(Router api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
+        Shared(HttpApi api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
                RequestMetrics metrics, boolean accessLog, long scanIdleTimeoutMs) {
             this.api = api;
             this.scanIdleTimeoutMs = scanIdleTimeoutMs;
@@ -294,12 +273,12 @@ public final class RingbaseHttpServer implements AutoCloseable {
             this.inlinePointRequests = inlinePointRequests;
         }
 
-        /** Whether {@code request} is served on the event loop that read it ({@link Router#runsInline}). */
-        boolean runsInline(Request request) {
-            return inlinePointRequests && api.runsInline(request);
+        /** Whether {@code route}'s {@code request} is served on the event loop that read it ({@link Route#runsInline}). */
+        boolean runsInline(Route route, Request request) {
+            return inlinePointRequests && route.runsInline(request);
         }
 
-        Router api() {
+        HttpApi api() {
             return api;
         }
 
@@ -310,7 +289,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
         InlineWrites inlineWrites(io.netty.util.concurrent.EventExecutor loop) {
             InlineWrites writes = inlineWrites.get();
             if (writes == null) {
-                writes = new InlineWrites(api, loop);
+                writes = new InlineWrites(api.entities(), loop);
                 inlineWrites.set(writes);
             }
             return writes;

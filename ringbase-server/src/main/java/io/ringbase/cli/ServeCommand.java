@@ -1,6 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.clock.ClockOptions;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.replication.SpeculativeRetry;
@@ -298,7 +299,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
             return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock, metrics,
-                    accessLog, EngineKind.parse(engine), SpeculativeRetry.parse(speculativeRetry));
+                    accessLog, EngineKind.parse(engine), SpeculativeRetry.parse(speculativeRetry), TimeSource.SYSTEM);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

@@ -1,74 +1,55 @@
 package io.ringbase.node;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.netty.channel.EventLoopGroup;
+import io.ringbase.api.HttpApi;
+import io.ringbase.api.HttpServerConfig;
+import io.ringbase.api.RingbaseHttpServer;
+import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
-import io.ringbase.cluster.NodeId;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.rpc.RemoteRepairPeer;
-import io.ringbase.cluster.rpc.PeerCallStats;
-import io.ringbase.cluster.rpc.RemoteReplica;
-import io.ringbase.cluster.rpc.ReplicaClient;
-import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
-import io.ringbase.cluster.repair.RepairOptions;
-import io.ringbase.cluster.repair.RepairPeer;
-import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.Coordinator;
-import io.ringbase.cluster.replication.Liveness;
-import io.ringbase.cluster.replication.LocalReplica;
-import io.ringbase.cluster.replication.Replica;
-import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.cluster.replication.SpeculativeRetry;
-import io.ringbase.api.ClusterContext;
-import io.ringbase.api.HttpServerConfig;
-import io.ringbase.api.AdminControl;
-import io.ringbase.api.NodeReports;
-import io.ringbase.api.Operations;
 import io.ringbase.observe.NodeMetrics;
-import io.ringbase.observe.RequestMetrics;
 import io.ringbase.observe.NodeStatus;
+import io.ringbase.observe.RequestMetrics;
 import io.ringbase.observe.StatusPage;
-import io.ringbase.api.RepairControl;
-import io.ringbase.api.RingbaseHttpServer;
 import io.ringbase.storage.EngineKind;
-import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running node: engine, cluster services and HTTP API, started by {@link #start} and stopped by
- * {@link #close} (stop accepting, finish in-flight requests, stop cluster services, flush, close files).
+ * One running node: engine, membership services and HTTP API, started by {@link #start} and stopped by
+ * {@link #close} (stop accepting, finish in-flight requests, stop the cluster services, flush, close files).
+ *
+ * <p>Assembly: every part is registered with the node's {@link Resources} as it opens, so a start that
+ * fails half way releases what it had opened, and {@link #close} closes the parts in the reverse order.
+ * Whether the node is alone is decided once, here ({@link Topology#size()} of 1): a node alone gets
+ * {@link StandaloneServices}, a member of a larger cluster {@link ClusterServices}; the HTTP API, the
+ * node-to-node API, metrics and status are built the same way on either.
  */
 public final class Node implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Node.class);
-
-    /** Threads of a coordinator's local reads that wait for the disk (its event loops hand them over). */
-    private static final int LOCAL_READ_THREADS = 4;
 
     /**
      * Everything a node needs, validated by its parts' constructors.
      *
      * @param http             bind address and limits of the HTTP API
      * @param storage          engine options (data directory, WAL policy, memtable size, tombstone grace)
-     * @param topology         the cluster (a single node when it has one member)
+     * @param topology         the cluster (a node alone when it has one member)
      * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
-     * @param clusterSecret    the shared HMAC key of internal requests, or {@code null} for none
+     * @param clusterSecret    the shared HMAC key of internal and admin requests, or {@code null} for none
      * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
      * @param clock            the clock bound ({@code --max-clock-offset}) and a test-only skew
      * @param metrics          whether requests are counted and {@code /metrics} served (default true)
@@ -76,31 +57,28 @@ public final class Node implements AutoCloseable {
      * @param engine           the storage engine ({@code --engine}; default {@link EngineKind#LSM})
      * @param speculativeRetry how a coordinator spreads reads over replicas ({@code --speculative-retry};
      *                         default {@link SpeculativeRetry#DEFAULT})
+     * @param time             the wall clock of TTLs, hints, signatures and status (default
+     *                         {@link TimeSource#SYSTEM}; tests move their own)
      */
     public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                          byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics,
-                         boolean accessLog, EngineKind engine, SpeculativeRetry speculativeRetry) {
+                         boolean accessLog, EngineKind engine, SpeculativeRetry speculativeRetry, TimeSource time) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
             }
-            java.util.Objects.requireNonNull(clock, "clock");
-            java.util.Objects.requireNonNull(engine, "engine");
-            java.util.Objects.requireNonNull(speculativeRetry, "speculativeRetry");
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(engine, "engine");
+            Objects.requireNonNull(speculativeRetry, "speculativeRetry");
+            Objects.requireNonNull(time, "time");
         }
 
-        /** A config with the default speculative retry. */
+        /** A config with the default speculative retry and the system clock. */
         public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                       byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics, boolean accessLog,
                       EngineKind engine) {
             this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog, engine,
-                    SpeculativeRetry.DEFAULT);
-        }
-
-        /** This config with another speculative retry policy. */
-        public Config withSpeculativeRetry(SpeculativeRetry retry) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
-                    engine, retry);
+                    SpeculativeRetry.DEFAULT, TimeSource.SYSTEM);
         }
 
         /** A config on our own engine ({@link EngineKind#LSM}). */
@@ -110,290 +88,118 @@ public final class Node implements AutoCloseable {
                     EngineKind.LSM);
         }
 
-        /** This config with another storage engine. */
-        public Config withEngine(EngineKind kind) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
-                    kind, speculativeRetry);
-        }
-
         /** A config with the default clock options ({@link ClockOptions#defaults()}), metrics on and no access log. */
         public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
                       byte[] clusterSecret, HintOptions hints) {
             this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, ClockOptions.defaults(), true, false);
         }
 
+        /** This config with another speculative retry policy. */
+        public Config withSpeculativeRetry(SpeculativeRetry retry) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
+                    engine, retry, time);
+        }
+
+        /** This config with another storage engine. */
+        public Config withEngine(EngineKind kind) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
+                    kind, speculativeRetry, time);
+        }
+
         /** This config with other clock options. */
-        public Config withClock(ClockOptions clock) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog, engine,
-                    speculativeRetry);
+        public Config withClock(ClockOptions options) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, options, metrics,
+                    accessLog, engine, speculativeRetry, time);
         }
 
         /** This config with metrics on or off. */
         public Config withMetrics(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog, engine,
-                    speculativeRetry);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog,
+                    engine, speculativeRetry, time);
         }
 
         /** This config with the access log on or off. */
         public Config withAccessLog(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on, engine,
-                    speculativeRetry);
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on,
+                    engine, speculativeRetry, time);
+        }
+
+        /** This config with another wall clock (tests). */
+        public Config withTime(TimeSource source) {
+            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics,
+                    accessLog, engine, speculativeRetry, source);
         }
     }
 
     private final Config config;
+    private final Resources resources;
     private final ManagedEngine engine;
-    private final HybridLogicalClock clock;
-    private final RingbaseHttpServer server;
-    private final ReplicaClient client;
-    private final EventLoopGroup ioGroup;
-    private final ScheduledExecutorService scheduler;
-    private final ThreadPoolExecutor background;
-    private final ThreadPoolExecutor localScans;
-    private final ThreadPoolExecutor localWrites;
-    private final ThreadPoolExecutor localReads;
-    private final Coordinator coordinator;
-    private final HintedHandoff hints;
-    private final AntiEntropyRepair repair;
-    private final RequestMetrics requests;
-    private final NodeMetrics metrics;
-    private final NodeStatus status;
-    private final StatusPage page;
-    private int port;
+    private final NodeServices services;
+    private final int port;
 
-    private Node(Config config) throws IOException {
+    private Node(Config config, Resources resources) throws IOException {
         this.config = config;
+        this.resources = resources;
+        TimeSource time = config.time();
         Topology topology = config.topology();
-        this.clock = config.clock().newClock(topology.self().index());
+        HybridLogicalClock clock = config.clock().newClock(topology.self().index());
         if (config.clock().testOffsetMs() != 0) {
             log.warn("this node's clock is skewed by {} ms for a test (--test-clock-offset-ms)",
                     config.clock().testOffsetMs());
         }
-        this.engine = Engines.open(config.engine(), config.storage());
+        engine = resources.add(Engines.open(config.engine(), config.storage()));
         long newestStored = engine.maxVersion();
         if (newestStored != Long.MIN_VALUE) { // MIN_VALUE: nothing stored
             clock.observeStored(newestStored);
         }
-        if (topology.size() == 1) {
-            client = null;
-            ioGroup = null;
-            scheduler = null;
-            background = null;
-            localScans = null;
-            localWrites = null;
-            localReads = null;
-            coordinator = null;
-            hints = null;
-            repair = null;
-            requests = config.metrics() ? RingbaseHttpServer.newRequestMetrics() : null;
-            metrics = config.metrics() ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, null) : null;
-            status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, null);
-            page = new StatusPage(status, List.of());
-            server = new RingbaseHttpServer(config.http(), engine, clock, null, null, operations(config));
-            return;
-        }
-        RequestSigner signer = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
+        RequestSigner signer = RequestSigner.of(config.clusterSecret());
         // One set of event loops for the HTTP server and the replica client: a request coordinated on a
         // loop sends its replica calls and reads their answers on that same loop (see io.ringbase.transport)
-        ioGroup = Transport.newEventLoopGroup(config.http().ioThreads(), RingbaseHttpServer.IO_THREAD_NAME);
-        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer, ioGroup);
-        localScans = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(256),
-                r -> daemon(r, "ringbase-local-scan"), new ThreadPoolExecutor.AbortPolicy());
-        // a coordinator's local write that would wait (a flush behind) runs here, off the event loop
-        localWrites = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1024),
-                r -> daemon(r, "ringbase-local-write"), new ThreadPoolExecutor.AbortPolicy());
-        // a coordinator's local read that would wait for the disk (a table out of the page cache) runs
-        // here: several threads, so that reads from the device overlap
-        localReads = new ThreadPoolExecutor(LOCAL_READ_THREADS, LOCAL_READ_THREADS, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(1024), r -> daemon(r, "ringbase-local-read"),
-                new ThreadPoolExecutor.AbortPolicy());
-        List<Replica> replicas = new ArrayList<>();
-        for (NodeId n : topology.nodes()) {
-            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans, localWrites, localReads)
-                    : new RemoteReplica(n, client));
-        }
-        Liveness liveness = new Liveness(topology.size());
-        background = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(4096),
-                r -> daemon(r, "ringbase-read-repair"), new ThreadPoolExecutor.AbortPolicy());
-        hints = HintedHandoff.open(config.storage().dataDir().resolve("hints"), topology,
-                n -> replicas.get(n.index()), config.hints(), config.storage().walSync());
-        hints.start();
-        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background,
-                config.speculativeRetry(), new SpeculationTimers(ioGroup));
-        scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ringbase-liveness"));
-        scheduler.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self()),
-                Liveness.PROBE_INTERVAL_MS,
-                Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
-        RepairSource repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
-        List<RepairPeer> peers = new ArrayList<>();
-        RepairOptions repairOptions = RepairOptions.defaults();
-        for (Replica r : replicas) {
-            if (r instanceof RemoteReplica remote) {
-                peers.add(new RemoteRepairPeer(remote, repairOptions.callTimeoutMs()));
-            }
-        }
-        repair = new AntiEntropyRepair(repairSource, engine, clock, peers, repairOptions,
-                System::currentTimeMillis);
-        RepairControl control = new RepairControl() {
-            @Override
-            public boolean start() {
-                return repair.start();
-            }
-
-            @Override
-            public String statusJson() {
-                return repair.toJson();
-            }
-        };
-        requests = config.metrics() ? RingbaseHttpServer.newRequestMetrics() : null;
-        ClusterFigures figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
-        metrics = config.metrics() ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, figures) : null;
-        status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, figures);
-        List<String> others = new ArrayList<>();
-        for (NodeId n : topology.nodes()) {
-            if (!n.equals(topology.self())) {
-                others.add(n.toString());
-            }
-        }
-        page = new StatusPage(status, others);
-        server = new RingbaseHttpServer(config.http(), engine, clock,
-                new ClusterContext(coordinator, signer, control, repairSource), ioGroup, operations(config));
-    }
-
-    private static String dataDirName(Config config) {
-        return config.storage().dataDir().toAbsolutePath().normalize().toString();
-    }
-
-    /** Metrics, reports and admin control for the HTTP API; admin requests are signed when there is a secret. */
-    private Operations operations(Config config) {
-        RequestSigner adminSigner = config.clusterSecret() == null ? null : new RequestSigner(config.clusterSecret());
-        return new Operations(requests, reports(), new Admin(), adminSigner, config.accessLog());
-    }
-
-    /** Flush, compaction and snapshots of this node's engine for {@code /v0/admin/}. */
-    private final class Admin implements AdminControl {
-        @Override
-        public String flush() throws IOException {
-            engine.flush();
-            return "{\"flushed\":true,\"sstables\":" + engine.tableCount() + "}";
-        }
-
-        @Override
-        public String compact() throws IOException {
-            int merged = engine.compactAll();
-            return "{\"merged\":" + merged + ",\"sstables\":" + engine.tableCount() + "}";
-        }
-
-        @Override
-        public String snapshot(String name) throws IOException {
-            LsmEngine.Snapshot snap;
-            try {
-                snap = engine.snapshot(name);
-            } catch (java.nio.file.FileAlreadyExistsException e) {
-                throw new IllegalArgumentException("snapshot '" + name + "' already exists: " + e.getFile());
-            }
-            log.info("snapshot {}: {} SSTables, {} bytes in {}", name, snap.sstables(), snap.bytes(), snap.dir());
-            return JsonNodeFactory.instance.objectNode()
-                    .put("name", name)
-                    .put("dir", snap.dir().toAbsolutePath().normalize().toString())
-                    .put("sstables", snap.sstables())
-                    .put("bytes", snap.bytes())
-                    .toString();
-        }
-    }
-
-    /** What the HTTP API serves about this node: metrics (unless off), status, the status page. */
-    private NodeReports reports() {
-        return new NodeReports() {
-            @Override
-            public byte[] metrics() {
-                return metrics == null ? null : metrics.scrape();
-            }
-
-            @Override
-            public String metricsContentType() {
-                return NodeMetrics.CONTENT_TYPE;
-            }
-
-            @Override
-            public String statusJson() {
-                return status.json();
-            }
-
-            @Override
-            public String statusPage() {
-                return page.render();
-            }
-        };
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
-    }
-
-    /** A peer that answered nothing for this long is probed even while believed up (ms). */
-    static final long IDLE_PROBE_AFTER_MS = 1_000;
-
-    /**
-     * Pings every node marked down or unwritable, and every node believed up that has not answered any
-     * call for {@link #IDLE_PROBE_AFTER_MS}: an answer marks it up (and writable or not, as its ping
-     * says: {@link Replica#ping()}), an unreachable one down. So the failure
-     * detector (and {@code /ready}, the status page) notices a dead peer without client traffic.
-     */
-    private static void probePeers(List<Replica> replicas, Liveness liveness, PeerCallStats stats, NodeId self) {
-        long now = System.currentTimeMillis();
-        for (Replica r : replicas) {
-            if (r.node().equals(self)) {
-                continue;
-            }
-            boolean up = liveness.isUp(r.node());
-            if (up && liveness.unwritableReason(r.node()) == null
-                    && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
-                continue;
-            }
-            r.ping().whenComplete((unwritable, failure) -> {
-                if (failure == null) {
-                    if (!liveness.isUp(r.node())) {
-                        log.info("node {} answers again", r.node());
-                    }
-                    liveness.markUp(r.node());
-                    if (liveness.markWritable(r.node(), unwritable)) {
-                        Coordinator.logWritability(r.node(), unwritable);
-                    }
-                } else if (up && unwrap(failure) instanceof ReplicaException.Unreachable) {
-                    log.warn("node {} is unreachable", r.node());
-                    liveness.markDown(r.node(), System.currentTimeMillis());
-                }
-            });
-        }
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
-    }
-
-    /**
-     * Opens the engine and starts serving.
-     *
-     * @throws IOException if the engine cannot be opened (damaged files: {@link io.ringbase.storage.CorruptionException};
-     *         a locked directory: {@link io.ringbase.storage.manifest.DirectoryLockedException})
-     * @throws ListenException if the HTTP port cannot be bound (in use), after closing what was opened
-     */
-    public static Node start(Config config) throws IOException {
-        Node node = new Node(config);
+        EventLoopGroup ioGroup = resources.add(
+                Transport.newEventLoopGroup(config.http().ioThreads(), RingbaseHttpServer.IO_THREAD_NAME),
+                g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS));
+        services = topology.size() == 1 ? new StandaloneServices(topology, engine, clock, time)
+                : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources);
+        HttpApi.Builder api = NodeRoutes.api(services.kv(), engine, clock, time, signer, topology,
+                services.repairSource(), config.http().maxBodyBytes());
+        RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
+        NodeStatus status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests,
+                services.figures(), time);
+        NodeMetrics metrics = config.metrics()
+                ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time) : null;
+        api.reports(new Reports(metrics, status, new StatusPage(status, services.peerUrls(), time)))
+                .admin(new EngineAdmin(engine))
+                .repair(services.repairControl())
+                .signer(signer);
+        RingbaseHttpServer server = resources.add(
+                new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup));
         try {
-            node.port = node.server.start();
-        } catch (Exception e) { // Netty rethrows the bind's checked exception unchecked
-            node.close();
+            port = server.start();
+        } catch (Exception e) { // Netty rethrows the bind's checked exception without declaring it
             throw new ListenException(config.http().host() + ":" + config.http().port(), e);
         }
-        return node;
     }
 
     /**
-     * This node's URL: its {@code --self} in a cluster; for a single node {@code http://host:port} with
+     * Opens the engine and the node's services and starts serving.
+     *
+     * @throws IOException if the engine cannot be opened (damaged files: {@link io.ringbase.storage.CorruptionException};
+     *         a locked directory: {@link io.ringbase.storage.manifest.DirectoryLockedException}), or the hint store;
+     *         {@link ListenException} if the HTTP port cannot be bound (in use). Whatever had been opened is
+     *         closed again first.
+     */
+    public static Node start(Config config) throws IOException {
+        Resources resources = new Resources();
+        try {
+            return new Node(config, resources);
+        } catch (IOException | RuntimeException | Error e) {
+            resources.closeAfter(e);
+            throw e;
+        }
+    }
+
+    /**
+     * This node's URL: its {@code --self} in a cluster; for a node alone {@code http://host:port} with
      * the bound port ({@code localhost} for a wildcard address).
      */
     public String url() {
@@ -418,65 +224,49 @@ public final class Node implements AutoCloseable {
         return engine;
     }
 
-    /** Anti-entropy repair, or {@code null} on a single node. */
+    /**
+     * Anti-entropy repair.
+     *
+     * @throws IllegalStateException on a node alone
+     */
     public AntiEntropyRepair repair() {
-        return repair;
+        return services.repair();
     }
-
-    /** Hinted handoff, or {@code null} on a single node. */
-    public HintedHandoff hints() {
-        return hints;
-    }
-
-    /** The coordinator, or {@code null} on a single node. */
-    public Coordinator coordinator() {
-        return coordinator;
-    }
-
-    /** How long {@link #close} waits for a read-repair write that is already running (ms). */
-    private static final long READ_REPAIR_STOP_MS = 10_000;
 
     /**
-     * Drops the queued read repairs (best effort: the next read repairs again) and waits for the one
-     * running, without interrupting it: an interrupt inside a local engine write closes the WAL's
-     * channel ({@link java.nio.channels.ClosedByInterruptException}) and poisons the WAL, so the final
-     * flush would fail.
+     * Hinted handoff.
+     *
+     * @throws IllegalStateException on a node alone
      */
-    private void stopReadRepairs() {
-        background.shutdown();
-        background.getQueue().clear();
-        try {
-            if (!background.awaitTermination(READ_REPAIR_STOP_MS, TimeUnit.MILLISECONDS)) {
-                log.warn("a read repair is still running after {} ms; closing anyway", READ_REPAIR_STOP_MS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    public HintedHandoff hints() {
+        return services.hints();
     }
 
+    /**
+     * The coordinator.
+     *
+     * @throws IllegalStateException on a node alone
+     */
+    public Coordinator coordinator() {
+        return services.coordinator();
+    }
+
+    static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    private static String dataDirName(Config config) {
+        return config.storage().dataDir().toAbsolutePath().normalize().toString();
+    }
+
+    /**
+     * Stops the node: the HTTP server (finishing in-flight requests), then the cluster services, the event
+     * loops and last the engine (flushing the memtable), the reverse of the order they opened in.
+     */
     @Override
     public void close() throws IOException {
-        try {
-            server.close();
-            if (scheduler != null) {
-                scheduler.shutdownNow();
-                repair.close(); // aborts a running repair
-                stopReadRepairs();
-                localScans.shutdown(); // no interrupts: an interrupted file channel would close under the engine
-                localWrites.shutdown();
-                localReads.shutdown();
-                try {
-                    localWrites.awaitTermination(5, TimeUnit.SECONDS); // queued writes finish before the engine closes
-                    localReads.awaitTermination(5, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                hints.close(); // stores what is queued, stops delivery
-                client.close();
-                ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            }
-        } finally {
-            engine.close();
-        }
+        resources.close();
     }
 }

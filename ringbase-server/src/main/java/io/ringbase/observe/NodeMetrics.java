@@ -13,6 +13,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.repair.RepairStatus;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.EngineStats;
 import java.io.ByteArrayOutputStream;
@@ -20,6 +21,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -79,11 +81,12 @@ public final class NodeMetrics {
      * @param version  the build's version ({@code ringbase_build_info})
      * @param requests HTTP request counters and latencies
      * @param engine   the engine's figures, read once per scrape
-     * @param cluster  the cluster services' figures, or {@code null} on a single node
+     * @param cluster  the cluster services' figures; empty for a node alone, which has no peers, hints or repair
+     * @param time     the wall clock of {@code ringbase_uptime_seconds}
      */
-    public NodeMetrics(String version, RequestMetrics requests, Supplier<EngineStats> engine, ClusterSource cluster) {
-        long startedMs = System.currentTimeMillis();
-        registry.register(new RingbaseCollector(version, startedMs, requests, engine, cluster));
+    public NodeMetrics(String version, RequestMetrics requests, Supplier<EngineStats> engine,
+                       Optional<ClusterSource> cluster, TimeSource time) {
+        registry.register(new RingbaseCollector(version, time.currentTimeMillis(), requests, engine, cluster, time));
         JvmMetrics.builder().register(registry);
         // one scrape at start, thrown away: it loads the classes a scrape needs while the node has no load.
         // Loaded under load, they stalled the event loop for 25-90 ms at the first scrape, also at nice 19
@@ -147,7 +150,8 @@ public final class NodeMetrics {
 
     /** Builds the {@code ringbase_*} metrics from the node's counters at each scrape. */
     private record RingbaseCollector(String version, long startedMs, RequestMetrics requests,
-                                     Supplier<EngineStats> engine, ClusterSource cluster) implements MultiCollector {
+                                     Supplier<EngineStats> engine, Optional<ClusterSource> cluster,
+                                     TimeSource time) implements MultiCollector {
 
         @Override
         public MetricSnapshots collect() {
@@ -155,12 +159,10 @@ public final class NodeMetrics {
             out.add(gauge("ringbase_build_info", "Build of this node (the value is always 1)",
                     point(1, "version", version)));
             out.add(gauge("ringbase_uptime_seconds", "Time since the node started",
-                    point((System.currentTimeMillis() - startedMs) / 1000.0)));
+                    point((time.currentTimeMillis() - startedMs) / 1000.0)));
             http(out);
             engine(out, engine.get());
-            if (cluster != null) {
-                cluster(out);
-            }
+            cluster.ifPresent(c -> cluster(out, c));
             out.add(gauge("ringbase_netty_direct_memory_used_bytes",
                     "Direct memory held by Netty's buffers (capped by -Dio.netty.maxDirectMemory)",
                     point(io.netty.util.internal.PlatformDependent.usedDirectMemory())));
@@ -241,7 +243,7 @@ public final class NodeMetrics {
                     point(s.preadTables())));
         }
 
-        private void cluster(List<MetricSnapshot> out) {
+        private void cluster(List<MetricSnapshot> out, ClusterSource cluster) {
             List<ClusterSource.Peer> peers = cluster.peers();
             GaugeSnapshot.Builder up = GaugeSnapshot.builder().name("ringbase_peer_up")
                     .help("Whether the failure detector holds the peer up (1) or down (0)");

@@ -3,13 +3,13 @@ package io.ringbase.observe;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.repair.RepairStatus;
-import io.ringbase.observe.ClusterSource;
-import io.ringbase.observe.RequestMetrics;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.storage.EngineStats;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -26,10 +26,11 @@ public final class NodeStatus {
     private final Supplier<String> url;
     private final String version;
     private final String dataDir;
-    private final long startedMs = System.currentTimeMillis();
+    private final long startedMs;
+    private final TimeSource time;
     private final Supplier<EngineStats> engine;
     private final RequestMetrics requests;
-    private final ClusterSource cluster;
+    private final Optional<ClusterSource> cluster;
 
     /**
      * @param url      this node's URL ({@code --self}, or {@code http://host:port} of a single node, known
@@ -38,10 +39,13 @@ public final class NodeStatus {
      * @param dataDir  the data directory, as the operator gave it (absolute)
      * @param engine   the engine's figures
      * @param requests request counters, or {@code null} with metrics off (no rate or p99 then)
-     * @param cluster  the cluster's figures, or {@code null} on a single node
+     * @param cluster  the cluster's figures; empty for a node alone, which has no peers, hints or repair
+     * @param time     the wall clock of the start time and uptime
      */
     public NodeStatus(Supplier<String> url, String version, String dataDir, Supplier<EngineStats> engine,
-                      RequestMetrics requests, ClusterSource cluster) {
+                      RequestMetrics requests, Optional<ClusterSource> cluster, TimeSource time) {
+        this.time = time;
+        this.startedMs = time.currentTimeMillis();
         this.url = url;
         this.version = version;
         this.dataDir = dataDir;
@@ -69,7 +73,7 @@ public final class NodeStatus {
      * {@link RepairStatus#tree()}).
      */
     public ObjectNode tree() {
-        long now = System.currentTimeMillis();
+        long now = time.currentTimeMillis();
         ObjectNode out = NODES.objectNode();
         out.put("node", url.get());
         out.put("version", version);
@@ -101,38 +105,27 @@ public final class NodeStatus {
                 .put("writeStalls", e.writeStalls())
                 .put("diskErrors", e.diskErrors());
         ArrayNode peers = out.putArray("peers");
-        if (cluster != null) {
-            for (ClusterSource.Peer p : cluster.peers()) {
-                peers.addObject()
-                        .put("url", p.url())
-                        .put("state", p.up() ? "up" : "down")
-                        .put("downSinceMs", p.downSinceMs())
-                        .put("slow", p.slow())
-                        .put("lastContactMs", p.calls().lastAnswerMs())
-                        .put("calls", p.calls().calls())
-                        .put("timeouts", p.calls().timeouts())
-                        .put("unreachable", p.calls().unreachable())
-                        .put("failed", p.calls().failed());
-            }
+        for (ClusterSource.Peer p : cluster.map(ClusterSource::peers).orElse(List.of())) {
+            peers.addObject()
+                    .put("url", p.url())
+                    .put("state", p.up() ? "up" : "down")
+                    .put("downSinceMs", p.downSinceMs())
+                    .put("slow", p.slow())
+                    .put("lastContactMs", p.calls().lastAnswerMs())
+                    .put("calls", p.calls().calls())
+                    .put("timeouts", p.calls().timeouts())
+                    .put("unreachable", p.calls().unreachable())
+                    .put("failed", p.calls().failed());
         }
-        if (cluster == null) {
-            out.putNull("hints");
-        } else {
-            HintStats h = cluster.hints();
-            out.putObject("hints")
-                    .put("pending", h.pendingHints())
-                    .put("pendingBytes", h.pendingBytes())
-                    .put("queued", h.queued())
-                    .put("delivered", h.delivered())
-                    .put("dropped", h.dropped());
-        }
-        out.put("readRepairs", cluster == null ? 0 : cluster.readRepairs());
-        out.put("speculativeReads", cluster == null ? 0 : cluster.speculativeReads());
-        if (cluster == null) {
-            out.putNull("repair");
-        } else {
-            out.set("repair", cluster.repair().tree());
-        }
+        cluster.map(ClusterSource::hints).ifPresentOrElse(h -> out.putObject("hints")
+                .put("pending", h.pendingHints())
+                .put("pendingBytes", h.pendingBytes())
+                .put("queued", h.queued())
+                .put("delivered", h.delivered())
+                .put("dropped", h.dropped()), () -> out.putNull("hints"));
+        out.put("readRepairs", cluster.map(ClusterSource::readRepairs).orElse(0L));
+        out.put("speculativeReads", cluster.map(ClusterSource::speculativeReads).orElse(0L));
+        cluster.map(ClusterSource::repair).ifPresentOrElse(r -> out.set("repair", r.tree()), () -> out.putNull("repair"));
         return out;
     }
 

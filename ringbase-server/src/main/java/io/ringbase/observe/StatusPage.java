@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
+import io.ringbase.clock.TimeSource;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -33,14 +34,17 @@ public final class StatusPage {
     private final NodeStatus self;
     private final List<String> peers;
     private final HttpClient http;
+    private final TimeSource time;
 
     /**
      * @param self  this node's status
      * @param peers the other nodes' URLs, in {@code --cluster} order after this one's place
+     * @param time  the wall clock the page is stamped with
      */
-    public StatusPage(NodeStatus self, List<String> peers) {
+    public StatusPage(NodeStatus self, List<String> peers, TimeSource time) {
         this.self = self;
         this.peers = List.copyOf(peers);
+        this.time = time;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(FETCH_TIMEOUT_MS)).build();
     }
 
@@ -110,7 +114,7 @@ public final class StatusPage {
         out.append("<h1>Ringbase cluster</h1><p class=\"sub\"><span id=\"summary\">").append(up).append(" of ")
                 .append(rows.size()).append(" nodes up</span> &middot; seen from ").append(escape(self.url()))
                 .append(" &middot; version ").append(escape(mine.path("version").textValue()))
-                .append(" &middot; ").append(escape(Instant.now().toString()))
+                .append(" &middot; ").append(escape(Instant.ofEpochMilli(time.currentTimeMillis()).toString()))
                 .append(" &middot; reloads every ").append(REFRESH_SECONDS).append(" s</p>\n");
         out.append("<table id=\"nodes\"><thead><tr><th class=\"url\">node</th><th>state</th><th>version</th>")
                 .append("<th>uptime</th><th>requests/s</th><th>p99 ms</th><th>memtable</th><th>SSTables</th>")
@@ -124,7 +128,7 @@ public final class StatusPage {
         return out.toString();
     }
 
-    private static void row(StringBuilder out, Row r, boolean isSelf, JsonNode mine) {
+    private void row(StringBuilder out, Row r, boolean isSelf, JsonNode mine) {
         JsonNode s = r.status();
         String state = s != null ? "up" : "down";
         out.append("<tr class=\"node").append(isSelf ? " self" : "").append("\" data-url=\"").append(escape(r.url()))
@@ -156,14 +160,14 @@ public final class StatusPage {
     }
 
     /** When this node last heard from {@code url}, from its own status's peer list. */
-    private static String lastContact(JsonNode mine, String url) {
+    private String lastContact(JsonNode mine, String url) {
         for (JsonNode p : mine.path("peers")) {
             if (url.equals(p.path("url").textValue())) {
                 double ms = p.path("lastContactMs").asDouble(Double.NaN);
                 if (ms <= 0) {
                     return "never";
                 }
-                return duration((System.currentTimeMillis() - ms) / 1000) + " ago";
+                return duration((time.currentTimeMillis() - ms) / 1000) + " ago";
             }
         }
         return "-";

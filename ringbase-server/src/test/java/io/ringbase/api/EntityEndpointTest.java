@@ -261,7 +261,7 @@ class EntityEndpointTest {
         try (RawHttp raw = new RawHttp(http.port)) {
             // Past what the server aggregates at all (the value limit plus room for an internal replica
             // write's key and header), the rest of the body cannot be skipped: 413, then close.
-            int over = RingbaseHttpServer.aggregateLimit(1024) + 1;
+            int over = http.server.bodyLimit() + 1;
             raw.send("PUT /v0/entity?id=c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + Integer.toHexString(over) + "\r\n" + "a".repeat(over) + "\r\n" + "0\r\n\r\n");
             RawHttp.Response r = raw.read();

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.ringbase.cluster.scan.EntryBatchSource;
+import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import java.io.IOException;

@@ -32,7 +32,7 @@ class HeadRequestTest {
             statusByRequest.put("HEAD /internal/v0/entry?id=61 HTTP/1.1\r\nHost: x\r\n\r\n", 405);
             statusByRequest.put("HEAD /abracadabra HTTP/1.1\r\nHost: x\r\n\r\n", 400);
             statusByRequest.put("HEAD /health HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n", 417);
-            int over = RingbaseHttpServer.aggregateLimit(1024) + 1; // skipped by Content-Length: the connection goes on
+            int over = http.server.bodyLimit() + 1; // skipped by Content-Length: the connection goes on
             statusByRequest.put("HEAD /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Length: " + over + "\r\n\r\n"
                     + "b".repeat(over), 413);
             raw.send(String.join("", statusByRequest.keySet()) + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -68,7 +68,7 @@ class RangeClientGoneTest {
         engine.apply(Entry.value(Keys.utf8("k1"), 1, "v1".getBytes(StandardCharsets.UTF_8)));
         HttpServerConfig config = HttpServerConfig.defaults(0).withHost("127.0.0.1");
         EmbeddedChannel channel = new EmbeddedChannel();
-        try (RingbaseHttpServer server = new RingbaseHttpServer(config, engine, new HybridLogicalClock())) {
+        try (RingbaseHttpServer server = ServerFixture.bare(config, engine)) {
             server.addConnectionHandlers(channel.pipeline());
             // a range runs on a worker, which waits in the scan until the connection is gone
             channel.writeInbound(Unpooled.copiedBuffer("GET /v0/entities?start=k HTTP/1.1\r\nHost: x\r\n\r\n",

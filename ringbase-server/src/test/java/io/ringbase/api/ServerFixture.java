@@ -1,6 +1,8 @@
 package io.ringbase.api;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.node.NodeRoutes;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
 import java.net.URI;
@@ -26,8 +28,14 @@ final class ServerFixture implements AutoCloseable {
     }
 
     ServerFixture(HttpServerConfig config, StorageEngine engine) {
-        server = new RingbaseHttpServer(config, engine, new HybridLogicalClock());
+        server = bare(config, engine);
         port = server.start();
+    }
+
+    /** A server alone on {@code engine}: the public and node-to-node APIs, requests counted, no reports. */
+    static RingbaseHttpServer bare(HttpServerConfig config, StorageEngine engine) {
+        HttpApi api = NodeRoutes.standalone(engine, new HybridLogicalClock(), TimeSource.SYSTEM, config.maxBodyBytes());
+        return new RingbaseHttpServer(config, api, api.newRequestMetrics(), false);
     }
 
     /** Form-encodes a key as a query value (space as '+'). */

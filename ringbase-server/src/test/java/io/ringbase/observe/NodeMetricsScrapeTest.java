@@ -1,5 +1,7 @@
 package io.ringbase.observe;
 
+import io.ringbase.clock.TimeSource;
+import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.EngineStats;
@@ -25,7 +27,7 @@ class NodeMetricsScrapeTest {
         return new NodeMetrics("test", requests, () -> {
             collector.set(Thread.currentThread());
             return ENGINE;
-        }, null);
+        }, Optional.empty(), TimeSource.SYSTEM);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.ringbase.observe;
 
+import io.ringbase.clock.TimeSource;
+import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,7 +36,7 @@ class NodeStatusTest {
     @Test
     void aSingleNodeHasEveryFieldAndNullsForTheCluster() throws Exception {
         NodeStatus status = new NodeStatus(() -> "http://localhost:8080", "1.2.3", "/data/dir \"quoted\"\n",
-                () -> ENGINE, null, null);
+                () -> ENGINE, null, Optional.empty(), TimeSource.SYSTEM);
         JsonNode s = JSON.readTree(status.json());
         assertThat(fields(s)).containsExactly("node", "version", "startedAtMs", "uptimeSeconds", "dataDir",
                 "requests", "engine", "peers", "hints", "readRepairs", "speculativeReads", "repair");
@@ -63,7 +65,8 @@ class NodeStatusTest {
     @Test
     void requestFiguresHaveThreeDecimals() throws Exception {
         RequestMetrics requests = new RequestMetrics(List.of("entity"), List.of("entity"));
-        String json = new NodeStatus(() -> "http://a:8080", "1", "/d", () -> ENGINE, requests, null).json();
+        String json = new NodeStatus(() -> "http://a:8080", "1", "/d", () -> ENGINE, requests, Optional.empty(),
+                TimeSource.SYSTEM).json();
         JsonNode s = JSON.readTree(json);
         assertThat(fields(s.path("requests"))).containsExactly("perSecond", "p99Ms", "windowSeconds");
         assertThat(s.path("requests").path("perSecond").isNumber()).isTrue();
@@ -100,7 +103,8 @@ class NodeStatusTest {
                         3, 4, 5, RepairStatus.Outcome.OK, "peer said \"no\""));
             }
         };
-        JsonNode s = JSON.readTree(new NodeStatus(() -> "http://a:8080", "1.2.3", "/d", () -> ENGINE, null, cluster)
+        JsonNode s = JSON.readTree(new NodeStatus(() -> "http://a:8080", "1.2.3", "/d", () -> ENGINE, null, Optional.of(cluster),
+                TimeSource.SYSTEM)
                 .json());
         assertThat(s.path("peers")).hasSize(2);
         JsonNode b = s.path("peers").get(0);

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.api.HttpServerConfig;
+import io.ringbase.api.HttpApi;
 import io.ringbase.api.RingbaseHttpServer;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.node.NodeRoutes;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +38,9 @@ class RingbaseHttpDbTest {
     @BeforeEach
     void start() throws Exception {
         engine = LsmEngine.open(LsmOptions.defaults(dataDir));
-        server = new RingbaseHttpServer(HttpServerConfig.defaults(0).withHost("127.0.0.1"), engine, new HybridLogicalClock());
+        HttpServerConfig config = HttpServerConfig.defaults(0).withHost("127.0.0.1");
+        HttpApi api = NodeRoutes.standalone(engine, new HybridLogicalClock(), TimeSource.SYSTEM, config.maxBodyBytes());
+        server = new RingbaseHttpServer(config, api, api.newRequestMetrics(), false);
         int port = server.start();
         db = new RingbaseHttpDb();
         Properties p = new Properties();

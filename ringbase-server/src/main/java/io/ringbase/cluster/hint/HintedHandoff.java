@@ -1,5 +1,6 @@
 package io.ringbase.cluster.hint;
 
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.replication.Replica;
@@ -115,11 +116,12 @@ public final class HintedHandoff implements Closeable {
      * Opens the store in {@code dir} (normally {@code <data-dir>/hints}) and a service over it, not yet
      * started.
      *
+     * @param time the wall clock hints' ages are measured on
      * @throws IOException as {@link HintStore#open(Path, HintOptions, WalSyncPolicy, java.util.function.LongSupplier)}
      */
     public static HintedHandoff open(Path dir, Topology topology, Function<NodeId, Replica> replicas,
-                                     HintOptions options, WalSyncPolicy walSync) throws IOException {
-        return new HintedHandoff(topology, HintStore.open(dir, options, walSync, System::currentTimeMillis,
+                                     HintOptions options, WalSyncPolicy walSync, TimeSource time) throws IOException {
+        return new HintedHandoff(topology, HintStore.open(dir, options, walSync, time,
                 i -> i < topology.size() ? topology.node(i).toString() : null), replicas);
     }
 

@@ -1,7 +1,9 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.kv.QuorumException;
 import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.ring.Ring;
@@ -87,6 +89,7 @@ public final class Coordinator {
     private final LongAdder speculated = new LongAdder();
     /** The probe in flight to each node believed down, by node index ({@code null}: none). */
     private final AtomicReferenceArray<CompletableFuture<Void>> probes;
+    private final TimeSource time;
 
     /**
      * A coordinator that sends every read to all replicas at once ({@link SpeculativeRetry#ALWAYS}),
@@ -111,6 +114,16 @@ public final class Coordinator {
      */
     public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
                        HybridLogicalClock clock, Executor background, SpeculativeRetry retry, Scheduler scheduler) {
+        this(topology, replicas, liveness, hints, clock, background, retry, scheduler, TimeSource.SYSTEM);
+    }
+
+    /**
+     * As {@link #Coordinator(Topology, List, Liveness, HintSink, HybridLogicalClock, Executor, SpeculativeRetry,
+     * Scheduler)}, with {@code time} the wall clock the failure detector records when a node went down.
+     */
+    public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
+                       HybridLogicalClock clock, Executor background, SpeculativeRetry retry, Scheduler scheduler,
+                       TimeSource time) {
         if (replicas.size() != topology.size()) {
             throw new IllegalArgumentException(replicas.size() + " replicas for " + topology.size() + " nodes");
         }
@@ -123,6 +136,7 @@ public final class Coordinator {
         this.background = background;
         this.retry = retry;
         this.scheduler = scheduler;
+        this.time = time;
         this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
         this.probes = new AtomicReferenceArray<>(topology.size());
         this.readRepair = new ReadRepair(this::replica, this::classify, liveness, background);
@@ -356,7 +370,8 @@ public final class Coordinator {
                         .thenCompose(f -> f);
             } catch (RejectedExecutionException e) { // the background queue is full: give up here
                 return CompletableFuture.<Void>failedFuture(
-                        QuorumException.LostToNewerVersions.queueFull(ack, from, answers.size(), attempt));
+                        QuorumException.LostToNewerVersions.queueFull(ack, from, answers.size(), attempt,
+                                MAX_WRITE_ATTEMPTS));
             }
         });
     }
@@ -618,7 +633,7 @@ public final class Coordinator {
     private Tally.Kind classify(NodeId node, Throwable failure) {
         Throwable cause = unwrap(failure);
         if (cause instanceof ReplicaException.Unreachable) {
-            liveness.markDown(node, System.currentTimeMillis());
+            liveness.markDown(node, time.currentTimeMillis());
             return Tally.Kind.FAILED;
         }
         if (cause instanceof ReplicaException.Timeout) {

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.kv.QuorumException;
 import io.ringbase.cluster.NodeId;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;

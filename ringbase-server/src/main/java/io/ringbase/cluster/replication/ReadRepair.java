@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.kv.QuorumException;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.Tally.Answer;
 import io.ringbase.storage.Entry;

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.kv.QuorumException;
 import io.ringbase.cluster.NodeId;
 import java.util.ArrayList;
 import java.util.List;

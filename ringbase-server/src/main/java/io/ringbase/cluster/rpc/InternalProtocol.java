@@ -2,18 +2,18 @@ package io.ringbase.cluster.rpc;
 
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.EntryFormat;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The node-to-node API (documented in {@code docs/http-api.md}, "Internal API"): paths, headers and
- * body encodings shared by the client ({@link RemoteReplica}) and the server ({@code http.InternalApi}).
+ * The node-to-node API (documented in {@code docs/http-api.md}, "Internal API"): paths, headers, status
+ * codes and body encodings shared by the client ({@link RemoteReplica}) and the server
+ * ({@link ReplicaServer}). This class is the one place that chooses the protocol's status codes.
  *
  * <p>Keys travel as lowercase hex in query strings (no form-decoding ambiguity). Entry bodies use the
- * storage {@link EntryFormat} encoding (flags, version, expiry, key, value; little-endian): one entry
+ * protocol's own {@link EntryCodec} (flags, version, expiry, key, value; little-endian): one entry
  * for {@link #ENTRY}, a concatenation for a page of {@link #ENTRIES}. Bodies carry no checksum of their
  * own (TCP's checksum and the HMAC, when configured, cover them).
  */
@@ -87,13 +87,13 @@ public final class InternalProtocol {
     public static byte[] encode(List<Entry> entries) {
         long size = 0;
         for (Entry e : entries) {
-            size += EntryFormat.encodedSize(e);
+            size += EntryCodec.encodedSize(e);
         }
         byte[] out = new byte[Math.toIntExact(size)];
         MemorySegment seg = MemorySegment.ofArray(out);
         long p = 0;
         for (Entry e : entries) {
-            p = EntryFormat.write(e, seg, p);
+            p = EntryCodec.write(e, seg, p);
         }
         return out;
     }
@@ -108,8 +108,8 @@ public final class InternalProtocol {
         List<Entry> out = new ArrayList<>();
         long p = 0;
         while (p < body.length) {
-            long size = EntryFormat.checkedSize(seg, p, body.length);
-            out.add(EntryFormat.read(seg, p, body.length));
+            long size = EntryCodec.checkedSize(seg, p, body.length);
+            out.add(EntryCodec.read(seg, p, body.length));
             p += size;
         }
         return out;

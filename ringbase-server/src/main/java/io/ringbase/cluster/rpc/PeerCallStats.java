@@ -1,6 +1,7 @@
 package io.ringbase.cluster.rpc;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -34,10 +35,15 @@ public final class PeerCallStats {
         final LongAdder unreachable = new LongAdder();
         final LongAdder failed = new LongAdder();
         volatile long lastAnswerMs;
+        private final TimeSource time;
+
+        Counters(TimeSource time) {
+            this.time = time;
+        }
 
         void answered() {
             ok.increment();
-            lastAnswerMs = System.currentTimeMillis();
+            lastAnswerMs = time.currentTimeMillis();
         }
 
         void failed(Throwable cause) {
@@ -50,12 +56,18 @@ public final class PeerCallStats {
     }
 
     private final AtomicReferenceArray<Counters> byIndex = new AtomicReferenceArray<>(HybridLogicalClock.MAX_NODES);
+    private final TimeSource time;
+
+    /** @param time the wall clock {@link Snapshot#lastAnswerMs()} is read on */
+    public PeerCallStats(TimeSource time) {
+        this.time = time;
+    }
 
     /** The counters of {@code node}, made on first use. */
     Counters of(NodeId node) {
         Counters c = byIndex.get(node.index());
         if (c == null) {
-            byIndex.compareAndSet(node.index(), null, new Counters());
+            byIndex.compareAndSet(node.index(), null, new Counters(time));
             c = byIndex.get(node.index());
         }
         return c;

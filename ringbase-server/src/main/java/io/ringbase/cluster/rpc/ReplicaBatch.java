@@ -1,7 +1,6 @@
 package io.ringbase.cluster.rpc;
 
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.EntryFormat;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -15,7 +14,7 @@ import java.util.List;
  *
  * <pre>
  * request  := op*
- * op       := kind u8 entry                 entry as in EntryFormat (docs/format.md, section 1)
+ * op       := kind u8 entry                 entry as in EntryCodec (docs/http-api.md)
  *   kind 'W' (0x57): write the entry (Replica#writeChecked)
  *   kind 'R' (0x52): read the entry's key; the rest of the entry is ignored (sent as a tombstone, version 0)
  *   kind 'Q' (0x51): the version held for the entry's key (Replica#version), sent as 'R' is
@@ -112,7 +111,7 @@ public final class ReplicaBatch {
                 case Read r -> READ;
                 case QueryVersion q -> QUERY_VERSION;
             };
-            p = EntryFormat.write(entryOf(op), seg, p);
+            p = EntryCodec.write(entryOf(op), seg, p);
         }
         return out;
     }
@@ -131,8 +130,8 @@ public final class ReplicaBatch {
                 throw new IllegalArgumentException("more than " + MAX_OPS + " operations");
             }
             byte kind = body[(int) p++];
-            long size = EntryFormat.checkedSize(seg, p, body.length);
-            Entry e = EntryFormat.read(seg, p, body.length);
+            long size = EntryCodec.checkedSize(seg, p, body.length);
+            Entry e = EntryCodec.read(seg, p, body.length);
             p += size;
             ops.add(switch (kind) {
                 case WRITE -> new Write(e);
@@ -150,7 +149,7 @@ public final class ReplicaBatch {
         for (Result r : results) {
             size += switch (r) {
                 case Written w -> 1 + 8;
-                case Found f -> f.entry() == null ? 1 : 1 + EntryFormat.encodedSize(f.entry());
+                case Found f -> f.entry() == null ? 1 : 1 + EntryCodec.encodedSize(f.entry());
                 case TooLarge t -> 1;
                 case Failed f -> 1 + 2 + reasonBytes(f).length;
             };
@@ -168,7 +167,7 @@ public final class ReplicaBatch {
                 case Found f when f.entry() == null -> out[(int) p++] = ABSENT;
                 case Found f -> {
                     out[(int) p++] = FOUND;
-                    p = EntryFormat.write(f.entry(), seg, p);
+                    p = EntryCodec.write(f.entry(), seg, p);
                 }
                 case TooLarge t -> out[(int) p++] = TOO_LARGE;
                 case Failed f -> {
@@ -210,8 +209,8 @@ public final class ReplicaBatch {
                     p += 8;
                 }
                 case FOUND -> {
-                    long size = EntryFormat.checkedSize(seg, p, body.length);
-                    results.add(new Found(EntryFormat.read(seg, p, body.length)));
+                    long size = EntryCodec.checkedSize(seg, p, body.length);
+                    results.add(new Found(EntryCodec.read(seg, p, body.length)));
                     p += size;
                 }
                 case ABSENT -> results.add(new Found(null));
@@ -239,7 +238,7 @@ public final class ReplicaBatch {
 
     /** Bytes {@code op} takes in a request body. */
     static long encodedSize(Op op) {
-        return 1 + EntryFormat.encodedSize(entryOf(op));
+        return 1 + EntryCodec.encodedSize(entryOf(op));
     }
 
     private static Entry entryOf(Op op) {

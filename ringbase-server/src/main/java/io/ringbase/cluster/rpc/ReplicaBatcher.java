@@ -64,7 +64,7 @@ final class ReplicaBatcher {
     /** Queues a read on the calling event loop's batch; {@code null} if the caller is not on one. */
     CompletableFuture<Entry> read(byte[] key) {
         int loop = client.currentLoop();
-        if (loop < 0 || key.length + 1 + io.ringbase.storage.EntryFormat.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
+        if (loop < 0 || key.length + 1 + EntryCodec.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
             return null;
         }
         CompletableFuture<Entry> f = new CompletableFuture<>();
@@ -78,7 +78,7 @@ final class ReplicaBatcher {
      */
     CompletableFuture<Long> version(byte[] key) {
         int loop = client.currentLoop();
-        if (loop < 0 || key.length + 1 + io.ringbase.storage.EntryFormat.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
+        if (loop < 0 || key.length + 1 + EntryCodec.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
             return null;
         }
         CompletableFuture<Long> f = new CompletableFuture<>();

@@ -1,6 +1,7 @@
 package io.ringbase.cluster.rpc;
 
 import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.TimeSource;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -103,27 +104,31 @@ public final class ReplicaClient implements AutoCloseable {
     private final ConcurrentHashMap<NodeId, FixedChannelPool[]> pools = new ConcurrentHashMap<>();
     /** Each node's {@code host} header value, made once instead of per call. */
     private final ConcurrentHashMap<NodeId, AsciiString> hostHeaders = new ConcurrentHashMap<>();
-    private final PeerCallStats stats = new PeerCallStats();
+    private final PeerCallStats stats;
+    private final TimeSource time;
     private volatile boolean closed;
 
     /**
      * A client on its own {@link ClientConfig#ioThreads()} event loops.
      *
-     * @param signer signs every request, or {@code null} when no cluster secret is configured
+     * @param signer signs every request ({@link RequestSigner#NONE}: no cluster secret, unsigned)
      */
     public ReplicaClient(ClientConfig config, RequestSigner signer) {
-        this(config, signer, null);
+        this(config, signer, null, TimeSource.SYSTEM);
     }
 
     /**
      * A client on {@code sharedGroup}'s event loops (the HTTP server's), which it does not shut down;
      * {@code null} for its own group.
      *
-     * @param signer signs every request, or {@code null} when no cluster secret is configured
+     * @param signer signs every request ({@link RequestSigner#NONE}: no cluster secret, unsigned)
+     * @param time   the wall clock of signatures and of {@link PeerCallStats.Snapshot#lastAnswerMs()}
      */
-    public ReplicaClient(ClientConfig config, RequestSigner signer, EventLoopGroup sharedGroup) {
+    public ReplicaClient(ClientConfig config, RequestSigner signer, EventLoopGroup sharedGroup, TimeSource time) {
         this.config = config;
-        this.signer = signer;
+        this.signer = java.util.Objects.requireNonNull(signer, "signer (RequestSigner.NONE for none)");
+        this.time = time;
+        this.stats = new PeerCallStats(time);
         this.ownsGroup = sharedGroup == null;
         this.group = ownsGroup ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
                 : sharedGroup;
@@ -192,9 +197,8 @@ public final class ReplicaClient implements AutoCloseable {
         request.headers().set(HttpHeaderNames.HOST,
                 hostHeaders.computeIfAbsent(node, n -> new AsciiString(n.host() + ":" + n.port())));
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        if (signer != null) {
-            request.headers().set(RequestSigner.HEADER,
-                    signer.sign(method.name(), uri, body, System.currentTimeMillis()));
+        if (signer.signs()) {
+            request.headers().set(RequestSigner.HEADER, signer.sign(method.name(), uri, body, time.currentTimeMillis()));
         }
         int loop = loopIndex();
         FixedChannelPool pool = pools.computeIfAbsent(node, this::newPools)[loop];

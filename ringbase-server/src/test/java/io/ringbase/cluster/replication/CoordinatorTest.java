@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.kv.QuorumException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.kv.QuorumException;
 import static io.ringbase.cluster.replication.CoordinatorTest.KEY;
 import static io.ringbase.cluster.replication.CoordinatorTest.N0;
 import static io.ringbase.cluster.replication.CoordinatorTest.TOPOLOGY;

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.rpc;
 
+import io.ringbase.auth.RequestSigner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -88,7 +89,7 @@ class ReplicaBatcherTest {
         });
         server.start();
         NodeId node = new NodeId(1, "127.0.0.1", server.getAddress().getPort());
-        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(5_000), null);
+        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(5_000), RequestSigner.NONE);
         replica = new RemoteReplica(node, client);
     }
 

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.rpc;
 
+import io.ringbase.auth.RequestSigner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,7 +42,7 @@ class ReplicaClientTimeoutTest {
         });
         server.start();
         node = new NodeId(1, "127.0.0.1", server.getAddress().getPort());
-        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(300), null);
+        client = new ReplicaClient(ReplicaClient.ClientConfig.defaults(300), RequestSigner.NONE);
     }
 
     @AfterEach

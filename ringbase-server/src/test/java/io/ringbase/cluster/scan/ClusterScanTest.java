@@ -1,5 +1,6 @@
 package io.ringbase.cluster.scan;
 
+import io.ringbase.kv.EntryBatchSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.scan;
 
+import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;

@@ -1,4 +1,4 @@
-package io.ringbase.cluster.scan;
+package io.ringbase.kv;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine.CloseableIterator;

@@ -1,8 +1,7 @@
-package io.ringbase.node;
+package io.ringbase.cluster.replication;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.ringbase.cluster.replication.Scheduler;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * some 40 bytes each; the delay is a percentile of answered reads, so at most about the replica
  * timeout (e.g. 60,000 reads/s and a 1 s delay: 60,000 timers, 2.4 MB).
  */
-final class SpeculationTimers implements Scheduler {
+public final class SpeculationTimers implements Scheduler {
 
     private static final Logger log = LoggerFactory.getLogger(SpeculationTimers.class);
 
@@ -33,7 +32,7 @@ final class SpeculationTimers implements Scheduler {
     private final List<EventExecutor> loops = new ArrayList<>();
     private final List<LoopQueue> queues = new ArrayList<>();
 
-    SpeculationTimers(EventLoopGroup group) {
+    public SpeculationTimers(EventLoopGroup group) {
         this.group = group;
         for (EventExecutor loop : group) {
             loops.add(loop);

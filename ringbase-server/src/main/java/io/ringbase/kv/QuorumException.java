@@ -1,8 +1,9 @@
-package io.ringbase.cluster.replication;
+package io.ringbase.kv;
 
 /**
- * A request could not get {@code ack} answers from its {@code from} replicas; the HTTP layer answers
- * 504 with {@link #getMessage()}. The two cases differ in what the client may assume.
+ * A request could not get {@code ack} answers from its {@code from} replicas: how a
+ * {@link KeyValueService} call fails when too few replicas answer (never on a node alone). The HTTP API
+ * answers 504 with {@link #getMessage()}. The cases differ in what the client may assume.
  */
 public abstract sealed class QuorumException extends Exception {
 
@@ -50,7 +51,7 @@ public abstract sealed class QuorumException extends Exception {
      * A write below a quorum was acknowledged by {@code ack} replicas, but some replica already held a
      * newer version of the key (a write through another coordinator whose clock was ahead), and the
      * coordinator did not write it again above that version: either every one of its
-     * {@link Coordinator#MAX_WRITE_ATTEMPTS} attempts met a newer version ({@link #afterAttempts}), or its
+     * attempts met a newer version ({@link #afterAttempts}), or its
      * background queue was full when it would have started the next attempt ({@link #queueFull}). The write
      * is stored on {@code stored} replicas under a version that loses, so it may or may not be visible.
      * Nothing timed out: every replica counted answered.
@@ -71,10 +72,10 @@ public abstract sealed class QuorumException extends Exception {
          * Attempt {@code attempt} was stored by {@code stored} replicas and met a newer version, and the next
          * attempt could not be started: the coordinator's background queue was full.
          */
-        public static LostToNewerVersions queueFull(int ack, int from, int stored, int attempt) {
+        public static LostToNewerVersions queueFull(int ack, int from, int stored, int attempt, int maxAttempts) {
             return new LostToNewerVersions(stored(ack, from, stored)
                     + ", but a newer version of the key was already there (attempt " + attempt + " of "
-                    + Coordinator.MAX_WRITE_ATTEMPTS + "), and the write was not written again above it: this"
+                    + maxAttempts + "), and the write was not written again above it: this"
                     + " coordinator's background queue is full; " + LOSES, ack, from);
         }
 

@@ -1,4 +1,4 @@
-package io.ringbase.node;
+package io.ringbase.cluster.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

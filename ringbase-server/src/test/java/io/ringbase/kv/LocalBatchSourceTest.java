@@ -1,4 +1,4 @@
-package io.ringbase.cluster.scan;
+package io.ringbase.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

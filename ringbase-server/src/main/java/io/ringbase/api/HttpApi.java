@@ -1,0 +1,174 @@
+package io.ringbase.api;
+
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.kv.KeyValueService;
+import io.ringbase.observe.RequestMetrics;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything a node serves over HTTP, assembled once: the public data API on the node's
+ * {@link KeyValueService}, the health, readiness, metrics and status endpoints, the admin API, and the
+ * routes other parts of the node add (the node-to-node API), in one {@link RouteTable} that dispatches each
+ * request once. Immutable and thread-safe once built.
+ *
+ * <p>Metrics count requests under these endpoint labels, in this order: {@code entity}, {@code entities},
+ * then the added routes' labels in the order added, {@code admin}, {@code health}, {@code ready},
+ * {@code metrics}, {@code status} and {@code other}.
+ */
+public final class HttpApi {
+
+    /** The endpoints clients call: the status page's request rate and p99 are theirs. */
+    private static final List<String> CLIENT_ENDPOINTS = List.of("entity", "entities");
+
+    private final RouteTable routes;
+    private final EntityApi entities;
+    private final int bodyOverheadBytes;
+
+    private HttpApi(RouteTable routes, EntityApi entities, int bodyOverheadBytes) {
+        this.routes = routes;
+        this.entities = entities;
+        this.bodyOverheadBytes = bodyOverheadBytes;
+    }
+
+    /**
+     * Bytes an added route's request body may carry beyond the largest value (the node-to-node API's
+     * replica write: a key and an entry header); 0 without added routes.
+     */
+    public int bodyOverheadBytes() {
+        return bodyOverheadBytes;
+    }
+
+    /** The route table. */
+    public RouteTable routes() {
+        return routes;
+    }
+
+    /** The data API, for the inline path of point requests. */
+    EntityApi entities() {
+        return entities;
+    }
+
+    /** Request counters with this API's endpoint labels. */
+    public RequestMetrics newRequestMetrics() {
+        return new RequestMetrics(routes.endpoints(), routes.clientEndpoints());
+    }
+
+    /**
+     * A builder of the API over {@code kv}.
+     *
+     * @param time         the wall clock of TTLs and signature ages
+     * @param maxBodyBytes the largest value a PUT may carry, bytes
+     */
+    public static Builder builder(KeyValueService kv, TimeSource time, int maxBodyBytes) {
+        return new Builder(kv, time, maxBodyBytes);
+    }
+
+    /** Collects the parts; defaults: no reports, no admin control, no repair, no secret. */
+    public static final class Builder {
+        private final KeyValueService kv;
+        private final TimeSource time;
+        private final int maxBodyBytes;
+        private NodeReports reports = NodeReports.NONE;
+        private AdminControl admin = AdminControl.NONE;
+        private RepairControl repair = RepairControl.NONE;
+        private RequestSigner signer = RequestSigner.NONE;
+        private final List<Added> added = new ArrayList<>();
+        private int bodyOverheadBytes;
+
+        private record Added(String path, boolean prefix, String endpoint, Route route) {
+        }
+
+        private Builder(KeyValueService kv, TimeSource time, int maxBodyBytes) {
+            this.kv = kv;
+            this.time = time;
+            this.maxBodyBytes = maxBodyBytes;
+        }
+
+        /** What {@code /metrics}, {@code /v0/status} and {@code /} serve. */
+        public Builder reports(NodeReports reports) {
+            this.reports = reports;
+            return this;
+        }
+
+        /** Flush, compaction and snapshots under {@code /v0/admin/}. */
+        public Builder admin(AdminControl admin) {
+            this.admin = admin;
+            return this;
+        }
+
+        /** The anti-entropy repair behind {@code /v0/admin/repair}. */
+        public Builder repair(RepairControl repair) {
+            this.repair = repair;
+            return this;
+        }
+
+        /** Checks admin requests' signatures ({@code --cluster-secret-file}). */
+        public Builder signer(RequestSigner signer) {
+            this.signer = signer;
+            return this;
+        }
+
+        /** Room the added routes' request bodies need beyond the largest value, bytes (default 0). */
+        public Builder bodyOverheadBytes(int bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("body overhead must not be negative, got " + bytes);
+            }
+            this.bodyOverheadBytes = bytes;
+            return this;
+        }
+
+        /** Adds a route for exactly {@code path}, counted as {@code endpoint}, after the data API's. */
+        public Builder path(String path, String endpoint, Route route) {
+            added.add(new Added(path, false, endpoint, route));
+            return this;
+        }
+
+        /** Adds a route for every path under {@code prefix}, counted as {@code endpoint}, after the data API's. */
+        public Builder prefix(String prefix, String endpoint, Route route) {
+            added.add(new Added(prefix, true, endpoint, route));
+            return this;
+        }
+
+        /**
+         * Request counters with the endpoint labels of the API this builder makes, in its order; the same
+         * as the built API's {@link HttpApi#newRequestMetrics()}.
+         */
+        public RequestMetrics newRequestMetrics() {
+            List<String> labels = new ArrayList<>(List.of("entity", "entities"));
+            for (Added a : added) {
+                if (!labels.contains(a.endpoint())) {
+                    labels.add(a.endpoint());
+                }
+            }
+            labels.addAll(List.of("admin", "health", "ready", "metrics", "status", RouteTable.OTHER));
+            return new RequestMetrics(labels, CLIENT_ENDPOINTS);
+        }
+
+        /** The API. */
+        public HttpApi build() {
+            EntityApi entities = new EntityApi(kv, time, maxBodyBytes);
+            OpsApi ops = new OpsApi(kv, reports);
+            RouteTable.Builder table = RouteTable.builder()
+                    .path(EntityApi.ENTITY, "entity", entities.points())
+                    .path(EntityApi.ENTITIES, "entities", entities.ranges())
+                    .clientEndpoint(CLIENT_ENDPOINTS.get(0))
+                    .clientEndpoint(CLIENT_ENDPOINTS.get(1));
+            for (Added a : added) {
+                if (a.prefix()) {
+                    table.prefix(a.path(), a.endpoint(), a.route());
+                } else {
+                    table.path(a.path(), a.endpoint(), a.route());
+                }
+            }
+            table.prefix(AdminApi.PREFIX, "admin", new AdminApi(repair, admin, signer, time))
+                    .path(OpsApi.HEALTH, "health", ops.health)
+                    .path(OpsApi.READY, "ready", ops.ready)
+                    .path(OpsApi.METRICS, "metrics", ops.metrics)
+                    .path(OpsApi.STATUS, "status", ops.status)
+                    .path(OpsApi.PAGE, "status", ops.page);
+            return new HttpApi(table.build(), entities, bodyOverheadBytes);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package io.ringbase.cluster.proxy;
+
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.scan.ClusterScan;
+import io.ringbase.kv.EntryBatchSource;
+import io.ringbase.kv.KeyValueService;
+import io.ringbase.kv.LocalBatchSource;
+import io.ringbase.kv.Quorum;
+import io.ringbase.kv.QuorumException;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.ReadCursor;
+import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.WriteBatch;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The key-value service of a node in a cluster of more than one: each request is coordinated over the
+ * key's replicas by the {@link Coordinator} (quorum reads with read repair, writes with hints), and a
+ * range scan merges the pages of enough replicas to see every key written with the default quorum
+ * ({@link ClusterScan}). It has no inline path: point requests always go through the coordinator, whose
+ * calls never block a read's thread (replica calls are asynchronous, the local replica hands disk waits to
+ * its own threads). Thread-safe.
+ */
+public final class ClusterKeyValueService implements KeyValueService {
+
+    private final Coordinator coordinator;
+    private final StorageEngine engine;
+    private final HybridLogicalClock clock;
+    private final TimeSource time;
+
+    /**
+     * @param coordinator coordinates requests over the cluster's replicas
+     * @param engine      this node's engine: local scans ({@code local=true}), its writability
+     * @param clock       stamps every write's version
+     * @param time        decides whether a value has expired
+     */
+    public ClusterKeyValueService(Coordinator coordinator, StorageEngine engine, HybridLogicalClock clock,
+                                  TimeSource time) {
+        this.coordinator = coordinator;
+        this.engine = engine;
+        this.clock = clock;
+        this.time = time;
+    }
+
+    @Override
+    public int replicationFactor() {
+        return coordinator.topology().defaultFrom();
+    }
+
+    @Override
+    public boolean servesPointRequestsInline() {
+        return false;
+    }
+
+    @Override
+    public InlineRead tryRead(byte[] key, ReadCursor cursor) {
+        throw new UnsupportedOperationException("a cluster's reads go through the coordinator");
+    }
+
+    @Override
+    public boolean tryWrite(byte[] key, long expiresAtMs, MemorySegment value) {
+        throw new UnsupportedOperationException("a cluster's writes go through the coordinator");
+    }
+
+    @Override
+    public void stage(WriteBatch batch, byte[] key, long expiresAtMs, MemorySegment value) {
+        throw new UnsupportedOperationException("a cluster's writes go through the coordinator");
+    }
+
+    @Override
+    public boolean tryApplyStaged(WriteBatch batch) {
+        throw new UnsupportedOperationException("a cluster's writes go through the coordinator");
+    }
+
+    @Override
+    public boolean callsMayBlock(boolean write) {
+        // a coordinated read never waits; a write may, when this node's own engine could not take it at once
+        return write && engine.writeMayBlock();
+    }
+
+    @Override
+    public CompletionStage<byte[]> get(byte[] key, Quorum quorum) {
+        return coordinator.read(key, quorum.ack(), quorum.from())
+                .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis()) ? null : e.value());
+    }
+
+    @Override
+    public CompletionStage<Void> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
+        byte[] copy = value.toArray(ValueLayout.JAVA_BYTE); // replicas and hints keep the array
+        return coordinator.write(new Entry(key, clock.now(), expiresAtMs, copy), quorum.ack(), quorum.from());
+    }
+
+    @Override
+    public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
+        return coordinator.write(Entry.tombstone(key, clock.now()), quorum.ack(), quorum.from());
+    }
+
+    @Override
+    public EntryBatchSource scan(byte[] start, byte[] end, boolean localOnly) throws QuorumException, IOException {
+        if (localOnly) {
+            return new LocalBatchSource(engine.scan(start, end, true));
+        }
+        // Every key written with the default quorum is on any (n - quorum + 1) nodes.
+        int n = replicationFactor();
+        int needed = n - Quorum.majority(n) + 1;
+        List<Replica> up = upReplicas(needed);
+        if (up.size() < needed) {
+            throw new QuorumException.Unavailable(needed, n, up.size());
+        }
+        return new ClusterScan(up, start, end, time);
+    }
+
+    /** The replicas up, probing believed-down ones first when fewer than {@code needed}; blocks (a worker). */
+    private List<Replica> upReplicas(int needed) throws IOException {
+        try {
+            return coordinator.upReplicas(needed).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while probing replicas");
+        } catch (ExecutionException e) {
+            throw new IOException("probing replicas failed", e.getCause());
+        }
+    }
+
+    @Override
+    public String notReadyReason() {
+        String engineReason = engine.unwritableReason();
+        if (engineReason != null) {
+            return engineReason;
+        }
+        int n = coordinator.topology().size();
+        int needed = Quorum.majority(n);
+        int up = coordinator.upReplicas().size();
+        return up < needed ? up + " of " + n + " nodes reachable, " + needed + " needed for the default quorum" : null;
+    }
+}

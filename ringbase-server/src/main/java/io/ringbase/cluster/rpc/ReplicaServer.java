@@ -1,0 +1,404 @@
+package io.ringbase.cluster.rpc;
+
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.ClockOffsetException;
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.repair.MerkleTree;
+import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.cluster.replication.LocalReplica;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.StorageEngine;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The server side of the node-to-node API ({@link InternalProtocol}, documented in {@code docs/http-api.md}):
+ * replica reads, writes and batches of them with their versions, scan pages, the anti-entropy trees and
+ * entries, and a ping, all answered from this node's engine through {@link LocalReplica}'s rules. It knows
+ * the protocol, not the transport: the node's HTTP server hands it each request under
+ * {@link InternalProtocol#PREFIX} as an {@link RpcRequest} and sends back the {@link Reply} it answers.
+ *
+ * <p>When the node has a cluster secret every request must carry a valid {@link RequestSigner#HEADER}
+ * HMAC, else it is refused with 403: clients must not be able to write entries with versions of their
+ * choosing. Stateless and thread-safe; runs on workers, and on I/O threads when the transport says the
+ * engine will not wait ({@code mayWait} false).
+ */
+public final class ReplicaServer {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReplicaServer.class);
+
+    /** Largest page a replica scan returns (bytes, about; one larger entry may pass it). */
+    public static final int MAX_PAGE_BYTES = 4 << 20;
+
+    private static final String BINARY = "application/octet-stream";
+    private static final String TEXT = "text/plain; charset=utf-8";
+
+    /** One request as the transport received it. */
+    public interface RpcRequest {
+        /** The method, e.g. {@code GET}. */
+        String method();
+
+        /** The path, e.g. {@link InternalProtocol#ENTRY}. */
+        String path();
+
+        /** The request target as signed (origin form, with the query). */
+        String uri();
+
+        /** A decoded query parameter, or {@code null} if absent. */
+        String param(String name);
+
+        /** A header's value, or {@code null} if absent. */
+        String header(String name);
+
+        /** The body; an empty array for none. */
+        byte[] body();
+    }
+
+    /** What the server answers. */
+    public sealed interface Answer permits Reply, Blocked {
+    }
+
+    /**
+     * A response: its status, content type, body and extra headers (the protocol's {@link InternalProtocol#NEXT}).
+     *
+     * @param status      the HTTP status code
+     * @param contentType the body's media type
+     * @param body        the body bytes, owned by the reply
+     * @param headers     extra header fields, often none
+     */
+    public record Reply(int status, String contentType, byte[] body, Map<String, String> headers) implements Answer {
+    }
+
+    /** Answering would have meant waiting on an I/O thread; nothing observable changed: run it on a worker. */
+    public record Blocked() implements Answer {
+    }
+
+    /** The one {@link Blocked} answer. */
+    public static final Blocked BLOCKED = new Blocked();
+
+    /**
+     * A request the protocol refuses: 400 (bad parameters, an undecodable body, a version too far ahead
+     * of this node's clock), 403 (no valid signature) or 405 (another method; {@link #allow()} names the
+     * ones taken). The text is for the caller.
+     */
+    public static final class RpcException extends Exception {
+        private final int status;
+        private final String allow;
+
+        RpcException(int status, String message, String allow) {
+            super(message);
+            this.status = status;
+            this.allow = allow;
+        }
+
+        /** 400, 403 or 405. */
+        public int status() {
+            return status;
+        }
+
+        /** For a 405, the methods the path takes (for an {@code Allow} header); else {@code null}. */
+        public String allow() {
+            return allow;
+        }
+    }
+
+    private final StorageEngine engine;
+    private final HybridLogicalClock clock;
+    private final RequestSigner signer;
+    private final TimeSource time;
+    private final Topology topology;
+    private final RepairSource repair;
+
+    /**
+     * @param engine   this node's engine
+     * @param clock    observes every replicated version, so this node never issues a lower one
+     * @param signer   checks every request's HMAC ({@link RequestSigner#NONE}: no secret, unsigned accepted)
+     * @param time     the wall clock a signature's age is measured on
+     * @param topology the cluster
+     * @param repair   answers other nodes' anti-entropy requests
+     */
+    public ReplicaServer(StorageEngine engine, HybridLogicalClock clock, RequestSigner signer, TimeSource time,
+                         Topology topology, RepairSource repair) {
+        this.engine = engine;
+        this.clock = clock;
+        this.signer = signer;
+        this.time = time;
+        this.topology = topology;
+        this.repair = repair;
+    }
+
+    /**
+     * Whether a request for {@code path} may be answered on an I/O thread: one key's entry read or write,
+     * a batch of them, or a ping, when the engine will take writes without waiting (reads that would wait
+     * for the disk answer {@link #BLOCKED} and run again on a worker).
+     */
+    public boolean runsInline(String method, String path) {
+        if (!path.equals(InternalProtocol.ENTRY) && !path.equals(InternalProtocol.BATCH)
+                && !path.equals(InternalProtocol.PING)) {
+            return false;
+        }
+        return method.equals("GET") || !engine.writeMayBlock();
+    }
+
+    /**
+     * Serves one internal request.
+     *
+     * @param mayWait whether this thread may wait on I/O (a worker); on an I/O thread a write the engine
+     *                cannot take at once, or a read that would wait for the disk, makes the whole request
+     *                answer {@link #BLOCKED} with nothing observable changed (writes are versioned: running
+     *                it again is harmless)
+     * @throws RpcException if the protocol refuses the request (400, 403, 405)
+     * @throws IOException  as the engine's reads and writes
+     */
+    public Answer handle(RpcRequest request, boolean mayWait) throws RpcException, IOException {
+        byte[] body = request.body();
+        authenticate(request, body);
+        String method = request.method();
+        switch (request.path()) {
+            case InternalProtocol.ENTRY -> {
+                if (method.equals("GET")) {
+                    byte[] key = hexKey(request, "id");
+                    Entry found = mayWait ? engine.get(key) : LocalReplica.tryGet(engine, key);
+                    if (found == LocalReplica.WOULD_WAIT) {
+                        return BLOCKED;
+                    }
+                    return found == null ? text(404, "no such key")
+                            : binary(InternalProtocol.encode(List.of(found)), Map.of());
+                }
+                if (method.equals("PUT")) {
+                    long stored = applyReplicated(single(body), mayWait);
+                    return stored == LocalReplica.NOT_APPLIED ? BLOCKED : new Reply(201, "text/plain",
+                            Long.toString(stored).getBytes(StandardCharsets.US_ASCII), Map.of());
+                }
+                throw notAllowed(method, "GET, PUT");
+            }
+            case InternalProtocol.ENTRIES -> {
+                requireGet(method);
+                byte[] start = hexKey(request, "start");
+                String end = request.param("end");
+                int max = intParam(request, "max", MAX_PAGE_BYTES);
+                return page(LocalReplica.page(engine, start, end == null ? null : unhex(end, "end"),
+                        Math.min(max, MAX_PAGE_BYTES)));
+            }
+            case InternalProtocol.REPAIR_TREE -> {
+                requireGet(method);
+                try {
+                    return binary(repair.tree(range(request), requester(request)).toBytes(), Map.of());
+                } catch (IllegalArgumentException e) {
+                    throw badRequest(e.getMessage());
+                }
+            }
+            case InternalProtocol.REPAIR_ENTRIES -> {
+                if (!method.equals("POST")) {
+                    throw notAllowed(method, "POST");
+                }
+                try {
+                    BitSet leaves = MerkleTree.leafSetFromBytes(body);
+                    int max = Math.min(intParam(request, "max", MAX_PAGE_BYTES), MAX_PAGE_BYTES);
+                    return page(repair.entries(range(request), requester(request), leaves,
+                            hexKey(request, "start"), max));
+                } catch (IllegalArgumentException e) {
+                    throw badRequest(e.getMessage());
+                }
+            }
+            case InternalProtocol.BATCH -> {
+                if (!method.equals("POST")) {
+                    throw notAllowed(method, "POST");
+                }
+                List<ReplicaBatch.Result> results = batch(body, mayWait);
+                return results == null ? BLOCKED : binary(ReplicaBatch.encodeResults(results), Map.of());
+            }
+            case InternalProtocol.PING -> {
+                requireGet(method);
+                return new Reply(200, "text/plain", InternalProtocol.pingBody(engine.unwritableReason()), Map.of());
+            }
+            default -> throw badRequest("unknown internal path " + request.path());
+        }
+    }
+
+    /**
+     * Runs a {@link ReplicaBatch}'s operations in order; an engine failure fails the whole batch.
+     *
+     * @return the results, or {@code null} if a write or a read would have had to wait and {@code mayWait}
+     *         is false
+     */
+    private List<ReplicaBatch.Result> batch(byte[] body, boolean mayWait) throws RpcException, IOException {
+        List<ReplicaBatch.Op> ops;
+        try {
+            ops = ReplicaBatch.decodeOps(body);
+        } catch (IllegalArgumentException e) {
+            throw badRequest("undecodable batch: " + e.getMessage());
+        }
+        List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
+        long answerBytes = 0;
+        boolean anyFound = false;
+        for (ReplicaBatch.Op op : ops) {
+            try {
+                switch (op) {
+                    case ReplicaBatch.Write w -> {
+                        long stored = applyReplicated(w.entry(), mayWait);
+                        if (stored == LocalReplica.NOT_APPLIED) {
+                            return null;
+                        }
+                        results.add(new ReplicaBatch.Written(stored));
+                        answerBytes += 9;
+                    }
+                    case ReplicaBatch.QueryVersion q -> {
+                        long version = mayWait ? LocalReplica.versionOf(engine, q.key())
+                                : LocalReplica.tryVersionOf(engine, q.key());
+                        if (version == LocalReplica.VERSION_WOULD_WAIT) {
+                            return null;
+                        }
+                        results.add(version == Replica.NO_VERSION
+                                ? new ReplicaBatch.Found(null) : new ReplicaBatch.Written(version));
+                        answerBytes += 9;
+                    }
+                    case ReplicaBatch.Read r -> {
+                        Entry found = mayWait ? engine.get(r.key()) : LocalReplica.tryGet(engine, r.key());
+                        if (found == LocalReplica.WOULD_WAIT) {
+                            return null;
+                        }
+                        long size = found == null ? 1 : 1 + EntryCodec.encodedSize(found);
+                        if (found != null && anyFound && answerBytes + size > ReplicaBatch.MAX_ANSWER_BYTES) {
+                            results.add(new ReplicaBatch.TooLarge()); // the coordinator reads it alone
+                            answerBytes += 1;
+                        } else {
+                            results.add(new ReplicaBatch.Found(found));
+                            answerBytes += size;
+                            anyFound |= found != null;
+                        }
+                    }
+                }
+            } catch (IOException | RpcException | RuntimeException e) {
+                // this operation failed (an engine error, a version too far ahead of this node's clock);
+                // the others stand (a write is versioned: the coordinator hints it)
+                log.warn("replica batch operation failed: {}", e.toString());
+                results.add(new ReplicaBatch.Failed(e.getClass().getSimpleName() + ": " + e.getMessage()));
+            }
+        }
+        return results;
+    }
+
+    /**
+     * A replica write from a coordinator: observes its version (so this node's clock never issues a
+     * lower one) and applies it; returns {@link Replica#writeResult}.
+     *
+     * @throws RpcException (400, nothing written) if the version is further ahead of this node's clock than
+     *                      its maximum offset ({@link ClockOffsetException})
+     */
+    private long applyReplicated(Entry entry, boolean mayWait) throws IOException, RpcException {
+        try {
+            clock.observe(entry.version());
+        } catch (ClockOffsetException e) {
+            throw badRequest(e.getMessage());
+        }
+        return mayWait ? LocalReplica.applyChecked(engine, entry) : LocalReplica.tryApplyChecked(engine, entry);
+    }
+
+    private static Reply page(EntryPage page) {
+        return binary(InternalProtocol.encode(page.entries()),
+                page.hasMore() ? Map.of(InternalProtocol.NEXT, InternalProtocol.hex(page.next())) : Map.of());
+    }
+
+    private static Reply binary(byte[] body, Map<String, String> headers) {
+        return new Reply(200, BINARY, body, headers);
+    }
+
+    private static Reply text(int status, String text) {
+        return new Reply(status, TEXT, (text + "\n").getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    private static int range(RpcRequest request) throws RpcException {
+        return intOrDefault(request, "range", -1); // RepairSource checks 0..15 (a missing range fails there)
+    }
+
+    private NodeId requester(RpcRequest request) throws RpcException {
+        String s = request.param("requester");
+        try {
+            return topology.node(Integer.parseInt(s));
+        } catch (RuntimeException e) {
+            throw badRequest("parameter 'requester' must be a node index 0.." + (topology.size() - 1)
+                    + ", got '" + s + "'");
+        }
+    }
+
+    private void authenticate(RpcRequest request, byte[] body) throws RpcException {
+        String auth = request.header(RequestSigner.HEADER);
+        if (!signer.verify(request.method(), request.uri(), body, auth, time.currentTimeMillis())) {
+            throw new RpcException(403, auth == null ? "internal request without " + RequestSigner.HEADER
+                    : "internal request with an invalid or expired " + RequestSigner.HEADER, null);
+        }
+    }
+
+    private static void requireGet(String method) throws RpcException {
+        if (!method.equals("GET")) {
+            throw notAllowed(method, "GET");
+        }
+    }
+
+    private static Entry single(byte[] body) throws RpcException {
+        try {
+            List<Entry> entries = InternalProtocol.decode(body);
+            if (entries.size() != 1) {
+                throw badRequest("expected one encoded entry, got " + entries.size());
+            }
+            return entries.getFirst();
+        } catch (IllegalArgumentException e) {
+            throw badRequest("undecodable entry: " + e.getMessage());
+        }
+    }
+
+    private static byte[] hexKey(RpcRequest request, String name) throws RpcException {
+        String s = request.param(name);
+        if (s == null) {
+            throw badRequest("missing parameter '" + name + "'");
+        }
+        return unhex(s, name);
+    }
+
+    private static byte[] unhex(String s, String name) throws RpcException {
+        try {
+            return InternalProtocol.unhex(s);
+        } catch (IllegalArgumentException e) {
+            throw badRequest("parameter '" + name + "' is not hex");
+        }
+    }
+
+    private static int intParam(RpcRequest request, String name, int dflt) throws RpcException {
+        int v = intOrDefault(request, name, dflt);
+        if (v <= 0) {
+            throw badRequest("parameter '" + name + "' must be a positive integer, got " + v);
+        }
+        return v;
+    }
+
+    private static int intOrDefault(RpcRequest request, String name, int dflt) throws RpcException {
+        String s = request.param(name);
+        if (s == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            throw badRequest("parameter '" + name + "' must be an integer, got '"
+                    + (s.length() <= 64 ? s : s.substring(0, 64) + "...") + "'");
+        }
+    }
+
+    private static RpcException badRequest(String message) {
+        return new RpcException(400, message, null);
+    }
+
+    private static RpcException notAllowed(String method, String allow) {
+        return new RpcException(405, "method " + method + " not allowed; allowed: " + allow, allow);
+    }
+}

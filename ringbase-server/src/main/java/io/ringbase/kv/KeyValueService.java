@@ -1,0 +1,132 @@
+package io.ringbase.kv;
+
+import io.ringbase.storage.ReadCursor;
+import io.ringbase.storage.WriteBatch;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The key-value service a node offers its clients: point reads and writes with per-request quorums, and
+ * range scans. The public API calls only this and never learns whether the node is alone: a node alone is
+ * a cluster of one with replication factor 1 ({@link LocalKeyValueService}), as Cassandra's
+ * {@code StorageProxy} serves every replication factor; a node of a larger cluster coordinates each
+ * request over the key's replicas ({@code cluster.proxy.StorageProxy}). Which one a node runs is decided
+ * in one place, where the node is assembled.
+ *
+ * <p>Two paths:
+ * <ul>
+ *   <li>the <b>inline path</b>, for an I/O thread that must never wait: {@link #tryRead}, {@link #tryWrite},
+ *       {@link #stage} and {@link #tryApplyStaged} answer from this node's own engine alone, zero-copy,
+ *       or decline (nothing done) when that would mean waiting. Only a service whose
+ *       {@link #servesPointRequestsInline()} is true offers it;</li>
+ *   <li>the <b>general path</b> ({@link #get}, {@link #put}, {@link #delete}, {@link #scan}), which any
+ *       service offers: its futures complete when the request's quorum is met. Whether a call may block
+ *       its thread is {@link #callsMayBlock}.</li>
+ * </ul>
+ * Versions are stamped here (hybrid logical clock), never by the caller.
+ *
+ * <p>Failures: {@link IOException} from the engine ({@code StorageFaultException}, {@code StoreBusyException},
+ * ...), thrown or completing the future; {@link QuorumException} when too few replicas answer. Thread-safe.
+ */
+public interface KeyValueService {
+
+    /** What an inline read found. */
+    enum InlineRead {
+        /** A live value: the cursor points at it. */
+        LIVE,
+        /** No live value: never written, deleted, or expired. */
+        MISSING,
+        /** Answering would wait for the disk; nothing is pinned. Use the general path. */
+        WOULD_WAIT
+    }
+
+    /** The replication factor: the largest {@code from} a request may ask for, and its default. */
+    int replicationFactor();
+
+    /** The default quorum of a request that names neither: {@code from} = replication factor, {@code ack} a majority. */
+    default Quorum defaultQuorum() {
+        return new Quorum(Quorum.majority(replicationFactor()), replicationFactor());
+    }
+
+    /**
+     * Whether point requests can be answered from this node's engine alone on an I/O thread (every key's
+     * only replica is this node), through {@link #tryRead}, {@link #tryWrite}, {@link #stage} and
+     * {@link #tryApplyStaged}. Fixed for the service's life.
+     */
+    boolean servesPointRequestsInline();
+
+    /**
+     * Reads {@code key} without waiting, into {@code cursor}, which the caller closes after copying the
+     * value out. Only when {@link #servesPointRequestsInline()}.
+     *
+     * @throws IOException as the engine's read
+     */
+    InlineRead tryRead(byte[] key, ReadCursor cursor) throws IOException;
+
+    /**
+     * Writes {@code value} (or a tombstone if {@code null}) for {@code key} without waiting, zero-copy from
+     * {@code value}'s memory. Only when {@link #servesPointRequestsInline()}.
+     *
+     * @param expiresAtMs Unix ms after which the value is gone, or {@code Entry.NO_EXPIRY}
+     * @return whether it was written; {@code false}: nothing was, the engine would have had to wait
+     * @throws IOException as the engine's write (nothing written)
+     */
+    boolean tryWrite(byte[] key, long expiresAtMs, MemorySegment value) throws IOException;
+
+    /**
+     * Adds a write of {@code value} (a tombstone if {@code null}) to {@code batch} with a fresh version,
+     * after {@link WriteBatch#fits}; {@link #tryApplyStaged} writes the batch. Only when
+     * {@link #servesPointRequestsInline()}.
+     */
+    void stage(WriteBatch batch, byte[] key, long expiresAtMs, MemorySegment value);
+
+    /**
+     * Writes what {@code batch} holds beyond {@link WriteBatch#applied()}, as far as the engine can without
+     * waiting (group commit: one WAL write for all).
+     *
+     * @return whether all of it was written; if not, the rest would have had to wait
+     * @throws IOException if the WAL write failed: nothing of the remaining writes was applied
+     */
+    boolean tryApplyStaged(WriteBatch batch) throws IOException;
+
+    /**
+     * Whether a general-path call may block its thread, so that an I/O thread must not make it:
+     * {@code write} for {@link #put} and {@link #delete}, else {@link #get}. {@link #scan} always may.
+     */
+    boolean callsMayBlock(boolean write);
+
+    /**
+     * The live value of {@code key}, or {@code null} if it has none (never written, deleted, expired).
+     *
+     * @throws IllegalArgumentException if {@code quorum.from()} is above {@link #replicationFactor()}
+     */
+    CompletionStage<byte[]> get(byte[] key, Quorum quorum);
+
+    /**
+     * Stores {@code value} under {@code key}; the value's memory is read before this returns (copied if it
+     * must outlive the call).
+     *
+     * @param expiresAtMs Unix ms after which the value is gone, or {@code Entry.NO_EXPIRY}
+     */
+    CompletionStage<Void> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum);
+
+    /** Deletes {@code key} (writes a tombstone). */
+    CompletionStage<Void> delete(byte[] key, Quorum quorum);
+
+    /**
+     * Every live entry with {@code start <= key < end} in key order ({@code end} {@code null}: to the last
+     * key), as a stream the caller closes. Blocks (call it from a worker).
+     *
+     * @param localOnly only this node's own data ({@code local=true}), not the cluster's
+     * @throws QuorumException if too few replicas are up to cover the range
+     * @throws IOException as the engine's scan
+     */
+    EntryBatchSource scan(byte[] start, byte[] end, boolean localOnly) throws QuorumException, IOException;
+
+    /**
+     * Why requests cannot be served now, or {@code null} if they can: the engine's reason (disk full, a
+     * failed WAL), or in a cluster fewer nodes reachable than a default-quorum request needs.
+     */
+    String notReadyReason();
+}

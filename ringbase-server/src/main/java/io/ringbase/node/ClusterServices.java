@@ -1,0 +1,246 @@
+package io.ringbase.node;
+
+import io.netty.channel.EventLoopGroup;
+import io.ringbase.api.RepairControl;
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.hint.HintedHandoff;
+import io.ringbase.cluster.proxy.ClusterKeyValueService;
+import io.ringbase.cluster.repair.AntiEntropyRepair;
+import io.ringbase.cluster.repair.RepairOptions;
+import io.ringbase.cluster.repair.RepairPeer;
+import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.Liveness;
+import io.ringbase.cluster.replication.LocalReplica;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.cluster.replication.SpeculationTimers;
+import io.ringbase.cluster.rpc.PeerCallStats;
+import io.ringbase.cluster.rpc.RemoteRepairPeer;
+import io.ringbase.cluster.rpc.RemoteReplica;
+import io.ringbase.cluster.rpc.ReplicaClient;
+import io.ringbase.kv.KeyValueService;
+import io.ringbase.observe.ClusterSource;
+import io.ringbase.storage.ManagedEngine;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The services of a node in a cluster of more than one, opened in order and registered with the node's
+ * {@link Resources} as they open (so they close in the reverse order): the replica client on the node's
+ * event loops, the local replica's thread pools, hinted handoff (an engine of its own under
+ * {@code <data-dir>/hints}), the coordinator with read repair and speculative retry, the failure
+ * detector's prober and anti-entropy repair. It gives the node its {@link KeyValueService}, the repair
+ * behind {@code /v0/admin/repair} and the figures metrics and status read.
+ */
+final class ClusterServices implements NodeServices {
+
+    private static final Logger log = LoggerFactory.getLogger(ClusterServices.class);
+
+    /** Threads of a coordinator's local reads that wait for the disk (its event loops hand them over). */
+    private static final int LOCAL_READ_THREADS = 4;
+
+    /** A peer that answered nothing for this long is probed even while believed up (ms). */
+    static final long IDLE_PROBE_AFTER_MS = 1_000;
+
+    /** How long a stop waits for a read-repair write that is already running (ms). */
+    private static final long READ_REPAIR_STOP_MS = 10_000;
+
+    private final Coordinator coordinator;
+    private final HintedHandoff hints;
+    private final AntiEntropyRepair repair;
+    private final RepairSource repairSource;
+    private final KeyValueService kv;
+    private final ClusterSource figures;
+    private final List<String> peerUrls = new ArrayList<>();
+
+    /**
+     * Opens the cluster services of {@code config}'s node, registering each with {@code resources}.
+     *
+     * @throws IOException if the hint store cannot be opened (what was opened before stays registered)
+     */
+    ClusterServices(Node.Config config, ManagedEngine engine, HybridLogicalClock clock, TimeSource time,
+                    RequestSigner signer, EventLoopGroup ioGroup, Resources resources) throws IOException {
+        Topology topology = config.topology();
+        ReplicaClient client = resources.add(
+                new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer, ioGroup, time),
+                ReplicaClient::close);
+        ThreadPoolExecutor localScans = pool(2, 256, "ringbase-local-scan");
+        // a coordinator's local write that would wait (a flush behind) runs here, off the event loop
+        ThreadPoolExecutor localWrites = pool(1, 1024, "ringbase-local-write");
+        // a coordinator's local read that would wait for the disk (a table out of the page cache) runs
+        // here: several threads, so that reads from the device overlap
+        ThreadPoolExecutor localReads = pool(LOCAL_READ_THREADS, 1024, "ringbase-local-read");
+        List<Replica> replicas = new ArrayList<>();
+        for (NodeId n : topology.nodes()) {
+            if (!n.equals(topology.self())) {
+                peerUrls.add(n.toString());
+            }
+            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans, localWrites, localReads)
+                    : new RemoteReplica(n, client));
+        }
+        hints = resources.add(HintedHandoff.open(config.storage().dataDir().resolve("hints"), topology,
+                n -> replicas.get(n.index()), config.hints(), config.storage().walSync(), time), HintedHandoff::close);
+        // threads start with their first task, so nothing leaks before this line; registered after the
+        // hints, they stop before them: their queued writes finish while the hint store is still open
+        resources.add(localScans, scans -> stopLocalPools(scans, localWrites, localReads));
+        hints.start();
+        Liveness liveness = new Liveness(topology.size());
+        ThreadPoolExecutor background = resources.add(pool(1, 4096, "ringbase-read-repair"), ClusterServices::stopReadRepairs);
+        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background,
+                config.speculativeRetry(), new SpeculationTimers(ioGroup), time);
+        repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
+        RepairOptions repairOptions = RepairOptions.defaults();
+        List<RepairPeer> peers = new ArrayList<>();
+        for (Replica r : replicas) {
+            if (r instanceof RemoteReplica remote) {
+                peers.add(new RemoteRepairPeer(remote, repairOptions.callTimeoutMs()));
+            }
+        }
+        repair = resources.add(new AntiEntropyRepair(repairSource, engine, clock, peers, repairOptions, time),
+                AntiEntropyRepair::close); // closing aborts a running repair
+        ScheduledExecutorService prober = resources.add(
+                Executors.newSingleThreadScheduledExecutor(r -> Node.daemon(r, "ringbase-liveness")),
+                ScheduledExecutorService::shutdownNow);
+        prober.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self(), time),
+                Liveness.PROBE_INTERVAL_MS, Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        kv = new ClusterKeyValueService(coordinator, engine, clock, time);
+        figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
+    }
+
+    /** The key-value service: requests coordinated over the key's replicas. */
+    @Override
+    public KeyValueService kv() {
+        return kv;
+    }
+
+    @Override
+    public RepairSource repairSource() {
+        return repairSource;
+    }
+
+    @Override
+    public RepairControl repairControl() {
+        return new RepairControl() {
+            @Override
+            public boolean start() {
+                return repair.start();
+            }
+
+            @Override
+            public String statusJson() {
+                return repair.toJson();
+            }
+        };
+    }
+
+    @Override
+    public Optional<ClusterSource> figures() {
+        return Optional.of(figures);
+    }
+
+    @Override
+    public List<String> peerUrls() {
+        return List.copyOf(peerUrls);
+    }
+
+    @Override
+    public Coordinator coordinator() {
+        return coordinator;
+    }
+
+    @Override
+    public HintedHandoff hints() {
+        return hints;
+    }
+
+    @Override
+    public AntiEntropyRepair repair() {
+        return repair;
+    }
+
+    private static ThreadPoolExecutor pool(int threads, int queue, String name) {
+        return new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(queue),
+                r -> Node.daemon(r, name), new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    /**
+     * Stops the local replica's pools without interrupts (an interrupted file channel would close under
+     * the engine); queued writes and reads finish before the engine closes.
+     */
+    private static void stopLocalPools(ThreadPoolExecutor scans, ThreadPoolExecutor writes, ThreadPoolExecutor reads)
+            throws InterruptedException {
+        scans.shutdown();
+        writes.shutdown();
+        reads.shutdown();
+        writes.awaitTermination(5, TimeUnit.SECONDS);
+        reads.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Drops the queued read repairs (best effort: the next read repairs again) and waits for the one
+     * running, without interrupting it: an interrupt inside a local engine write closes the WAL's
+     * channel ({@link java.nio.channels.ClosedByInterruptException}) and poisons the WAL, so the final
+     * flush would fail.
+     */
+    private static void stopReadRepairs(ThreadPoolExecutor background) throws InterruptedException {
+        background.shutdown();
+        background.getQueue().clear();
+        if (!background.awaitTermination(READ_REPAIR_STOP_MS, TimeUnit.MILLISECONDS)) {
+            log.warn("a read repair is still running after {} ms; closing anyway", READ_REPAIR_STOP_MS);
+        }
+    }
+
+    /**
+     * Pings every node marked down or unwritable, and every node believed up that has not answered any
+     * call for {@link #IDLE_PROBE_AFTER_MS}: an answer marks it up (and writable or not, as its ping
+     * says: {@link Replica#ping()}), an unreachable one down. So the failure detector (and
+     * {@code /ready}, the status page) notices a dead peer without client traffic.
+     */
+    static void probePeers(List<Replica> replicas, Liveness liveness, PeerCallStats stats, NodeId self,
+                           TimeSource time) {
+        long now = time.currentTimeMillis();
+        for (Replica r : replicas) {
+            if (r.node().equals(self)) {
+                continue;
+            }
+            boolean up = liveness.isUp(r.node());
+            if (up && liveness.unwritableReason(r.node()) == null
+                    && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
+                continue;
+            }
+            r.ping().whenComplete((unwritable, failure) -> {
+                if (failure == null) {
+                    if (!liveness.isUp(r.node())) {
+                        log.info("node {} answers again", r.node());
+                    }
+                    liveness.markUp(r.node());
+                    if (liveness.markWritable(r.node(), unwritable)) {
+                        Coordinator.logWritability(r.node(), unwritable);
+                    }
+                } else if (up && unwrap(failure) instanceof ReplicaException.Unreachable) {
+                    log.warn("node {} is unreachable", r.node());
+                    liveness.markDown(r.node(), time.currentTimeMillis());
+                }
+            });
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+}

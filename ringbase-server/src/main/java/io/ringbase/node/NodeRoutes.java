@@ -1,0 +1,54 @@
+package io.ringbase.node;
+
+import io.ringbase.api.HttpApi;
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.cluster.ring.Ring;
+import io.ringbase.cluster.rpc.EntryCodec;
+import io.ringbase.cluster.rpc.InternalProtocol;
+import io.ringbase.cluster.rpc.ReplicaServer;
+import io.ringbase.kv.KeyValueService;
+import io.ringbase.kv.LocalKeyValueService;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.StorageEngine;
+
+/**
+ * What a node serves over HTTP: the public API on its key-value service and, as added routes, the
+ * node-to-node API ({@link InternalProtocol}) on the {@link ReplicaServer}, whose requests carry a key and
+ * an entry header beside a value.
+ */
+public final class NodeRoutes {
+
+    private NodeRoutes() {
+    }
+
+    /**
+     * The API of a node, without its reports, admin control and repair (the caller adds them).
+     *
+     * @param maxBodyBytes the largest value a PUT may carry, bytes
+     */
+    static HttpApi.Builder api(KeyValueService kv, StorageEngine engine, HybridLogicalClock clock, TimeSource time,
+                               RequestSigner signer, Topology topology, RepairSource repairSource, int maxBodyBytes) {
+        RpcRoute rpc = new RpcRoute(new ReplicaServer(engine, clock, signer, time, topology, repairSource));
+        return HttpApi.builder(kv, time, maxBodyBytes)
+                .path(InternalProtocol.ENTRY, "internal_entry", rpc)
+                .path(InternalProtocol.BATCH, "internal_batch", rpc)
+                .prefix(InternalProtocol.PREFIX, "internal_other", rpc)
+                .bodyOverheadBytes(Entry.MAX_KEY_BYTES + EntryCodec.HEADER_SIZE);
+    }
+
+    /**
+     * The API of a node alone over {@code engine}, with no reports, admin control or secret: the bare server
+     * of tests and tools.
+     *
+     * @param maxBodyBytes the largest value a PUT may carry, bytes
+     */
+    public static HttpApi standalone(StorageEngine engine, HybridLogicalClock clock, TimeSource time, int maxBodyBytes) {
+        Topology single = Topology.single("localhost", 1); // a placeholder: a node alone names no URL
+        return api(new LocalKeyValueService(engine, clock, time), engine, clock, time, RequestSigner.NONE, single,
+                new RepairSource(engine, new Ring(single), single.self(), 1), maxBodyBytes).build();
+    }
+}
