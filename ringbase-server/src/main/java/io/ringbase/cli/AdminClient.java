@@ -1,5 +1,6 @@
 package io.ringbase.cli;
 
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.auth.RequestSigner;
 import java.io.IOException;
@@ -36,6 +37,7 @@ final class AdminClient {
 
     private final URI base;
     private final RequestSigner signer;
+    private final TimeSource time;
     private final Duration timeout;
     private final HttpClient http;
 
@@ -43,16 +45,18 @@ final class AdminClient {
      * @param url     the node, {@code http://host:port}
      * @param secret  the cluster secret, or {@code null} to send unsigned requests
      * @param timeout per request
+     * @param time    the wall clock signatures are made on
      */
-    AdminClient(String url, byte[] secret, Duration timeout) {
-        this(URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url),
-                secret == null ? null : new RequestSigner(secret), timeout);
+    AdminClient(String url, byte[] secret, Duration timeout, TimeSource time) {
+        this(URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url), RequestSigner.of(secret),
+                timeout, time);
     }
 
-    private AdminClient(URI base, RequestSigner signer, Duration timeout) {
+    private AdminClient(URI base, RequestSigner signer, Duration timeout, TimeSource time) {
         this.base = base;
         this.signer = signer;
         this.timeout = timeout;
+        this.time = time;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
     }
 
@@ -63,7 +67,7 @@ final class AdminClient {
 
     /** This client for another node of the cluster, with the same secret and timeout. */
     AdminClient at(String url) {
-        return new AdminClient(URI.create(url), signer, timeout);
+        return new AdminClient(URI.create(url), signer, timeout, time);
     }
 
     /**
@@ -75,8 +79,8 @@ final class AdminClient {
     String send(String method, String target) throws Failure {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(target)).timeout(timeout)
                 .method(method, HttpRequest.BodyPublishers.noBody());
-        if (signer != null) {
-            b.header(RequestSigner.HEADER, signer.sign(method, target, new byte[0], System.currentTimeMillis()));
+        if (signer.signs()) {
+            b.header(RequestSigner.HEADER, signer.sign(method, target, new byte[0], time.currentTimeMillis()));
         }
         HttpResponse<String> r;
         try {
@@ -91,7 +95,7 @@ final class AdminClient {
         }
         if (r.statusCode() == 403) {
             throw new Failure(EXIT_FORBIDDEN, base + " refused the request (403): " + r.body().strip()
-                    + (signer == null ? " (give --secret-file)" : " (is --secret-file the cluster's secret?)"));
+                    + (!signer.signs() ? " (give --secret-file)" : " (is --secret-file the cluster's secret?)"));
         }
         if (r.statusCode() / 100 != 2) {
             throw new Failure(EXIT_FAILED, method + " " + target + " on " + base + " answered " + r.statusCode() + ": "

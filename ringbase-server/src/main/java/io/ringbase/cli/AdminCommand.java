@@ -1,5 +1,8 @@
 package io.ringbase.cli;
 
+import java.time.ZoneId;
+import java.time.Instant;
+import io.ringbase.clock.TimeSource;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -35,6 +38,9 @@ import picocli.CommandLine.Option;
         subcommands = CommandLine.HelpCommand.class)
 public final class AdminCommand {
 
+    /** The wall clock of ages shown and of default snapshot names. */
+    private final TimeSource time = TimeSource.SYSTEM;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Option(names = "--url", defaultValue = "http://localhost:8080", scope = CommandLine.ScopeType.INHERIT,
@@ -60,7 +66,7 @@ public final class AdminCommand {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        return new AdminClient(url, secret, Duration.ofMillis(timeout.millis()));
+        return new AdminClient(url, secret, Duration.ofMillis(timeout.millis()), time);
     }
 
     /** Runs {@code action}; prints a failure's one line to stderr and returns its exit code. */
@@ -109,7 +115,7 @@ public final class AdminCommand {
                     double last = p.path("lastContactMs").asDouble(Double.NaN);
                     out.printf(Locale.ROOT, "peer      %-28s %-5s last contact %s%n", p.path("url").textValue(),
                             p.path("state").textValue(), last <= 0 ? "never"
-                                    : seconds((System.currentTimeMillis() - last) / 1000) + " ago");
+                                    : seconds((time.currentTimeMillis() - last) / 1000) + " ago");
                 }
                 JsonNode h = s.path("hints");
                 out.printf(Locale.ROOT, "hints     %.0f pending (%,.0f bytes), %.0f delivered, %.0f dropped%n",
@@ -128,7 +134,7 @@ public final class AdminCommand {
                @Option(names = "--poll", defaultValue = "500ms", paramLabel = "DURATION",
                        description = "How often to ask for progress (default: ${DEFAULT-VALUE}).") TimeSpan poll) {
         return run((client, out) -> {
-            long started = System.currentTimeMillis();
+            long started = time.currentTimeMillis();
             JsonNode before = parse(client, client.send("GET", "/v0/admin/repair"));
             if (before.hasNonNull("note")) {
                 out.println(client.url() + ": " + before.path("note").textValue());
@@ -196,7 +202,7 @@ public final class AdminCommand {
                  String name,
                  @Option(names = "--all-nodes", description = "Snapshot every node of the cluster, as the node at --url "
                          + "lists them.") boolean allNodes) {
-        String snapshotName = name != null ? name : LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        String snapshotName = name != null ? name : LocalDateTime.ofInstant(Instant.ofEpochMilli(time.currentTimeMillis()), ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         return run((client, out) -> {
             List<String> nodes = new ArrayList<>(List.of(client.url()));
             if (allNodes) {

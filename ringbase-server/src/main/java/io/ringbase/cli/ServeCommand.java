@@ -222,7 +222,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         Logging.configure(format, node.url()); // the bound port, if it was 0
         CountDownLatch stop = StopSignal.install();
-        String cluster = config.topology().size() == 1 ? ""
+        String cluster = config.topology().isAlone() ? ""
                 : ", node " + (config.topology().self().index() + 1) + " of " + config.topology().size();
         System.out.println("Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port()
                 + " (data in " + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
@@ -244,7 +244,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** The node's URL for log lines: {@code --self}, or {@code http://host:port} of a single node. */
     private static String nodeUrl(Node.Config config) {
-        if (config.topology().size() > 1) {
+        if (!config.topology().isAlone()) {
             return config.topology().self().toString();
         }
         return "http://" + displayHost(config.http().host()) + ":" + config.http().port();
@@ -274,7 +274,7 @@ public final class ServeCommand implements Callable<Integer> {
             default -> throw bad("--wal-sync must be 'always' or 'periodic', got '" + walSync + "'");
         };
         Topology topology = topology();
-        if (topology.size() > 1 && tombstoneGrace.millis() <= hintWindow.millis()) {
+        if (!topology.isAlone() && tombstoneGrace.millis() <= hintWindow.millis()) {
             // a hint delivered after compaction purged the delete it lost to would bring the key back
             throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
                     + "): a hint delivered after a purged delete would bring the deleted key back");
@@ -288,7 +288,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))
                     .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
                     .withBlockCacheBytes(blockCacheBytes())
-                    .withTombstoneGraceMs(topology.size() == 1 ? 0 : tombstoneGrace.millis());
+                    .withTombstoneGraceMs(topology.isAlone() ? 0 : tombstoneGrace.millis());
             if (compactionSlowdownTables < 1 || compactionStopTables < compactionSlowdownTables) {
                 throw bad("need 1 <= --compaction-slowdown-tables <= --compaction-stop-tables, got "
                         + compactionSlowdownTables + " and " + compactionStopTables);

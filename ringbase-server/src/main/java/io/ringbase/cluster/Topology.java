@@ -87,6 +87,14 @@ public record Topology(List<NodeId> nodes, NodeId self) {
         return nodes.size();
     }
 
+    /**
+     * Whether this node is alone: a cluster of one, replication factor 1. The one rule that tells a node
+     * alone from a member of a larger cluster.
+     */
+    public boolean isAlone() {
+        return nodes.size() == 1;
+    }
+
     public NodeId node(int index) {
         return nodes.get(index);
     }

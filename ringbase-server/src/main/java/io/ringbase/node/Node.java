@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Assembly: every part is registered with the node's {@link Resources} as it opens, so a start that
  * fails half way releases what it had opened, and {@link #close} closes the parts in the reverse order.
- * Whether the node is alone is decided once, here ({@link Topology#size()} of 1): a node alone gets
+ * Whether the node is alone is decided once, here ({@link Topology#isAlone()}): a node alone gets
  * {@link StandaloneServices}, a member of a larger cluster {@link ClusterServices}; the HTTP API, the
  * node-to-node API, metrics and status are built the same way on either.
  */
@@ -158,7 +158,7 @@ public final class Node implements AutoCloseable {
         EventLoopGroup ioGroup = resources.add(
                 Transport.newEventLoopGroup(config.http().ioThreads(), RingbaseHttpServer.IO_THREAD_NAME),
                 g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS));
-        services = topology.size() == 1 ? new StandaloneServices(topology, engine, clock, time)
+        services = topology.isAlone() ? new StandaloneServices(topology, engine, clock, time)
                 : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources);
         HttpApi.Builder api = NodeRoutes.api(services.kv(), engine, clock, time, signer, topology,
                 services.repairSource(), config.http().maxBodyBytes());
@@ -203,7 +203,7 @@ public final class Node implements AutoCloseable {
      * the bound port ({@code localhost} for a wildcard address).
      */
     public String url() {
-        if (config.topology().size() > 1) {
+        if (!config.topology().isAlone()) {
             return config.topology().self().toString();
         }
         String host = config.http().host();

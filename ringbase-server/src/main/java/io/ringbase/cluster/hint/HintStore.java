@@ -1,5 +1,6 @@
 package io.ringbase.cluster.hint;
 
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
@@ -84,7 +85,7 @@ public final class HintStore implements Closeable {
      * @see #open(Path, HintOptions, WalSyncPolicy, LongSupplier)
      */
     public static HintStore open(Path dir, HintOptions options) throws IOException {
-        return open(dir, options, WalSyncPolicy.PERIODIC, System::currentTimeMillis, i -> null);
+        return open(dir, options, WalSyncPolicy.PERIODIC, TimeSource.SYSTEM, i -> null);
     }
 
     /**
