@@ -28,13 +28,22 @@ final class ServerFixture implements AutoCloseable {
     }
 
     ServerFixture(HttpServerConfig config, StorageEngine engine) {
-        server = bare(config, engine);
+        this(config, engine, TimeSource.SYSTEM);
+    }
+
+    /** A server whose TTLs and expiries follow {@code time}. */
+    ServerFixture(HttpServerConfig config, StorageEngine engine, TimeSource time) {
+        server = bare(config, engine, time);
         port = server.start();
     }
 
     /** A server alone on {@code engine}: the public and node-to-node APIs, requests counted, no reports. */
     static RingbaseHttpServer bare(HttpServerConfig config, StorageEngine engine) {
-        HttpApi api = NodeRoutes.standalone(engine, new HybridLogicalClock(), TimeSource.SYSTEM, config.maxBodyBytes());
+        return bare(config, engine, TimeSource.SYSTEM);
+    }
+
+    private static RingbaseHttpServer bare(HttpServerConfig config, StorageEngine engine, TimeSource time) {
+        HttpApi api = NodeRoutes.standalone(engine, new HybridLogicalClock(), time, config.maxBodyBytes());
         return new RingbaseHttpServer(config, api, api.newRequestMetrics(), false);
     }
 
