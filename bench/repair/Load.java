@@ -1,6 +1,6 @@
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.LsmEngine;
+import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.lang.foreign.MemorySegment;

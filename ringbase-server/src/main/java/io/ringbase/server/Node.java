@@ -35,9 +35,9 @@ import io.ringbase.status.StatusPage;
 import io.ringbase.http.RepairControl;
 import io.ringbase.http.RingbaseHttpServer;
 import io.ringbase.storage.EngineKind;
-import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.ManagedEngine;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.Snapshot;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -286,7 +286,7 @@ public final class Node implements AutoCloseable {
 
         @Override
         public String snapshot(String name) throws IOException {
-            LsmEngine.Snapshot snap;
+            Snapshot snap;
             try {
                 snap = engine.snapshot(name);
             } catch (java.nio.file.FileAlreadyExistsException e) {
@@ -378,7 +378,7 @@ public final class Node implements AutoCloseable {
      * Opens the engine and starts serving.
      *
      * @throws IOException if the engine cannot be opened (damaged files: {@link io.ringbase.storage.CorruptionException};
-     *         a locked directory: {@link io.ringbase.storage.manifest.DirectoryLockedException})
+     *         a locked directory: {@link io.ringbase.storage.DirectoryLockedException})
      * @throws ListenException if the HTTP port cannot be bound (in use), after closing what was opened
      */
     public static Node start(Config config) throws IOException {

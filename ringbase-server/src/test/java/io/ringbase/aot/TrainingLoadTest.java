@@ -7,7 +7,7 @@ import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.http.HttpServerConfig;
 import io.ringbase.server.Node;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

@@ -1,14 +1,13 @@
 package io.ringbase.storage.rocksdb;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.storage.DataDirectory;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.EngineStats;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.ManagedEngine;
-import io.ringbase.storage.manifest.DataDirectory;
-import io.ringbase.storage.manifest.FileNames;
-import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.storage.Snapshot;
+import io.ringbase.storage.WalSyncPolicy;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -59,7 +58,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A {@link io.ringbase.storage.StorageEngine} on RocksDB (rocksdbjni): the same contract as
- * {@link LsmEngine}, for {@code --engine rocksdb} and as the yardstick our engine is measured against.
+ * {@code io.ringbase.storage.lsm.LsmEngine}, for {@code --engine rocksdb} and as the yardstick our engine is measured against.
  *
  * <p><b>Layout.</b> {@code <data-dir>/ENGINE} says {@code rocksdb} ({@link EngineKind}); RocksDB's own
  * directory is {@code <data-dir>/rocksdb/} with two column families: {@code default} maps each key to
@@ -157,8 +156,8 @@ public final class RocksDbEngine implements ManagedEngine {
      * holds another engine's files ({@link EngineKind#checkDirectory}), writes the {@code ENGINE} marker
      * on first use and opens RocksDB in {@code rocksdb/} (which replays RocksDB's WAL).
      *
-     * @throws io.ringbase.storage.WrongEngineException if the directory belongs to {@link LsmEngine}
-     * @throws io.ringbase.storage.manifest.DirectoryLockedException if another process holds it
+     * @throws io.ringbase.storage.WrongEngineException if the directory belongs to {@code io.ringbase.storage.lsm.LsmEngine}
+     * @throws io.ringbase.storage.DirectoryLockedException if another process holds it
      * @throws IOException if RocksDB cannot open it (the message is RocksDB's status)
      */
     public static RocksDbEngine open(RocksDbOptions options) throws IOException {
@@ -508,8 +507,8 @@ public final class RocksDbEngine implements ManagedEngine {
      * complete data directory for {@code --engine rocksdb}.
      */
     @Override
-    public LsmEngine.Snapshot snapshot(String name) throws IOException {
-        Path target = FileNames.snapshot(dir.path(), name);
+    public Snapshot snapshot(String name) throws IOException {
+        Path target = DataDirectory.snapshot(dir.path(), name);
         if (Files.exists(target)) {
             throw new java.nio.file.FileAlreadyExistsException(target.toString());
         }
@@ -535,7 +534,7 @@ public final class RocksDbEngine implements ManagedEngine {
                 }
             }
         }
-        return new LsmEngine.Snapshot(target, files, bytes);
+        return new Snapshot(target, files, bytes);
     }
 
     @Override

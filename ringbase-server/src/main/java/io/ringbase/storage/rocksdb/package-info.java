@@ -1,7 +1,7 @@
 /**
  * RocksDB as a Ringbase storage engine ({@code --engine rocksdb}): {@link io.ringbase.storage.rocksdb.RocksDbEngine}
  * keeps the same {@link io.ringbase.storage.StorageEngine} contract as our own
- * {@link io.ringbase.storage.LsmEngine} on top of rocksdbjni, and is the yardstick of {@code bench/engine-bench.sh}.
+ * {@code io.ringbase.storage.lsm.LsmEngine} on top of rocksdbjni, and is the yardstick of {@code bench/engine-bench.sh}.
  * {@link io.ringbase.storage.rocksdb.RocksValueFormat} owns the value encoding (docs/format.md, "RocksDB engine").
  *
  * <p>Concurrency: every method may be called from any thread; writes to the same key are serialized by a
