@@ -44,7 +44,7 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
     /**
      * No block cache by default: tables are memory-mapped, so the page cache already holds their blocks
      * and the cache would only save LZ4 decompression, which its inserts cost more than under uniform
-     * reads (bench/RESULTS.md, 2026-11-23 11:5x).
+     * reads.
      */
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 0;
 

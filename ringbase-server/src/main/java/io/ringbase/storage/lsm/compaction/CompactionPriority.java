@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The compaction thread's CPU priority, following its backlog. Compaction runs at
- * {@link ThreadPriority#IDLE} ({@code SCHED_IDLE}, below nice 19; until 2026-11-26 it was nice 19), on CPU
+ * {@link ThreadPriority#IDLE} ({@code SCHED_IDLE}, below nice 19), on CPU
  * time the event loops leave, while few SSTables are live. Under a write
  * load that keeps the event loops busy, that leaves it almost nothing: on one CPU a merge of 10 small
  * tables took 11 s of wall time for 0.9 s of CPU, tables piled up to the slowdown trigger, and closed-loop

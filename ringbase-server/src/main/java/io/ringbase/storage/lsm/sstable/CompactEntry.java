@@ -258,7 +258,7 @@ final class CompactEntry {
      * if the decoded key sorts first. Compares the two arrays ({@link Arrays#compareUnsigned}), not
      * through a heap {@code MemorySegment}: segment reads of a heap array where the same code also reads
      * native segments were not inlined by C2 (a GET profile had 5% of the node's CPU in the
-     * {@code MemorySegment} frames of this comparison; bench/RESULTS.md, 2026-11-27).
+     * {@code MemorySegment} frames of this comparison).
      */
     int compareKey(byte[] key) {
         return Arrays.compareUnsigned(this.key, 0, keyLength, key, 0, key.length);

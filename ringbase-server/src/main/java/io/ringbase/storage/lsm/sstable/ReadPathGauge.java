@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * or with {@code pread(2)} ({@link io.ringbase.os.NativeFile}) once it is not. A fault in a mapping
  * makes the kernel read up to the device's {@code read_ahead_kb} around the faulting page (8 MiB on
  * this project's VM): measured with a 1.5 GiB memory limit over 3.1 GB of tables, point reads through
- * the mapping ran at 353 a second, RocksDB's preads at 12,571 (bench/RESULTS.md, 2026-11-23 19:39). A
+ * the mapping ran at 353 a second, RocksDB's preads at 12,571. A
  * {@code pread} reads the block it was asked for and costs a system call (about a microsecond) when the
  * block is cached.
  *
@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * section is in the page cache ({@link io.ringbase.os.PageResidency}, {@code mincore(2)}), else on the
  * mapping. Starting every table on the mapping made a node opened over cold tables fault megabytes per
  * point read, on its event loops, until each table had seen two slow samples: wrk's p99 over 30 s of
- * cold GETs was 0.5 s (bench/RESULTS.md, 2026-11-26).
+ * cold GETs was 0.5 s.
  *
  * <p>Thread-safe and lock-free: one {@link AtomicLong} holds the window's counts.
  */

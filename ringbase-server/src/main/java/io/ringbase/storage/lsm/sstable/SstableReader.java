@@ -109,7 +109,7 @@ public final class SstableReader implements AutoCloseable {
             // the same memory and lifetime, as a plain native segment: the engine's MemorySegment code then
             // meets one segment class, memtable slabs, scratch buffers and tables alike, where a mapped
             // segment class made C2 throw compiled code away (class-check traps) at a node's first
-            // compaction (SstableWriter's buffers say more; bench/RESULTS.md, 2026-11-27)
+            // compaction (SstableWriter's buffers say more)
             MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             mapped = MemorySegment.ofAddress(mapping.address()).reinterpret(size, arena, null).asReadOnly();
         }
@@ -145,8 +145,7 @@ public final class SstableReader implements AutoCloseable {
      * native library, and the {@code pread} downcalls ({@link NativeFile}); and the heap segment classes.
      * The segment classes are the reason: C2 compiles the engine's segment code for the one native segment
      * class it has seen and, by class hierarchy analysis, without a type check; loading another segment
-     * class then throws all that code away at once (about 110 methods at a fresh node's first flush;
-     * bench/RESULTS.md, 2026-11-27).
+     * class then throws all that code away at once (about 110 methods at a fresh node's first flush).
      *
      * @param anyFile a readable file (the engine's WAL segment); only opened and closed
      * @throws IOException if {@code anyFile} cannot be opened

@@ -69,8 +69,7 @@ public final class SstableWriter implements Closeable {
     /*
      * The writer's buffers are native (its arena), as are the memtable slabs and tables it reads: the
      * engine's MemorySegment code then meets one segment class, where heap segments over byte[] scratch
-     * made C2 throw compiled code away (class-check traps) at a node's first flush and compaction
-     * (bench/RESULTS.md, 2026-11-27).
+     * made C2 throw compiled code away (class-check traps) at a node's first flush and compaction.
      */
     /** The raw block being gathered: entries back to back. */
     private final MemorySegment blockSegment;

@@ -1,8 +1,5 @@
 package io.ringbase.storage.lsm.wal;
 
-import static io.ringbase.storage.Layouts.I32;
-import static io.ringbase.storage.Layouts.U8;
-
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Layouts;
@@ -11,7 +8,6 @@ import io.ringbase.storage.WriteBatch;
 import io.ringbase.storage.lsm.io.FileIo;
 import java.io.Closeable;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -24,7 +20,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,15 +30,15 @@ import org.slf4j.LoggerFactory;
  * <p><b>Group commit</b> (the writer queue of LevelDB's {@code DBImpl::Write}): each caller joins a
  * FIFO of waiting writers. The writer at the head is the leader: it takes the records of the writers
  * queued behind it (up to about {@value #BATCH_BYTES} bytes, or one record of any allowed size),
- * encodes them into one reused direct buffer, hands them to the file with one {@code write()}, fsyncs
+ * encodes them into one reused native buffer ({@link WalBatchWriter}), hands them to the file with one {@code write()}, fsyncs
  * if the {@link WalSyncPolicy} or a {@link #sync} asks for it, then releases those writers and wakes
  * the next head. A lone writer thus writes its own record with no thread hand-off, and concurrent
  * writers share {@code write()} and fsync calls. Under {@link WalSyncPolicy#PERIODIC} appends never
  * fsync: a daemon thread per segment fsyncs unsynced data once the interval has passed, outside the
  * queue and concurrently with it ({@code FileChannel.force} and {@code write} may overlap; a record
  * written during a force is left unsynced for the next one), so an append never waits for a disk
- * flush. (Until 2026-11-21 the periodic fsync ran in the queue, often by whichever append came due,
- * which stalled every append behind it for the length of the fsync, tens of ms once a second.)
+ * flush. (A periodic fsync run in the queue, by whichever append came due, stalled every append
+ * behind it for the length of the fsync, tens of ms once a second.)
  *
  * <p><b>Threading.</b> All public methods are thread-safe. The queue holds at most one waiter per
  * calling thread, so it is bounded by the number of callers.
@@ -60,56 +55,11 @@ public final class WalWriter implements Closeable {
     /** A batch of records stops growing at this many bytes (1 MiB); a larger single record is written alone. */
     static final int BATCH_BYTES = 1024 * 1024;
 
-    /**
-     * One caller waiting in the writer queue: an entry to append (its parts), entries {@code from}
-     * (inclusive) to {@code to} of a {@link WriteBatch} ({@code many != null}), or ({@code key == null}
-     * and {@code many == null}) an fsync request. One per thread, reused: a thread is in at most one queue at a time.
-     */
-    private static final class Waiter {
-        final Thread thread = Thread.currentThread();
-        byte[] key;
-        long version;
-        long expiresAtMs;
-        MemorySegment value;
-        WriteBatch many;
-        int from;
-        int to;
-        int recordSize;
-        boolean forceSync;
-        boolean done;
-        IOException error;
-
-        void set(byte[] key, long version, long expiresAtMs, MemorySegment value, int recordSize, boolean forceSync) {
-            this.key = key;
-            this.version = version;
-            this.expiresAtMs = expiresAtMs;
-            this.value = value;
-            this.many = null;
-            this.recordSize = recordSize;
-            this.forceSync = forceSync;
-            this.done = false;
-            this.error = null;
-        }
-
-        void setMany(WriteBatch batch, int from, int to, int recordSize) {
-            set(null, 0, 0, null, recordSize, false);
-            this.many = batch;
-            this.from = from;
-            this.to = to;
-        }
-
-        void clear() {
-            key = null;
-            value = null;
-            many = null;
-        }
-    }
-
     private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
     /** An fsync that takes longer than this, ms, logs a WARN: a WAL fsync on a healthy SSD takes well under 10 ms. */
     static final long SLOW_SYNC_MS = 100;
     private static final long SLOW_SYNC_NANOS = TimeUnit.MILLISECONDS.toNanos(SLOW_SYNC_MS);
-    private static final ThreadLocal<Waiter> WAITER = ThreadLocal.withInitial(Waiter::new);
+    private static final ThreadLocal<WalWaiter> WAITER = ThreadLocal.withInitial(WalWaiter::new);
 
     private final Path path;
     private final FileChannel channel;
@@ -118,7 +68,7 @@ public final class WalWriter implements Closeable {
     private final ReentrantLock lock = new ReentrantLock();
     /** Held around every fsync (periodic or asked for); never taken while holding {@code lock}. */
     private final ReentrantLock syncLock = new ReentrantLock();
-    private final ArrayDeque<Waiter> writers = new ArrayDeque<>(); // guarded by lock
+    private final ArrayDeque<WalWaiter> writers = new ArrayDeque<>(); // guarded by lock
     private final Thread syncer;
     private final WalStats stats;
 
@@ -131,27 +81,18 @@ public final class WalWriter implements Closeable {
     private volatile boolean unsynced;
     private volatile long lastSyncNanos;
 
-    /**
-     * Native memory of {@link #batchBuffer}, freed by {@link #close} as soon as no leader writes from it.
-     * Not a JDK direct buffer: those are freed only when the collector finds them unreachable, and a
-     * writer lives long enough (a memtable's lifetime) to be promoted. The 1 MiB buffers of closed
-     * segments then piled up in the old generation until {@code -XX:MaxDirectMemorySize} was reached and
-     * {@code Bits.reserveMemory} called {@code System.gc()}: a full collection of 43 ms under constant
-     * PUT load (bench/RESULTS.md, 2026-11-27), and up to 32 MiB of anonymous RSS held by dead buffers.
-     */
-    private final Arena bufferArena = Arena.ofShared();
-    // Owned by the current leader (one at a time, handed over under the lock).
-    private final ByteBuffer batchBuffer = bufferArena.allocate(BATCH_BYTES, 4096).asByteBuffer().order(Layouts.ORDER);
+    /** Encodes and writes the leader's batch; owned by the current leader (one at a time, handed over under the lock). */
+    private final WalBatchWriter batchWriter;
     private boolean leaderWriting; // guarded by lock: a leader is between its unlock and relock in lead()
     private boolean freeWhenIdle; // guarded by lock: close() found a leader writing, which frees the buffer
-    private final CRC32C crc = new CRC32C();
-    private final List<Waiter> batch = new ArrayList<>();
+    private final List<WalWaiter> batch = new ArrayList<>();
 
     private WalWriter(Path path, FileChannel channel, WalSyncPolicy policy, long periodicSyncIntervalMs,
                       WalStats stats) {
         this.path = path;
         this.stats = stats;
         this.channel = channel;
+        this.batchWriter = new WalBatchWriter(channel);
         this.policy = policy;
         this.syncIntervalNanos = TimeUnit.MILLISECONDS.toNanos(periodicSyncIntervalMs);
         this.sizeBytes = WalFormat.SEGMENT_HEADER_SIZE;
@@ -259,7 +200,7 @@ public final class WalWriter implements Closeable {
             throw new IllegalArgumentException(
                     "entry of " + payload + " bytes exceeds the WAL record limit of " + WalFormat.MAX_PAYLOAD);
         }
-        Waiter self = WAITER.get();
+        WalWaiter self = WAITER.get();
         self.set(key, version, expiresAtMs, value, WalFormat.RECORD_HEADER_SIZE + (int) payload, false);
         submit(self, false);
     }
@@ -285,7 +226,7 @@ public final class WalWriter implements Closeable {
         if (from == to) {
             return;
         }
-        Waiter self = WAITER.get();
+        WalWaiter self = WAITER.get();
         self.setMany(batch, from, to, (int) bytes);
         submit(self, false);
     }
@@ -305,7 +246,7 @@ public final class WalWriter implements Closeable {
      * @throws IOException if the writer is closed or poisoned, or the fsync failed
      */
     public void sync() throws IOException {
-        Waiter self = WAITER.get();
+        WalWaiter self = WAITER.get();
         self.set(null, 0, 0, null, 0, true);
         submit(self, false);
     }
@@ -356,7 +297,7 @@ public final class WalWriter implements Closeable {
         }
         IOException result = null;
         try {
-            Waiter self = WAITER.get();
+            WalWaiter self = WAITER.get();
             self.set(null, 0, 0, null, 0, true);
             submit(self, true); // behind every earlier append: write them all, then fsync
         } catch (IOException e) {
@@ -399,11 +340,9 @@ public final class WalWriter implements Closeable {
         }
     }
 
-    /** Frees {@link #batchBuffer}'s memory once: the writer is closed and no leader writes. Holding the lock. */
+    /** Frees the batch buffer's memory once: the writer is closed and no leader writes. Holding the lock. */
     private void freeBuffer() {
-        if (bufferArena.scope().isAlive()) {
-            bufferArena.close();
-        }
+        batchWriter.free();
     }
 
     /** Number of {@code write()} calls made for records (the segment header not counted). */
@@ -418,7 +357,7 @@ public final class WalWriter implements Closeable {
 
     /** Test hook: whether the batch buffer's native memory has been freed. */
     boolean bufferFreedForTest() {
-        return !bufferArena.scope().isAlive();
+        return batchWriter.freed();
     }
 
     /** Test hook: closes the file under the writer so that the next write or fsync fails. */
@@ -431,7 +370,7 @@ public final class WalWriter implements Closeable {
      * the head. {@code closing} lets close()'s own final fsync past the closed check. Waiting threads
      * park; whoever finishes their batch, or makes them the head, unparks them.
      */
-    private void submit(Waiter self, boolean closing) throws IOException {
+    private void submit(WalWaiter self, boolean closing) throws IOException {
         lock.lock();
         try {
             IOException f = failure;
@@ -469,10 +408,10 @@ public final class WalWriter implements Closeable {
     }
 
     /** At the head of the queue, holding the lock: writes a batch with the lock released, then hands over. */
-    private void lead(Waiter self) {
+    private void lead(WalWaiter self) {
         long bytes = 0;
         boolean forceSync = policy == WalSyncPolicy.ALWAYS;
-        for (Waiter w : writers) {
+        for (WalWaiter w : writers) {
             if (!batch.isEmpty() && bytes + w.recordSize > BATCH_BYTES) {
                 break;
             }
@@ -507,7 +446,7 @@ public final class WalWriter implements Closeable {
             failure = error;
             stats.failed();
         }
-        for (Waiter w : batch) {
+        for (WalWaiter w : batch) {
             writers.pollFirst();
             w.done = true;
             w.error = error == null ? null : (failure != null ? failure : error);
@@ -516,7 +455,7 @@ public final class WalWriter implements Closeable {
             }
         }
         batch.clear();
-        Waiter next = writers.peekFirst();
+        WalWaiter next = writers.peekFirst();
         if (next != null) {
             LockSupport.unpark(next.thread);
         }
@@ -526,78 +465,13 @@ public final class WalWriter implements Closeable {
         return new IOException("WAL segment " + path + " is unusable after a failed write or fsync", cause);
     }
 
+    /** Writes the records of {@link #batch}, {@code bytes} in all, with one {@code write()}. */
     private void writeRecords(long bytes) throws IOException {
-        ByteBuffer buf = batchBuffer.clear();
-        MemorySegment seg = MemorySegment.ofBuffer(buf);
-        if (bytes > buf.capacity()) {
-            // A single record larger than the buffer (lead() puts it in a batch of its own): its header
-            // and key go through the buffer, its value straight from where the caller holds it, with one
-            // gathering write, so no buffer of the record's size is allocated.
-            writeLarge(batch.getFirst(), seg, buf);
-            return;
-        }
-        int offset = 0;
-        int records = 0;
-        for (Waiter w : batch) {
-            if (w.many != null) {
-                WriteBatch many = w.many;
-                for (int i = w.from; i < w.to; i++) {
-                    offset = encode(many.key(i), many.version(i), many.expiresAtMs(i), many.value(i), seg, buf, offset);
-                }
-                records += w.to - w.from;
-            } else if (w.key != null) {
-                offset = encode(w.key, w.version, w.expiresAtMs, w.value, seg, buf, offset);
-                records++;
-            }
-        }
-        buf.limit(offset).position(0);
-        while (buf.hasRemaining()) {
-            channel.write(buf);
-        }
+        long written = batchWriter.write(batch, bytes);
         writeCalls++;
-        sizeBytes += offset;
+        sizeBytes += written;
         unsynced = true;
-        stats.written(records, offset);
-    }
-
-    /** Writes one record at {@code offset}; returns the offset past it. */
-    private int encode(byte[] key, long version, long expiresAtMs, MemorySegment value, MemorySegment seg,
-                       ByteBuffer buf, int offset) {
-        int payloadStart = offset + WalFormat.RECORD_HEADER_SIZE;
-        int end = (int) EntryFormat.write(seg, payloadStart, key, version, expiresAtMs, value);
-        seg.set(I32, offset + WalFormat.OFF_LENGTH, end - payloadStart);
-        seg.set(U8, offset + WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
-        crc.reset();
-        buf.limit(end).position(offset + WalFormat.OFF_LENGTH); // the shared buffer itself: no slice per record
-        crc.update(buf);
-        buf.limit(buf.capacity());
-        seg.set(I32, offset + WalFormat.OFF_CRC, (int) crc.getValue());
-        return end;
-    }
-
-    /** Writes one record too large for the batch buffer: header and key from it, then the value in place. */
-    private void writeLarge(Waiter w, MemorySegment seg, ByteBuffer buf) throws IOException {
-        long valueLength = w.value == null ? 0 : w.value.byteSize();
-        int payloadStart = WalFormat.RECORD_HEADER_SIZE;
-        int headEnd = (int) EntryFormat.writeHead(seg, payloadStart, w.key, w.version, w.expiresAtMs,
-                w.value == null, valueLength);
-        seg.set(I32, WalFormat.OFF_LENGTH, Math.toIntExact(headEnd - payloadStart + valueLength));
-        seg.set(U8, WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
-        ByteBuffer value = valueLength == 0 ? ByteBuffer.allocate(0) : w.value.asByteBuffer();
-        crc.reset();
-        buf.limit(headEnd).position(WalFormat.OFF_LENGTH);
-        crc.update(buf);
-        crc.update(value.duplicate());
-        seg.set(I32, WalFormat.OFF_CRC, (int) crc.getValue());
-        buf.limit(headEnd).position(0);
-        ByteBuffer[] parts = {buf, value};
-        while (buf.hasRemaining() || value.hasRemaining()) {
-            channel.write(parts);
-        }
-        writeCalls++;
-        sizeBytes += headEnd + valueLength;
-        unsynced = true;
-        stats.written(1, headEnd + valueLength);
+        stats.written(batchWriter.lastRecords(), written);
     }
 
     /**
