@@ -19,7 +19,7 @@ BEGIN {
 
   e("waiting for events (epoll_wait)", "epoll_wait|EpollIoHandler\\.epollWait|Native\\.epollWait")
   e("sending answers (flush, kernel send/write)", "flush0|doWriteBytes|doWriteMultiple|doWriteSingle|writev|sendmsg|__send")
-  e("WAL write on the loop (batched writes)", "io/ringbase/storage/wal/")
+  e("WAL write on the loop (batched writes)", "io/ringbase/storage/lsm/wal/")
   e("storage engine (memtable, SSTables, WAL append)", "io/ringbase/storage/")
   e("reading requests (kernel read)", "doReadBytes|ksys_read|__read|recvfrom|tcp_recvmsg")
   e("HTTP framing (io/ringbase/api/wire)", "io/ringbase/api/wire/")

@@ -1,8 +1,8 @@
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.LsmEngine;
-import io.ringbase.storage.LsmOptions;
-import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.storage.WalSyncPolicy;
+import io.ringbase.storage.lsm.LsmEngine;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -16,7 +16,7 @@ import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.InsufficientSpaceException;
 import io.ringbase.storage.StorageFaultException;
 import io.ringbase.storage.StoreBusyException;
-import io.ringbase.storage.io.DiskFault;
+import io.ringbase.storage.DiskFault;
 import java.util.concurrent.CompletionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.storage.CorruptionException;
-import io.ringbase.storage.manifest.DirectoryLockedException;
+import io.ringbase.storage.DirectoryLockedException;
 import java.io.IOException;
 import io.ringbase.node.ListenException;
 import java.nio.file.AccessDeniedException;

@@ -3,7 +3,7 @@ package io.ringbase.node;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.ringbase.api.AdminControl;
 import io.ringbase.storage.ManagedEngine;
-import io.ringbase.storage.LsmEngine.Snapshot;
+import io.ringbase.storage.Snapshot;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import org.slf4j.Logger;

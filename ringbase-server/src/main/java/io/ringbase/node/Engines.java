@@ -1,8 +1,8 @@
 package io.ringbase.node;
 
 import io.ringbase.storage.EngineKind;
-import io.ringbase.storage.LsmEngine;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmEngine;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
 import io.ringbase.storage.rocksdb.RocksDbOptions;

@@ -20,7 +20,7 @@ import io.ringbase.observe.RequestMetrics;
 import io.ringbase.observe.StatusPage;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.ManagedEngine;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
 import java.util.Objects;
@@ -184,7 +184,7 @@ public final class Node implements AutoCloseable {
      * Opens the engine and the node's services and starts serving.
      *
      * @throws IOException if the engine cannot be opened (damaged files: {@link io.ringbase.storage.CorruptionException};
-     *         a locked directory: {@link io.ringbase.storage.manifest.DirectoryLockedException}), or the hint store;
+     *         a locked directory: {@link io.ringbase.storage.DirectoryLockedException}), or the hint store;
      *         {@link ListenException} if the HTTP port cannot be bound (in use). Whatever had been opened is
      *         closed again first.
      */

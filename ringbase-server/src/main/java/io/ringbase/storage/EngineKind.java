@@ -1,6 +1,5 @@
 package io.ringbase.storage;
 
-import io.ringbase.storage.manifest.FileNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,17 +13,22 @@ import java.util.Optional;
  * ({@link #ROCKSDB}), and how a directory says which one wrote it (docs/format.md, "Engine marker").
  *
  * <p>A RocksDB directory holds a marker file {@value #MARKER} whose content is the engine's name and a
- * newline ({@code rocksdb\n}). An {@link LsmEngine} directory has no marker (it predates them) and is
- * recognized by its {@link FileNames#MANIFEST}. A directory with neither is new: any engine may take it.
+ * newline ({@code rocksdb\n}). An LSM engine directory has no marker (it predates them) and is
+ * recognized by its manifest, {@value #LSM_MANIFEST}. A directory with neither is new: any engine may take it.
  */
 public enum EngineKind {
-    /** Ringbase's own engine, {@link LsmEngine}; the default. */
+    /** Ringbase's own engine, {@code io.ringbase.storage.lsm.LsmEngine}; the default. */
     LSM("lsm"),
     /** RocksDB through rocksdbjni, {@code io.ringbase.storage.rocksdb.RocksDbEngine}. */
     ROCKSDB("rocksdb");
 
     /** Name of the marker file in the data directory. Do not change: existing directories carry it. */
     public static final String MARKER = "ENGINE";
+    /**
+     * Name of the LSM engine's manifest, which marks a directory of that engine (it writes no marker).
+     * Do not change: existing directories carry it. The engine names its manifest by this constant.
+     */
+    public static final String LSM_MANIFEST = "MANIFEST";
 
     private final String flagName;
 
@@ -68,7 +72,7 @@ public enum EngineKind {
                 throw new IOException("its " + MARKER + " file names an unknown engine '" + content + "'");
             }
         }
-        if (Files.exists(FileNames.manifest(dir))) {
+        if (Files.exists(dir.resolve(LSM_MANIFEST))) {
             return Optional.of(LSM);
         }
         return Optional.empty();
@@ -103,6 +107,6 @@ public enum EngineKind {
             ch.force(true);
         }
         Files.move(tmp, marker, StandardCopyOption.ATOMIC_MOVE);
-        io.ringbase.storage.manifest.DataDirectory.fsync(dir);
+        DataDirectory.fsync(dir);
     }
 }

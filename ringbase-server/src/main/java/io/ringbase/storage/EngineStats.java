@@ -3,8 +3,8 @@ package io.ringbase.storage;
 import java.util.List;
 
 /**
- * A snapshot of an {@link LsmEngine}'s figures for metrics and the status page
- * ({@link LsmEngine#stats()}). Counters run since the engine opened; sizes are now.
+ * A snapshot of an engine's figures for metrics and the status page
+ * ({@link ManagedEngine#stats()}; the LSM engine's terms, which RocksDB's engine maps its own onto). Counters run since the engine opened; sizes are now.
  *
  * @param memtableBytes       slab bytes of the active and switched-out memtables, exact
  * @param tiers               live SSTables by size tier (the compaction picker's tiers), smallest first

@@ -6,7 +6,7 @@ import java.io.IOException;
  * A compaction that did not start because the data directory's file system lacks room for its output
  * (at most the size of its inputs) plus two memtable flushes; nothing was changed. The automatic
  * compactions wait for the next flush instead; a major compaction asked for by an operator
- * ({@link LsmEngine#compactAll}) fails with this, as Cassandra's {@code nodetool compact} refuses to
+ * ({@link ManagedEngine#compactAll}) fails with this, as Cassandra's {@code nodetool compact} refuses to
  * start without the space. The HTTP layer answers it with 507.
  */
 public final class InsufficientSpaceException extends IOException {

@@ -5,7 +5,7 @@ import java.io.IOException;
 /**
  * A {@link StorageEngine} as a node runs it: besides reads and writes, the figures, compaction and
  * snapshots that {@code /v0/admin/}, metrics and the status page use, and the newest version stored,
- * which the node's clock observes on start. Implementations: {@link LsmEngine},
+ * which the node's clock observes on start. Implementations: {@code io.ringbase.storage.lsm.LsmEngine},
  * {@code io.ringbase.storage.rocksdb.RocksDbEngine}.
  */
 public interface ManagedEngine extends StorageEngine {
@@ -30,10 +30,12 @@ public interface ManagedEngine extends StorageEngine {
 
     /**
      * Flushes, then writes a complete data directory as of the flush under
-     * {@code <data-dir>/snapshots/<name>/}, sharing immutable files by hard links.
+     * {@code <data-dir>/snapshots/<name>/} ({@link DataDirectory#snapshot}), sharing immutable files by
+     * hard links.
      *
+     * @return the snapshot's directory and what it holds
      * @throws IllegalArgumentException if {@code name} is not a valid snapshot name
      * @throws java.nio.file.FileAlreadyExistsException if a snapshot of that name exists
      */
-    LsmEngine.Snapshot snapshot(String name) throws IOException;
+    Snapshot snapshot(String name) throws IOException;
 }

@@ -1,6 +1,5 @@
 package io.ringbase.storage;
 
-import io.ringbase.storage.sstable.EntryLocation;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -12,42 +11,50 @@ import java.lang.foreign.MemorySegment;
  * it must go, then close.
  *
  * <p>Meant to be kept per thread (an event loop, a worker) and reused for every read: it allocates
- * nothing once its two block buffers have grown to the largest block read (a block cache frame at
- * most, 12 KiB once rounded up). Not thread-safe.
+ * nothing once the engine's buffers {@linkplain #attach attached} to it have grown to the largest block
+ * read (for the LSM engine, two block buffers of a block cache frame at most, 12 KiB once rounded up).
+ * The methods marked "engine side" are for engines; callers use the others. Not thread-safe.
  */
 public final class ReadCursor implements AutoCloseable {
 
-    private View pinned;
+    /**
+     * What an engine keeps pinned while a cursor points into its memory (a snapshot of its sources, say),
+     * given back by {@link ReadCursor#close()}.
+     */
+    @FunctionalInterface
+    public interface Pin {
+        /** Gives the pin back; called once per {@link ReadCursor#pin}. */
+        void release();
+    }
+
+    private Pin pinned;
     private MemorySegment segment;
     private long offset;
-    /** Block buffers of SSTable lookups: the one holding the newest entry so far, and the next probe's. */
-    private EntryLocation kept;
-    private EntryLocation probe;
+    /** The engine's own state kept with this cursor between reads (its block buffers); see {@link #attachment()}. */
+    private Object attachment;
 
-    /** Called by the engine: where the next SSTable lookup of this read goes. */
-    EntryLocation probe() {
-        if (probe == null) {
-            probe = new EntryLocation();
-            kept = new EntryLocation();
-        }
-        return probe;
+    /**
+     * Engine side: the state the engine {@linkplain #attach attached} to this cursor, or {@code null}.
+     * An engine keeps its reusable read buffers here, so that a read allocates nothing once they have
+     * grown; it checks the type, since a cursor may serve more than one engine.
+     */
+    public Object attachment() {
+        return attachment;
     }
 
-    /** Called by the engine: the last probe found the newest entry so far; the next one uses the other buffer. */
-    void keepProbe() {
-        EntryLocation t = kept;
-        kept = probe;
-        probe = t;
+    /** Engine side: keeps {@code state} with this cursor for later reads (it replaces any other). */
+    public void attach(Object state) {
+        attachment = state;
     }
 
-    /** Called by the engine: {@code view} stays retained until {@link #close()}. */
-    void pin(View view) {
+    /** Engine side: {@code pin} stays held until {@link #close()}; what the cursor held before is released first. */
+    public void pin(Pin pin) {
         close();
-        pinned = view;
+        pinned = pin;
     }
 
-    /** Called by the engine: the entry found is encoded at {@code offset} of {@code segment}. */
-    void set(MemorySegment segment, long offset) {
+    /** Engine side: the entry found is encoded ({@link EntryFormat}) at {@code offset} of {@code segment}. */
+    public void set(MemorySegment segment, long offset) {
         this.segment = segment;
         this.offset = offset;
     }
@@ -106,10 +113,10 @@ public final class ReadCursor implements AutoCloseable {
     @Override
     public void close() {
         segment = null;
-        View v = pinned;
-        if (v != null) {
+        Pin p = pinned;
+        if (p != null) {
             pinned = null;
-            v.release();
+            p.release();
         }
     }
 

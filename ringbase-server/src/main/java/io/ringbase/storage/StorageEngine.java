@@ -1,13 +1,14 @@
 package io.ringbase.storage;
 
 import java.io.Closeable;
-import java.lang.foreign.MemorySegment;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.util.Iterator;
 
 /**
  * A local, durable, sorted store of versioned {@link Entry entries}: what a node keeps on its own disk.
- * Implementations: {@link io.ringbase.storage.LsmEngine} (ours).
+ * Implementations: {@code io.ringbase.storage.lsm.LsmEngine} (ours) and
+ * {@code io.ringbase.storage.rocksdb.RocksDbEngine}.
  *
  * <p>All methods are thread-safe. Writes are durable on return according to the engine's WAL sync
  * policy. Versions decide: an {@link #apply} of an entry older than the stored one for the same key

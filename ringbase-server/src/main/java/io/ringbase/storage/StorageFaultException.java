@@ -1,6 +1,5 @@
 package io.ringbase.storage;
 
-import io.ringbase.storage.io.DiskFault;
 import java.io.IOException;
 
 /**

@@ -1,6 +1,5 @@
 package io.ringbase.storage;
 
-import io.ringbase.storage.wal.WalWriter;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -12,15 +11,21 @@ import java.util.Arrays;
  *
  * <p>Holds references, not copies: each value stays where its owner (a request buffer) keeps it until
  * the batch is applied and {@link #clear cleared}. Bounded: at most {@code capacity} entries (the
- * constructor's) and {@link #MAX_BYTES} bytes of WAL records; {@link #fits} says whether one more entry
- * may be added.
+ * constructor's) and {@link #MAX_BYTES} bytes of log records, each counted as its {@link EntryFormat}
+ * encoding plus {@link #RECORD_OVERHEAD_BYTES}; {@link #fits} says whether one more entry may be added.
  *
  * <p>Not thread-safe: owned by one thread (an event loop).
  */
 public final class WriteBatch {
 
-    /** Largest WAL record size of all entries together, bytes (256 KiB): one WAL buffer holds them. */
+    /** Largest log record size of all entries together, bytes (256 KiB): one WAL buffer holds them. */
     public static final long MAX_BYTES = 256 * 1024;
+    /**
+     * Bytes a log record may add to an entry's {@link EntryFormat} encoding: the framing of a WAL record
+     * ({@code 4 + 4 + 1}: crc32c, length, type; docs/format.md section 3). An engine whose records frame
+     * an entry in more than this must not count on {@link #MAX_BYTES}.
+     */
+    public static final int RECORD_OVERHEAD_BYTES = 4 + 4 + 1;
 
     private final byte[][] keys;
     private final long[] versions;
@@ -45,7 +50,7 @@ public final class WriteBatch {
 
     /** Whether an entry of these lengths may be added: room for one more, and the bytes bound holds. */
     public boolean fits(int keyLength, long valueLength) {
-        return size < keys.length && bytes + WalWriter.recordSize(keyLength, valueLength) <= MAX_BYTES;
+        return size < keys.length && bytes + recordBytes(keyLength, valueLength) <= MAX_BYTES;
     }
 
     /**
@@ -64,8 +69,13 @@ public final class WriteBatch {
         versions[size] = version;
         expiries[size] = expiresAtMs;
         values[size] = value;
-        bytes += WalWriter.recordSize(key.length, valueLength);
+        bytes += recordBytes(key.length, valueLength);
         size++;
+    }
+
+    /** What an entry of these lengths counts towards {@link #MAX_BYTES}: its log record's size, bytes. */
+    private static long recordBytes(int keyLength, long valueLength) {
+        return RECORD_OVERHEAD_BYTES + EntryFormat.encodedSize(keyLength, valueLength);
     }
 
     /** Forgets every entry (and the references it held). */
@@ -89,8 +99,12 @@ public final class WriteBatch {
         return applied;
     }
 
-    /** Records that entries up to {@code count} (exclusive) are applied; for engines. */
-    void markApplied(int count) {
+    /**
+     * Engine side: records that entries up to {@code count} (exclusive) are applied.
+     *
+     * @throws IllegalArgumentException if {@code count} is below {@link #applied()} or above {@link #size()}
+     */
+    public void markApplied(int count) {
         if (count < applied || count > size) {
             throw new IllegalArgumentException("applied count " + count + " outside " + applied + ".." + size);
         }
@@ -125,10 +139,10 @@ public final class WriteBatch {
     }
 
     /**
-     * A slot per entry for the engine applying the batch (the memtable reservation of each entry);
-     * meaningless outside {@link StorageEngine#tryApplyAll}.
+     * Engine side: a slot per entry for the engine applying the batch (the LSM engine keeps each entry's
+     * memtable reservation there); meaningless outside {@link StorageEngine#tryApplyAll}.
      */
-    long[] scratch() {
+    public long[] scratch() {
         return scratch;
     }
 

@@ -7,7 +7,7 @@ import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.Node;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
-import io.ringbase.storage.LsmEngine;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmEngine;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

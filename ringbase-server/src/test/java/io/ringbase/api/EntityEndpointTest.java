@@ -5,8 +5,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.LsmEngine;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmEngine;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.nio.file.Path;
 import java.net.http.HttpResponse;
 import java.util.concurrent.atomic.AtomicLong;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
-import io.ringbase.storage.LsmEngine;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmEngine;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.MappedFiles;
-import io.ringbase.storage.compaction.CompactionOptions;
+import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

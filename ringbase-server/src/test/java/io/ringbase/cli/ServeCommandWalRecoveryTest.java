@@ -3,7 +3,7 @@ package io.ringbase.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ringbase.storage.wal.WalRecoveryMode;
+import io.ringbase.storage.lsm.wal.WalRecoveryMode;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.WrongEngineException;
 import io.ringbase.storage.rocksdb.RocksDbEngine;

@@ -8,7 +8,7 @@ import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

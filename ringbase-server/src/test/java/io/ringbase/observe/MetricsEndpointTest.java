@@ -9,7 +9,7 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.BuildInfo;
 import io.ringbase.node.Node;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

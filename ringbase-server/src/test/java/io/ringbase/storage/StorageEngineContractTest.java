@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.clock.HybridLogicalClock;
-import io.ringbase.storage.compaction.CompactionOptions;
+import io.ringbase.storage.lsm.LsmEngine;
+import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
 import io.ringbase.storage.rocksdb.RocksDbOptions;
-import io.ringbase.storage.wal.WalSyncPolicy;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -32,9 +33,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The {@link StorageEngine} contract, run on every engine ({@link EngineKind}): versions decide, tombstones
  * and TTL, lazy scans, durability across restarts, tombstone grace, a directory used by one engine at a
  * time. What only our engine has (its WAL's torn tail, its SSTable checksums, crash images taken
- * between its own I/O steps, size-tiered compaction in the background) stays in {@link LsmEngineTest}.
+ * between its own I/O steps, size-tiered compaction in the background) stays in
+ * {@code io.ringbase.storage.lsm.LsmEngineTest}.
  */
-class StorageEngineContractTest {
+public class StorageEngineContractTest {
 
     private static final long DAY_MS = 24L * 3600 * 1000;
 
@@ -311,10 +313,10 @@ class StorageEngineContractTest {
     }
 
     /** {@link #modelStep} handles the step kinds below this one (of 0..99); the callers add their own above. */
-    static final int MODEL_STEP_KINDS = 95;
+    public static final int MODEL_STEP_KINDS = 95;
 
     /**
-     * One step of a randomized run against {@code model}, shared with {@link LsmEngineTest}'s crash model:
+     * One step of a randomized run against {@code model}, shared with {@code io.ringbase.storage.lsm.LsmEngineTest}'s crash model:
      * draws a key of 300 and a kind of 100, and for a kind below {@link #MODEL_STEP_KINDS} does it: a put
      * (one in five with a TTL of up to 2 s), a delete, a read checked against the model at {@code clock}, a
      * range scan checked by {@link #checkScan}, or moving {@code clock} on by up to 0.5 s.
@@ -323,7 +325,7 @@ class StorageEngineContractTest {
      * @param context     names the step in assertion messages
      * @return the kind drawn (0..99); the caller does those at or above {@link #MODEL_STEP_KINDS}
      */
-    static int modelStep(StorageEngine engine, TreeMap<String, Entry> model, Random rnd, AtomicLong clock,
+    public static int modelStep(StorageEngine engine, TreeMap<String, Entry> model, Random rnd, AtomicLong clock,
                          LongSupplier nextVersion, String context) throws IOException {
         String key = "key" + rnd.nextInt(300);
         int kind = rnd.nextInt(100);
@@ -355,9 +357,9 @@ class StorageEngineContractTest {
 
     /**
      * Checks a random range scan of live entries against {@code model} at {@code nowMs} (Unix ms); shared
-     * with {@link LsmEngineTest}'s crash model.
+     * with {@code io.ringbase.storage.lsm.LsmEngineTest}'s crash model.
      */
-    static void checkScan(StorageEngine engine, TreeMap<String, Entry> model, Random rnd, long nowMs) throws IOException {
+    public static void checkScan(StorageEngine engine, TreeMap<String, Entry> model, Random rnd, long nowMs) throws IOException {
         String start = "key" + rnd.nextInt(300);
         String end = rnd.nextBoolean() ? null : "key" + rnd.nextInt(300);
         List<String> expected = new ArrayList<>();
@@ -376,7 +378,7 @@ class StorageEngineContractTest {
         assertThat(actual).isEqualTo(expected);
     }
 
-    /** A random value of 0-199 bytes; shared with {@link LsmEngineTest}. */
+    /** A random value of 0-199 bytes; shared with {@code io.ringbase.storage.lsm.LsmEngineTest}. */
     static byte[] randomValue(Random rnd) {
         byte[] v = new byte[rnd.nextInt(200)];
         rnd.nextBytes(v);

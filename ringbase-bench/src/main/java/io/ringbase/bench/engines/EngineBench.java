@@ -4,7 +4,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.node.Engines;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.ringbase.bench.engines;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
-import io.ringbase.storage.memtable.Memtable;
+import io.ringbase.storage.lsm.memtable.Memtable;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import java.util.SplittableRandom;

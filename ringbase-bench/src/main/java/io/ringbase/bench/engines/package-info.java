@@ -1,6 +1,6 @@
 /**
  * The in-process head-to-head of the storage engines ({@code bench/engine-bench.sh}): our
- * {@link io.ringbase.storage.LsmEngine} against {@link io.ringbase.storage.rocksdb.RocksDbEngine} on the
+ * {@link io.ringbase.storage.lsm.LsmEngine} against {@link io.ringbase.storage.rocksdb.RocksDbEngine} on the
  * db_bench workloads fillrandom, readrandom, readmissing, seekrandom and a full scan, in one JVM, the two
  * engines alternating phase by phase so that the noise of a shared machine falls on both.
  *

@@ -5,7 +5,7 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.storage.WalSyncPolicy;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 /**
  * Hinted handoff (Dynamo, DeCandia et al. SOSP 2007, section 4.6; Cassandra's hints): a write that a
  * replica did not acknowledge is kept by the coordinator as a durable <em>hint</em> in
- * {@link io.ringbase.cluster.hint.HintStore} (an {@link io.ringbase.storage.LsmEngine} under
+ * {@link io.ringbase.cluster.hint.HintStore} (an {@link io.ringbase.storage.lsm.LsmEngine} under
  * {@code <data-dir>/hints}, format in {@code docs/format.md}, "Hints") and delivered by
  * {@link io.ringbase.cluster.hint.HintedHandoff} once the replica answers a probe again.
  *

@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
  * {@link Replica replicas} return for {@code [start, end)}, with each key once, in
  * {@link Keys#ORDER}, the newest version ({@link Entry#compareNewness}) winning, and keys whose
  * newest version is a tombstone or expired hidden. It is the same merge as
- * {@link io.ringbase.storage.MergeIterator}, over asynchronous pages instead of local iterators.
+ * {@link io.ringbase.storage.lsm.MergeIterator}, over asynchronous pages instead of local iterators.
  *
  * <p><b>Which replicas.</b> The caller decides: it passes every node it wants merged (the local node
  * is a {@link Replica} too). A replica that is down or fails mid-scan fails the scan (the batch

@@ -1,14 +1,13 @@
 package io.ringbase.storage.rocksdb;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.storage.DataDirectory;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.EngineStats;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.ManagedEngine;
-import io.ringbase.storage.manifest.DataDirectory;
-import io.ringbase.storage.manifest.FileNames;
-import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.storage.Snapshot;
+import io.ringbase.storage.WalSyncPolicy;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -16,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -27,29 +25,15 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.rocksdb.AbstractEventListener;
-import org.rocksdb.BackgroundErrorReason;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
 import org.rocksdb.Checkpoint;
-import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.CompactionJobInfo;
-import org.rocksdb.CompressionType;
-import org.rocksdb.DBOptions;
-import org.rocksdb.FlushJobInfo;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.InfoLogLevel;
-import org.rocksdb.LRUCache;
 import org.rocksdb.LevelMetaData;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
 import org.rocksdb.Statistics;
-import org.rocksdb.StatsLevel;
 import org.rocksdb.Status;
 import org.rocksdb.TickerType;
 import org.rocksdb.WriteBatch;
@@ -59,7 +43,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A {@link io.ringbase.storage.StorageEngine} on RocksDB (rocksdbjni): the same contract as
- * {@link LsmEngine}, for {@code --engine rocksdb} and as the yardstick our engine is measured against.
+ * {@code io.ringbase.storage.lsm.LsmEngine}, for {@code --engine rocksdb} and as the yardstick our engine
+ * is measured against. Its RocksDB settings are {@link RocksTuning}'s, its scans {@link RocksScan}s, its
+ * flush and compaction counts {@link RocksEvents}'.
  *
  * <p><b>Layout.</b> {@code <data-dir>/ENGINE} says {@code rocksdb} ({@link EngineKind}); RocksDB's own
  * directory is {@code <data-dir>/rocksdb/} with two column families: {@code default} maps each key to
@@ -94,35 +80,33 @@ public final class RocksDbEngine implements ManagedEngine {
     public static final String ROCKSDB_DIR = "rocksdb";
     /** Lock stripes that serialize read-compare-write per key. */
     static final int STRIPES = 256;
-    private static final String META_FAMILY = "ringbase-meta";
-    /** Memtable size of the meta column family (at most two exist). */
-    static final long META_MEMTABLE_BYTES = 2L << 20;
     private static final byte[] MAX_VERSION_KEY = "max-version".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     static {
         RocksDB.loadLibrary();
     }
 
-    private final RocksDbOptions options;
+    final RocksDbOptions options;
     private final DataDirectory dir;
-    private final RocksDB db;
-    private final ColumnFamilyHandle data;
+    final RocksDB db;
+    final ColumnFamilyHandle data;
     private final ColumnFamilyHandle meta;
     private final List<AutoCloseable> natives; // closed in reverse order after the database
     private final WriteOptions writeOptions;
     private final Statistics statistics;
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
     /** Read side: any call that touches the database; write side: close. */
-    private final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
-    private final Set<Scan> openScans = ConcurrentHashMap.newKeySet();
+    final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
+    /** Scans not closed yet: close() frees their native iterators. */
+    final Set<RocksScan> openScans = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService background;
     private final AtomicLong maxVersion;
-    private final LongAdder flushes = new LongAdder();
-    private final LongAdder compactions = new LongAdder();
-    private final LongAdder diskErrors = new LongAdder();
+    final LongAdder flushes = new LongAdder();
+    final LongAdder compactions = new LongAdder();
+    final LongAdder diskErrors = new LongAdder();
     private final LongAdder purged = new LongAdder();
-    private final AtomicReference<String> backgroundError = new AtomicReference<>();
-    private volatile boolean closed;
+    final AtomicReference<String> backgroundError = new AtomicReference<>();
+    volatile boolean closed;
     private volatile boolean closing; // set before close waits for calls in flight: a purge pass stops
 
     private RocksDbEngine(RocksDbOptions options, DataDirectory dir, RocksDB db, ColumnFamilyHandle data,
@@ -157,8 +141,8 @@ public final class RocksDbEngine implements ManagedEngine {
      * holds another engine's files ({@link EngineKind#checkDirectory}), writes the {@code ENGINE} marker
      * on first use and opens RocksDB in {@code rocksdb/} (which replays RocksDB's WAL).
      *
-     * @throws io.ringbase.storage.WrongEngineException if the directory belongs to {@link LsmEngine}
-     * @throws io.ringbase.storage.manifest.DirectoryLockedException if another process holds it
+     * @throws io.ringbase.storage.WrongEngineException if the directory belongs to the LSM engine
+     * @throws io.ringbase.storage.DirectoryLockedException if another process holds it
      * @throws IOException if RocksDB cannot open it (the message is RocksDB's status)
      */
     public static RocksDbEngine open(RocksDbOptions options) throws IOException {
@@ -169,55 +153,13 @@ public final class RocksDbEngine implements ManagedEngine {
         List<AutoCloseable> natives = new ArrayList<>();
         try {
             EngineKind.ROCKSDB.writeMarker(path);
-            LRUCache cache = new LRUCache(options.blockCacheBytes());
-            natives.add(cache);
-            BloomFilter bloom = new BloomFilter(10);
-            natives.add(bloom);
-            BlockBasedTableConfig table = new BlockBasedTableConfig()
-                    .setBlockCache(cache)
-                    .setFilterPolicy(bloom)
-                    // RocksDB's default: index and filter blocks live with the table readers, outside the
-                    // cache. In the cache (tried first), data blocks evicted a table's whole top-level index
-                    // (hundreds of KiB) and point reads ran at ~1,000/s
-                    .setCacheIndexAndFilterBlocks(false);
-            ColumnFamilyOptions dataOptions = new ColumnFamilyOptions()
-                    .setWriteBufferSize(options.memtableBytes())
-                    .setMaxWriteBufferNumber(2)
-                    .setCompressionType(CompressionType.LZ4_COMPRESSION)
-                    .setLevelCompactionDynamicLevelBytes(true)
-                    .setTableFormatConfig(table);
-            natives.add(dataOptions);
-            // one merge operand per write: a small memtable would flush every few thousand writes and
-            // pile up level-0 files until RocksDB stalls writes (seen: "20 level-0 files" in 1M writes)
-            ColumnFamilyOptions metaOptions = new ColumnFamilyOptions()
-                    .setWriteBufferSize(META_MEMTABLE_BYTES)
-                    .setMaxWriteBufferNumber(2)
-                    .setMergeOperatorName("max");
-            natives.add(metaOptions);
-            Statistics statistics = new Statistics();
-            statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
-            natives.add(statistics);
-            Listener listener = new Listener();
-            natives.add(listener);
-            DBOptions dbOptions = new DBOptions()
-                    .setCreateIfMissing(true)
-                    .setCreateMissingColumnFamilies(true)
-                    .setMaxBackgroundJobs(2)
-                    .setBytesPerSync(1 << 20)
-                    .setKeepLogFileNum(2)
-                    .setMaxTotalWalSize(4 * options.memtableBytes()) // flushes the meta family's memtable too
-                    .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
-                    .setStatistics(statistics)
-                    .setListeners(List.of(listener));
-            natives.add(dbOptions);
-            List<ColumnFamilyDescriptor> families = List.of(
-                    new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, dataOptions),
-                    new ColumnFamilyDescriptor(META_FAMILY.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                            metaOptions));
+            RocksEvents listener = new RocksEvents();
+            RocksTuning.Opening opening = RocksTuning.configure(options, listener, natives);
             List<ColumnFamilyHandle> handles = new ArrayList<>();
-            RocksDB db = RocksDB.open(dbOptions, path.resolve(ROCKSDB_DIR).toString(), families, handles);
+            RocksDB db = RocksDB.open(opening.dbOptions(), path.resolve(ROCKSDB_DIR).toString(), opening.families(),
+                    handles);
             RocksDbEngine engine = new RocksDbEngine(options, dir, db, handles.get(0), handles.get(1), natives,
-                    statistics);
+                    opening.statistics());
             listener.engine = engine;
             return engine;
         } catch (RocksDBException e) {
@@ -298,102 +240,11 @@ public final class RocksDbEngine implements ManagedEngine {
     public CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) throws IOException {
         enter();
         try {
-            Scan scan = new Scan(start, end, liveOnly);
+            RocksScan scan = new RocksScan(this, start, end, liveOnly);
             openScans.add(scan);
             return scan;
         } finally {
             exit();
-        }
-    }
-
-    /** A lazy scan over one RocksDB iterator (an implicit snapshot taken at its creation). */
-    private final class Scan implements CloseableIterator<Entry> {
-        private final ReadOptions readOptions;
-        private final Slice upper;
-        private final RocksIterator it;
-        private final boolean liveOnly;
-        private Entry next;
-        private boolean done;
-
-        Scan(byte[] start, byte[] end, boolean liveOnly) {
-            this.liveOnly = liveOnly;
-            this.readOptions = new ReadOptions().setFillCache(true);
-            this.upper = end == null ? null : new Slice(end);
-            if (upper != null) {
-                readOptions.setIterateUpperBound(upper);
-            }
-            this.it = db.newIterator(data, readOptions);
-            it.seek(start);
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (next != null) {
-                return true;
-            }
-            if (done) {
-                return false;
-            }
-            closeLock.readLock().lock();
-            try {
-                if (closed) {
-                    throw new IllegalStateException("storage engine is closed");
-                }
-                long now = options.wallClockMs().getAsLong();
-                while (it.isValid()) {
-                    byte[] value = it.value();
-                    Entry e = RocksValueFormat.decode(it.key(), value);
-                    it.next();
-                    if (!liveOnly || e.isLive(now)) {
-                        next = e;
-                        return true;
-                    }
-                }
-                it.status();
-            } catch (RocksDBException e) {
-                throw new IllegalStateException("RocksDB scan failed: " + describe(e), e);
-            } finally {
-                closeLock.readLock().unlock();
-            }
-            close();
-            return false;
-        }
-
-        @Override
-        public Entry next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            Entry e = next;
-            next = null;
-            return e;
-        }
-
-        @Override
-        public void close() {
-            closeLock.readLock().lock();
-            try {
-                release();
-            } finally {
-                closeLock.readLock().unlock();
-            }
-        }
-
-        /** Frees the native iterator; called with closeLock held (either side). */
-        void release() {
-            synchronized (this) {
-                if (done) {
-                    return;
-                }
-                done = true;
-            }
-            next = null;
-            openScans.remove(this);
-            it.close();
-            readOptions.close();
-            if (upper != null) {
-                upper.close();
-            }
         }
     }
 
@@ -508,8 +359,8 @@ public final class RocksDbEngine implements ManagedEngine {
      * complete data directory for {@code --engine rocksdb}.
      */
     @Override
-    public LsmEngine.Snapshot snapshot(String name) throws IOException {
-        Path target = FileNames.snapshot(dir.path(), name);
+    public Snapshot snapshot(String name) throws IOException {
+        Path target = DataDirectory.snapshot(dir.path(), name);
         if (Files.exists(target)) {
             throw new java.nio.file.FileAlreadyExistsException(target.toString());
         }
@@ -535,7 +386,7 @@ public final class RocksDbEngine implements ManagedEngine {
                 }
             }
         }
-        return new LsmEngine.Snapshot(target, files, bytes);
+        return new Snapshot(target, files, bytes);
     }
 
     @Override
@@ -638,7 +489,7 @@ public final class RocksDbEngine implements ManagedEngine {
                 return;
             }
             closed = true;
-            for (Scan s : List.copyOf(openScans)) {
+            for (RocksScan s : List.copyOf(openScans)) {
                 s.release();
             }
             db.cancelAllBackgroundWork(true);
@@ -690,7 +541,7 @@ public final class RocksDbEngine implements ManagedEngine {
         }
     }
 
-    private static String describe(RocksDBException e) {
+    static String describe(RocksDBException e) {
         Status s = e.getStatus();
         return s == null ? String.valueOf(e.getMessage()) : s.getCodeString() + ": " + e.getMessage();
     }
@@ -701,45 +552,6 @@ public final class RocksDbEngine implements ManagedEngine {
                 natives.get(i).close();
             } catch (Exception e) {
                 log.warn("closing {} failed", natives.get(i).getClass().getSimpleName(), e);
-            }
-        }
-    }
-
-    /** Counts flushes, compactions and background errors (called on RocksDB's threads). */
-    private static final class Listener extends AbstractEventListener {
-        volatile RocksDbEngine engine;
-
-        @Override
-        public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
-            RocksDbEngine e = engine;
-            if (e != null) {
-                e.flushes.increment();
-            }
-        }
-
-        @Override
-        public void onCompactionCompleted(RocksDB db, CompactionJobInfo info) {
-            RocksDbEngine e = engine;
-            if (e != null) {
-                e.compactions.increment();
-            }
-        }
-
-        @Override
-        public void onBackgroundError(BackgroundErrorReason reason, Status status) {
-            RocksDbEngine e = engine;
-            if (e != null) {
-                e.diskErrors.increment();
-                e.backgroundError.set(reason + " " + status.getCodeString() + " " + status.getState());
-            }
-            log.error("RocksDB background error in {}: {} {}", reason, status.getCodeString(), status.getState());
-        }
-
-        @Override
-        public void onErrorRecoveryCompleted(Status old) {
-            RocksDbEngine e = engine;
-            if (e != null) {
-                e.backgroundError.set(null);
             }
         }
     }

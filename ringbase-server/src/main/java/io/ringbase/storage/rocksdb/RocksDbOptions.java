@@ -1,7 +1,7 @@
 package io.ringbase.storage.rocksdb;
 
-import io.ringbase.storage.LsmOptions;
-import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.storage.EngineOptions;
+import io.ringbase.storage.WalSyncPolicy;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -49,12 +49,12 @@ public record RocksDbOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIn
     }
 
     /**
-     * The settings of {@code lsm} that both engines share (directory, WAL policy and interval, memtable size
+     * The settings of {@code shared} that both engines take (directory, WAL policy and interval, memtable size
      * but at least 64 KiB, tombstone grace, clock), with the defaults above for the rest.
      */
-    public static RocksDbOptions from(LsmOptions lsm) {
-        return new RocksDbOptions(lsm.dataDir(), lsm.walSync(), lsm.walSyncIntervalMs(),
-                Math.max(64 * 1024, lsm.memtableBytes()), DEFAULT_BLOCK_CACHE_BYTES, lsm.tombstoneGraceMs(),
-                DEFAULT_PURGE_INTERVAL_MS, lsm.wallClockMs());
+    public static RocksDbOptions from(EngineOptions shared) {
+        return new RocksDbOptions(shared.dataDir(), shared.walSync(), shared.walSyncIntervalMs(),
+                Math.max(64 * 1024, shared.memtableBytes()), DEFAULT_BLOCK_CACHE_BYTES, shared.tombstoneGraceMs(),
+                DEFAULT_PURGE_INTERVAL_MS, shared.wallClockMs());
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
-import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.storage.WalSyncPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -223,8 +223,8 @@ class HintStoreTest {
     void legacyHintsKeyedByListPositionAreMigratedToTheNodeAtThatPositionOnce() throws IOException {
         Path dir = tmp.resolve("hints");
         byte[] header = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}; // v1, no flags, created 0, no expiry
-        try (io.ringbase.storage.LsmEngine legacy = io.ringbase.storage.LsmEngine.open(
-                io.ringbase.storage.LsmOptions.defaults(dir).withTombstoneGraceMs(0))) {
+        try (io.ringbase.storage.lsm.LsmEngine legacy = io.ringbase.storage.lsm.LsmEngine.open(
+                io.ringbase.storage.lsm.LsmOptions.defaults(dir).withTombstoneGraceMs(0))) {
             byte[] v = java.util.Arrays.copyOf(header, header.length + 1);
             v[header.length] = 'x';
             legacy.apply(Entry.value(new byte[] {0, 1, 'a'}, base + 1, v)); // for node #1

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.api.InMemoryEngine;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.LsmOptions;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.node.Engines;

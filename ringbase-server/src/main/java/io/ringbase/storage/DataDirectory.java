@@ -1,0 +1,96 @@
+package io.ringbase.storage;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.regex.Pattern;
+
+/**
+ * A data directory held by one engine: takes the OS lock on {@value #LOCK} so that two nodes never
+ * share a directory. Also names what every engine keeps there alike (docs/format.md, section 1): the
+ * lock file and the snapshots' directories. The files of each engine are named by the engine
+ * ({@code io.ringbase.storage.lsm.manifest.FileNames}).
+ */
+public final class DataDirectory implements AutoCloseable {
+
+    /** Name of the lock file. Do not change: a node of an older version must see the lock. */
+    public static final String LOCK = "LOCK";
+    /** Subdirectory of the data directory that holds snapshots, one directory per name. */
+    public static final String SNAPSHOTS = "snapshots";
+
+    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}");
+
+    private final Path dir;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+
+    private DataDirectory(Path dir, FileChannel lockChannel, FileLock lock) {
+        this.dir = dir;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+    }
+
+    /**
+     * Creates {@code dir} if needed and locks it.
+     *
+     * @throws DirectoryLockedException if another process holds the lock
+     * @throws IOException if the directory cannot be created or its lock file opened
+     */
+    public static DataDirectory lock(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        FileChannel ch = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = ch.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            ch.close();
+            throw new DirectoryLockedException(dir);
+        }
+        return new DataDirectory(dir, ch, lock);
+    }
+
+    public Path path() {
+        return dir;
+    }
+
+    /**
+     * fsyncs a directory so that file creations, renames and deletions in it are durable: the
+     * durability point after creating a WAL segment and after installing an SSTable or manifest.
+     */
+    public static void fsync(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    /**
+     * The directory of snapshot {@code name} in data directory {@code dir}: {@code <dir>/snapshots/<name>}.
+     *
+     * @throws IllegalArgumentException unless the name is 1 to 64 of {@code A-Z a-z 0-9 . _ -}, not
+     *                                  starting with a dot
+     */
+    public static Path snapshot(Path dir, String name) {
+        if (!SNAPSHOT_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("snapshot name '" + name + "' must be 1 to 64 of A-Z a-z 0-9 . _ - "
+                    + "and not start with a dot");
+        }
+        return dir.resolve(SNAPSHOTS).resolve(name);
+    }
+
+    /** Releases the lock. */
+    @Override
+    public void close() throws IOException {
+        try {
+            lock.release();
+        } finally {
+            lockChannel.close();
+        }
+    }
+}

@@ -1,9 +1,0 @@
-/**
- * The file layer the storage engine creates, opens, renames, deletes and fsyncs its files through
- * ({@link io.ringbase.storage.io.FileIo}), so that tests can inject disk faults (ENOSPC, EIO, EMFILE,
- * slow calls) and record the order of I/O operations; and the classification of such faults
- * ({@link io.ringbase.storage.io.DiskFault}). The default implementation ({@link FileIo#DISK}) hands
- * out plain {@link java.nio.channels.FileChannel}s: nothing is wrapped, so production pays nothing
- * per write. Implementations are thread-safe.
- */
-package io.ringbase.storage.io;

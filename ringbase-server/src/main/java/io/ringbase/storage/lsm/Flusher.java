@@ -1,0 +1,170 @@
+package io.ringbase.storage.lsm;
+
+import io.ringbase.storage.StorageFaultException;
+import io.ringbase.storage.lsm.View.Frozen;
+import io.ringbase.storage.lsm.View.LiveTable;
+import io.ringbase.storage.lsm.compaction.CompactionScheduler;
+import io.ringbase.storage.lsm.manifest.FileNames;
+import io.ringbase.storage.lsm.memtable.Memtable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Flushes switched-out memtables to SSTables on the engine's flush thread (RocksDB's {@code FlushJob}):
+ * writes the table, publishes a view and manifest that name it and advance the WAL replay point, gives
+ * back the engine's reference to the memtable, and only then deletes the flushed WAL segment. A failed
+ * flush is retried by itself with backoff; meanwhile writers that would wait for it fail at once with
+ * its cause. Also the explicit {@link #flush()}, which switches out the active memtable and waits.
+ *
+ * <p>Concurrency: {@link #flushPending()} runs on the flush thread only, which owns the table written by
+ * a failed attempt; {@link #flush()} may be called from any thread.
+ */
+final class Flusher {
+
+    private static final Logger log = LoggerFactory.getLogger(LsmEngine.class);
+
+    /** Nice value of the flush thread: below requests, above compaction (writers wait for flushes). */
+    static final int NICE = 5;
+    /** A failed flush is retried after this many ms, doubling up to {@link #RETRY_MAX_MS}. */
+    static final long RETRY_MIN_MS = 50;
+    /** Longest wait between flush retries, ms: writes resume within about this long of a fault clearing. */
+    static final long RETRY_MAX_MS = 1000;
+
+    private final LsmOptions options;
+    private final Path dir;
+    private final TableFiles files;
+    private final StatePublisher state;
+    private final WalRotation rotation;
+    private final EngineHealth health;
+    private final EngineCounters counters;
+    private final CompactionScheduler<?> compaction;
+
+    /** Flush thread only: a table written for {@link #flushedFor} whose publish failed, reused on retry. */
+    private LiveTable flushedTable;
+    private Frozen flushedFor;
+
+    Flusher(LsmOptions options, Path dir, TableFiles files, StatePublisher state, WalRotation rotation,
+            EngineHealth health, EngineCounters counters, CompactionScheduler<?> compaction) {
+        this.options = options;
+        this.dir = dir;
+        this.files = files;
+        this.state = state;
+        this.rotation = rotation;
+        this.health = health;
+        this.counters = counters;
+        this.compaction = compaction;
+    }
+
+    /** {@link LsmEngine#flush()}: switches out a non-empty active memtable and waits until nothing waits for a flush. */
+    void flush() throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
+        awaitNoImmutables(deadline);
+        Memtable current = state.current().active();
+        if (!current.isEmpty()) {
+            rotation.switchTo(rotation.takeSpare(true), current);
+        }
+        awaitNoImmutables(deadline);
+    }
+
+    private void awaitNoImmutables(long deadlineNanos) throws IOException {
+        state.awaitFlushes(() -> !state.current().immutables().isEmpty(), deadlineNanos,
+                "flush did not finish in " + options.flushStallTimeoutMs() + " ms");
+    }
+
+    /**
+     * Flush thread: flushes switched-out memtables, oldest first, retrying a failed flush by itself
+     * after {@value #RETRY_MIN_MS} ms, doubling up to {@value #RETRY_MAX_MS} ms (writers that
+     * would wait for it fail at once meanwhile, with the cause); gives up only when the engine closes
+     * (the WAL keeps the data). Then rolls away from a poisoned WAL segment, if any.
+     */
+    void flushPending() {
+        long backoffMs = RETRY_MIN_MS;
+        while (true) {
+            List<Frozen> imms = state.current().immutables();
+            if (imms.isEmpty()) {
+                break;
+            }
+            try {
+                flushOne(imms.getFirst());
+                backoffMs = RETRY_MIN_MS;
+                if (health.flushFailure() != null) {
+                    health.flushFailure(null);
+                    log.info("flushing works again");
+                }
+            } catch (IOException | RuntimeException | Error e) {
+                counters.backgroundErrors.increment();
+                StorageFaultException failure = new StorageFaultException(
+                        "flush of WAL segment " + imms.getFirst().walNumber(), e);
+                boolean first = health.flushFailure() == null;
+                health.flushFailure(failure);
+                state.signalFlushWaiters();
+                if (first) {
+                    log.error("flush of WAL segment {} failed; retrying every {}-{} ms until it works (writes that "
+                            + "need room fail meanwhile)", imms.getFirst().walNumber(), RETRY_MIN_MS,
+                            RETRY_MAX_MS, e);
+                } else {
+                    log.warn("flush of WAL segment {} failed again: {}", imms.getFirst().walNumber(), failure.getMessage());
+                }
+                if (health.closing()) {
+                    return; // the WAL segments keep the data for the next start
+                }
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                backoffMs = Math.min(2 * backoffMs, RETRY_MAX_MS);
+            }
+        }
+        rotation.rollIfPoisoned();
+        compaction.schedule();
+    }
+
+    private void flushOne(Frozen frozen) throws IOException {
+        long started = System.nanoTime();
+        Memtable mt = frozen.memtable();
+        long memtableBytes = mt.sizeBytes();
+        if (flushedFor != frozen) {
+            // a table written by an attempt whose publish failed is reused: retries leave no orphans
+            flushedTable = mt.isEmpty() ? null : files.write(mt);
+            flushedFor = frozen;
+        }
+        LiveTable table = flushedTable;
+        state.whilePublishLocked(() -> state.publish(v -> {
+            List<Frozen> imms = new ArrayList<>(v.immutables());
+            imms.remove(frozen);
+            List<LiveTable> tables = new ArrayList<>(v.tables());
+            if (table != null) {
+                tables.add(table);
+            }
+            return new View(v.active(), v.activeWalNumber(), imms, tables);
+        }));
+        flushedFor = null;
+        flushedTable = null;
+        if (table != null) {
+            table.reader().close(); // the new view holds the table now
+        }
+        options.fileIo().delete(FileNames.wal(dir, frozen.walNumber()));
+        counters.flushes.increment();
+        counters.flushBytesIn.add(memtableBytes);
+        if (table != null) {
+            counters.flushBytesOut.add(table.reader().fileBytes());
+            log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", memtableBytes,
+                    table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        }
+    }
+
+    /** At close, once the flush thread has stopped: closes a table written but never published (no view holds it). */
+    void releaseUnpublished() {
+        if (flushedTable != null) {
+            flushedTable.reader().close();
+            flushedTable = null;
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package io.ringbase.storage.lsm.compaction;
+
+import io.ringbase.logging.LogThrottle;
+import io.ringbase.storage.CorruptionException;
+import io.ringbase.storage.InsufficientSpaceException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+
+/**
+ * Decides when compaction runs and what it merges; its {@link Host} (the engine) merges and publishes.
+ * Runs on the engine's single compaction thread: after each flush ({@link #schedule()}) it merges what
+ * {@link SizeTieredPicker} picks, round after round, until the picker finds nothing; a major compaction
+ * ({@link #compactAll()}) merges every live table. A merge that lacks disk space is postponed to the next
+ * flush; one whose input is damaged has that input quarantined rather than retried forever; other
+ * failures are retried after the next flush.
+ *
+ * <p>Concurrency: {@link #schedule()} and {@link #compactAll()} may be called from any thread; all merges
+ * and quarantines run on the compaction thread, one at a time.
+ *
+ * @param <T> the host's retained live tables
+ */
+public final class CompactionScheduler<T extends CompactionScheduler.LiveTables> {
+
+    /** At most one "compaction postponed" line a minute. */
+    private static final LogThrottle NO_ROOM_LOG = new LogThrottle(1, TimeUnit.MINUTES);
+
+    /** The live tables of a moment, each retained (its file stays mapped) until {@link #close()}. */
+    public interface LiveTables extends AutoCloseable {
+        /** The tables, for the picker: numbers and sizes. */
+        List<TableInfo> infos();
+
+        /** Gives the tables back. */
+        @Override
+        void close();
+    }
+
+    /** The engine side of compaction. */
+    public interface Host<T extends LiveTables> {
+        /** The live tables now, retained. */
+        T acquireTables();
+
+        /**
+         * Merges the tables of {@code tables} numbered in {@code pick} into one and publishes it.
+         *
+         * @throws InsufficientSpaceException before anything is written, if the disk lacks room for it
+         * @throws CorruptionException        if an input is damaged (nothing was published)
+         * @throws InterruptedIOException     if the merge was aborted for shutdown
+         */
+        void compact(T tables, Set<Long> pick) throws IOException;
+
+        /**
+         * If {@code damage} lies in one of {@code tables}: drops that table from the live set and moves it
+         * aside.
+         *
+         * @return whether a table was quarantined
+         */
+        boolean quarantine(T tables, CorruptionException damage) throws IOException;
+
+        /** Counts a compaction failure (the engine's stats). */
+        void backgroundError();
+    }
+
+    private final Host<T> host;
+    private final SizeTieredPicker picker;
+    /** Used on the compaction thread only. */
+    private final CompactionPriority priority;
+    private final ExecutorService thread;
+    private final BooleanSupplier closing;
+    private final Logger log;
+    private final AtomicBoolean queued = new AtomicBoolean();
+
+    /**
+     * @param thread  the single compaction thread (the engine shuts it down)
+     * @param closing whether the engine is closing: no new round starts then
+     * @param log     the engine's logger, which compaction lines go to
+     */
+    public CompactionScheduler(Host<T> host, SizeTieredPicker picker, CompactionPriority priority,
+                               ExecutorService thread, BooleanSupplier closing, Logger log) {
+        this.host = host;
+        this.picker = picker;
+        this.priority = priority;
+        this.thread = thread;
+        this.closing = closing;
+        this.log = log;
+    }
+
+    /** Queues a round of compaction, unless one is queued already or the engine is closing. */
+    public void schedule() {
+        if (!closing.getAsBoolean() && queued.compareAndSet(false, true)) {
+            thread.execute(() -> {
+                queued.set(false);
+                compactWhileNeeded();
+            });
+        }
+    }
+
+    private void compactWhileNeeded() {
+        while (!closing.getAsBoolean()) {
+            try (T tables = host.acquireTables()) { // they stay mapped while the merge reads them
+                if (!compactOnce(tables)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** One round of {@link #compactWhileNeeded} on {@code tables}: whether to go on. */
+    private boolean compactOnce(T tables) {
+        List<TableInfo> infos = tables.infos();
+        priority.adjust(infos.size());
+        List<Long> pick = picker.pick(infos);
+        if (pick.isEmpty()) {
+            return false;
+        }
+        try {
+            host.compact(tables, Set.copyOf(pick));
+            return true;
+        } catch (InsufficientSpaceException e) {
+            if (NO_ROOM_LOG.tryLog() >= 0) {
+                log.warn("{}; postponed to the next flush. Free space, or disk use keeps growing by the tables "
+                        + "compaction would merge", e.getMessage());
+            }
+            return false; // retried after the next flush
+        } catch (CorruptionException e) {
+            boolean moved;
+            try {
+                moved = host.quarantine(tables, e);
+            } catch (IOException | RuntimeException q) {
+                e.addSuppressed(q);
+                moved = false;
+            }
+            if (!moved) {
+                host.backgroundError();
+                log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
+            }
+            return moved;
+        } catch (InterruptedIOException e) {
+            log.info("compaction aborted for shutdown");
+            return false;
+        } catch (IOException | RuntimeException e) {
+            host.backgroundError();
+            log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
+            return false;
+        }
+    }
+
+    /**
+     * Merges every live table into one (a major compaction): on the compaction thread, after any
+     * compaction under way, with the usual rules for dropping tombstones and expired entries. Waits for it.
+     *
+     * @return how many tables were merged (0 if there were none)
+     * @throws InsufficientSpaceException if the disk lacks room for the output (nothing was changed)
+     * @throws CorruptionException if an input is damaged; it was quarantined if it is still live
+     * @throws IOException if the compaction failed (the tables stay as they were) or the engine closed
+     */
+    public int compactAll() throws IOException {
+        Future<Integer> done;
+        try {
+            done = thread.submit(() -> {
+                try (T tables = host.acquireTables()) { // they stay mapped while the merge reads them
+                    Set<Long> all = new HashSet<>();
+                    for (TableInfo t : tables.infos()) {
+                        all.add(t.number());
+                    }
+                    if (!all.isEmpty()) {
+                        host.compact(tables, all);
+                    }
+                    return all.size();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw new IOException("storage engine is closed");
+        }
+        try {
+            return done.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a compaction");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof CorruptionException c) {
+                try (T tables = host.acquireTables()) {
+                    quarantineOnThread(tables, c);
+                }
+                throw c;
+            }
+            if (e.getCause() instanceof InsufficientSpaceException no) {
+                throw no; // refused before it began: no error of the engine's
+            }
+            if (e.getCause() instanceof IOException io) {
+                host.backgroundError();
+                throw io;
+            }
+            throw new IOException("compaction failed", e.getCause());
+        }
+    }
+
+    /** Runs {@link Host#quarantine} on the compaction thread and waits for it. */
+    private void quarantineOnThread(T tables, CorruptionException c) throws IOException {
+        try {
+            thread.submit(() -> host.quarantine(tables, c)).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while quarantining");
+        } catch (ExecutionException | RejectedExecutionException e) {
+            throw new IOException("quarantine of " + c.file() + " failed", e);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.ringbase.storage.lsm.compaction;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Decides which SSTables to merge next, size-tiered: tables of similar size form a tier, and a tier
+ * with {@link CompactionOptions#minThreshold()} tables is merged into one table of the next tier.
+ * The number of live tables thus stays logarithmic in the data size. Pure logic: no I/O.
+ *
+ * <p>Source: Cassandra's SizeTieredCompactionStrategy (bucketing by average size with low/high
+ * bounds, a shared bucket for small tables); of several eligible tiers this picks the one with the
+ * smallest average size, the cheapest merge.
+ */
+public final class SizeTieredPicker {
+
+    private final CompactionOptions options;
+
+    public SizeTieredPicker(CompactionOptions options) {
+        this.options = options;
+    }
+
+    /**
+     * @param tables the live tables, in any order
+     * @return the file numbers of the tables to merge (between minThreshold and maxThreshold of them),
+     *         or an empty list if nothing needs compacting
+     */
+    public List<Long> pick(List<TableInfo> tables) {
+        List<List<TableInfo>> tiers = tiers(tables);
+        List<TableInfo> best = null;
+        double bestAvg = Double.MAX_VALUE;
+        for (List<TableInfo> candidate : tiers) {
+            if (candidate.size() < options.minThreshold()) {
+                continue;
+            }
+            List<TableInfo> trimmed = candidate.subList(0, Math.min(candidate.size(), options.maxThreshold()));
+            double avg = trimmed.stream().mapToLong(TableInfo::sizeBytes).average().orElse(0);
+            if (avg < bestAvg) {
+                bestAvg = avg;
+                best = trimmed;
+            }
+        }
+        return best == null ? List.of() : best.stream().map(TableInfo::number).toList();
+    }
+
+    /**
+     * The tiers {@link #pick} chooses from: {@code tables} grouped by similar size, smallest tier first,
+     * each tier's tables smallest first. Also what metrics report as SSTables per tier.
+     */
+    public List<List<TableInfo>> tiers(List<TableInfo> tables) {
+        List<TableInfo> sorted = new ArrayList<>(tables);
+        sorted.sort(Comparator.comparingLong(TableInfo::sizeBytes).thenComparingLong(TableInfo::number));
+        List<List<TableInfo>> tiers = new ArrayList<>();
+        List<TableInfo> tier = new ArrayList<>();
+        long tierTotal = 0;
+        for (TableInfo t : sorted) {
+            if (!tier.isEmpty()) {
+                double avg = (double) tierTotal / tier.size();
+                boolean bothSmall = t.sizeBytes() < options.smallTableBytes() && avg < options.smallTableBytes();
+                boolean similar = t.sizeBytes() >= avg * options.bucketLow() && t.sizeBytes() <= avg * options.bucketHigh();
+                if (!bothSmall && !similar) {
+                    tiers.add(tier);
+                    tier = new ArrayList<>();
+                    tierTotal = 0;
+                }
+            }
+            tier.add(t);
+            tierTotal += t.sizeBytes();
+        }
+        if (!tier.isEmpty()) {
+            tiers.add(tier);
+        }
+        return tiers;
+    }
+}

@@ -1,0 +1,572 @@
+package io.ringbase.storage.lsm.wal;
+
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.Layouts;
+import io.ringbase.storage.WalSyncPolicy;
+import io.ringbase.storage.WriteBatch;
+import io.ringbase.storage.lsm.io.FileIo;
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends {@link Entry entries} to one WAL segment file in the format of {@code docs/format.md},
+ * section 3 ("WAL segment"), with group commit.
+ *
+ * <p><b>Group commit</b> (the writer queue of LevelDB's {@code DBImpl::Write}): each caller joins a
+ * FIFO of waiting writers. The writer at the head is the leader: it takes the records of the writers
+ * queued behind it (up to about {@value #BATCH_BYTES} bytes, or one record of any allowed size),
+ * encodes them into one reused native buffer ({@link WalBatchWriter}), hands them to the file with one {@code write()}, fsyncs
+ * if the {@link WalSyncPolicy} or a {@link #sync} asks for it, then releases those writers and wakes
+ * the next head. A lone writer thus writes its own record with no thread hand-off, and concurrent
+ * writers share {@code write()} and fsync calls. Under {@link WalSyncPolicy#PERIODIC} appends never
+ * fsync: a daemon thread per segment fsyncs unsynced data once the interval has passed, outside the
+ * queue and concurrently with it ({@code FileChannel.force} and {@code write} may overlap; a record
+ * written during a force is left unsynced for the next one), so an append never waits for a disk
+ * flush. (A periodic fsync run in the queue, by whichever append came due, stalled every append
+ * behind it for the length of the fsync, tens of ms once a second.)
+ *
+ * <p><b>Threading.</b> All public methods are thread-safe. The queue holds at most one waiter per
+ * calling thread, so it is bounded by the number of callers.
+ *
+ * <p><b>Failure.</b> If a {@code write()} or fsync fails, the segment is poisoned: every pending and
+ * every later {@link #append} or {@link #sync} fails with an {@link IOException} whose cause is the
+ * original failure. A failed fsync is never retried (the kernel may have dropped the dirty pages).
+ */
+public final class WalWriter implements Closeable {
+
+    /** Default of {@code periodicSyncIntervalMs} for {@link WalSyncPolicy#PERIODIC}, in ms. */
+    public static final long DEFAULT_PERIODIC_SYNC_INTERVAL_MS = 1000;
+
+    /** A batch of records stops growing at this many bytes (1 MiB); a larger single record is written alone. */
+    static final int BATCH_BYTES = 1024 * 1024;
+
+    private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
+    /** An fsync that takes longer than this, ms, logs a WARN: a WAL fsync on a healthy SSD takes well under 10 ms. */
+    static final long SLOW_SYNC_MS = 100;
+    private static final long SLOW_SYNC_NANOS = TimeUnit.MILLISECONDS.toNanos(SLOW_SYNC_MS);
+    private static final ThreadLocal<WalWaiter> WAITER = ThreadLocal.withInitial(WalWaiter::new);
+
+    private final Path path;
+    private final FileChannel channel;
+    private final WalSyncPolicy policy;
+    private final long syncIntervalNanos;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Held around every fsync (periodic or asked for); never taken while holding {@code lock}. */
+    private final ReentrantLock syncLock = new ReentrantLock();
+    private final ArrayDeque<WalWaiter> writers = new ArrayDeque<>(); // guarded by lock
+    private final Thread syncer;
+    private final WalStats stats;
+
+    private boolean closed; // guarded by lock
+    private volatile Runnable onPoisoned = () -> { };
+    private volatile IOException failure;
+    private volatile long sizeBytes;
+    private volatile long writeCalls;
+    private final java.util.concurrent.atomic.AtomicLong syncCalls = new java.util.concurrent.atomic.AtomicLong();
+    private volatile boolean unsynced;
+    private volatile long lastSyncNanos;
+
+    /** Encodes and writes the leader's batch; owned by the current leader (one at a time, handed over under the lock). */
+    private final WalBatchWriter batchWriter;
+    private boolean leaderWriting; // guarded by lock: a leader is between its unlock and relock in lead()
+    private boolean freeWhenIdle; // guarded by lock: close() found a leader writing, which frees the buffer
+    private final List<WalWaiter> batch = new ArrayList<>();
+
+    private WalWriter(Path path, FileChannel channel, WalSyncPolicy policy, long periodicSyncIntervalMs,
+                      WalStats stats) {
+        this.path = path;
+        this.stats = stats;
+        this.channel = channel;
+        this.batchWriter = new WalBatchWriter(channel);
+        this.policy = policy;
+        this.syncIntervalNanos = TimeUnit.MILLISECONDS.toNanos(periodicSyncIntervalMs);
+        this.sizeBytes = WalFormat.SEGMENT_HEADER_SIZE;
+        this.lastSyncNanos = System.nanoTime();
+        this.syncer = policy == WalSyncPolicy.PERIODIC
+                ? Thread.ofPlatform().name("wal-sync-" + path.getFileName()).daemon(true).unstarted(this::runSyncer)
+                : null;
+    }
+
+    /**
+     * Creates a new segment file, writes its header and fsyncs it and its directory.
+     *
+     * @param file                   the segment to create; must not exist
+     * @param policy                 when appended records are fsynced
+     * @param periodicSyncIntervalMs for {@link WalSyncPolicy#PERIODIC}: the longest time, in ms, that
+     *                               written data stays unsynced (default
+     *                               {@value #DEFAULT_PERIODIC_SYNC_INTERVAL_MS}); must be positive,
+     *                               ignored for {@link WalSyncPolicy#ALWAYS}
+     * @throws java.nio.file.FileAlreadyExistsException if {@code file} exists
+     * @throws IOException                              if the file cannot be created or synced
+     * @throws IllegalArgumentException                 if {@code periodicSyncIntervalMs <= 0}
+     */
+    public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs)
+            throws IOException {
+        return create(file, policy, periodicSyncIntervalMs, new WalStats());
+    }
+
+    /**
+     * {@link #create(Path, WalSyncPolicy, long)}, counting appends, fsyncs and failures in {@code stats}
+     * (shared by the segments of one engine).
+     */
+    public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs, WalStats stats)
+            throws IOException {
+        return create(FileIo.DISK, file, policy, periodicSyncIntervalMs, stats);
+    }
+
+    /**
+     * {@link #create(Path, WalSyncPolicy, long, WalStats)} through {@code io}: the segment is created,
+     * written and fsynced, and its directory fsynced, by {@code io}'s channel and calls.
+     */
+    public static WalWriter create(FileIo io, Path file, WalSyncPolicy policy, long periodicSyncIntervalMs,
+                                   WalStats stats) throws IOException {
+        Objects.requireNonNull(io, "io");
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(stats, "stats");
+        Objects.requireNonNull(policy, "policy");
+        if (periodicSyncIntervalMs <= 0) {
+            throw new IllegalArgumentException("periodicSyncIntervalMs must be positive: " + periodicSyncIntervalMs);
+        }
+        FileChannel channel = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        try {
+            // direct, as the batch buffer is: one ByteBuffer class in the JDK's write path
+            ByteBuffer header = ByteBuffer.allocateDirect(WalFormat.SEGMENT_HEADER_SIZE).order(Layouts.ORDER);
+            header.putInt(WalFormat.MAGIC).putInt(WalFormat.VERSION).flip();
+            while (header.hasRemaining()) {
+                channel.write(header);
+            }
+            channel.force(false);
+            io.syncDirectory(file.toAbsolutePath().getParent());
+        } catch (IOException | RuntimeException e) {
+            try {
+                channel.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            try {
+                io.delete(file); // a segment that is not durably there must not be left behind
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        WalWriter writer = new WalWriter(file, channel, policy, periodicSyncIntervalMs, stats);
+        if (writer.syncer != null) {
+            writer.syncer.start();
+        }
+        return writer;
+    }
+
+    /**
+     * Appends one entry. Returns once the record has been written to the file
+     * ({@link WalSyncPolicy#PERIODIC}) or written and fsynced ({@link WalSyncPolicy#ALWAYS}).
+     * Thread-safe; records of concurrent callers land in the file in the order they joined the queue.
+     *
+     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
+     * @throws IOException              if the writer is closed or poisoned by an earlier failure, or
+     *                                  the write or fsync of this record failed
+     */
+    public void append(Entry entry) throws IOException {
+        byte[] value = entry.value();
+        append(entry.key(), entry.version(), entry.expiresAtMs(), value == null ? null : MemorySegment.ofArray(value));
+    }
+
+    /**
+     * Appends one entry given by its parts, as {@link #append(Entry)}, copying {@code value} straight into
+     * the write buffer. {@code value} is read before this method returns and not after.
+     *
+     * @param value the value bytes, or {@code null} for a tombstone
+     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
+     * @throws IOException              as {@link #append(Entry)}
+     */
+    public void append(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        long payload = EntryFormat.encodedSize(key.length, value == null ? 0 : value.byteSize());
+        if (payload > WalFormat.MAX_PAYLOAD) {
+            throw new IllegalArgumentException(
+                    "entry of " + payload + " bytes exceeds the WAL record limit of " + WalFormat.MAX_PAYLOAD);
+        }
+        WalWaiter self = WAITER.get();
+        self.set(key, version, expiresAtMs, value, WalFormat.RECORD_HEADER_SIZE + (int) payload, false);
+        submit(self, false);
+    }
+
+    /**
+     * Appends entries {@code from} (inclusive) to {@code to} of {@code batch}, in order, as
+     * {@link #append(byte[], long, long, MemorySegment)} does one: returns once all their records have
+     * been written to the file with one {@code write()} (and fsynced for {@link WalSyncPolicy#ALWAYS}).
+     * Either all of them are written or the call throws.
+     *
+     * @throws IllegalArgumentException if their records together exceed {@value #BATCH_BYTES} bytes
+     * @throws IOException              as {@link #append(Entry)}
+     */
+    public void appendAll(WriteBatch batch, int from, int to) throws IOException {
+        Objects.checkFromToIndex(from, to, batch.size());
+        long bytes = 0;
+        for (int i = from; i < to; i++) {
+            bytes += recordSize(batch.key(i).length, batch.valueLength(i));
+        }
+        if (bytes > BATCH_BYTES) {
+            throw new IllegalArgumentException("a batch of " + bytes + " bytes of WAL records exceeds " + BATCH_BYTES);
+        }
+        if (from == to) {
+            return;
+        }
+        WalWaiter self = WAITER.get();
+        self.setMany(batch, from, to, (int) bytes);
+        submit(self, false);
+    }
+
+    /**
+     * Size of the WAL record of an entry with a key and a value of these lengths, bytes (record
+     * header included; docs/format.md section 3).
+     */
+    public static long recordSize(int keyLength, long valueLength) {
+        return WalFormat.RECORD_HEADER_SIZE + EntryFormat.encodedSize(keyLength, valueLength);
+    }
+
+    /**
+     * Fsyncs every record appended before this call: an explicit durability point. Thread-safe; shares
+     * the fsync with concurrent appends.
+     *
+     * @throws IOException if the writer is closed or poisoned, or the fsync failed
+     */
+    public void sync() throws IOException {
+        WalWaiter self = WAITER.get();
+        self.set(null, 0, 0, null, 0, true);
+        submit(self, false);
+    }
+
+    /** Bytes written to the file so far (segment header included); records still queued are not counted. */
+    public long sizeBytes() {
+        return sizeBytes;
+    }
+
+    /**
+     * The failure that made this segment unusable (a failed {@code write()} or fsync), or {@code null}
+     * while it takes appends.
+     */
+    public IOException failure() {
+        return failure;
+    }
+
+    /**
+     * Runs {@code action} (once, on the thread that saw it; it must not block) when the periodic fsync
+     * poisons this segment, so that the owner can roll to a fresh one while no append is under way.
+     */
+    public void onPoisoned(Runnable action) {
+        onPoisoned = Objects.requireNonNull(action, "action");
+    }
+
+    /** The segment file. */
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * Completes every append queued before the call, fsyncs, stops the sync thread and closes the
+     * file. Later appends fail with {@link IOException}. Idempotent; thread-safe.
+     *
+     * @throws IOException if the final fsync or close failed, or the writer had been poisoned (the
+     *                     file is closed nonetheless)
+     */
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true; // appends that joined the queue before this point are still served
+        } finally {
+            lock.unlock();
+        }
+        IOException result = null;
+        try {
+            WalWaiter self = WAITER.get();
+            self.set(null, 0, 0, null, 0, true);
+            submit(self, true); // behind every earlier append: write them all, then fsync
+        } catch (IOException e) {
+            result = e;
+        }
+        if (syncer != null) {
+            syncer.interrupt();
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    syncer.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            result = result == null ? e : result;
+        }
+        lock.lock();
+        try {
+            // Every append that joined before close() has been served, or (poisoned) will write nothing;
+            // a leader still between its unlock and relock frees the buffer itself when it is done.
+            if (leaderWriting) {
+                freeWhenIdle = true;
+            } else {
+                freeBuffer();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (result != null) {
+            throw new IOException("WAL segment " + path + " failed", result);
+        }
+    }
+
+    /** Frees the batch buffer's memory once: the writer is closed and no leader writes. Holding the lock. */
+    private void freeBuffer() {
+        batchWriter.free();
+    }
+
+    /** Number of {@code write()} calls made for records (the segment header not counted). */
+    long writeCalls() {
+        return writeCalls;
+    }
+
+    /** Number of fsyncs made after the segment header (the final one in close included). */
+    long syncCalls() {
+        return syncCalls.get();
+    }
+
+    /** Test hook: whether the batch buffer's native memory has been freed. */
+    boolean bufferFreedForTest() {
+        return batchWriter.freed();
+    }
+
+    /** Test hook: closes the file under the writer so that the next write or fsync fails. */
+    void closeChannelForTest() throws IOException {
+        channel.close();
+    }
+
+    /**
+     * Joins the writer queue and returns once this request is done, leading a batch when it reaches
+     * the head. {@code closing} lets close()'s own final fsync past the closed check. Waiting threads
+     * park; whoever finishes their batch, or makes them the head, unparks them.
+     */
+    private void submit(WalWaiter self, boolean closing) throws IOException {
+        lock.lock();
+        try {
+            IOException f = failure;
+            if (f != null) {
+                throw poisoned(f);
+            }
+            if (closed && !closing) {
+                throw new IOException("WAL segment " + path + " is closed");
+            }
+            writers.addLast(self);
+            boolean interrupted = false;
+            while (!self.done && writers.peekFirst() != self) {
+                lock.unlock();
+                try {
+                    LockSupport.park(this);
+                    // uninterruptible, as the record may be in a batch already; the flag is restored below
+                    interrupted |= Thread.interrupted();
+                } finally {
+                    lock.lock();
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (!self.done) {
+                lead(self);
+            }
+            if (self.error != null) {
+                throw new IOException(self.error.getMessage(), self.error); // keeps the caller's stack
+            }
+        } finally {
+            self.clear();
+            lock.unlock();
+        }
+    }
+
+    /** At the head of the queue, holding the lock: writes a batch with the lock released, then hands over. */
+    private void lead(WalWaiter self) {
+        long bytes = 0;
+        boolean forceSync = policy == WalSyncPolicy.ALWAYS;
+        for (WalWaiter w : writers) {
+            if (!batch.isEmpty() && bytes + w.recordSize > BATCH_BYTES) {
+                break;
+            }
+            batch.add(w);
+            bytes += w.recordSize;
+            forceSync |= w.forceSync;
+        }
+        IOException error = failure;
+        leaderWriting = true;
+        lock.unlock();
+        try {
+            if (error == null) {
+                if (bytes > 0) {
+                    writeRecords(bytes);
+                }
+                if (forceSync) {
+                    syncCovering();
+                }
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            // Anything else (e.g. no direct memory for a huge record) also poisons the segment rather
+            // than leaving the batch in an unknown state.
+            error = e instanceof IOException x ? x : new IOException("WAL writer failed", e);
+        } finally {
+            lock.lock();
+            leaderWriting = false;
+            if (freeWhenIdle) {
+                freeBuffer(); // close() came while this leader wrote (the segment was poisoned meanwhile)
+            }
+        }
+        if (error != null && failure == null) {
+            failure = error;
+            stats.failed();
+        }
+        for (WalWaiter w : batch) {
+            writers.pollFirst();
+            w.done = true;
+            w.error = error == null ? null : (failure != null ? failure : error);
+            if (w != self) {
+                LockSupport.unpark(w.thread);
+            }
+        }
+        batch.clear();
+        WalWaiter next = writers.peekFirst();
+        if (next != null) {
+            LockSupport.unpark(next.thread);
+        }
+    }
+
+    private IOException poisoned(IOException cause) {
+        return new IOException("WAL segment " + path + " is unusable after a failed write or fsync", cause);
+    }
+
+    /** Writes the records of {@link #batch}, {@code bytes} in all, with one {@code write()}. */
+    private void writeRecords(long bytes) throws IOException {
+        long written = batchWriter.write(batch, bytes);
+        writeCalls++;
+        sizeBytes += written;
+        unsynced = true;
+        stats.written(batchWriter.lastRecords(), written);
+    }
+
+    /**
+     * Queue leader asked to sync: under {@code syncLock}, so that a periodic fsync in flight (which
+     * cleared {@code unsynced} before its force) completes first and its failure is seen; then fsyncs
+     * what is still unsynced.
+     */
+    private void syncCovering() throws IOException {
+        syncLock.lock();
+        try {
+            IOException f = failure;
+            if (f != null) {
+                throw f;
+            }
+            if (unsynced) {
+                fsync();
+            }
+        } finally {
+            syncLock.unlock();
+        }
+    }
+
+    /** The durability point: forces written records to stable storage. Never retried on failure. Holds syncLock. */
+    private void fsync() throws IOException {
+        unsynced = false;
+        long started = System.nanoTime();
+        channel.force(false);
+        syncCalls.incrementAndGet(); // from the syncer and from queue leaders
+        lastSyncNanos = System.nanoTime();
+        long took = lastSyncNanos - started;
+        stats.synced(took);
+        if (took > SLOW_SYNC_NANOS) {
+            long heldBack = stats.slowSyncLog().tryLog();
+            if (heldBack >= 0) {
+                log.warn("WAL fsync of {} took {} ms (fsyncs over {} ms since the last such line: {}); {}. The disk, or "
+                        + "its writeback of other files, is slow: check the device (iostat -x) or give the data "
+                        + "directory a faster one", path.getFileName(), TimeUnit.NANOSECONDS.toMillis(took),
+                        SLOW_SYNC_MS, heldBack + 1, policy == WalSyncPolicy.ALWAYS
+                                ? "every write waits for its fsync before it is acknowledged"
+                                : "writes to the segment can block in write() behind it");
+            }
+        }
+    }
+
+    /** PERIODIC only: fsyncs data left unsynced for an interval while no writer does it. */
+    private void runSyncer() {
+        while (true) {
+            // Nothing unsynced: sleep a whole interval (a record appended meanwhile is synced when it ends,
+            // within one interval). Waking every millisecond while idle cost each node thousands of
+            // context switches a second (seen in a cluster GET profile).
+            long wait = unsynced ? lastSyncNanos + syncIntervalNanos - System.nanoTime() : syncIntervalNanos;
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.max(wait, TimeUnit.MILLISECONDS.toNanos(1)));
+            } catch (InterruptedException e) {
+                return; // close() stops us after its own final fsync
+            }
+            if (unsynced && failure == null && System.nanoTime() - lastSyncNanos >= syncIntervalNanos) {
+                syncLock.lock(); // a sync() arriving meanwhile waits for this force and sees its outcome
+                try {
+                    if (unsynced && failure == null) {
+                        fsync(); // outside the queue: appends go on meanwhile
+                    }
+                } catch (IOException | RuntimeException e) {
+                    if (isClosed() || Thread.currentThread().isInterrupted()) {
+                        return; // close() did its own final fsync before stopping us
+                    }
+                    poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
+                    onPoisoned.run();
+                    return; // later appends report it
+                } finally {
+                    syncLock.unlock();
+                }
+            }
+        }
+    }
+
+    /** Marks the segment unusable after a failure outside the queue (the periodic fsync). */
+    private void poison(IOException e) {
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = e;
+                stats.failed();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,6 +1,0 @@
-/**
- * The memtable: a concurrent sorted map of the newest entry per key with byte-size accounting, in
- * native memory (an off-heap skip list over slabs), with a key filter (key range and Bloom filter) that
- * lets point reads skip it. Mutable while active, read-only once switched out for flushing.
- */
-package io.ringbase.storage.memtable;

@@ -1,0 +1,89 @@
+package io.ringbase.storage.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.Keys;
+import io.ringbase.storage.StoreBusyException;
+import io.ringbase.storage.WalSyncPolicy;
+import io.ringbase.storage.lsm.compaction.CompactionOptions;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Writes slow down, then stop, at configurable counts of live SSTables while compaction is behind
+ * (issue 9, defect 6; RocksDB's level0_slowdown_writes_trigger and level0_stop_writes_trigger).
+ */
+class CompactionBackpressureTest {
+
+    @TempDir
+    Path tmp;
+
+    private long version = 1L << 40;
+
+    private LsmOptions options(Path dir, long stallMs) {
+        // no automatic compaction below 32 tables: the test decides when compaction catches up
+        CompactionOptions never = new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5).withWriteTriggers(3, 5);
+        return new LsmOptions(dir, WalSyncPolicy.PERIODIC, 1000, 4096, 16384, stallMs, never, 0,
+                System::currentTimeMillis);
+    }
+
+    private void putAndFlush(LsmEngine engine, int n) throws IOException {
+        for (int i = 0; i < n; i++) {
+            engine.apply(Entry.value(Keys.utf8("k" + i), ++version, Keys.utf8("v")));
+            engine.flush();
+        }
+    }
+
+    @Test
+    void writesSlowDownAtTheSlowdownTriggerAndStopAtTheStopTrigger() throws Exception {
+        try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("d"), 3_000))) {
+            putAndFlush(engine, 2);
+            assertThat(engine.tableCount()).isEqualTo(2);
+            assertThat(engine.writeMayBlock()).isFalse();
+            putAndFlush(engine, 1);
+            // slowdown: event loops hand writes to workers, which are delayed but succeed
+            assertThat(engine.writeMayBlock()).isTrue();
+            assertThat(engine.tryApply(Keys.utf8("x"), ++version, Entry.NO_EXPIRY, MemorySegment.ofArray(new byte[1])))
+                    .isFalse();
+            long stallsBefore = engine.stats().writeStalls();
+            engine.apply(Entry.value(Keys.utf8("slowed"), ++version, Keys.utf8("v")));
+            assertThat(engine.stats().writeStalls()).isGreaterThan(stallsBefore);
+            putAndFlush(engine, 2);
+            assertThat(engine.tableCount()).isEqualTo(5);
+            // stop: a write waits for compaction, then fails as busy (503)
+            assertThatThrownBy(() -> engine.apply(Entry.value(Keys.utf8("stopped"), ++version, Keys.utf8("v"))))
+                    .isInstanceOf(StoreBusyException.class)
+                    .hasMessageContaining("compaction has fallen behind").hasMessageContaining("stop at 5");
+            assertThat(engine.get(Keys.utf8("stopped"))).isNull();
+            engine.compactAll();
+            engine.apply(Entry.value(Keys.utf8("resumed"), ++version, Keys.utf8("v")));
+            assertThat(engine.writeMayBlock()).isFalse();
+        }
+    }
+
+    @Test
+    void aStoppedWriteGoesThroughOnceCompactionCatchesUp() throws Exception {
+        try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("d"), 20_000))) {
+            putAndFlush(engine, 5);
+            CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> {
+                try {
+                    engine.apply(Entry.value(Keys.utf8("waiting"), ++version, Keys.utf8("v")));
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Thread.sleep(200);
+            assertThat(stopped).isNotDone();
+            engine.compactAll();
+            stopped.get(10, TimeUnit.SECONDS);
+            assertThat(engine.get(Keys.utf8("waiting"))).isNotNull();
+        }
+    }
+}
