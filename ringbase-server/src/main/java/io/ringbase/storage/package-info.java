@@ -10,7 +10,7 @@
  * <p>The engines live below it: our own LSM engine in {@code io.ringbase.storage.lsm}, RocksDB's in
  * {@code io.ringbase.storage.rocksdb}. Dependencies point one way: the engines use this package, this
  * package uses neither engine, and nothing here knows of HTTP or of the cluster
- * ({@code StorageLayeringTest} checks it).
+ * ({@code ArchitectureTest} checks it).
  *
  * <p>Concurrency: engines are thread-safe ({@link io.ringbase.storage.StorageEngine}); a
  * {@link io.ringbase.storage.ReadCursor} and a {@link io.ringbase.storage.WriteBatch} belong to one thread

@@ -3,7 +3,7 @@ package io.ringbase.cluster.repair;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Layouts;
-import io.ringbase.storage.lsm.sstable.XxHash64;
+import io.ringbase.hash.XxHash64;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.BitSet;

@@ -2,7 +2,7 @@ package io.ringbase.cluster.ring;
 
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
-import io.ringbase.storage.lsm.sstable.XxHash64;
+import io.ringbase.hash.XxHash64;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.ringbase.storage.lsm;
 
+import io.ringbase.storage.lsm.lifetime.RefCount;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.lsm.manifest.ManifestState;
 import io.ringbase.storage.lsm.memtable.Memtable;

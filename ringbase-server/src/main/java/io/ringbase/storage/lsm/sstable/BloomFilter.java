@@ -1,5 +1,6 @@
 package io.ringbase.storage.lsm.sstable;
 
+import io.ringbase.hash.XxHash64;
 import static io.ringbase.storage.Layouts.I32;
 import static io.ringbase.storage.Layouts.I64;
 import static io.ringbase.storage.Layouts.U8;

@@ -1,11 +1,12 @@
 package io.ringbase.storage.lsm.sstable;
 
+import io.ringbase.hash.XxHash64;
 import io.ringbase.os.NativeFile;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.storage.lsm.RefCount;
+import io.ringbase.storage.lsm.lifetime.RefCount;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

@@ -1,9 +1,8 @@
-package io.ringbase.storage.lsm.sstable;
-
-import static io.ringbase.storage.Layouts.I32;
-import static io.ringbase.storage.Layouts.I64;
+package io.ringbase.hash;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * XXH64 (Yann Collet, <a href="https://github.com/Cyan4973/xxHash/blob/dev/doc/xxhash_spec.md">xxHash
@@ -11,6 +10,10 @@ import java.lang.foreign.MemorySegment;
  * SSTable Bloom filters, so its output must never change.
  */
 public final class XxHash64 {
+
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
 
     private static final long P1 = 0x9E3779B185EBCA87L;
     private static final long P2 = 0xC2B2AE3D27D4EB4FL;

@@ -1,4 +1,4 @@
-package io.ringbase.storage.lsm.sstable;
+package io.ringbase.hash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.ringbase.storage.lsm;
+package io.ringbase.storage.lsm.lifetime;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
