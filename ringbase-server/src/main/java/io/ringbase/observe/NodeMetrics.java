@@ -53,7 +53,7 @@ public final class NodeMetrics {
      * stop-the-world safepoint ("FindDeadlocks" in {@code -Xlog:safepoint}) at every scrape, and a
      * safepoint waits for every Java thread, the compaction thread at its lowest priority included. Measured with a
      * scrape every 250 ms during 44k PUT/s on one CPU: 268 such safepoints in 40 s, one of them 148.7 ms to
-     * reach (bench/RESULTS.md, 2026-11-26). A deadlock shows in a thread dump ({@code jcmd Thread.print}).
+     * reach. A deadlock shows in a thread dump ({@code jcmd Thread.print}).
      */
     private static final Set<String> LEFT_OUT = Set.of("jvm_threads_deadlocked", "jvm_threads_deadlocked_monitor");
 
@@ -61,8 +61,8 @@ public final class NodeMetrics {
      * Priority ({@link ThreadPriority} level) of the thread that collects and writes a scrape: nice 19. A scrape
      * took 20-30 ms on an idle node (curl included; more for the first, which loads classes). At normal priority, on a node with one
      * CPU, that time came out of the event loop's: with one scrape a second during 40,000 GETs/s the p99 was
-     * 9.2-28 ms against 2.4-3.6 ms without, and the first scrape stalled requests for 48-82 ms (bench/RESULTS.md,
-     * 2026-11-26). Not {@code SCHED_IDLE}: a saturated node must still answer its scrapes.
+     * 9.2-28 ms against 2.4-3.6 ms without, and the first scrape stalled requests for 48-82 ms. Not
+     * {@code SCHED_IDLE}: a saturated node must still answer its scrapes.
      */
     static final int SCRAPE_NICE = 19;
     /** Longest wait for a scrape, ms (Prometheus' default scrape timeout). */
@@ -90,7 +90,7 @@ public final class NodeMetrics {
         JvmMetrics.builder().register(registry);
         // one scrape at start, thrown away: it loads the classes a scrape needs while the node has no load.
         // Loaded under load, they stalled the event loop for 25-90 ms at the first scrape, also at nice 19
-        // (class loading can deoptimize hot compiled code; bench/RESULTS.md, 2026-11-26)
+        // (class loading can deoptimize hot compiled code)
         scraper.execute(() -> {
             try {
                 collect();

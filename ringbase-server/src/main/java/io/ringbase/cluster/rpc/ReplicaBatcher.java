@@ -18,9 +18,9 @@ import java.util.concurrent.CompletionException;
  *
  * <p>Bounds ({@link ReplicaBatch}): a batch holds at most {@link ReplicaBatch#MAX_OPS} operations and
  * {@link ReplicaBatch#MAX_REQUEST_BYTES} bytes (an operation that would pass either sends the open batch
- * first); an operation over {@link ReplicaBatch#MAX_OP_BYTES} is not batched but travels alone (until
- * 2026-11-22 a PUT near the body limit made its batch pass the replica's body limit, and every write in
- * it failed). A read answered "too large" is asked for alone.
+ * first); an operation over {@link ReplicaBatch#MAX_OP_BYTES} is not batched but travels alone (else a PUT
+ * near the body limit would make its batch pass the replica's body limit, and every write in it would
+ * fail). A read answered "too large" is asked for alone.
  *
  * <p>A batch is one client call: one timeout, and a failure of the call (unreachable, timeout, error
  * status) fails every operation in it with the same {@link ReplicaException}; an operation that failed

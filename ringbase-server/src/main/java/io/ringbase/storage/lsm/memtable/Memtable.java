@@ -57,7 +57,7 @@ import java.util.concurrent.atomic.LongAccumulator;
  * {@link XxHash64} of its bytes, the hash SSTable Bloom filters use, so a read hashes its key once for
  * the memtables and the tables ({@link #find(byte[], long)}). (A hash index of the keys' newest nodes
  * was tried as well: 7 times faster reads of keys the memtable holds, but a cache miss and a CAS more
- * per write, 3.5-5.6% fewer closed-loop PUTs; bench/RESULTS.md, 2026-11-23.)
+ * per write, 3.5-5.6% fewer closed-loop PUTs.)
  *
  * <p><b>Size</b> ({@link #sizeBytes()}) is exact: the slab bytes taken from the operating system. It
  * never passes the limit given at creation, except by one entry larger than the limit in an otherwise
