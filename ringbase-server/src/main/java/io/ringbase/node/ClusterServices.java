@@ -17,7 +17,6 @@ import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
-import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.cluster.replication.SpeculationTimers;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.cluster.rpc.RemoteRepairPeer;
@@ -31,7 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -53,9 +51,6 @@ final class ClusterServices implements NodeServices {
 
     /** Threads of a coordinator's local reads that wait for the disk (its event loops hand them over). */
     private static final int LOCAL_READ_THREADS = 4;
-
-    /** A peer that answered nothing for this long is probed even while believed up (ms). */
-    static final long IDLE_PROBE_AFTER_MS = 1_000;
 
     /** How long a stop waits for a read-repair write that is already running (ms). */
     private static final long READ_REPAIR_STOP_MS = 10_000;
@@ -116,7 +111,8 @@ final class ClusterServices implements NodeServices {
         ScheduledExecutorService prober = resources.add(
                 Executors.newSingleThreadScheduledExecutor(r -> Node.daemon(r, "ringbase-liveness")),
                 ScheduledExecutorService::shutdownNow);
-        prober.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self(), time),
+        PeerCallStats calls = client.stats();
+        prober.scheduleWithFixedDelay(() -> coordinator.probes().probeRound(n -> calls.snapshot(n).lastAnswerMs()),
                 Liveness.PROBE_INTERVAL_MS, Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
         figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
@@ -203,44 +199,5 @@ final class ClusterServices implements NodeServices {
         if (!background.awaitTermination(READ_REPAIR_STOP_MS, TimeUnit.MILLISECONDS)) {
             log.warn("a read repair is still running after {} ms; closing anyway", READ_REPAIR_STOP_MS);
         }
-    }
-
-    /**
-     * Pings every node marked down or unwritable, and every node believed up that has not answered any
-     * call for {@link #IDLE_PROBE_AFTER_MS}: an answer marks it up (and writable or not, as its ping
-     * says: {@link Replica#ping()}), an unreachable one down. So the failure detector (and
-     * {@code /ready}, the status page) notices a dead peer without client traffic.
-     */
-    static void probePeers(List<Replica> replicas, Liveness liveness, PeerCallStats stats, NodeId self,
-                           TimeSource time) {
-        long now = time.currentTimeMillis();
-        for (Replica r : replicas) {
-            if (r.node().equals(self)) {
-                continue;
-            }
-            boolean up = liveness.isUp(r.node());
-            if (up && liveness.unwritableReason(r.node()) == null
-                    && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
-                continue;
-            }
-            r.ping().whenComplete((unwritable, failure) -> {
-                if (failure == null) {
-                    if (!liveness.isUp(r.node())) {
-                        log.info("node {} answers again", r.node());
-                    }
-                    liveness.markUp(r.node());
-                    if (liveness.markWritable(r.node(), unwritable)) {
-                        Coordinator.logWritability(r.node(), unwritable);
-                    }
-                } else if (up && unwrap(failure) instanceof ReplicaException.Unreachable) {
-                    log.warn("node {} is unreachable", r.node());
-                    liveness.markDown(r.node(), time.currentTimeMillis());
-                }
-            });
-        }
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 }

@@ -11,14 +11,11 @@ import io.ringbase.storage.Entry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,9 +84,7 @@ public final class Coordinator {
     private final Scheduler scheduler;
     private final ReadLatency latency;
     private final LongAdder speculated = new LongAdder();
-    /** The probe in flight to each node believed down, by node index ({@code null}: none). */
-    private final AtomicReferenceArray<CompletableFuture<Void>> probes;
-    private final TimeSource time;
+    private final PeerProbes probes;
 
     /**
      * A coordinator that sends every read to all replicas at once ({@link SpeculativeRetry#ALWAYS}),
@@ -136,10 +131,9 @@ public final class Coordinator {
         this.background = background;
         this.retry = retry;
         this.scheduler = scheduler;
-        this.time = time;
         this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
-        this.probes = new AtomicReferenceArray<>(topology.size());
-        this.readRepair = new ReadRepair(this::replica, this::classify, liveness, background);
+        this.probes = new PeerProbes(topology.self(), this.replicas, liveness, time);
+        this.readRepair = new ReadRepair(this::replica, probes::classify, liveness, background);
     }
 
     public Topology topology() {
@@ -162,13 +156,7 @@ public final class Coordinator {
 
     /** The replicas of every node the failure detector holds up (this node always), by node index. */
     public List<Replica> upReplicas() {
-        List<Replica> up = new ArrayList<>(replicas.size());
-        for (Replica r : replicas) {
-            if (isUp(r.node())) {
-                up.add(r);
-            }
-        }
-        return up;
+        return probes.upReplicas();
     }
 
     /**
@@ -177,17 +165,12 @@ public final class Coordinator {
      * caller or a client event loop, within the replica timeout.
      */
     public CompletableFuture<List<Replica>> upReplicas(int needed) {
-        List<Replica> up = upReplicas();
-        if (up.size() >= needed) {
-            return CompletableFuture.completedFuture(up);
-        }
-        List<CompletableFuture<Void>> pending = new ArrayList<>();
-        for (Replica r : replicas) {
-            if (!isUp(r.node())) {
-                pending.add(probe(r.node()));
-            }
-        }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> upReplicas());
+        return probes.upReplicas(needed);
+    }
+
+    /** The failure detector's pings of this coordinator's peers. */
+    public PeerProbes probes() {
+        return probes;
     }
 
     /** Reads (and version reads) sent to one more replica because a speculative retry's delay passed. */
@@ -228,9 +211,10 @@ public final class Coordinator {
      */
     private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
-        List<NodeId> up = upForWrites(targets);
+        List<NodeId> up = probes.up(targets, true);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, true, nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
+            return probes.afterProbing(targets, ack, from, true, background,
+                    nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
         }
         return quorumWrite(entry, ack, from, targets, up);
     }
@@ -264,7 +248,7 @@ public final class Coordinator {
                         log.error("local read failed", unwrap(failure));
                         f.failed(Tally.Kind.FAILED);
                     } else {
-                        f.failed(classify(t, failure));
+                        f.failed(probes.classify(t, failure));
                     }
                     return;
                 }
@@ -292,9 +276,9 @@ public final class Coordinator {
 
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
-        List<NodeId> up = upForWrites(targets);
+        List<NodeId> up = probes.up(targets, true);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, true,
+            return probes.afterProbing(targets, ack, from, true, background,
                     nowUp -> write(entry, ack, from, attempt, targets, nowUp, true));
         }
         return write(entry, ack, from, attempt, targets, up, true);
@@ -327,9 +311,9 @@ public final class Coordinator {
                         tally.answer(t, stored);
                     } else {
                         hinted.add(hints.hint(t, entry));
-                        Tally.Kind kind = classify(t, failure);
+                        Tally.Kind kind = probes.classify(t, failure);
                         if (unwrap(failure) instanceof ReplicaException.Failed) {
-                            probe(t); // an error answer: ask whether its engine can still write (shared ping)
+                            probes.probe(t); // an error answer: ask whether its engine can still write (shared ping)
                         }
                         tally.failed(kind);
                     }
@@ -389,9 +373,9 @@ public final class Coordinator {
      */
     public CompletableFuture<Entry> read(byte[] key, int ack, int from) {
         List<NodeId> targets = ring.replicas(key, checkAck(ack, from));
-        List<NodeId> up = up(targets);
+        List<NodeId> up = probes.up(targets, false);
         if (up.size() < ack) {
-            return afterProbing(targets, ack, from, false, nowUp -> read(key, ack, from, nowUp));
+            return probes.afterProbing(targets, ack, from, false, background, nowUp -> read(key, ack, from, nowUp));
         }
         return read(key, ack, from, up);
     }
@@ -428,7 +412,7 @@ public final class Coordinator {
                     }
                     f.answer(t, e);
                 } else {
-                    f.failed(classify(t, failure));
+                    f.failed(probes.classify(t, failure));
                 }
             });
         });
@@ -505,112 +489,6 @@ public final class Coordinator {
         return from;
     }
 
-    /** The {@code targets} up and not known to be unable to write (this node always). */
-    private List<NodeId> upForWrites(List<NodeId> targets) {
-        List<NodeId> up = new ArrayList<>(targets.size());
-        for (NodeId t : targets) {
-            if (t.equals(topology.self()) || liveness.isUpForWrites(t)) {
-                up.add(t);
-            }
-        }
-        return up;
-    }
-
-    private List<NodeId> up(List<NodeId> targets) {
-        List<NodeId> up = new ArrayList<>(targets.size());
-        for (NodeId t : targets) {
-            if (isUp(t)) {
-                up.add(t);
-            }
-        }
-        return up;
-    }
-
-    /**
-     * Probes the {@code targets} believed down, then runs {@code send} with the ones up after that if
-     * they are at least {@code ack}, else fails with {@link QuorumException.Unavailable} having sent
-     * nothing. {@code send} runs on {@code background}: the probes complete on a client event loop, and
-     * the local replica's write may block.
-     */
-    private <T> CompletableFuture<T> afterProbing(List<NodeId> targets, int ack, int from, boolean forWrites,
-                                                  Function<List<NodeId>, CompletableFuture<T>> send) {
-        List<CompletableFuture<Void>> pending = new ArrayList<>(targets.size());
-        for (NodeId t : targets) {
-            if (!isUp(t) || (forWrites && !t.equals(topology.self()) && !liveness.isUpForWrites(t))) {
-                pending.add(probe(t));
-            }
-        }
-        CompletableFuture<T> result = new CompletableFuture<>();
-        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
-            List<NodeId> up = forWrites ? upForWrites(targets) : up(targets);
-            if (up.size() < ack) {
-                result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
-                return;
-            }
-            try {
-                background.execute(() -> send.apply(up).whenComplete((value, failure) -> {
-                    if (failure == null) {
-                        result.complete(value);
-                    } else {
-                        result.completeExceptionally(unwrap(failure));
-                    }
-                }));
-            } catch (RejectedExecutionException e) {
-                log.warn("a request that needed a node back from down was refused: the background queue is full");
-                result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
-            }
-        });
-        return result;
-    }
-
-    /**
-     * The probe of {@code node} in flight, or a new one: completes normally once it is done, whatever
-     * its outcome; an answer marks the node up. Concurrent requests share one probe per node.
-     */
-    private CompletableFuture<Void> probe(NodeId node) {
-        int i = node.index();
-        while (true) {
-            CompletableFuture<Void> running = probes.get(i);
-            if (running != null) {
-                return running;
-            }
-            CompletableFuture<Void> mine = new CompletableFuture<>();
-            if (!probes.compareAndSet(i, null, mine)) {
-                continue;
-            }
-            CompletableFuture<String> call;
-            try {
-                call = replica(node).ping();
-            } catch (RuntimeException e) {
-                call = CompletableFuture.failedFuture(e);
-            }
-            call.whenComplete((unwritable, failure) -> {
-                if (failure == null) {
-                    if (!liveness.isUp(node)) {
-                        log.info("node {} answers again", node);
-                    }
-                    liveness.markUp(node);
-                    if (liveness.markWritable(node, unwritable)) {
-                        logWritability(node, unwritable);
-                    }
-                }
-                probes.compareAndSet(i, mine, null);
-                mine.complete(null);
-            });
-            return mine;
-        }
-    }
-
-    /** One line when a node's ping changes whether it can take writes. */
-    public static void logWritability(NodeId node, String unwritable) {
-        if (unwritable == null) {
-            log.info("node {} can take writes again", node);
-        } else {
-            log.warn("node {} cannot take writes ({}); it counts as down for writes until a ping says otherwise",
-                    node, unwritable);
-        }
-    }
-
     /**
      * Advances the clock past a version {@code node} answered with; {@code false} if the clock refused it
      * as too far ahead ({@link HybridLogicalClock#observe}, which logs it): the answer must not be used.
@@ -625,28 +503,7 @@ public final class Coordinator {
         }
     }
 
-    /** This node always counts as up; the others as the failure detector says. */
-    private boolean isUp(NodeId node) {
-        return node.equals(topology.self()) || liveness.isUp(node);
-    }
-
-    private Tally.Kind classify(NodeId node, Throwable failure) {
-        Throwable cause = unwrap(failure);
-        if (cause instanceof ReplicaException.Unreachable) {
-            liveness.markDown(node, time.currentTimeMillis());
-            return Tally.Kind.FAILED;
-        }
-        if (cause instanceof ReplicaException.Timeout) {
-            liveness.markTimedOut(node);
-            return Tally.Kind.TIMEOUT;
-        }
-        return Tally.Kind.FAILED;
-    }
-
     static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        return PeerProbes.unwrap(t);
     }
 }
