@@ -8,6 +8,7 @@ import io.ringbase.faults.net.Shell;
 import io.ringbase.server.Node;
 import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.manifest.FileNames;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the four tables stay and every key reads back. Once a ballast file is deleted the same command merges
  * them into one. Needs root (to mount the tmpfs), which the build machines have; elsewhere it is skipped.
  */
+@IntegrationTest
 class AdminCompactDiskSpaceTest {
 
     private static final long MEMTABLE_BYTES = 1 << 20;

@@ -2,6 +2,7 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * of the values the model allows. Reruns with {@code -Dringbase.seed=<seed>} use the same choices
  * (the interleaving with the chaos thread differs).
  */
+@IntegrationTest
 class ClusterModelTest {
 
     static final int NODES = 3;

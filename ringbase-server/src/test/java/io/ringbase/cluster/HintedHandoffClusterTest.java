@@ -4,12 +4,14 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Writes missed by a stopped replica reach it through hints alone (no reads, no repair). */
+@IntegrationTest
 class HintedHandoffClusterTest {
 
     @TempDir

@@ -7,9 +7,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The short fault-injection suite of every {@code ./mvnw verify}: every fault for a few seconds. Needs
- * root; it fails (never skips) where it cannot run. Leave it out explicitly with
- * {@code -DexcludedGroups=faults-short}.
+ * The short fault-injection suite of every {@code ./mvnw verify} (the integration tier, Failsafe): every
+ * fault for a few seconds. Needs root. Leave it out explicitly with {@code -DexcludedGroups=faults-short}.
  */
 @Tag("faults-short")
 class ShortFaultSuiteTest {

@@ -2,6 +2,7 @@ package io.ringbase.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * the connection cap new connections are closed at once. Short limits here; the defaults are 30 s,
  * 120 s and 4096.
  */
+@IntegrationTest
 class ConnectionLimitsTest {
 
     private static HttpServerConfig limits(long requestTimeoutMs, long idleTimeoutMs, int maxConnections) {

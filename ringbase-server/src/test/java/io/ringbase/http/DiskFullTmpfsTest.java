@@ -7,6 +7,7 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * within 5 s with no restart, and every acknowledged write is readable, then and after a restart.
  * Needs root (to mount the tmpfs), which the build machines have; elsewhere it is skipped.
  */
+@IntegrationTest
 class DiskFullTmpfsTest {
 
     private static final int MAX_PUTS = 200_000;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import java.net.http.HttpResponse;
 import java.util.Random;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code /v0/entity} over real HTTP on loopback, on the real storage engine. */
+@IntegrationTest
 class EntityEndpointTest {
 
     @TempDir

@@ -3,6 +3,7 @@ package io.ringbase.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.WriteBatch;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * pass ({@link InlineWrites}): answered only once applied, in order per connection, with the batch's
  * error if it fails, and on a worker if the engine declines them.
  */
+@IntegrationTest
 @Timeout(60)
 class InlineWritesTest {
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StoreBusyException;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.Socket;
@@ -20,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** 503 when the worker pool is full, engine failures, and graceful close. */
+@IntegrationTest
 class OverloadAndShutdownTest {
 
     /** An engine whose {@code get} blocks until {@link #release} is counted down. */

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** {@code /v0/entities}: range bounds, chunk framing and backpressure. */
+@IntegrationTest
 class RangeEndpointTest {
 
     private ServerFixture http;

@@ -8,6 +8,7 @@ import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.storage.MappedFiles;
 import io.ringbase.storage.compaction.CompactionOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * connection closed after the timeout, and the tables its scan held are released, so a compaction's
  * deleted inputs are unmapped then (seen in {@code /proc/self/maps}). A short timeout here; default 60 s.
  */
+@IntegrationTest
 class ScanIdleTimeoutTest {
 
     static final long TIMEOUT_MS = 500;

@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The {@code ringbase} command line as a user meets it: help, flag validation, signals, the data-dir lock. */
+@IntegrationTest
 class CliTest {
 
     static final Duration RUN_DEADLINE = Duration.ofSeconds(30);

@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code ringbase cluster}: a local cluster in one process, as the README tells a user to try it. */
+@IntegrationTest
 class ClusterCommandTest {
 
     static final Duration READY_DEADLINE = Duration.ofSeconds(60);

@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every write a client saw acknowledged (201) must read back by quorum, through the survivors while the
  * node is dead and through every node once it is back.
  */
+@IntegrationTest
 class ClusterKillTest {
 
     static final int WRITERS = 3;

@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * keeps every write it acknowledged, under both WAL sync policies. README: "Either way an
  * acknowledged write survives a crash of the process (SIGKILL)".
  */
+@IntegrationTest
 class CrashRecoveryTest {
 
     @TempDir(cleanup = CleanupMode.ON_SUCCESS) // a failed run keeps its data dir and node logs

@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * node 0 restarts and node 1 starts, the hints are delivered, and node 1 alone (node 0 killed again)
  * must hold every acknowledged write.
  */
+@IntegrationTest
 class HintDurabilityKillTest {
 
     static final int WRITES = 200;

@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * values go to disk, GETs read them back, and range scans stream. Slow (minutes), but part of the
  * default run.
  */
+@IntegrationTest
 @Tag("slow")
 class MemoryBudgetTest {
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringbase.testing.IntegrationTest;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * trace, and the exit code docs/operations.md documents; and {@code --log-format json} with the
  * node's URL in every line, and the access log.
  */
+@IntegrationTest
 class StartupErrorsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -3,6 +3,7 @@ package io.ringbase.release;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cli.ServeCommand;
+import io.ringbase.testing.IntegrationTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -35,6 +36,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * The tarball's path and the version come from the build (system properties {@code ringbase.tarball} and
  * {@code ringbase.version}, set in pom.xml's Failsafe configuration).
  */
+@IntegrationTest
 class ReleaseTarballIT {
 
     static final Duration DEADLINE = Duration.ofSeconds(60);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.cluster.LocalCluster;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every node is a row with its state and figures, the page has no external assets and reloads itself,
  * and a stopped node shows as down. Screenshots go to {@code target/status-page-*.png}.
  */
+@IntegrationTest
 class StatusPageBrowserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

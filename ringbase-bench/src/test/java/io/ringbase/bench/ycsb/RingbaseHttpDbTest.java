@@ -7,6 +7,7 @@ import io.ringbase.http.HttpServerConfig;
 import io.ringbase.http.RingbaseHttpServer;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -24,6 +25,7 @@ import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
 
 /** The binding against a real node in this JVM, over loopback HTTP. */
+@IntegrationTest
 class RingbaseHttpDbTest {
 
     @TempDir

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Batching of replica calls, against a stand-in replica server that records every request. */
+@IntegrationTest
 class ReplicaBatcherTest {
 
     /** Op counts of the batch requests the server got, and the paths of the other requests. */
