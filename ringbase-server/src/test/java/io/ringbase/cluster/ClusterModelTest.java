@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (the interleaving with the chaos thread differs).
  */
 @IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ClusterModelTest {
 
     static final int NODES = 3;

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,6 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Needs root (to mount the tmpfs), which the build machines have; elsewhere it is skipped.
  */
 @IntegrationTest
+// filling the disk may take up to FILL_LIMIT_MS
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class DiskFullTmpfsTest {
 
     private static final int MAX_PUTS = 200_000;

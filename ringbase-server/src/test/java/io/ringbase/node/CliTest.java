@@ -8,9 +8,11 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** The {@code ringbase} command line as a user meets it: help, flag validation, signals, the data-dir lock. */
 @IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CliTest {
 
     static final Duration RUN_DEADLINE = Duration.ofSeconds(30);

@@ -11,8 +11,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,6 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * acknowledged write survives a crash of the process (SIGKILL)".
  */
 @IntegrationTest
+// its writers wait up to 2 min for acknowledgements, then 1 min to stop
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class CrashRecoveryTest {
 
     @TempDir(cleanup = CleanupMode.ON_SUCCESS) // a failed run keeps its data dir and node logs

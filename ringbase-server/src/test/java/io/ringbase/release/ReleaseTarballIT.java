@@ -24,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
@@ -37,6 +38,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * {@code ringbase.version}, set in pom.xml's Failsafe configuration).
  */
 @IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ReleaseTarballIT {
 
     static final Duration DEADLINE = Duration.ofSeconds(60);

@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and a stopped node shows as down. Screenshots go to {@code target/status-page-*.png}.
  */
 @IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class StatusPageBrowserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
