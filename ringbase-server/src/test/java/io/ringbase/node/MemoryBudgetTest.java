@@ -71,7 +71,7 @@ class MemoryBudgetTest {
                     }));
                 }
                 for (Future<?> f : loads) {
-                    f.get();
+                    f.get(4, TimeUnit.MINUTES);
                 }
             } finally {
                 pool.shutdownNow();

@@ -148,7 +148,7 @@ class ReleaseTarballIT {
             assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
             assertThat(node.exitValue()).as(Files.readString(tmp.resolve("node.stderr.log"))).isZero();
         } finally {
-            node.destroyForcibly().waitFor();
+            node.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         assertThat(Files.readString(tmp.resolve("node.stderr.log")))
                 .as("the tarball's conf/logback.xml is used and is valid").doesNotContain("|-ERROR");
@@ -186,7 +186,7 @@ class ReleaseTarballIT {
             node.destroy();
             assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
         } finally {
-            node.destroyForcibly().waitFor();
+            node.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         assertThat(Files.readString(tmp.resolve("aot-node.stderr.log")))
                 .startsWith("ringbase: using the ahead-of-time cache " + home.resolve("lib/ringbase.aot"))
@@ -272,7 +272,7 @@ class ReleaseTarballIT {
         Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         p.getOutputStream().close();
         if (!p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor();
+            p.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
             throw new IllegalStateException(pb.command() + " did not exit within " + DEADLINE);
         }
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));

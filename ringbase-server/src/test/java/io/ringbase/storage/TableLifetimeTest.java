@@ -7,6 +7,7 @@ import io.ringbase.storage.compaction.CompactionOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -181,7 +182,7 @@ class TableLifetimeTest {
                 t.join(120_000);
                 if (t.isAlive()) {
                     stop.set(true);
-                    t.join();
+                    assertThat(t.join(Duration.ofSeconds(30))).as("%s stopped", t).isTrue();
                 }
             }
             assertThat(failures).isEmpty();

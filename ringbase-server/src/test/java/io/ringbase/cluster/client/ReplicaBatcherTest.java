@@ -190,7 +190,8 @@ class ReplicaBatcherTest {
             futures.add(replica.writeChecked(Entry.value(key(99), 500, new byte[ReplicaBatch.MAX_OP_BYTES])));
         }).get(5, TimeUnit.SECONDS);
         CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
-        assertThat(futures.getLast().get()).isEqualTo(500L);
+        assertThat(futures.getLast().getNow(null)).isEqualTo(500L);
+
         assertThat(batches).containsExactly(5);
         assertThat(singles).containsExactly("PUT " + InternalProtocol.ENTRY);
     }

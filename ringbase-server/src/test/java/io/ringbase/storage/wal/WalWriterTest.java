@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
@@ -94,7 +95,7 @@ class WalWriterTest {
             for (int t = 0; t < threads; t++) {
                 int thread = t;
                 done.add(pool.submit(() -> {
-                    start.await();
+                    assertThat(start.await(30, TimeUnit.SECONDS)).isTrue();
                     for (int i = 0; i < perThread; i++) {
                         w.append(entry(thread, i));
                     }
@@ -103,7 +104,7 @@ class WalWriterTest {
             }
             start.countDown();
             for (Future<?> f : done) {
-                f.get();
+                f.get(30, TimeUnit.SECONDS);
             }
         }
         long syncsBeforeClose = w.syncCalls();
@@ -330,11 +331,11 @@ class WalWriterTest {
                     }
                 }));
             }
-            someWritten.await();
+            assertThat(someWritten.await(30, TimeUnit.SECONDS)).as("100 appends acknowledged").isTrue();
             w.close();
         }
         for (Future<?> f : appenders) {
-            f.get();
+            f.get(30, TimeUnit.SECONDS);
         }
         w.close(); // idempotent
         assertThat(w.bufferFreedForTest()).isTrue();
