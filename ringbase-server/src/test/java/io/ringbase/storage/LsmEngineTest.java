@@ -2,6 +2,7 @@ package io.ringbase.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.manifest.FileNames;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -125,10 +127,7 @@ class LsmEngineTest {
             }
             clock.addAndGet(1000);
             engine.flush();
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (engine.tableCount() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(engine::tableCount, n -> n == 0);
             assertThat(engine.tableCount()).isZero();
             assertThat(engine.get(Keys.utf8("k1"))).isNull();
         }
@@ -212,11 +211,8 @@ class LsmEngineTest {
                 .hasMessageContaining("missing");
     }
 
-    private static void awaitTablesAtMost(LsmEngine engine, int max) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (engine.tableCount() > max && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private static void awaitTablesAtMost(LsmEngine engine, int max) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(engine::tableCount, n -> n <= max);
         assertThat(engine.tableCount()).isLessThanOrEqualTo(max);
     }
 }

@@ -2,6 +2,7 @@ package io.ringbase.storage.wal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
@@ -49,12 +50,9 @@ class WalWriterTest {
     }
 
     /** Polls {@code value} until it reaches {@code atLeast}; fails after {@code deadline}. */
-    private static void awaitAtLeast(LongSupplier value, long atLeast, Duration deadline) throws InterruptedException {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (value.getAsLong() < atLeast) {
-            assertThat(System.nanoTime()).as("waited %s for %d", deadline, atLeast).isLessThan(end);
-            Thread.sleep(5);
-        }
+    private static void awaitAtLeast(LongSupplier value, long atLeast, Duration deadline) {
+        await().atMost(deadline).pollInterval(Duration.ofMillis(5)).alias("waited " + deadline + " for " + atLeast)
+                .until(value::getAsLong, v -> v >= atLeast);
     }
 
     @Test
@@ -144,7 +142,9 @@ class WalWriterTest {
             w.append(entry(0, 1));
             awaitAtLeast(w::syncCalls, 1, Duration.ofSeconds(10));
             long syncs = w.syncCalls();
-            Thread.sleep(100); // several intervals with nothing unsynced
+            // several intervals with nothing unsynced: no fsync throughout
+            await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+                    .until(w::syncCalls, n -> n == syncs);
             assertThat(w.syncCalls()).isEqualTo(syncs);
         }
     }
