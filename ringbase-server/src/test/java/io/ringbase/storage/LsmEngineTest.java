@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.testing.MemoryTempDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LsmEngineTest {
 
-    @TempDir
+    @TempDir(factory = MemoryTempDir.class) // fsyncs by the thousand; no power loss is tested here
     Path tmp;
 
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);

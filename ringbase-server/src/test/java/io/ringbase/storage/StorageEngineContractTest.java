@@ -9,6 +9,7 @@ import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
 import io.ringbase.storage.rocksdb.RocksDbOptions;
 import io.ringbase.storage.wal.WalSyncPolicy;
+import io.ringbase.testing.MemoryTempDir;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +41,7 @@ class StorageEngineContractTest {
 
     private static final long DAY_MS = 24L * 3600 * 1000;
 
-    @TempDir
+    @TempDir(factory = MemoryTempDir.class) // fsyncs by the thousand; no power loss is tested here
     Path tmp;
 
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
