@@ -2,12 +2,14 @@ package io.ringbase.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,7 @@ class CompactionBackpressureTest {
     void aStoppedWriteGoesThroughOnceCompactionCatchesUp() throws Exception {
         try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("d"), 20_000))) {
             putAndFlush(engine, 5);
+            long stallsBefore = engine.stats().writeStalls();
             CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> {
                 try {
                     engine.apply(Entry.value(Keys.utf8("waiting"), ++version, Keys.utf8("v")));
@@ -76,8 +79,14 @@ class CompactionBackpressureTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            Thread.sleep(200);
+            // the writer has reached the stop trigger (a stall is counted as it begins to wait), and it stays
+            // there: not done for 200 ms, well within the 20 s it may wait for compaction
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                    .alias("the write reached the stop trigger").until(() -> engine.stats().writeStalls(), n -> n > stallsBefore);
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).alias("the stopped write waits")
+                    .until(() -> !stopped.isDone());
             assertThat(stopped).isNotDone();
+            assertThat(engine.get(Keys.utf8("waiting"))).as("the stopped write is not applied yet").isNull();
             engine.compactAll();
             stopped.get(10, TimeUnit.SECONDS);
             assertThat(engine.get(Keys.utf8("waiting"))).isNotNull();
