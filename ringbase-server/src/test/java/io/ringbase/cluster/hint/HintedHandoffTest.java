@@ -11,10 +11,13 @@ import io.ringbase.storage.Keys;
 import io.ringbase.storage.wal.WalSyncPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,15 +56,14 @@ class HintedHandoffTest {
     }
 
     /** Polls {@code condition} until it holds or {@code timeoutMs} passes; returns whether it held. */
-    private static boolean await(long timeoutMs, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(10);
+    private static boolean await(long timeoutMs, BooleanSupplier condition) {
+        try {
+            Awaitility.await().atMost(Duration.ofMillis(timeoutMs)).pollInterval(Duration.ofMillis(10))
+                    .until(condition::getAsBoolean);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
-        return true;
     }
 
     @Test
