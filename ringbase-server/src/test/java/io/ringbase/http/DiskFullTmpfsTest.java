@@ -2,6 +2,7 @@ package io.ringbase.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
@@ -13,9 +14,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,18 +89,21 @@ class DiskFullTmpfsTest {
                 assertThat(http.get("/ready").statusCode()).isEqualTo(503);
 
                 Files.delete(ballast);
-                long freed = System.nanoTime();
-                long resumeDeadline = freed + TimeUnit.MILLISECONDS.toNanos(RESUME_WITHIN_MS);
-                int next = acked.size() + 1_000_000;
-                boolean resumed = false;
-                while (System.nanoTime() < resumeDeadline) {
-                    String key = "k" + next++;
-                    if (http.put("/v0/entity?id=" + key, value).statusCode() == 201) {
-                        acked.add(key);
-                        resumed = true;
-                        break;
-                    }
-                    Thread.sleep(50);
+                int[] next = {acked.size() + 1_000_000};
+                boolean resumed;
+                try { // a PUT every 50 ms until one is taken
+                    await().atMost(Duration.ofMillis(RESUME_WITHIN_MS)).pollInterval(Duration.ofMillis(50)).pollInSameThread()
+                            .until(() -> {
+                                String key = "k" + next[0]++;
+                                boolean taken = http.put("/v0/entity?id=" + key, value).statusCode() == 201;
+                                if (taken) {
+                                    acked.add(key);
+                                }
+                                return taken;
+                            });
+                    resumed = true;
+                } catch (ConditionTimeoutException e) {
+                    resumed = false;
                 }
                 assertThat(resumed).as("writes resumed within " + RESUME_WITHIN_MS + " ms of freeing space").isTrue();
                 assertAllReadable(engine, acked);

@@ -2,6 +2,7 @@ package io.ringbase.http;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StoreBusyException;
@@ -46,11 +47,8 @@ class OverloadAndShutdownTest {
         return HttpServerConfig.defaults(0).withHost("127.0.0.1").withWorkers(1, 1).withInlinePointRequests(false);
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+    private static void awaitTrue(java.util.function.BooleanSupplier condition) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
         assertThat(condition.getAsBoolean()).isTrue();
     }
 
