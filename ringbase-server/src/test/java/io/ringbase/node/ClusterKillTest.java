@@ -1,12 +1,14 @@
 package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -102,14 +104,9 @@ class ClusterKillTest {
         }
     }
 
-    private static void awaitAcked(Map<String, String> acked, int count) throws InterruptedException {
-        long end = System.nanoTime() + 60_000_000_000L;
-        while (acked.size() < count) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("only " + acked.size() + " acknowledged writes in 60 s, wanted " + count);
-            }
-            Thread.sleep(10);
-        }
+    private static void awaitAcked(Map<String, String> acked, int count) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10)).alias(count + " acknowledged writes")
+                .until(acked::size, n -> n >= count);
     }
 
     private static void assertAllReadable(Map<String, String> acked, NodeClient via, String what) throws Exception {

@@ -1,6 +1,7 @@
 package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
@@ -102,8 +103,10 @@ class CrashRecoveryTest {
             writes = new AckedWrites(new NodeClient(node), 8, 1, 2_048, 5, seed);
             writes.start();
             assertThat(writes.awaitAckedOps(200, Duration.ofSeconds(60))).as("200 writes acknowledged").isTrue();
-            // the crash itself: a random moment 1-2 s into the writes, whatever they are doing
-            Thread.sleep(1_000 + random.nextInt(1_000));
+            // the crash itself: a random moment, 1 000-3 000 acknowledged operations into the writes (about 1-2 s
+            // on a quiet machine), whatever they are doing
+            long killAt = 1_000 + random.nextInt(2_000);
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(1)).until(writes::ackedOps, n -> n >= killAt);
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));
         }

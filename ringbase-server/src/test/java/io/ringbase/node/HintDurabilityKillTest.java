@@ -1,6 +1,7 @@
 package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.testing.IntegrationTest;
 import java.net.URI;
@@ -53,10 +54,8 @@ class HintDurabilityKillTest {
             n0 = NodeProcess.startClusterNode(tmp.resolve("node-0"), tmp, urls, 0);
             n1 = NodeProcess.startClusterNode(tmp.resolve("node-1"), tmp, urls, 1);
             NodeClient status0 = new NodeClient(n0);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!status(status0).contains("\"pending\":0,") && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> status(status0).contains("\"pending\":0,"));
             assertThat(status(status0)).as("hints delivered").contains("\"pending\":0,");
             n0.sigkill();
 

@@ -1,5 +1,7 @@
 package io.ringbase.status;
 
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,12 +20,14 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Debian's headless Chromium driven over its DevTools protocol (a WebSocket, JDK client): navigate,
@@ -85,31 +89,37 @@ final class HeadlessChromium implements AutoCloseable {
                 .redirectOutput(profileDir.resolve("chromium.log").toFile()).start();
         try {
             Path portFile = profileDir.resolve("DevToolsActivePort");
-            long end = System.nanoTime() + DEADLINE.toNanos();
-            while (!Files.exists(portFile) || Files.readAllLines(portFile).size() < 2) {
-                if (!p.isAlive() || System.nanoTime() > end) {
-                    throw new IllegalStateException("chromium did not start; its log:\n"
-                            + Files.readString(profileDir.resolve("chromium.log")));
-                }
-                Thread.sleep(50);
+            long end = System.nanoTime() + DEADLINE.toNanos(); // for both waits together
+            try {
+                await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).until(() -> !p.isAlive()
+                        || Files.exists(portFile) && Files.readAllLines(portFile).size() >= 2);
+            } catch (ConditionTimeoutException e) {
+                // reported below, with chromium's log
+            }
+            if (!p.isAlive() || !Files.exists(portFile) || Files.readAllLines(portFile).size() < 2) {
+                throw new IllegalStateException("chromium did not start; its log:\n"
+                        + Files.readString(profileDir.resolve("chromium.log")));
             }
             int port = Integer.parseInt(Files.readAllLines(portFile).getFirst().strip());
             HttpClient http = HttpClient.newHttpClient();
-            String pageSocket = null;
-            while (pageSocket == null) {
-                String list = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list")).build(),
-                        HttpResponse.BodyHandlers.ofString()).body();
-                for (JsonNode target : JSON.readTree(list)) {
-                    if ("page".equals(target.path("type").textValue())) {
-                        pageSocket = target.path("webSocketDebuggerUrl").textValue();
+            String[] list = {null};
+            String pageSocket;
+            try {
+                Duration left = Duration.ofNanos(Math.max(end - System.nanoTime(), 100_000_000L));
+                pageSocket = await().atMost(left).pollInterval(Duration.ofMillis(50)).until(() -> {
+
+                    list[0] = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list")).build(),
+                            HttpResponse.BodyHandlers.ofString()).body();
+                    String page = null;
+                    for (JsonNode target : JSON.readTree(list[0])) {
+                        if ("page".equals(target.path("type").textValue())) {
+                            page = target.path("webSocketDebuggerUrl").textValue();
+                        }
                     }
-                }
-                if (pageSocket == null) {
-                    if (System.nanoTime() > end) {
-                        throw new IllegalStateException("chromium has no page target: " + list);
-                    }
-                    Thread.sleep(50);
-                }
+                    return page;
+                }, Objects::nonNull);
+            } catch (ConditionTimeoutException e) {
+                throw new IllegalStateException("chromium has no page target: " + list[0], e);
             }
             HeadlessChromium[] self = new HeadlessChromium[1];
             StringBuilder partial = new StringBuilder();
