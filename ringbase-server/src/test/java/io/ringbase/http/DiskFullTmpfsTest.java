@@ -42,11 +42,17 @@ class DiskFullTmpfsTest {
     Path tmp;
 
     private static void run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + out);
+        Path log = Files.createTempFile("ringbase-run-", ".log"); // output to a file: the wait below bounds the run
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", command) + " failed: " + Files.readString(log));
+            }
+        } finally {
+            Files.delete(log);
         }
+
     }
 
     @Test
