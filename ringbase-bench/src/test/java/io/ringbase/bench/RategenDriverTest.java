@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NeedsCommands;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * buffer) are counted by status, and the records hold every answer.
  */
 @IntegrationTest
+@NeedsCommands("cc") // rategen is compiled from its C source; .ci/run installs gcc
 class RategenDriverTest {
 
     private static final int BIG_BODY = 200_000;

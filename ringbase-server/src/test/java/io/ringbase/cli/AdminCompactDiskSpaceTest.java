@@ -1,7 +1,6 @@
 package io.ringbase.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ringbase.cluster.LocalCluster;
@@ -10,6 +9,8 @@ import io.ringbase.server.Node;
 import io.ringbase.storage.compaction.CompactionOptions;
 import io.ringbase.storage.manifest.FileNames;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NeedsCommands;
+import io.ringbase.testing.RootOnly;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * holds four SSTables; with less free space than their size plus two memtable flushes, the major
  * compaction is refused at once (507, exit code 1, the figures in the message) and nothing changes:
  * the four tables stay and every key reads back. Once a ballast file is deleted the same command merges
- * them into one. Needs root (to mount the tmpfs), which the build machines have; elsewhere it is skipped.
+ * them into one. Needs root (to mount the tmpfs), which CI has; elsewhere it is skipped ({@link RootOnly}).
  */
 @IntegrationTest
 class AdminCompactDiskSpaceTest {
@@ -86,8 +87,9 @@ class AdminCompactDiskSpaceTest {
     }
 
     @Test
+    @RootOnly // to mount the tmpfs
+    @NeedsCommands({"mount", "umount"})
     void aMajorCompactionWithoutRoomIsRefusedWith507AndChangesNothing() throws Exception {
-        assumeThat(System.getProperty("user.name")).as("mounting a tmpfs needs root").isEqualTo("root");
         Path mount = tmp.resolve("tmpfs");
         Files.createDirectories(mount);
         Shell.run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mount.toString());

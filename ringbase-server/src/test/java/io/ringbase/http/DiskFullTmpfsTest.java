@@ -1,7 +1,6 @@
 package io.ringbase.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
@@ -9,6 +8,8 @@ import io.ringbase.storage.Keys;
 import io.ringbase.storage.LsmEngine;
 import io.ringbase.storage.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NeedsCommands;
+import io.ringbase.testing.RootOnly;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A real full disk (issue 9, item 1): a node whose data directory is a 48 MiB tmpfs takes 1 KiB PUTs
  * until the disk is full and answers 507; once a ballast file made first is deleted, writes resume
  * within 5 s with no restart, and every acknowledged write is readable, then and after a restart.
- * Needs root (to mount the tmpfs), which the build machines have; elsewhere it is skipped.
+ * Needs root (to mount the tmpfs), which CI has; elsewhere it is skipped ({@link RootOnly}).
  */
 @IntegrationTest
 // filling the disk may take up to FILL_LIMIT_MS
@@ -56,8 +57,9 @@ class DiskFullTmpfsTest {
     }
 
     @Test
+    @RootOnly // to mount the tmpfs
+    @NeedsCommands({"mount", "umount"})
     void fillUntil507FreeSpaceWritesResumeAndNothingAcknowledgedIsLost() throws Exception {
-        assumeThat(System.getProperty("user.name")).as("mounting a tmpfs needs root").isEqualTo("root");
         Path mount = tmp.resolve("tmpfs");
         Files.createDirectories(mount);
         run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mount.toString());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NeedsCommands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and a stopped node shows as down. Screenshots go to {@code target/status-page-*.png}.
  */
 @IntegrationTest
+@NeedsCommands("chromium|chromium-browser") // Debian's chromium, which .ci/run installs
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class StatusPageBrowserTest {
 
