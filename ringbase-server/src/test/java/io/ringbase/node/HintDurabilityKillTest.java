@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * must hold every acknowledged write.
  */
 @IntegrationTest
+// three node starts (30 s each at most) and up to 30 s for the hints
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class HintDurabilityKillTest {
 
     static final int WRITES = 200;
