@@ -2,6 +2,7 @@ package io.ringbase.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@IntegrationTest
 class DeoptimizationsTest {
 
     /** A node's log as GcLog.jvmOption has it written (JDK 25): GC and deoptimization lines together. */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NeedsCommands;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -31,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * whole, each request gets a new key, fixed-length and chunked answers (larger than rategen's 64 KiB read
  * buffer) are counted by status, and the records hold every answer.
  */
+@IntegrationTest
+@NeedsCommands("cc") // rategen is compiled from its C source; .ci/run installs gcc
 class RategenDriverTest {
 
     private static final int BIG_BODY = 200_000;

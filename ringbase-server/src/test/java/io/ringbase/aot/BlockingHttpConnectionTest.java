@@ -3,11 +3,13 @@ package io.ringbase.aot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringbase.testing.IntegrationTest;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
+@IntegrationTest
 class BlockingHttpConnectionTest {
 
     @Test

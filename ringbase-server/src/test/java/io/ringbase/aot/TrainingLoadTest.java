@@ -8,6 +8,7 @@ import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@IntegrationTest
 class TrainingLoadTest {
 
     @TempDir

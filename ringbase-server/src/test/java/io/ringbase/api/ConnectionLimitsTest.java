@@ -1,7 +1,10 @@
 package io.ringbase.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.ringbase.testing.IntegrationTest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * the connection cap new connections are closed at once. Short limits here; the defaults are 30 s,
  * 120 s and 4096.
  */
+@IntegrationTest
 class ConnectionLimitsTest {
 
     private static HttpServerConfig limits(long requestTimeoutMs, long idleTimeoutMs, int maxConnections) {
@@ -97,7 +101,8 @@ class ConnectionLimitsTest {
                 open.getFirst().send("GET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n");
                 assertThat(open.getFirst().read().status()).as("open connections go on").isEqualTo(404);
                 open.removeFirst().close();
-                LocalWait.until(() -> http.server.openConnections() == 2);
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> http.server.openConnections() == 2);
                 try (RawHttp again = new RawHttp(http.port)) {
                     again.send("GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n");
                     assertThat(again.read().status()).as("room again once one closed").isEqualTo(404);
@@ -110,16 +115,4 @@ class ConnectionLimitsTest {
         }
     }
 
-    /** Polls a condition for up to 10 s. */
-    static final class LocalWait {
-        static void until(java.util.function.BooleanSupplier condition) throws InterruptedException {
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!condition.getAsBoolean()) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("condition not met within 10 s");
-                }
-                Thread.sleep(10);
-            }
-        }
-    }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageFaultException;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * A write the disk refused is answered 507 (disk full) or 503 (other disk faults) with the cause as the
  * body, never a bare 500; reads go on; the internal ping says the node cannot write (issue 9, item 1).
  */
+@IntegrationTest
 class DiskFaultResponsesTest {
 
     /** An engine whose writes fail with {@code failure} and which says so in its health. */

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import java.net.http.HttpResponse;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code /v0/entity} over real HTTP on loopback, on the real storage engine. */
+@IntegrationTest
 class EntityEndpointTest {
 
     @TempDir

@@ -2,6 +2,7 @@ package io.ringbase.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
  * A response to HEAD has no body (RFC 9110 §9.3.2, RFC 9112 §6.3), whatever its status: requests pipelined
  * after a HEAD must get their own responses, not the rest of the HEAD's.
  */
+@IntegrationTest
 class HeadRequestTest {
 
     @Test

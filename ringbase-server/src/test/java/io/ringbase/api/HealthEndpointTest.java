@@ -2,11 +2,13 @@ package io.ringbase.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** {@code /health} and {@code /ready} of a single node, with an engine that can and cannot take writes. */
+@IntegrationTest
 class HealthEndpointTest {
 
     @Test

@@ -3,6 +3,7 @@ package io.ringbase.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Which thread serves a request: point requests on the event loop unless a write may block. */
+@IntegrationTest
 class InlineRequestsTest {
 
     /** Records the thread of every engine call; {@code apply} blocks until released when asked to. */

@@ -1,13 +1,19 @@
 package io.ringbase.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.WriteBatch;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * pass ({@link InlineWrites}): answered only once applied, in order per connection, with the batch's
  * error if it fails, and on a worker if the engine declines them.
  */
+@IntegrationTest
 @Timeout(60)
 class InlineWritesTest {
 
@@ -70,6 +77,28 @@ class InlineWritesTest {
     }
 
     /** Reads until the server closes the connection. */
+    /**
+     * Bytes {@code s} has sent that its peer has not acknowledged: the tx_queue of its line in
+     * {@code /proc/net/tcp} or {@code tcp6}, -1 if it has none.
+     */
+    private static long unacknowledgedBytes(Socket s) {
+        String local = String.format(":%04X", s.getLocalPort());
+        String remote = String.format(":%04X", s.getPort());
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try {
+                for (String line : Files.readAllLines(Path.of(table))) {
+                    String[] f = line.strip().split("\\s+"); // sl local rem st tx_queue:rx_queue ...
+                    if (f.length > 4 && f[1].endsWith(local) && f[2].endsWith(remote)) {
+                        return Long.parseLong(f[4].substring(0, f[4].indexOf(':')), 16);
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return -1;
+    }
+
     private static String readAll(Socket s) throws IOException {
         s.setSoTimeout(20_000);
         InputStream in = s.getInputStream();
@@ -120,7 +149,9 @@ class InlineWritesTest {
                 sockets.add(s);
                 s.getOutputStream().write(put("k" + i, "v" + i, true));
             }
-            Thread.sleep(300); // all 20 requests are in the server's socket buffers
+            // until all 20 requests are in the server's socket buffers: the server's kernel has acknowledged them
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> sockets.stream().allMatch(s -> unacknowledgedBytes(s) == 0));
             engine.holdFirst.countDown();
             for (Socket s : sockets) {
                 assertThat(readAll(s)).startsWith("HTTP/1.1 201 Created");

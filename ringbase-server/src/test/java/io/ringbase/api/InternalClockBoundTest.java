@@ -6,12 +6,14 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.cluster.rpc.ReplicaBatch;
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Replica writes whose versions are too far ahead of the replica's clock are refused (issue 10, "Clock bound"). */
+@IntegrationTest
 class InternalClockBoundTest {
 
     static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringbase.testing.IntegrationTest;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * base64 key and value, exact for keys and values holding {@code \n}, {@code "} or any byte; the
  * default stream unchanged without the header.
  */
+@IntegrationTest
 class NdjsonRangeTest {
 
     static final ObjectMapper JSON = new ObjectMapper();

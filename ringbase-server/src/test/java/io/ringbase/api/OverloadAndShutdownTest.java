@@ -2,9 +2,11 @@ package io.ringbase.api;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StoreBusyException;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.Socket;
@@ -20,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** 503 when the worker pool is full, engine failures, and graceful close. */
+@IntegrationTest
 class OverloadAndShutdownTest {
 
     /** An engine whose {@code get} blocks until {@link #release} is counted down. */
@@ -44,11 +47,8 @@ class OverloadAndShutdownTest {
         return HttpServerConfig.defaults(0).withHost("127.0.0.1").withWorkers(1, 1).withInlinePointRequests(false);
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+    private static void awaitTrue(java.util.function.BooleanSupplier condition) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
         assertThat(condition.getAsBoolean()).isTrue();
     }
 

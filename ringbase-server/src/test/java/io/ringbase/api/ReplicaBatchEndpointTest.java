@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.cluster.rpc.ReplicaBatch;
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The replica side of a batch: its answer stays within its byte budget, and a failed operation fails alone. */
+@IntegrationTest
 class ReplicaBatchEndpointTest {
 
     static byte[] b(String s) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.node.Node;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its exit codes, and admin endpoints refusing unsigned requests (issue 10: an unsigned
  * {@code POST /v0/admin/repair} used to be accepted).
  */
+@IntegrationTest
 class AdminCommandTest {
 
     static final String SECRET = "a-cluster-secret-of-enough-length";

@@ -1,18 +1,22 @@
 package io.ringbase.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.faults.net.Shell;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.lsm.manifest.FileNames;
+import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NeedsCommands;
+import io.ringbase.testing.RootOnly;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * holds four SSTables; with less free space than their size plus two memtable flushes, the major
  * compaction is refused at once (507, exit code 1, the figures in the message) and nothing changes:
  * the four tables stay and every key reads back. Once a ballast file is deleted the same command merges
- * them into one. Needs root (to mount the tmpfs), which the build machines have; elsewhere it is skipped.
+ * them into one. Needs root (to mount the tmpfs), which CI has; elsewhere it is skipped ({@link RootOnly}).
  */
+@IntegrationTest
 class AdminCompactDiskSpaceTest {
 
     private static final long MEMTABLE_BYTES = 1 << 20;
@@ -47,10 +52,7 @@ class AdminCompactDiskSpaceTest {
 
     /** Waits, at most {@code timeout}, until {@code dir} holds {@code count} WAL segments. */
     private static void awaitWalSegments(Path dir, long count, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (walSegmentCount(dir) != count && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        await().atMost(timeout).pollInterval(Duration.ofMillis(10)).until(() -> walSegmentCount(dir), n -> n == count);
         assertThat(walSegmentCount(dir)).as("WAL segments left after the flushes").isEqualTo(count);
     }
 
@@ -63,15 +65,19 @@ class AdminCompactDiskSpaceTest {
 
     /** The file store's usable space once three readings 50 ms apart agree (at most 5 s). */
     private static long stableUsableSpace(Path dir) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        long last = Files.getFileStore(dir).getUsableSpace();
-        for (int same = 0; same < 2 && System.nanoTime() < deadline; ) {
-            Thread.sleep(50);
-            long now = Files.getFileStore(dir).getUsableSpace();
-            same = now == last ? same + 1 : 0;
-            last = now;
+        long[] last = {Files.getFileStore(dir).getUsableSpace()};
+        int[] same = {0};
+        try {
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).pollInSameThread().until(() -> {
+                long now = Files.getFileStore(dir).getUsableSpace();
+                same[0] = now == last[0] ? same[0] + 1 : 0;
+                last[0] = now;
+                return same[0] >= 2;
+            });
+        } catch (ConditionTimeoutException stillChanging) {
+            // as before: the last reading after 5 s
         }
-        return last;
+        return last[0];
     }
 
     private static long sstableCount(Path dir) throws Exception {
@@ -81,8 +87,9 @@ class AdminCompactDiskSpaceTest {
     }
 
     @Test
+    @RootOnly // to mount the tmpfs
+    @NeedsCommands({"mount", "umount"})
     void aMajorCompactionWithoutRoomIsRefusedWith507AndChangesNothing() throws Exception {
-        assumeThat(System.getProperty("user.name")).as("mounting a tmpfs needs root").isEqualTo("root");
         Path mount = tmp.resolve("tmpfs");
         Files.createDirectories(mount);
         Shell.run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mount.toString());

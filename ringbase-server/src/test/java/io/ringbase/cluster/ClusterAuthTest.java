@@ -6,6 +6,7 @@ import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** With a cluster secret the internal API takes only HMAC-signed requests; the cluster still works. */
+@IntegrationTest
 class ClusterAuthTest {
 
     static final byte[] SECRET = "the-shared-cluster-secret-0123456".getBytes(StandardCharsets.UTF_8);

@@ -3,6 +3,7 @@ package io.ringbase.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.clock.HybridLogicalClock;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A node whose clock runs ahead of the others by more than the maximum offset (the test-only clock
  * skew): its versions are refused, so it cannot drag the cluster's clocks forward (issue 10, "Clock bound").
  */
+@IntegrationTest
 class ClusterClockSkewTest {
 
     @TempDir

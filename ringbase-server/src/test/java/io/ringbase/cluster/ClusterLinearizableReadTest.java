@@ -3,6 +3,7 @@ package io.ringbase.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.node.Node;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
  * returned a value, a later quorum read through another returns it too, even when the write reached a
  * single replica and the replicas the later read asks never got it by hints or background read repair.
  */
+@IntegrationTest
 class ClusterLinearizableReadTest {
 
     @TempDir

@@ -2,6 +2,7 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * of the values the model allows. Reruns with {@code -Dringbase.seed=<seed>} use the same choices
  * (the interleaving with the chaos thread differs).
  */
+@IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ClusterModelTest {
 
     static final int NODES = 3;

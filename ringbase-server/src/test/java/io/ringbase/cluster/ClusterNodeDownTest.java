@@ -6,6 +6,7 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A 3-node cluster with nodes stopped, hung and restarted: the two kinds of 504, quorum reads seeing
  * quorum writes with any one node down, missed writes after a restart, and read repair.
  */
+@IntegrationTest
 class ClusterNodeDownTest {
 
     static final Duration DEADLINE = Duration.ofSeconds(15);

@@ -3,6 +3,7 @@ package io.ringbase.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.ring.Ring;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * use disjoint keys): the {@code ack}/{@code from} rules, where copies land, and that any node
  * coordinates any key.
  */
+@IntegrationTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterQuorumTest {
 

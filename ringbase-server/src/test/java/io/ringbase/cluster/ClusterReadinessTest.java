@@ -2,6 +2,7 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /ready} in a 3-node cluster follows the nodes reachable for the default quorum, without any
  * client traffic to notice a dead peer (the prober finds it), while {@code /health} stays 200.
  */
+@IntegrationTest
 class ClusterReadinessTest {
 
     static final Duration DEADLINE = Duration.ofSeconds(15);

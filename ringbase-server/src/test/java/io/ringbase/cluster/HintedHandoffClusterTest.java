@@ -2,14 +2,17 @@ package io.ringbase.cluster;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Writes missed by a stopped replica reach it through hints alone (no reads, no repair). */
+@IntegrationTest
 class HintedHandoffClusterTest {
 
     @TempDir
@@ -54,23 +57,14 @@ class HintedHandoffClusterTest {
     }
 
     private static void awaitStored(LocalCluster c, int node, String key, String value, Duration within) throws Exception {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (!value.equals(value(c, node, key)) && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+        await().atMost(within).pollInterval(Duration.ofMillis(50)).until(() -> value.equals(value(c, node, key)));
+
         assertThat(value(c, node, key)).as("%s on node %d after %s", key, node, within).isEqualTo(value);
     }
 
     private static void awaitTombstone(LocalCluster c, int node, String key, Duration within) throws Exception {
-        long deadline = System.nanoTime() + within.toNanos();
-        Entry e = null;
-        while (System.nanoTime() < deadline) {
-            e = c.node(node).engine().get(key.getBytes(UTF_8));
-            if (e != null && e.isTombstone()) {
-                return;
-            }
-            Thread.sleep(50);
-        }
+        Entry e = await().atMost(within).pollInterval(Duration.ofMillis(50)).alias("tombstone of " + key + " on node " + node)
+                .until(() -> c.node(node).engine().get(key.getBytes(UTF_8)), found -> found != null && found.isTombstone());
         assertThat(e).as("tombstone of %s on node %d", key, node).isNotNull();
         assertThat(e.isTombstone()).isTrue();
     }

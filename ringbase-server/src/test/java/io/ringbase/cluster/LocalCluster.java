@@ -20,6 +20,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A cluster of in-process {@link Node}s on loopback ports, each with its own data directory under
@@ -128,17 +130,11 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Polls {@code condition} every 20 ms until it holds; fails with {@code what} after {@code deadline}. */
     public static void await(Duration deadline, String what, java.util.function.BooleanSupplier condition) {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("gave up after " + deadline + " waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+        try {
+            Awaitility.await().atMost(deadline).pollInterval(Duration.ofMillis(20)).alias(what)
+                    .until(condition::getAsBoolean);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("gave up after " + deadline + " waiting for " + what, e);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Black-box: a cluster whose nodes run {@code --engine rocksdb}, or mix both engines, over HTTP. */
+@IntegrationTest
 class RocksDbClusterTest {
 
     @TempDir

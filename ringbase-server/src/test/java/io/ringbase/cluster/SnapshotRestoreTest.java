@@ -3,6 +3,7 @@ package io.ringbase.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Backup and restore as docs/operations.md describes them: {@code POST /v0/admin/snapshot}, then
  * stop the node, replace its data directory with a copy of the snapshot, start it, and run repair.
  */
+@IntegrationTest
 class SnapshotRestoreTest {
 
     @TempDir

@@ -1,5 +1,7 @@
 package io.ringbase.faults;
 
+import static org.awaitility.Awaitility.await;
+
 import io.ringbase.faults.checker.FinalRead;
 import io.ringbase.faults.checker.Linearizability;
 import io.ringbase.faults.checker.SetCheckers;
@@ -18,6 +20,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One fault's run: a fresh cluster, the workload, the nemesis alternating injections and heals for
@@ -206,16 +210,18 @@ final class FaultRun {
                 notes.add("repair on n" + i + " not started: " + (started == null ? "no answer" : started.statusCode()));
                 continue;
             }
-            long deadline = System.nanoTime() + 120_000_000_000L;
-            String status = "";
-            while (System.nanoTime() < deadline) {
-                Thread.sleep(200);
-                HttpResponse<String> r = apis.get(i).raw("GET", "/v0/admin/repair");
-                status = r == null ? "no answer" : r.body();
-                if (status.contains("\"state\":\"idle\"")) {
-                    break;
-                }
+            NodeApi api = apis.get(i);
+            String[] last = {""};
+            try {
+                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                    HttpResponse<String> r = api.raw("GET", "/v0/admin/repair");
+                    last[0] = r == null ? "no answer" : r.body();
+                    return last[0].contains("\"state\":\"idle\"");
+                });
+            } catch (ConditionTimeoutException e) {
+                // noted below
             }
+            String status = last[0];
             event("repair n" + i + ": " + status.strip());
             if (!status.contains("\"state\":\"idle\"")) {
                 notes.add("repair on n" + i + " did not finish in 120 s");
@@ -281,18 +287,17 @@ final class FaultRun {
     }
 
     /** Waits until every node answers a read with ack=3 (all nodes see each other); false on timeout. */
-    private boolean awaitHealthy(NsCluster cluster, List<NodeApi> apis, long timeoutMs) throws InterruptedException {
+    private boolean awaitHealthy(NsCluster cluster, List<NodeApi> apis, long timeoutMs) {
         long deadline = System.nanoTime() + timeoutMs * 1_000_000;
         for (NodeApi api : apis) {
-            while (true) {
-                HttpResponse<String> r = api.raw("GET", "/v0/entity?id=health&ack=" + cluster.size());
-                if (r != null && (r.statusCode() == 404 || r.statusCode() == 200)) {
-                    break;
-                }
-                if (System.nanoTime() > deadline) {
-                    return false;
-                }
-                Thread.sleep(100);
+            Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 200_000_000L));
+            try {
+                await().atMost(left).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    HttpResponse<String> r = api.raw("GET", "/v0/entity?id=health&ack=" + cluster.size());
+                    return r != null && (r.statusCode() == 404 || r.statusCode() == 200);
+                });
+            } catch (ConditionTimeoutException e) {
+                return false;
             }
         }
         return true;

@@ -1,5 +1,7 @@
 package io.ringbase.faults;
 
+import static org.awaitility.Awaitility.await;
+
 import io.ringbase.faults.cluster.NsCluster;
 import io.ringbase.faults.nemesis.FullDiskNemesis;
 import io.ringbase.faults.nemesis.Nemesis;
@@ -16,8 +18,11 @@ import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Runs every fault in turn on one {@link NetworkLab} and writes the fault x checker table
@@ -62,23 +67,18 @@ public final class FaultSuite {
     /** How long a run waits for another to finish before it fails, ms. */
     static final long MACHINE_LOCK_WAIT_MS = 30 * 60_000;
 
-    private static FileLock machineLock(FileChannel lockFile) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + MACHINE_LOCK_WAIT_MS * 1_000_000;
-        boolean said = false;
-        while (true) {
-            FileLock lock = lockFile.tryLock();
-            if (lock != null) {
-                return lock;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("another fault-suite run held " + MACHINE_LOCK + " for "
-                        + MACHINE_LOCK_WAIT_MS / 60_000 + " min");
-            }
-            if (!said) {
-                System.out.println("fault suite: waiting for another run on this machine (" + MACHINE_LOCK + ")");
-                said = true;
-            }
-            Thread.sleep(1_000);
+    private static FileLock machineLock(FileChannel lockFile) throws IOException {
+        FileLock lock = lockFile.tryLock();
+        if (lock != null) {
+            return lock;
+        }
+        System.out.println("fault suite: waiting for another run on this machine (" + MACHINE_LOCK + ")");
+        try {
+            return await().atMost(Duration.ofMillis(MACHINE_LOCK_WAIT_MS)).pollInterval(Duration.ofSeconds(1))
+                    .pollInSameThread().until(lockFile::tryLock, Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            throw new IllegalStateException("another fault-suite run held " + MACHINE_LOCK + " for "
+                    + MACHINE_LOCK_WAIT_MS / 60_000 + " min");
         }
     }
 

@@ -2,16 +2,23 @@ package io.ringbase.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.NeedsCommands;
+import io.ringbase.testing.RootOnly;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * The short fault-injection suite of every {@code ./mvnw verify}: every fault for a few seconds. Needs
- * root; it fails (never skips) where it cannot run. Leave it out explicitly with
- * {@code -DexcludedGroups=faults-short}.
+ * The short fault-injection suite of every {@code ./mvnw verify} (the integration tier, Failsafe): every
+ * fault for a few seconds. Needs root. Leave it out explicitly with {@code -DexcludedGroups=faults-short}.
  */
+@RootOnly
+@NeedsCommands({"ip", "tc", "iptables", "nsenter", "kill", "mount", "umount"}) // Tools.COMMANDS
 @Tag("faults-short")
+// up to 30 min waiting for another run's machine lock (FaultSuite), then about 3 min of faults
+@Timeout(value = 40, unit = TimeUnit.MINUTES)
 class ShortFaultSuiteTest {
 
     @Test

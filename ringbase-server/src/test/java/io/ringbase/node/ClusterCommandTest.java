@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -21,10 +22,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code ringbase cluster}: a local cluster in one process, as the README tells a user to try it. */
+@IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ClusterCommandTest {
 
     static final Duration READY_DEADLINE = Duration.ofSeconds(60);

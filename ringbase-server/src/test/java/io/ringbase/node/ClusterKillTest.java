@@ -1,20 +1,25 @@
 package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * every write a client saw acknowledged (201) must read back by quorum, through the survivors while the
  * node is dead and through every node once it is back.
  */
+@IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ClusterKillTest {
 
     static final int WRITERS = 3;
@@ -97,14 +104,9 @@ class ClusterKillTest {
         }
     }
 
-    private static void awaitAcked(Map<String, String> acked, int count) throws InterruptedException {
-        long end = System.nanoTime() + 60_000_000_000L;
-        while (acked.size() < count) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("only " + acked.size() + " acknowledged writes in 60 s, wanted " + count);
-            }
-            Thread.sleep(10);
-        }
+    private static void awaitAcked(Map<String, String> acked, int count) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10)).alias(count + " acknowledged writes")
+                .until(acked::size, n -> n >= count);
     }
 
     private static void assertAllReadable(Map<String, String> acked, NodeClient via, String what) throws Exception {

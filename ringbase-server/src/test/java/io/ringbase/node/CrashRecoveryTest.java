@@ -1,7 +1,9 @@
 package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +12,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,6 +26,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * keeps every write it acknowledged, under both WAL sync policies. README: "Either way an
  * acknowledged write survives a crash of the process (SIGKILL)".
  */
+@IntegrationTest
+// its writers wait up to 2 min for acknowledgements, then 1 min to stop
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class CrashRecoveryTest {
 
     @TempDir(cleanup = CleanupMode.ON_SUCCESS) // a failed run keeps its data dir and node logs
@@ -96,8 +103,10 @@ class CrashRecoveryTest {
             writes = new AckedWrites(new NodeClient(node), 8, 1, 2_048, 5, seed);
             writes.start();
             assertThat(writes.awaitAckedOps(200, Duration.ofSeconds(60))).as("200 writes acknowledged").isTrue();
-            // the crash itself: a random moment 1-2 s into the writes, whatever they are doing
-            Thread.sleep(1_000 + random.nextInt(1_000));
+            // the crash itself: a random moment, 1 000-3 000 acknowledged operations into the writes (about 1-2 s
+            // on a quiet machine), whatever they are doing
+            long killAt = 1_000 + random.nextInt(2_000);
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(1)).until(writes::ackedOps, n -> n >= killAt);
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));
         }

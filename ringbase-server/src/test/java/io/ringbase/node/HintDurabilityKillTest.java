@@ -1,7 +1,9 @@
 package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.ringbase.testing.IntegrationTest;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -10,7 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * node 0 restarts and node 1 starts, the hints are delivered, and node 1 alone (node 0 killed again)
  * must hold every acknowledged write.
  */
+@IntegrationTest
+// three node starts (30 s each at most) and up to 30 s for the hints
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class HintDurabilityKillTest {
 
     static final int WRITES = 200;
@@ -51,10 +58,8 @@ class HintDurabilityKillTest {
             n0 = NodeProcess.startClusterNode(tmp.resolve("node-0"), tmp, urls, 0);
             n1 = NodeProcess.startClusterNode(tmp.resolve("node-1"), tmp, urls, 1);
             NodeClient status0 = new NodeClient(n0);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!status(status0).contains("\"pending\":0,") && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> status(status0).contains("\"pending\":0,"));
             assertThat(status(status0)).as("hints delivered").contains("\"pending\":0,");
             n0.sigkill();
 

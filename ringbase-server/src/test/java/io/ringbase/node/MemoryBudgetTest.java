@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.testing.IntegrationTest;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,9 +14,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,7 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * values go to disk, GETs read them back, and range scans stream. Slow (minutes), but part of the
  * default run.
  */
+@IntegrationTest
 @Tag("slow")
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class MemoryBudgetTest {
 
     @TempDir
@@ -66,7 +71,7 @@ class MemoryBudgetTest {
                     }));
                 }
                 for (Future<?> f : loads) {
-                    f.get();
+                    f.get(4, TimeUnit.MINUTES);
                 }
             } finally {
                 pool.shutdownNow();

@@ -9,6 +9,7 @@ import io.ringbase.cluster.LocalCluster;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A start that fails half way releases everything it had opened: the data directory's lock (the engine),
  * the event loops, the replica client and the pools; a second start on the same directory then succeeds.
  */
+@IntegrationTest
 @Timeout(60)
 class NodeStartFailureTest {
 

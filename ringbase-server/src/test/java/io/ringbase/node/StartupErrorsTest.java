@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringbase.testing.IntegrationTest;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * trace, and the exit code docs/operations.md documents; and {@code --log-format json} with the
  * node's URL in every line, and the access log.
  */
+@IntegrationTest
 class StartupErrorsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -102,10 +105,13 @@ class StartupErrorsTest {
         ProcessBuilder pb = NodeProcess.command(NodeProcess.HEAP, List.of("serve", "--port", "0", "--data-dir",
                 tmp.resolve("d").toString()));
         pb.environment().put("RINGBASE_LOG_LEVEL", "verbose");
-        Process p = pb.redirectErrorStream(true).start();
+        Path log = tmp.resolve("out.log");
+        Process p = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
         p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as(out).isEqualTo(2);
+        boolean exited = p.waitFor(30, TimeUnit.SECONDS);
+        String out = Files.readString(log);
+        assertThat(exited).as("exited; %s", out).isTrue();
+        assertThat(p.exitValue()).as(out).isEqualTo(2);
         assertThat(out.strip()).isEqualTo("ringbase serve: RINGBASE_LOG_LEVEL must be one of TRACE, DEBUG, INFO, "
                 + "WARN, ERROR, got 'verbose' (see ringbase serve --help)");
     }

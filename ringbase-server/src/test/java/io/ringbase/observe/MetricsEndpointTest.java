@@ -10,6 +10,7 @@ import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.BuildInfo;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code GET /metrics} of a single node and of a cluster node, in the Prometheus text format. */
+@IntegrationTest
 class MetricsEndpointTest {
 
     @TempDir

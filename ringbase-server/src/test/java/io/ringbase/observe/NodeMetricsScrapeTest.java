@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -67,7 +68,7 @@ class NodeMetricsScrapeTest {
                 scrapes.add(callers.submit(metrics::scrape));
             }
             for (Future<byte[]> f : scrapes) {
-                String text = new String(f.get(), StandardCharsets.UTF_8);
+                String text = new String(f.get(30, TimeUnit.SECONDS), StandardCharsets.UTF_8);
                 assertThat(text).contains("ringbase_build_info").endsWith("\n");
             }
         } finally {

@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.cluster.LocalCluster;
+import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NeedsCommands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -17,6 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * every node is a row with its state and figures, the page has no external assets and reloads itself,
  * and a stopped node shows as down. Screenshots go to {@code target/status-page-*.png}.
  */
+@IntegrationTest
+@NeedsCommands("chromium|chromium-browser") // Debian's chromium, which .ci/run installs
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class StatusPageBrowserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

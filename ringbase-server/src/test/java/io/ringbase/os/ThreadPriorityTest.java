@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,7 +36,7 @@ class ThreadPriorityTest {
                 failure.set(e);
             }
         });
-        t.join();
+        assertThat(t.join(Duration.ofSeconds(30))).as("the thread ended").isTrue();
         assertThat(failure.get()).isNull();
         assertThat(answers.get(0)).as("SCHED_IDLE needs no privilege").isTrue();
         assertThat(seen.get(0)[0]).isEqualTo(SCHED_IDLE);

@@ -3,6 +3,7 @@ package io.ringbase.release;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cli.ServeCommand;
+import io.ringbase.testing.IntegrationTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -23,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
@@ -35,6 +37,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * The tarball's path and the version come from the build (system properties {@code ringbase.tarball} and
  * {@code ringbase.version}, set in pom.xml's Failsafe configuration).
  */
+@IntegrationTest
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ReleaseTarballIT {
 
     static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -144,7 +148,7 @@ class ReleaseTarballIT {
             assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
             assertThat(node.exitValue()).as(Files.readString(tmp.resolve("node.stderr.log"))).isZero();
         } finally {
-            node.destroyForcibly().waitFor();
+            node.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         assertThat(Files.readString(tmp.resolve("node.stderr.log")))
                 .as("the tarball's conf/logback.xml is used and is valid").doesNotContain("|-ERROR");
@@ -182,7 +186,7 @@ class ReleaseTarballIT {
             node.destroy();
             assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
         } finally {
-            node.destroyForcibly().waitFor();
+            node.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         assertThat(Files.readString(tmp.resolve("aot-node.stderr.log")))
                 .startsWith("ringbase: using the ahead-of-time cache " + home.resolve("lib/ringbase.aot"))
@@ -268,7 +272,7 @@ class ReleaseTarballIT {
         Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         p.getOutputStream().close();
         if (!p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor();
+            p.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
             throw new IllegalStateException(pb.command() + " did not exit within " + DEADLINE);
         }
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));

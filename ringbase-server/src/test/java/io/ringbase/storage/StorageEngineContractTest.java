@@ -2,6 +2,7 @@ package io.ringbase.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.lsm.LsmEngine;
@@ -9,6 +10,8 @@ import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
 import io.ringbase.storage.rocksdb.RocksDbOptions;
+import io.ringbase.storage.WalSyncPolicy;
+import io.ringbase.testing.MemoryTempDir;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +21,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +44,7 @@ public class StorageEngineContractTest {
 
     private static final long DAY_MS = 24L * 3600 * 1000;
 
-    @TempDir
+    @TempDir(factory = MemoryTempDir.class) // fsyncs by the thousand; no power loss is tested here
     Path tmp;
 
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
@@ -462,11 +466,9 @@ public class StorageEngineContractTest {
      * level 0 (tier 0 of its stats) under its trigger of {@value #ROCKSDB_L0_TRIGGER} files, and moves
      * non-overlapping files down whole, so its other levels are bounded by bytes, not by a count.
      */
-    private static void awaitCompacted(ManagedEngine engine, EngineKind kind) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (boundedCount(engine, kind) > bound(kind) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private static void awaitCompacted(ManagedEngine engine, EngineKind kind) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                .until(() -> boundedCount(engine, kind), n -> n <= bound(kind));
         assertThat(boundedCount(engine, kind)).isLessThanOrEqualTo(bound(kind));
     }
 

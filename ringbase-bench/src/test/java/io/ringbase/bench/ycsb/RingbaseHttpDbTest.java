@@ -10,6 +10,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.node.NodeRoutes;
 import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -27,6 +28,7 @@ import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
 
 /** The binding against a real node in this JVM, over loopback HTTP. */
+@IntegrationTest
 class RingbaseHttpDbTest {
 
     @TempDir

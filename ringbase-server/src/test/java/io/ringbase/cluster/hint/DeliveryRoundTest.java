@@ -1,6 +1,7 @@
 package io.ringbase.cluster.hint;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
@@ -10,6 +11,7 @@ import io.ringbase.storage.Keys;
 import io.ringbase.storage.WalSyncPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -95,13 +97,13 @@ class DeliveryRoundTest {
         HeldReplica replica = new HeldReplica();
         Future<DeliveryRound.Result> result = startRound(new DeliveryRound(store, replica, store.options(), () -> false));
 
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        int answered = 0;
-        while (answered < 10 && System.nanoTime() < deadline) {
-            assertThat(replica.writes.size() - answered).isLessThanOrEqualTo(4);
-            answered += replica.answerAll();
-            Thread.sleep(5);
-        }
+        int[] answered = {0};
+        // answer what is outstanding, checking each time that no more than 4 were sent unanswered
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5)).pollInSameThread().until(() -> {
+            assertThat(replica.writes.size() - answered[0]).isLessThanOrEqualTo(4);
+            answered[0] += replica.answerAll();
+            return answered[0] >= 10;
+        });
 
         assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo(new DeliveryRound.Result(10, null));
         assertThat(replica.writes).hasSize(10);
@@ -127,10 +129,7 @@ class DeliveryRoundTest {
         HeldReplica replica = new HeldReplica();
         AtomicBoolean stop = new AtomicBoolean();
         Future<DeliveryRound.Result> result = startRound(new DeliveryRound(store, replica, store.options(), stop::get));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (replica.writes.size() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5)).until(() -> replica.writes.size() >= 2);
 
         stop.set(true);
 

@@ -11,10 +11,13 @@ import io.ringbase.storage.Keys;
 import io.ringbase.storage.WalSyncPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,15 +56,14 @@ class HintedHandoffTest {
     }
 
     /** Polls {@code condition} until it holds or {@code timeoutMs} passes; returns whether it held. */
-    private static boolean await(long timeoutMs, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(10);
+    private static boolean await(long timeoutMs, BooleanSupplier condition) {
+        try {
+            Awaitility.await().atMost(Duration.ofMillis(timeoutMs)).pollInterval(Duration.ofMillis(10))
+                    .until(condition::getAsBoolean);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
-        return true;
     }
 
     @Test
@@ -79,7 +81,8 @@ class HintedHandoffTest {
         long cameBack = System.nanoTime();
         b.up();
 
-        assertThat(await(5_000, () -> handoff.stats().delivered() == 50)).as("all delivered").isTrue();
+        // waits three times the bound below, so that a slow delivery fails on the bound, with its time
+        assertThat(await(15_000, () -> handoff.stats().delivered() == 50)).as("all delivered").isTrue();
         long ms = (System.nanoTime() - cameBack) / 1_000_000;
         assertThat(ms).as("delivery within about 2 s of coming back").isLessThan(5_000);
         assertThat(b.newest).hasSize(50);

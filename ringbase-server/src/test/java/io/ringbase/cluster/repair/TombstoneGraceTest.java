@@ -1,6 +1,7 @@
 package io.ringbase.cluster.repair;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
@@ -9,6 +10,7 @@ import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -47,10 +49,7 @@ class TombstoneGraceTest {
             }
             engine.flush(); // the second table: compaction merges both into one
 
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (engine.tableCount() > 1 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(engine::tableCount, n -> n <= 1);
             assertThat(engine.tableCount()).isEqualTo(1);
             for (int i = 0; i < 100; i++) {
                 assertThat(engine.get(Keys.utf8("old-" + i))).as("old-%d", i).isNull();

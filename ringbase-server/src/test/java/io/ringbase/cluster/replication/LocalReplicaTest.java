@@ -64,7 +64,8 @@ class LocalReplicaTest {
         CompletableFuture<Entry> read = replica.read(KEY);
         CompletableFuture<Long> version = replica.version(KEY);
         assertThat(read).isCompleted();
-        assertThat(read.join().version()).isEqualTo(5);
+        assertThat(read.getNow(null).version()).isEqualTo(5);
+
         assertThat(version).isCompletedWithValue(5L);
         assertThat(replica.read("missing".getBytes(StandardCharsets.UTF_8))).isCompletedWithValue(null);
         assertThat(replica.version("missing".getBytes(StandardCharsets.UTF_8)))

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.testing.IntegrationTest;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * Per-call deadlines: a repair call whose answer takes longer than the replica timeout (a Merkle tree
  * of a whole range at millions of keys) must not fail on that timeout.
  */
+@IntegrationTest
 class ReplicaClientTimeoutTest {
 
     HttpServer server;

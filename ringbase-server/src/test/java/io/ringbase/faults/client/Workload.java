@@ -2,6 +2,7 @@ package io.ringbase.faults.client;
 
 import io.ringbase.faults.history.History;
 import io.ringbase.faults.history.Op;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,11 +71,17 @@ public final class Workload {
         }
     }
 
-    /** Asks every client to stop after its current operation and waits for them. */
+    /**
+     * Asks every client to stop after its current operation and waits for them.
+     *
+     * @throws IllegalStateException if a client is still running a minute later (its operations time out in seconds)
+     */
     public void stop() throws InterruptedException {
         stopping = true;
         for (Thread t : threads) {
-            t.join();
+            if (!t.join(Duration.ofMinutes(1))) {
+                throw new IllegalStateException(t.getName() + " did not stop within a minute");
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The nodes of one run, one per namespace of a {@link NetworkLab}, each with its data under
@@ -47,7 +48,8 @@ public final class NsCluster implements AutoCloseable {
         return urls.get(i);
     }
 
-    /** Starts every node and waits until each has printed its ready line. */
+    /** Starts every node and waits until each has printed its ready line (each within {@link NsNode#READY_TIMEOUT_S}). */
+
     public void start() throws IOException {
         List<CompletableFuture<Void>> ready = new ArrayList<>();
         for (NsNode n : nodes) {
@@ -74,7 +76,7 @@ public final class NsCluster implements AutoCloseable {
                 if (cmd.contains("io.ringbase.cli.Main")) {
                     io.ringbase.faults.net.Shell.tryRun("kill", "-CONT", Long.toString(pid));
                     h.destroyForcibly();
-                    h.onExit().join();
+                    h.onExit().orTimeout(30, TimeUnit.SECONDS).join();
                 }
             });
         }

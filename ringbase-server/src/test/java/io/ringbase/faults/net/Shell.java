@@ -3,7 +3,10 @@ package io.ringbase.faults.net;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Runs a command to completion and returns what it printed; a non-zero exit is an exception. */
 public final class Shell {
@@ -36,12 +39,24 @@ public final class Shell {
         try {
             Process p = new ProcessBuilder(List.of(cmd)).redirectErrorStream(true).start();
             p.getOutputStream().close();
-            byte[] out = p.getInputStream().readAllBytes();
+            // read beside the wait: a command that never closes its output must still time out
+            CompletableFuture<byte[]> out = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    out.complete(p.getInputStream().readAllBytes());
+                } catch (IOException e) {
+                    out.completeExceptionally(e);
+                }
+            });
             if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new IllegalStateException("'" + String.join(" ", cmd) + "' did not finish in " + TIMEOUT_S + " s");
             }
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+            try {
+                return new Result(p.exitValue(), new String(out.get(TIMEOUT_S, TimeUnit.SECONDS), StandardCharsets.UTF_8));
+            } catch (ExecutionException | TimeoutException e) {
+                throw new IllegalStateException("'" + String.join(" ", cmd) + "' exited, its output did not end", e);
+            }
         } catch (IOException e) {
             return new Result(127, e.toString());
         } catch (InterruptedException e) {

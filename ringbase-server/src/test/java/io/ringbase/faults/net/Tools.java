@@ -5,18 +5,20 @@ import java.util.List;
 
 /**
  * Makes sure the suite can run: root, and the commands it uses ({@code ip} and {@code tc} from iproute2,
- * {@code iptables}, {@code nsenter}, {@code kill}, {@code mount}), installing Debian's iproute2 and
- * iptables packages when missing. Fails loudly, never skips: a suite that cannot run must not pass.
+ * {@code iptables}, {@code nsenter}, {@code kill}, {@code mount}). Installs nothing: {@code .ci/run}
+ * installs what is missing before the build. The suites' {@code @RootOnly @NeedsCommands} skip them
+ * first where these are missing (or fail them in CI); this is the last check, and it fails loudly.
  */
 public final class Tools {
 
-    static final List<String> COMMANDS = List.of("ip", "tc", "iptables", "nsenter", "kill", "mount", "umount");
+    /** The commands the suite runs; the suites' {@code @NeedsCommands} name the same. */
+    public static final List<String> COMMANDS = List.of("ip", "tc", "iptables", "nsenter", "kill", "mount", "umount");
 
     private Tools() {
     }
 
     /**
-     * @throws IllegalStateException if not root, or a command is still missing after installing
+     * @throws IllegalStateException if not root, or a command is missing
      */
     public static void ensure() {
         String uid = Shell.run("id", "-u").strip();
@@ -24,19 +26,13 @@ public final class Tools {
             throw new IllegalStateException("the fault-injection suite needs root (network namespaces, iptables, "
                     + "mounts); id -u is " + uid + ". Run as root, or leave it out with -DexcludedGroups=faults-short");
         }
-        if (!missing().isEmpty()) {
-            Shell.Result install = Shell.tryRun("apt-get", "install", "-y", "-q", "iproute2", "iptables");
-            if (install.exit() != 0) {
-                Shell.tryRun("apt-get", "update", "-q");
-                install = Shell.tryRun("apt-get", "install", "-y", "-q", "iproute2", "iptables");
-            }
-            List<String> still = missing();
-            if (!still.isEmpty()) {
-                throw new IllegalStateException("the fault-injection suite needs " + still
-                        + "; apt-get install iproute2 iptables said: " + install.output().strip());
-            }
+        List<String> missing = missing();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("the fault-injection suite needs " + missing
+                    + ": install Debian's iproute2 and iptables (.ci/run does)");
         }
     }
+
 
     private static List<String> missing() {
         List<String> out = new ArrayList<>();

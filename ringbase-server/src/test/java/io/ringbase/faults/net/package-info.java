@@ -3,7 +3,8 @@
  * bridge in a hub namespace, with the test JVM reaching it from the root namespace through one more
  * veth ({@link io.ringbase.faults.net.NetworkLab}), and the commands that run inside it
  * ({@link io.ringbase.faults.net.Shell}). Needs root, iproute2 and iptables
- * ({@link io.ringbase.faults.net.Tools} installs them). Everything it creates is named with the
+ * ({@link io.ringbase.faults.net.Tools} checks them; {@code .ci/run} installs them). Everything it creates is named with the
+
  * {@value io.ringbase.faults.net.NetworkLab#PREFIX} prefix and removed on close and at the next start.
  */
 package io.ringbase.faults.net;

@@ -2,6 +2,7 @@ package io.ringbase.storage.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
@@ -11,6 +12,7 @@ import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -72,6 +74,7 @@ class CompactionBackpressureTest {
     void aStoppedWriteGoesThroughOnceCompactionCatchesUp() throws Exception {
         try (LsmEngine engine = LsmEngine.open(options(tmp.resolve("d"), 20_000))) {
             putAndFlush(engine, 5);
+            long stallsBefore = engine.stats().writeStalls();
             CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> {
                 try {
                     engine.apply(Entry.value(Keys.utf8("waiting"), ++version, Keys.utf8("v")));
@@ -79,8 +82,14 @@ class CompactionBackpressureTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            Thread.sleep(200);
+            // the writer has reached the stop trigger (a stall is counted as it begins to wait), and it stays
+            // there: not done for 200 ms, well within the 20 s it may wait for compaction
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                    .alias("the write reached the stop trigger").until(() -> engine.stats().writeStalls(), n -> n > stallsBefore);
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).alias("the stopped write waits")
+                    .until(() -> !stopped.isDone());
             assertThat(stopped).isNotDone();
+            assertThat(engine.get(Keys.utf8("waiting"))).as("the stopped write is not applied yet").isNull();
             engine.compactAll();
             stopped.get(10, TimeUnit.SECONDS);
             assertThat(engine.get(Keys.utf8("waiting"))).isNotNull();

@@ -1,11 +1,13 @@
 package io.ringbase.storage.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -60,7 +62,9 @@ class ConcurrentSwitchTest {
                 }));
             }
             for (int n = 0; n < 6; n++) {
-                Thread.sleep(150);
+                // an image every 500 acknowledged writes, while the writers go on (3600 in all)
+                int writes = (n + 1) * 500;
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(1)).until(acked::size, s -> s >= writes);
                 Set<String> before = Set.copyOf(acked);
                 Path image = tmp.resolve("image-" + n);
                 CrashImage.copy(engine, dir, image);

@@ -2,6 +2,7 @@ package io.ringbase.storage.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.DiskFault;
 import io.ringbase.storage.Entry;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -72,22 +74,15 @@ class DiskFaultHealingTest {
     }
 
     /** After the fault is healed: a write succeeds within {@link #HEAL_WITHIN_MS}. */
-    private void awaitWritesResume(LsmEngine engine) throws Exception {
-        long deadline = System.nanoTime() + HEAL_WITHIN_MS * 1_000_000;
-        StorageFaultException last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                for (int i = 0; i < 200; i++) {
-                    put(engine); // enough to switch and flush several memtables
-                }
-                engine.flush();
-                return;
-            } catch (StorageFaultException e) {
-                last = e;
-                Thread.sleep(20);
-            }
-        }
-        throw new AssertionError("writes did not resume within " + HEAL_WITHIN_MS + " ms", last);
+    private void awaitWritesResume(LsmEngine engine) {
+        await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(20)).pollInSameThread()
+                .ignoreException(StorageFaultException.class).alias("writes resumed")
+                .untilAsserted(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        put(engine); // enough to switch and flush several memtables
+                    }
+                    engine.flush();
+                });
     }
 
     private void assertAllAckedReadable(LsmEngine engine) throws IOException {
@@ -187,10 +182,8 @@ class DiskFaultHealingTest {
             for (int i = 0; i < 5; i++) {
                 put(engine); // acknowledged, not yet fsynced: the poisoned segment's memtable must reach an SSTable
             }
-            long deadline = System.nanoTime() + HEAL_WITHIN_MS * 1_000_000;
-            while (engine.tableCount() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(10))
+                    .until(engine::tableCount, n -> n > 0);
             assertThat(engine.tableCount()).as("the poisoned segment's memtable was flushed").isEqualTo(1);
             assertThat(engine.unwritableReason()).isNull();
             healAndCheck(dir, io, engine);
@@ -200,19 +193,13 @@ class DiskFaultHealingTest {
     }
 
     /** Waits until the spare WAL segment exists (created ahead on the flusher); the active one. */
-    private static Path awaitSpareSegment(Path dir) throws Exception {
-        long deadline = System.nanoTime() + HEAL_WITHIN_MS * 1_000_000;
-        while (System.nanoTime() < deadline) {
-            List<Path> wals;
-            try (Stream<Path> files = Files.list(dir)) {
-                wals = files.filter(WAL).sorted().toList();
-            }
-            if (wals.size() == 2) {
-                return wals.getFirst();
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no spare WAL segment");
+    private static Path awaitSpareSegment(Path dir) {
+        return await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(5)).alias("a spare WAL segment")
+                .until(() -> {
+                    try (Stream<Path> files = Files.list(dir)) {
+                        return files.filter(WAL).sorted().toList();
+                    }
+                }, wals -> wals.size() == 2).getFirst();
     }
 
     @Test
@@ -272,7 +259,9 @@ class DiskFaultHealingTest {
             io.failAll(Op.RENAME, DiskFault.IO_ERROR, MANIFEST);
             StorageFaultException e = putUntilFailure(engine, 10_000);
             assertThat(e.fault()).isEqualTo(DiskFault.IO_ERROR);
-            Thread.sleep(300); // several publish retries
+            // several publish retries
+            await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> io.count(Op.RENAME), n -> n > 2);
             assertThat(io.count(Op.RENAME)).isGreaterThan(2);
             healAndCheck(dir, io, engine);
         } finally {

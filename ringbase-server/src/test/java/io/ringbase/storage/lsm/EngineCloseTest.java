@@ -1,6 +1,7 @@
 package io.ringbase.storage.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
@@ -8,9 +9,11 @@ import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,16 +55,15 @@ class EngineCloseTest {
             } catch (Exception expected) { // interrupted or closed under it
             }
         });
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (io.count(Op.RENAME) == renames && System.nanoTime() < deadline) {
-            Thread.sleep(10); // until the compaction installs its output: it sleeps in that rename
-        }
+        // until the compaction installs its output: it sleeps in that rename
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() -> io.count(Op.RENAME), n -> n > renames);
         assertThat(io.count(Op.RENAME)).as("the compaction reached its rename").isGreaterThan(renames);
 
         engine.close();
         Map<Op, Long> atClose = counts(io);
-        Thread.sleep(4_000); // past the end of the rename's delay under the old 10 s cap
+        // none for 4 s: past the end of the rename's delay under the old 10 s cap
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> counts(io).equals(atClose));
         assertThat(counts(io)).as("no file operation after close returned").isEqualTo(atClose);
-        compaction.get();
+        compaction.get(10, TimeUnit.SECONDS);
     }
 }

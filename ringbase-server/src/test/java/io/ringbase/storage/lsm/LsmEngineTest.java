@@ -2,6 +2,7 @@ package io.ringbase.storage.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
@@ -11,10 +12,12 @@ import io.ringbase.storage.StorageEngineContractTest;
 import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.lsm.manifest.FileNames;
+import io.ringbase.testing.MemoryTempDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -31,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LsmEngineTest {
 
-    @TempDir
+    @TempDir(factory = MemoryTempDir.class) // fsyncs by the thousand; no power loss is tested here
     Path tmp;
 
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
@@ -130,10 +133,7 @@ class LsmEngineTest {
             }
             clock.addAndGet(1000);
             engine.flush();
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (engine.tableCount() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(engine::tableCount, n -> n == 0);
             assertThat(engine.tableCount()).isZero();
             assertThat(engine.get(Keys.utf8("k1"))).isNull();
         }
@@ -217,11 +217,8 @@ class LsmEngineTest {
                 .hasMessageContaining("missing");
     }
 
-    private static void awaitTablesAtMost(LsmEngine engine, int max) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (engine.tableCount() > max && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private static void awaitTablesAtMost(LsmEngine engine, int max) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(engine::tableCount, n -> n <= max);
         assertThat(engine.tableCount()).isLessThanOrEqualTo(max);
     }
 }

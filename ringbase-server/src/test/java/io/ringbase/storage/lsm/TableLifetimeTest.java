@@ -10,6 +10,7 @@ import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -184,7 +185,7 @@ class TableLifetimeTest {
                 t.join(120_000);
                 if (t.isAlive()) {
                     stop.set(true);
-                    t.join();
+                    assertThat(t.join(Duration.ofSeconds(30))).as("%s stopped", t).isTrue();
                 }
             }
             assertThat(failures).isEmpty();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.os.ThreadPriority;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -105,7 +106,7 @@ class CompactionPriorityTest {
                 failure.set(e);
             }
         });
-        t.join();
+        assertThat(t.join(Duration.ofSeconds(30))).as("the thread ended").isTrue();
         assertThat(failure.get()).isNull();
         assertThat(seen.get(0)).isEqualTo(19);
         assertThat(seen.get(1)).isEqualTo(seen.get(2)); // /proc agrees with what adjust() reports

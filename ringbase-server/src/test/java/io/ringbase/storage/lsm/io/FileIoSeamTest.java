@@ -2,6 +2,7 @@ package io.ringbase.storage.lsm.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.DiskFault;
 import io.ringbase.storage.Entry;
@@ -16,6 +17,7 @@ import io.ringbase.storage.lsm.wal.WalWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,11 +101,9 @@ class FileIoSeamTest {
             // the flusher retries by itself; the flush completes once the faults are used up. Wait for the
             // table to be published too, not only for the renamed manifest: until then the flush still
             // counts as failing, and close() would report that failure
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while ((java.util.Arrays.equals(Files.readAllBytes(FileNames.manifest(dir)), before)
-                    || engine.tableCount() == 0) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> !java.util.Arrays.equals(Files.readAllBytes(FileNames.manifest(dir)), before)
+                            && engine.tableCount() > 0);
             assertThat(Files.readAllBytes(FileNames.manifest(dir))).isNotEqualTo(before);
             assertThat(FileNames.manifestTmp(dir)).doesNotExist();
         }

@@ -74,7 +74,7 @@ class MemtableConcurrentBatchTest {
                 AtomicInteger returned = new AtomicInteger(); // memtables whose batch has returned
                 Future<?> writer = pool.submit(() -> {
                     try {
-                        start.await();
+                        start.await(30, TimeUnit.SECONDS);
                         for (int t = 0; t < TABLES; t++) {
                             awaitAtLeast(ready, t);
                             assertThat(tables[t].linkAll(batches[t], 0, BATCH)).isEqualTo(BATCH);
@@ -87,7 +87,7 @@ class MemtableConcurrentBatchTest {
                 });
                 Future<Integer> duplicator = pool.submit(() -> {
                     try {
-                        start.await();
+                        start.await(30, TimeUnit.SECONDS);
                         int linked = 0;
                         for (int t = 0; t < TABLES; t++) {
                             Memtable mt = tables[t];

@@ -64,8 +64,9 @@ class MemtablePropertyTest {
         List<Future<List<Entry>>> accepted = new ArrayList<>();
         for (List<Entry> mine : perThread) {
             accepted.add(pool.submit(() -> {
-                start.await();
-                return batch == 1 ? putOneByOne(mt, mine) : putInBatches(mt, mine, batch);
+                assertThat(start.await(60, TimeUnit.SECONDS)).isTrue();
+                return batch
+ == 1 ? putOneByOne(mt, mine) : putInBatches(mt, mine, batch);
             }));
         }
         start.countDown();

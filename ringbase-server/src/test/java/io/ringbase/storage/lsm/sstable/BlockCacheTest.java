@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,7 +107,7 @@ class BlockCacheTest {
                 }));
             }
             for (Future<?> f : done) {
-                f.get();
+                f.get(30, TimeUnit.SECONDS);
             }
         }
         assertThat(hits.get()).isPositive();

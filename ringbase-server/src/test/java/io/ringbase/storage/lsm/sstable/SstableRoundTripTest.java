@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -228,7 +229,7 @@ class SstableRoundTripTest {
                 }));
             }
             for (Future<?> f : futures) {
-                f.get();
+                f.get(30, TimeUnit.SECONDS);
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.ringbase.storage.lsm.wal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
@@ -8,6 +9,7 @@ import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,10 +33,9 @@ class WalSyncWaitsTest {
             io.delay(Op.FORCE, 400); // the periodic fsync will take 400 ms
             io.record(true);
             w.append(Entry.value(Keys.utf8("a"), 1, Keys.utf8("1")));
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (io.count(Op.FORCE) == forcesBefore && System.nanoTime() < deadline) {
-                Thread.sleep(1); // until the syncer has begun its (slow) force
-            }
+            // until the syncer has begun its (slow) force
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1))
+                    .until(() -> io.count(Op.FORCE), n -> n > forcesBefore);
             assertThat(io.count(Op.FORCE)).isGreaterThan(forcesBefore);
             w.sync();
             boolean forced = io.events().stream().anyMatch(e -> e.op() == Op.FORCE && e.path().equals(file));

@@ -2,10 +2,13 @@ package io.ringbase.storage.lsm.wal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.WalSyncPolicy;
+import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
+import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -20,7 +23,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,12 +55,9 @@ class WalWriterTest {
     }
 
     /** Polls {@code value} until it reaches {@code atLeast}; fails after {@code deadline}. */
-    private static void awaitAtLeast(LongSupplier value, long atLeast, Duration deadline) throws InterruptedException {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (value.getAsLong() < atLeast) {
-            assertThat(System.nanoTime()).as("waited %s for %d", deadline, atLeast).isLessThan(end);
-            Thread.sleep(5);
-        }
+    private static void awaitAtLeast(LongSupplier value, long atLeast, Duration deadline) {
+        await().atMost(deadline).pollInterval(Duration.ofMillis(5)).alias("waited " + deadline + " for " + atLeast)
+                .until(value::getAsLong, v -> v >= atLeast);
     }
 
     @Test
@@ -95,7 +98,7 @@ class WalWriterTest {
             for (int t = 0; t < threads; t++) {
                 int thread = t;
                 done.add(pool.submit(() -> {
-                    start.await();
+                    assertThat(start.await(30, TimeUnit.SECONDS)).isTrue();
                     for (int i = 0; i < perThread; i++) {
                         w.append(entry(thread, i));
                     }
@@ -104,7 +107,7 @@ class WalWriterTest {
             }
             start.countDown();
             for (Future<?> f : done) {
-                f.get();
+                f.get(30, TimeUnit.SECONDS);
             }
         }
         long syncsBeforeClose = w.syncCalls();
@@ -144,7 +147,9 @@ class WalWriterTest {
             w.append(entry(0, 1));
             awaitAtLeast(w::syncCalls, 1, Duration.ofSeconds(10));
             long syncs = w.syncCalls();
-            Thread.sleep(100); // several intervals with nothing unsynced
+            // several intervals with nothing unsynced: no fsync throughout
+            await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+                    .until(w::syncCalls, n -> n == syncs);
             assertThat(w.syncCalls()).isEqualTo(syncs);
         }
     }
@@ -330,35 +335,80 @@ class WalWriterTest {
         List<Entry> acknowledged = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger refused = new AtomicInteger();
         CountDownLatch someWritten = new CountDownLatch(100);
+        CountDownLatch closeReturned = new CountDownLatch(1);
+        List<List<Boolean>> outcomes = new ArrayList<>(); // per thread, in order: acknowledged or refused
         List<Future<?>> appenders = new ArrayList<>();
         try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
             for (int t = 0; t < 4; t++) {
                 int thread = t;
+                List<Boolean> mine = new ArrayList<>();
+                outcomes.add(mine);
                 appenders.add(pool.submit(() -> {
                     for (int i = 0; i < 1000; i++) {
+                        if (i == 999) { // each thread's last append comes after close() returned
+                            assertThat(closeReturned.await(30, TimeUnit.SECONDS)).isTrue();
+                        }
                         Entry e = entry(thread, i);
                         try {
                             w.append(e);
                             acknowledged.add(e);
+                            mine.add(true);
                             someWritten.countDown();
                         } catch (IOException closed) {
                             assertThat(closed).hasMessageContaining("closed");
                             refused.incrementAndGet();
+                            mine.add(false);
                         }
                     }
+                    return null;
                 }));
             }
-            someWritten.await();
+            assertThat(someWritten.await(30, TimeUnit.SECONDS)).as("100 appends acknowledged").isTrue();
             w.close();
+            closeReturned.countDown();
         }
         for (Future<?> f : appenders) {
-            f.get();
+            f.get(30, TimeUnit.SECONDS);
         }
         w.close(); // idempotent
         assertThat(w.bufferFreedForTest()).isTrue();
 
         assertThat(replay(segment())).containsExactlyInAnyOrderElementsOf(acknowledged);
         assertThat(acknowledged.size() + refused.get()).isEqualTo(4000);
+        for (List<Boolean> mine : outcomes) {
+            assertThat(mine).as("the append after close() returned").hasSize(1000).endsWith(false);
+            assertThat(mine.subList(mine.indexOf(false), mine.size())).as("appends after a refused one").containsOnly(false);
+        }
         assertThatThrownBy(() -> w.append(entry(9, 9))).isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void closeServesAnAppendQueuedBeforeIt() throws Exception {
+        FaultInjectingFileIo io = new FaultInjectingFileIo();
+        WalWriter w = WalWriter.create(io, segment(), WalSyncPolicy.ALWAYS, 1000, new WalStats());
+        long forcesBefore = io.count(Op.FORCE);
+        io.delay(Op.FORCE, 300); // the first append leads a batch and stays in its fsync a while
+        AtomicReference<Thread> second = new AtomicReference<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            Future<?> first = pool.submit(() -> {
+                w.append(entry(0, 1));
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).alias("the first append's fsync began")
+                    .until(() -> io.count(Op.FORCE), n -> n > forcesBefore);
+            Future<?> queued = pool.submit(() -> {
+                second.set(Thread.currentThread());
+                w.append(entry(1, 1));
+                return null;
+            });
+            // the second append waits in the writer's queue (parked on the writer) behind that fsync
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).alias("the second append queued")
+                    .until(() -> second.get() != null && LockSupport.getBlocker(second.get()) == w);
+            w.close();
+            first.get(10, TimeUnit.SECONDS);
+            queued.get(10, TimeUnit.SECONDS); // served by close(), not refused
+        }
+        assertThat(replay(segment())).containsExactly(entry(0, 1), entry(1, 1));
+        assertThatThrownBy(() -> w.append(entry(2, 1))).isInstanceOf(IOException.class).hasMessageContaining("closed");
     }
 }
