@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A write the disk refused is answered 507 (disk full) or 503 (other disk faults) with the cause as the
- * body, never a bare 500; reads go on; the internal ping says the node cannot write (issue 9, item 1).
+ * body, never a bare 500; reads go on; the internal ping says the node cannot write.
  */
 @IntegrationTest
 class DiskFaultResponsesTest {

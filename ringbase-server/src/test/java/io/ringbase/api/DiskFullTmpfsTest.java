@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real full disk (issue 9, item 1): a node whose data directory is a 48 MiB tmpfs takes 1 KiB PUTs
+ * A real full disk: a node whose data directory is a 48 MiB tmpfs takes 1 KiB PUTs
  * until the disk is full and answers 507; once a ballast file made first is deleted, writes resume
  * within 5 s with no restart, and every acknowledged write is readable, then and after a restart.
  * Needs root (to mount the tmpfs), which CI has; elsewhere it is skipped ({@link RootOnly}).

@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Replica writes whose versions are too far ahead of the replica's clock are refused (issue 10, "Clock bound"). */
+/** Replica writes whose versions are too far ahead of the replica's clock are refused. */
 @IntegrationTest
 class InternalClockBoundTest {
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code --scan-idle-timeout} (issue 9, item 4): a client that asks for a range and stops reading has its
+ * {@code --scan-idle-timeout}: a client that asks for a range and stops reading has its
  * connection closed after the timeout, and the tables its scan held are released, so a compaction's
  * deleted inputs are unmapped then (seen in {@code /proc/self/maps}). A short timeout here; default 60 s.
  */

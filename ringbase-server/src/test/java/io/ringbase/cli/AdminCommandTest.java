@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ringbase admin} in-process against a 3-node cluster with a cluster secret: every subcommand,
- * its exit codes, and admin endpoints refusing unsigned requests (issue 10: an unsigned
- * {@code POST /v0/admin/repair} used to be accepted).
+ * its exit codes, and admin endpoints refusing unsigned requests (an unsigned
+ * {@code POST /v0/admin/repair} was once accepted).
  */
 @IntegrationTest
 class AdminCommandTest {

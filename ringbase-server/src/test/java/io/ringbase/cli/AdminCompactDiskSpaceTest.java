@@ -112,13 +112,13 @@ class AdminCompactDiskSpaceTest {
             // the publish: measure the free space only once the flushed segments are gone, leaving the
             // active segment and the spare the flusher creates ahead (LsmEngine class comment). Without
             // this wait a segment deleted after the measurement freed more than the half memtable of
-            // margin, and the compaction went through (one CI run, 2026-11-26).
+            // margin, and the compaction went through (seen once in CI).
             awaitWalSegments(data, 2, Duration.ofSeconds(10));
             long inputs = sstableBytes(data);
             assertThat(inputs).as("four tables of about 0.6 MB each").isGreaterThan(TABLES * 400_000L);
 
             // leave two memtables less than the check asks for: free space as large as the inputs. With
-            // half a memtable less, the compaction went through once more (CI, 2026-11-27 13:40): space
+            // half a memtable less, the compaction went through once more in CI: space
             // freed after the measurement (a flushed WAL segment holds about 0.6 MB here) can exceed half
             // a memtable, never the 2 MiB of all the segments this test's writes leave behind
             long usable = stableUsableSpace(data);

@@ -77,7 +77,7 @@ class HybridLogicalClockTest {
         assertThatThrownBy(() -> new HybridLogicalClock(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 
-    // ---------------------------------------------------------------- bounds (issue 10, "Clock bound")
+    // ---------------------------------------------------------------- bounds
 
     @Test
     void aVersionNear2To63IsRefusedAndTheClockKeepsIssuingIncreasingVersions() throws Exception {

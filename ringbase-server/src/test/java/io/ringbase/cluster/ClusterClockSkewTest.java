@@ -10,7 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node whose clock runs ahead of the others by more than the maximum offset (the test-only clock
- * skew): its versions are refused, so it cannot drag the cluster's clocks forward (issue 10, "Clock bound").
+ * skew): its versions are refused, so it cannot drag the cluster's clocks forward.
  */
 @IntegrationTest
 class ClusterClockSkewTest {

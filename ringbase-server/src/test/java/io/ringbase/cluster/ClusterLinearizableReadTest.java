@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Quorum reads never go backwards (issue 10, item 2): once a quorum read through one coordinator has
+ * Quorum reads never go backwards: once a quorum read through one coordinator has
  * returned a value, a later quorum read through another returns it too, even when the write reached a
  * single replica and the replicas the later read asks never got it by hints or background read repair.
  */

@@ -239,7 +239,7 @@ final class FaultRun {
      * The latency of the clients' operations invoked inside a fault window (whatever their outcome: what a
      * client waited), by the node they went through (a client's process is {@code c<k>@n<i>}): p50 and p99
      * in ms and the count. Under a majority/minority partition, the majority side's figures are those to
-     * hold against the replica timeout (issue 10's target); nothing here is asserted.
+     * hold against the replica timeout; nothing here is asserted.
      */
     private String faultLatency(List<Op> all) {
         java.util.TreeMap<String, List<Long>> byNode = new java.util.TreeMap<>();

@@ -59,9 +59,9 @@ public final class FaultSuite {
     /**
      * The machine-wide lock every suite run holds: the lab's names (namespaces {@code rbf-*}, addresses
      * 10.77.0.0/24) are global, and a run removes what it takes for a crashed run's leftovers, so two
-     * runs at once (two worktrees' builds on one machine) break each other. Seen 2026-11-23: another
-     * worktree's suite started mid-run and this run's latency+loss scan timed out and its full-disk
-     * nodes found port 8080 taken.
+     * runs at once (two worktrees' builds on one machine) break each other: another worktree's suite
+     * started mid-run once, and this run's latency+loss scan timed out and its full-disk nodes found port
+     * 8080 taken.
      */
     static final Path MACHINE_LOCK = Path.of(System.getProperty("java.io.tmpdir"), "ringbase-fault-suite.lock");
     /** How long a run waits for another to finish before it fails, ms. */

@@ -1,5 +1,5 @@
 /**
- * A Jepsen-style fault-injection suite (issue 10, item 3): a cluster of real node processes, each in its
+ * A Jepsen-style fault-injection suite: a cluster of real node processes, each in its
  * own network namespace, under concurrent clients while a nemesis injects faults (process kills and
  * pauses, partitions, a slow lossy network, clock skew, a full disk); then the faults are healed and the
  * history and final state are checked (linearizable quorum registers, no lost acknowledged writes, no

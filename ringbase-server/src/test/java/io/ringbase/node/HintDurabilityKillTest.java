@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 10: a write acknowledged while one of its replicas was down is acknowledged only once that
+ * A write acknowledged while one of its replicas was down is acknowledged only once that
  * replica's hint is durable. A 2-node cluster with node 1 never started takes {@value #WRITES} writes
  * ({@code ack=1&from=2}) through node 0, which is SIGKILLed right after the last acknowledgement; after
  * node 0 restarts and node 1 starts, the hints are delivered, and node 1 alone (node 0 killed again)

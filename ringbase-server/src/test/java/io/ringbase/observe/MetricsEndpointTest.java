@@ -108,7 +108,7 @@ class MetricsEndpointTest {
     @Test
     void aClusterNodeReportsPeersReplicaCallsAndHints() throws Exception {
         // no speculative retry: with it, a write's version read that a loaded machine kept over the 10 ms
-        // initial delay went to one more replica, and the counter asserted zero below was 1 (CI, 2026-11-27)
+        // initial delay went to one more replica, and the counter asserted zero below was 1 (seen in CI)
         try (LocalCluster c = new LocalCluster(tmp, 3,
                 config -> config.withSpeculativeRetry(SpeculativeRetry.parse("none")))) {
             c.awaitAllUp(java.time.Duration.ofSeconds(15));

@@ -77,7 +77,7 @@ class ReleaseTarballIT {
     }
 
     /**
-     * Issue 11's target: the server jar holds only our classes (no YCSB, htrace or jackson), the libraries
+     * The server jar holds only our classes (no YCSB, htrace or jackson), the libraries
      * are their own jars in lib/, and neither holds bench code, YCSB, htrace or jackson 1.x.
      */
     @Test

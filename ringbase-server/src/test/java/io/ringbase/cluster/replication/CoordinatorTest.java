@@ -377,7 +377,7 @@ class CoordinatorTest {
 
     @Test
     void aWriteThatHintsAnswersOnlyOnceItsHintsAreStored() throws Exception {
-        // issue 10: a crash right after a write is acknowledged must lose no hint already known to be needed
+        // a crash right after a write is acknowledged must lose no hint already known to be needed
         List<CompletableFuture<Void>> storing = Collections.synchronizedList(new ArrayList<>());
         Coordinator slowHints = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness, (target, entry) -> {
             CompletableFuture<Void> stored = new CompletableFuture<>();
@@ -594,7 +594,7 @@ class CoordinatorTest {
         }
     }
 
-    // ------------------------------------------- quorum reads write back before answering (issue 10, item 2)
+    // ------------------------------------------- quorum reads write back before answering
 
     /** A coordinator whose background executor only queues, so background repairs can be told apart. */
     final List<Runnable> queued = Collections.synchronizedList(new ArrayList<>());

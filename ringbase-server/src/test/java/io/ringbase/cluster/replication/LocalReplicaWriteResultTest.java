@@ -69,7 +69,7 @@ class LocalReplicaWriteResultTest {
     /**
      * Random writes of a few keys, with versions from a narrow range so that ties are common, values,
      * tombstones and TTLs mixed: each result equals {@link Replica#writeResult} against the whole entry
-     * the engine holds afterwards (how the result was computed before 2026-11-27).
+     * the engine holds afterwards (how the result was computed before the cheaper version check).
      */
     @Test
     void randomWritesReportWhatTheWholeHeldEntrySays() throws Exception {

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reads spread over a key's replicas by policy (issue 10, "slow replicas"): {@code ack} replicas first,
+ * Reads spread over a key's replicas by policy: {@code ack} replicas first,
  * this node first and slow ones last, one more at a failure or after the speculative retry delay. The
  * timer is a manual scheduler, so the tests decide when a delay passes.
  */

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Writes slow down, then stop, at configurable counts of live SSTables while compaction is behind
- * (issue 9, defect 6; RocksDB's level0_slowdown_writes_trigger and level0_stop_writes_trigger).
+ * (RocksDB's level0_slowdown_writes_trigger and level0_stop_writes_trigger).
  */
 class CompactionBackpressureTest {
 

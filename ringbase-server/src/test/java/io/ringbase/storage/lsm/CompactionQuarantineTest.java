@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A damaged compaction input is quarantined, not retried forever (issue 9, defect 6): moved to
+ * A damaged compaction input is quarantined, not retried forever: moved to
  * {@code quarantine/}, dropped from the manifest, counted in {@link EngineStats#quarantinedTables()};
  * the other tables compact and the node restarts.
  */

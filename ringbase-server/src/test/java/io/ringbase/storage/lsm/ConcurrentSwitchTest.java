@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * path (an event loop's) and some on the blocking one, while images of the directory are taken as a
  * crash would leave them: every write acknowledged before an image must be in it after recovery. Races
  * between writers that each brought a WAL segment to the switch once activated segments out of number
- * order, and recovery then deleted one holding acknowledged writes (issue 9, defect 1).
+ * order, and recovery then deleted one holding acknowledged writes.
  */
 class ConcurrentSwitchTest {
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * segment creation, SSTable write, manifest publish): the write fails with a {@link StorageFaultException}
  * naming the cause, reads go on, the engine says it cannot write, and once the fault clears writes
  * resume within 5 s with no restart, every acknowledged write readable, before and after a restart,
- * no orphan files and memtables within their bound (issue 9, item 1).
+ * no orphan files and memtables within their bound .
  */
 class DiskFaultHealingTest {
 
@@ -159,7 +159,7 @@ class DiskFaultHealingTest {
         try {
             put(engine);
             // the fault goes to the active segment: the spare, created on the flusher thread after open,
-            // is fsynced too, and took the fault first in one CI run (2026-11-26), so no write failed
+            // is fsynced too, and took the fault first in one CI run, so no write failed
             Path active = awaitSpareSegment(dir);
             io.failNth(Op.FORCE, 1, DiskFault.IO_ERROR, active::equals);
             StorageFaultException e = putUntilFailure(engine, 1);

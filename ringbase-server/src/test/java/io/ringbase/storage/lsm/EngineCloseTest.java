@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link LsmEngine#close()} returns only once no background thread can write to the directory (issue 9,
- * defect 7): here a compaction is stuck in a slow rename for longer than close's 10 s grace; close
+ * {@link LsmEngine#close()} returns only once no background thread can write to the directory: here a compaction is stuck in a slow rename for longer than close's 10 s grace; close
  * interrupts it, waits for it, and after close returns the directory sees no further operation.
  */
 class EngineCloseTest {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SSTable lifetime (issue 9, defect 5): a table that compaction replaced is unmapped as soon as no
+ * SSTable lifetime: a table that compaction replaced is unmapped as soon as no
  * reader holds it, so its deleted file's space comes back at once; a scan open across the compaction
  * keeps reading correct bytes and releases the old tables when it closes; readers, scans and compactions
  * racing never touch an unmapped table. Mappings are read from {@code /proc/self/maps}.

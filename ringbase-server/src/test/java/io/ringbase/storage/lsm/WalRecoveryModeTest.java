@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Start-up after a power loss under {@code periodic} that left a hole of zeros before records that did
- * reach the disk (issue 9, defect 8): by default the node refuses and names the flag; with
+ * reach the disk: by default the node refuses and names the flag; with
  * {@code --wal-recovery=truncate-after-corruption} it recovers up to the last good record.
  */
 class WalRecoveryModeTest {

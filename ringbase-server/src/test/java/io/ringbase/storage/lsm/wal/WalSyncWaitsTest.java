@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link WalWriter#sync()} under {@code periodic} returns only once an fsync that covers every record
- * appended before it has completed, also while the periodic fsync is in flight (issue 9, defect 7:
- * the syncer cleared the "unsynced" flag before its force, so a sync() arriving meanwhile returned at
+ * appended before it has completed, also while the periodic fsync is in flight (the
+ * syncer once cleared the "unsynced" flag before its force, so a sync() arriving meanwhile returned at
  * once, before the data was on disk).
  */
 class WalSyncWaitsTest {

@@ -306,7 +306,7 @@ class WalWriterTest {
     @Test
     void closeFreesTheBatchBufferAndOnlyThen() throws Exception {
         // The buffer is native memory the writer frees itself: JDK direct buffers of closed segments
-        // waited for a full GC (a System.gc() from -XX:MaxDirectMemorySize; bench/RESULTS.md, 2026-11-27).
+        // waited for a full GC (a System.gc() from -XX:MaxDirectMemorySize).
         for (int round = 0; round < 50; round++) {
             Path file = dir.resolve("wal-" + (100 + round) + ".log");
             WalWriter w = WalWriter.create(file, WalSyncPolicy.PERIODIC, 1000);
