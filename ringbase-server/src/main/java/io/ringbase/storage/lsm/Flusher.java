@@ -143,6 +143,13 @@ final class Flusher {
                 tables.add(table);
             }
             return new View(v.active(), v.activeWalNumber(), imms, tables);
+        }, () -> {
+            // counted before flush()'s callers wake, so a flush they waited for is in the figures they read
+            counters.flushes.increment();
+            counters.flushBytesIn.add(memtableBytes);
+            if (table != null) {
+                counters.flushBytesOut.add(table.reader().fileBytes());
+            }
         }));
         flushedFor = null;
         flushedTable = null;
@@ -150,10 +157,7 @@ final class Flusher {
             table.reader().close(); // the new view holds the table now
         }
         options.fileIo().delete(FileNames.wal(dir, frozen.walNumber()));
-        counters.flushes.increment();
-        counters.flushBytesIn.add(memtableBytes);
         if (table != null) {
-            counters.flushBytesOut.add(table.reader().fileBytes());
             log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", memtableBytes,
                     table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));

@@ -137,6 +137,15 @@ final class StatePublisher {
      * @throws IllegalStateException if the manifest's WAL replay point passes a segment not yet flushed
      */
     void publish(UnaryOperator<View> change) throws IOException {
+        publish(change, () -> { });
+    }
+
+    /**
+     * As {@link #publish(UnaryOperator)}, and runs {@code published} once the new view is current, before
+     * the threads waiting for a publish wake: what they read next (a flush counted in the engine's figures)
+     * already includes it. {@code published} runs under {@code stateLock}; it must be short and take no lock.
+     */
+    void publish(UnaryOperator<View> change, Runnable published) throws IOException {
         if (!publishLock.isHeldByCurrentThread()) {
             throw new IllegalStateException("publish without publishLock");
         }
@@ -155,6 +164,7 @@ final class StatePublisher {
                         + next.walReplayFrom());
             }
             swap(next);
+            published.run();
             flushed.signalAll();
         } finally {
             stateLock.unlock();
