@@ -20,7 +20,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * What {@link RootOnly} and {@link NeedsCommands} ask of the machine. Where it is missing, a developer's
  * build skips the test and says so once per kind on the console (for example "skipping root-only tests:
  * not root; CI runs them"). In CI, where a suite that cannot run must not pass, the test fails instead:
- * CI is {@code RINGBASE_CI=1}, which {@code .ci/run} exports, or {@code CI=true}.
+ * CI is {@code RINGBASE_CI=1}, which {@code .ci/run} exports, or {@code CI=true}. The bench module's tests use
+ * these classes too, through the server's test jar.
  */
 public final class MachineRequirements implements ExecutionCondition {
 
