@@ -6,8 +6,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,28 +35,18 @@ import java.util.List;
  * {@code bareHeaderPaths}, whose handlers need none: there only the framing and connection fields are
  * read, in place.
  *
+ * <p>This class is the state machine and the request timeout; the parsing is done by
+ * {@link RequestLine} (request line and target), {@link HeaderFields} (field lines and framing rules),
+ * {@link ChunkedBody} (chunked coding) and {@link WireBytes} (bytes, lines, tokens, numbers).
+ *
  * <p>One instance per connection; not thread-safe (Netty calls it on the connection's event loop).
  */
 public final class RequestDecoder extends ByteToMessageDecoder {
 
     private enum State { REQUEST_LINE, HEADERS, FIXED_BODY, SKIP_BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, DONE }
 
-    private static final byte[] CONTENT_LENGTH = ascii("content-length");
-    private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
-    private static final byte[] CONNECTION = ascii("connection");
-    private static final byte[] EXPECT = ascii("expect");
-    private static final byte[] HOST = ascii("host");
-    private static final byte[] HTTP_SCHEME = ascii("http://");
-    private static final byte[] HTTPS_SCHEME = ascii("https://");
-    private static final byte[] CHUNKED = ascii("chunked");
-    private static final byte[] CLOSE = ascii("close");
-    private static final byte[] KEEP_ALIVE = ascii("keep-alive");
-    private static final byte[] CONTINUE_100 = ascii("100-continue");
-    private static final ByteBuf CONTINUE_RESPONSE =
-            Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(ascii("HTTP/1.1 100 Continue\r\n\r\n"))).asReadOnly();
-
-    /** Longest chunk-size line accepted (size, extensions), bytes. */
-    static final int MAX_CHUNK_LINE = 1024;
+    private static final ByteBuf CONTINUE_RESPONSE = Unpooled.unreleasableBuffer(
+            Unpooled.wrappedBuffer(WireBytes.ascii("HTTP/1.1 100 Continue\r\n\r\n"))).asReadOnly();
 
     private final int maxInitialLineBytes;
     private final int maxHeaderBytes;
@@ -73,19 +61,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private HttpMethod method;
     private byte[] target;
     private HttpVersion version;
-    private boolean keepHeaders;
-    private List<String> headers;
-    private int headerBytes;
-    private long contentLength;
-    private boolean chunked;
-    private boolean sawContentLength;
-    private int hostFields;
-    private boolean connectionClose;
-    private boolean connectionKeepAlive;
-    private boolean expectContinue;
-    private boolean badExpectation;
-    private long chunkLeft;
-    private ByteBuf chunkedBody;
+    private final HeaderFields fields;
+    private final ChunkedBody chunks;
 
     /** A decoder without a request timeout (see the other constructor). */
     public RequestDecoder(int maxInitialLineBytes, int maxHeaderBytes, int maxBodyBytes, List<String> bareHeaderPaths) {
@@ -107,7 +84,9 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         this.maxInitialLineBytes = maxInitialLineBytes;
         this.maxHeaderBytes = maxHeaderBytes;
         this.maxBodyBytes = maxBodyBytes;
-        this.bareHeaderPaths = bareHeaderPaths.stream().map(RequestDecoder::ascii).toArray(byte[][]::new);
+        this.bareHeaderPaths = bareHeaderPaths.stream().map(WireBytes::ascii).toArray(byte[][]::new);
+        this.fields = new HeaderFields(maxHeaderBytes);
+        this.chunks = new ChunkedBody(maxBodyBytes, maxHeaderBytes);
     }
 
     @Override
@@ -125,6 +104,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
                     }
                 }
                 case FIXED_BODY -> {
+                    long contentLength = fields.contentLength;
                     if (in.readableBytes() < contentLength) {
                         return;
                     }
@@ -140,10 +120,10 @@ public final class RequestDecoder extends ByteToMessageDecoder {
                     }
                 }
                 case SKIP_BODY -> {
-                    int n = (int) Math.min(in.readableBytes(), contentLength);
+                    int n = (int) Math.min(in.readableBytes(), fields.contentLength);
                     in.skipBytes(n);
-                    contentLength -= n;
-                    if (contentLength > 0) {
+                    fields.contentLength -= n;
+                    if (fields.contentLength > 0) {
                         return;
                     }
                     state = State.REQUEST_LINE;
@@ -154,30 +134,20 @@ public final class RequestDecoder extends ByteToMessageDecoder {
                     }
                 }
                 case CHUNK_DATA -> {
-                    int n = (int) Math.min(in.readableBytes(), chunkLeft);
-                    if (n == 0) {
-                        return;
-                    }
-                    if (chunkedBody == null) {
-                        chunkedBody = ctx.alloc().buffer((int) Math.min(Math.max(chunkLeft, 256), maxBodyBytes));
-                    }
-                    chunkedBody.writeBytes(in, n);
-                    chunkLeft -= n;
-                    if (chunkLeft > 0) {
+                    if (!chunks.readData(ctx, in)) {
                         return;
                     }
                     state = State.CHUNK_END;
                 }
                 case CHUNK_END -> {
-                    int eol = lineEnd(in, 2);
-                    if (eol == -1) {
+                    int r = ChunkedBody.readDataEnd(in);
+                    if (r == ChunkedBody.NEED_MORE) {
                         return;
                     }
-                    if (eol != in.readerIndex()) {
+                    if (r == ChunkedBody.MALFORMED) {
                         fail(in, out, "chunk data longer than its size");
                         return;
                     }
-                    skipLine(in, eol);
                     state = State.CHUNK_SIZE;
                 }
                 case TRAILERS -> {
@@ -193,8 +163,11 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         }
     }
 
-    // ---------------------------------------------------------------- request line
-
+    /**
+     * Reads the request line; its parts are {@link RequestLine}'s. The line is walked here, target copy
+     * included, which keeps this method too big for C2 to inline into {@link #decode}: inlined there, it
+     * took the compilation past its node budget, leaving the byte reads of the line as calls.
+     */
     private boolean readRequestLine(ByteBuf in, List<Object> out) {
         while (in.isReadable()) { // RFC 9112 §2.2: ignore empty lines before a request line
             byte b = in.getByte(in.readerIndex());
@@ -206,7 +179,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         if (!in.isReadable()) {
             return false;
         }
-        int eol = lineEnd(in, maxInitialLineBytes);
+        int eol = WireBytes.lineEnd(in, maxInitialLineBytes);
         if (eol == -1) {
             return false;
         }
@@ -215,21 +188,21 @@ public final class RequestDecoder extends ByteToMessageDecoder {
             return false;
         }
         int start = in.readerIndex();
-        int sp1 = indexOf(in, start, eol, (byte) ' ');
-        int sp2 = sp1 < 0 ? -1 : indexOf(in, sp1 + 1, eol, (byte) ' ');
+        int sp1 = WireBytes.indexOf(in, start, eol, (byte) ' ');
+        int sp2 = sp1 < 0 ? -1 : WireBytes.indexOf(in, sp1 + 1, eol, (byte) ' ');
         if (sp1 <= start || sp2 <= sp1 + 1 || sp2 + 1 >= eol) {
             fail(in, out, "malformed request line");
             return false;
         }
-        HttpMethod m = method(in, start, sp1);
-        HttpVersion v = version(in, sp2 + 1, eol);
-        if (m == null || v == null || !visibleAscii(in, sp1 + 1, sp2)) {
+        HttpMethod m = RequestLine.method(in, start, sp1);
+        HttpVersion v = RequestLine.version(in, sp2 + 1, eol);
+        if (m == null || v == null || !WireBytes.visibleAscii(in, sp1 + 1, sp2)) {
             fail(in, out, "malformed request line");
             return false;
         }
         method = m;
         version = v;
-        int from = originFormStart(in, sp1 + 1, sp2);
+        int from = RequestLine.originFormStart(in, sp1 + 1, sp2);
         if (from < 0) {
             fail(in, out, "absolute-form target without a host");
             return false;
@@ -241,205 +214,50 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         for (int i = slash; i < target.length; i++) { // byte by byte: a bulk getBytes duplicates a ByteBuffer
             target[i] = in.getByte(from - slash + i);
         }
-        keepHeaders = !isBarePath(target);
-        headers = keepHeaders ? new ArrayList<>(8) : null;
-        headerBytes = 0;
-        contentLength = 0;
-        chunked = false;
-        sawContentLength = false;
-        hostFields = 0;
-        connectionClose = false;
-        connectionKeepAlive = false;
-        expectContinue = false;
-        badExpectation = false;
-        skipLine(in, eol);
+        fields.reset(!RequestLine.isBarePath(target, bareHeaderPaths));
+        WireBytes.skipLine(in, eol);
         state = State.HEADERS;
         return true;
     }
 
-    /**
-     * Where the origin form of the request target in [from, to) begins: {@code from} itself unless the
-     * target is in absolute form ({@code http://} or {@code https://}, any case, then an authority), which a
-     * server must accept (RFC 9112 §3.2.2) and whose authority it ignores here, as it ignores Host; then the
-     * index just past the authority (its path, its query, or {@code to}). -1 if the authority is empty,
-     * which RFC 9110 §4.2.1 makes invalid.
-     */
-    private static int originFormStart(ByteBuf in, int from, int to) {
-        if (in.getByte(from) == '/') {
-            return from; // origin form, nearly every request: no more to check
-        }
-        int at;
-        if (startsWithIgnoreCase(in, from, to, HTTP_SCHEME)) {
-            at = from + HTTP_SCHEME.length;
-        } else if (startsWithIgnoreCase(in, from, to, HTTPS_SCHEME)) {
-            at = from + HTTPS_SCHEME.length;
-        } else {
-            return from; // another form: the router finds no such path
-        }
-        int authority = at;
-        while (at < to && in.getByte(at) != '/' && in.getByte(at) != '?') {
-            at++;
-        }
-        return at == authority ? -1 : at;
-    }
-
-    private static boolean startsWithIgnoreCase(ByteBuf in, int from, int to, byte[] lowerPrefix) {
-        return to - from >= lowerPrefix.length && equalsIgnoreCase(in, from, lowerPrefix.length, lowerPrefix);
-    }
-
-    private boolean isBarePath(byte[] t) {
-        for (int i = 0; i < bareHeaderPaths.length; i++) {
-            byte[] p = bareHeaderPaths[i];
-            if (t.length >= p.length && java.util.Arrays.equals(t, 0, p.length, p, 0, p.length)
-                    && (t.length == p.length || t[p.length] == '?')) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static HttpMethod method(ByteBuf in, int from, int to) {
-        int len = to - from;
-        byte first = in.getByte(from);
-        if (len == 3 && first == 'G' && in.getByte(from + 1) == 'E' && in.getByte(from + 2) == 'T') {
-            return HttpMethod.GET;
-        }
-        if (len == 3 && first == 'P' && in.getByte(from + 1) == 'U' && in.getByte(from + 2) == 'T') {
-            return HttpMethod.PUT;
-        }
-        if (len == 6 && first == 'D' && in.getByte(from + 1) == 'E' && in.getByte(from + 2) == 'L'
-                && in.getByte(from + 3) == 'E' && in.getByte(from + 4) == 'T' && in.getByte(from + 5) == 'E') {
-            return HttpMethod.DELETE;
-        }
-        for (int i = from; i < to; i++) {
-            if (!isTokenChar(in.getByte(i))) {
-                return null;
-            }
-        }
-        return HttpMethod.valueOf(in.toString(from, len, StandardCharsets.US_ASCII));
-    }
-
-    private static HttpVersion version(ByteBuf in, int from, int to) {
-        if (to - from != 8 || in.getByte(from) != 'H' || in.getByte(from + 1) != 'T' || in.getByte(from + 2) != 'T'
-                || in.getByte(from + 3) != 'P' || in.getByte(from + 4) != '/' || in.getByte(from + 5) != '1'
-                || in.getByte(from + 6) != '.') {
-            return null;
-        }
-        byte minor = in.getByte(from + 7);
-        return minor == '1' ? HttpVersion.HTTP_1_1 : minor == '0' ? HttpVersion.HTTP_1_0 : null;
-    }
-
-    // ---------------------------------------------------------------- headers
-
     private boolean readHeaders(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (true) {
-            int eol = lineEnd(in, maxHeaderBytes - headerBytes + 2);
-            if (eol == -1) {
+        switch (fields.read(in)) {
+            case HeaderFields.END -> {
+                return headersDone(ctx, in, out);
+            }
+            case HeaderFields.NEED_MORE -> {
                 return false;
             }
-            if (eol == -2) {
+            case HeaderFields.TOO_LONG -> {
                 fail(in, out, "header fields longer than " + maxHeaderBytes + " bytes");
                 return false;
             }
-            int start = in.readerIndex();
-            if (eol == start) { // the empty line: end of the header section
-                skipLine(in, eol);
-                return headersDone(ctx, in, out);
-            }
-            headerBytes += eol - start + 2;
-            if (!headerField(in, start, eol)) {
+            default -> {
                 fail(in, out, "malformed header field");
                 return false;
             }
-            skipLine(in, eol);
         }
-    }
-
-    /** Reads one field line [start, eol); false if malformed. */
-    private boolean headerField(ByteBuf in, int start, int eol) {
-        int colon = indexOf(in, start, eol, (byte) ':');
-        if (colon <= start) {
-            return false;
-        }
-        for (int i = start; i < colon; i++) {
-            if (!isTokenChar(in.getByte(i))) {
-                return false; // includes whitespace before the colon (RFC 9112 §5.1) and obs-fold lines
-            }
-        }
-        int vs = colon + 1;
-        int ve = eol;
-        while (vs < ve && isOws(in.getByte(vs))) {
-            vs++;
-        }
-        while (ve > vs && isOws(in.getByte(ve - 1))) {
-            ve--;
-        }
-        for (int i = vs; i < ve; i++) {
-            byte b = in.getByte(i);
-            if ((b < 0x20 && b != '\t') || b == 0x7F) {
-                return false;
-            }
-        }
-        int nameLen = colon - start;
-        if (equalsIgnoreCase(in, start, nameLen, CONTENT_LENGTH)) {
-            long n = parseDecimal(in, vs, ve);
-            if (n < 0 || (sawContentLength && n != contentLength)) {
-                return false;
-            }
-            sawContentLength = true;
-            contentLength = n;
-        } else if (equalsIgnoreCase(in, start, nameLen, TRANSFER_ENCODING)) {
-            if (!endsWithToken(in, vs, ve, CHUNKED)) {
-                return false; // only chunked is supported; RFC 9112 §6.3 would make this a 501, 400 is safe
-            }
-            chunked = true;
-        } else if (equalsIgnoreCase(in, start, nameLen, CONNECTION)) {
-            connectionClose |= hasToken(in, vs, ve, CLOSE);
-            connectionKeepAlive |= hasToken(in, vs, ve, KEEP_ALIVE);
-        } else if (equalsIgnoreCase(in, start, nameLen, HOST)) {
-            hostFields++;
-        } else if (equalsIgnoreCase(in, start, nameLen, EXPECT)) {
-            if (equalsIgnoreCase(in, vs, ve - vs, CONTINUE_100)) {
-                expectContinue = true;
-            } else {
-                badExpectation = true;
-            }
-        }
-        if (keepHeaders) {
-            headers.add(in.toString(start, nameLen, StandardCharsets.US_ASCII));
-            headers.add(in.toString(vs, ve - vs, StandardCharsets.ISO_8859_1));
-        }
-        return true;
     }
 
     private boolean headersDone(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (chunked && sawContentLength) {
-            fail(in, out, "both Content-Length and Transfer-Encoding"); // request smuggling (RFC 9112 §6.1)
+        String framingError = fields.framingError(version);
+        if (framingError != null) {
+            fail(in, out, framingError);
             return false;
         }
-        if (chunked && version == HttpVersion.HTTP_1_0) {
-            // RFC 9112 §6.1: HTTP/1.0 has no Transfer-Encoding, so the framing is faulty and the connection
-            // must close; reading it as chunked would run whatever a client hid after the last chunk
-            fail(in, out, "Transfer-Encoding in an HTTP/1.0 request");
-            return false;
-        }
-        if (hostFields > 1 || (hostFields == 0 && version == HttpVersion.HTTP_1_1)) {
-            // RFC 9112 §3.2: 400 for an HTTP/1.1 request without Host and for any request with more than one
-            fail(in, out, hostFields == 0 ? "no Host header field" : "more than one Host header field");
-            return false;
-        }
-        boolean keepAlive = version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
-        if (badExpectation) {
-            out.add(new RequestError.UnsupportedExpectation(version, keepAlive && !chunked && contentLength == 0,
+        boolean keepAlive = fields.keepAlive(version);
+        long contentLength = fields.contentLength;
+        if (fields.badExpectation) {
+            out.add(new RequestError.UnsupportedExpectation(version, keepAlive && !fields.chunked && contentLength == 0,
                     isHead()));
-            if (chunked || contentLength > 0) {
+            if (fields.chunked || contentLength > 0) {
                 state = State.DONE; // the client may or may not send the body: the connection is done
             } else {
                 state = State.REQUEST_LINE;
             }
             return state != State.DONE;
         }
-        if (chunked) {
+        if (fields.chunked) {
             sendContinue(ctx);
             state = State.CHUNK_SIZE;
             return true;
@@ -447,8 +265,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         if (contentLength > maxBodyBytes) {
             // answer now, then skip the announced body so the connection can go on (a client that
             // expected 100-continue sends nothing more, and Connection: close ends it on our side)
-            out.add(new RequestError.TooLarge(version, keepAlive && !expectContinue, isHead()));
-            if (expectContinue) {
+            out.add(new RequestError.TooLarge(version, keepAlive && !fields.expectContinue, isHead()));
+            if (fields.expectContinue) {
                 state = State.DONE;
                 return false;
             }
@@ -463,75 +281,59 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     }
 
     private void sendContinue(ChannelHandlerContext ctx) {
-        if (expectContinue && version == HttpVersion.HTTP_1_1) {
+        if (fields.expectContinue && version == HttpVersion.HTTP_1_1) {
             ctx.writeAndFlush(CONTINUE_RESPONSE.duplicate());
         }
     }
 
-    // ---------------------------------------------------------------- chunked body
-
     private boolean readChunkSize(ByteBuf in, List<Object> out) {
-        int eol = lineEnd(in, MAX_CHUNK_LINE);
-        if (eol == -1) {
-            return false;
+        switch (chunks.readSize(in)) {
+            case ChunkedBody.DATA -> {
+                state = State.CHUNK_DATA;
+                return true;
+            }
+            case ChunkedBody.LAST -> {
+                state = State.TRAILERS;
+                return true;
+            }
+            case ChunkedBody.NEED_MORE -> {
+                return false;
+            }
+            case ChunkedBody.TOO_LARGE -> {
+                out.add(new RequestError.TooLarge(version, false, isHead()));
+                state = State.DONE;
+                return false;
+            }
+            default -> {
+                fail(in, out, "malformed chunk size");
+                return false;
+            }
         }
-        int start = in.readerIndex();
-        int end = eol == -2 ? -1 : indexOf(in, start, eol, (byte) ';');
-        end = end < 0 ? eol : end;
-        long size = eol == -2 ? -1 : parseHex(in, start, end);
-        if (size < 0) {
-            fail(in, out, "malformed chunk size");
-            return false;
-        }
-        skipLine(in, eol);
-        if (size == 0) {
-            state = State.TRAILERS;
-            headerBytes = 0;
-            return true;
-        }
-        long soFar = chunkedBody == null ? 0 : chunkedBody.readableBytes();
-        if (soFar + size > maxBodyBytes) {
-            releaseChunkedBody();
-            out.add(new RequestError.TooLarge(version, false, isHead()));
-            state = State.DONE;
-            return false;
-        }
-        chunkLeft = size;
-        state = State.CHUNK_DATA;
-        return true;
     }
 
     private boolean readTrailers(ByteBuf in, List<Object> out) {
-        while (true) {
-            int eol = lineEnd(in, maxHeaderBytes - headerBytes + 2);
-            if (eol == -1) {
-                return false;
-            }
-            if (eol == -2) {
-                fail(in, out, "trailer fields longer than " + maxHeaderBytes + " bytes");
-                return false;
-            }
-            boolean last = eol == in.readerIndex();
-            headerBytes += eol - in.readerIndex() + 2;
-            skipLine(in, eol);
-            if (last) {
-                ByteBuf body = chunkedBody == null ? Request.empty() : chunkedBody;
-                chunkedBody = null;
+        switch (chunks.readTrailers(in)) {
+            case ChunkedBody.DONE -> {
+                ByteBuf body = chunks.take();
                 emit(out, body, body.readerIndex(), body.readableBytes());
                 return true;
+            }
+            case ChunkedBody.NEED_MORE -> {
+                return false;
+            }
+            default -> {
+                fail(in, out, "trailer fields longer than " + maxHeaderBytes + " bytes");
+                return false;
             }
         }
     }
 
-    // ---------------------------------------------------------------- helpers
-
     private void emit(List<Object> out, ByteBuf body, int bodyIndex, int bodyLength) {
         partialSinceNanos = 0;
-        boolean keepAlive = version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
-        out.add(new Request(method, target, version, keepAlive, headers, body, bodyIndex, bodyLength));
+        boolean keepAlive = fields.keepAlive(version);
+        out.add(new Request(method, target, version, keepAlive, fields.takeHeaders(), body, bodyIndex, bodyLength));
         method = null;
         target = null;
-        headers = null;
         state = State.REQUEST_LINE;
     }
 
@@ -541,22 +343,15 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     }
 
     private void fail(ByteBuf in, List<Object> out, String reason) {
-        releaseChunkedBody();
+        chunks.release();
         in.skipBytes(in.readableBytes());
         out.add(new RequestError.Malformed(reason, isHead()));
         state = State.DONE;
     }
 
-    private void releaseChunkedBody() {
-        if (chunkedBody != null) {
-            chunkedBody.release();
-            chunkedBody = null;
-        }
-    }
-
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        releaseChunkedBody();
+        chunks.release();
     }
 
     @Override
@@ -600,151 +395,10 @@ public final class RequestDecoder extends ByteToMessageDecoder {
             return;
         }
         boolean head = isHead();
-        releaseChunkedBody();
+        chunks.release();
         state = State.DONE;
         partialSinceNanos = 0;
         ctx.fireChannelRead(new RequestError.Timeout(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos),
                 head));
-    }
-
-    /**
-     * The index of the end of the line at the reader index (its CR, or its LF if bare), -1 if no line
-     * end is within the readable bytes yet, -2 if none within {@code max} bytes.
-     */
-    private static int lineEnd(ByteBuf in, int max) {
-        int start = in.readerIndex();
-        int limit = Math.min(in.writerIndex(), start + Math.max(max, 0));
-        int lf = in.indexOf(start, limit, (byte) '\n');
-        if (lf < 0) {
-            return in.writerIndex() - start >= max ? -2 : -1;
-        }
-        return lf > start && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
-    }
-
-    /** Moves the reader index past the line ending at {@code eol} (CRLF or LF). */
-    private static void skipLine(ByteBuf in, int eol) {
-        in.readerIndex(in.getByte(eol) == '\r' ? eol + 2 : eol + 1);
-    }
-
-    private static int indexOf(ByteBuf in, int from, int to, byte b) {
-        return from >= to ? -1 : in.indexOf(from, to, b);
-    }
-
-    private static boolean visibleAscii(ByteBuf in, int from, int to) {
-        for (int i = from; i < to; i++) {
-            byte b = in.getByte(i);
-            if (b <= 0x20 || b >= 0x7F) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** RFC 9110 §5.6.2 tchar. */
-    private static boolean isTokenChar(byte b) {
-        if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')) {
-            return true;
-        }
-        return switch (b) {
-            case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~' -> true;
-            default -> false;
-        };
-    }
-
-    private static boolean isOws(byte b) {
-        return b == ' ' || b == '\t';
-    }
-
-    private static boolean equalsIgnoreCase(ByteBuf in, int from, int len, byte[] lower) {
-        if (len != lower.length) {
-            return false;
-        }
-        for (int i = 0; i < len; i++) {
-            byte b = in.getByte(from + i);
-            if (b >= 'A' && b <= 'Z') {
-                b += 'a' - 'A';
-            }
-            if (b != lower[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Whether the comma-separated list in [from, to) holds {@code token} (case-insensitive). */
-    private static boolean hasToken(ByteBuf in, int from, int to, byte[] token) {
-        int i = from;
-        while (i < to) {
-            int comma = indexOf(in, i, to, (byte) ',');
-            int end = comma < 0 ? to : comma;
-            int s = i;
-            int e = end;
-            while (s < e && isOws(in.getByte(s))) {
-                s++;
-            }
-            while (e > s && isOws(in.getByte(e - 1))) {
-                e--;
-            }
-            if (equalsIgnoreCase(in, s, e - s, token)) {
-                return true;
-            }
-            i = end + 1;
-        }
-        return false;
-    }
-
-    /** Whether the last element of the comma-separated list in [from, to) is {@code token}. */
-    private static boolean endsWithToken(ByteBuf in, int from, int to, byte[] token) {
-        int comma = -1;
-        for (int i = to - 1; i >= from; i--) {
-            if (in.getByte(i) == ',') {
-                comma = i;
-                break;
-            }
-        }
-        int s = comma < 0 ? from : comma + 1;
-        while (s < to && isOws(in.getByte(s))) {
-            s++;
-        }
-        return equalsIgnoreCase(in, s, to - s, token);
-    }
-
-    /** A non-negative decimal in [from, to), or -1 if not one (or over 18 digits). */
-    private static long parseDecimal(ByteBuf in, int from, int to) {
-        if (from >= to || to - from > 18) {
-            return -1;
-        }
-        long n = 0;
-        for (int i = from; i < to; i++) {
-            byte b = in.getByte(i);
-            if (b < '0' || b > '9') {
-                return -1;
-            }
-            n = n * 10 + (b - '0');
-        }
-        return n;
-    }
-
-    /** A hexadecimal chunk size in [from, to) (trailing whitespace allowed), or -1. */
-    private static long parseHex(ByteBuf in, int from, int to) {
-        while (to > from && isOws(in.getByte(to - 1))) {
-            to--;
-        }
-        if (from >= to || to - from > 15) {
-            return -1;
-        }
-        long n = 0;
-        for (int i = from; i < to; i++) {
-            int d = Character.digit(in.getByte(i), 16);
-            if (d < 0) {
-                return -1;
-            }
-            n = (n << 4) | d;
-        }
-        return n;
-    }
-
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
     }
 }
