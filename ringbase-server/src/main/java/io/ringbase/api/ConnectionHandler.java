@@ -125,7 +125,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 && e.state() == io.netty.handler.timeout.IdleState.READER_IDLE) {
             if (!busy && pending.isEmpty()) {
                 log.debug("closing idle connection {}", ctx.channel().remoteAddress());
-                ctx.close();
+                var _ = ctx.close();
             }
             return;
         }
@@ -164,7 +164,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                     + "a bug: please report it with this stack trace", ctx.channel().remoteAddress(),
                     heldBack > 0 ? " (and " + heldBack + " more since the last such line)" : "", cause);
         }
-        ctx.close();
+        var _ = ctx.close();
     }
 
     /** Connections closed for lack of buffer memory: one WARN line a second, whatever the connections. */
@@ -265,16 +265,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** The method's index in {@link RequestMetrics#METHODS}. */
     private static int methodIndex(HttpMethod method) {
-        if (method == HttpMethod.GET) {
+        if (method.equals(HttpMethod.GET)) {
             return 0;
         }
-        if (method == HttpMethod.PUT) {
+        if (method.equals(HttpMethod.PUT)) {
             return 1;
         }
-        if (method == HttpMethod.DELETE) {
+        if (method.equals(HttpMethod.DELETE)) {
             return 2;
         }
-        if (method == HttpMethod.POST) {
+        if (method.equals(HttpMethod.POST)) {
             return 3;
         }
         return RequestMetrics.OTHER_METHOD;
@@ -305,7 +305,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** Closes the connection (after a failure that left it in an unknown state). */
     void close() {
-        ctx.close();
+        var _ = ctx.close();
     }
 
     /** Hands {@code request} for {@code route} to the worker pool, or answers 503 if its queue is full. */
@@ -330,7 +330,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, false));
             return;
         }
-        ctx.write(response, ctx.voidPromise());
+        var _ = ctx.write(response, ctx.voidPromise());
         unflushed = true;
         busy = false;
         shared.requestFinished();
@@ -457,7 +457,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         body.bind(ctx.executor(), writer::resumeTransfer);
         flushIfNeeded();
-        ctx.write(head);
+        var _ = ctx.write(head); // a failure fails the body's write below too, whose listener ends the request
         ScheduledFuture<?> watchdog = watchScan(body);
         ctx.writeAndFlush(new HttpChunkedInput(body)).addListener((ChannelFuture f) -> {
             watchdog.cancel(false);
@@ -488,7 +488,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 log.warn("closing the range response to {}: it took no byte for {} ms (--scan-idle-timeout) after "
                         + "{} bytes; the scan's tables are released", ctx.channel().remoteAddress(), timeoutMs,
                         progress);
-                ctx.close();
+                var _ = ctx.close();
             }
         }, periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
@@ -502,7 +502,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             if (!write.isSuccess()) {
                 log.debug("write to {} failed", ctx.channel().remoteAddress(), write.cause());
             }
-            ctx.close();
+            var _ = ctx.close();
             releasePending();
             return;
         }

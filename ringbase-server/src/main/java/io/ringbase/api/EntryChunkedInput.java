@@ -160,7 +160,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
                 if (loop == null) {
                     fail(new IOException("request workers are saturated", e));
                 } else {
-                    loop.schedule(this::scheduleRefill, RETRY_MS, TimeUnit.MILLISECONDS);
+                    var _ = loop.schedule(this::scheduleRefill, RETRY_MS, TimeUnit.MILLISECONDS); // it handles its failures
                 }
             }
         }
@@ -185,7 +185,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
             fail(e);
             return;
         }
-        next.whenComplete(this::onBatch);
+        var _ = next.whenComplete(this::onBatch); // onBatch fails the input on any error of its own
     }
 
     /** When a batch has arrived (on any thread): frames it into chunk buffers for the event loop. */

@@ -178,7 +178,7 @@ public final class QueryString {
     private static boolean nameIs(byte[] s, int from, int to, String name) {
         int n = 0;
         for (int i = from; i < to; i++) {
-            int b = decodedByte(s, i, to);
+            int b = decodedByte(s, i);
             if (s[i] == '%') {
                 i += 2;
             }
@@ -195,7 +195,7 @@ public final class QueryString {
         int i = aFrom;
         int j = bFrom;
         while (i < aTo && j < bTo) {
-            if (decodedByte(s, i, aTo) != decodedByte(s, j, bTo)) {
+            if (decodedByte(s, i) != decodedByte(s, j)) {
                 return false;
             }
             i += s[i] == '%' ? 3 : 1;
@@ -205,7 +205,7 @@ public final class QueryString {
     }
 
     /** The byte that the (checked) escape or character at {@code i} stands for, 0..255. */
-    private static int decodedByte(byte[] s, int i, int to) {
+    private static int decodedByte(byte[] s, int i) {
         int c = s[i] & 0xFF;
         if (c == '%') {
             return (hexValue(s[i + 1]) << 4) | hexValue(s[i + 2]);
@@ -285,7 +285,7 @@ public final class QueryString {
         byte[] out = new byte[n];
         int k = 0;
         for (int i = from; i < to; i++) {
-            out[k++] = (byte) decodedByte(s, i, to);
+            out[k++] = (byte) decodedByte(s, i);
             if (s[i] == '%') {
                 i += 2;
             }

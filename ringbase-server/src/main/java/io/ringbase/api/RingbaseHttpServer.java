@@ -135,7 +135,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
                     .channel();
         } catch (RuntimeException e) {
             if (sharedGroup == null) {
-                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                var _ = group.shutdownGracefully(0, 1, TimeUnit.SECONDS); // the bind's failure is the one thrown
             }
             shared.workers().shutdownNow();
             closed = true;
@@ -174,7 +174,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 log.warn("refusing connections from {} and others: {} are open, the cap is {} (--max-connections)",
                         ch.remoteAddress(), now - 1, config.maxConnections());
             }
-            ch.close();
+            var _ = ch.close();
             return false;
         }
         ch.closeFuture().addListener(f -> open.decrementAndGet());

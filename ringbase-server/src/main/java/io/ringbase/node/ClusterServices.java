@@ -116,8 +116,13 @@ final class ClusterServices implements NodeServices {
         ScheduledExecutorService prober = resources.add(
                 Executors.newSingleThreadScheduledExecutor(r -> Node.daemon(r, "ringbase-liveness")),
                 ScheduledExecutorService::shutdownNow);
-        prober.scheduleWithFixedDelay(() -> probePeers(replicas, liveness, client.stats(), topology.self(), time),
-                Liveness.PROBE_INTERVAL_MS, Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        var _ = prober.scheduleWithFixedDelay(() -> {
+            try {
+                probePeers(replicas, liveness, client.stats(), topology.self(), time);
+            } catch (RuntimeException e) { // thrown out of the task, it would cancel every later probe silently
+                log.error("probing the peers failed; retrying in {} ms", Liveness.PROBE_INTERVAL_MS, e);
+            }
+        }, Liveness.PROBE_INTERVAL_MS, Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
         figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
     }
@@ -223,7 +228,7 @@ final class ClusterServices implements NodeServices {
                     && now - stats.snapshot(r.node()).lastAnswerMs() < IDLE_PROBE_AFTER_MS) {
                 continue;
             }
-            r.ping().whenComplete((unwritable, failure) -> {
+            var _ = r.ping().whenComplete((unwritable, failure) -> {
                 if (failure == null) {
                     if (!liveness.isUp(r.node())) {
                         log.info("node {} answers again", r.node());

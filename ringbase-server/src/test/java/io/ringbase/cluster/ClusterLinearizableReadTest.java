@@ -3,6 +3,7 @@ package io.ringbase.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.node.Node;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +42,7 @@ class ClusterLinearizableReadTest {
                 assertThat(put.status()).as("body: %s", put.body()).isEqualTo(201);
                 hung1.close();
                 c.start(1);
-                assertThat(c.stored(1, "k").value()).as("node 1 missed the write").isEqualTo("old".getBytes());
+                assertThat(c.stored(1, "k").value()).as("node 1 missed the write").isEqualTo("old".getBytes(StandardCharsets.UTF_8));
                 // node 0 may have found node 1's port closed for a moment: wait until it believes all up again
                 LocalCluster.await(java.time.Duration.ofSeconds(15), "node 0 to see node 1 up",
                         () -> c.node(0).coordinator().upReplicas().size() == 3);

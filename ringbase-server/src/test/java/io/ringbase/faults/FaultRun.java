@@ -189,7 +189,7 @@ final class FaultRun {
         Map<String, FinalRead> out = new LinkedHashMap<>();
         int i = 0;
         for (Op op : setOps) {
-            if (out.containsKey(op.key()) || deletedOnly && op.f() != Op.Fn.DELETE) {
+            if (out.containsKey(op.key()) || (deletedOnly && op.f() != Op.Fn.DELETE)) {
                 continue;
             }
             NodeApi.Answer a = apis.get(i++ % apis.size()).get(op.key());

@@ -121,7 +121,7 @@ class CrashRecoveryTest {
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--memtable-size", "1m")) {
             writes = new AckedWrites(new NodeClient(node), 4, 2_048, 16_384, 10, seed);
             writes.start();
-            assertThat(writes.awaitAckedBytes(target, Duration.ofSeconds(120)))
+            assertThat(writes.awaitAckedBytes(target, Duration.ofMinutes(2)))
                     .as("%d bytes acknowledged within 120 s; stderr:\n%s", target, node.stderr()).isTrue();
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));

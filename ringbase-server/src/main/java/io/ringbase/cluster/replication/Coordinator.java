@@ -258,7 +258,7 @@ public final class Coordinator {
         NodeId self = topology.self();
         fanOut(tally, up, ack, (f, t) -> {
             long sentAt = System.nanoTime();
-            replica(t).version(key).whenComplete((version, failure) -> {
+            var _ = replica(t).version(key).whenComplete((version, failure) -> {
                 if (failure != null) {
                     if (t.equals(self)) {
                         log.error("local read failed", unwrap(failure));
@@ -317,7 +317,7 @@ public final class Coordinator {
         NodeId self = topology.self();
         for (NodeId t : up) {
             if (!t.equals(self)) {
-                replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
+                var _ = replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
                     if (failure == null) {
                         liveness.markAnswered(t);
                         if (stored > entry.version() && !observed(t, stored)) {
@@ -329,7 +329,7 @@ public final class Coordinator {
                         hinted.add(hints.hint(t, entry));
                         Tally.Kind kind = classify(t, failure);
                         if (unwrap(failure) instanceof ReplicaException.Failed) {
-                            probe(t); // an error answer: ask whether its engine can still write (shared ping)
+                            var _ = probe(t); // an error answer: ask whether its engine can still write (shared ping)
                         }
                         tally.failed(kind);
                     }
@@ -337,7 +337,7 @@ public final class Coordinator {
             }
         }
         if (up.contains(self)) { // last: the remote writes are already on their way
-            replica(self).writeChecked(entry).whenComplete((stored, failure) -> {
+            var _ = replica(self).writeChecked(entry).whenComplete((stored, failure) -> {
                 if (failure == null) {
                     tally.answer(self, stored);
                 } else {
@@ -366,8 +366,10 @@ public final class Coordinator {
             }
             log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
             try { // off the answering thread: the local replica may block
-                return CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background)
-                        .thenCompose(f -> f);
+                @SuppressWarnings("FutureReturnValueIgnored") // the nested future is flattened right below
+                CompletableFuture<CompletableFuture<Void>> nested =
+                        CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background);
+                return nested.thenCompose(f -> f);
             } catch (RejectedExecutionException e) { // the background queue is full: give up here
                 return CompletableFuture.<Void>failedFuture(
                         QuorumException.LostToNewerVersions.queueFull(ack, from, answers.size(), attempt,
@@ -408,7 +410,7 @@ public final class Coordinator {
         NodeId self = topology.self();
         fanOut(tally, up, ack, (f, t) -> {
             if (t.equals(self)) {
-                replica(self).read(key).whenComplete((e, failure) -> {
+                var _ = replica(self).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
                         f.answer(self, e);
                     } else {
@@ -419,7 +421,7 @@ public final class Coordinator {
                 return;
             }
             long sentAt = System.nanoTime();
-            replica(t).read(key).whenComplete((e, failure) -> {
+            var _ = replica(t).read(key).whenComplete((e, failure) -> {
                 if (failure == null) {
                     answeredRead(t, sentAt);
                     if (e != null && !observed(t, e.version())) {
@@ -541,20 +543,28 @@ public final class Coordinator {
             }
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
+        var _ = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
             List<NodeId> up = forWrites ? upForWrites(targets) : up(targets);
             if (up.size() < ack) {
                 result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
                 return;
             }
             try {
-                background.execute(() -> send.apply(up).whenComplete((value, failure) -> {
-                    if (failure == null) {
-                        result.complete(value);
-                    } else {
-                        result.completeExceptionally(unwrap(failure));
+                background.execute(() -> {
+                    CompletableFuture<T> sent;
+                    try {
+                        sent = send.apply(up);
+                    } catch (RuntimeException e) { // else nothing would ever complete the result
+                        sent = CompletableFuture.failedFuture(e);
                     }
-                }));
+                    var _ = sent.whenComplete((value, failure) -> {
+                        if (failure == null) {
+                            result.complete(value);
+                        } else {
+                            result.completeExceptionally(unwrap(failure));
+                        }
+                    });
+                });
             } catch (RejectedExecutionException e) {
                 log.warn("a request that needed a node back from down was refused: the background queue is full");
                 result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
@@ -584,7 +594,7 @@ public final class Coordinator {
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
-            call.whenComplete((unwritable, failure) -> {
+            var _ = call.whenComplete((unwritable, failure) -> {
                 if (failure == null) {
                     if (!liveness.isUp(node)) {
                         log.info("node {} answers again", node);

@@ -78,7 +78,11 @@ public final class InternalProtocol {
         return HEX.formatHex(key);
     }
 
-    /** @throws IllegalArgumentException if {@code s} is not an even-length hex string */
+    /**
+     * The bytes a {@link #hex} string stands for.
+     *
+     * @throws IllegalArgumentException if {@code s} is not an even-length hex string
+     */
     public static byte[] unhex(String s) {
         return HEX.parseHex(s);
     }

@@ -116,7 +116,7 @@ final class ReplicaBatcher {
         open[loop] = null;
         List<ReplicaBatch.Op> ops = batch.ops;
         List<CompletableFuture<?>> results = batch.results;
-        client.send(node, HttpMethod.POST, InternalProtocol.BATCH, ReplicaBatch.encodeOps(ops))
+        var _ = client.send(node, HttpMethod.POST, InternalProtocol.BATCH, ReplicaBatch.encodeOps(ops))
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         failAll(results, failure);
@@ -146,14 +146,15 @@ final class ReplicaBatcher {
                     ((CompletableFuture<Long>) result).complete(v.version());
             case ReplicaBatch.Read r when answer instanceof ReplicaBatch.Found found ->
                     ((CompletableFuture<Entry>) result).complete(found.entry());
-            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.TooLarge -> // its entry alone
-                    readAlone.apply(r.key()).whenComplete((e, failure) -> {
-                        if (failure != null) {
-                            result.completeExceptionally(failure);
-                        } else {
-                            ((CompletableFuture<Entry>) result).complete(e);
-                        }
-                    });
+            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.TooLarge -> { // its entry alone
+                var _ = readAlone.apply(r.key()).whenComplete((e, failure) -> {
+                    if (failure != null) {
+                        result.completeExceptionally(failure);
+                    } else {
+                        ((CompletableFuture<Entry>) result).complete(e);
+                    }
+                });
+            }
             case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Written v ->
                     ((CompletableFuture<Long>) result).complete(v.version());
             case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Found f && f.entry() == null ->

@@ -68,6 +68,8 @@ public final class ReplicaClient implements AutoCloseable {
     private static final AttributeKey<Call> CALL = AttributeKey.valueOf("ringbase.call");
 
     /**
+     * The client's limits, all positive.
+     *
      * @param timeoutMs          per-call deadline, from {@link #send} to the complete answer (ms)
      * @param maxConnectionsPerNode pooled keep-alive connections per node
      * @param maxPendingPerNode  calls that may wait for a pooled connection per node; more fail at once
@@ -273,10 +275,10 @@ public final class ReplicaClient implements AutoCloseable {
         }
         ch.attr(CALL).compareAndSet(call, null);
         if (close || closed) {
-            ch.close();
+            var _ = ch.close();
         }
         if (!closed) { // a closed pool has nobody left to notify
-            pool.release(ch);
+            var _ = pool.release(ch);
         }
     }
 
@@ -291,7 +293,7 @@ public final class ReplicaClient implements AutoCloseable {
             Call call = ctx.channel().attr(CALL).get();
             try {
                 if (call == null) {
-                    ctx.close(); // nobody asked: out of sync
+                    var _ = ctx.close(); // nobody asked: out of sync
                     return;
                 }
                 boolean keepAlive = HttpUtil.isKeepAlive(response) && response.decoderResult().isSuccess();
@@ -320,7 +322,7 @@ public final class ReplicaClient implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
-            ctx.close();
+            var _ = ctx.close();
         }
     }
 

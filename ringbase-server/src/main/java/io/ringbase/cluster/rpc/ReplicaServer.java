@@ -168,7 +168,7 @@ public final class ReplicaServer {
                 if (method.equals("GET")) {
                     byte[] key = hexKey(request, "id");
                     Entry found = mayWait ? engine.get(key) : LocalReplica.tryGet(engine, key);
-                    if (found == LocalReplica.WOULD_WAIT) {
+                    if (LocalReplica.wouldWait(found)) {
                         return BLOCKED;
                     }
                     return found == null ? text(404, "no such key")
@@ -264,7 +264,7 @@ public final class ReplicaServer {
                     }
                     case ReplicaBatch.Read r -> {
                         Entry found = mayWait ? engine.get(r.key()) : LocalReplica.tryGet(engine, r.key());
-                        if (found == LocalReplica.WOULD_WAIT) {
+                        if (LocalReplica.wouldWait(found)) {
                             return null;
                         }
                         long size = found == null ? 1 : 1 + EntryCodec.encodedSize(found);

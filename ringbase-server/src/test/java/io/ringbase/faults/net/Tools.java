@@ -16,6 +16,8 @@ public final class Tools {
     }
 
     /**
+     * Checks that this runs as root and that {@link #COMMANDS} are there, installing iproute2 and iptables if not.
+     *
      * @throws IllegalStateException if not root, or a command is still missing after installing
      */
     public static void ensure() {
