@@ -24,6 +24,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +60,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private final RingbaseHttpServer.Shared shared;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
+    @SuppressWarnings("NullAway.Init") // set by handlerAdded, Netty's first call
     private ChannelHandlerContext ctx;
     private boolean busy;
     private boolean reading;      // inside channelRead: channelReadComplete will flush
@@ -68,7 +70,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private int endpoint;
     private int method;
     private int status;
-    private String accessLine; // method and target, when the access log is on
+    private @Nullable String accessLine; // method and target, when the access log is on
     // the request is a HEAD: respond() drops its body (raw and range responses answer only GET, PUT, DELETE)
     private boolean head;
     private final LogThrottle errorLog;

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The v0 data API, {@code /v0/entity} (one key's GET, PUT, DELETE) and {@code /v0/entities} (range scans),
@@ -100,7 +101,7 @@ final class EntityApi {
      *                 answers {@code connection: close})
      * @return the complete response, owned by the caller, or {@code null}: declined, nothing was done
      */
-    ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
+    @Nullable ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
         HttpMethod method = request.method();
         HttpVersion version = request.version();
@@ -146,7 +147,7 @@ final class EntityApi {
      * @throws MethodNotAllowedException as {@link #serveInline} (nothing staged)
      * @throws PayloadTooLargeException  as {@link #serveInline} (nothing staged)
      */
-    RawResponses.Status stage(Request request, QueryString query, WriteBatch batch)
+    RawResponses.@Nullable Status stage(Request request, QueryString query, WriteBatch batch)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException {
         HttpMethod method = request.method();
         if (!method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) {

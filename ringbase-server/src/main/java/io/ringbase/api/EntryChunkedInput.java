@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A range response body pulled lazily from an {@link EntryBatchSource}, one buffer per entry framed as
@@ -55,8 +56,8 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     private final RangeFormat format;
     private final ExecutorService workers;
     private final ByteBufAllocator allocator;
-    private EventExecutor eventLoop;
-    private Runnable resume;
+    private @Nullable EventExecutor eventLoop;
+    private @Nullable Runnable resume;
 
     // Guarded by this.
     private final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
@@ -64,7 +65,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     private boolean exhausted;
     private boolean closed;
     private boolean sourceClosed;
-    private Throwable failure;
+    private @Nullable Throwable failure;
     private long progress;
 
     /**
@@ -113,12 +114,12 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     }
 
     @Override
-    public ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
+    public @Nullable ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
         return readChunk(ctx.alloc());
     }
 
     @Override
-    public ByteBuf readChunk(ByteBufAllocator unused) throws IOException {
+    public @Nullable ByteBuf readChunk(ByteBufAllocator unused) throws IOException {
         ByteBuf chunk;
         synchronized (this) {
             throwIfFailed();

@@ -2,7 +2,9 @@ package io.ringbase.api;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parameters of a URI query ({@code a=1&b=x%20y}), decoded as in HTML form encoding
@@ -37,7 +39,7 @@ public final class QueryString {
      *
      * @param rawQuery the raw (still percent-encoded) query, or {@code null} or empty for none
      */
-    public static QueryString parse(String rawQuery) throws BadRequestException {
+    public static QueryString parse(@Nullable String rawQuery) throws BadRequestException {
         // a character above 0xFF cannot come off the wire (the decoder takes ASCII targets only); as '?'
         // it is rejected below like any raw non-ASCII character would be
         return rawQuery == null ? EMPTY : parse(rawQuery.getBytes(StandardCharsets.ISO_8859_1), 0);
@@ -75,7 +77,7 @@ public final class QueryString {
     }
 
     /** The decoded bytes of parameter {@code name} (valid UTF-8), or {@code null} if absent. */
-    public byte[] bytes(String name) {
+    public byte @Nullable [] bytes(String name) {
         int at = find(name);
         if (at < 0) {
             return null;
@@ -86,7 +88,7 @@ public final class QueryString {
     }
 
     /** The decoded value of parameter {@code name}, or {@code null} if absent. */
-    public String string(String name) {
+    public @Nullable String string(String name) {
         byte[] b = bytes(name);
         return b == null ? null : new String(b, StandardCharsets.UTF_8);
     }
@@ -110,7 +112,7 @@ public final class QueryString {
             }
             return n;
         }
-        String s = string(name);
+        String s = Objects.requireNonNull(string(name)); // present: find(name) found it above
         try {
             return Integer.parseInt(s);
         } catch (NumberFormatException e) {

@@ -40,6 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,13 +127,13 @@ public final class ReplicaClient implements AutoCloseable {
      * @param signer signs every request ({@link RequestSigner#NONE}: no cluster secret, unsigned)
      * @param time   the wall clock of signatures and of {@link PeerCallStats.Snapshot#lastAnswerMs()}
      */
-    public ReplicaClient(ClientConfig config, RequestSigner signer, EventLoopGroup sharedGroup, TimeSource time) {
+    public ReplicaClient(ClientConfig config, RequestSigner signer, @Nullable EventLoopGroup sharedGroup, TimeSource time) {
         this.config = config;
         this.signer = java.util.Objects.requireNonNull(signer, "signer (RequestSigner.NONE for none)");
         this.time = time;
         this.stats = new PeerCallStats(time);
         this.ownsGroup = sharedGroup == null;
-        this.group = ownsGroup ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
+        this.group = sharedGroup == null ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
                 : sharedGroup;
         this.loops = Transport.loops(group);
         this.bootstrap = new Bootstrap()
@@ -269,7 +270,7 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     /** Ends {@code call}'s use of {@code ch}: returns it to the pool (closing it first if asked), once. */
-    private void detach(Channel ch, Call call, FixedChannelPool pool, boolean close) {
+    private void detach(Channel ch, Call call, @Nullable FixedChannelPool pool, boolean close) {
         if (!call.released.compareAndSet(false, true)) {
             return;
         }
@@ -277,7 +278,7 @@ public final class ReplicaClient implements AutoCloseable {
         if (close || closed) {
             var _ = ch.close();
         }
-        if (!closed) { // a closed pool has nobody left to notify
+        if (!closed && pool != null) { // a closed pool has nobody left to notify; a call is sent with its pool
             var _ = pool.release(ch);
         }
     }
@@ -337,9 +338,9 @@ public final class ReplicaClient implements AutoCloseable {
         final PeerCallStats.Counters stats;
         final CompletableFuture<Response> result = new CompletableFuture<>();
         final AtomicBoolean released = new AtomicBoolean();
-        volatile Channel channel;
-        volatile FixedChannelPool pool;
-        volatile ScheduledFuture<?> timer;
+        volatile @Nullable Channel channel;          // once connected
+        volatile @Nullable FixedChannelPool pool;    // once sent
+        volatile @Nullable ScheduledFuture<?> timer; // once sent
 
         Call(NodeId node, PeerCallStats.Counters stats) {
             this.node = node;
