@@ -114,6 +114,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     }
 
     @Override
+    @SuppressWarnings("deprecation") // ChunkedInput still declares it; ChunkedWriteHandler calls the other one
     public @Nullable ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
         return readChunk(ctx.alloc());
     }

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 public final class NodeStatus {
 
     /** Decimals as written ({@code 0.000}), not normalized ({@code 0}, {@code 1.5E+2}). */
-    private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+    private static final JsonNodeFactory NODES = new JsonNodeFactory(true);
 
     private final Supplier<String> url;
     private final String version;

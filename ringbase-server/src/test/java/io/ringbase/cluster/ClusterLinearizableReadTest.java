@@ -28,6 +28,7 @@ class ClusterLinearizableReadTest {
     }
 
     @Test
+    @SuppressWarnings("try") // each blackhole goes away mid-test, before the end of the try (close is idempotent)
     void aQuorumReadThroughAnotherCoordinatorDoesNotReturnAnOlderValueThanAnEarlierQuorumRead() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp, 3, ClusterLinearizableReadTest::config)) {
             c.awaitAllUp(java.time.Duration.ofSeconds(15));

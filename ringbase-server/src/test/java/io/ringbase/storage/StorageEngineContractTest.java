@@ -390,7 +390,7 @@ public class StorageEngineContractTest {
     @EnumSource(EngineKind.class)
     void secondEngineOnTheSameDirectoryIsRefused(EngineKind kind) throws IOException {
         Path dir = tmp.resolve("d");
-        try (ManagedEngine engine = open(kind, options(dir))) {
+        try (ManagedEngine _ = open(kind, options(dir))) {
             assertThatThrownBy(() -> open(kind, options(dir))).hasMessageContaining("in use");
         }
     }
