@@ -5,7 +5,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The validated settings of one {@code ringbase bench} run. Defaults are those of the command line.
+ * The validated settings of one {@code ringbase bench} run (a bad value throws {@link IllegalArgumentException}
+ * naming it). Defaults are those of the command line.
  *
  * @param workload       what to send (default {@code put})
  * @param keys           key choice of the load runs (default {@code uniform})
@@ -38,7 +39,6 @@ import java.util.List;
  * @param serveArgs      further flags for the nodes bench starts ({@code --serve-arg}, e.g. {@code --no-metrics});
  *                       none with {@code url}
  * @param loadGenerator  the constant-rate load generator (default {@code rategen})
- * @throws IllegalArgumentException naming the first bad value
  */
 public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, int valueSize, long prefill,
         int connections, int ack, int from, int clusterSize, URI url, double sloMs, double stableFraction,

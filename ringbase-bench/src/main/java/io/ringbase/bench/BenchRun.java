@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -51,7 +52,7 @@ public final class BenchRun {
         Path cache = NodeLauncher.home().resolve("bench/.cache");
         Files.createDirectories(cache);
         Map<String, Double> baseline = config.baseline() == null ? null : ReportWriter.readSummary(config.baseline());
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"));
+        String stamp = LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"));
         Path dir = config.outDir().resolve(stamp + "-" + config.runName());
         Files.createDirectories(dir);
         try {

@@ -1,6 +1,7 @@
 package io.ringbase.bench;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -8,6 +9,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** The facts a report states about where and how it ran: machine, JDK, heaps, commit, flags, tools, idle CPU. */
 public final class Environment {
@@ -42,7 +44,7 @@ public final class Environment {
         rows.add(new String[] {"workload", config.ycsb() != null
                 ? String.format("YCSB core workload %s, %,d records, %,d operations, %d client threads", config.ycsb(),
                         config.ycsbRecords(), config.ycsbOps(), config.ycsbThreads())
-                : config.runName() + ", keys " + config.keys().name().toLowerCase() + ", values "
+                : config.runName() + ", keys " + config.keys().name().toLowerCase(Locale.ROOT) + ", values "
                 + config.valueSize() + " bytes, " + config.connections() + " connections, prefill "
                 + (config.workload().readsPrefilledKeys() && config.ycsb() == null ? config.prefill() + " keys" : "none")
                 + (config.ack() > 0 ? ", ack=" + config.ack() + " from=" + config.from() : "")});
@@ -108,7 +110,7 @@ public final class Environment {
         cmd.addAll(List.of(args));
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).strip();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             return p.waitFor() == 0 ? out : "unknown";
         } catch (IOException | InterruptedException e) {
             return "unknown";

@@ -1,6 +1,7 @@
 package io.ringbase.bench;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,7 +112,7 @@ abstract class GeneratorProcesses implements LoadGenerator {
     final String version(String flag) {
         try {
             Process p = new ProcessBuilder(binary.toString(), flag).redirectErrorStream(true).start();
-            String v = new String(p.getInputStream().readAllBytes()).strip();
+            String v = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             p.waitFor();
             return v;
         } catch (IOException | InterruptedException e) {

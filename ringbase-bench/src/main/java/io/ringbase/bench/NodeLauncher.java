@@ -69,10 +69,15 @@ public final class NodeLauncher {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             for (Process p : processes) {
                 if (p.isAlive()) {
-                    stop();
+                    try {
+                        stop();
+                    } catch (InterruptedException e) { // no time to wait: kill them, and keep the interrupt
+                        processes.forEach(Process::destroyForcibly);
+                        Thread.currentThread().interrupt();
+                    }
                     return;
                 }
             }

@@ -2,6 +2,7 @@ package io.ringbase.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -57,7 +58,7 @@ public final class RategenInstaller {
             throw new IOException("cannot run 'cc' to compile the load generator rategen (" + e.getMessage()
                     + "). Install a C compiler (apt-get install gcc), or run with --load-generator oha", e);
         }
-        String out = new String(p.getInputStream().readAllBytes());
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int rc = p.waitFor();
         if (rc != 0 || !Files.isExecutable(tmp)) {
             throw new IOException("compiling rategen failed (" + String.join(" ", cmd) + ", exit " + rc + "):\n" + out.strip());

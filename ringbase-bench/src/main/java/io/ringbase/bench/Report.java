@@ -27,7 +27,7 @@ public record Report(String title, List<String[]> environment, List<SaturationLa
         String causesAbsent, String ycsbOutput, Map<String, Double> baseline, String baselineName, List<String> notes) {
 
     /** Percentiles of the stable run's table. */
-    public static final double[] PERCENTILES = {50, 75, 90, 99, 99.9, 99.99};
+    public static final List<Double> PERCENTILES = List.of(50.0, 75.0, 90.0, 99.0, 99.9, 99.99);
 
     /**
      * One profile of one node.

@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -72,7 +73,7 @@ class RategenDriverTest {
             }
         });
         server.createContext("/missing", ex -> {
-            byte[] msg = "no such key".getBytes();
+            byte[] msg = "no such key".getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(404, msg.length);
             ex.getResponseBody().write(msg);
             ex.close();

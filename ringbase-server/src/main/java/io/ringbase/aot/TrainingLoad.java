@@ -10,8 +10,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The load of a training run: every kind of request a node serves, from {@code connections} threads with
@@ -73,13 +73,16 @@ public final class TrainingLoad {
     private final InetSocketAddress node;
     private final long durationNanos;
     private final long start;
-    private final AtomicLongArray counts = new AtomicLongArray(Phase.values().length);
+    private final Map<Phase, LongAdder> counts = new EnumMap<>(Phase.class); // all phases, filled once
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     private TrainingLoad(InetSocketAddress node, Duration duration) {
         this.node = node;
         this.durationNanos = duration.toNanos();
         this.start = System.nanoTime();
+        for (Phase phase : Phase.values()) {
+            counts.put(phase, new LongAdder());
+        }
     }
 
     /**
@@ -117,7 +120,7 @@ public final class TrainingLoad {
         }
         Map<Phase, Long> requests = new EnumMap<>(Phase.class);
         for (Phase phase : Phase.values()) {
-            requests.put(phase, load.counts.get(phase.ordinal()));
+            requests.put(phase, load.counts.get(phase).sum());
         }
         return new Result(requests);
     }
@@ -171,7 +174,7 @@ public final class TrainingLoad {
                         }
                         case MIXED -> mixed();
                     }
-                    counts.incrementAndGet(phase.ordinal());
+                    counts.get(phase).increment();
                 }
             } catch (Throwable e) {
                 failure.compareAndSet(null, e);

@@ -24,6 +24,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +60,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private final RingbaseHttpServer.Shared shared;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
+    @SuppressWarnings("NullAway.Init") // set by handlerAdded, Netty's first call
     private ChannelHandlerContext ctx;
     private boolean busy;
     private boolean reading;      // inside channelRead: channelReadComplete will flush
@@ -68,7 +70,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private int endpoint;
     private int method;
     private int status;
-    private String accessLine; // method and target, when the access log is on
+    private @Nullable String accessLine; // method and target, when the access log is on
     // the request is a HEAD: respond() drops its body (raw and range responses answer only GET, PUT, DELETE)
     private boolean head;
     private final LogThrottle errorLog;
@@ -125,7 +127,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 && e.state() == io.netty.handler.timeout.IdleState.READER_IDLE) {
             if (!busy && pending.isEmpty()) {
                 log.debug("closing idle connection {}", ctx.channel().remoteAddress());
-                ctx.close();
+                var _ = ctx.close();
             }
             return;
         }
@@ -164,7 +166,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                     + "a bug: please report it with this stack trace", ctx.channel().remoteAddress(),
                     heldBack > 0 ? " (and " + heldBack + " more since the last such line)" : "", cause);
         }
-        ctx.close();
+        var _ = ctx.close();
     }
 
     /** Connections closed for lack of buffer memory: one WARN line a second, whatever the connections. */
@@ -265,16 +267,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** The method's index in {@link RequestMetrics#METHODS}. */
     private static int methodIndex(HttpMethod method) {
-        if (method == HttpMethod.GET) {
+        if (method.equals(HttpMethod.GET)) {
             return 0;
         }
-        if (method == HttpMethod.PUT) {
+        if (method.equals(HttpMethod.PUT)) {
             return 1;
         }
-        if (method == HttpMethod.DELETE) {
+        if (method.equals(HttpMethod.DELETE)) {
             return 2;
         }
-        if (method == HttpMethod.POST) {
+        if (method.equals(HttpMethod.POST)) {
             return 3;
         }
         return RequestMetrics.OTHER_METHOD;
@@ -305,7 +307,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** Closes the connection (after a failure that left it in an unknown state). */
     void close() {
-        ctx.close();
+        var _ = ctx.close();
     }
 
     /** Hands {@code request} for {@code route} to the worker pool, or answers 503 if its queue is full. */
@@ -330,7 +332,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             ctx.writeAndFlush(response).addListener((ChannelFuture f) -> finished(f, false));
             return;
         }
-        ctx.write(response, ctx.voidPromise());
+        var _ = ctx.write(response, ctx.voidPromise());
         unflushed = true;
         busy = false;
         shared.requestFinished();
@@ -457,7 +459,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         body.bind(ctx.executor(), writer::resumeTransfer);
         flushIfNeeded();
-        ctx.write(head);
+        var _ = ctx.write(head); // a failure fails the body's write below too, whose listener ends the request
         ScheduledFuture<?> watchdog = watchScan(body);
         ctx.writeAndFlush(new HttpChunkedInput(body)).addListener((ChannelFuture f) -> {
             watchdog.cancel(false);
@@ -488,7 +490,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 log.warn("closing the range response to {}: it took no byte for {} ms (--scan-idle-timeout) after "
                         + "{} bytes; the scan's tables are released", ctx.channel().remoteAddress(), timeoutMs,
                         progress);
-                ctx.close();
+                var _ = ctx.close();
             }
         }, periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
@@ -502,7 +504,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             if (!write.isSuccess()) {
                 log.debug("write to {} failed", ctx.channel().remoteAddress(), write.cause());
             }
-            ctx.close();
+            var _ = ctx.close();
             releasePending();
             return;
         }

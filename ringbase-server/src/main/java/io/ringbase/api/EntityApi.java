@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The v0 data API, {@code /v0/entity} (one key's GET, PUT, DELETE) and {@code /v0/entities} (range scans),
@@ -100,12 +101,12 @@ final class EntityApi {
      *                 answers {@code connection: close})
      * @return the complete response, owned by the caller, or {@code null}: declined, nothing was done
      */
-    ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
+    @Nullable ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
         HttpMethod method = request.method();
         HttpVersion version = request.version();
         byte[] key = pointKey(method, query);
-        if (method == HttpMethod.GET) {
+        if (method.equals(HttpMethod.GET)) {
             ReadCursor cursor = CURSOR.get();
             try {
                 KeyValueService.InlineRead found = kv.tryRead(key, cursor);
@@ -124,7 +125,7 @@ final class EntityApi {
                 cursor.close();
             }
         }
-        boolean put = method == HttpMethod.PUT;
+        boolean put = method.equals(HttpMethod.PUT);
         long expiresAtMs = put ? expiry(query, request.bodyLength()) : Entry.NO_EXPIRY;
         MemorySegment value = put
                 ? ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()) : null;
@@ -142,17 +143,18 @@ final class EntityApi {
      *
      * @return the status to answer once the batch is applied, or {@code null} if nothing was staged (not a
      *         write, or no room in the batch for it): serve it with {@link #serveInline}
-     * @throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException as {@link #serveInline}
-     *         (nothing staged)
+     * @throws BadRequestException       as {@link #serveInline} (nothing staged)
+     * @throws MethodNotAllowedException as {@link #serveInline} (nothing staged)
+     * @throws PayloadTooLargeException  as {@link #serveInline} (nothing staged)
      */
-    RawResponses.Status stage(Request request, QueryString query, WriteBatch batch)
+    RawResponses.@Nullable Status stage(Request request, QueryString query, WriteBatch batch)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException {
         HttpMethod method = request.method();
-        if (method != HttpMethod.PUT && method != HttpMethod.DELETE) {
+        if (!method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) {
             return null;
         }
         byte[] key = pointKey(method, query);
-        if (method == HttpMethod.DELETE) {
+        if (method.equals(HttpMethod.DELETE)) {
             if (!batch.fits(key.length, 0)) {
                 return null;
             }
@@ -176,7 +178,7 @@ final class EntityApi {
     /** The key of a point request, after checking its method and its {@code ack} and {@code from}. */
     private byte[] pointKey(HttpMethod method, QueryString query)
             throws BadRequestException, MethodNotAllowedException {
-        if (method != HttpMethod.GET && method != HttpMethod.PUT && method != HttpMethod.DELETE) {
+        if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) {
             throw new MethodNotAllowedException(method.name(), ENTITY_METHODS);
         }
         byte[] key = requireKey(query, "id");
@@ -209,7 +211,7 @@ final class EntityApi {
     private final class Points implements Route {
         @Override
         public boolean runsInline(Request request) {
-            return !kv.callsMayBlock(request.method() != HttpMethod.GET);
+            return !kv.callsMayBlock(!request.method().equals(HttpMethod.GET));
         }
 
         @Override
@@ -217,10 +219,10 @@ final class EntityApi {
             HttpMethod method = request.method();
             byte[] key = pointKey(method, query);
             Quorum quorum = quorum(query);
-            if (method == HttpMethod.GET) {
+            if (method.equals(HttpMethod.GET)) {
                 return outcome(kv.get(key, quorum), v -> v == null ? MISSING : new Outcome.Value(Unpooled.wrappedBuffer(v)));
             }
-            if (method == HttpMethod.PUT) {
+            if (method.equals(HttpMethod.PUT)) {
                 ByteBuf body = request.content();
                 long expiresAtMs = expiry(query, body.readableBytes());
                 return outcome(kv.put(key, ByteBufSegments.readable(body), expiresAtMs, quorum), v -> WRITTEN);
@@ -234,7 +236,7 @@ final class EntityApi {
         @Override
         public Outcome handle(Request request, String path, QueryString query, boolean mayWait) throws Exception {
             HttpMethod method = request.method();
-            if (method != HttpMethod.GET) {
+            if (!method.equals(HttpMethod.GET)) {
                 throw new MethodNotAllowedException(method.name(), "GET");
             }
             RangeFormat format = RangeFormat.of(request.header("accept"));

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A range response body pulled lazily from an {@link EntryBatchSource}, one buffer per entry framed as
@@ -55,8 +56,8 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     private final RangeFormat format;
     private final ExecutorService workers;
     private final ByteBufAllocator allocator;
-    private EventExecutor eventLoop;
-    private Runnable resume;
+    private @Nullable EventExecutor eventLoop;
+    private @Nullable Runnable resume;
 
     // Guarded by this.
     private final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
@@ -64,7 +65,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     private boolean exhausted;
     private boolean closed;
     private boolean sourceClosed;
-    private Throwable failure;
+    private @Nullable Throwable failure;
     private long progress;
 
     /**
@@ -113,12 +114,13 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     }
 
     @Override
-    public ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
+    @SuppressWarnings("deprecation") // ChunkedInput still declares it; ChunkedWriteHandler calls the other one
+    public @Nullable ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
         return readChunk(ctx.alloc());
     }
 
     @Override
-    public ByteBuf readChunk(ByteBufAllocator unused) throws IOException {
+    public @Nullable ByteBuf readChunk(ByteBufAllocator unused) throws IOException {
         ByteBuf chunk;
         synchronized (this) {
             throwIfFailed();
@@ -160,7 +162,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
                 if (loop == null) {
                     fail(new IOException("request workers are saturated", e));
                 } else {
-                    loop.schedule(this::scheduleRefill, RETRY_MS, TimeUnit.MILLISECONDS);
+                    var _ = loop.schedule(this::scheduleRefill, RETRY_MS, TimeUnit.MILLISECONDS); // it handles its failures
                 }
             }
         }
@@ -185,7 +187,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
             fail(e);
             return;
         }
-        next.whenComplete(this::onBatch);
+        var _ = next.whenComplete(this::onBatch); // onBatch fails the input on any error of its own
     }
 
     /** When a batch has arrived (on any thread): frames it into chunk buffers for the event loop. */

@@ -21,7 +21,6 @@ final class OpsApi {
     static final String PAGE = "/";
 
     private final KeyValueService kv;
-    private final NodeReports reports;
 
     /**
      * @param kv      the node's key-value service, which knows whether requests can be served
@@ -29,7 +28,6 @@ final class OpsApi {
      */
     OpsApi(KeyValueService kv, NodeReports reports) {
         this.kv = kv;
-        this.reports = reports;
         this.metrics = getOnly(() -> new Outcome.Body(reports.metrics(), reports.metricsContentType()));
         this.status = getOnly(() -> new Outcome.Body((reports.statusJson() + "\n").getBytes(StandardCharsets.UTF_8),
                 "application/json"));

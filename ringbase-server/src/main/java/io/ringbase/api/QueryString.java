@@ -2,7 +2,9 @@ package io.ringbase.api;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parameters of a URI query ({@code a=1&b=x%20y}), decoded as in HTML form encoding
@@ -37,7 +39,7 @@ public final class QueryString {
      *
      * @param rawQuery the raw (still percent-encoded) query, or {@code null} or empty for none
      */
-    public static QueryString parse(String rawQuery) throws BadRequestException {
+    public static QueryString parse(@Nullable String rawQuery) throws BadRequestException {
         // a character above 0xFF cannot come off the wire (the decoder takes ASCII targets only); as '?'
         // it is rejected below like any raw non-ASCII character would be
         return rawQuery == null ? EMPTY : parse(rawQuery.getBytes(StandardCharsets.ISO_8859_1), 0);
@@ -75,7 +77,7 @@ public final class QueryString {
     }
 
     /** The decoded bytes of parameter {@code name} (valid UTF-8), or {@code null} if absent. */
-    public byte[] bytes(String name) {
+    public byte @Nullable [] bytes(String name) {
         int at = find(name);
         if (at < 0) {
             return null;
@@ -86,7 +88,7 @@ public final class QueryString {
     }
 
     /** The decoded value of parameter {@code name}, or {@code null} if absent. */
-    public String string(String name) {
+    public @Nullable String string(String name) {
         byte[] b = bytes(name);
         return b == null ? null : new String(b, StandardCharsets.UTF_8);
     }
@@ -110,7 +112,7 @@ public final class QueryString {
             }
             return n;
         }
-        String s = string(name);
+        String s = Objects.requireNonNull(string(name)); // present: find(name) found it above
         try {
             return Integer.parseInt(s);
         } catch (NumberFormatException e) {
@@ -178,7 +180,7 @@ public final class QueryString {
     private static boolean nameIs(byte[] s, int from, int to, String name) {
         int n = 0;
         for (int i = from; i < to; i++) {
-            int b = decodedByte(s, i, to);
+            int b = decodedByte(s, i);
             if (s[i] == '%') {
                 i += 2;
             }
@@ -195,7 +197,7 @@ public final class QueryString {
         int i = aFrom;
         int j = bFrom;
         while (i < aTo && j < bTo) {
-            if (decodedByte(s, i, aTo) != decodedByte(s, j, bTo)) {
+            if (decodedByte(s, i) != decodedByte(s, j)) {
                 return false;
             }
             i += s[i] == '%' ? 3 : 1;
@@ -205,7 +207,7 @@ public final class QueryString {
     }
 
     /** The byte that the (checked) escape or character at {@code i} stands for, 0..255. */
-    private static int decodedByte(byte[] s, int i, int to) {
+    private static int decodedByte(byte[] s, int i) {
         int c = s[i] & 0xFF;
         if (c == '%') {
             return (hexValue(s[i + 1]) << 4) | hexValue(s[i + 2]);
@@ -285,7 +287,7 @@ public final class QueryString {
         byte[] out = new byte[n];
         int k = 0;
         for (int i = from; i < to; i++) {
-            out[k++] = (byte) decodedByte(s, i, to);
+            out[k++] = (byte) decodedByte(s, i);
             if (s[i] == '%') {
                 i += 2;
             }

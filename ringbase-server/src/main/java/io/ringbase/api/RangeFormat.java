@@ -3,6 +3,7 @@ package io.ringbase.api;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a range response ({@code GET /v0/entities}) frames its entries, chosen by the request's
@@ -49,7 +50,7 @@ enum RangeFormat {
      *
      * @param accept the header's value, or {@code null}
      */
-    static RangeFormat of(String accept) {
+    static RangeFormat of(@Nullable String accept) {
         if (accept == null) {
             return CHUNKS;
         }

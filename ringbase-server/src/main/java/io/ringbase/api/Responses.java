@@ -20,6 +20,7 @@ import io.ringbase.storage.DiskFault;
 import java.util.concurrent.CompletionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -176,14 +177,15 @@ final class Responses {
         return text(version, HttpResponseStatus.EXPECTATION_FAILED, "only Expect: 100-continue is supported");
     }
 
-    private static FullHttpResponse retryLater(HttpVersion version, String reason) {
+    private static FullHttpResponse retryLater(HttpVersion version, @Nullable String reason) {
         FullHttpResponse r = text(version, HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
         r.headers().setInt(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
         return r;
     }
 
-    private static FullHttpResponse text(HttpVersion version, HttpResponseStatus status, String reason) {
-        ByteBuf body = Unpooled.copiedBuffer(reason + "\n", StandardCharsets.UTF_8);
+    /** A text response of {@code reason}, or of the status's reason phrase when it is null (an exception without message). */
+    private static FullHttpResponse text(HttpVersion version, HttpResponseStatus status, @Nullable String reason) {
+        ByteBuf body = Unpooled.copiedBuffer((reason == null ? status.reasonPhrase() : reason) + "\n", StandardCharsets.UTF_8);
         FullHttpResponse r = full(version, status, body);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN + "; charset=utf-8");
         return r;

@@ -26,6 +26,7 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,12 +65,12 @@ public final class RingbaseHttpServer implements AutoCloseable {
 
     private final HttpServerConfig config;
     private final Shared shared;
-    private final EventLoopGroup sharedGroup;
+    private final @Nullable EventLoopGroup sharedGroup;
     private final ChannelGroup connections = new DefaultChannelGroup("ringbase-http", GlobalEventExecutor.INSTANCE);
     private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
     private final LogThrottle refusalLog = new LogThrottle(10, TimeUnit.SECONDS);
-    private EventLoopGroup group;
-    private Channel serverChannel;
+    private @Nullable EventLoopGroup group;      // from start()
+    private @Nullable Channel serverChannel;     // from start()
     private boolean closed;
 
     /**
@@ -81,7 +82,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * @param accessLog whether every request is logged (method, target, status, microseconds) on the logger
      *                  {@value ConnectionHandler#ACCESS_LOGGER} at INFO
      */
-    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, RequestMetrics metrics, boolean accessLog) {
+    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, @Nullable RequestMetrics metrics, boolean accessLog) {
         this(config, api, metrics, accessLog, null);
     }
 
@@ -90,8 +91,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * {@link io.ringbase.transport}), which the caller shuts down after {@link #close()}; {@code null}: the
      * server makes its own {@link HttpServerConfig#ioThreads()} loops.
      */
-    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, RequestMetrics metrics, boolean accessLog,
-                              EventLoopGroup sharedGroup) {
+    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, @Nullable RequestMetrics metrics, boolean accessLog,
+                              @Nullable EventLoopGroup sharedGroup) {
         this.config = Objects.requireNonNull(config, "config");
         this.sharedGroup = sharedGroup;
         ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
@@ -135,7 +136,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
                     .channel();
         } catch (RuntimeException e) {
             if (sharedGroup == null) {
-                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                var _ = group.shutdownGracefully(0, 1, TimeUnit.SECONDS); // the bind's failure is the one thrown
             }
             shared.workers().shutdownNow();
             closed = true;
@@ -174,7 +175,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 log.warn("refusing connections from {} and others: {} are open, the cap is {} (--max-connections)",
                         ch.remoteAddress(), now - 1, config.maxConnections());
             }
-            ch.close();
+            var _ = ch.close();
             return false;
         }
         ch.closeFuture().addListener(f -> open.decrementAndGet());
@@ -254,7 +255,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
         private final ThreadPoolExecutor workers;
         private final int maxBodyBytes;
         private final boolean inlinePointRequests;
-        private final RequestMetrics metrics;
+        private final @Nullable RequestMetrics metrics;
         private final boolean accessLog;
         private final long scanIdleTimeoutMs;
         private final Object idleLock = new Object();
@@ -263,7 +264,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
         private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
 
         Shared(HttpApi api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
-               RequestMetrics metrics, boolean accessLog, long scanIdleTimeoutMs) {
+               @Nullable RequestMetrics metrics, boolean accessLog, long scanIdleTimeoutMs) {
             this.api = api;
             this.scanIdleTimeoutMs = scanIdleTimeoutMs;
             this.metrics = metrics;
@@ -306,7 +307,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
         }
 
         /** Where requests are counted, or {@code null} when metrics are off. */
-        RequestMetrics metrics() {
+        @Nullable RequestMetrics metrics() {
             return metrics;
         }
 

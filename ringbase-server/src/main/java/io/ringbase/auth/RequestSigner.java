@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.Objects;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Signs and checks node-to-node and admin requests with HMAC-SHA256 (RFC 2104) under the shared cluster
@@ -30,8 +32,8 @@ public final class RequestSigner {
     public static final long MAX_SKEW_MS = 5 * 60_000;
     private static final String ALGORITHM = "HmacSHA256";
 
-    private final SecretKeySpec key;
-    private final ThreadLocal<Mac> macs;
+    private final @Nullable SecretKeySpec key;     // null in NONE
+    private final @Nullable ThreadLocal<Mac> macs; // null in NONE
 
     /**
      * @param secret the shared secret, at least 16 bytes
@@ -55,7 +57,7 @@ public final class RequestSigner {
      *
      * @throws IllegalArgumentException if the secret is shorter than 16 bytes
      */
-    public static RequestSigner of(byte[] secret) {
+    public static RequestSigner of(byte @Nullable [] secret) {
         return secret == null ? NONE : new RequestSigner(secret);
     }
 
@@ -90,7 +92,7 @@ public final class RequestSigner {
      * Whether {@code header} is a valid signature of the request, made within {@link #MAX_SKEW_MS} of
      * {@code nowMs}, or any request at all for {@link #NONE}. Compares in constant time.
      */
-    public boolean verify(String method, String uri, byte[] body, String header, long nowMs) {
+    public boolean verify(String method, String uri, byte[] body, @Nullable String header, long nowMs) {
         if (key == null) {
             return true;
         }
@@ -116,7 +118,7 @@ public final class RequestSigner {
     }
 
     private byte[] mac(String method, String uri, long ts, byte[] body) {
-        Mac mac = macs.get();
+        Mac mac = Objects.requireNonNull(macs, "NONE signs nothing").get(); // callers checked key first
         mac.update((method + "\n" + uri + "\n" + ts + "\n").getBytes(StandardCharsets.UTF_8));
         mac.update(body);
         return mac.doFinal();

@@ -130,6 +130,7 @@ public final class AdminCommand {
     @Command(name = "repair", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
             description = "Start an anti-entropy repair on the node and show its progress until it "
             + "ends (POST, then GET /v0/admin/repair). Exit 1 if it ends partial or aborted.")
+    @SuppressWarnings("try") // the bar is closed early, so that its last line comes before the summary
     int repair(@Option(names = "--no-wait", description = "Only start it.") boolean noWait,
                @Option(names = "--poll", defaultValue = "500ms", paramLabel = "DURATION",
                        description = "How often to ask for progress (default: ${DEFAULT-VALUE}).") TimeSpan poll) {

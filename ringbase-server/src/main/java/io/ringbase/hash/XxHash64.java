@@ -33,7 +33,7 @@ public final class XxHash64 {
         int p = 0;
         long h;
         if (len >= 32) {
-            long v1 = P1 + P2;
+            long v1 = Long.sum(P1, P2); // wraps mod 2^64 as the spec intends; Long.sum keeps javac from folding it
             long v2 = P2;
             long v3 = 0;
             long v4 = -P1;
@@ -91,7 +91,7 @@ public final class XxHash64 {
         int p = 0;
         long h;
         if (len >= 32) {
-            long v1 = P1 + P2;
+            long v1 = Long.sum(P1, P2); // wraps mod 2^64 as the spec intends; Long.sum keeps javac from folding it
             long v2 = P2;
             long v3 = 0;
             long v4 = -P1;

@@ -5,6 +5,7 @@ import io.ringbase.storage.WriteBatch;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The key-value service a node offers its clients: point reads and writes with per-request quorums, and
@@ -72,14 +73,14 @@ public interface KeyValueService {
      * @return whether it was written; {@code false}: nothing was, the engine would have had to wait
      * @throws IOException as the engine's write (nothing written)
      */
-    boolean tryWrite(byte[] key, long expiresAtMs, MemorySegment value) throws IOException;
+    boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) throws IOException;
 
     /**
      * Adds a write of {@code value} (a tombstone if {@code null}) to {@code batch} with a fresh version,
      * after {@link WriteBatch#fits}; {@link #tryApplyStaged} writes the batch. Only when
      * {@link #servesPointRequestsInline()}.
      */
-    void stage(WriteBatch batch, byte[] key, long expiresAtMs, MemorySegment value);
+    void stage(WriteBatch batch, byte[] key, long expiresAtMs, @Nullable MemorySegment value);
 
     /**
      * Writes what {@code batch} holds beyond {@link WriteBatch#applied()}, as far as the engine can without
@@ -122,11 +123,11 @@ public interface KeyValueService {
      * @throws QuorumException if too few replicas are up to cover the range
      * @throws IOException as the engine's scan
      */
-    EntryBatchSource scan(byte[] start, byte[] end, boolean localOnly) throws QuorumException, IOException;
+    EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly) throws QuorumException, IOException;
 
     /**
      * Why requests cannot be served now, or {@code null} if they can: the engine's reason (disk full, a
      * failed WAL), or in a cluster fewer nodes reachable than a default-quorum request needs.
      */
-    String notReadyReason();
+    @Nullable String notReadyReason();
 }

@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The key-value service of a node alone: a cluster of one, replication factor 1, every request answered by
@@ -62,12 +63,12 @@ public final class LocalKeyValueService implements KeyValueService {
     }
 
     @Override
-    public boolean tryWrite(byte[] key, long expiresAtMs, MemorySegment value) throws IOException {
+    public boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) throws IOException {
         return engine.tryApply(key, clock.now(), value == null ? Entry.NO_EXPIRY : expiresAtMs, value);
     }
 
     @Override
-    public void stage(WriteBatch batch, byte[] key, long expiresAtMs, MemorySegment value) {
+    public void stage(WriteBatch batch, byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
         batch.add(key, clock.now(), value == null ? Entry.NO_EXPIRY : expiresAtMs, value);
     }
 
@@ -111,7 +112,7 @@ public final class LocalKeyValueService implements KeyValueService {
         return apply(key, Entry.NO_EXPIRY, null);
     }
 
-    private CompletionStage<Void> apply(byte[] key, long expiresAtMs, MemorySegment value) {
+    private CompletionStage<Void> apply(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
         try {
             engine.apply(key, clock.now(), expiresAtMs, value);
             return DONE;
@@ -121,12 +122,12 @@ public final class LocalKeyValueService implements KeyValueService {
     }
 
     @Override
-    public EntryBatchSource scan(byte[] start, byte[] end, boolean localOnly) throws IOException {
+    public EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly) throws IOException {
         return new LocalBatchSource(engine.scan(start, end, true));
     }
 
     @Override
-    public String notReadyReason() {
+    public @Nullable String notReadyReason() {
         return engine.unwritableReason();
     }
 

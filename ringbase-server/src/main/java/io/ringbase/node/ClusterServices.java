@@ -112,8 +112,13 @@ final class ClusterServices implements NodeServices {
                 Executors.newSingleThreadScheduledExecutor(r -> Node.daemon(r, "ringbase-liveness")),
                 ScheduledExecutorService::shutdownNow);
         PeerCallStats calls = client.stats();
-        prober.scheduleWithFixedDelay(() -> coordinator.probes().probeRound(n -> calls.snapshot(n).lastAnswerMs()),
-                Liveness.PROBE_INTERVAL_MS, Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        var _ = prober.scheduleWithFixedDelay(() -> {
+            try {
+                coordinator.probes().probeRound(n -> calls.snapshot(n).lastAnswerMs());
+            } catch (RuntimeException e) { // thrown out of the task, it would cancel every later probe silently
+                log.error("probing the peers failed; retrying in {} ms", Liveness.PROBE_INTERVAL_MS, e);
+            }
+        }, Liveness.PROBE_INTERVAL_MS, Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
         figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
     }

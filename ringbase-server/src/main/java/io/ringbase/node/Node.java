@@ -25,6 +25,7 @@ import io.ringbase.transport.Transport;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -162,10 +163,10 @@ public final class Node implements AutoCloseable {
                 : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources);
         HttpApi.Builder api = NodeRoutes.api(services.kv(), engine, clock, time, signer, topology,
                 services.repairSource(), config.http().maxBodyBytes());
-        RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
+        @Nullable RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
         NodeStatus status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests,
                 services.figures(), time);
-        NodeMetrics metrics = config.metrics()
+        @Nullable NodeMetrics metrics = requests != null // metrics on
                 ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time) : null;
         api.reports(new Reports(metrics, status, new StatusPage(status, services.peerUrls(), time)))
                 .admin(new EngineAdmin(engine))

@@ -10,6 +10,7 @@ import io.ringbase.api.Route;
 import io.ringbase.api.wire.Request;
 import io.ringbase.cluster.rpc.ReplicaServer;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The node-to-node API as a route of the node's HTTP server: hands each request under
@@ -55,12 +56,12 @@ final class RpcRoute implements Route {
             }
 
             @Override
-            public String param(String name) {
+            public @Nullable String param(String name) {
                 return query.string(name);
             }
 
             @Override
-            public String header(String name) {
+            public @Nullable String header(String name) {
                 return request.header(name);
             }
 
@@ -78,8 +79,9 @@ final class RpcRoute implements Route {
             if (e.status() == 403) {
                 throw new ForbiddenException(e.getMessage());
             }
-            if (e.status() == 405) {
-                throw new MethodNotAllowedException(request.method().name(), e.allow());
+            String allow = e.allow(); // set on every 405
+            if (e.status() == 405 && allow != null) {
+                throw new MethodNotAllowedException(request.method().name(), allow);
             }
             throw new BadRequestException(e.getMessage());
         }

@@ -186,9 +186,8 @@ public final class NodeMetrics {
                     for (int s = 0; s <= RequestMetrics.STATUSES.length; s++) {
                         long n = requests.requests(e, m, s);
                         if (n > 0) {
-                            counts.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(n)
-                                    .labels(Labels.of("endpoint", endpoints.get(e), "method", method,
-                                            "status", RequestMetrics.statusLabel(s))).build());
+                            counts.dataPoint(counterPoint(n, "endpoint", endpoints.get(e), "method", method,
+                                    "status", RequestMetrics.statusLabel(s)));
                         }
                     }
                     LatencyHistogram.Snapshot h = requests.latency(e, m).snapshot();
@@ -324,8 +323,18 @@ public final class NodeMetrics {
             return GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).labels(Labels.of(labels)).build();
         }
 
+        /** Samples are doubles: exact for counts below 2^53, which these stay far below. */
+        private static GaugeSnapshot.GaugeDataPointSnapshot point(long value, String... labels) {
+            return point((double) value, labels);
+        }
+
         private static CounterSnapshot.CounterDataPointSnapshot counterPoint(double value, String... labels) {
             return CounterSnapshot.CounterDataPointSnapshot.builder().value(value).labels(Labels.of(labels)).build();
+        }
+
+        /** Samples are doubles: exact for counts below 2^53, which these stay far below. */
+        private static CounterSnapshot.CounterDataPointSnapshot counterPoint(long value, String... labels) {
+            return counterPoint((double) value, labels);
         }
 
         /** A counter without labels. */
@@ -333,9 +342,14 @@ public final class NodeMetrics {
             return CounterSnapshot.builder().name(name).help(help).dataPoint(counterPoint(value)).build();
         }
 
+        /** A counter without labels, of a count. */
+        private static CounterSnapshot counter(String name, String help, long value) {
+            return CounterSnapshot.builder().name(name).help(help).dataPoint(counterPoint(value)).build();
+        }
+
         /** A counter with two points of one label. */
-        private static CounterSnapshot counter(String name, String help, double v1, String label1, String value1,
-                                               double v2, String label2, String value2) {
+        private static CounterSnapshot counter(String name, String help, long v1, String label1, String value1,
+                                               long v2, String label2, String value2) {
             return CounterSnapshot.builder().name(name).help(help)
                     .dataPoint(counterPoint(v1, label1, value1)).dataPoint(counterPoint(v2, label2, value2)).build();
         }

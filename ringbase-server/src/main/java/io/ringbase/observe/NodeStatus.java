@@ -11,6 +11,7 @@ import java.math.RoundingMode;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code GET /v0/status} answers: one JSON object describing this node (documented in
@@ -21,7 +22,7 @@ import java.util.function.Supplier;
 public final class NodeStatus {
 
     /** Decimals as written ({@code 0.000}), not normalized ({@code 0}, {@code 1.5E+2}). */
-    private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+    private static final JsonNodeFactory NODES = new JsonNodeFactory(true);
 
     private final Supplier<String> url;
     private final String version;
@@ -29,7 +30,7 @@ public final class NodeStatus {
     private final long startedMs;
     private final TimeSource time;
     private final Supplier<EngineStats> engine;
-    private final RequestMetrics requests;
+    private final @Nullable RequestMetrics requests;
     private final Optional<ClusterSource> cluster;
 
     /**
@@ -43,7 +44,7 @@ public final class NodeStatus {
      * @param time     the wall clock of the start time and uptime
      */
     public NodeStatus(Supplier<String> url, String version, String dataDir, Supplier<EngineStats> engine,
-                      RequestMetrics requests, Optional<ClusterSource> cluster, TimeSource time) {
+                      @Nullable RequestMetrics requests, Optional<ClusterSource> cluster, TimeSource time) {
         this.time = time;
         this.startedMs = time.currentTimeMillis();
         this.url = url;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The status page at {@code GET /}: server-rendered HTML with inline CSS and no scripts or external
@@ -49,7 +50,7 @@ public final class StatusPage {
     }
 
     /** One node's row: its parsed status, or why it could not be had. */
-    private record Row(String url, JsonNode status, String error) {
+    private record Row(String url, @Nullable JsonNode status, @Nullable String error) {
     }
 
     /** The page now; blocks for up to {@value #FETCH_TIMEOUT_MS} ms (a worker thread). */
@@ -208,7 +209,7 @@ public final class StatusPage {
     }
 
     /** Escapes text for HTML content and attribute values. */
-    static String escape(String s) {
+    static String escape(@Nullable String s) {
         if (s == null) {
             return "";
         }

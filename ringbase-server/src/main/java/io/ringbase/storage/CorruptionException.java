@@ -18,14 +18,19 @@ public class CorruptionException extends IOException {
      * @param what   what was wrong, e.g. "footer checksum mismatch"
      */
     public CorruptionException(Path file, long offset, String what) {
-        super(file + (offset >= 0 ? " at byte " + offset : "") + ": " + what);
+        super(message(file, offset, what));
         this.file = file;
         this.offset = offset;
     }
 
     public CorruptionException(Path file, long offset, String what, Throwable cause) {
-        this(file, offset, what);
-        initCause(cause);
+        super(message(file, offset, what), cause);
+        this.file = file;
+        this.offset = offset;
+    }
+
+    private static String message(Path file, long offset, String what) {
+        return file + (offset >= 0 ? " at byte " + offset : "") + ": " + what;
     }
 
     public Path file() {

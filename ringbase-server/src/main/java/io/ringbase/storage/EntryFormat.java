@@ -189,7 +189,7 @@ public final class EntryFormat {
 
     /** Encoded size of the (already validated) entry at {@code offset}. */
     public static long size(MemorySegment src, long offset) {
-        return HEADER_SIZE + keyLength(src, offset) + valueLength(src, offset);
+        return (long) HEADER_SIZE + keyLength(src, offset) + valueLength(src, offset);
     }
 
     /** Whether the (already validated) entry at {@code offset} is a tombstone. */

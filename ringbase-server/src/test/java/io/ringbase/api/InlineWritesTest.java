@@ -76,7 +76,6 @@ class InlineWritesTest {
                 + (close ? "Connection: close\r\n" : "") + "\r\n" + value).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Reads until the server closes the connection. */
     /**
      * Bytes {@code s} has sent that its peer has not acknowledged: the tx_queue of its line in
      * {@code /proc/net/tcp} or {@code tcp6}, -1 if it has none.

@@ -114,7 +114,7 @@ class OverloadAndShutdownTest {
             CompletableFuture<Void> closing = CompletableFuture.runAsync(http.server::close);
             // the listener goes away at once, while the request is still in the engine
             awaitTrue(() -> {
-                try (Socket s = new Socket("127.0.0.1", http.port)) {
+                try (Socket _ = new Socket("127.0.0.1", http.port)) {
                     return false;
                 } catch (ConnectException e) {
                     return true;

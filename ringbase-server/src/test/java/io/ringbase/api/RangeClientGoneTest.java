@@ -78,7 +78,7 @@ class RangeClientGoneTest {
 
             // the client half-closes: the server reads EOF and closes the connection, which tears its
             // pipeline down (the chunked writer included) before the response could start
-            channel.close();
+            var _ = channel.close();
             engine.scanMayStart.countDown();
 
             // the embedded loop runs the worker's hand-over in place, so the worker thread ends the request

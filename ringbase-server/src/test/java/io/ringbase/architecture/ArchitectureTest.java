@@ -115,11 +115,11 @@ class ArchitectureTest {
         public boolean test(JavaAccess<?> access) {
             String owner = access.getTargetOwner().getName();
             String name = access.getName();
-            return owner.equals("java.lang.System") && name.equals("currentTimeMillis")
-                    || NOW.contains(owner) && name.equals("now")
-                    || owner.equals("java.time.Clock") && name.startsWith("system")
-                    || owner.equals("java.util.Date") && name.equals("<init>") && access.getTarget() instanceof AccessTarget.ConstructorCallTarget c
-                            && c.getRawParameterTypes().isEmpty();
+            return (owner.equals("java.lang.System") && name.equals("currentTimeMillis"))
+                    || (NOW.contains(owner) && name.equals("now"))
+                    || (owner.equals("java.time.Clock") && name.startsWith("system"))
+                    || (owner.equals("java.util.Date") && name.equals("<init>") && access.getTarget() instanceof AccessTarget.ConstructorCallTarget c
+                            && c.getRawParameterTypes().isEmpty());
         }
     };
 

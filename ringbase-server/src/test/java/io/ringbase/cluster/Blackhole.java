@@ -17,13 +17,12 @@ final class Blackhole implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
-    private final Thread acceptor;
 
     Blackhole(int port) throws IOException {
         server = new ServerSocket();
         server.setReuseAddress(true);
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-        acceptor = Thread.ofPlatform().daemon().name("blackhole-" + port).start(this::acceptLoop);
+        Thread.ofPlatform().daemon().name("blackhole-" + port).start(this::acceptLoop);
     }
 
     private void acceptLoop() {

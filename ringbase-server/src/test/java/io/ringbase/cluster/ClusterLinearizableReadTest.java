@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.node.Node;
 import io.ringbase.testing.IntegrationTest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ class ClusterLinearizableReadTest {
     }
 
     @Test
+    @SuppressWarnings("try") // each blackhole goes away mid-test, before the end of the try (close is idempotent)
     void aQuorumReadThroughAnotherCoordinatorDoesNotReturnAnOlderValueThanAnEarlierQuorumRead() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp, 3, ClusterLinearizableReadTest::config)) {
             c.awaitAllUp(java.time.Duration.ofSeconds(15));
@@ -43,7 +45,7 @@ class ClusterLinearizableReadTest {
                 assertThat(put.status()).as("body: %s", put.body()).isEqualTo(201);
                 hung1.close();
                 c.start(1);
-                assertThat(c.stored(1, "k").value()).as("node 1 missed the write").isEqualTo("old".getBytes());
+                assertThat(c.stored(1, "k").value()).as("node 1 missed the write").isEqualTo("old".getBytes(StandardCharsets.UTF_8));
                 // node 0 may have found node 1's port closed for a moment: wait until it believes all up again
                 LocalCluster.await(java.time.Duration.ofSeconds(15), "node 0 to see node 1 up",
                         () -> c.node(0).coordinator().upReplicas().size() == 3);

@@ -193,7 +193,7 @@ final class FaultRun {
         Map<String, FinalRead> out = new LinkedHashMap<>();
         int i = 0;
         for (Op op : setOps) {
-            if (out.containsKey(op.key()) || deletedOnly && op.f() != Op.Fn.DELETE) {
+            if (out.containsKey(op.key()) || (deletedOnly && op.f() != Op.Fn.DELETE)) {
                 continue;
             }
             NodeApi.Answer a = apis.get(i++ % apis.size()).get(op.key());
@@ -213,7 +213,7 @@ final class FaultRun {
             NodeApi api = apis.get(i);
             String[] last = {""};
             try {
-                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
                     HttpResponse<String> r = api.raw("GET", "/v0/admin/repair");
                     last[0] = r == null ? "no answer" : r.body();
                     return last[0].contains("\"state\":\"idle\"");

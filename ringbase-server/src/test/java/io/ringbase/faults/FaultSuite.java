@@ -51,7 +51,7 @@ public final class FaultSuite {
     /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
     static List<FaultResult> run(SuiteSettings settings) throws Exception {
         try (FileChannel lockFile = FileChannel.open(MACHINE_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock ignored = machineLock(lockFile)) {
+             FileLock _ = machineLock(lockFile)) {
             return runLocked(settings);
         }
     }

@@ -105,7 +105,7 @@ class CrashRecoveryTest {
             assertThat(writes.awaitAckedOps(200, Duration.ofSeconds(60))).as("200 writes acknowledged").isTrue();
             // the crash itself: a random moment, 1 000-3 000 acknowledged operations into the writes (about 1-2 s
             // on a quiet machine), whatever they are doing
-            long killAt = 1_000 + random.nextInt(2_000);
+            long killAt = 1_000L + random.nextInt(2_000);
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(1)).until(writes::ackedOps, n -> n >= killAt);
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));
@@ -130,7 +130,7 @@ class CrashRecoveryTest {
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--memtable-size", "1m")) {
             writes = new AckedWrites(new NodeClient(node), 4, 2_048, 16_384, 10, seed);
             writes.start();
-            assertThat(writes.awaitAckedBytes(target, Duration.ofSeconds(120)))
+            assertThat(writes.awaitAckedBytes(target, Duration.ofMinutes(2)))
                     .as("%d bytes acknowledged within 120 s; stderr:\n%s", target, node.stderr()).isTrue();
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));

@@ -221,8 +221,12 @@ final class NodeProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        kill(process);
+    public void close() {
+        try {
+            kill(process);
+        } catch (InterruptedException e) { // killed already; an interrupt must not be lost in try-with-resources
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void kill(Process process) throws InterruptedException {

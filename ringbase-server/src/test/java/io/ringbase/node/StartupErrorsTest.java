@@ -53,7 +53,7 @@ class StartupErrorsTest {
     @Test
     void aLockedDataDirectoryIsExitCode4() throws Exception {
         Path data = tmp.resolve("data");
-        try (NodeProcess first = NodeProcess.start(data, tmp)) {
+        try (NodeProcess _ = NodeProcess.start(data, tmp)) { // holds the lock
             NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir", data.toString());
             assertThat(r.exitCode()).as(r.stderr()).isEqualTo(4);
             assertThat(errorLine(r)).isEqualTo("ringbase serve: data directory " + data.toAbsolutePath()

@@ -80,7 +80,7 @@ final class HeadlessChromium implements AutoCloseable {
             long end = System.nanoTime() + DEADLINE.toNanos(); // for both waits together
             try {
                 await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).until(() -> !p.isAlive()
-                        || Files.exists(portFile) && Files.readAllLines(portFile).size() >= 2);
+                        || (Files.exists(portFile) && Files.readAllLines(portFile).size() >= 2));
             } catch (ConditionTimeoutException e) {
                 // reported below, with chromium's log
             }

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -329,7 +330,7 @@ public class StorageEngineContractTest {
      * @param context     names the step in assertion messages
      * @return the kind drawn (0..99); the caller does those at or above {@link #MODEL_STEP_KINDS}
      */
-    public static int modelStep(StorageEngine engine, TreeMap<String, Entry> model, Random rnd, AtomicLong clock,
+    public static int modelStep(StorageEngine engine, NavigableMap<String, Entry> model, Random rnd, AtomicLong clock,
                          LongSupplier nextVersion, String context) throws IOException {
         String key = "key" + rnd.nextInt(300);
         int kind = rnd.nextInt(100);
@@ -363,7 +364,7 @@ public class StorageEngineContractTest {
      * Checks a random range scan of live entries against {@code model} at {@code nowMs} (Unix ms); shared
      * with {@code io.ringbase.storage.lsm.LsmEngineTest}'s crash model.
      */
-    public static void checkScan(StorageEngine engine, TreeMap<String, Entry> model, Random rnd, long nowMs) throws IOException {
+    public static void checkScan(StorageEngine engine, NavigableMap<String, Entry> model, Random rnd, long nowMs) throws IOException {
         String start = "key" + rnd.nextInt(300);
         String end = rnd.nextBoolean() ? null : "key" + rnd.nextInt(300);
         List<String> expected = new ArrayList<>();
@@ -393,7 +394,7 @@ public class StorageEngineContractTest {
     @EnumSource(EngineKind.class)
     void secondEngineOnTheSameDirectoryIsRefused(EngineKind kind) throws IOException {
         Path dir = tmp.resolve("d");
-        try (ManagedEngine engine = open(kind, options(dir))) {
+        try (ManagedEngine _ = open(kind, options(dir))) {
             assertThatThrownBy(() -> open(kind, options(dir))).hasMessageContaining("in use");
         }
     }

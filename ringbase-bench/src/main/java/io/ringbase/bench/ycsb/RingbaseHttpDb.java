@@ -92,6 +92,7 @@ public class RingbaseHttpDb extends DB {
     }
 
     @Override
+    @SuppressWarnings("NonApiType") // YCSB's DB.scan signature
     public Status scan(String table, String startkey, int recordcount, Set<String> fields,
             Vector<HashMap<String, ByteIterator>> result) {
         String end = URLEncoder.encode(table + ";", StandardCharsets.UTF_8); // ';' follows ':': the end of the table
@@ -138,7 +139,7 @@ public class RingbaseHttpDb extends DB {
     public Status update(String table, String key, Map<String, ByteIterator> values) {
         Map<String, ByteIterator> current = new HashMap<>();
         Status read = read(table, key, null, current);
-        if (read == Status.ERROR) {
+        if (Status.ERROR.equals(read)) {
             return read;
         }
         Map<String, byte[]> merged = new LinkedHashMap<>();

@@ -98,6 +98,7 @@ class RingbaseHttpDbTest {
     }
 
     @Test
+    @SuppressWarnings("JdkObsolete") // YCSB's DB.scan takes a Vector
     void scanReadsRecordsInKeyOrderWithinTheTable() {
         for (int i = 0; i < 5; i++) {
             db.insert("usertable", "user" + i, fields("field0", "v" + i));

@@ -1,5 +1,6 @@
 package io.ringbase.api.wire;
 
+import org.jspecify.annotations.Nullable;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 
@@ -36,7 +37,7 @@ final class ChunkedBody {
     private final int maxBodyBytes;
     private final int maxHeaderBytes;
     private long chunkLeft;
-    private ByteBuf body;
+    private @Nullable ByteBuf body;
     private int trailerBytes;
 
     /**

@@ -1,5 +1,6 @@
 package io.ringbase.api.wire;
 
+import org.jspecify.annotations.Nullable;
 import static io.ringbase.api.wire.WireBytes.ascii;
 import static io.ringbase.api.wire.WireBytes.equalsIgnoreCase;
 import static io.ringbase.api.wire.WireBytes.isOws;
@@ -43,8 +44,7 @@ final class HeaderFields {
     private static final byte[] CONTINUE_100 = ascii("100-continue");
 
     private final int maxHeaderBytes;
-    private boolean keepHeaders;
-    private List<String> headers;
+    private @Nullable List<String> headers;
     private int headerBytes;
 
     // the framing the fields set, which the decoder reads once the section has ended
@@ -68,7 +68,6 @@ final class HeaderFields {
 
     /** Starts the header section of a new request; {@code keepHeaders}: keep its fields as strings. */
     void reset(boolean keepHeaders) {
-        this.keepHeaders = keepHeaders;
         headers = keepHeaders ? new ArrayList<>(8) : null;
         headerBytes = 0;
         contentLength = 0;
@@ -159,9 +158,10 @@ final class HeaderFields {
                 badExpectation = true;
             }
         }
-        if (keepHeaders) {
-            headers.add(in.toString(start, nameLen, StandardCharsets.US_ASCII));
-            headers.add(in.toString(vs, ve - vs, StandardCharsets.ISO_8859_1));
+        List<String> kept = headers;
+        if (kept != null) { // a list exactly when the request keeps its fields
+            kept.add(in.toString(start, nameLen, StandardCharsets.US_ASCII));
+            kept.add(in.toString(vs, ve - vs, StandardCharsets.ISO_8859_1));
         }
         return true;
     }
@@ -170,7 +170,8 @@ final class HeaderFields {
      * Why the framing of a request of {@code version} with these fields is invalid, or {@code null} if
      * it is valid: the reason of the 400, after which the connection must close.
      */
-    String framingError(HttpVersion version) {
+    @SuppressWarnings("ReferenceEquality") // the decoder makes only the two constants (RequestLine.version)
+    @Nullable String framingError(HttpVersion version) {
         if (chunked && sawContentLength) {
             return "both Content-Length and Transfer-Encoding"; // request smuggling (RFC 9112 §6.1)
         }
@@ -190,12 +191,13 @@ final class HeaderFields {
      * Whether the connection may stay open after the request (RFC 9112 §9.3): in HTTP/1.1 unless
      * {@code Connection: close}, in HTTP/1.0 only with {@code Connection: keep-alive}.
      */
+    @SuppressWarnings("ReferenceEquality") // the decoder makes only the two constants (RequestLine.version)
     boolean keepAlive(HttpVersion version) {
         return version == HttpVersion.HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
     }
 
     /** The fields kept (name, value, name, value, ...), or {@code null} if none are; handed over once. */
-    List<String> takeHeaders() {
+    @Nullable List<String> takeHeaders() {
         List<String> h = headers;
         headers = null;
         return h;

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 public final class RawResponses {
 
     /** The statuses of the point-request path. */
+    @SuppressWarnings("ImmutableEnumChecker") // the arrays are private and only ever copied out
     public enum Status {
         OK("200 OK"),
         CREATED("201 Created"),
@@ -96,11 +97,11 @@ public final class RawResponses {
     }
 
     private static void statusLine(ByteBuf out, HttpVersion version, Status status) {
-        out.writeBytes(version == HttpVersion.HTTP_1_0 ? status.http10 : status.http11);
+        out.writeBytes(version.equals(HttpVersion.HTTP_1_0) ? status.http10 : status.http11);
     }
 
     private static void connection(ByteBuf out, HttpVersion version, boolean keepAlive) {
-        if (version == HttpVersion.HTTP_1_0) {
+        if (version.equals(HttpVersion.HTTP_1_0)) {
             if (keepAlive) {
                 out.writeBytes(CONNECTION_KEEP_ALIVE);
             }

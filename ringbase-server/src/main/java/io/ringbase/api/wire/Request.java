@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCounted;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One HTTP/1.x request as {@link RequestDecoder} read it: method, target, version, whether the
@@ -17,21 +18,21 @@ public final class Request {
 
     private final HttpMethod method;
     private final byte[] target;
-    private String uri; // made from target when first asked
+    private @Nullable String uri; // made from target when first asked
     private final HttpVersion version;
     private final boolean keepAlive;
-    private final List<String> headers; // name, value, name, value, ...; null when not kept
-    private ByteBuf body;             // holds the body at [bodyIndex, bodyIndex + bodyLength); owned (one reference)
+    private final @Nullable List<String> headers; // name, value, name, value, ...; null when not kept
+    private @Nullable ByteBuf body;   // holds the body at [bodyIndex, bodyIndex + bodyLength); owned (one reference)
     private final int bodyIndex;
     private final int bodyLength;
-    private ByteBuf content;          // a slice of body, made when first asked
+    private @Nullable ByteBuf content; // a slice of body, made when first asked
 
     /**
      * @param target the request target's bytes (ASCII)
      * @param body   a buffer holding the body at {@code bodyIndex}, {@code bodyLength} bytes; the request
      *               takes over one reference to it (the decoder's receive buffer: no slice per request)
      */
-    Request(HttpMethod method, byte[] target, HttpVersion version, boolean keepAlive, List<String> headers,
+    Request(HttpMethod method, byte[] target, HttpVersion version, boolean keepAlive, @Nullable List<String> headers,
             ByteBuf body, int bodyIndex, int bodyLength) {
         this.method = method;
         this.target = target;
@@ -44,7 +45,7 @@ public final class Request {
     }
 
     /** A request for tests and tools: no headers kept unless given, {@code content} owned by it. */
-    public static Request of(HttpMethod method, String uri, List<String> headers, ByteBuf content) {
+    public static Request of(HttpMethod method, String uri, @Nullable List<String> headers, ByteBuf content) {
         return new Request(method, uri.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), HttpVersion.HTTP_1_1,
                 true, headers, content, content.readerIndex(), content.readableBytes());
     }
@@ -85,7 +86,7 @@ public final class Request {
      * decoder keeps header fields only for requests off the point-request path ({@code /v0/entity}),
      * which needs none; for those this returns {@code null}.
      */
-    public String header(String name) {
+    public @Nullable String header(String name) {
         if (headers == null) {
             return null;
         }
@@ -101,15 +102,23 @@ public final class Request {
     public ByteBuf content() {
         ByteBuf c = content;
         if (c == null) {
-            c = bodyLength == 0 ? Unpooled.EMPTY_BUFFER : body.slice(bodyIndex, bodyLength);
+            c = bodyLength == 0 ? Unpooled.EMPTY_BUFFER : bodyBuffer().slice(bodyIndex, bodyLength);
             content = c;
         }
         return c;
     }
 
-    /** The buffer holding the body; it starts at {@link #bodyIndex()}. Valid until {@link #release()}. */
+    /**
+     * The buffer holding the body; it starts at {@link #bodyIndex()}. Valid until {@link #release()}.
+     *
+     * @throws IllegalStateException if released
+     */
     public ByteBuf bodyBuffer() {
-        return body;
+        ByteBuf b = body;
+        if (b == null) {
+            throw new IllegalStateException("the request was released");
+        }
+        return b;
     }
 
     public int bodyIndex() {

@@ -1,5 +1,6 @@
 package io.ringbase.api.wire;
 
+import org.jspecify.annotations.Nullable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -7,6 +8,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Decodes HTTP/1.0 and HTTP/1.1 requests (RFC 9112) from a connection's bytes into {@link Request}s,
@@ -58,9 +60,9 @@ public final class RequestDecoder extends ByteToMessageDecoder {
 
     private State state = State.REQUEST_LINE;
     // the request being read
-    private HttpMethod method;
-    private byte[] target;
-    private HttpVersion version;
+    private @Nullable HttpMethod method;
+    private byte @Nullable [] target;
+    private @Nullable HttpVersion version;
     private final HeaderFields fields;
     private final ChunkedBody chunks;
 
@@ -240,15 +242,15 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     }
 
     private boolean headersDone(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        String framingError = fields.framingError(version);
+        String framingError = fields.framingError(readVersion());
         if (framingError != null) {
             fail(in, out, framingError);
             return false;
         }
-        boolean keepAlive = fields.keepAlive(version);
+        boolean keepAlive = fields.keepAlive(readVersion());
         long contentLength = fields.contentLength;
         if (fields.badExpectation) {
-            out.add(new RequestError.UnsupportedExpectation(version, keepAlive && !fields.chunked && contentLength == 0,
+            out.add(new RequestError.UnsupportedExpectation(readVersion(), keepAlive && !fields.chunked && contentLength == 0,
                     isHead()));
             if (fields.chunked || contentLength > 0) {
                 state = State.DONE; // the client may or may not send the body: the connection is done
@@ -265,7 +267,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         if (contentLength > maxBodyBytes) {
             // answer now, then skip the announced body so the connection can go on (a client that
             // expected 100-continue sends nothing more, and Connection: close ends it on our side)
-            out.add(new RequestError.TooLarge(version, keepAlive && !fields.expectContinue, isHead()));
+            out.add(new RequestError.TooLarge(readVersion(), keepAlive && !fields.expectContinue, isHead()));
             if (fields.expectContinue) {
                 state = State.DONE;
                 return false;
@@ -281,8 +283,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     }
 
     private void sendContinue(ChannelHandlerContext ctx) {
-        if (fields.expectContinue && version == HttpVersion.HTTP_1_1) {
-            ctx.writeAndFlush(CONTINUE_RESPONSE.duplicate());
+        if (fields.expectContinue && HttpVersion.HTTP_1_1.equals(version)) {
+            var _ = ctx.writeAndFlush(CONTINUE_RESPONSE.duplicate());
         }
     }
 
@@ -300,7 +302,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
                 return false;
             }
             case ChunkedBody.TOO_LARGE -> {
-                out.add(new RequestError.TooLarge(version, false, isHead()));
+                out.add(new RequestError.TooLarge(readVersion(), false, isHead()));
                 state = State.DONE;
                 return false;
             }
@@ -330,16 +332,29 @@ public final class RequestDecoder extends ByteToMessageDecoder {
 
     private void emit(List<Object> out, ByteBuf body, int bodyIndex, int bodyLength) {
         partialSinceNanos = 0;
-        boolean keepAlive = fields.keepAlive(version);
-        out.add(new Request(method, target, version, keepAlive, fields.takeHeaders(), body, bodyIndex, bodyLength));
+        boolean keepAlive = fields.keepAlive(readVersion());
+        out.add(new Request(readMethod(), readTarget(), readVersion(), keepAlive, fields.takeHeaders(), body, bodyIndex, bodyLength));
         method = null;
         target = null;
         state = State.REQUEST_LINE;
     }
 
+    // The request line's parts, set once it is read: only the states after REQUEST_LINE use them
+    private HttpVersion readVersion() {
+        return Objects.requireNonNull(version, "no request line read");
+    }
+
+    private HttpMethod readMethod() {
+        return Objects.requireNonNull(method, "no request line read");
+    }
+
+    private byte[] readTarget() {
+        return Objects.requireNonNull(target, "no request line read");
+    }
+
     /** Whether the request being read is a HEAD (false while its request line is not read). */
     private boolean isHead() {
-        return state != State.REQUEST_LINE && method == HttpMethod.HEAD;
+        return state != State.REQUEST_LINE && HttpMethod.HEAD.equals(method);
     }
 
     private void fail(ByteBuf in, List<Object> out, String reason) {
@@ -379,7 +394,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private void scheduleCheck(ChannelHandlerContext ctx, long delayNanos) {
         if (!checkScheduled) {
             checkScheduled = true;
-            ctx.executor().schedule(() -> checkTimeout(ctx), delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+            var _ = ctx.executor().schedule(() -> checkTimeout(ctx), delayNanos,
+                    java.util.concurrent.TimeUnit.NANOSECONDS);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.ringbase.api.wire;
 
+import org.jspecify.annotations.Nullable;
 import static io.ringbase.api.wire.WireBytes.ascii;
 
 import io.netty.buffer.ByteBuf;
@@ -23,7 +24,7 @@ final class RequestLine {
     }
 
     /** The method in [from, to), a token (RFC 9110 §9.1), or {@code null} if it is not one. */
-    static HttpMethod method(ByteBuf in, int from, int to) {
+    static @Nullable HttpMethod method(ByteBuf in, int from, int to) {
         int len = to - from;
         byte first = in.getByte(from);
         if (len == 3 && first == 'G' && in.getByte(from + 1) == 'E' && in.getByte(from + 2) == 'T') {
@@ -45,7 +46,7 @@ final class RequestLine {
     }
 
     /** The version in [from, to): {@code HTTP/1.1} or {@code HTTP/1.0}, else {@code null}. */
-    static HttpVersion version(ByteBuf in, int from, int to) {
+    static @Nullable HttpVersion version(ByteBuf in, int from, int to) {
         if (to - from != 8 || in.getByte(from) != 'H' || in.getByte(from + 1) != 'T' || in.getByte(from + 2) != 'T'
                 || in.getByte(from + 3) != 'P' || in.getByte(from + 4) != '/' || in.getByte(from + 5) != '1'
                 || in.getByte(from + 6) != '.') {

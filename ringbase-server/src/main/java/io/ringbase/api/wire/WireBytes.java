@@ -72,7 +72,7 @@ final class WireBytes {
         for (int i = 0; i < len; i++) {
             byte b = in.getByte(from + i);
             if (b >= 'A' && b <= 'Z') {
-                b += 'a' - 'A';
+                b = (byte) (b + ('a' - 'A'));
             }
             if (b != lower[i]) {
                 return false;

@@ -108,7 +108,7 @@ final class DeliveryRound {
             f = CompletableFuture.failedFuture(e);
         }
         outstanding++;
-        f.whenComplete((v, err) -> done.add(new Completion(hint, unwrap(err))));
+        var _ = f.whenComplete((v, err) -> done.add(new Completion(hint, unwrap(err))));
     }
 
     /** Waits for one answer; false if told to stop first (the outstanding writes are then abandoned). */

@@ -1,7 +1,8 @@
 package io.ringbase.cluster.hint;
 
 /**
- * Bounds and pacing of hinted handoff, validated on construction.
+ * Bounds and pacing of hinted handoff, validated on construction (a value that is not positive throws
+ * {@link IllegalArgumentException}).
  *
  * @param maxAgeMs      a hint older than this (by its creation time on the coordinator) is dropped
  *                      instead of delivered, ms; default {@value #DEFAULT_MAX_AGE_MS} (3 h)
@@ -14,7 +15,6 @@ package io.ringbase.cluster.hint;
  *                      {@value #DEFAULT_MAX_PER_SECOND}
  * @param queueCapacity hints accepted by {@link HintedHandoff#hint} but not yet written to the store;
  *                      when full, new hints are dropped; default {@value #DEFAULT_QUEUE_CAPACITY}
- * @throws IllegalArgumentException if any value is not positive
  */
 public record HintOptions(long maxAgeMs, long maxTotalBytes, int maxInFlight, int maxPerSecond, int queueCapacity) {
 

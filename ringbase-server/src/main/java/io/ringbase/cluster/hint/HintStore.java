@@ -66,10 +66,9 @@ public final class HintStore implements Closeable {
     private final AtomicLong droppedBytes = new AtomicLong();
     private final AtomicLong droppedOversize = new AtomicLong();
 
-    /** Pending hints and their stored bytes for one target. */
+    /** Pending hints for one target (their bytes are counted only in total, {@link #totalBytes()}). */
     private static final class Tally {
         long hints;
-        long bytes;
     }
 
     private HintStore(LsmEngine engine, Path dir, HintOptions options, LongSupplier wallClockMs) {
@@ -149,7 +148,6 @@ public final class HintStore implements Closeable {
                 Hint h = HintFormat.decode(e, dir); // refuses damaged hints now rather than at delivery
                 Tally t = tallies.computeIfAbsent(h.target(), i -> new Tally());
                 t.hints++;
-                t.bytes += EntryFormat.encodedSize(e);
                 totalBytes += EntryFormat.encodedSize(e);
             }
         } catch (UncheckedIOException e) {
@@ -233,7 +231,6 @@ public final class HintStore implements Closeable {
             if (replaced == 0) {
                 t.hints++;
             }
-            t.bytes += bytes - replaced;
             totalBytes += bytes - replaced;
             stored.incrementAndGet();
             return true;
@@ -324,7 +321,6 @@ public final class HintStore implements Closeable {
             long bytes = EntryFormat.encodedSize(existing);
             Tally t = tallies.get(hint.target());
             t.hints--;
-            t.bytes -= bytes;
             if (t.hints == 0) {
                 tallies.remove(hint.target());
             }

@@ -131,7 +131,7 @@ public final class HintedHandoff implements Closeable {
             return;
         }
         writer.start();
-        prober.scheduleWithFixedDelay(this::probeAll, 0, PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        var _ = prober.scheduleWithFixedDelay(this::probeAll, 0, PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS); // close() ends it
     }
 
     /**
@@ -216,7 +216,7 @@ public final class HintedHandoff implements Closeable {
                 t.probeSentNanos = now;
                 try {
                     Replica replica = replicas.apply(t.node);
-                    replica.probe().whenComplete((v, err) -> {
+                    var _ = replica.probe().whenComplete((v, err) -> {
                         t.probeSentNanos = 0;
                         if (err == null) {
                             startRound(t, replica);

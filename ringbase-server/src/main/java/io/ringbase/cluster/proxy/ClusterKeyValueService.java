@@ -21,6 +21,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The key-value service of a node in a cluster of more than one: each request is coordinated over the
@@ -67,12 +68,12 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public boolean tryWrite(byte[] key, long expiresAtMs, MemorySegment value) {
+    public boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
         throw new UnsupportedOperationException("a cluster's writes go through the coordinator");
     }
 
     @Override
-    public void stage(WriteBatch batch, byte[] key, long expiresAtMs, MemorySegment value) {
+    public void stage(WriteBatch batch, byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
         throw new UnsupportedOperationException("a cluster's writes go through the coordinator");
     }
 
@@ -105,7 +106,7 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public EntryBatchSource scan(byte[] start, byte[] end, boolean localOnly) throws QuorumException, IOException {
+    public EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly) throws QuorumException, IOException {
         if (localOnly) {
             return new LocalBatchSource(engine.scan(start, end, true));
         }
@@ -132,7 +133,7 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public String notReadyReason() {
+    public @Nullable String notReadyReason() {
         String engineReason = engine.unwritableReason();
         if (engineReason != null) {
             return engineReason;

@@ -180,7 +180,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
                     }
                     try {
                         repairRange(peer, range, p);
-                        p.rangesDone++;
+                        p.rangeDone();
                     } catch (ReplicaException.Unreachable | ReplicaException.Timeout e) {
                         int skipped = MerkleTree.RANGES - range;
                         log.warn("repair: peer {} did not answer ({}); skipping its {} remaining ranges",
@@ -263,7 +263,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
             return;
         }
         engine.apply(e);
-        p.keysReceived++;
+        p.keyReceived();
     }
 
     private void send(RepairPeer peer, Entry e, List<CompletableFuture<Void>> sending, Progress p)
@@ -278,7 +278,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
             throws ReplicaException, InterruptedException {
         for (CompletableFuture<Void> f : sending) {
             await(peer, f);
-            p.keysSent++;
+            p.keySent();
         }
         sending.clear();
     }
@@ -343,7 +343,11 @@ public final class AntiEntropyRepair implements AutoCloseable {
         }
     }
 
-    /** Counters of the run under way; written by the repair thread only. */
+    /**
+     * Counters of the run under way; written by the repair thread only, so their read-modify-writes need
+     * no atomicity: volatile only lets status readers see them without a lock.
+     */
+    @SuppressWarnings("NonAtomicVolatileUpdate")
     private static final class Progress {
         final long startedAtMs;
         final int rangesTotal;
@@ -358,6 +362,18 @@ public final class AntiEntropyRepair implements AutoCloseable {
         Progress(long startedAtMs, int rangesTotal) {
             this.startedAtMs = startedAtMs;
             this.rangesTotal = rangesTotal;
+        }
+
+        void rangeDone() {
+            rangesDone++;
+        }
+
+        void keyReceived() {
+            keysReceived++;
+        }
+
+        void keySent() {
+            keysSent++;
         }
 
         void fail(int ranges, String error) {

@@ -242,7 +242,7 @@ public final class Coordinator {
         NodeId self = topology.self();
         fanOut(tally, up, ack, (f, t) -> {
             long sentAt = System.nanoTime();
-            replica(t).version(key).whenComplete((version, failure) -> {
+            var _ = replica(t).version(key).whenComplete((version, failure) -> {
                 if (failure != null) {
                     if (t.equals(self)) {
                         log.error("local read failed", unwrap(failure));
@@ -301,7 +301,7 @@ public final class Coordinator {
         NodeId self = topology.self();
         for (NodeId t : up) {
             if (!t.equals(self)) {
-                replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
+                var _ = replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
                     if (failure == null) {
                         liveness.markAnswered(t);
                         if (stored > entry.version() && !observed(t, stored)) {
@@ -313,7 +313,7 @@ public final class Coordinator {
                         hinted.add(hints.hint(t, entry));
                         Tally.Kind kind = probes.classify(t, failure);
                         if (unwrap(failure) instanceof ReplicaException.Failed) {
-                            probes.probe(t); // an error answer: ask whether its engine can still write (shared ping)
+                            var _ = probes.probe(t); // an error answer: ask whether its engine can still write (shared ping)
                         }
                         tally.failed(kind);
                     }
@@ -321,7 +321,7 @@ public final class Coordinator {
             }
         }
         if (up.contains(self)) { // last: the remote writes are already on their way
-            replica(self).writeChecked(entry).whenComplete((stored, failure) -> {
+            var _ = replica(self).writeChecked(entry).whenComplete((stored, failure) -> {
                 if (failure == null) {
                     tally.answer(self, stored);
                 } else {
@@ -350,8 +350,10 @@ public final class Coordinator {
             }
             log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
             try { // off the answering thread: the local replica may block
-                return CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background)
-                        .thenCompose(f -> f);
+                @SuppressWarnings("FutureReturnValueIgnored") // the nested future is flattened right below
+                CompletableFuture<CompletableFuture<Void>> nested =
+                        CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background);
+                return nested.thenCompose(f -> f);
             } catch (RejectedExecutionException e) { // the background queue is full: give up here
                 return CompletableFuture.<Void>failedFuture(
                         QuorumException.LostToNewerVersions.queueFull(ack, from, answers.size(), attempt,
@@ -392,7 +394,7 @@ public final class Coordinator {
         NodeId self = topology.self();
         fanOut(tally, up, ack, (f, t) -> {
             if (t.equals(self)) {
-                replica(self).read(key).whenComplete((e, failure) -> {
+                var _ = replica(self).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
                         f.answer(self, e);
                     } else {
@@ -403,7 +405,7 @@ public final class Coordinator {
                 return;
             }
             long sentAt = System.nanoTime();
-            replica(t).read(key).whenComplete((e, failure) -> {
+            var _ = replica(t).read(key).whenComplete((e, failure) -> {
                 if (failure == null) {
                     answeredRead(t, sentAt);
                     if (e != null && !observed(t, e.version())) {

@@ -38,6 +38,12 @@ public final class LocalReplica implements Replica {
     /** What {@link #tryGet} returns when the read would wait for the disk: a marker, compared by identity. */
     public static final Entry WOULD_WAIT = Entry.tombstone(new byte[0], Long.MIN_VALUE);
 
+    /** Whether {@code found}, from {@link #tryGet}, is {@link #WOULD_WAIT}. */
+    @SuppressWarnings("ReferenceEquality") // a marker: only that instance means it, not an equal tombstone
+    public static boolean wouldWait(Entry found) {
+        return found == WOULD_WAIT;
+    }
+
     /** What {@link #tryVersionOf} returns when the read would wait for the disk (no stored version is this low). */
     public static final long VERSION_WOULD_WAIT = Long.MIN_VALUE + 1;
 
@@ -76,7 +82,7 @@ public final class LocalReplica implements Replica {
     public CompletableFuture<Entry> read(byte[] key) {
         try {
             Entry found = tryGet(engine, key);
-            if (found != WOULD_WAIT) {
+            if (!wouldWait(found)) {
                 return CompletableFuture.completedFuture(found);
             }
             return onExecutor(blockingReads, () -> engine.get(key));

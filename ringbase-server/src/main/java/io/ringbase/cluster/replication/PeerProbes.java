@@ -117,20 +117,28 @@ public final class PeerProbes {
             }
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
+        var _ = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
             List<NodeId> up = up(targets, forWrites);
             if (up.size() < ack) {
                 result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
                 return;
             }
             try {
-                background.execute(() -> send.apply(up).whenComplete((value, failure) -> {
-                    if (failure == null) {
-                        result.complete(value);
-                    } else {
-                        result.completeExceptionally(unwrap(failure));
+                background.execute(() -> {
+                    CompletableFuture<T> sent;
+                    try {
+                        sent = send.apply(up);
+                    } catch (RuntimeException e) { // else nothing would ever complete the result
+                        sent = CompletableFuture.failedFuture(e);
                     }
-                }));
+                    var _ = sent.whenComplete((value, failure) -> {
+                        if (failure == null) {
+                            result.complete(value);
+                        } else {
+                            result.completeExceptionally(unwrap(failure));
+                        }
+                    });
+                });
             } catch (RejectedExecutionException e) {
                 log.warn("a request that needed a node back from down was refused: the background queue is full");
                 result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
@@ -162,7 +170,7 @@ public final class PeerProbes {
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
-            call.whenComplete((unwritable, failure) -> {
+            var _ = call.whenComplete((unwritable, failure) -> {
                 if (failure == null) {
                     if (!liveness.isUp(node)) {
                         log.info("node {} answers again", node);
@@ -199,7 +207,7 @@ public final class PeerProbes {
                     && now - lastAnswerMs.applyAsLong(node) < IDLE_PROBE_AFTER_MS) {
                 continue;
             }
-            probe(node);
+            var _ = probe(node);
         }
     }
 

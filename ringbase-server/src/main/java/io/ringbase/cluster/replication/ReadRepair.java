@@ -127,7 +127,7 @@ final class ReadRepair {
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
-            call.whenComplete((stored, failure) -> {
+            var _ = call.whenComplete((stored, failure) -> {
                 if (failure == null) {
                     liveness.markAnswered(t);
                     acks.answer(t, stored);
@@ -149,11 +149,13 @@ final class ReadRepair {
                 writes.incrementAndGet();
                 NodeId target = a.node();
                 try {
-                    background.execute(() -> replicas.apply(target).write(newest).whenComplete((v, failure) -> {
-                        if (failure != null) {
-                            log.debug("read repair of {} failed: {}", target, Coordinator.unwrap(failure).toString());
-                        }
-                    }));
+                    background.execute(() -> {
+                        var _ = replicas.apply(target).write(newest).whenComplete((v, failure) -> {
+                            if (failure != null) {
+                                log.debug("read repair of {} failed: {}", target, Coordinator.unwrap(failure).toString());
+                            }
+                        });
+                    });
                 } catch (RejectedExecutionException e) {
                     log.debug("read repair to {} dropped: background queue full", target);
                 }

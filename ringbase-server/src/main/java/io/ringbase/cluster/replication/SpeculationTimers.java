@@ -49,7 +49,13 @@ public final class SpeculationTimers implements Scheduler {
             }
         }
         try {
-            group.next().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            var _ = group.next().schedule(() -> { // its future is dropped: log a failure as the loops' timers do
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    log.error("speculative retry timer failed", e);
+                }
+            }, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("speculative retry timer dropped: the event loops are shutting down");
         }
@@ -95,7 +101,7 @@ public final class SpeculationTimers implements Scheduler {
 
         private void arm(long delayNanos) {
             try {
-                loop.schedule(drain, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+                var _ = loop.schedule(drain, Math.max(0, delayNanos), TimeUnit.NANOSECONDS); // drain logs its failures
                 armed = true;
             } catch (RejectedExecutionException e) {
                 timers.clear(); // shutting down

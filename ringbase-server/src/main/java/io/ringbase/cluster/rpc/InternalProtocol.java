@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The node-to-node API (documented in {@code docs/http-api.md}, "Internal API"): paths, headers, status
@@ -44,13 +45,13 @@ public final class InternalProtocol {
      * {@value #PING_UNWRITABLE} and the engine's reason, UTF-8. An empty body is what nodes from before
      * this rule answer, so they count as writable.
      */
-    public static byte[] pingBody(String unwritableReason) {
+    public static byte[] pingBody(@Nullable String unwritableReason) {
         return unwritableReason == null ? new byte[0]
                 : (PING_UNWRITABLE + unwritableReason).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The unwritable reason in a ping answer's body, or null if the node can take writes (any other body). */
-    public static String pingUnwritableReason(byte[] body) {
+    public static @Nullable String pingUnwritableReason(byte[] body) {
         String s = new String(body, java.nio.charset.StandardCharsets.UTF_8);
         return s.startsWith(PING_UNWRITABLE) ? s.substring(PING_UNWRITABLE.length()) : null;
     }
@@ -78,7 +79,11 @@ public final class InternalProtocol {
         return HEX.formatHex(key);
     }
 
-    /** @throws IllegalArgumentException if {@code s} is not an even-length hex string */
+    /**
+     * The bytes a {@link #hex} string stands for.
+     *
+     * @throws IllegalArgumentException if {@code s} is not an even-length hex string
+     */
     public static byte[] unhex(String s) {
         return HEX.parseHex(s);
     }

@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The body codec of {@link InternalProtocol#BATCH}: several replica reads and writes to one node in one
@@ -93,7 +94,7 @@ public final class ReplicaBatch {
     }
 
     /** The entry a {@link Read} found, or {@code null}. */
-    public record Found(Entry entry) implements Result {
+    public record Found(@Nullable Entry entry) implements Result {
     }
 
     /** Encodes a request body. */
@@ -164,10 +165,14 @@ public final class ReplicaBatch {
                     seg.set(LONG_LE, p, w.version());
                     p += 8;
                 }
-                case Found f when f.entry() == null -> out[(int) p++] = ABSENT;
                 case Found f -> {
-                    out[(int) p++] = FOUND;
-                    p = EntryCodec.write(f.entry(), seg, p);
+                    Entry e = f.entry();
+                    if (e == null) {
+                        out[(int) p++] = ABSENT;
+                    } else {
+                        out[(int) p++] = FOUND;
+                        p = EntryCodec.write(e, seg, p);
+                    }
                 }
                 case TooLarge t -> out[(int) p++] = TOO_LARGE;
                 case Failed f -> {

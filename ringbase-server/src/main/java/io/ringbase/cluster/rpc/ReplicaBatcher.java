@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Coalesces the replica reads and writes that requests coordinated on one event loop send to one node
@@ -51,7 +52,7 @@ final class ReplicaBatcher {
     }
 
     /** Queues a write on the calling event loop's batch; {@code null} if the caller is not on one. */
-    CompletableFuture<Long> write(Entry entry) {
+    @Nullable CompletableFuture<Long> write(Entry entry) {
         int loop = client.currentLoop();
         if (loop < 0 || ReplicaBatch.encodedSize(new ReplicaBatch.Write(entry)) > ReplicaBatch.MAX_OP_BYTES) {
             return null;
@@ -62,7 +63,7 @@ final class ReplicaBatcher {
     }
 
     /** Queues a read on the calling event loop's batch; {@code null} if the caller is not on one. */
-    CompletableFuture<Entry> read(byte[] key) {
+    @Nullable CompletableFuture<Entry> read(byte[] key) {
         int loop = client.currentLoop();
         if (loop < 0 || key.length + 1 + EntryCodec.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
             return null;
@@ -76,7 +77,7 @@ final class ReplicaBatcher {
      * Queues a version query ({@link ReplicaBatch.QueryVersion}) on the calling event loop's batch;
      * {@code null} if the caller is not on one or the key is too large to batch.
      */
-    CompletableFuture<Long> version(byte[] key) {
+    @Nullable CompletableFuture<Long> version(byte[] key) {
         int loop = client.currentLoop();
         if (loop < 0 || key.length + 1 + EntryCodec.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
             return null;
@@ -116,7 +117,7 @@ final class ReplicaBatcher {
         open[loop] = null;
         List<ReplicaBatch.Op> ops = batch.ops;
         List<CompletableFuture<?>> results = batch.results;
-        client.send(node, HttpMethod.POST, InternalProtocol.BATCH, ReplicaBatch.encodeOps(ops))
+        var _ = client.send(node, HttpMethod.POST, InternalProtocol.BATCH, ReplicaBatch.encodeOps(ops))
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         failAll(results, failure);
@@ -146,14 +147,15 @@ final class ReplicaBatcher {
                     ((CompletableFuture<Long>) result).complete(v.version());
             case ReplicaBatch.Read r when answer instanceof ReplicaBatch.Found found ->
                     ((CompletableFuture<Entry>) result).complete(found.entry());
-            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.TooLarge -> // its entry alone
-                    readAlone.apply(r.key()).whenComplete((e, failure) -> {
-                        if (failure != null) {
-                            result.completeExceptionally(failure);
-                        } else {
-                            ((CompletableFuture<Entry>) result).complete(e);
-                        }
-                    });
+            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.TooLarge -> { // its entry alone
+                var _ = readAlone.apply(r.key()).whenComplete((e, failure) -> {
+                    if (failure != null) {
+                        result.completeExceptionally(failure);
+                    } else {
+                        ((CompletableFuture<Entry>) result).complete(e);
+                    }
+                });
+            }
             case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Written v ->
                     ((CompletableFuture<Long>) result).complete(v.version());
             case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Found f && f.entry() == null ->

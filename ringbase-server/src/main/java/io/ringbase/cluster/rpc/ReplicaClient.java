@@ -39,6 +39,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +68,8 @@ public final class ReplicaClient implements AutoCloseable {
     private static final AttributeKey<Call> CALL = AttributeKey.valueOf("ringbase.call");
 
     /**
+     * The client's limits, all positive.
+     *
      * @param timeoutMs          per-call deadline, from {@link #send} to the complete answer (ms)
      * @param maxConnectionsPerNode pooled keep-alive connections per node
      * @param maxPendingPerNode  calls that may wait for a pooled connection per node; more fail at once
@@ -123,13 +126,13 @@ public final class ReplicaClient implements AutoCloseable {
      * @param signer signs every request ({@link RequestSigner#NONE}: no cluster secret, unsigned)
      * @param time   the wall clock of signatures and of {@link PeerCallStats.Snapshot#lastAnswerMs()}
      */
-    public ReplicaClient(ClientConfig config, RequestSigner signer, EventLoopGroup sharedGroup, TimeSource time) {
+    public ReplicaClient(ClientConfig config, RequestSigner signer, @Nullable EventLoopGroup sharedGroup, TimeSource time) {
         this.config = config;
         this.signer = java.util.Objects.requireNonNull(signer, "signer (RequestSigner.NONE for none)");
         this.time = time;
         this.stats = new PeerCallStats(time);
         this.ownsGroup = sharedGroup == null;
-        this.group = ownsGroup ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
+        this.group = sharedGroup == null ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
                 : sharedGroup;
         this.loops = Transport.loops(group);
         this.bootstrap = new Bootstrap()
@@ -266,16 +269,16 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     /** Ends {@code call}'s use of {@code ch}: returns it to the pool (closing it first if asked), once. */
-    private void detach(Channel ch, Call call, FixedChannelPool pool, boolean close) {
+    private void detach(Channel ch, Call call, @Nullable FixedChannelPool pool, boolean close) {
         if (!call.released.compareAndSet(false, true)) {
             return;
         }
         ch.attr(CALL).compareAndSet(call, null);
         if (close || closed) {
-            ch.close();
+            var _ = ch.close();
         }
-        if (!closed) { // a closed pool has nobody left to notify
-            pool.release(ch);
+        if (!closed && pool != null) { // a closed pool has nobody left to notify; a call is sent with its pool
+            var _ = pool.release(ch);
         }
     }
 
@@ -290,7 +293,7 @@ public final class ReplicaClient implements AutoCloseable {
             Call call = ctx.channel().attr(CALL).get();
             try {
                 if (call == null) {
-                    ctx.close(); // nobody asked: out of sync
+                    var _ = ctx.close(); // nobody asked: out of sync
                     return;
                 }
                 boolean keepAlive = HttpUtil.isKeepAlive(response) && response.decoderResult().isSuccess();
@@ -319,7 +322,7 @@ public final class ReplicaClient implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
-            ctx.close();
+            var _ = ctx.close();
         }
     }
 
@@ -334,9 +337,9 @@ public final class ReplicaClient implements AutoCloseable {
         final PeerCallStats.Counters stats;
         final CompletableFuture<Response> result = new CompletableFuture<>();
         final AtomicBoolean released = new AtomicBoolean();
-        volatile Channel channel;
-        volatile FixedChannelPool pool;
-        volatile ScheduledFuture<?> timer;
+        volatile @Nullable Channel channel;          // once connected
+        volatile @Nullable FixedChannelPool pool;    // once sent
+        volatile @Nullable ScheduledFuture<?> timer; // once sent
 
         Call(NodeId node, PeerCallStats.Counters stats) {
             this.node = node;

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The server side of the node-to-node API ({@link InternalProtocol}, documented in {@code docs/http-api.md}):
@@ -54,10 +55,10 @@ public final class ReplicaServer {
         String uri();
 
         /** A decoded query parameter, or {@code null} if absent. */
-        String param(String name);
+        @Nullable String param(String name);
 
         /** A header's value, or {@code null} if absent. */
-        String header(String name);
+        @Nullable String header(String name);
 
         /** The body; an empty array for none. */
         byte[] body();
@@ -92,9 +93,9 @@ public final class ReplicaServer {
      */
     public static final class RpcException extends Exception {
         private final int status;
-        private final String allow;
+        private final @Nullable String allow;
 
-        RpcException(int status, String message, String allow) {
+        RpcException(int status, @Nullable String message, @Nullable String allow) {
             super(message);
             this.status = status;
             this.allow = allow;
@@ -106,7 +107,7 @@ public final class ReplicaServer {
         }
 
         /** For a 405, the methods the path takes (for an {@code Allow} header); else {@code null}. */
-        public String allow() {
+        public @Nullable String allow() {
             return allow;
         }
     }
@@ -168,7 +169,7 @@ public final class ReplicaServer {
                 if (method.equals("GET")) {
                     byte[] key = hexKey(request, "id");
                     Entry found = mayWait ? engine.get(key) : LocalReplica.tryGet(engine, key);
-                    if (found == LocalReplica.WOULD_WAIT) {
+                    if (LocalReplica.wouldWait(found)) {
                         return BLOCKED;
                     }
                     return found == null ? text(404, "no such key")
@@ -231,7 +232,7 @@ public final class ReplicaServer {
      * @return the results, or {@code null} if a write or a read would have had to wait and {@code mayWait}
      *         is false
      */
-    private List<ReplicaBatch.Result> batch(byte[] body, boolean mayWait) throws RpcException, IOException {
+    private @Nullable List<ReplicaBatch.Result> batch(byte[] body, boolean mayWait) throws RpcException, IOException {
         List<ReplicaBatch.Op> ops;
         try {
             ops = ReplicaBatch.decodeOps(body);
@@ -264,7 +265,7 @@ public final class ReplicaServer {
                     }
                     case ReplicaBatch.Read r -> {
                         Entry found = mayWait ? engine.get(r.key()) : LocalReplica.tryGet(engine, r.key());
-                        if (found == LocalReplica.WOULD_WAIT) {
+                        if (LocalReplica.wouldWait(found)) {
                             return null;
                         }
                         long size = found == null ? 1 : 1 + EntryCodec.encodedSize(found);
@@ -394,7 +395,7 @@ public final class ReplicaServer {
         }
     }
 
-    private static RpcException badRequest(String message) {
+    private static RpcException badRequest(@Nullable String message) {
         return new RpcException(400, message, null);
     }
 

@@ -129,7 +129,7 @@ final class Flusher {
         long started = System.nanoTime();
         Memtable mt = frozen.memtable();
         long memtableBytes = mt.sizeBytes();
-        if (flushedFor != frozen) {
+        if (!frozen.equals(flushedFor)) { // equal: the same Memtable object, same WAL
             // a table written by an attempt whose publish failed is reused: retries leave no orphans
             flushedTable = mt.isEmpty() ? null : files.write(mt);
             flushedFor = frozen;

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -58,8 +59,8 @@ final class Recovery {
             throws IOException {
         Path path = dir.path();
         deleteTemporaries(path);
-        TreeSet<Long> sstFiles = numbers(path, FileNames.Kind.SSTABLE);
-        TreeSet<Long> walFiles = numbers(path, FileNames.Kind.WAL);
+        NavigableSet<Long> sstFiles = numbers(path, FileNames.Kind.SSTABLE);
+        NavigableSet<Long> walFiles = numbers(path, FileNames.Kind.WAL);
         ManifestState manifest = Manifest.read(path).orElse(null);
         if (manifest == null) {
             if (!sstFiles.isEmpty()) {
@@ -97,7 +98,7 @@ final class Recovery {
     }
 
     /** File numbers of the files of {@code kind} in {@code dir}, ascending. */
-    private static TreeSet<Long> numbers(Path dir, FileNames.Kind kind) throws IOException {
+    private static NavigableSet<Long> numbers(Path dir, FileNames.Kind kind) throws IOException {
         TreeSet<Long> out = new TreeSet<>();
         for (Path p : list(dir)) {
             FileNames.parse(p.getFileName().toString())
@@ -116,7 +117,7 @@ final class Recovery {
     }
 
     private static Result recover(FileIo io, DataDirectory dir, TableFiles files, ManifestState manifest,
-                                  TreeSet<Long> sstFiles, TreeSet<Long> walFiles, List<LiveTable> tables,
+                                  NavigableSet<Long> sstFiles, NavigableSet<Long> walFiles, List<LiveTable> tables,
                                   long memtableBytes, WalRecoveryMode walRecovery) throws IOException {
         Path path = dir.path();
         for (long number : manifest.liveTables()) {

@@ -129,10 +129,10 @@ public final class RocksDbEngine implements ManagedEngine {
             return t;
         });
         if (options.walSync() == WalSyncPolicy.PERIODIC) {
-            background.scheduleWithFixedDelay(this::syncWalQuietly, options.walSyncIntervalMs(),
+            var _ = background.scheduleWithFixedDelay(this::syncWalQuietly, options.walSyncIntervalMs(),
                     options.walSyncIntervalMs(), TimeUnit.MILLISECONDS);
         }
-        background.scheduleWithFixedDelay(this::purgeQuietly, options.purgeIntervalMs(), options.purgeIntervalMs(),
+        var _ = background.scheduleWithFixedDelay(this::purgeQuietly, options.purgeIntervalMs(), options.purgeIntervalMs(),
                 TimeUnit.MILLISECONDS);
     }
 
@@ -536,6 +536,8 @@ public final class RocksDbEngine implements ManagedEngine {
         } catch (RocksDBException e) {
             diskErrors.increment();
             log.error("periodic WAL fsync failed: {}", describe(e));
+        } catch (RuntimeException e) { // thrown out of a periodic task, it would cancel every later fsync
+            log.error("periodic WAL fsync failed", e);
         } finally {
             closeLock.readLock().unlock();
         }

@@ -157,7 +157,7 @@ class RequestDecoderTest {
                     StandardCharsets.ISO_8859_1));
             Object first = ch.readInbound();
             assertThat(first).as(b).isInstanceOf(RequestError.Malformed.class);
-            assertThat((Object) ch.readInbound()).as("nothing after %s", b).isNull();
+            assertThat(ch.<Object>readInbound()).as("nothing after %s", b).isNull();
             ch.finishAndReleaseAll();
         }
     }
@@ -207,7 +207,7 @@ class RequestDecoderTest {
             Object first = ch.readInbound();
             try {
                 assertThat(first).as(b).isInstanceOf(RequestError.Malformed.class);
-                assertThat((Object) ch.readInbound()).as("nothing after %s", b).isNull();
+                assertThat(ch.<Object>readInbound()).as("nothing after %s", b).isNull();
             } finally {
                 Request.release(first);
                 ch.finishAndReleaseAll();

@@ -7,6 +7,7 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.WalSyncPolicy;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +88,7 @@ class HintStoreTest {
         store.add(C, value("k", base + 2, "for-c"));
         store.add(C, value("l", base + 3, "for-c"));
 
-        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().value())).containsExactly("for-b");
+        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().value(), StandardCharsets.UTF_8)).containsExactly("for-b");
         assertThat(all(store, C.toString())).hasSize(2);
         assertThat(store.targets()).containsExactly(B.toString(), C.toString());
     }
@@ -101,7 +102,7 @@ class HintStoreTest {
         List<Hint> hints = all(store, B.toString()); // pages of 7
 
         assertThat(hints).hasSize(100);
-        assertThat(hints).extracting(h -> new String(h.entry().key())).isSorted().doesNotHaveDuplicates();
+        assertThat(hints).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).isSorted().doesNotHaveDuplicates();
     }
 
     @Test
@@ -181,7 +182,7 @@ class HintStoreTest {
     void hintPastTheByteBoundIsDroppedAndCounted() throws IOException {
         Entry first = value("k1", base + 1, "x".repeat(100));
         // entry header, stored key (target URL, 0x00, user key), stored value
-        long oneHint = 25 + "http://127.0.0.1:7002".length() + 1 + 2 + HintFormat.VALUE_HEADER_SIZE + 100;
+        long oneHint = 25L + "http://127.0.0.1:7002".length() + 1 + 2 + HintFormat.VALUE_HEADER_SIZE + 100;
         open(HintOptions.defaults().withMaxTotalBytes(2 * oneHint));
         assertThat(store.add(B, first)).isTrue();
         assertThat(store.totalBytes()).isEqualTo(oneHint);
@@ -203,7 +204,7 @@ class HintStoreTest {
         store.add(B, value("young", base + 2, "v"));
         clock.addAndGet(401); // "old" is 1,001 ms old, "young" 401 ms
 
-        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key())).containsExactly("young");
+        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).containsExactly("young");
         assertThat(store.hintsDroppedAge()).isEqualTo(1);
         assertThat(store.pendingHints()).isEqualTo(1);
     }
@@ -236,8 +237,8 @@ class HintStoreTest {
         store = HintStore.open(dir, HintOptions.defaults(), WalSyncPolicy.PERIODIC, clock::get, list);
 
         assertThat(store.targets()).containsExactly(B.toString(), C.toString());
-        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key())).containsExactly("a");
-        assertThat(all(store, C.toString())).extracting(h -> new String(h.entry().key())).containsExactly("b");
+        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).containsExactly("a");
+        assertThat(all(store, C.toString())).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).containsExactly("b");
         assertThat(store.pendingHints()).isEqualTo(2);
         store.close();
 

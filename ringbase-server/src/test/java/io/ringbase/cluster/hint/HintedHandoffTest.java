@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@SuppressWarnings("FutureReturnValueIgnored") // hint() never completes exceptionally: the tests watch stats()
 class HintedHandoffTest {
 
     private static final Topology TOPOLOGY = Topology.parse(

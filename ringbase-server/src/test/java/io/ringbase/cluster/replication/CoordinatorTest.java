@@ -52,7 +52,9 @@ class CoordinatorTest {
 
         @Override
         public CompletableFuture<Entry> read(byte[] key) {
-            calls++;
+            synchronized (this) { // the coordinator may call from several threads at once
+                calls++;
+            }
             return behaviour.apply(node).thenApply(v -> stored);
         }
 
@@ -61,7 +63,9 @@ class CoordinatorTest {
 
         @Override
         public CompletableFuture<Void> write(Entry entry) {
-            calls++;
+            synchronized (this) {
+                calls++;
+            }
             Function<Entry, CompletableFuture<Object>> w = writeBehaviour;
             return (w == null ? behaviour.apply(node) : w.apply(entry)).thenApply(v -> {
                 writes.add(entry);
@@ -82,7 +86,9 @@ class CoordinatorTest {
 
         @Override
         public CompletableFuture<Void> probe() {
-            probes++;
+            synchronized (this) {
+                probes++;
+            }
             return behaviour.apply(node).thenApply(v -> null);
         }
 

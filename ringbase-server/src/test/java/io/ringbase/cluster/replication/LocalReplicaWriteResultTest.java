@@ -78,7 +78,7 @@ class LocalReplicaWriteResultTest {
         try (ManagedEngine engine = Engines.open(EngineKind.LSM, LsmOptions.defaults(dir))) {
             for (int i = 0; i < 5_000; i++) {
                 byte[] key = bytes("key" + random.nextInt(8));
-                long version = 100 + random.nextInt(20);
+                long version = 100L + random.nextInt(20);
                 long expires = random.nextInt(4) == 0 ? 1_000 + random.nextInt(3) : Entry.NO_EXPIRY;
                 Entry written = random.nextInt(5) == 0
                         ? Entry.tombstone(key, version)

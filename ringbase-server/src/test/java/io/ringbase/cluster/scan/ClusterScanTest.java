@@ -170,8 +170,8 @@ class ClusterScanTest {
             assertThat(render(first.get(1, TimeUnit.SECONDS))).containsExactly("a=a");
             CompletableFuture<List<Entry>> second = scan.nextBatch(1024);
             assertThat(second).isNotDone();
-            while (a.completeNext() | b.completeNext()) {
-                // complete pages as they are asked for
+            while (Boolean.logicalOr(a.completeNext(), b.completeNext())) {
+                // complete pages as they are asked for (both, each pass: hence no short circuit)
             }
             assertThat(render(second.get(1, TimeUnit.SECONDS))).containsExactly("b=b");
         }

@@ -104,7 +104,7 @@ public final class NodeApi {
         if (status == 504 && r.body().startsWith("not enough replicas reachable")) {
             return new Answer(Outcome.FAIL, null, note);
         }
-        if (status >= 400 && status < 500 || status == 503) {
+        if ((status >= 400 && status < 500) || status == 503) {
             return new Answer(Outcome.FAIL, null, note);
         }
         return new Answer(write ? Outcome.UNKNOWN : Outcome.FAIL, null, note);

@@ -84,9 +84,17 @@ public final class NsCluster implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
+        boolean interrupted = false;
         for (NsNode n : nodes) {
-            n.kill();
+            try {
+                n.kill();
+            } catch (InterruptedException e) { // it is killed; kill the others all the same
+                interrupted = true;
+            }
+        }
+        if (interrupted) { // kept: an interrupt must not be lost in try-with-resources
+            Thread.currentThread().interrupt();
         }
     }
 }

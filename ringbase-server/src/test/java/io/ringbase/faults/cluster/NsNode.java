@@ -69,7 +69,7 @@ public final class NsNode {
         return paused;
     }
 
-    /** Starts the process; {@link #awaitReady()} waits for its ready line. */
+    /** Starts the process; the future completes at its ready line. */
     public CompletableFuture<Void> start(long clockOffsetMs) throws IOException {
         if (isAlive()) {
             throw new IllegalStateException("node " + index + " is running");

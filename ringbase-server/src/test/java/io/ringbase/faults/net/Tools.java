@@ -18,6 +18,9 @@ public final class Tools {
     }
 
     /**
+     * Checks that this runs as root and that the lab's commands are on the machine ({@code .ci/run} installs
+     * them; tests never do).
+     *
      * @throws IllegalStateException if not root, or a command is missing
      */
     public static void ensure() {

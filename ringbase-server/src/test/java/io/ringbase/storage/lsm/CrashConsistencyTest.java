@@ -39,9 +39,6 @@ class CrashConsistencyTest {
 
     /** One acknowledged or attempted operation of the workload. */
     private record Op(String key, String value, long startedAt, long ackedAt) {
-        boolean isDelete() {
-            return value == null;
-        }
     }
 
     /** A file's contents as written (volatile) and as last fsynced (durable). */

@@ -29,7 +29,7 @@ public final class Compactor {
     /** Decides, from an encoded entry, whether it may be left out of the output. */
     @FunctionalInterface
     public interface Droppable {
-        /** @param segment holds the entry encoded ({@link EntryFormat}) at {@code offset} */
+        /** Whether the entry encoded ({@link EntryFormat}) in {@code segment} at {@code offset} may be left out. */
         boolean test(MemorySegment segment, long offset);
     }
 
@@ -37,6 +37,8 @@ public final class Compactor {
     }
 
     /**
+     * Merges {@code inputs} into one table written to {@code output}.
+     *
      * @param inputs    the tables to merge
      * @param output    the {@code .sst.tmp} file to write
      * @param droppable entries for which this is true are not written

@@ -22,6 +22,8 @@ public final class SizeTieredPicker {
     }
 
     /**
+     * Picks the tables to merge next: of the eligible tiers, the one whose tables are smallest on average.
+     *
      * @param tables the live tables, in any order
      * @return the file numbers of the tables to merge (between minThreshold and maxThreshold of them),
      *         or an empty list if nothing needs compacting

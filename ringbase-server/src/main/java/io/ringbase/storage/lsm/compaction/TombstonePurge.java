@@ -16,6 +16,8 @@ public final class TombstonePurge {
     @FunctionalInterface
     public interface OtherSources {
         /**
+         * Whether a source outside the merge may hold {@code key}.
+         *
          * @param key the key, a copy the callee may keep
          * @return {@code true} unless no source outside the merge holds it (a Bloom filter's "maybe" counts)
          */

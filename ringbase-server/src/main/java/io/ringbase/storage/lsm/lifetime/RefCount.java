@@ -15,7 +15,7 @@ public final class RefCount {
     /**
      * Takes a reference unless the count already reached zero.
      *
-     * @return whether a reference was taken; if so, a {@link #release()} must follow
+     * @return whether a reference was taken; if so, a {@link #release(String)} must follow
      */
     public boolean tryRetain() {
         while (true) {

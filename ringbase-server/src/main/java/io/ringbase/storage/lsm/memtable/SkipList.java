@@ -68,7 +68,7 @@ final class SkipList {
                 long prev = splices[base + level];
                 long next = splices[base + MAX_HEIGHT + level];
                 Nodes.setNext(slabs, node, level, next);
-                if (Nodes.casNext(slabs, prev, level, next, node)) {
+                if (Nodes.casNext(slabs, /* node= */ prev, level, /* expected= */ next, /* next= */ node)) {
                     break;
                 }
                 // someone linked between prev and next: look again

@@ -53,8 +53,6 @@ final class BlockTable implements TableBody {
     private final MemorySegment data;
     private final MemorySegment index;
     private final long blockCount;
-    /** Format versions 3 and 4: blocks hold compact entries (but those stored {@link BlockCompression#SINGLE_ENTRY}). */
-    private final boolean compact;
     /** Offset in the index section of the {@code entryStart} array. */
     private final long startsAt;
     /**
@@ -85,7 +83,6 @@ final class BlockTable implements TableBody {
         this.loader = new BlockLoader(path, data, footer.formatVersion() >= 3, file, cache);
         this.index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
         this.blockCount = footer.blockCount();
-        this.compact = footer.formatVersion() >= 3;
         this.startsAt = footer.indexLength() - 8 * blockCount;
         this.prefixes = arena.allocate(ValueLayout.JAVA_LONG, blockCount);
         this.commonPrefix = blockCount == 0 ? new byte[0] : sharedPrefix(entryAt(0), entryAt(blockCount - 1));
@@ -131,7 +128,6 @@ final class BlockTable implements TableBody {
      */
     private long seek(long b, EntryLocation loc, byte[] key, long keyPrefix) throws CorruptionException {
         MemorySegment block = loc.blockSegment;
-        long start = loc.blockStart;
         long end = loc.blockEnd;
         boolean compactEntries = loc.blockCompact;
         CompactEntry d = compactEntries ? loc.decoder() : null;
@@ -348,7 +344,7 @@ final class BlockTable implements TableBody {
         /** Blocks still to read with {@code pread} if the gauge says so; then through the mapping. */
         int preads;
 
-        /** @param preads how many of its first blocks may be read with {@code pread} */
+        /** A walk from {@code firstBlock} whose first {@code preads} blocks may be read with pread(2). */
         Walk(long firstBlock, int preads) {
             this.block = firstBlock - 1;
             this.preads = preads;

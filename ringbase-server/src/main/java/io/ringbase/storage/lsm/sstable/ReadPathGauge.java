@@ -50,7 +50,7 @@ final class ReadPathGauge {
     /** Samples in the window (high 32 bits) and slow ones among them (low 32 bits). */
     private final AtomicLong window = new AtomicLong();
     private volatile boolean pread;
-    private volatile long switches;
+    private final AtomicLong switches = new AtomicLong();
 
     /**
      * @param residentFraction the fraction of the table's data section in the page cache at open, or a
@@ -67,7 +67,7 @@ final class ReadPathGauge {
 
     /** How many times the choice changed (for tests and statistics). */
     long switches() {
-        return switches;
+        return switches.get();
     }
 
     /**
@@ -96,7 +96,7 @@ final class ReadPathGauge {
     private void change(long w, boolean toPread) {
         if (window.compareAndSet(w, 0)) {
             pread = toPread;
-            switches++; // only the thread that closed the window writes it
+            switches.incrementAndGet(); // two windows may close at once
         }
     }
 

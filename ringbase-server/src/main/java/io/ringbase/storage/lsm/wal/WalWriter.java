@@ -466,6 +466,7 @@ public final class WalWriter implements Closeable {
     }
 
     /** Writes the records of {@link #batch}, {@code bytes} in all, with one {@code write()}. */
+    @SuppressWarnings("NonAtomicVolatileUpdate") // one leader at a time, handed over under the lock; volatile for readers
     private void writeRecords(long bytes) throws IOException {
         long written = batchWriter.write(batch, bytes);
         writeCalls++;

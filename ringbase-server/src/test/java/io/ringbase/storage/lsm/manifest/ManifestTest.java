@@ -64,7 +64,7 @@ class ManifestTest {
 
     @Test
     void secondLockOnTheSameDirectoryIsRefused() throws Exception {
-        try (DataDirectory first = DataDirectory.lock(dir)) {
+        try (DataDirectory _ = DataDirectory.lock(dir)) {
             assertThatThrownBy(() -> DataDirectory.lock(dir)).hasMessageContaining("in use");
         }
         DataDirectory.lock(dir).close();

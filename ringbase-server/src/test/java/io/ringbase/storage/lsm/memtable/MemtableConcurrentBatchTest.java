@@ -63,7 +63,8 @@ class MemtableConcurrentBatchTest {
                 long[][] batches = new long[TABLES][BATCH];
                 long[][] duplicates = new long[TABLES][];
                 for (int t = 0; t < TABLES; t++) {
-                    Memtable mt = tables[t] = new Memtable(16 << 10);
+                    Memtable mt = new Memtable(16 << 10);
+                    tables[t] = mt;
                     for (int i = 0; i < BATCH; i++) {
                         batches[t][i] = filled(mt, key(i), 2);
                     }
@@ -184,6 +185,7 @@ class MemtableConcurrentBatchTest {
     }
 
     /** Spins until {@code value} reaches {@code target}, yielding now and then (the machine may be busy). */
+    @SuppressWarnings("ThreadPriorityCheck") // the yield is meant: spinners must not starve the threads they wait for
     private static void awaitAtLeast(AtomicInteger value, int target) {
         for (int spins = 1; value.get() < target; spins++) {
             if (spins % 1024 == 0) {

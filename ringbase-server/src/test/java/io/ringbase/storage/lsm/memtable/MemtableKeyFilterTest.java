@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +62,7 @@ class MemtableKeyFilterTest {
         for (int i = 0; i < keys; i++) {
             Entry e = mt.get(key("k", i));
             assertThat(e.version()).as("key %d", i).isEqualTo(12);
-            assertThat(new String(e.value())).isEqualTo("r2");
+            assertThat(new String(e.value(), StandardCharsets.UTF_8)).isEqualTo("r2");
         }
         mt.put(Entry.tombstone(key("k", 7), 13));
         assertThat(mt.get(key("k", 7)).isTombstone()).isTrue();

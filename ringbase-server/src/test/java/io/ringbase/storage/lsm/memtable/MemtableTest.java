@@ -7,6 +7,7 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Keys;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -27,7 +28,7 @@ class MemtableTest {
         mt.put(put("a", 1, "one"));
         mt.put(put("a", 3, "three"));
         mt.put(put("a", 2, "two"));
-        assertThat(new String(mt.get(Keys.utf8("a")).value())).isEqualTo("three");
+        assertThat(new String(mt.get(Keys.utf8("a")).value(), StandardCharsets.UTF_8)).isEqualTo("three");
         assertThat(mt.count()).as("the older write after a newer one is not linked").isEqualTo(2);
         assertThat(mt.maxVersion()).isEqualTo(3);
         assertThat(keys(mt, null, null)).as("iteration gives one entry per key").containsExactly("a");

@@ -7,6 +7,7 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -118,7 +119,7 @@ class BlockCacheTest {
         Path file = dir.resolve("c.sst");
         List<Entry> entries = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
-            entries.add(Entry.value(String.format("k%05d", i).getBytes(), i + 1, new byte[100]));
+            entries.add(Entry.value(String.format("k%05d", i).getBytes(StandardCharsets.UTF_8), i + 1, new byte[100]));
         }
         Tables.write(file, entries);
         BlockCache cache = new BlockCache(1 << 20);

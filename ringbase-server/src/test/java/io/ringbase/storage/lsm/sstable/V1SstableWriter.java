@@ -176,7 +176,7 @@ final class V1SstableWriter implements Closeable {
                 flushBuffer();
             }
             // copied and checksummed in the buffer itself: no slice, array or ByteBuffer per entry
-            long at = bufferUsed + RECORD_HEADER_SIZE;
+            long at = (long) bufferUsed + RECORD_HEADER_SIZE;
             MemorySegment.copy(src, offset, buffer, at, entrySize);
             entryCrc.reset();
             bufferView.limit((int) (at + entrySize)).position((int) at);

@@ -10,6 +10,7 @@ import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,13 +119,13 @@ class WalWriterTest {
         assertThat(replayed).hasSize(threads * perThread);
         Map<String, Integer> nextPerThread = new HashMap<>();
         for (Entry e : replayed) { // each thread's records are in its append order
-            String[] parts = new String(e.key()).split("-");
+            String[] parts = new String(e.key(), StandardCharsets.UTF_8).split("-");
             int expected = nextPerThread.getOrDefault(parts[0], 0);
             assertThat(Integer.parseInt(parts[1])).isEqualTo(expected);
             nextPerThread.put(parts[0], expected + 1);
         }
-        assertThat(writes).isLessThan(threads * perThread);
-        assertThat(syncsBeforeClose).isLessThan(threads * perThread).isEqualTo(writes);
+        assertThat(writes).isLessThan((long) threads * perThread);
+        assertThat(syncsBeforeClose).isLessThan((long) threads * perThread).isEqualTo(writes);
     }
 
     @Test
@@ -287,7 +288,7 @@ class WalWriterTest {
         try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
             for (int t = 0; t < 4; t++) {
                 int thread = t;
-                pool.submit(() -> {
+                pool.execute(() -> {
                     for (int i = 0; i < 50; i++) {
                         try {
                             w.append(entry(thread, i));
