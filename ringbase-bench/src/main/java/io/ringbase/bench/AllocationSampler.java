@@ -40,6 +40,7 @@ public final class AllocationSampler {
               </event>
             </configuration>
             """.formatted(PERIOD);
+
     private static final String EVENT = "jdk.ThreadAllocationStatistics";
 
     private final Path settings;
@@ -58,8 +59,7 @@ public final class AllocationSampler {
      * @param time           when the sample was taken
      * @param allocatedBytes heap bytes the thread has allocated since it started
      */
-    public record Sample(long threadId, String threadName, Instant time, long allocatedBytes) {
-    }
+    public record Sample(long threadId, String threadName, Instant time, long allocatedBytes) {}
 
     /**
      * What a window's samples add up to.
@@ -103,8 +103,10 @@ public final class AllocationSampler {
 
     /** The {@code jdk.ThreadAllocationStatistics} samples of a recording file, in file order. */
     public static List<Sample> read(Path file) throws IOException {
-        return RecordingFile.readAllEvents(file).stream().filter(e -> e.getEventType().getName().equals(EVENT))
-                .map(AllocationSampler::sample).toList();
+        return RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals(EVENT))
+                .map(AllocationSampler::sample)
+                .toList();
     }
 
     private static Sample sample(RecordedEvent e) {
@@ -148,6 +150,7 @@ public final class AllocationSampler {
         for (Sample[] fl : firstLast.values()) {
             bytes += fl[1].allocatedBytes() - fl[0].allocatedBytes();
         }
-        return Optional.of(new Allocation(bytes, Duration.between(earliest, latest).toNanos() / 1e9, firstLast.size()));
+        return Optional.of(
+                new Allocation(bytes, Duration.between(earliest, latest).toNanos() / 1e9, firstLast.size()));
     }
 }

@@ -40,34 +40,70 @@ import java.util.List;
  *                       none with {@code url}
  * @param loadGenerator  the constant-rate load generator (default {@code rategen})
  */
-public record BenchConfig(Workload workload, KeyChoice keys, double readRatio, int valueSize, long prefill,
-        int connections, int ack, int from, int clusterSize, URI url, double sloMs, double stableFraction,
-        int durationS, int stepS, long startRate, int warmupS, int maxSteps, Path outDir, Path baseline, String ycsb,
-        long ycsbRecords, long ycsbOps, int ycsbThreads, boolean profile, int serverCpu, int loadCpu,
-        List<String> commandLine, List<String> serveArgs, LoadGenerator.Kind loadGenerator) {
+public record BenchConfig(
+        Workload workload,
+        KeyChoice keys,
+        double readRatio,
+        int valueSize,
+        long prefill,
+        int connections,
+        int ack,
+        int from,
+        int clusterSize,
+        URI url,
+        double sloMs,
+        double stableFraction,
+        int durationS,
+        int stepS,
+        long startRate,
+        int warmupS,
+        int maxSteps,
+        Path outDir,
+        Path baseline,
+        String ycsb,
+        long ycsbRecords,
+        long ycsbOps,
+        int ycsbThreads,
+        boolean profile,
+        int serverCpu,
+        int loadCpu,
+        List<String> commandLine,
+        List<String> serveArgs,
+        LoadGenerator.Kind loadGenerator) {
 
     public BenchConfig {
         require(readRatio >= 0 && readRatio <= 1, "--read-ratio must be between 0 and 1, got " + readRatio);
         require(valueSize > 0 && valueSize <= (16 << 20), "--value-size must be 1..16777216 bytes, got " + valueSize);
         require(prefill >= 0, "--prefill must be >= 0, got " + prefill);
         require(connections > 0, "--connections must be positive, got " + connections);
-        require((ack == 0 && from == 0) || (ack > 0 && from >= ack),
-                "--ack must be at most --from (both positive, or 0 to leave them out), got ack=" + ack + " from=" + from);
+        require(
+                (ack == 0 && from == 0) || (ack > 0 && from >= ack),
+                "--ack must be at most --from (both positive, or 0 to leave them out), got ack=" + ack + " from="
+                        + from);
         require(clusterSize == 1 || clusterSize == 3, "--cluster must be 1 or 3, got " + clusterSize);
         require(sloMs > 0, "--slo-ms must be positive, got " + sloMs);
-        require(stableFraction > 0 && stableFraction <= 1, "--stable-fraction must be in (0, 1], got " + stableFraction);
+        require(
+                stableFraction > 0 && stableFraction <= 1,
+                "--stable-fraction must be in (0, 1], got " + stableFraction);
         require(durationS >= 3, "--duration must be at least 3 s, got " + durationS);
         require(stepS >= 1, "--step-duration must be at least 1 s, got " + stepS);
         require(startRate >= 1, "--start-rate must be positive, got " + startRate);
         require(warmupS >= 0, "--warmup must be >= 0 s, got " + warmupS);
         require(maxSteps >= 1, "--max-steps must be positive, got " + maxSteps);
-        require(keys != KeyChoice.SEQUENTIAL, "--keys sequential: the load generator draws its URLs at random, so load runs take "
-                + "uniform or zipfian keys (the prefill always writes keys in order)");
+        require(
+                keys != KeyChoice.SEQUENTIAL,
+                "--keys sequential: the load generator draws its URLs at random, so load runs take "
+                        + "uniform or zipfian keys (the prefill always writes keys in order)");
         require(ycsb == null || ycsb.matches("[A-F]"), "--ycsb must be one of A-F, got " + ycsb);
-        require(ycsbRecords > 0 && ycsbOps > 0 && ycsbThreads > 0, "--ycsb-records, --ycsb-ops and --ycsb-threads must be positive");
-        require(workload.readsPrefilledKeys() ? prefill > 0 || url != null : true,
+        require(
+                ycsbRecords > 0 && ycsbOps > 0 && ycsbThreads > 0,
+                "--ycsb-records, --ycsb-ops and --ycsb-threads must be positive");
+        require(
+                workload.readsPrefilledKeys() ? prefill > 0 || url != null : true,
                 "--workload " + workload.label() + " reads prefilled keys: --prefill must be positive");
-        require(serveArgs.isEmpty() || url == null, "--serve-arg is for the nodes bench starts, not a running --url node");
+        require(
+                serveArgs.isEmpty() || url == null,
+                "--serve-arg is for the nodes bench starts, not a running --url node");
         commandLine = List.copyOf(commandLine);
         serveArgs = List.copyOf(serveArgs);
     }

@@ -11,8 +11,7 @@ import picocli.CommandLine;
  */
 public final class BenchMain {
 
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     public static void main(String[] args) {
         int code = commandLine().execute(args);

@@ -52,7 +52,8 @@ public final class BenchRun {
         Path cache = NodeLauncher.home().resolve("bench/.cache");
         Files.createDirectories(cache);
         Map<String, Double> baseline = config.baseline() == null ? null : ReportWriter.readSummary(config.baseline());
-        String stamp = LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"));
+        String stamp =
+                LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"));
         Path dir = config.outDir().resolve(stamp + "-" + config.runName());
         Files.createDirectories(dir);
         try {
@@ -87,37 +88,66 @@ public final class BenchRun {
         int idle = Environment.idlePercent();
         List<String[]> env = Environment.describe(config, tools, idle);
         if (idle < 90) {
-            notes.add("Only " + idle + "% of CPU time was idle before the run: other processes were busy; figures are skewed.");
+            notes.add("Only " + idle
+                    + "% of CPU time was idle before the run: other processes were busy; figures are skewed.");
         }
         // On Ctrl-C or SIGTERM: SIGTERM to the nodes and load generators this run started.
         Thread onSignal = new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy));
         Runtime.getRuntime().addShutdownHook(onSignal);
-        NodeLauncher.Target target = config.url() != null ? NodeLauncher.Target.remote(config.url())
+        NodeLauncher.Target target = config.url() != null
+                ? NodeLauncher.Target.remote(config.url())
                 : NodeLauncher.start(config.clusterSize(), config.serverCpu(), work, dir, config.serveArgs());
         Report report;
         try {
             if (config.prefill() > 0 && (config.workload().readsPrefilledKeys() && config.ycsb() == null)) {
-                log.printf("bench: prefilling %,d keys of %d bytes over %d connections%n", config.prefill(), config.valueSize(),
-                        config.connections());
-                double rate = Prefill.run(target.urls(), config.prefill(), config.valueSize(), config.connections(),
-                        config.replicaQuery(), log);
-                notes.add(String.format("Prefill: %,d keys written in order (all 201) at %,.0f keys/s.", config.prefill(), rate));
+                log.printf(
+                        "bench: prefilling %,d keys of %d bytes over %d connections%n",
+                        config.prefill(), config.valueSize(), config.connections());
+                double rate = Prefill.run(
+                        target.urls(),
+                        config.prefill(),
+                        config.valueSize(),
+                        config.connections(),
+                        config.replicaQuery(),
+                        log);
+                notes.add(String.format(
+                        "Prefill: %,d keys written in order (all 201) at %,.0f keys/s.", config.prefill(), rate));
             }
             if (config.ycsb() != null) {
-                String out = YcsbRunner.run(config.ycsb(), target.urls(), config.ycsbRecords(), config.ycsbOps(),
-                        config.ycsbThreads(), config.ack(), config.from(), work, log);
-                report = new Report("ringbase bench: YCSB workload " + config.ycsb(), env, List.of(), 0, 0, null, false,
-                        List.of(), List.of(), "Not measured for YCSB runs, which have no stable run"
-                        + (target.local() ? " (the nodes' GC logs are in the report directory)." : "."),
-                        out, baseline, nameOf(config.baseline()), notes);
+                String out = YcsbRunner.run(
+                        config.ycsb(),
+                        target.urls(),
+                        config.ycsbRecords(),
+                        config.ycsbOps(),
+                        config.ycsbThreads(),
+                        config.ack(),
+                        config.from(),
+                        work,
+                        log);
+                report = new Report(
+                        "ringbase bench: YCSB workload " + config.ycsb(),
+                        env,
+                        List.of(),
+                        0,
+                        0,
+                        null,
+                        false,
+                        List.of(),
+                        List.of(),
+                        "Not measured for YCSB runs, which have no stable run"
+                                + (target.local() ? " (the nodes' GC logs are in the report directory)." : "."),
+                        out,
+                        baseline,
+                        nameOf(config.baseline()),
+                        notes);
             } else {
                 report = loadTest(load, profiler, target, dir, work, env, baseline, notes);
             }
         } finally {
             if (target.local()) {
                 List<Integer> codes = target.stop();
-                notes.add("Nodes stopped with SIGTERM; exit codes " + codes + "; "
-                        + logSummary(target.logs()) + " " + logLinks(target.logs()) + ".");
+                notes.add("Nodes stopped with SIGTERM; exit codes " + codes + "; " + logSummary(target.logs()) + " "
+                        + logLinks(target.logs()) + ".");
             }
             deleteTree(work);
             Runtime.getRuntime().removeShutdownHook(onSignal);
@@ -141,21 +171,32 @@ public final class BenchRun {
         }
         boolean reached = runs < SteadyState.MAX_RUNS || steady.reached();
         String what = reached
-                ? String.format("every node had finished a compaction after %d more warm-up runs of %d s", runs, SteadyState.RUN_S)
-                : String.format("a node had still not compacted after %d more warm-up runs of %d s; measured anyway",
+                ? String.format(
+                        "every node had finished a compaction after %d more warm-up runs of %d s",
+                        runs, SteadyState.RUN_S)
+                : String.format(
+                        "a node had still not compacted after %d more warm-up runs of %d s; measured anyway",
                         runs, SteadyState.RUN_S);
         log.println("bench: " + what);
         notes.add("Steady state before the ladder: " + what + " (a node's first flush and compaction make the JIT "
                 + "recompile the storage code for seconds).");
     }
 
-    private Report loadTest(LoadGenerator load, Profiler profiler, NodeLauncher.Target target, Path dir, Path work,
-            List<String[]> env, Map<String, Double> baseline, List<String> notes) throws IOException, InterruptedException {
+    private Report loadTest(
+            LoadGenerator load,
+            Profiler profiler,
+            NodeLauncher.Target target,
+            Path dir,
+            Path work,
+            List<String[]> env,
+            Map<String, Double> baseline,
+            List<String> notes)
+            throws IOException, InterruptedException {
         LoadPlan plan = LoadPlan.prepare(config, target.urls(), work);
         CausesMeter causes = null; // before the warm-up: JFR's start-up is not in the stable run
         if (target.local()) {
-            causes = new CausesMeter(work, target.processes().stream().map(Process::pid).toList(),
-                    target.gcLogs(), dir);
+            causes = new CausesMeter(
+                    work, target.processes().stream().map(Process::pid).toList(), target.gcLogs(), dir);
             causes.prepare(notes);
         }
         if (config.warmupS() > 0) {
@@ -169,42 +210,59 @@ public final class BenchRun {
                 w = load.run(plan.specs(config.startRate()), second);
             }
             String runs = second > 0 ? first + " s + " + second + " s" : first + " s";
-            log.printf("bench: warm-up %,d req/s for %s (not judged): achieved %,.0f, p99 %.2f ms in its last run%n",
+            log.printf(
+                    "bench: warm-up %,d req/s for %s (not judged): achieved %,.0f, p99 %.2f ms in its last run%n",
                     config.startRate(), runs, w.achievedRate(), w.percentileMs(99));
-            notes.add(String.format("Warm-up before the ladder (JIT): %s at %,d req/s in %s, so that connections have "
-                    + "closed once before the ladder; its last run achieved %,.0f req/s, p99 %.2f ms; not judged.",
-                    runs, config.startRate(), second > 0 ? "two generator runs" : "one generator run",
-                    w.achievedRate(), w.percentileMs(99)));
+            notes.add(String.format(
+                    "Warm-up before the ladder (JIT): %s at %,d req/s in %s, so that connections have "
+                            + "closed once before the ladder; its last run achieved %,.0f req/s, p99 %.2f ms; not judged.",
+                    runs,
+                    config.startRate(),
+                    second > 0 ? "two generator runs" : "one generator run",
+                    w.achievedRate(),
+                    w.percentileMs(99)));
             if (config.workload().writes() && target.local()) {
                 settleWrites(load, plan, target, notes);
             }
         }
-        SaturationLadder ladder = new SaturationLadder(config.startRate(), config.sloMs(), LADDER_PRECISION, config.maxSteps());
+        SaturationLadder ladder =
+                new SaturationLadder(config.startRate(), config.sloMs(), LADDER_PRECISION, config.maxSteps());
         var next = ladder.nextRate();
         while (next.isPresent()) {
             long rate = next.getAsLong();
             LoadResult r = load.run(plan.specs(rate), config.stepS());
-            SaturationLadder.Step step = ladder.record(new SaturationLadder.Measurement(rate, r.achievedRate(),
-                    r.percentileMs(99), r.errorShare(plan.expectedStatuses())));
-            log.printf("bench: ladder %,d req/s: achieved %,.0f, p99 %.2f ms, statuses %s -> %s%n", rate, r.achievedRate(),
-                    r.percentileMs(99), r.statuses(), step.passed() ? "pass" : "fail (" + step.reason() + ")");
+            SaturationLadder.Step step = ladder.record(new SaturationLadder.Measurement(
+                    rate, r.achievedRate(), r.percentileMs(99), r.errorShare(plan.expectedStatuses())));
+            log.printf(
+                    "bench: ladder %,d req/s: achieved %,.0f, p99 %.2f ms, statuses %s -> %s%n",
+                    rate,
+                    r.achievedRate(),
+                    r.percentileMs(99),
+                    r.statuses(),
+                    step.passed() ? "pass" : "fail (" + step.reason() + ")");
             next = ladder.nextRate();
         }
         long saturation = ladder.highestPassing();
         if (saturation == 0) {
             notes.add("No ladder step passed; the stable run uses the start rate instead of a saturation rate.");
         }
-        double stableRate = Math.max(1, Math.round((saturation > 0 ? saturation : config.startRate()) * config.stableFraction()));
-        log.printf("bench: saturation %,d req/s; stable run at %,.0f req/s for %d s%s%n", saturation, stableRate,
-                config.durationS(), profiler != null ? " under async-profiler" : "");
+        double stableRate =
+                Math.max(1, Math.round((saturation > 0 ? saturation : config.startRate()) * config.stableFraction()));
+        log.printf(
+                "bench: saturation %,d req/s; stable run at %,.0f req/s for %d s%s%n",
+                saturation, stableRate, config.durationS(), profiler != null ? " under async-profiler" : "");
         if (config.warmupS() > 0) {
             // the ladder ends with its failing, overloaded steps; what they leave behind (queued requests,
             // recompiled code) would otherwise be in the stable run's first seconds
             LoadResult lead = load.run(plan.specs((long) stableRate), STABLE_LEAD_IN_S);
-            log.printf("bench: lead-in %,.0f req/s for %d s (not judged): p99 %.2f ms%n", stableRate, STABLE_LEAD_IN_S,
-                    lead.percentileMs(99));
-            notes.add(String.format(Locale.ROOT, "Lead-in before the stable run: %d s at its rate, not judged (p99 %.2f ms), "
-                    + "so that it does not begin with what the ladder's overloaded steps left behind.", STABLE_LEAD_IN_S,
+            log.printf(
+                    "bench: lead-in %,.0f req/s for %d s (not judged): p99 %.2f ms%n",
+                    stableRate, STABLE_LEAD_IN_S, lead.percentileMs(99));
+            notes.add(String.format(
+                    Locale.ROOT,
+                    "Lead-in before the stable run: %d s at its rate, not judged (p99 %.2f ms), "
+                            + "so that it does not begin with what the ladder's overloaded steps left behind.",
+                    STABLE_LEAD_IN_S,
                     lead.percentileMs(99)));
         }
         List<Report.ProfileOutput> profiles = new ArrayList<>();
@@ -235,12 +293,19 @@ public final class BenchRun {
             }
         }
         if (saturation > 0 && stable.percentileMs(99) > config.sloMs()) {
-            String held = String.format(Locale.ROOT, "The stable run did not hold the SLO: p99 %.2f ms > %.1f ms at %,.0f req/s "
-                    + "(%.0f%% of the saturation rate) for %d s, although the ladder's %d s steps passed at %,d req/s: work a "
-                    + "node defers past a short step (flushes, compactions) comes due in a longer run, and one stall more or "
-                    + "less decides a step. A longer --step-duration gives a saturation rate closer to what the node sustains.",
-                    stable.percentileMs(99), config.sloMs(), stableRate, 100 * config.stableFraction(), config.durationS(),
-                    config.stepS(), saturation);
+            String held = String.format(
+                    Locale.ROOT,
+                    "The stable run did not hold the SLO: p99 %.2f ms > %.1f ms at %,.0f req/s "
+                            + "(%.0f%% of the saturation rate) for %d s, although the ladder's %d s steps passed at %,d req/s: work a "
+                            + "node defers past a short step (flushes, compactions) comes due in a longer run, and one stall more or "
+                            + "less decides a step. A longer --step-duration gives a saturation rate closer to what the node sustains.",
+                    stable.percentileMs(99),
+                    config.sloMs(),
+                    stableRate,
+                    100 * config.stableFraction(),
+                    config.durationS(),
+                    config.stepS(),
+                    saturation);
             log.println("bench: " + held);
             notes.add(held);
         }
@@ -249,19 +314,38 @@ public final class BenchRun {
             stable.latencyUs().outputPercentileDistribution(hgrm, 1000.0);
         }
         String what = config.runName() + " at " + String.format("%,.0f", stableRate) + " req/s";
-        Plots.latencyByPercentile(stable.latencyUs(), "Latency by percentile: " + what, dir.resolve("latency-by-percentile.png"));
-        Plots.throughputAndP99(stable.perSecondUs(), stableRate, "Throughput and p99 per second: " + what,
+        Plots.latencyByPercentile(
+                stable.latencyUs(), "Latency by percentile: " + what, dir.resolve("latency-by-percentile.png"));
+        Plots.throughputAndP99(
+                stable.perSecondUs(),
+                stableRate,
+                "Throughput and p99 per second: " + what,
                 dir.resolve("throughput-p99.png"));
         profiles.sort(Comparator.comparingInt(Report.ProfileOutput::node));
-        return new Report("ringbase bench: " + config.runName(), env, ladder.steps(), saturation, stableRate, stable,
-                profiler != null, profiles, nodeCauses, causes == null ? "Not available: the node was given by --url, "
-                + "not started by bench, so its GC log, JVM and process are not at hand." : null,
-                null, baseline, nameOf(config.baseline()), notes);
+        return new Report(
+                "ringbase bench: " + config.runName(),
+                env,
+                ladder.steps(),
+                saturation,
+                stableRate,
+                stable,
+                profiler != null,
+                profiles,
+                nodeCauses,
+                causes == null
+                        ? "Not available: the node was given by --url, "
+                                + "not started by bench, so its GC log, JVM and process are not at hand."
+                        : null,
+                null,
+                baseline,
+                nameOf(config.baseline()),
+                notes);
     }
 
     /** cpu, alloc, lock: each for a third of the stable run, on every local node. */
-    private void profileDuringRun(Profiler profiler, NodeLauncher.Target target, Path profileDir,
-            List<Report.ProfileOutput> out) throws IOException, InterruptedException {
+    private void profileDuringRun(
+            Profiler profiler, NodeLauncher.Target target, Path profileDir, List<Report.ProfileOutput> out)
+            throws IOException, InterruptedException {
         long thirdMs = config.durationS() * 1000L / 3;
         List<Report.ProfileOutput> done = new ArrayList<>();
         for (String kind : List.of("cpu", "alloc", "lock")) {
@@ -273,9 +357,16 @@ public final class BenchRun {
             for (int i = 0; i < target.processes().size(); i++) {
                 String name = "node" + (i + 1) + "-" + kind;
                 Path base = profileDir.resolve(name);
-                profiler.stop(target.processes().get(i).pid(), base, "Ringbase " + config.runName() + " node " + (i + 1) + " " + kind);
+                profiler.stop(
+                        target.processes().get(i).pid(),
+                        base,
+                        "Ringbase " + config.runName() + " node " + (i + 1) + " " + kind);
                 String event = kind.equals("cpu") ? profiler.cpuEvent() : kind;
-                done.add(new Report.ProfileOutput(i + 1, kind, event, "profiles/" + name + ".html",
+                done.add(new Report.ProfileOutput(
+                        i + 1,
+                        kind,
+                        event,
+                        "profiles/" + name + ".html",
                         Profiler.topFrames(Files.readAllLines(Path.of(base + ".txt")), 10)));
             }
         }
@@ -285,8 +376,21 @@ public final class BenchRun {
     }
 
     private static Report withNotes(Report r, List<String> notes) {
-        return new Report(r.title(), r.environment(), r.ladder(), r.saturation(), r.stableTarget(), r.stable(), r.profiled(),
-                r.profiles(), r.causes(), r.causesAbsent(), r.ycsbOutput(), r.baseline(), r.baselineName(), List.copyOf(notes));
+        return new Report(
+                r.title(),
+                r.environment(),
+                r.ladder(),
+                r.saturation(),
+                r.stableTarget(),
+                r.stable(),
+                r.profiled(),
+                r.profiles(),
+                r.causes(),
+                r.causesAbsent(),
+                r.ycsbOutput(),
+                r.baseline(),
+                r.baselineName(),
+                List.copyOf(notes));
     }
 
     private static String nameOf(Path p) {
@@ -295,7 +399,9 @@ public final class BenchRun {
 
     /** Markdown links to the node logs, which are in the report directory: {@code ([node1.log](node1.log), ...)}. */
     static String logLinks(List<Path> logs) {
-        return logs.stream().map(l -> l.getFileName().toString()).map(n -> "[" + n + "](" + n + ")")
+        return logs.stream()
+                .map(l -> l.getFileName().toString())
+                .map(n -> "[" + n + "](" + n + ")")
                 .collect(Collectors.joining(", ", "(", ")"));
     }
 
@@ -303,7 +409,8 @@ public final class BenchRun {
         long warn = 0;
         for (Path log : logs) {
             try (Stream<String> lines = Files.lines(log)) {
-                warn += lines.filter(l -> l.contains("WARN") || l.contains("ERROR") || l.contains("Exception")).count();
+                warn += lines.filter(l -> l.contains("WARN") || l.contains("ERROR") || l.contains("Exception"))
+                        .count();
             } catch (IOException e) {
                 // a missing log counts as no warnings
             }
@@ -342,23 +449,50 @@ public final class BenchRun {
                 if (w.writes()) {
                     LoadSpec put;
                     if (config.keys() == KeyChoice.UNIFORM) {
-                        put = new LoadSpec("PUT", KeySpace.putUrl(base, config.replicaQuery()), LoadSpec.UrlSource.NEW_KEYS,
-                                body, 1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
+                        put = new LoadSpec(
+                                "PUT",
+                                KeySpace.putUrl(base, config.replicaQuery()),
+                                LoadSpec.UrlSource.NEW_KEYS,
+                                body,
+                                1.0 - (w == Workload.MIXED ? config.readRatio() : 0),
+                                0);
                     } else {
                         Path file = work.resolve("put-urls-" + n + ".txt");
-                        KeySpace.writeUrlFile(file, base, Math.max(config.prefill(), BenchConfig.DEFAULT_KEYS), config.keys(), false,
-                                config.replicaQuery(), n);
-                        put = new LoadSpec("PUT", file.toString(), LoadSpec.UrlSource.FILE, body,
-                                1.0 - (w == Workload.MIXED ? config.readRatio() : 0), 0);
+                        KeySpace.writeUrlFile(
+                                file,
+                                base,
+                                Math.max(config.prefill(), BenchConfig.DEFAULT_KEYS),
+                                config.keys(),
+                                false,
+                                config.replicaQuery(),
+                                n);
+                        put = new LoadSpec(
+                                "PUT",
+                                file.toString(),
+                                LoadSpec.UrlSource.FILE,
+                                body,
+                                1.0 - (w == Workload.MIXED ? config.readRatio() : 0),
+                                0);
                     }
                     specs.add(put);
                 }
                 if (w != Workload.PUT) {
                     Path file = work.resolve("get-urls-" + n + ".txt");
-                    KeySpace.writeUrlFile(file, base, config.readKeys(), config.keys(), w == Workload.RANGE,
-                            config.replicaQuery(), 100 + n);
-                    specs.add(new LoadSpec("GET", file.toString(), LoadSpec.UrlSource.FILE, null,
-                            w == Workload.MIXED ? config.readRatio() : 1.0, 0));
+                    KeySpace.writeUrlFile(
+                            file,
+                            base,
+                            config.readKeys(),
+                            config.keys(),
+                            w == Workload.RANGE,
+                            config.replicaQuery(),
+                            100 + n);
+                    specs.add(new LoadSpec(
+                            "GET",
+                            file.toString(),
+                            LoadSpec.UrlSource.FILE,
+                            null,
+                            w == Workload.MIXED ? config.readRatio() : 1.0,
+                            0));
                 }
                 perNode.add(specs);
             }

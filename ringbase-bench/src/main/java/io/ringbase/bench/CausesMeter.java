@@ -136,8 +136,15 @@ public final class CausesMeter {
                     notes.add(node + "no allocation figures: " + e.getMessage());
                 }
             }
-            out.add(new Report.NodeCauses(i + 1, gc, deopts, perRequest, peak, reportDir.relativize(gcLogs.get(i)).toString(),
-                    from, to));
+            out.add(new Report.NodeCauses(
+                    i + 1,
+                    gc,
+                    deopts,
+                    perRequest,
+                    peak,
+                    reportDir.relativize(gcLogs.get(i)).toString(),
+                    from,
+                    to));
         }
         return out;
     }

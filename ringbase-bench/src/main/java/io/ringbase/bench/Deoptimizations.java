@@ -37,8 +37,7 @@ public final class Deoptimizations {
     /** Methods a {@link Summary} names, most traps first. */
     static final int TOP = 5;
 
-    private Deoptimizations() {
-    }
+    private Deoptimizations() {}
 
     /**
      * One trap.
@@ -65,8 +64,7 @@ public final class Deoptimizations {
      * @param topDropping  up to {@value #TOP} methods of the dropping traps with their counts, most first
      *                     (ties in the order they first appear)
      */
-    public record Summary(int count, int dropping, Map<String, Integer> topDropping) {
-    }
+    public record Summary(int count, int dropping, Map<String, Integer> topDropping) {}
 
     /** Every trap in the log's lines, in order; other lines (GC lines share the file) are skipped. */
     public static List<Trap> traps(List<String> lines) {
@@ -97,7 +95,9 @@ public final class Deoptimizations {
                 .sorted(Map.Entry.<String, Integer>comparingByValue(Comparator.reverseOrder()))
                 .limit(TOP)
                 .forEach(e -> top.put(e.getKey(), e.getValue()));
-        return new Summary(count, dropping.values().stream().mapToInt(Integer::intValue).sum(),
+        return new Summary(
+                count,
+                dropping.values().stream().mapToInt(Integer::intValue).sum(),
                 java.util.Collections.unmodifiableMap(top));
     }
 }

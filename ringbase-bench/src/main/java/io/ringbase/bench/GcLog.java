@@ -24,11 +24,10 @@ import java.util.regex.Pattern;
 public final class GcLog {
 
     /** {@code [<uptime>s] ... Pause ... <duration>ms}; HotSpot may print a decimal comma under some locales. */
-    private static final Pattern PAUSE = Pattern.compile(
-            "^\\[(\\d+[.,]\\d+)s\\].*\\bPause\\b.*?\\s(\\d+[.,]\\d+)ms\\s*$");
+    private static final Pattern PAUSE =
+            Pattern.compile("^\\[(\\d+[.,]\\d+)s\\].*\\bPause\\b.*?\\s(\\d+[.,]\\d+)ms\\s*$");
 
-    private GcLog() {
-    }
+    private GcLog() {}
 
     /**
      * One stop-the-world pause.
@@ -36,8 +35,7 @@ public final class GcLog {
      * @param endUptimeS the JVM's uptime when the pause ended, in seconds (the line's decorator)
      * @param ms         the pause's length in milliseconds
      */
-    public record Pause(double endUptimeS, double ms) {
-    }
+    public record Pause(double endUptimeS, double ms) {}
 
     /**
      * The pauses of a window.
@@ -46,8 +44,7 @@ public final class GcLog {
      * @param totalMs their summed length in milliseconds
      * @param maxMs   the longest one in milliseconds (0 when there was none)
      */
-    public record Pauses(int count, double totalMs, double maxMs) {
-    }
+    public record Pauses(int count, double totalMs, double maxMs) {}
 
     /**
      * The {@code -Xlog} option that makes a JVM write this log to {@code file}, with its JIT deoptimizations

@@ -57,7 +57,8 @@ abstract class GeneratorProcesses implements LoadGenerator {
 
     /** {@inheritDoc} The exception message holds the generator's console output when it fails. */
     @Override
-    public final LoadResult run(List<LoadSpec> specs, int durationS, IntConsumer tick) throws IOException, InterruptedException {
+    public final LoadResult run(List<LoadSpec> specs, int durationS, IntConsumer tick)
+            throws IOException, InterruptedException {
         List<Process> procs = new ArrayList<>();
         List<Path> outputs = new ArrayList<>();
         List<Path> consoles = new ArrayList<>();
@@ -74,7 +75,10 @@ abstract class GeneratorProcesses implements LoadGenerator {
                     cmd.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
                 }
                 cmd.addAll(command(spec, durationS, output, pinned));
-                procs.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(console.toFile()).start());
+                procs.add(new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(console.toFile())
+                        .start());
             }
             LoadResult total = LoadResult.empty(durationS);
             long limitS = durationS + graceS() + 60L;
@@ -111,7 +115,9 @@ abstract class GeneratorProcesses implements LoadGenerator {
     /** The generator's version line (what {@code binary flag} prints), or a note that it is unknown. */
     final String version(String flag) {
         try {
-            Process p = new ProcessBuilder(binary.toString(), flag).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(binary.toString(), flag)
+                    .redirectErrorStream(true)
+                    .start();
             String v = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             p.waitFor();
             return v;

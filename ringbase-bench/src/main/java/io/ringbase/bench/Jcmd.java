@@ -39,8 +39,11 @@ public final class Jcmd {
      */
     public static Jcmd of(long pid) {
         Path own = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        Path jcmd = ProcessHandle.of(pid).flatMap(h -> h.info().command()).map(java -> Path.of(java).resolveSibling("jcmd"))
-                .filter(Files::isExecutable).orElse(own);
+        Path jcmd = ProcessHandle.of(pid)
+                .flatMap(h -> h.info().command())
+                .map(java -> Path.of(java).resolveSibling("jcmd"))
+                .filter(Files::isExecutable)
+                .orElse(own);
         return new Jcmd(jcmd, pid);
     }
 
@@ -59,13 +62,18 @@ public final class Jcmd {
         List<String> cmd = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid), command));
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
-            try {
-                return p.getInputStream().readAllBytes();
-            } catch (IOException e) {
-                return new byte[0];
-            }
-        }, r -> Thread.ofPlatform().daemon().name("jcmd-output").start(r)); // not virtual: see NodeLauncher.awaitReady
+        CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return p.getInputStream().readAllBytes();
+                    } catch (IOException e) {
+                        return new byte[0];
+                    }
+                },
+                r -> Thread.ofPlatform()
+                        .daemon()
+                        .name("jcmd-output")
+                        .start(r)); // not virtual: see NodeLauncher.awaitReady
         if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IOException("jcmd " + pid + " " + command + " did not finish within " + TIMEOUT_S + " s");
@@ -77,7 +85,8 @@ public final class Jcmd {
             text = "";
         }
         if (p.exitValue() != 0) {
-            throw new IOException("jcmd " + pid + " " + command + " exited with " + p.exitValue() + ": " + text.strip());
+            throw new IOException(
+                    "jcmd " + pid + " " + command + " exited with " + p.exitValue() + ": " + text.strip());
         }
         return text;
     }

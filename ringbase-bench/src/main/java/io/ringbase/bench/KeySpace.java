@@ -21,8 +21,7 @@ public final class KeySpace {
     /** Keys per range request of the {@code range} workload. */
     public static final int RANGE_KEYS = 100;
 
-    private KeySpace() {
-    }
+    private KeySpace() {}
 
     /** The name of prefilled key number {@code i}. */
     public static String key(long i) {
@@ -42,8 +41,9 @@ public final class KeySpace {
      * {@code [0, keys)} by {@code choice}: entity URLs, or range URLs of {@value #RANGE_KEYS} keys when
      * {@code range} is set.
      */
-    public static void writeUrlFile(Path file, String base, long keys, KeyChoice choice, boolean range,
-            String replicaQuery, long seed) throws IOException {
+    public static void writeUrlFile(
+            Path file, String base, long keys, KeyChoice choice, boolean range, String replicaQuery, long seed)
+            throws IOException {
         NumberGenerator gen = choice == KeyChoice.ZIPFIAN
                 ? new ScrambledZipfianGenerator(0, keys - 1)
                 : new UniformLongGenerator(0, keys - 1);

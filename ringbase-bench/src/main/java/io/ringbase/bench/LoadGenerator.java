@@ -29,7 +29,7 @@ public interface LoadGenerator {
 
     /** {@link #run(List, int, IntConsumer)} without progress ticks. */
     default LoadResult run(List<LoadSpec> specs, int durationS) throws IOException, InterruptedException {
-        return run(specs, durationS, elapsedS -> { });
+        return run(specs, durationS, elapsedS -> {});
     }
 
     /** The generator's name, version and mode for the report, e.g. {@code oha 1.16.0 (-q RATE --latency-correction)}. */

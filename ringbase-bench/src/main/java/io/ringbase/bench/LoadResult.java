@@ -19,8 +19,13 @@ import org.HdrHistogram.Histogram;
  *                    because their connection was still behind when its schedule ended (0 where the
  *                    generator does not tell)
  */
-public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integer, Long> statuses, int durationS,
-                         Map<String, LoadResult> operations, AtomicLong unsent) {
+public record LoadResult(
+        Histogram latencyUs,
+        Histogram[] perSecondUs,
+        Map<Integer, Long> statuses,
+        int durationS,
+        Map<String, LoadResult> operations,
+        AtomicLong unsent) {
 
     /**
      * The status under which {@link #statuses} counts requests that got no answer: a connection error or a
@@ -81,8 +86,10 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
 
     /** Answers whose status is in {@code [from, to)}, e.g. 500..600 for server errors. */
     public long answersWithStatus(int from, int to) {
-        return statuses.entrySet().stream().filter(e -> e.getKey() >= from && e.getKey() < to)
-                .mapToLong(Map.Entry::getValue).sum();
+        return statuses.entrySet().stream()
+                .filter(e -> e.getKey() >= from && e.getKey() < to)
+                .mapToLong(Map.Entry::getValue)
+                .sum();
     }
 
     /** Adds another result of the same length (e.g. a parallel run against another node) into this one. */
@@ -124,8 +131,10 @@ public record LoadResult(Histogram latencyUs, Histogram[] perSecondUs, Map<Integ
      * that got no answer ({@link #NO_ANSWER}), over all requests sent.
      */
     public double errorShare(java.util.Set<Integer> expected) {
-        long bad = statuses.entrySet().stream().filter(e -> !expected.contains(e.getKey()))
-                .mapToLong(Map.Entry::getValue).sum();
+        long bad = statuses.entrySet().stream()
+                .filter(e -> !expected.contains(e.getKey()))
+                .mapToLong(Map.Entry::getValue)
+                .sum();
         long sent = answered() + noAnswer();
         return sent == 0 ? 1.0 : (double) bad / sent;
     }

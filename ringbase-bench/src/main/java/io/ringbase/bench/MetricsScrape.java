@@ -11,8 +11,7 @@ import java.util.Optional;
 /** One read of a node's {@code GET /metrics} (Prometheus text), for what bench prints and waits on. */
 final class MetricsScrape {
 
-    private MetricsScrape() {
-    }
+    private MetricsScrape() {}
 
     /**
      * The body of {@code node}'s {@code /metrics}, or empty if it did not answer 200 within
@@ -21,8 +20,12 @@ final class MetricsScrape {
      */
     static Optional<String> body(HttpClient http, URI node, long timeoutMs) {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(node.resolve("/metrics"))
-                    .timeout(Duration.ofMillis(timeoutMs)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(node.resolve("/metrics"))
+                            .timeout(Duration.ofMillis(timeoutMs))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? Optional.of(r.body()) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();

@@ -27,8 +27,7 @@ public final class NodeLauncher {
     /** How long a node may take to print its ready line, in seconds. */
     static final int READY_TIMEOUT_S = 120;
 
-    private NodeLauncher() {
-    }
+    private NodeLauncher() {}
 
     /**
      * The nodes under test.
@@ -96,7 +95,9 @@ public final class NodeLauncher {
 
     /** The repository (where {@code bin/ringbase} is): {@code -Dringbase.home}, else the working directory. */
     public static Path home() {
-        return Path.of(System.getProperty("ringbase.home", ".")).toAbsolutePath().normalize();
+        return Path.of(System.getProperty("ringbase.home", "."))
+                .toAbsolutePath()
+                .normalize();
     }
 
     /**
@@ -117,7 +118,8 @@ public final class NodeLauncher {
         for (int i = 0; i < count; i++) {
             ports.add(freePort(ports));
         }
-        List<URI> urls = ports.stream().map(p -> URI.create("http://127.0.0.1:" + p)).toList();
+        List<URI> urls =
+                ports.stream().map(p -> URI.create("http://127.0.0.1:" + p)).toList();
         String cluster = urls.stream().map(URI::toString).collect(Collectors.joining(","));
         List<Process> procs = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
@@ -129,17 +131,28 @@ public final class NodeLauncher {
                 if (cpu >= 0 && hasTaskset()) {
                     cmd.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
                 }
-                cmd.addAll(List.of(home().resolve("bin/ringbase").toString(), "serve", "--host", "127.0.0.1",
-                        "--port", ports.get(i).toString(), "--data-dir", workDir.resolve("node" + (i + 1)).toString()));
+                cmd.addAll(List.of(
+                        home().resolve("bin/ringbase").toString(),
+                        "serve",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        ports.get(i).toString(),
+                        "--data-dir",
+                        workDir.resolve("node" + (i + 1)).toString()));
                 if (count > 1) {
-                    cmd.addAll(List.of("--cluster", cluster, "--self", urls.get(i).toString()));
+                    cmd.addAll(
+                            List.of("--cluster", cluster, "--self", urls.get(i).toString()));
                 }
                 cmd.addAll(extra);
                 Path log = logDir.resolve("node" + (i + 1) + ".log");
                 Path gcLog = logDir.resolve("node" + (i + 1) + "-gc.log");
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
                 String opts = pb.environment().getOrDefault("RINGBASE_JAVA_OPTS", "");
-                pb.environment().put("RINGBASE_JAVA_OPTS", (opts.isBlank() ? "" : opts + " ") + GcLog.jvmOption(optionPath(gcLog)));
+                pb.environment()
+                        .put(
+                                "RINGBASE_JAVA_OPTS",
+                                (opts.isBlank() ? "" : opts + " ") + GcLog.jvmOption(optionPath(gcLog)));
                 Process p = pb.start();
                 procs.add(p);
                 logs.add(log);
@@ -177,7 +190,8 @@ public final class NodeLauncher {
     private static void awaitReady(Process p, Path log, int count) throws IOException, InterruptedException {
         CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
             try {
-                BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                BufferedReader out =
+                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 String line;
                 while ((line = out.readLine()) != null) {
                     if (line.contains("Ringbase node ready at")) {
@@ -203,14 +217,20 @@ public final class NodeLauncher {
             p.waitFor(2, TimeUnit.SECONDS);
             List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
             // serve refuses bad flags with the reason first, then its usage: show the reason
-            int usage = lines.indexOf(lines.stream().filter(l -> l.startsWith("Usage:")).findFirst().orElse(null));
-            List<String> shown = usage > 0 ? lines.subList(0, usage) : lines.subList(Math.max(0, lines.size() - 10), lines.size());
+            int usage = lines.indexOf(lines.stream()
+                    .filter(l -> l.startsWith("Usage:"))
+                    .findFirst()
+                    .orElse(null));
+            List<String> shown =
+                    usage > 0 ? lines.subList(0, usage) : lines.subList(Math.max(0, lines.size() - 10), lines.size());
             String tail = String.join("\n", shown);
             String hint = count > 1 && tail.contains("single nodes only")
-                    ? "\n--cluster " + count + " needs a Ringbase with clustering; this build's 'serve' runs single nodes only."
+                    ? "\n--cluster " + count
+                            + " needs a Ringbase with clustering; this build's 'serve' runs single nodes only."
                     : "";
-            throw new IOException("node did not start (" + (p.isAlive() ? "no ready line within " + READY_TIMEOUT_S + " s"
-                    : "exit code " + p.exitValue()) + "); end of " + log + ":\n" + tail + hint);
+            throw new IOException("node did not start ("
+                    + (p.isAlive() ? "no ready line within " + READY_TIMEOUT_S + " s" : "exit code " + p.exitValue())
+                    + "); end of " + log + ":\n" + tail + hint);
         }
         System.err.println("bench: " + line);
     }

@@ -32,8 +32,7 @@ public final class NodeUptime {
      * @param uptimeS      the uptime the node reported, in seconds
      * @param returnNanos  {@link System#nanoTime()} when jcmd had returned
      */
-    public record Reading(double uptimeS, long returnNanos) {
-    }
+    public record Reading(double uptimeS, long returnNanos) {}
 
     /**
      * The mapping from readings of one node.

@@ -18,8 +18,7 @@ public final class OhaCsv {
     /** The header line oha 1.16 writes. */
     public static final String HEADER = "request-start,DNS,DNS+dialup,Response-delay,request-duration,bytes,status";
 
-    private OhaCsv() {
-    }
+    private OhaCsv() {}
 
     /**
      * Parses the whole CSV into {@code into}.
@@ -41,7 +40,8 @@ public final class OhaCsv {
             n++;
             String[] f = line.split(",", -1);
             if (f.length != 7) {
-                throw new IOException("line " + (n + 1) + " of oha's CSV has " + f.length + " fields, expected 7: " + line);
+                throw new IOException(
+                        "line " + (n + 1) + " of oha's CSV has " + f.length + " fields, expected 7: " + line);
             }
             try {
                 double start = Double.parseDouble(f[0]);

@@ -37,10 +37,24 @@ public final class OhaDriver extends GeneratorProcesses {
     List<String> command(LoadSpec spec, int durationS, Path csv, boolean pinned) {
         // -n rather than -z: oha then sends exactly that many at the constant rate (with -z it left a few
         // unsent at the deadline), so what its CSV lacks got no answer (an error or a timeout)
-        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "--no-tui", "-n", Long.toString(intended(spec, durationS)),
-                "-q", String.format(Locale.ROOT, "%.1f", spec.rate()), "--latency-correction",
-                "-c", Integer.toString(spec.connections()), "-m", spec.method(), "-t", TIMEOUT_S + "s",
-                "--output-format", "csv", "-o", csv.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                binary().toString(),
+                "--no-tui",
+                "-n",
+                Long.toString(intended(spec, durationS)),
+                "-q",
+                String.format(Locale.ROOT, "%.1f", spec.rate()),
+                "--latency-correction",
+                "-c",
+                Integer.toString(spec.connections()),
+                "-m",
+                spec.method(),
+                "-t",
+                TIMEOUT_S + "s",
+                "--output-format",
+                "csv",
+                "-o",
+                csv.toString()));
         if (pinned) {
             // one core, one tokio thread: two on one CPU raised oha's own p99 5-18x
             cmd.addAll(List.of("--worker-threads", "1"));

@@ -24,8 +24,7 @@ public final class Plots {
     private static final int WIDTH = 1000;
     private static final int HEIGHT = 560;
 
-    private Plots() {
-    }
+    private Plots() {}
 
     /**
      * Writes the latency-by-percentile plot of {@code latencyUs} (microseconds, shown in ms) to {@code png}.
@@ -47,9 +46,14 @@ public final class Plots {
         double n = Math.max(10, latencyUs.getTotalCount());
         x.add(Math.max(n, x.isEmpty() ? n : x.getLast()));
         y.add(latencyUs.getMaxValue() / 1000.0);
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-                .xAxisTitle("percentile, as 1/(1-p): 10 = 90%, 100 = 99%, 1,000 = 99.9%, 10,000 = 99.99%, 100,000 = 99.999%")
-                .yAxisTitle("latency (ms)").build();
+        XYChart chart = new XYChartBuilder()
+                .width(WIDTH)
+                .height(HEIGHT)
+                .title(title)
+                .xAxisTitle(
+                        "percentile, as 1/(1-p): 10 = 90%, 100 = 99%, 1,000 = 99.9%, 10,000 = 99.99%, 100,000 = 99.999%")
+                .yAxisTitle("latency (ms)")
+                .build();
         XYStyler st = chart.getStyler();
         // (XChart 3.8 drops the log scale when a tick label function is set, and can loop on it: numbers it is)
         st.setXAxisLogarithmic(true);
@@ -70,7 +74,8 @@ public final class Plots {
      * @param perSecondUs one histogram per second of the run (microseconds)
      * @throws IOException if the file cannot be written
      */
-    public static void throughputAndP99(Histogram[] perSecondUs, double targetRate, String title, Path png) throws IOException {
+    public static void throughputAndP99(Histogram[] perSecondUs, double targetRate, String title, Path png)
+            throws IOException {
         List<Double> t = new ArrayList<>();
         List<Double> rps = new ArrayList<>();
         List<Double> p99 = new ArrayList<>();
@@ -81,8 +86,13 @@ public final class Plots {
             p99.add(perSecondUs[i].getTotalCount() == 0 ? 0.0 : perSecondUs[i].getValueAtPercentile(99) / 1000.0);
             target.add(targetRate);
         }
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-                .xAxisTitle("second of the run").yAxisTitle("answered requests per second").build();
+        XYChart chart = new XYChartBuilder()
+                .width(WIDTH)
+                .height(HEIGHT)
+                .title(title)
+                .xAxisTitle("second of the run")
+                .yAxisTitle("answered requests per second")
+                .build();
         XYStyler st = chart.getStyler();
         st.setLegendPosition(Styler.LegendPosition.InsideSW);
         st.setChartBackgroundColor(Color.WHITE);

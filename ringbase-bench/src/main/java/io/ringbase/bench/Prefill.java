@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class Prefill {
 
-    private Prefill() {
-    }
+    private Prefill() {}
 
     /**
      * Prefills the target. Connections are spread over the nodes in {@code urls}.
@@ -27,8 +26,9 @@ public final class Prefill {
      * @return the prefill's rate in keys per second
      * @throws IOException when a connection fails or a PUT is not answered 201 (the message names key and status)
      */
-    public static double run(List<URI> urls, long n, int valueSize, int connections, String replicaQuery,
-            PrintStream progress) throws IOException, InterruptedException {
+    public static double run(
+            List<URI> urls, long n, int valueSize, int connections, String replicaQuery, PrintStream progress)
+            throws IOException, InterruptedException {
         byte[] value = new byte[valueSize];
         for (int i = 0; i < valueSize; i++) {
             value[i] = (byte) ('a' + i % 26);
@@ -41,13 +41,15 @@ public final class Prefill {
         for (int c = 0; c < connections; c++) {
             URI url = urls.get(c % urls.size());
             workers[c] = Thread.ofPlatform().name("prefill-" + c).start(() -> {
-                try (BlockingHttpConnection http = new BlockingHttpConnection(
-                        new InetSocketAddress(url.getHost(), url.getPort()))) {
+                try (BlockingHttpConnection http =
+                        new BlockingHttpConnection(new InetSocketAddress(url.getHost(), url.getPort()))) {
                     long k;
                     while (failure.get() == null && (k = next.getAndIncrement()) < n) {
-                        int status = http.send("PUT", "/v0/entity?id=" + KeySpace.key(k) + replicaQuery, value).status();
+                        int status = http.send("PUT", "/v0/entity?id=" + KeySpace.key(k) + replicaQuery, value)
+                                .status();
                         if (status != 201) {
-                            throw new IOException("prefill PUT of " + KeySpace.key(k) + " answered " + status + ", expected 201");
+                            throw new IOException(
+                                    "prefill PUT of " + KeySpace.key(k) + " answered " + status + ", expected 201");
                         }
                         done.incrementAndGet();
                     }
@@ -70,7 +72,10 @@ public final class Prefill {
         }
         progress.println();
         if (failure.get() != null) {
-            throw new IOException("prefill failed after " + done.get() + " keys: " + failure.get().getMessage(), failure.get());
+            throw new IOException(
+                    "prefill failed after " + done.get() + " keys: "
+                            + failure.get().getMessage(),
+                    failure.get());
         }
         return n / ((System.nanoTime() - started) / 1e9);
     }
@@ -80,7 +85,8 @@ public final class Prefill {
         int width = 30;
         int filled = (int) (width * done / Math.max(1, n));
         double rate = done / Math.max(1e-9, elapsedNanos / 1e9);
-        return String.format("prefill [%s%s] %3d%%  %,d/%,d keys  %,.0f keys/s", "#".repeat(filled),
-                "-".repeat(width - filled), 100 * done / Math.max(1, n), done, n, rate);
+        return String.format(
+                "prefill [%s%s] %3d%%  %,d/%,d keys  %,.0f keys/s",
+                "#".repeat(filled), "-".repeat(width - filled), 100 * done / Math.max(1, n), done, n, rate);
     }
 }

@@ -44,11 +44,15 @@ public final class Profiler {
      */
     public static Profiler ensure(Path cache) throws IOException, InterruptedException {
         String version = System.getenv("ASYNC_PROFILER_VERSION");
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         if (version == null || version.isBlank()) {
             try {
-                String meta = http.send(HttpRequest.newBuilder(URI.create(MAVEN + "maven-metadata.xml")).build(),
-                        HttpResponse.BodyHandlers.ofString()).body();
+                String meta = http.send(
+                                HttpRequest.newBuilder(URI.create(MAVEN + "maven-metadata.xml"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
                 Matcher m = Pattern.compile("<release>([^<]+)</release>").matcher(meta);
                 version = m.find() ? m.group(1) : null;
             } catch (IOException e) {
@@ -68,7 +72,8 @@ public final class Profiler {
             Files.createDirectories(dir);
             URI jar = URI.create(MAVEN + version + "/async-profiler-" + version + ".jar");
             System.err.println("bench: fetching tools.profiler:async-profiler:" + version + " from Maven Central");
-            HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(jar).build(), HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> r =
+                    http.send(HttpRequest.newBuilder(jar).build(), HttpResponse.BodyHandlers.ofInputStream());
             if (r.statusCode() != 200) {
                 throw new IOException("download of " + jar + " answered " + r.statusCode());
             }
@@ -94,9 +99,13 @@ public final class Profiler {
             return null;
         }
         try (var s = Files.list(cache)) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("async-profiler-"))
+            return s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("async-profiler-"))
                     .filter(n -> Files.exists(cache.resolve(n).resolve("libasyncProfiler.so")))
-                    .map(n -> n.substring("async-profiler-".length())).sorted().reduce((a, b) -> b).orElse(null);
+                    .map(n -> n.substring("async-profiler-".length()))
+                    .sorted()
+                    .reduce((a, b) -> b)
+                    .orElse(null);
         }
     }
 

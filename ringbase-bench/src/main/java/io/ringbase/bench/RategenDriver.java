@@ -43,10 +43,20 @@ public final class RategenDriver extends GeneratorProcesses {
 
     @Override
     List<String> command(LoadSpec spec, int durationS, Path records, boolean pinned) {
-        List<String> cmd = new ArrayList<>(List.of(binary().toString(),
-                "-R", String.format(Locale.ROOT, "%.1f", spec.rate()), "-d", Integer.toString(durationS),
-                "-c", Integer.toString(spec.connections()), "-m", spec.method(), "-t", Integer.toString(GRACE_S),
-                "-o", records.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                binary().toString(),
+                "-R",
+                String.format(Locale.ROOT, "%.1f", spec.rate()),
+                "-d",
+                Integer.toString(durationS),
+                "-c",
+                Integer.toString(spec.connections()),
+                "-m",
+                spec.method(),
+                "-t",
+                Integer.toString(GRACE_S),
+                "-o",
+                records.toString()));
         if (spec.body() != null) {
             cmd.addAll(List.of("-b", spec.body().toString()));
         }
@@ -119,7 +129,8 @@ public final class RategenDriver extends GeneratorProcesses {
 
     @Override
     public String describe() {
-        return version() + " (bench/rategen/rategen.c; constant rate in wrk2's model, latency from the intended send time)";
+        return version()
+                + " (bench/rategen/rategen.c; constant rate in wrk2's model, latency from the intended send time)";
     }
 
     /** rategen's version line, e.g. {@code rategen 2}. */

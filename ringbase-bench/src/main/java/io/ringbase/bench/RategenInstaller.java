@@ -21,8 +21,7 @@ public final class RategenInstaller {
     /** Where the build puts the source in the jar (see ringbase-bench/pom.xml). */
     static final String RESOURCE = "/io/ringbase/bench/rategen/rategen.c";
 
-    private RategenInstaller() {
-    }
+    private RategenInstaller() {}
 
     /**
      * Returns the path of a rategen binary built from this jar's source, compiling it first if the cache lacks it
@@ -55,13 +54,16 @@ public final class RategenInstaller {
         try {
             p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         } catch (IOException e) {
-            throw new IOException("cannot run 'cc' to compile the load generator rategen (" + e.getMessage()
-                    + "). Install a C compiler (apt-get install gcc), or run with --load-generator oha", e);
+            throw new IOException(
+                    "cannot run 'cc' to compile the load generator rategen (" + e.getMessage()
+                            + "). Install a C compiler (apt-get install gcc), or run with --load-generator oha",
+                    e);
         }
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int rc = p.waitFor();
         if (rc != 0 || !Files.isExecutable(tmp)) {
-            throw new IOException("compiling rategen failed (" + String.join(" ", cmd) + ", exit " + rc + "):\n" + out.strip());
+            throw new IOException(
+                    "compiling rategen failed (" + String.join(" ", cmd) + ", exit " + rc + "):\n" + out.strip());
         }
         Files.move(tmp, bin, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         return bin;

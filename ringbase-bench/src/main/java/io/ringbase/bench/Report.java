@@ -22,9 +22,21 @@ import java.util.Map;
  * @param baselineName the earlier report's directory, or null
  * @param notes        lines for the notes section (warnings, node exit codes)
  */
-public record Report(String title, List<String[]> environment, List<SaturationLadder.Step> ladder, long saturation,
-        double stableTarget, LoadResult stable, boolean profiled, List<ProfileOutput> profiles, List<NodeCauses> causes,
-        String causesAbsent, String ycsbOutput, Map<String, Double> baseline, String baselineName, List<String> notes) {
+public record Report(
+        String title,
+        List<String[]> environment,
+        List<SaturationLadder.Step> ladder,
+        long saturation,
+        double stableTarget,
+        LoadResult stable,
+        boolean profiled,
+        List<ProfileOutput> profiles,
+        List<NodeCauses> causes,
+        String causesAbsent,
+        String ycsbOutput,
+        Map<String, Double> baseline,
+        String baselineName,
+        List<String> notes) {
 
     /** Percentiles of the stable run's table. */
     public static final List<Double> PERCENTILES = List.of(50.0, 75.0, 90.0, 99.0, 99.9, 99.99);
@@ -38,8 +50,7 @@ public record Report(String title, List<String[]> environment, List<SaturationLa
      * @param html      the flame graph's file name, relative to the report
      * @param topFrames the flat profile's header and top frames
      */
-    public record ProfileOutput(int node, String kind, String event, String html, List<String> topFrames) {
-    }
+    public record ProfileOutput(int node, String kind, String event, String html, List<String> topFrames) {}
 
     /**
      * What one node did over the stable run: the causes beside the latencies. A null field could not be
@@ -57,7 +68,13 @@ public record Report(String title, List<String[]> environment, List<SaturationLa
      *                             unknown
      * @param toUptimeS            the run's end in the node's uptime, in seconds; NaN when unknown
      */
-    public record NodeCauses(int node, GcLog.Pauses gc, Deoptimizations.Summary deopts, Double allocBytesPerRequest,
-            RssSampler.Rss peakRss, String gcLog, double fromUptimeS, double toUptimeS) {
-    }
+    public record NodeCauses(
+            int node,
+            GcLog.Pauses gc,
+            Deoptimizations.Summary deopts,
+            Double allocBytesPerRequest,
+            RssSampler.Rss peakRss,
+            String gcLog,
+            double fromUptimeS,
+            double toUptimeS) {}
 }

@@ -22,8 +22,7 @@ public final class ReportWriter {
     /** The name of the summary file in a report directory. */
     public static final String SUMMARY = "summary.tsv";
 
-    private ReportWriter() {
-    }
+    private ReportWriter() {}
 
     /**
      * The headline figures: rates in requests per second, latencies in ms, {@code profiled} 1 or 0, the stable
@@ -92,25 +91,43 @@ public final class ReportWriter {
     public static String render(Report r) {
         StringBuilder sb = new StringBuilder();
         sb.append("# ").append(r.title()).append("\n\n");
-        sb.append(r.profiled()
-                ? "Profiler attached during the stable run: **yes** (latencies include its overhead; `--no-profile` for a clean table).\n\n"
-                : "Profiler attached during the stable run: **no** (latencies without its overhead).\n\n");
+        sb.append(
+                r.profiled()
+                        ? "Profiler attached during the stable run: **yes** (latencies include its overhead; `--no-profile` for a clean table).\n\n"
+                        : "Profiler attached during the stable run: **no** (latencies without its overhead).\n\n");
         sb.append("## Environment\n\n| | |\n|---|---|\n");
         for (String[] row : r.environment()) {
-            sb.append("| ").append(row[0]).append(" | ").append(row[1].replace("|", "\\|")).append(" |\n");
+            sb.append("| ")
+                    .append(row[0])
+                    .append(" | ")
+                    .append(row[1].replace("|", "\\|"))
+                    .append(" |\n");
         }
         if (!r.ladder().isEmpty()) {
-            sb.append("\n## Saturation search\n\nConstant-rate steps, doubling then bisecting; a step fails when it achieves under ")
-                    .append(pct(100 * SaturationLadder.ACHIEVED_SHARE)).append("% of its target, its p99 passes the SLO, or over ")
-                    .append(pct(100 * SaturationLadder.MAX_ERROR_SHARE)).append("% of answers are errors; a failing step is run once more before its rate counts as failing.\n\n")
-                    .append("| step | target req/s | achieved req/s | p99 ms | errors | verdict |\n|---:|---:|---:|---:|---:|---|\n");
+            sb.append(
+                            "\n## Saturation search\n\nConstant-rate steps, doubling then bisecting; a step fails when it achieves under ")
+                    .append(pct(100 * SaturationLadder.ACHIEVED_SHARE))
+                    .append("% of its target, its p99 passes the SLO, or over ")
+                    .append(pct(100 * SaturationLadder.MAX_ERROR_SHARE))
+                    .append(
+                            "% of answers are errors; a failing step is run once more before its rate counts as failing.\n\n")
+                    .append(
+                            "| step | target req/s | achieved req/s | p99 ms | errors | verdict |\n|---:|---:|---:|---:|---:|---|\n");
             int i = 1;
             for (SaturationLadder.Step s : r.ladder()) {
                 var m = s.measurement();
-                sb.append(String.format(Locale.ROOT, "| %d | %,d | %,.0f | %.2f | %.2f%% | %s |%n", i++, m.targetRate(),
-                        m.achievedRate(), m.p99Ms(), 100 * m.errorShare(), s.passed() ? "pass" : "fail: " + s.reason()));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "| %d | %,d | %,.0f | %.2f | %.2f%% | %s |%n",
+                        i++,
+                        m.targetRate(),
+                        m.achievedRate(),
+                        m.p99Ms(),
+                        100 * m.errorShare(),
+                        s.passed() ? "pass" : "fail: " + s.reason()));
             }
-            sb.append(String.format(Locale.ROOT, "%n**Saturation rate: %,d req/s** (the highest passing step).%n", r.saturation()));
+            sb.append(String.format(
+                    Locale.ROOT, "%n**Saturation rate: %,d req/s** (the highest passing step).%n", r.saturation()));
         }
         if (r.stable() != null) {
             renderStable(r, sb);
@@ -118,10 +135,12 @@ public final class ReportWriter {
         renderCauses(r, sb);
         if (!r.profiles().isEmpty()) {
             sb.append("\n## Profiles (async-profiler, during the stable run)\n\n");
-            sb.append("Each event was profiled for a third of the stable run, one after the other (cpu, alloc, lock).\n");
+            sb.append(
+                    "Each event was profiled for a third of the stable run, one after the other (cpu, alloc, lock).\n");
             for (Report.ProfileOutput p : r.profiles()) {
-                sb.append(String.format("%n### node %d: %s (event=%s)%n%nFlame graph: [%s](%s)%n%n", p.node(), p.kind(), p.event(),
-                        p.html(), p.html()));
+                sb.append(String.format(
+                        "%n### node %d: %s (event=%s)%n%nFlame graph: [%s](%s)%n%n",
+                        p.node(), p.kind(), p.event(), p.html(), p.html()));
                 if (p.topFrames().size() <= 2) {
                     sb.append(p.kind().equals("lock") ? "(no contended locks sampled)\n" : "(no samples)\n");
                 } else {
@@ -130,7 +149,9 @@ public final class ReportWriter {
             }
         }
         if (r.ycsbOutput() != null) {
-            sb.append("\n## YCSB output\n\n```\n").append(r.ycsbOutput().strip()).append("\n```\n");
+            sb.append("\n## YCSB output\n\n```\n")
+                    .append(r.ycsbOutput().strip())
+                    .append("\n```\n");
         }
         if (!r.notes().isEmpty()) {
             sb.append("\n## Notes\n\n");
@@ -145,13 +166,24 @@ public final class ReportWriter {
         LoadResult s = r.stable();
         Map<String, Double> base = r.baseline();
         Map<String, Double> now = summary(r);
-        sb.append(String.format(Locale.ROOT, "%n## Stable run%n%nConstant rate %,.0f req/s for %d s; latency measured from the "
-                + "intended send time (corrected for coordinated omission). Answered %,d requests (%,.0f req/s); "
-                + "statuses: %s; no answer (counted as status 0): %,d, of which %,d never sent (their connection was still "
-                + "waiting for an earlier answer when the schedule ended) and %,d connection errors or timeouts.%n%n",
-                r.stableTarget(), s.durationS(), s.answered(), s.achievedRate(), s.statuses(), s.noAnswer(),
-                s.unsent().get(), s.noAnswer() - s.unsent().get()));
-        sb.append(base != null ? "| | ms | baseline ms | ratio |\n|---|---:|---:|---:|\n" : "| percentile | ms |\n|---|---:|\n");
+        sb.append(String.format(
+                Locale.ROOT,
+                "%n## Stable run%n%nConstant rate %,.0f req/s for %d s; latency measured from the "
+                        + "intended send time (corrected for coordinated omission). Answered %,d requests (%,.0f req/s); "
+                        + "statuses: %s; no answer (counted as status 0): %,d, of which %,d never sent (their connection was still "
+                        + "waiting for an earlier answer when the schedule ended) and %,d connection errors or timeouts.%n%n",
+                r.stableTarget(),
+                s.durationS(),
+                s.answered(),
+                s.achievedRate(),
+                s.statuses(),
+                s.noAnswer(),
+                s.unsent().get(),
+                s.noAnswer() - s.unsent().get()));
+        sb.append(
+                base != null
+                        ? "| | ms | baseline ms | ratio |\n|---|---:|---:|---:|\n"
+                        : "| percentile | ms |\n|---|---:|\n");
         for (double p : Report.PERCENTILES) {
             row(sb, "p" + pct(p), "p" + pct(p) + "_ms", now, base, "%.3f");
         }
@@ -163,22 +195,35 @@ public final class ReportWriter {
             sb.append("\nBaseline: `").append(r.baselineName()).append("`; ratio = this run / baseline.\n");
             Double baseProfiled = base.get("profiled");
             if (baseProfiled != null && (baseProfiled != 0) != r.profiled()) {
-                sb.append("\n**Not like for like:** the profiler was attached during ").append(r.profiled() ? "this run" : "the baseline")
-                        .append(" and not during ").append(r.profiled() ? "the baseline" : "this run")
+                sb.append("\n**Not like for like:** the profiler was attached during ")
+                        .append(r.profiled() ? "this run" : "the baseline")
+                        .append(" and not during ")
+                        .append(r.profiled() ? "the baseline" : "this run")
                         .append(", so latencies differ by its overhead too.\n");
             }
         }
         if (s.operations().size() > 1) {
             sb.append("\nEach operation of the mix (its own histogram; same measurement):\n\n")
-                    .append("| operation | answered | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | statuses (0: no answer) |\n")
+                    .append(
+                            "| operation | answered | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | statuses (0: no answer) |\n")
                     .append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
-            s.operations().forEach((op, o) -> sb.append(String.format(Locale.ROOT,
-                    "| %s | %,d | %,.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %s |%n", op, o.answered(), o.achievedRate(),
-                    o.percentileMs(50), o.percentileMs(90), o.percentileMs(99), o.percentileMs(99.9),
-                    o.latencyUs().getMaxValue() / 1000.0, o.statuses())));
+            s.operations()
+                    .forEach((op, o) -> sb.append(String.format(
+                            Locale.ROOT,
+                            "| %s | %,d | %,.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %s |%n",
+                            op,
+                            o.answered(),
+                            o.achievedRate(),
+                            o.percentileMs(50),
+                            o.percentileMs(90),
+                            o.percentileMs(99),
+                            o.percentileMs(99.9),
+                            o.latencyUs().getMaxValue() / 1000.0,
+                            o.statuses())));
         }
         sb.append("\nFull distribution: [stable.hgrm](stable.hgrm) (HdrHistogram percentile output, ms).\n\n")
-                .append("![latency by percentile](latency-by-percentile.png)\n\n![throughput and p99 over time](throughput-p99.png)\n");
+                .append(
+                        "![latency by percentile](latency-by-percentile.png)\n\n![throughput and p99 over time](throughput-p99.png)\n");
     }
 
     private static void renderCauses(Report r, StringBuilder sb) {
@@ -189,25 +234,42 @@ public final class ReportWriter {
             return;
         }
         sb.append("\n## Causes (each node, over the stable run)\n\n")
-                .append("| node | GC pauses n | total ms | max ms | JIT deopts (code dropped) | alloc B/request | peak RssAnon MB "
-                        + "| peak RssFile MB |\n")
+                .append(
+                        "| node | GC pauses n | total ms | max ms | JIT deopts (code dropped) | alloc B/request | peak RssAnon MB "
+                                + "| peak RssFile MB |\n")
                 .append("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Report.NodeCauses c : r.causes()) {
             GcLog.Pauses gc = c.gc();
             RssSampler.Rss rss = c.peakRss();
-            sb.append("| ").append(c.node())
-                    .append(" | ").append(gc == null ? "-" : Integer.toString(gc.count()))
-                    .append(" | ").append(cell(gc == null ? null : gc.totalMs(), "%.1f"))
-                    .append(" | ").append(cell(gc == null ? null : gc.maxMs(), "%.1f"))
-                    .append(" | ").append(c.deopts() == null ? "-" : c.deopts().count() + " (" + c.deopts().dropping() + ")")
-                    .append(" | ").append(cell(c.allocBytesPerRequest(), "%,.0f"))
-                    .append(" | ").append(cell(rss == null ? null : mb(rss.anonKb()), "%.0f"))
-                    .append(" | ").append(cell(rss == null ? null : mb(rss.fileKb()), "%.0f"))
+            sb.append("| ")
+                    .append(c.node())
+                    .append(" | ")
+                    .append(gc == null ? "-" : Integer.toString(gc.count()))
+                    .append(" | ")
+                    .append(cell(gc == null ? null : gc.totalMs(), "%.1f"))
+                    .append(" | ")
+                    .append(cell(gc == null ? null : gc.maxMs(), "%.1f"))
+                    .append(" | ")
+                    .append(
+                            c.deopts() == null
+                                    ? "-"
+                                    : c.deopts().count() + " (" + c.deopts().dropping() + ")")
+                    .append(" | ")
+                    .append(cell(c.allocBytesPerRequest(), "%,.0f"))
+                    .append(" | ")
+                    .append(cell(rss == null ? null : mb(rss.anonKb()), "%.0f"))
+                    .append(" | ")
+                    .append(cell(rss == null ? null : mb(rss.fileKb()), "%.0f"))
                     .append(" |\n");
         }
         sb.append("\nGC pauses: the stop-the-world pauses that ended inside the stable run, from each node's GC log (");
         for (Report.NodeCauses c : r.causes()) {
-            sb.append(c.node() > 1 ? ", " : "").append('[').append(c.gcLog()).append("](").append(c.gcLog()).append(')');
+            sb.append(c.node() > 1 ? ", " : "")
+                    .append('[')
+                    .append(c.gcLog())
+                    .append("](")
+                    .append(c.gcLog())
+                    .append(')');
             if (!Double.isNaN(c.fromUptimeS())) {
                 sb.append(String.format(Locale.ROOT, ": uptime %.3f-%.3f s", c.fromUptimeS(), c.toUptimeS()));
             }
@@ -223,8 +285,11 @@ public final class ReportWriter {
                 + "tenths of a second. `-`: not measured (see the notes).\n");
         for (Report.NodeCauses c : r.causes()) {
             if (c.deopts() != null && c.deopts().dropping() > 0) {
-                sb.append("\nNode ").append(c.node()).append(": compiled code dropped at traps in (traps; at most ")
-                        .append(Deoptimizations.TOP).append(" methods, most first) ");
+                sb.append("\nNode ")
+                        .append(c.node())
+                        .append(": compiled code dropped at traps in (traps; at most ")
+                        .append(Deoptimizations.TOP)
+                        .append(" methods, most first) ");
                 List<String> top = new ArrayList<>();
                 c.deopts().topDropping().forEach((method, n) -> top.add("`" + method + "` (" + n + ")"));
                 sb.append(String.join(", ", top)).append(".\n");
@@ -263,13 +328,26 @@ public final class ReportWriter {
             GcLog.Pauses gc = c.gc();
             RssSampler.Rss rss = c.peakRss();
             nodes.add("node " + c.node() + ": "
-                    + (gc == null ? "GC -" : String.format(Locale.ROOT, "GC %d pauses, %.1f ms total, %.1f ms max", gc.count(),
-                            gc.totalMs(), gc.maxMs()))
-                    + (c.deopts() == null ? "" : "; JIT " + c.deopts().count() + " deopts (" + c.deopts().dropping()
-                            + " dropping code)")
+                    + (gc == null
+                            ? "GC -"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "GC %d pauses, %.1f ms total, %.1f ms max",
+                                    gc.count(),
+                                    gc.totalMs(),
+                                    gc.maxMs()))
+                    + (c.deopts() == null
+                            ? ""
+                            : "; JIT " + c.deopts().count() + " deopts ("
+                                    + c.deopts().dropping() + " dropping code)")
                     + "; " + cell(c.allocBytesPerRequest(), "%,.0f") + " B/request; "
-                    + (rss == null ? "peak RSS -" : String.format(Locale.ROOT, "peak RssAnon %.0f MB, RssFile %.0f MB",
-                            mb(rss.anonKb()), mb(rss.fileKb()))));
+                    + (rss == null
+                            ? "peak RSS -"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "peak RssAnon %.0f MB, RssFile %.0f MB",
+                                    mb(rss.anonKb()),
+                                    mb(rss.fileKb()))));
         }
         return String.join(" | ", nodes);
     }
@@ -279,13 +357,15 @@ public final class ReportWriter {
         return v == null ? "-" : String.format(Locale.ROOT, fmt, v);
     }
 
-    private static void row(StringBuilder sb, String label, String key, Map<String, Double> now, Map<String, Double> base,
-            String fmt) {
+    private static void row(
+            StringBuilder sb, String label, String key, Map<String, Double> now, Map<String, Double> base, String fmt) {
         Double v = now.get(key);
         sb.append("| ").append(label).append(" | ").append(v == null ? "-" : String.format(Locale.ROOT, fmt, v));
         if (base != null) {
             Double b = base.get(key);
-            sb.append(" | ").append(b == null ? "-" : String.format(Locale.ROOT, fmt, b)).append(" | ")
+            sb.append(" | ")
+                    .append(b == null ? "-" : String.format(Locale.ROOT, fmt, b))
+                    .append(" | ")
                     .append(b == null || v == null || b == 0 ? "-" : String.format(Locale.ROOT, "%.2f", v / b));
         }
         sb.append(" |\n");
@@ -343,7 +423,8 @@ public final class ReportWriter {
     public static Map<String, Double> readSummary(Path dir) throws IOException {
         Path f = dir.resolve(SUMMARY);
         if (!Files.exists(f)) {
-            throw new IOException("--baseline " + dir + ": no " + SUMMARY + " there (is it a report directory of ringbase bench?)");
+            throw new IOException(
+                    "--baseline " + dir + ": no " + SUMMARY + " there (is it a report directory of ringbase bench?)");
         }
         Map<String, Double> m = new LinkedHashMap<>();
         List<String> lines = Files.readAllLines(f);

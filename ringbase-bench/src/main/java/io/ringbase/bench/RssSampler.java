@@ -42,8 +42,7 @@ public final class RssSampler {
      * @param anonKb {@code RssAnon}
      * @param fileKb {@code RssFile}
      */
-    public record Rss(long anonKb, long fileKb) {
-    }
+    public record Rss(long anonKb, long fileKb) {}
 
     /**
      * The {@code RssAnon} and {@code RssFile} lines of a {@code /proc/<pid>/status} text.

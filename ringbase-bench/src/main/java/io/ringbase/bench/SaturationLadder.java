@@ -21,12 +21,10 @@ public final class SaturationLadder {
     public static final double MAX_ERROR_SHARE = 0.01;
 
     /** What one constant-rate step measured. Rates in requests per second, latency in ms. */
-    public record Measurement(long targetRate, double achievedRate, double p99Ms, double errorShare) {
-    }
+    public record Measurement(long targetRate, double achievedRate, double p99Ms, double errorShare) {}
 
     /** One step of the ladder and its verdict; {@code reason} is empty when it passed. */
-    public record Step(Measurement measurement, boolean passed, String reason) {
-    }
+    public record Step(Measurement measurement, boolean passed, String reason) {}
 
     private final long startRate;
     private final double sloMs;
@@ -79,7 +77,11 @@ public final class SaturationLadder {
         }
         Step last = steps.getLast();
         long lastRate = last.measurement().targetRate();
-        if (!last.passed() && steps.stream().filter(st -> st.measurement().targetRate() == lastRate).count() == 1) {
+        if (!last.passed()
+                && steps.stream()
+                                .filter(st -> st.measurement().targetRate() == lastRate)
+                                .count()
+                        == 1) {
             return OptionalLong.of(lastRate); // confirm a failure once
         }
         long pass = highestPassing();
@@ -98,13 +100,20 @@ public final class SaturationLadder {
 
     /** The highest rate that passed (requests per second), 0 if none did: the saturation rate. */
     public long highestPassing() {
-        return steps.stream().filter(Step::passed).mapToLong(s -> s.measurement().targetRate()).max().orElse(0);
+        return steps.stream()
+                .filter(Step::passed)
+                .mapToLong(s -> s.measurement().targetRate())
+                .max()
+                .orElse(0);
     }
 
     /** The lowest rate none of whose steps passed. */
     private OptionalLong lowestFailing() {
-        return steps.stream().mapToLong(s -> s.measurement().targetRate())
-                .filter(rate -> steps.stream().noneMatch(s -> s.passed() && s.measurement().targetRate() == rate)).min();
+        return steps.stream()
+                .mapToLong(s -> s.measurement().targetRate())
+                .filter(rate -> steps.stream()
+                        .noneMatch(s -> s.passed() && s.measurement().targetRate() == rate))
+                .min();
     }
 
     /** The steps so far, in the order they ran. */

@@ -24,10 +24,13 @@ final class SteadyState {
     static final int MAX_RUNS = 24;
 
     private static final long SCRAPE_TIMEOUT_MS = 2_000;
-    private static final Pattern COMPACTIONS = Pattern.compile("^ringbase_compactions_total\\s+(\\S+)", Pattern.MULTILINE);
+    private static final Pattern COMPACTIONS =
+            Pattern.compile("^ringbase_compactions_total\\s+(\\S+)", Pattern.MULTILINE);
 
     private final List<URI> nodes;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(SCRAPE_TIMEOUT_MS)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofMillis(SCRAPE_TIMEOUT_MS))
+            .build();
 
     /** @param nodes the nodes under load */
     SteadyState(List<URI> nodes) {
@@ -46,7 +49,9 @@ final class SteadyState {
     }
 
     private OptionalLong compactionsOf(URI node) {
-        return MetricsScrape.body(http, node, SCRAPE_TIMEOUT_MS).map(SteadyState::compactions).orElse(OptionalLong.empty());
+        return MetricsScrape.body(http, node, SCRAPE_TIMEOUT_MS)
+                .map(SteadyState::compactions)
+                .orElse(OptionalLong.empty());
     }
 
     /** The value of {@code ringbase_compactions_total} in a Prometheus text exposition, if it has one. */

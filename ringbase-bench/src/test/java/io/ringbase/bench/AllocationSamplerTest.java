@@ -45,8 +45,8 @@ class AllocationSamplerTest {
 
     @Test
     void samplesOutsideTheWindowAreLeftOut() {
-        Optional<AllocationSampler.Allocation> a = AllocationSampler.allocated(samples(), T0.plusMillis(500),
-                T0.plusMillis(3500));
+        Optional<AllocationSampler.Allocation> a =
+                AllocationSampler.allocated(samples(), T0.plusMillis(500), T0.plusMillis(3500));
         // samples at 1, 2, 3 s: event loop 2 MB, flusher 50 kB, over 2 s
         assertThat(a).contains(new AllocationSampler.Allocation(2_050_000, 2.0, 2));
     }
@@ -68,8 +68,10 @@ class AllocationSamplerTest {
 
     @Test
     void fewerThanTwoSamplingTimesGiveNothing() {
-        assertThat(AllocationSampler.allocated(samples(), T0.plusMillis(1500), T0.plusMillis(2500))).isEmpty();
-        assertThat(AllocationSampler.allocated(List.of(), T0, T0.plusSeconds(4))).isEmpty();
+        assertThat(AllocationSampler.allocated(samples(), T0.plusMillis(1500), T0.plusMillis(2500)))
+                .isEmpty();
+        assertThat(AllocationSampler.allocated(List.of(), T0, T0.plusSeconds(4)))
+                .isEmpty();
     }
 
     @Test
@@ -88,9 +90,11 @@ class AllocationSamplerTest {
         }
         List<AllocationSampler.Sample> samples = AllocationSampler.read(file);
         long me = Thread.currentThread().threadId();
-        List<AllocationSampler.Sample> mine = samples.stream().filter(s -> s.threadId() == me).toList();
+        List<AllocationSampler.Sample> mine =
+                samples.stream().filter(s -> s.threadId() == me).toList();
         assertThat(mine).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(mine.getFirst().threadName()).isEqualTo(Thread.currentThread().getName());
+        assertThat(mine.getFirst().threadName())
+                .isEqualTo(Thread.currentThread().getName());
         long allocated = mine.getLast().allocatedBytes() - mine.getFirst().allocatedBytes();
         assertThat(allocated).isGreaterThanOrEqualTo(100 * 100_000L);
         assertThat(kept[99]).hasSize(100_000);

@@ -10,15 +10,43 @@ import org.junit.jupiter.api.Test;
 class BenchConfigTest {
 
     private static BenchConfig config(Workload w, KeyChoice keys, int ack, int from) {
-        return new BenchConfig(w, keys, 0.5, 100, 1000, 64, ack, from, 1, null, 10, 0.8, 60, 5, 5000, 10, 12,
-                Path.of("bench-reports"), null, null, 100, 100, 4, true, 0, 1, List.of("--workload", w.label()), List.of(),
+        return new BenchConfig(
+                w,
+                keys,
+                0.5,
+                100,
+                1000,
+                64,
+                ack,
+                from,
+                1,
+                null,
+                10,
+                0.8,
+                60,
+                5,
+                5000,
+                10,
+                12,
+                Path.of("bench-reports"),
+                null,
+                null,
+                100,
+                100,
+                4,
+                true,
+                0,
+                1,
+                List.of("--workload", w.label()),
+                List.of(),
                 LoadGenerator.Kind.RATEGEN);
     }
 
     @Test
     void sequentialKeysAreRefusedForLoadRunsWithTheReason() {
         assertThatThrownBy(() -> config(Workload.GET, KeyChoice.SEQUENTIAL, 0, 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the load generator draws its URLs at random");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the load generator draws its URLs at random");
     }
 
     @Test
@@ -42,8 +70,10 @@ class BenchConfigTest {
     @Test
     void aRunningNodeIsNotPrefilledUnlessAsked() {
         assertThat(parsed("--workload", "get").prefill()).isEqualTo(BenchConfig.DEFAULT_KEYS);
-        assertThat(parsed("--workload", "get", "--url", "http://127.0.0.1:8080").prefill()).isZero();
-        assertThat(parsed("--workload", "get", "--url", "http://127.0.0.1:8080", "--prefill", "5000").prefill())
+        assertThat(parsed("--workload", "get", "--url", "http://127.0.0.1:8080").prefill())
+                .isZero();
+        assertThat(parsed("--workload", "get", "--url", "http://127.0.0.1:8080", "--prefill", "5000")
+                        .prefill())
                 .isEqualTo(5000);
     }
 
@@ -53,7 +83,8 @@ class BenchConfigTest {
         assertThat(c.readKeys()).isEqualTo(BenchConfig.DEFAULT_KEYS);
         Path file = dir.resolve("urls.txt");
         KeySpace.writeUrlFile(file, "http://127.0.0.1:8080", c.readKeys(), c.keys(), false, "", 1); // threw with 0 keys
-        assertThat(java.nio.file.Files.readAllLines(file)).isNotEmpty()
+        assertThat(java.nio.file.Files.readAllLines(file))
+                .isNotEmpty()
                 .allMatch(u -> u.startsWith("http://127.0.0.1:8080/v0/entity?id="));
         assertThat(parsed("--workload", "get", "--prefill", "300").readKeys()).isEqualTo(300);
     }

@@ -36,13 +36,21 @@ class DeoptimizationsTest {
     void readsEveryTrapWithItsMethodReasonAndAction() {
         List<Deoptimizations.Trap> traps = Deoptimizations.traps(LOG);
         assertThat(traps).hasSize(6);
-        assertThat(traps.getFirst()).isEqualTo(
-                new Deoptimizations.Trap(4.370, "java.util.Arrays.fill", "profile_predicate", "maybe_recompile"));
-        assertThat(traps.get(1)).isEqualTo(new Deoptimizations.Trap(26.867, "io.netty.channel.epoll.EpollIoHandler.run",
-                "unstable_if", "reinterpret"));
-        assertThat(traps.getLast()).isEqualTo(new Deoptimizations.Trap(27.5, "io.ringbase.storage.sstable.XxHash64.hash",
-                "unstable_if", "make_not_entrant")); // a decimal comma is read
-        assertThat(traps).extracting(Deoptimizations.Trap::dropsCode).containsExactly(false, true, true, false, true, true);
+        assertThat(traps.getFirst())
+                .isEqualTo(new Deoptimizations.Trap(
+                        4.370, "java.util.Arrays.fill", "profile_predicate", "maybe_recompile"));
+        assertThat(traps.get(1))
+                .isEqualTo(new Deoptimizations.Trap(
+                        26.867, "io.netty.channel.epoll.EpollIoHandler.run", "unstable_if", "reinterpret"));
+        assertThat(traps.getLast())
+                .isEqualTo(new Deoptimizations.Trap(
+                        27.5,
+                        "io.ringbase.storage.sstable.XxHash64.hash",
+                        "unstable_if",
+                        "make_not_entrant")); // a decimal comma is read
+        assertThat(traps)
+                .extracting(Deoptimizations.Trap::dropsCode)
+                .containsExactly(false, true, true, false, true, true);
     }
 
     @Test
@@ -50,9 +58,11 @@ class DeoptimizationsTest {
         Deoptimizations.Summary s = Deoptimizations.within(Deoptimizations.traps(LOG), 26.867, 27.5);
         assertThat(s.count()).isEqualTo(5);
         assertThat(s.dropping()).isEqualTo(4);
-        assertThat(s.topDropping()).containsExactly(Map.entry("io.ringbase.api.wire.RequestDecoder.headerField", 2),
-                Map.entry("io.netty.channel.epoll.EpollIoHandler.run", 1),
-                Map.entry("io.ringbase.storage.sstable.XxHash64.hash", 1));
+        assertThat(s.topDropping())
+                .containsExactly(
+                        Map.entry("io.ringbase.api.wire.RequestDecoder.headerField", 2),
+                        Map.entry("io.netty.channel.epoll.EpollIoHandler.run", 1),
+                        Map.entry("io.ringbase.storage.sstable.XxHash64.hash", 1));
         assertThat(Deoptimizations.within(Deoptimizations.traps(LOG), 5, 26.8))
                 .isEqualTo(new Deoptimizations.Summary(0, 0, Map.of()));
     }
@@ -73,8 +83,12 @@ class DeoptimizationsTest {
 
     @Test
     void linesThatAreNotTrapsAreSkipped() {
-        assertThat(Deoptimizations.traps(List.of("", "garbage", "[1.000s] GC(0) Pause Young (Allocation Failure) 1M->1M(2M) 1.0ms",
-                "cid=1 level=4 a.B.c()V trap_bci=1 unstable_if reinterpret pc=0x1"))).isEmpty();
+        assertThat(Deoptimizations.traps(List.of(
+                        "",
+                        "garbage",
+                        "[1.000s] GC(0) Pause Young (Allocation Failure) 1M->1M(2M) 1.0ms",
+                        "cid=1 level=4 a.B.c()V trap_bci=1 unstable_if reinterpret pc=0x1")))
+                .isEmpty();
     }
 
     /** Warms {@link #branch} up on one side of its {@code if}, then takes the other: C2's code for it must go. */
@@ -101,20 +115,29 @@ class DeoptimizationsTest {
     void aRealJvmLogsTheTrapThatDropsCompiledCode(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("node1-gc.log");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-Xbatch", "-XX:+UseSerialGC", "-Xmx64m", GcLog.jvmOption(log),
-                "-cp", System.getProperty("java.class.path"), Probe.class.getName())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile()).start();
+        Process p = new ProcessBuilder(
+                        java.toString(),
+                        "-Xbatch",
+                        "-XX:+UseSerialGC",
+                        "-Xmx64m",
+                        GcLog.jvmOption(log),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Probe.class.getName())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out").toFile())
+                .start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("probe JVM finished").isTrue();
         assertThat(p.exitValue()).as(Files.readString(dir.resolve("out"))).isZero();
 
         List<String> lines = Files.readAllLines(log);
         List<Deoptimizations.Trap> traps = Deoptimizations.traps(lines);
-        assertThat(traps).as(String.join("\n", lines))
-                .anySatisfy(t -> {
-                    assertThat(t.method()).isEqualTo(Probe.class.getName() + ".branch");
-                    assertThat(t.reason()).isEqualTo("unstable_if");
-                    assertThat(t.dropsCode()).isTrue();
-                });
-        assertThat(GcLog.pauses(lines)).allSatisfy(pause -> assertThat(pause.ms()).isNotNegative());
+        assertThat(traps).as(String.join("\n", lines)).anySatisfy(t -> {
+            assertThat(t.method()).isEqualTo(Probe.class.getName() + ".branch");
+            assertThat(t.reason()).isEqualTo("unstable_if");
+            assertThat(t.dropsCode()).isTrue();
+        });
+        assertThat(GcLog.pauses(lines))
+                .allSatisfy(pause -> assertThat(pause.ms()).isNotNegative());
     }
 }

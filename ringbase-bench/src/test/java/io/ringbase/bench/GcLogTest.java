@@ -32,8 +32,13 @@ class GcLogTest {
 
     @Test
     void readsEveryPauseWithTheUptimeItEndedAt() {
-        assertThat(GcLog.pauses(SERIAL)).containsExactly(new GcLog.Pause(2.790, 30.255), new GcLog.Pause(10.100, 2.0),
-                new GcLog.Pause(15.500, 4.5), new GcLog.Pause(19.999, 56.25), new GcLog.Pause(30.0, 1.0));
+        assertThat(GcLog.pauses(SERIAL))
+                .containsExactly(
+                        new GcLog.Pause(2.790, 30.255),
+                        new GcLog.Pause(10.100, 2.0),
+                        new GcLog.Pause(15.500, 4.5),
+                        new GcLog.Pause(19.999, 56.25),
+                        new GcLog.Pause(30.0, 1.0));
     }
 
     @Test
@@ -63,13 +68,18 @@ class GcLogTest {
 
     @Test
     void linesThatAreNotPausesAreSkipped() {
-        assertThat(GcLog.pauses(List.of("", "garbage", "[1.000s] GC(0) Pause Young (Allocation Failure)",
-                "GC(0) Pause Young (Allocation Failure) 35M->5M(123M) 3.2ms"))).isEmpty();
+        assertThat(GcLog.pauses(List.of(
+                        "",
+                        "garbage",
+                        "[1.000s] GC(0) Pause Young (Allocation Failure)",
+                        "GC(0) Pause Young (Allocation Failure) 35M->5M(123M) 3.2ms")))
+                .isEmpty();
     }
 
     @Test
     void optionNamesTheFileWithTheUptimeDecorator() {
-        assertThat(GcLog.jvmOption(Path.of("/r/node1-gc.log"))).isEqualTo("-Xlog:gc,deoptimization=debug:file=/r/node1-gc.log:uptime");
+        assertThat(GcLog.jvmOption(Path.of("/r/node1-gc.log")))
+                .isEqualTo("-Xlog:gc,deoptimization=debug:file=/r/node1-gc.log:uptime");
     }
 
     @Test
@@ -77,6 +87,7 @@ class GcLogTest {
         assertThat(GcLog.fitsOption(Path.of("/my reports/node1-gc.log"))).isFalse();
         assertThat(GcLog.fitsOption(Path.of("/r:s/node1-gc.log"))).isFalse();
         assertThatThrownBy(() -> GcLog.jvmOption(Path.of("/my reports/node1-gc.log")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whitespace");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("whitespace");
     }
 }

@@ -23,7 +23,8 @@ class KeySpaceTest {
         KeySpace.writeUrlFile(file, "http://127.0.0.1:1", 50, KeyChoice.ZIPFIAN, false, "&ack=1&from=1", 1);
         List<String> lines = Files.readAllLines(file);
         assertThat(lines).hasSize(KeySpace.URLS_PER_FILE);
-        assertThat(lines).allMatch(l -> l.matches("http://127\\.0\\.0\\.1:1/v0/entity\\?id=k00000000[0-4][0-9]&ack=1&from=1"));
+        assertThat(lines)
+                .allMatch(l -> l.matches("http://127\\.0\\.0\\.1:1/v0/entity\\?id=k00000000[0-4][0-9]&ack=1&from=1"));
     }
 
     @Test
@@ -40,7 +41,8 @@ class KeySpaceTest {
 
     @Test
     void benchArgumentsAreThoseAfterTheSubcommand() {
-        assertThat(BenchCommand.argsAfterBench(List.of("bench", "--workload", "get"))).containsExactly("--workload", "get");
+        assertThat(BenchCommand.argsAfterBench(List.of("bench", "--workload", "get")))
+                .containsExactly("--workload", "get");
         assertThat(BenchCommand.argsAfterBench(List.of("--x"))).containsExactly("--x");
     }
 }

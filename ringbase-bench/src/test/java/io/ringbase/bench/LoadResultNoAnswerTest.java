@@ -52,10 +52,12 @@ class LoadResultNoAnswerTest {
     @Test
     void theDriverSendsExactlyRateTimesDurationAndKnowsIt() {
         OhaDriver driver = new OhaDriver(Path.of("/opt/oha"), -1, Path.of("/tmp"));
-        LoadSpec spec = new LoadSpec("PUT", "http://127.0.0.1:1/v0/entity?id=k{key}",
-                LoadSpec.UrlSource.NEW_KEYS, null, 1500.0, 64);
-        assertThat(driver.command(spec, 10, Path.of("/tmp/x.csv"))).containsSequence("-n", "15000")
-                .containsSequence("-q", "1500.0").doesNotContain("-z")
+        LoadSpec spec = new LoadSpec(
+                "PUT", "http://127.0.0.1:1/v0/entity?id=k{key}", LoadSpec.UrlSource.NEW_KEYS, null, 1500.0, 64);
+        assertThat(driver.command(spec, 10, Path.of("/tmp/x.csv")))
+                .containsSequence("-n", "15000")
+                .containsSequence("-q", "1500.0")
+                .doesNotContain("-z")
                 .containsSequence("--rand-regex-url", "http://127.0.0.1:1/v0/entity\\?id=k[0-9]{12}");
         assertThat(OhaDriver.intended(spec, 10)).isEqualTo(15_000);
     }

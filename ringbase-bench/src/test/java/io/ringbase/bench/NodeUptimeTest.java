@@ -19,7 +19,8 @@ class NodeUptimeTest {
     @Test
     void outputWithoutAnUptimeIsRefused() {
         assertThatThrownBy(() -> NodeUptime.parse("22765:\nUnknown diagnostic command\n"))
-                .isInstanceOf(IOException.class).hasMessageContaining("no uptime");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("no uptime");
     }
 
     @Test
@@ -33,8 +34,8 @@ class NodeUptimeTest {
     @Test
     void theReadingReturnedSoonestAfterItsReadWins() {
         // the second reading's jcmd took 0.3 s longer to return after the node read its uptime
-        NodeUptime clock = NodeUptime.fromReadings(List.of(new NodeUptime.Reading(10.0, 1_000_000_000_000L),
-                new NodeUptime.Reading(40.0, 1_030_300_000_000L)));
+        NodeUptime clock = NodeUptime.fromReadings(List.of(
+                new NodeUptime.Reading(10.0, 1_000_000_000_000L), new NodeUptime.Reading(40.0, 1_030_300_000_000L)));
         assertThat(clock.at(1_000_000_000_000L)).isCloseTo(10.0, Offset.offset(1e-9));
     }
 

@@ -59,14 +59,17 @@ class OhaCsvTest {
 
     @Test
     void aForeignHeaderIsRefused() {
-        assertThatThrownBy(() -> OhaCsv.parse(new BufferedReader(new StringReader("Summary:\n  Success rate: 100%\n")),
-                LoadResult.empty(1))).isInstanceOf(IOException.class).hasMessageContaining("not oha's CSV output");
+        assertThatThrownBy(() -> OhaCsv.parse(
+                        new BufferedReader(new StringReader("Summary:\n  Success rate: 100%\n")), LoadResult.empty(1)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("not oha's CSV output");
     }
 
     @Test
     void aShortLineIsRefusedWithItsNumber() {
         String csv = OhaCsv.HEADER + "\n0.1,0,0,0.1,0.2,0,200\n0.2,0,0\n";
         assertThatThrownBy(() -> OhaCsv.parse(new BufferedReader(new StringReader(csv)), LoadResult.empty(1)))
-                .isInstanceOf(IOException.class).hasMessageContaining("line 3");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("line 3");
     }
 }

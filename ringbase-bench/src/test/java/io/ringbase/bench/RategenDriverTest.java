@@ -105,7 +105,8 @@ class RategenDriverTest {
     @Test
     void putsOfNewKeysArriveWholeAndAreAllCounted() throws Exception {
         Path body = Files.write(dir.resolve("value.bin"), value());
-        LoadSpec put = new LoadSpec("PUT", KeySpace.putUrl(base, "&ack=1&from=1"), LoadSpec.UrlSource.NEW_KEYS, body, 200, 4);
+        LoadSpec put =
+                new LoadSpec("PUT", KeySpace.putUrl(base, "&ack=1&from=1"), LoadSpec.UrlSource.NEW_KEYS, body, 200, 4);
 
         LoadResult r = driver().run(List.of(put), 2);
 
@@ -116,15 +117,18 @@ class RategenDriverTest {
         assertThat(goodBodies.get()).isEqualTo(r.answered());
         assertThat(badBodies.get()).isZero();
         assertThat(keys).allMatch(q -> q.matches("id=u[0-9]{12}&ack=1&from=1"));
-        assertThat(keys.size()).as("distinct keys of about 400 random 12-digit ones").isGreaterThan(390);
-        assertThat(r.perSecondUs()[0].getTotalCount() + r.perSecondUs()[1].getTotalCount()).isEqualTo(r.answered());
+        assertThat(keys.size())
+                .as("distinct keys of about 400 random 12-digit ones")
+                .isGreaterThan(390);
+        assertThat(r.perSecondUs()[0].getTotalCount() + r.perSecondUs()[1].getTotalCount())
+                .isEqualTo(r.answered());
         assertThat(r.operations()).containsOnlyKeys("PUT");
     }
 
     @Test
     void urlFileAnswersChunkedAndFixedAreCountedByStatus() throws Exception {
-        Path urls = Files.write(dir.resolve("urls.txt"), List.of(
-                base + "/v0/entities?start=k0&end=k9", base + "/missing?id=1"));
+        Path urls = Files.write(
+                dir.resolve("urls.txt"), List.of(base + "/v0/entities?start=k0&end=k9", base + "/missing?id=1"));
         LoadSpec get = new LoadSpec("GET", urls.toString(), LoadSpec.UrlSource.FILE, null, 50, 4);
 
         LoadResult r = driver().run(List.of(get), 2);
@@ -156,7 +160,9 @@ class RategenDriverTest {
         assertThat(r.answered()).isBetween(10L, 25L);
         assertThat(r.answered() + r.noAnswer()).isEqualTo(100);
         assertThat(r.unsent().get()).as("no error: the rest were never sent").isEqualTo(r.noAnswer());
-        assertThat(r.percentileMs(100)).as("the last answered waited behind the backlog").isGreaterThan(400);
+        assertThat(r.percentileMs(100))
+                .as("the last answered waited behind the backlog")
+                .isGreaterThan(400);
     }
 
     @Test
@@ -165,8 +171,13 @@ class RategenDriverTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort();
         }
-        LoadSpec put = new LoadSpec("PUT", "http://127.0.0.1:" + closedPort + "/v0/entity?id={key}",
-                LoadSpec.UrlSource.NEW_KEYS, null, 100, 2);
+        LoadSpec put = new LoadSpec(
+                "PUT",
+                "http://127.0.0.1:" + closedPort + "/v0/entity?id={key}",
+                LoadSpec.UrlSource.NEW_KEYS,
+                null,
+                100,
+                2);
         RategenDriver driver = driver();
         // a refused connect either fails rategen at once or leaves every request unanswered
         try {
@@ -195,9 +206,11 @@ class RategenDriverTest {
         assertThat(r.perSecondUs()[2].getTotalCount()).isEqualTo(1);
 
         Files.write(file, Arrays.copyOf(b.array(), 30));
-        assertThatThrownBy(() -> RategenDriver.readRecords(file, LoadResult.empty(3))).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> RategenDriver.readRecords(file, LoadResult.empty(3)))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("ends inside a record");
-        assertThat(RategenDriver.slots("RESULT rate=1.0 sent=3 ok=3 p50=1 errors=0 slots=40000 unsent=0\nSTATUS 201=3\n"))
+        assertThat(RategenDriver.slots(
+                        "RESULT rate=1.0 sent=3 ok=3 p50=1 errors=0 slots=40000 unsent=0\nSTATUS 201=3\n"))
                 .isEqualTo(40_000);
         assertThatThrownBy(() -> RategenDriver.slots("rategen: usage")).isInstanceOf(IOException.class);
         assertThat(RategenDriver.unsent("RESULT rate=1.0 sent=3 ok=3 p50=1 errors=0 slots=10 unsent=7\nSTATUS 201=3\n"))

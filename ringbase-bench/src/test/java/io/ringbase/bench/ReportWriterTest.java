@@ -30,15 +30,34 @@ class ReportWriterTest {
         return report(baseline, true, List.of(), null);
     }
 
-    private static Report report(Map<String, Double> baseline, boolean profiled, List<Report.NodeCauses> causes,
-            String causesAbsent) {
+    private static Report report(
+            Map<String, Double> baseline, boolean profiled, List<Report.NodeCauses> causes, String causesAbsent) {
         SaturationLadder ladder = new SaturationLadder(100, 10, 0.1, 3);
         ladder.record(new SaturationLadder.Measurement(100, 100, 1.0, 0));
         ladder.record(new SaturationLadder.Measurement(200, 150, 30.0, 0));
-        return new Report("ringbase bench: put", List.<String[]>of(new String[] {"JDK", "25"}), ladder.steps(), 100, 80,
-                stable(), profiled, List.of(new Report.ProfileOutput(1, "cpu", "itimer", "profiles/node1-cpu.html",
-                        List.of("  ns  percent  samples  top", "  --  -------  -------  ---", "  10   50.00%  1  foo"))),
-                causes, causesAbsent, null, baseline, baseline == null ? null : "bench-reports/old-put", List.of("a note"));
+        return new Report(
+                "ringbase bench: put",
+                List.<String[]>of(new String[] {"JDK", "25"}),
+                ladder.steps(),
+                100,
+                80,
+                stable(),
+                profiled,
+                List.of(new Report.ProfileOutput(
+                        1,
+                        "cpu",
+                        "itimer",
+                        "profiles/node1-cpu.html",
+                        List.of(
+                                "  ns  percent  samples  top",
+                                "  --  -------  -------  ---",
+                                "  10   50.00%  1  foo"))),
+                causes,
+                causesAbsent,
+                null,
+                baseline,
+                baseline == null ? null : "bench-reports/old-put",
+                List.of("a note"));
     }
 
     /** Node 1 fully measured; node 2 without allocation figures (JFR failed there) and without deoptimizations. */
@@ -46,19 +65,36 @@ class ReportWriterTest {
         Map<String, Integer> dropped = new java.util.LinkedHashMap<>();
         dropped.put("io.netty.channel.epoll.EpollIoHandler.run", 2);
         dropped.put("io.ringbase.api.wire.RequestDecoder.headerField", 1);
-        return List.of(new Report.NodeCauses(1, new GcLog.Pauses(12, 34.56, 6.1), new Deoptimizations.Summary(7, 3, dropped),
-                        512.4, new RssSampler.Rss(184_320, 41_000), "node1-gc.log", 75.25, 95.25),
-                new Report.NodeCauses(2, new GcLog.Pauses(0, 0, 0), null, null, new RssSampler.Rss(102_400, 20_480), "node2-gc.log",
-                        Double.NaN, Double.NaN));
+        return List.of(
+                new Report.NodeCauses(
+                        1,
+                        new GcLog.Pauses(12, 34.56, 6.1),
+                        new Deoptimizations.Summary(7, 3, dropped),
+                        512.4,
+                        new RssSampler.Rss(184_320, 41_000),
+                        "node1-gc.log",
+                        75.25,
+                        95.25),
+                new Report.NodeCauses(
+                        2,
+                        new GcLog.Pauses(0, 0, 0),
+                        null,
+                        null,
+                        new RssSampler.Rss(102_400, 20_480),
+                        "node2-gc.log",
+                        Double.NaN,
+                        Double.NaN));
     }
 
     @Test
     void rendersLadderPercentilesPlotsAndProfiles() {
         String md = ReportWriter.render(report(null));
-        assertThat(md).startsWith("# ringbase bench: put\n")
+        assertThat(md)
+                .startsWith("# ringbase bench: put\n")
                 .contains("| JDK | 25 |")
                 .contains("| 1 | 100 | 100 | 1.00 | 0.00% | pass |")
-                .contains("| 2 | 200 | 150 | 30.00 | 0.00% | fail: achieved 75% of target; p99 30.00 ms > SLO 10.0 ms |")
+                .contains(
+                        "| 2 | 200 | 150 | 30.00 | 0.00% | fail: achieved 75% of target; p99 30.00 ms > SLO 10.0 ms |")
                 .contains("**Saturation rate: 100 req/s**")
                 .contains("Constant rate 80 req/s for 10 s")
                 .contains("| p50 | 1.000 |")
@@ -75,9 +111,11 @@ class ReportWriterTest {
 
     @Test
     void baselineAddsARatioColumn() {
-        Map<String, Double> old = Map.of("p50_ms", 2.0, "p99_ms", 0.5, "saturation_rps", 50.0, "stable_achieved_rps", 200.0);
+        Map<String, Double> old =
+                Map.of("p50_ms", 2.0, "p99_ms", 0.5, "saturation_rps", 50.0, "stable_achieved_rps", 200.0);
         String md = ReportWriter.render(report(old));
-        assertThat(md).contains("| | ms | baseline ms | ratio |")
+        assertThat(md)
+                .contains("| | ms | baseline ms | ratio |")
                 .contains("| p50 | 1.000 | 2.000 | 0.50 |")
                 .contains("| p99 | 1.000 | 0.500 | 2.00 |")
                 .contains("| p75 | 1.000 | - | - |")
@@ -92,14 +130,18 @@ class ReportWriterTest {
         ReportWriter.write(r, dir);
         assertThat(dir.resolve("report.md")).exists();
         Map<String, Double> back = ReportWriter.readSummary(dir);
-        assertThat(back).containsEntry("saturation_rps", 100.0).containsEntry("stable_target_rps", 80.0)
-                .containsEntry("stable_achieved_rps", 100.0).containsKeys("p50_ms", "p99.99_ms", "max_ms");
+        assertThat(back)
+                .containsEntry("saturation_rps", 100.0)
+                .containsEntry("stable_target_rps", 80.0)
+                .containsEntry("stable_achieved_rps", 100.0)
+                .containsKeys("p50_ms", "p99.99_ms", "max_ms");
         assertThat(back).isEqualTo(ReportWriter.summary(r));
     }
 
     @Test
     void aBaselineWithoutSummaryIsRefused(@TempDir Path dir) {
-        assertThatThrownBy(() -> ReportWriter.readSummary(dir)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> ReportWriter.readSummary(dir))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("no summary.tsv");
     }
 
@@ -116,11 +158,25 @@ class ReportWriterTest {
 
     @Test
     void topFramesTakeTheFlatSectionOnly() {
-        List<String> text = List.of("--- Execution profile ---", "Total samples : 3", "", "--- 5 ns (50%), 1 sample",
-                "  [ 0] foo", "", "          ns  percent  samples  top", "  ----------  -------  -------  ---",
-                "         5   50.00%        1  foo", "         3   30.00%        1  bar", "         2   20.00%        1  baz", "");
-        assertThat(Profiler.topFrames(text, 2)).containsExactly("          ns  percent  samples  top",
-                "  ----------  -------  -------  ---", "         5   50.00%        1  foo", "         3   30.00%        1  bar");
+        List<String> text = List.of(
+                "--- Execution profile ---",
+                "Total samples : 3",
+                "",
+                "--- 5 ns (50%), 1 sample",
+                "  [ 0] foo",
+                "",
+                "          ns  percent  samples  top",
+                "  ----------  -------  -------  ---",
+                "         5   50.00%        1  foo",
+                "         3   30.00%        1  bar",
+                "         2   20.00%        1  baz",
+                "");
+        assertThat(Profiler.topFrames(text, 2))
+                .containsExactly(
+                        "          ns  percent  samples  top",
+                        "  ----------  -------  -------  ---",
+                        "         5   50.00%        1  foo",
+                        "         3   30.00%        1  bar");
     }
 
     @Test
@@ -134,22 +190,29 @@ class ReportWriterTest {
     @Test
     void causesAreATablePerNodeWithTheGcLogsLinked() {
         String md = ReportWriter.render(report(null, false, twoNodes(), null));
-        assertThat(md).contains("## Causes (each node, over the stable run)")
-                .contains("| node | GC pauses n | total ms | max ms | JIT deopts (code dropped) | alloc B/request | peak RssAnon MB "
-                        + "| peak RssFile MB |")
+        assertThat(md)
+                .contains("## Causes (each node, over the stable run)")
+                .contains(
+                        "| node | GC pauses n | total ms | max ms | JIT deopts (code dropped) | alloc B/request | peak RssAnon MB "
+                                + "| peak RssFile MB |")
                 .contains("| 1 | 12 | 34.6 | 6.1 | 7 (3) | 512 | 180 | 40 |")
                 .contains("| 2 | 0 | 0.0 | 0.0 | - | - | 100 | 20 |")
-                .contains("Node 1: compiled code dropped at traps in (traps; at most 5 methods, most first) "
-                        + "`io.netty.channel.epoll.EpollIoHandler.run` (2), `io.ringbase.api.wire.RequestDecoder.headerField` (1).")
+                .contains(
+                        "Node 1: compiled code dropped at traps in (traps; at most 5 methods, most first) "
+                                + "`io.netty.channel.epoll.EpollIoHandler.run` (2), `io.ringbase.api.wire.RequestDecoder.headerField` (1).")
                 .doesNotContain("Node 2: compiled code dropped")
                 .contains("[node1-gc.log](node1-gc.log): uptime 75.250-95.250 s, [node2-gc.log](node2-gc.log))");
-        assertThat(md.indexOf("## Causes")).isGreaterThan(md.indexOf("## Stable run")).isLessThan(md.indexOf("## Profiles"));
+        assertThat(md.indexOf("## Causes"))
+                .isGreaterThan(md.indexOf("## Stable run"))
+                .isLessThan(md.indexOf("## Profiles"));
     }
 
     @Test
     void withoutCausesTheReportSaysWhyInsteadOfATable() {
         String md = ReportWriter.render(report(null, false, List.of(), "Not available: the node was given by --url."));
-        assertThat(md).contains("## Causes\n\nNot available: the node was given by --url.\n").doesNotContain("| node |");
+        assertThat(md)
+                .contains("## Causes\n\nNot available: the node was given by --url.\n")
+                .doesNotContain("| node |");
         assertThat(ReportWriter.render(report(null))).doesNotContain("## Causes");
     }
 
@@ -158,15 +221,26 @@ class ReportWriterTest {
         Report r = report(null, false, twoNodes(), null);
         ReportWriter.write(r, dir);
         Map<String, Double> back = ReportWriter.readSummary(dir);
-        assertThat(back).containsEntry("profiled", 0.0).containsEntry("node1_gc_pauses", 12.0)
-                .containsEntry("node1_gc_pause_total_ms", 34.56).containsEntry("node1_gc_pause_max_ms", 6.1)
-                .containsEntry("node1_alloc_bytes_per_request", 512.4).containsEntry("node1_rss_anon_peak_mb", 180.0)
-                .containsEntry("node1_rss_file_peak_mb", 41_000 / 1024.0).containsEntry("node2_gc_pauses", 0.0)
-                .containsEntry("node1_deopts", 7.0).containsEntry("node1_deopts_dropping", 3.0)
-                .doesNotContainKey("node2_alloc_bytes_per_request").doesNotContainKey("node2_deopts");
-        String md = ReportWriter.render(report(Map.of("profiled", 0.0, "node1_gc_pauses", 24.0,
-                "node1_alloc_bytes_per_request", 1024.8), false, twoNodes(), null));
-        assertThat(md).contains("| | this run | baseline | ratio |")
+        assertThat(back)
+                .containsEntry("profiled", 0.0)
+                .containsEntry("node1_gc_pauses", 12.0)
+                .containsEntry("node1_gc_pause_total_ms", 34.56)
+                .containsEntry("node1_gc_pause_max_ms", 6.1)
+                .containsEntry("node1_alloc_bytes_per_request", 512.4)
+                .containsEntry("node1_rss_anon_peak_mb", 180.0)
+                .containsEntry("node1_rss_file_peak_mb", 41_000 / 1024.0)
+                .containsEntry("node2_gc_pauses", 0.0)
+                .containsEntry("node1_deopts", 7.0)
+                .containsEntry("node1_deopts_dropping", 3.0)
+                .doesNotContainKey("node2_alloc_bytes_per_request")
+                .doesNotContainKey("node2_deopts");
+        String md = ReportWriter.render(report(
+                Map.of("profiled", 0.0, "node1_gc_pauses", 24.0, "node1_alloc_bytes_per_request", 1024.8),
+                false,
+                twoNodes(),
+                null));
+        assertThat(md)
+                .contains("| | this run | baseline | ratio |")
                 .contains("| node 1 GC pauses | 12 | 24 | 0.50 |")
                 .contains("| node 1 alloc B/request | 512 | 1,025 | 0.50 |")
                 .contains("| node 1 JIT deopts dropping code | 3 | - | - |")
@@ -177,22 +251,24 @@ class ReportWriterTest {
     @Test
     void aBaselineWithTheOtherProfilerSettingIsFlagged() {
         String md = ReportWriter.render(report(Map.of("profiled", 1.0, "p50_ms", 2.0), false, List.of(), null));
-        assertThat(md).contains("**Not like for like:** the profiler was attached during the baseline and not during this run");
+        assertThat(md)
+                .contains(
+                        "**Not like for like:** the profiler was attached during the baseline and not during this run");
     }
 
     @Test
     void theConsoleLineHasEveryNodesCauses() {
-        assertThat(ReportWriter.causesLine(report(null, false, twoNodes(), null))).isEqualTo(
-                "node 1: GC 12 pauses, 34.6 ms total, 6.1 ms max; JIT 7 deopts (3 dropping code); 512 B/request; "
-                        + "peak RssAnon 180 MB, RssFile 40 MB"
-                        + " | node 2: GC 0 pauses, 0.0 ms total, 0.0 ms max; - B/request; peak RssAnon 100 MB, RssFile 20 MB");
+        assertThat(ReportWriter.causesLine(report(null, false, twoNodes(), null)))
+                .isEqualTo(
+                        "node 1: GC 12 pauses, 34.6 ms total, 6.1 ms max; JIT 7 deopts (3 dropping code); 512 B/request; "
+                                + "peak RssAnon 180 MB, RssFile 40 MB"
+                                + " | node 2: GC 0 pauses, 0.0 ms total, 0.0 ms max; - B/request; peak RssAnon 100 MB, RssFile 20 MB");
         assertThat(ReportWriter.causesLine(report(null, false, List.of(), "Not available: --url.")))
                 .isEqualTo("Not available: --url.");
     }
 
     @Test
-    void theJsonSummaryHoldsTheSameFiguresAsTheTsv(@TempDir Path dir)
-            throws Exception {
+    void theJsonSummaryHoldsTheSameFiguresAsTheTsv(@TempDir Path dir) throws Exception {
         Report r = report(null, true, twoNodes(), null);
         ReportWriter.write(r, dir);
         JsonNode json = new ObjectMapper()
@@ -204,7 +280,8 @@ class ReportWriterTest {
         List<String> keys = new ArrayList<>();
         json.path("summary").fieldNames().forEachRemaining(keys::add);
         assertThat(keys).containsExactlyElementsOf(tsv.keySet());
-        tsv.forEach((k, v) -> assertThat(json.path("summary").path(k).doubleValue()).as(k).isEqualTo(v));
+        tsv.forEach((k, v) ->
+                assertThat(json.path("summary").path(k).doubleValue()).as(k).isEqualTo(v));
         assertThat(json.path("notes").get(0).textValue()).isEqualTo("a note");
         assertThat(json.path("ycsb").isNull()).isTrue();
     }
@@ -223,18 +300,35 @@ class ReportWriterTest {
         mixed.addOperation("GET", gets);
         mixed.addOperation("PUT", puts);
         assertThat(mixed.answered()).isEqualTo(1000);
-        Report r = new Report("ringbase bench: mixed", List.<String[]>of(new String[] {"JDK", "25"}), List.of(), 0, 100,
-                mixed, false, List.of(), List.of(), null, null, null, null, List.of());
+        Report r = new Report(
+                "ringbase bench: mixed",
+                List.<String[]>of(new String[] {"JDK", "25"}),
+                List.of(),
+                0,
+                100,
+                mixed,
+                false,
+                List.of(),
+                List.of(),
+                null,
+                null,
+                null,
+                null,
+                List.of());
         String md = ReportWriter.render(r);
-        assertThat(md).contains("| operation | answered | req/s | p50 ms |")
+        assertThat(md)
+                .contains("| operation | answered | req/s | p50 ms |")
                 .contains("| GET | 900 | 90 | 1.000 |")
                 .contains("| PUT | 100 | 10 | 8.00")
                 .contains("{200=890, 404=10}");
         Map<String, Double> summary = ReportWriter.summary(r);
-        assertThat(summary).containsEntry("get_p99_ms", 1.0).containsEntry("put_achieved_rps", 10.0)
+        assertThat(summary)
+                .containsEntry("get_p99_ms", 1.0)
+                .containsEntry("put_achieved_rps", 10.0)
                 .containsKey("put_max_ms");
         assertThat(summary.get("put_p50_ms")).isCloseTo(8.0, org.assertj.core.data.Offset.offset(0.01));
-        assertThat(ReportWriter.render(report(null))).as("one operation: no per-operation table")
+        assertThat(ReportWriter.render(report(null)))
+                .as("one operation: no per-operation table")
                 .doesNotContain("| operation |");
     }
 }

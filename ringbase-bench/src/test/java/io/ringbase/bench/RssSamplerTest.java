@@ -37,7 +37,8 @@ class RssSamplerTest {
     @Test
     void aStatusWithoutRssLinesIsRefused() {
         assertThatThrownBy(() -> RssSampler.parse("Name:\tjava\nVmRSS:\t  144208 kB\n"))
-                .isInstanceOf(IOException.class).hasMessageContaining("RssAnon");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("RssAnon");
     }
 
     @Test

@@ -35,14 +35,16 @@ class SaturationLadderTest {
         // 37.5k achieves 98.7% and passes; (40k-37.5k)/40k < 10%: stop
         assertThat(rates).containsExactly(5_000L, 10_000L, 20_000L, 40_000L, 40_000L, 30_000L, 35_000L, 37_500L);
         assertThat(ladder.highestPassing()).isEqualTo(37_500);
-        assertThat(ladder.steps()).extracting(SaturationLadder.Step::passed)
+        assertThat(ladder.steps())
+                .extracting(SaturationLadder.Step::passed)
                 .containsExactly(true, true, true, false, false, true, true, true);
     }
 
     @Test
     void aP99OverTheSloFailsAStepEvenAtFullRate() {
         SaturationLadder ladder = new SaturationLadder(10_000, 10, 0.10, 12);
-        List<Long> rates = drive(ladder, rate -> new SaturationLadder.Measurement(rate, rate, rate >= 20_000 ? 25.0 : 2.0, 0));
+        List<Long> rates =
+                drive(ladder, rate -> new SaturationLadder.Measurement(rate, rate, rate >= 20_000 ? 25.0 : 2.0, 0));
         assertThat(rates).startsWith(10_000L, 20_000L, 20_000L, 15_000L);
         assertThat(ladder.highestPassing()).isBetween(18_000L, 19_999L);
         assertThat(ladder.steps().get(1).reason()).contains("p99 25.00 ms > SLO 10.0 ms");
@@ -54,7 +56,9 @@ class SaturationLadderTest {
         SaturationLadder.Step step = ladder.judge(new SaturationLadder.Measurement(1_000, 1_000, 1, 0.02));
         assertThat(step.passed()).isFalse();
         assertThat(step.reason()).isEqualTo("2.0% errors");
-        assertThat(ladder.judge(new SaturationLadder.Measurement(1_000, 950, 1, 0.01)).passed()).isTrue();
+        assertThat(ladder.judge(new SaturationLadder.Measurement(1_000, 950, 1, 0.01))
+                        .passed())
+                .isTrue();
     }
 
     @Test
@@ -70,7 +74,8 @@ class SaturationLadderTest {
     void aSingleNoisyFailureIsRetriedAndDoesNotCapTheSearch() {
         SaturationLadder ladder = new SaturationLadder(5_000, 10, 0.10, 6);
         int[] calls = {0};
-        List<Long> rates = drive(ladder, rate -> new SaturationLadder.Measurement(rate, rate, ++calls[0] == 1 ? 70.0 : 1.0, 0));
+        List<Long> rates =
+                drive(ladder, rate -> new SaturationLadder.Measurement(rate, rate, ++calls[0] == 1 ? 70.0 : 1.0, 0));
         assertThat(rates).containsExactly(5_000L, 5_000L, 10_000L, 20_000L, 40_000L, 80_000L);
         assertThat(ladder.highestPassing()).isEqualTo(80_000);
     }

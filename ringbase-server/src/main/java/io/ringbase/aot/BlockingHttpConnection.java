@@ -27,11 +27,11 @@ import java.util.Locale;
 public final class BlockingHttpConnection implements AutoCloseable {
 
     /** An answer: its status and body. */
-    public record Answer(int status, byte[] body) {
-    }
+    public record Answer(int status, byte[] body) {}
 
     /** Connect and read timeout, ms: twice the node's default request timeout (30 s), past which it answers. */
     private static final int TIMEOUT_MS = 60_000;
+
     private static final int MAX_LINE = 8_192;
 
     private final InetSocketAddress address;
@@ -56,8 +56,13 @@ public final class BlockingHttpConnection implements AutoCloseable {
         if (socket == null) {
             connect();
         }
-        StringBuilder head = new StringBuilder(96).append(method).append(' ').append(target)
-                .append(" HTTP/1.1\r\nhost: ").append(host).append("\r\n");
+        StringBuilder head = new StringBuilder(96)
+                .append(method)
+                .append(' ')
+                .append(target)
+                .append(" HTTP/1.1\r\nhost: ")
+                .append(host)
+                .append("\r\n");
         if (body != null) {
             head.append("content-length: ").append(body.length).append("\r\n");
         }
@@ -98,7 +103,7 @@ public final class BlockingHttpConnection implements AutoCloseable {
                 case "content-length" -> length = Long.parseLong(value);
                 case "transfer-encoding" -> chunked = value.contains("chunked");
                 case "connection" -> close = value.contains("close");
-                default -> { }
+                default -> {}
             }
         }
         byte[] body;
@@ -107,8 +112,8 @@ public final class BlockingHttpConnection implements AutoCloseable {
         } else if (length >= 0) {
             body = in.readNBytes(Math.toIntExact(length));
             if (body.length != length) {
-                throw new EOFException("the connection closed " + body.length + " bytes into a " + length
-                        + "-byte body");
+                throw new EOFException(
+                        "the connection closed " + body.length + " bytes into a " + length + "-byte body");
             }
         } else {
             body = new byte[0];

@@ -159,7 +159,8 @@ public final class TrainingLoad {
 
         void run() {
             try (http) {
-                for (Phase phase = phaseAt(0, durationNanos); phase != null && failure.get() == null;
+                for (Phase phase = phaseAt(0, durationNanos);
+                        phase != null && failure.get() == null;
                         phase = phaseAt(System.nanoTime() - start, durationNanos)) {
                     requests++;
                     switch (phase) {
@@ -197,7 +198,8 @@ public final class TrainingLoad {
             }
             int dice = random.nextInt(100);
             if (dice < 50 && written > 0) { // a key of this thread, perhaps deleted
-                int status = send("GET", "/v0/entity?id=" + key(id, random.nextLong(written)), null).status();
+                int status = send("GET", "/v0/entity?id=" + key(id, random.nextLong(written)), null)
+                        .status();
                 if (status != 200 && status != 404) {
                     throw new IOException("a GET of a written key was answered " + status + ", expected 200 or 404");
                 }
@@ -232,8 +234,10 @@ public final class TrainingLoad {
                 }
                 return answer;
             } catch (IOException e) {
-                throw new IOException(method + " " + target + " at " + (System.nanoTime() - start) / 1_000_000
-                        + " ms into the run: " + e.getMessage(), e);
+                throw new IOException(
+                        method + " " + target + " at " + (System.nanoTime() - start) / 1_000_000 + " ms into the run: "
+                                + e.getMessage(),
+                        e);
             }
         }
 

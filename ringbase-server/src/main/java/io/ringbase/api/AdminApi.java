@@ -2,11 +2,11 @@ package io.ringbase.api;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpMethod;
-import io.ringbase.auth.RequestSigner;
 import io.ringbase.api.wire.Request;
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.TimeSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import io.ringbase.clock.TimeSource;
 
 /**
  * Operator endpoints under {@code /v0/admin/}, what {@code ringbase admin} calls:
@@ -99,10 +99,11 @@ final class AdminApi implements Route {
         byte[] body = request.content().isReadable() ? ByteBufUtil.getBytes(request.content()) : EMPTY;
         String auth = request.header(RequestSigner.HEADER);
         if (!signer.verify(request.method().name(), request.uri(), body, auth, time.currentTimeMillis())) {
-            throw new ForbiddenException(auth == null
-                    ? "admin request without " + RequestSigner.HEADER + " (this node has a cluster secret: "
-                            + "use ringbase admin --secret-file)"
-                    : "admin request with an invalid or expired " + RequestSigner.HEADER);
+            throw new ForbiddenException(
+                    auth == null
+                            ? "admin request without " + RequestSigner.HEADER + " (this node has a cluster secret: "
+                                    + "use ringbase admin --secret-file)"
+                            : "admin request with an invalid or expired " + RequestSigner.HEADER);
         }
     }
 }

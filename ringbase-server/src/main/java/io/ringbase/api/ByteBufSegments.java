@@ -24,8 +24,7 @@ final class ByteBufSegments {
      */
     private static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
-    private ByteBufSegments() {
-    }
+    private ByteBufSegments() {}
 
     /** A view of {@code buf}'s readable bytes. */
     static MemorySegment readable(ByteBuf buf) {

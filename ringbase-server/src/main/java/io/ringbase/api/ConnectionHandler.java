@@ -1,16 +1,11 @@
 package io.ringbase.api;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.buffer.ByteBuf;
-import io.ringbase.api.wire.RawResponses;
-import io.ringbase.api.wire.Request;
-import io.ringbase.observe.RequestMetrics;
-import io.ringbase.api.wire.RequestError;
-import io.ringbase.logging.LogThrottle;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
@@ -18,8 +13,13 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.stream.ChunkedWriteHandler;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.ringbase.api.wire.RawResponses;
+import io.ringbase.api.wire.Request;
+import io.ringbase.api.wire.RequestError;
+import io.ringbase.logging.LogThrottle;
+import io.ringbase.observe.RequestMetrics;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
@@ -56,15 +56,18 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
     /** Name of the access log's logger ({@code serve --access-log}). */
     static final String ACCESS_LOGGER = "io.ringbase.access";
+
     private static final Logger access = LoggerFactory.getLogger(ACCESS_LOGGER);
 
     private final RingbaseHttpServer.Shared shared;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
+
     @SuppressWarnings("NullAway.Init") // set by handlerAdded, Netty's first call
     private ChannelHandlerContext ctx;
+
     private boolean busy;
-    private boolean reading;      // inside channelRead: channelReadComplete will flush
-    private boolean unflushed;    // raw responses written but not flushed
+    private boolean reading; // inside channelRead: channelReadComplete will flush
+    private boolean unflushed; // raw responses written but not flushed
     // the request being served, for RequestMetrics
     private long startNanos;
     private int endpoint;
@@ -149,22 +152,31 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         long heldBack;
         if (cause instanceof OutOfMemoryError && (heldBack = OUT_OF_MEMORY_LOG.tryLog()) >= 0) {
-            log.warn("closing connection {}: no memory for its buffers ({}){}; Netty's direct buffers are capped by "
-                    + "RINGBASE_NETTY_DIRECT (-Dio.netty.maxDirectMemory, docs/design.md \"Memory budget of a node\"), "
-                    + "so fewer large requests at once, or a larger cap, avoid it", ctx.channel().remoteAddress(),
-                    cause.getMessage(), heldBack > 0 ? " (and " + heldBack + " more in the last second)" : "");
+            log.warn(
+                    "closing connection {}: no memory for its buffers ({}){}; Netty's direct buffers are capped by "
+                            + "RINGBASE_NETTY_DIRECT (-Dio.netty.maxDirectMemory, docs/design.md \"Memory budget of a node\"), "
+                            + "so fewer large requests at once, or a larger cap, avoid it",
+                    ctx.channel().remoteAddress(),
+                    cause.getMessage(),
+                    heldBack > 0 ? " (and " + heldBack + " more in the last second)" : "");
         } else if (cause instanceof java.io.IOException) {
             // the peer reset or closed the connection (Netty's native transport reports ECONNRESET and
             // EPIPE as IOExceptions): the client's doing, nothing for an operator
             log.debug("closing connection {} after I/O error", ctx.channel().remoteAddress(), cause);
         } else if (cause instanceof OutOfMemoryError) {
-            log.debug("closing connection {}: no memory for its buffers", ctx.channel().remoteAddress(), cause);
+            log.debug(
+                    "closing connection {}: no memory for its buffers",
+                    ctx.channel().remoteAddress(),
+                    cause);
         } else if ((heldBack = errorLog.tryLog()) >= 0) {
             // anything else is a bug on the request path: the client loses its connection and every
             // request pipelined on it, so the operator hears of it, with the stack trace to report
-            log.warn("closing connection {} after an unexpected error{}; its pending requests get no answer. This is "
-                    + "a bug: please report it with this stack trace", ctx.channel().remoteAddress(),
-                    heldBack > 0 ? " (and " + heldBack + " more since the last such line)" : "", cause);
+            log.warn(
+                    "closing connection {} after an unexpected error{}; its pending requests get no answer. This is "
+                            + "a bug: please report it with this stack trace",
+                    ctx.channel().remoteAddress(),
+                    heldBack > 0 ? " (and " + heldBack + " more since the last such line)" : "",
+                    cause);
         }
         var _ = ctx.close();
     }
@@ -198,12 +210,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             switch (msg) {
                 case RequestError.TooLarge t ->
-                        respond(Responses.payloadTooLarge(t.version(), shared.maxBodyBytes()), t.keepAlive());
+                    respond(Responses.payloadTooLarge(t.version(), shared.maxBodyBytes()), t.keepAlive());
                 case RequestError.UnsupportedExpectation u ->
-                        respond(Responses.expectationFailed(u.version()), u.keepAlive());
+                    respond(Responses.expectationFailed(u.version()), u.keepAlive());
                 case RequestError.Timeout t -> {
-                    log.debug("closing {}: a request did not arrive in full within {} ms",
-                            ctx.channel().remoteAddress(), t.timeoutMs());
+                    log.debug(
+                            "closing {}: a request did not arrive in full within {} ms",
+                            ctx.channel().remoteAddress(),
+                            t.timeoutMs());
                     respond(Responses.requestTimeout(t.timeoutMs()), false);
                 }
                 case RequestError.Malformed m -> {
@@ -301,7 +315,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** The engine declined the staged write of {@code request} without waiting: a worker writes it. */
     void declineStaged(Request request) {
-        toWorker(shared.api().entities().points(), request, request.version(),
+        toWorker(
+                shared.api().entities().points(),
+                request,
+                request.version(),
                 request.keepAlive() && !shared.isStopping());
     }
 
@@ -346,7 +363,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             m.record(endpoint, method, status, System.nanoTime() - startNanos);
         }
         if (shared.accessLog()) {
-            access.info("{} {} {} {}us", ctx.channel().remoteAddress(), accessLine, status,
+            access.info(
+                    "{} {} {} {}us",
+                    ctx.channel().remoteAddress(),
+                    accessLine,
+                    status,
                     (System.nanoTime() - startNanos) / 1000);
         }
     }
@@ -386,13 +407,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (outcome instanceof Outcome.Pending pending) {
             // Completes on this worker (already done) or on a replica client event loop: never block here.
             pending.result().whenComplete((done, failure) -> {
-                FullHttpResponse response = failure != null ? Responses.error(failure, version)
-                        : Responses.of(done, version);
+                FullHttpResponse response =
+                        failure != null ? Responses.error(failure, version) : Responses.of(done, version);
                 onEventLoop(() -> respond(response, keepAlive), response::release);
             });
         } else if (outcome instanceof Outcome.Range range) {
-            EntryChunkedInput body = new EntryChunkedInput(range.source(), range.format(), shared.workers(),
-                    ctx.alloc());
+            EntryChunkedInput body =
+                    new EntryChunkedInput(range.source(), range.format(), shared.workers(), ctx.alloc());
             body.prefetch(); // the first refill starts here, on the worker (a local source reads its batch here)
             onEventLoop(() -> stream(body, version, keepAlive), body::close);
         } else {
@@ -480,19 +501,28 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         long timeoutMs = shared.scanIdleTimeoutMs();
         long periodMs = Math.max(1, timeoutMs / 4);
         long[] seen = {-1, System.nanoTime()}; // progress at the last check, and when it last moved
-        return ctx.executor().scheduleAtFixedRate(() -> {
-            long progress = body.progress();
-            long now = System.nanoTime();
-            if (progress != seen[0]) {
-                seen[0] = progress;
-                seen[1] = now;
-            } else if (now - seen[1] >= TimeUnit.MILLISECONDS.toNanos(timeoutMs) && ctx.channel().isActive()) {
-                log.warn("closing the range response to {}: it took no byte for {} ms (--scan-idle-timeout) after "
-                        + "{} bytes; the scan's tables are released", ctx.channel().remoteAddress(), timeoutMs,
-                        progress);
-                var _ = ctx.close();
-            }
-        }, periodMs, periodMs, TimeUnit.MILLISECONDS);
+        return ctx.executor()
+                .scheduleAtFixedRate(
+                        () -> {
+                            long progress = body.progress();
+                            long now = System.nanoTime();
+                            if (progress != seen[0]) {
+                                seen[0] = progress;
+                                seen[1] = now;
+                            } else if (now - seen[1] >= TimeUnit.MILLISECONDS.toNanos(timeoutMs)
+                                    && ctx.channel().isActive()) {
+                                log.warn(
+                                        "closing the range response to {}: it took no byte for {} ms (--scan-idle-timeout) after "
+                                                + "{} bytes; the scan's tables are released",
+                                        ctx.channel().remoteAddress(),
+                                        timeoutMs,
+                                        progress);
+                                var _ = ctx.close();
+                            }
+                        },
+                        periodMs,
+                        periodMs,
+                        TimeUnit.MILLISECONDS);
     }
 
     /** On the event loop, when a response has been written completely (or failed). */

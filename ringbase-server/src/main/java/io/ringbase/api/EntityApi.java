@@ -101,7 +101,8 @@ final class EntityApi {
      *                 answers {@code connection: close})
      * @return the complete response, owned by the caller, or {@code null}: declined, nothing was done
      */
-    @Nullable ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
+    @Nullable
+    ByteBuf serveInline(Request request, QueryString query, ByteBufAllocator alloc, BooleanSupplier stopping)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException, IOException {
         HttpMethod method = request.method();
         HttpVersion version = request.version();
@@ -127,12 +128,15 @@ final class EntityApi {
         }
         boolean put = method.equals(HttpMethod.PUT);
         long expiresAtMs = put ? expiry(query, request.bodyLength()) : Entry.NO_EXPIRY;
-        MemorySegment value = put
-                ? ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()) : null;
+        MemorySegment value =
+                put ? ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()) : null;
         if (!kv.tryWrite(key, expiresAtMs, value)) {
             return null;
         }
-        return RawResponses.empty(alloc, version, put ? RawResponses.Status.CREATED : RawResponses.Status.ACCEPTED,
+        return RawResponses.empty(
+                alloc,
+                version,
+                put ? RawResponses.Status.CREATED : RawResponses.Status.ACCEPTED,
                 request.keepAlive() && !stopping.getAsBoolean());
     }
 
@@ -165,7 +169,10 @@ final class EntityApi {
         if (!batch.fits(key.length, request.bodyLength())) {
             return null;
         }
-        kv.stage(batch, key, expiresAtMs,
+        kv.stage(
+                batch,
+                key,
+                expiresAtMs,
                 ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()));
         return RawResponses.Status.CREATED;
     }
@@ -192,8 +199,8 @@ final class EntityApi {
         int from = query.integer("from", rf);
         int ack = query.integer("ack", Quorum.majority(from));
         if (ack <= 0 || ack > from || from > rf) {
-            throw new BadRequestException("need 0 < ack <= from <= " + rf + " (the cluster size), got ack=" + ack
-                    + " from=" + from);
+            throw new BadRequestException(
+                    "need 0 < ack <= from <= " + rf + " (the cluster size), got ack=" + ack + " from=" + from);
         }
         return new Quorum(ack, from);
     }
@@ -220,7 +227,8 @@ final class EntityApi {
             byte[] key = pointKey(method, query);
             Quorum quorum = quorum(query);
             if (method.equals(HttpMethod.GET)) {
-                return outcome(kv.get(key, quorum), v -> v == null ? MISSING : new Outcome.Value(Unpooled.wrappedBuffer(v)));
+                return outcome(
+                        kv.get(key, quorum), v -> v == null ? MISSING : new Outcome.Value(Unpooled.wrappedBuffer(v)));
             }
             if (method.equals(HttpMethod.PUT)) {
                 ByteBuf body = request.content();
@@ -291,8 +299,8 @@ final class EntityApi {
 
     private static void checkKeyLength(String name, byte[] key) throws BadRequestException {
         if (key.length > Entry.MAX_KEY_BYTES) {
-            throw new BadRequestException("parameter '" + name + "' is " + key.length
-                    + " bytes of UTF-8; the limit is " + Entry.MAX_KEY_BYTES);
+            throw new BadRequestException("parameter '" + name + "' is " + key.length + " bytes of UTF-8; the limit is "
+                    + Entry.MAX_KEY_BYTES);
         }
     }
 

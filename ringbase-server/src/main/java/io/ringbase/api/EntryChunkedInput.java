@@ -50,6 +50,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
 
     /** A refill stops once it has prefetched this many bytes (64 KiB). */
     static final int BATCH_BYTES = 64 * 1024;
+
     private static final long RETRY_MS = 5;
 
     private final EntryBatchSource source;
@@ -74,8 +75,8 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
      * @param workers   the request worker pool that starts the refills
      * @param allocator allocates the chunk buffers (thread-safe)
      */
-    EntryChunkedInput(EntryBatchSource source, RangeFormat format, ExecutorService workers,
-                      ByteBufAllocator allocator) {
+    EntryChunkedInput(
+            EntryBatchSource source, RangeFormat format, ExecutorService workers, ByteBufAllocator allocator) {
         this.source = source;
         this.format = format;
         this.workers = workers;
@@ -162,7 +163,8 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
                 if (loop == null) {
                     fail(new IOException("request workers are saturated", e));
                 } else {
-                    var _ = loop.schedule(this::scheduleRefill, RETRY_MS, TimeUnit.MILLISECONDS); // it handles its failures
+                    var _ = loop.schedule(
+                            this::scheduleRefill, RETRY_MS, TimeUnit.MILLISECONDS); // it handles its failures
                 }
             }
         }

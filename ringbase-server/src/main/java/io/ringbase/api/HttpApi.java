@@ -77,8 +77,7 @@ public final class HttpApi {
         private final List<Added> added = new ArrayList<>();
         private int bodyOverheadBytes;
 
-        private record Added(String path, boolean prefix, String endpoint, Route route) {
-        }
+        private record Added(String path, boolean prefix, String endpoint, Route route) {}
 
         private Builder(KeyValueService kv, TimeSource time, int maxBodyBytes) {
             this.kv = kv;

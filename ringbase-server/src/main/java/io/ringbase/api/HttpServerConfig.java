@@ -35,8 +35,16 @@ import java.util.Objects;
  *                       {@value #DEFAULT_SCAN_IDLE_TIMEOUT_MS}); positive
  */
 public record HttpServerConfig(
-        String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity, int ioThreads,
-        boolean inlinePointRequests, long requestTimeoutMs, long idleTimeoutMs, int maxConnections,
+        String host,
+        int port,
+        int maxBodyBytes,
+        int workerThreads,
+        int queueCapacity,
+        int ioThreads,
+        boolean inlinePointRequests,
+        long requestTimeoutMs,
+        long idleTimeoutMs,
+        int maxConnections,
         long scanIdleTimeoutMs) {
 
     public static final String DEFAULT_HOST = "0.0.0.0";
@@ -80,60 +88,159 @@ public record HttpServerConfig(
     }
 
     /** The settings with the default scan idle timeout. */
-    public HttpServerConfig(String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity,
-                            int ioThreads, boolean inlinePointRequests, long requestTimeoutMs, long idleTimeoutMs,
-                            int maxConnections) {
-        this(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests, requestTimeoutMs,
-                idleTimeoutMs, maxConnections, DEFAULT_SCAN_IDLE_TIMEOUT_MS);
+    public HttpServerConfig(
+            String host,
+            int port,
+            int maxBodyBytes,
+            int workerThreads,
+            int queueCapacity,
+            int ioThreads,
+            boolean inlinePointRequests,
+            long requestTimeoutMs,
+            long idleTimeoutMs,
+            int maxConnections) {
+        this(
+                host,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                DEFAULT_SCAN_IDLE_TIMEOUT_MS);
     }
 
     /** This config with another scan idle timeout, ms. */
     public HttpServerConfig withScanIdleTimeout(long ms) {
-        return new HttpServerConfig(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads,
-                inlinePointRequests, requestTimeoutMs, idleTimeoutMs, maxConnections, ms);
+        return new HttpServerConfig(
+                host,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                ms);
     }
 
     /** The settings without connection limits given: the defaults for those. */
-    public HttpServerConfig(String host, int port, int maxBodyBytes, int workerThreads, int queueCapacity,
-                            int ioThreads, boolean inlinePointRequests) {
-        this(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests,
-                DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS);
+    public HttpServerConfig(
+            String host,
+            int port,
+            int maxBodyBytes,
+            int workerThreads,
+            int queueCapacity,
+            int ioThreads,
+            boolean inlinePointRequests) {
+        this(
+                host,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                DEFAULT_REQUEST_TIMEOUT_MS,
+                DEFAULT_IDLE_TIMEOUT_MS,
+                DEFAULT_MAX_CONNECTIONS);
     }
 
     /** This config with other connection limits (see the record's parameters). */
     public HttpServerConfig withConnectionLimits(long requestTimeout, long idleTimeout, int connections) {
-        return new HttpServerConfig(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads,
-                inlinePointRequests, requestTimeout, idleTimeout, connections, scanIdleTimeoutMs);
+        return new HttpServerConfig(
+                host,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeout,
+                idleTimeout,
+                connections,
+                scanIdleTimeoutMs);
     }
 
     /** The defaults above, on {@code port} (0 for an ephemeral port). */
     public static HttpServerConfig defaults(int port) {
-        return new HttpServerConfig(DEFAULT_HOST, port, DEFAULT_MAX_BODY_BYTES, DEFAULT_WORKER_THREADS,
-                DEFAULT_QUEUE_CAPACITY, defaultIoThreads(), true);
+        return new HttpServerConfig(
+                DEFAULT_HOST,
+                port,
+                DEFAULT_MAX_BODY_BYTES,
+                DEFAULT_WORKER_THREADS,
+                DEFAULT_QUEUE_CAPACITY,
+                defaultIoThreads(),
+                true);
     }
 
     /** This config with another bind address. */
     public HttpServerConfig withHost(String newHost) {
-        return new HttpServerConfig(newHost, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests,
-                requestTimeoutMs, idleTimeoutMs, maxConnections, scanIdleTimeoutMs);
+        return new HttpServerConfig(
+                newHost,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                scanIdleTimeoutMs);
     }
 
     /** This config with another body limit. */
     public HttpServerConfig withMaxBodyBytes(int bytes) {
-        return new HttpServerConfig(host, port, bytes, workerThreads, queueCapacity, ioThreads, inlinePointRequests,
-                requestTimeoutMs, idleTimeoutMs, maxConnections, scanIdleTimeoutMs);
+        return new HttpServerConfig(
+                host,
+                port,
+                bytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                scanIdleTimeoutMs);
     }
 
     /** This config with another worker pool: {@code threads} workers and a queue of {@code capacity}. */
     public HttpServerConfig withWorkers(int threads, int capacity) {
-        return new HttpServerConfig(host, port, maxBodyBytes, threads, capacity, ioThreads, inlinePointRequests,
-                requestTimeoutMs, idleTimeoutMs, maxConnections, scanIdleTimeoutMs);
+        return new HttpServerConfig(
+                host,
+                port,
+                maxBodyBytes,
+                threads,
+                capacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                scanIdleTimeoutMs);
     }
 
     /** This config with point requests run on the event loop ({@code true}) or always on a worker. */
     public HttpServerConfig withInlinePointRequests(boolean inline) {
-        return new HttpServerConfig(host, port, maxBodyBytes, workerThreads, queueCapacity, ioThreads, inline,
-                requestTimeoutMs, idleTimeoutMs, maxConnections, scanIdleTimeoutMs);
+        return new HttpServerConfig(
+                host,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inline,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                scanIdleTimeoutMs);
     }
 
     private static void requirePositive(String name, int value) {

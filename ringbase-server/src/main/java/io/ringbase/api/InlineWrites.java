@@ -1,9 +1,9 @@
 package io.ringbase.api;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.ringbase.api.wire.RawResponses;
 import io.ringbase.api.wire.Request;
 import io.ringbase.storage.WriteBatch;
-import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

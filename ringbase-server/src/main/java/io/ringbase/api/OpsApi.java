@@ -29,10 +29,10 @@ final class OpsApi {
     OpsApi(KeyValueService kv, NodeReports reports) {
         this.kv = kv;
         this.metrics = getOnly(() -> new Outcome.Body(reports.metrics(), reports.metricsContentType()));
-        this.status = getOnly(() -> new Outcome.Body((reports.statusJson() + "\n").getBytes(StandardCharsets.UTF_8),
-                "application/json"));
-        this.page = getOnly(() -> new Outcome.Body(reports.statusPage().getBytes(StandardCharsets.UTF_8),
-                "text/html; charset=utf-8"));
+        this.status = getOnly(() ->
+                new Outcome.Body((reports.statusJson() + "\n").getBytes(StandardCharsets.UTF_8), "application/json"));
+        this.page = getOnly(() ->
+                new Outcome.Body(reports.statusPage().getBytes(StandardCharsets.UTF_8), "text/html; charset=utf-8"));
     }
 
     /** {@link #HEALTH}: the process serves HTTP. */

@@ -12,52 +12,43 @@ import java.util.concurrent.CompletionStage;
 public sealed interface Outcome {
 
     /** A live value was found; {@code body} holds it, and the response takes ownership of it. */
-    record Value(io.netty.buffer.ByteBuf body) implements Outcome {
-    }
+    record Value(io.netty.buffer.ByteBuf body) implements Outcome {}
 
     /** No live value for the key (never written, deleted or expired). */
-    record Missing() implements Outcome {
-    }
+    record Missing() implements Outcome {}
 
     /** A value was written. */
-    record Written() implements Outcome {
-    }
+    record Written() implements Outcome {}
 
     /** A tombstone was written (whether or not the key existed). */
-    record Deleted() implements Outcome {
-    }
+    record Deleted() implements Outcome {}
 
     /**
      * A key range to stream, live entries only, framed as {@code format} says; the receiver owns
      * {@code source} and must close it.
      */
-    record Range(EntryBatchSource source, RangeFormat format) implements Outcome {
-    }
+    record Range(EntryBatchSource source, RangeFormat format) implements Outcome {}
 
     /**
      * An outcome that arrives later (a coordinated request waiting for its replicas); it completes with
      * any non-streaming outcome or fails with the exceptions {@link Responses#error} maps.
      */
-    record Pending(CompletionStage<Outcome> result) implements Outcome {
-    }
+    record Pending(CompletionStage<Outcome> result) implements Outcome {}
 
     /**
      * A response a route's own protocol made: status, content type, body and extra header fields. The
      * node-to-node API answers with these; its codes are chosen by that protocol, not by {@link Responses}.
      */
-    record Reply(int status, String contentType, byte[] body, Map<String, String> headers) implements Outcome {
-    }
+    record Reply(int status, String contentType, byte[] body, Map<String, String> headers) implements Outcome {}
 
     /** A binary or JSON answer for admin and report paths ({@code 200}). */
-    record Body(byte[] bytes, String contentType) implements Outcome {
-    }
+    record Body(byte[] bytes, String contentType) implements Outcome {}
 
     /**
      * Not served: on an event loop, a write the engine could not take without waiting. The connection
      * handler runs the request again on a worker; nothing was answered.
      */
-    record Blocked() implements Outcome {
-    }
+    record Blocked() implements Outcome {}
 
     /** The one {@link Blocked}. */
     Outcome BLOCKED = new Blocked();
@@ -66,10 +57,8 @@ public sealed interface Outcome {
      * The answer of a health or readiness check: {@code ok} (200) or not (503), with a one-line
      * {@code text} saying why.
      */
-    record Probe(boolean ok, String text) implements Outcome {
-    }
+    record Probe(boolean ok, String text) implements Outcome {}
 
     /** A background job was started ({@code 202}). */
-    record Started() implements Outcome {
-    }
+    record Started() implements Outcome {}
 }

@@ -65,8 +65,9 @@ public final class QueryString {
                 for (int p = from; p < pos; ) { // earlier segments: same name twice?
                     int e = segmentEnd(text, p, len);
                     if (e > p && sameDecoded(text, p, nameEnd(text, p, e), pos, nameEnd)) {
-                        throw new BadRequestException("parameter '"
-                                + new String(decode(text, pos, nameEnd), StandardCharsets.UTF_8) + "' given more than once");
+                        throw new BadRequestException(
+                                "parameter '" + new String(decode(text, pos, nameEnd), StandardCharsets.UTF_8)
+                                        + "' given more than once");
                     }
                     p = e + 1;
                 }
@@ -220,8 +221,8 @@ public final class QueryString {
      * non-ASCII character, and the decoded bytes are valid UTF-8 (RFC 3629, checked as they stream).
      */
     private static void check(byte[] s, int from, int to) throws BadRequestException {
-        int need = 0;      // continuation bytes still expected
-        int min = 0x80;    // smallest valid value of the second byte's range (overlongs, surrogates)
+        int need = 0; // continuation bytes still expected
+        int min = 0x80; // smallest valid value of the second byte's range (overlongs, surrogates)
         int max = 0xBF;
         for (int i = from; i < to; i++) {
             int c = s[i] & 0xFF;

@@ -77,8 +77,12 @@ enum RangeFormat {
     int frameLength(byte[] key, byte[] value) {
         return switch (this) {
             case CHUNKS -> key.length + 1 + value.length;
-            case NDJSON -> KEY_OPEN.length + base64Length(key.length) + VALUE_OPEN.length
-                    + base64Length(value.length) + LINE_CLOSE.length;
+            case NDJSON ->
+                KEY_OPEN.length
+                        + base64Length(key.length)
+                        + VALUE_OPEN.length
+                        + base64Length(value.length)
+                        + LINE_CLOSE.length;
         };
     }
 
@@ -90,9 +94,12 @@ enum RangeFormat {
     void encode(byte[] key, byte[] value, io.netty.buffer.ByteBuf out) {
         switch (this) {
             case CHUNKS -> out.writeBytes(key).writeByte('\n').writeBytes(value);
-            case NDJSON -> out.writeBytes(KEY_OPEN).writeBytes(Base64.getEncoder().encode(key))
-                    .writeBytes(VALUE_OPEN).writeBytes(Base64.getEncoder().encode(value))
-                    .writeBytes(LINE_CLOSE);
+            case NDJSON ->
+                out.writeBytes(KEY_OPEN)
+                        .writeBytes(Base64.getEncoder().encode(key))
+                        .writeBytes(VALUE_OPEN)
+                        .writeBytes(Base64.getEncoder().encode(value))
+                        .writeBytes(LINE_CLOSE);
         }
     }
 

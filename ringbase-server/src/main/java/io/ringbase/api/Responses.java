@@ -4,8 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -13,13 +13,13 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.ringbase.kv.QuorumException;
+import io.ringbase.storage.DiskFault;
 import io.ringbase.storage.InsufficientSpaceException;
 import io.ringbase.storage.StorageFaultException;
 import io.ringbase.storage.StoreBusyException;
-import io.ringbase.storage.DiskFault;
-import java.util.concurrent.CompletionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,8 +64,7 @@ final class Responses {
     /** Seconds a client should wait before retrying after a 503. */
     static final int RETRY_AFTER_SECONDS = 1;
 
-    private Responses() {
-    }
+    private Responses() {}
 
     /** The response for a non-streaming outcome. */
     static FullHttpResponse of(Outcome outcome, HttpVersion version) {
@@ -79,11 +78,13 @@ final class Responses {
             case Outcome.Written w -> full(version, HttpResponseStatus.CREATED, Unpooled.EMPTY_BUFFER);
             case Outcome.Deleted d -> full(version, HttpResponseStatus.ACCEPTED, Unpooled.EMPTY_BUFFER);
             case Outcome.Range r -> throw new IllegalArgumentException("a range is streamed; use rangeHead");
-            case Outcome.Pending p -> throw new IllegalArgumentException("a pending outcome is answered when it completes");
-            case Outcome.Blocked b -> throw new IllegalArgumentException("a blocked request is run again, not answered");
+            case Outcome.Pending p ->
+                throw new IllegalArgumentException("a pending outcome is answered when it completes");
+            case Outcome.Blocked b ->
+                throw new IllegalArgumentException("a blocked request is run again, not answered");
             case Outcome.Reply r -> {
-                FullHttpResponse out = full(version, HttpResponseStatus.valueOf(r.status()),
-                        Unpooled.wrappedBuffer(r.body()));
+                FullHttpResponse out =
+                        full(version, HttpResponseStatus.valueOf(r.status()), Unpooled.wrappedBuffer(r.body()));
                 out.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
                 r.headers().forEach(out.headers()::set);
                 yield out;
@@ -94,8 +95,8 @@ final class Responses {
                 yield r;
             }
             case Outcome.Started s -> text(version, HttpResponseStatus.ACCEPTED, "started");
-            case Outcome.Probe p -> text(version, p.ok() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    p.text());
+            case Outcome.Probe p ->
+                text(version, p.ok() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, p.text());
         };
     }
 
@@ -130,7 +131,8 @@ final class Responses {
                 log.warn("compaction refused: {}", e.getMessage());
                 yield text(version, HttpResponseStatus.INSUFFICIENT_STORAGE, e.getMessage());
             }
-            case StorageFaultException e when e.fault() == DiskFault.DISK_FULL -> {
+            case StorageFaultException e
+            when e.fault() == DiskFault.DISK_FULL -> {
                 log.warn("write refused: {}", e.getMessage());
                 yield text(version, HttpResponseStatus.INSUFFICIENT_STORAGE, e.getMessage());
             }
@@ -157,7 +159,9 @@ final class Responses {
 
     /** The request body is larger than the configured limit. */
     static FullHttpResponse payloadTooLarge(HttpVersion version, int maxBodyBytes) {
-        return text(version, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+        return text(
+                version,
+                HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
                 "request body exceeds " + maxBodyBytes + " bytes");
     }
 
@@ -168,7 +172,9 @@ final class Responses {
 
     /** A request that did not arrive in full within the request timeout; the connection is closed. */
     static FullHttpResponse requestTimeout(long timeoutMs) {
-        return text(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
+        return text(
+                HttpVersion.HTTP_1_1,
+                HttpResponseStatus.REQUEST_TIMEOUT,
                 "the request did not arrive in full within " + timeoutMs + " ms");
     }
 
@@ -185,7 +191,8 @@ final class Responses {
 
     /** A text response of {@code reason}, or of the status's reason phrase when it is null (an exception without message). */
     private static FullHttpResponse text(HttpVersion version, HttpResponseStatus status, @Nullable String reason) {
-        ByteBuf body = Unpooled.copiedBuffer((reason == null ? status.reasonPhrase() : reason) + "\n", StandardCharsets.UTF_8);
+        ByteBuf body =
+                Unpooled.copiedBuffer((reason == null ? status.reasonPhrase() : reason) + "\n", StandardCharsets.UTF_8);
         FullHttpResponse r = full(version, status, body);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN + "; charset=utf-8");
         return r;
@@ -193,8 +200,12 @@ final class Responses {
 
     private static FullHttpResponse full(HttpVersion version, HttpResponseStatus status, ByteBuf body) {
         // no trailers object: a content-length response has none (Netty's default makes an empty header map)
-        FullHttpResponse r = new DefaultFullHttpResponse(version, status, body,
-                DefaultHttpHeadersFactory.headersFactory().newHeaders(), EmptyHttpHeaders.INSTANCE);
+        FullHttpResponse r = new DefaultFullHttpResponse(
+                version,
+                status,
+                body,
+                DefaultHttpHeadersFactory.headersFactory().newHeaders(),
+                EmptyHttpHeaders.INSTANCE);
         r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         return r;
     }

@@ -3,22 +3,22 @@ package io.ringbase.api;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
-import io.ringbase.api.wire.Request;
-import io.ringbase.storage.Entry;
-import io.ringbase.logging.LogThrottle;
-import io.ringbase.observe.RequestMetrics;
-import io.ringbase.api.wire.RequestDecoder;
-import io.ringbase.api.wire.ResponseEncoder;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.ringbase.api.wire.Request;
+import io.ringbase.api.wire.RequestDecoder;
+import io.ringbase.api.wire.ResponseEncoder;
+import io.ringbase.logging.LogThrottle;
+import io.ringbase.observe.RequestMetrics;
+import io.ringbase.storage.Entry;
 import io.ringbase.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -69,8 +69,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("ringbase-http", GlobalEventExecutor.INSTANCE);
     private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
     private final LogThrottle refusalLog = new LogThrottle(10, TimeUnit.SECONDS);
-    private @Nullable EventLoopGroup group;      // from start()
-    private @Nullable Channel serverChannel;     // from start()
+    private @Nullable EventLoopGroup group; // from start()
+    private @Nullable Channel serverChannel; // from start()
     private boolean closed;
 
     /**
@@ -82,7 +82,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * @param accessLog whether every request is logged (method, target, status, microseconds) on the logger
      *                  {@value ConnectionHandler#ACCESS_LOGGER} at INFO
      */
-    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, @Nullable RequestMetrics metrics, boolean accessLog) {
+    public RingbaseHttpServer(
+            HttpServerConfig config, HttpApi api, @Nullable RequestMetrics metrics, boolean accessLog) {
         this(config, api, metrics, accessLog, null);
     }
 
@@ -91,15 +92,30 @@ public final class RingbaseHttpServer implements AutoCloseable {
      * {@link io.ringbase.transport}), which the caller shuts down after {@link #close()}; {@code null}: the
      * server makes its own {@link HttpServerConfig#ioThreads()} loops.
      */
-    public RingbaseHttpServer(HttpServerConfig config, HttpApi api, @Nullable RequestMetrics metrics, boolean accessLog,
-                              @Nullable EventLoopGroup sharedGroup) {
+    public RingbaseHttpServer(
+            HttpServerConfig config,
+            HttpApi api,
+            @Nullable RequestMetrics metrics,
+            boolean accessLog,
+            @Nullable EventLoopGroup sharedGroup) {
         this.config = Objects.requireNonNull(config, "config");
         this.sharedGroup = sharedGroup;
-        ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
-                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.queueCapacity()),
-                new DefaultThreadFactory("ringbase-http-worker", true), new ThreadPoolExecutor.AbortPolicy());
-        this.shared = new Shared(Objects.requireNonNull(api, "api"), workers, config.maxBodyBytes(),
-                config.inlinePointRequests(), metrics, accessLog, config.scanIdleTimeoutMs());
+        ThreadPoolExecutor workers = new ThreadPoolExecutor(
+                config.workerThreads(),
+                config.workerThreads(),
+                0,
+                TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(config.queueCapacity()),
+                new DefaultThreadFactory("ringbase-http-worker", true),
+                new ThreadPoolExecutor.AbortPolicy());
+        this.shared = new Shared(
+                Objects.requireNonNull(api, "api"),
+                workers,
+                config.maxBodyBytes(),
+                config.inlinePointRequests(),
+                metrics,
+                accessLog,
+                config.scanIdleTimeoutMs());
     }
 
     /**
@@ -143,7 +159,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
             throw e;
         }
         int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
-        log.info("HTTP API listening on {}:{} ({})", config.host(), port, Transport.serverChannel().getSimpleName());
+        log.info(
+                "HTTP API listening on {}:{} ({})",
+                config.host(),
+                port,
+                Transport.serverChannel().getSimpleName());
         return port;
     }
 
@@ -153,8 +173,15 @@ public final class RingbaseHttpServer implements AutoCloseable {
      */
     void addConnectionHandlers(ChannelPipeline pipeline) {
         pipeline.addLast("idle", new IdleStateHandler(config.idleTimeoutMs(), 0, 0, TimeUnit.MILLISECONDS))
-                .addLast("decoder", new RequestDecoder(MAX_INITIAL_LINE_LENGTH, MAX_HEADER_BYTES,
-                        aggregateLimit(config.maxBodyBytes(), shared.api().bodyOverheadBytes()), BARE_HEADER_PATHS, config.requestTimeoutMs()))
+                .addLast(
+                        "decoder",
+                        new RequestDecoder(
+                                MAX_INITIAL_LINE_LENGTH,
+                                MAX_HEADER_BYTES,
+                                aggregateLimit(
+                                        config.maxBodyBytes(), shared.api().bodyOverheadBytes()),
+                                BARE_HEADER_PATHS,
+                                config.requestTimeoutMs()))
                 .addLast("encoder", new ResponseEncoder())
                 .addLast("chunked", new ChunkedWriteHandler())
                 .addLast("api", new ConnectionHandler(shared));
@@ -172,8 +199,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
         if (now > config.maxConnections()) {
             open.decrementAndGet();
             if (refusalLog.tryLog() >= 0) {
-                log.warn("refusing connections from {} and others: {} are open, the cap is {} (--max-connections)",
-                        ch.remoteAddress(), now - 1, config.maxConnections());
+                log.warn(
+                        "refusing connections from {} and others: {} are open, the cap is {} (--max-connections)",
+                        ch.remoteAddress(),
+                        now - 1,
+                        config.maxConnections());
             }
             var _ = ch.close();
             return false;
@@ -221,8 +251,10 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 log.warn("workers still busy after {} ms; interrupting them", CLOSE_TIMEOUT_MS);
             }
             if (!shared.awaitIdle(deadline)) {
-                log.warn("{} responses still being written after {} ms; closing their connections",
-                        shared.inFlight(), CLOSE_TIMEOUT_MS);
+                log.warn(
+                        "{} responses still being written after {} ms; closing their connections",
+                        shared.inFlight(),
+                        CLOSE_TIMEOUT_MS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -230,8 +262,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
         workers.shutdownNow();
         connections.close().awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         if (group != null && sharedGroup == null) {
-            group.shutdownGracefully(0, Math.max(100, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))),
-                    TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            group.shutdownGracefully(
+                            0,
+                            Math.max(100, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))),
+                            TimeUnit.MILLISECONDS)
+                    .awaitUninterruptibly(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }
         log.info("HTTP API stopped");
     }
@@ -263,8 +298,14 @@ public final class RingbaseHttpServer implements AutoCloseable {
         volatile boolean stopping;
         private final java.util.function.BooleanSupplier stoppingFlag = this::isStopping;
 
-        Shared(HttpApi api, ThreadPoolExecutor workers, int maxBodyBytes, boolean inlinePointRequests,
-               @Nullable RequestMetrics metrics, boolean accessLog, long scanIdleTimeoutMs) {
+        Shared(
+                HttpApi api,
+                ThreadPoolExecutor workers,
+                int maxBodyBytes,
+                boolean inlinePointRequests,
+                @Nullable RequestMetrics metrics,
+                boolean accessLog,
+                long scanIdleTimeoutMs) {
             this.api = api;
             this.scanIdleTimeoutMs = scanIdleTimeoutMs;
             this.metrics = metrics;
@@ -307,7 +348,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
         }
 
         /** Where requests are counted, or {@code null} when metrics are off. */
-        @Nullable RequestMetrics metrics() {
+        @Nullable
+        RequestMetrics metrics() {
             return metrics;
         }
 

@@ -81,8 +81,7 @@ public final class RouteTable {
         private final List<String> endpoints = new ArrayList<>();
         private final List<String> clientEndpoints = new ArrayList<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Serves exactly {@code path} (any query) with {@code route}, counted as {@code endpoint}. */
         public Builder path(String path, String endpoint, Route route) {

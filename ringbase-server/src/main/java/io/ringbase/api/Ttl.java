@@ -20,8 +20,7 @@ public final class Ttl {
     private static final Pattern DECIMAL = Pattern.compile("[0-9]*(\\.[0-9]*)?");
     private static final BigDecimal MAX = BigDecimal.valueOf(MAX_SECONDS);
 
-    private Ttl() {
-    }
+    private Ttl() {}
 
     /**
      * Parses {@code text} (seconds) into whole milliseconds, rounded up: {@code 0.0001} gives 1 ms.
@@ -30,10 +29,12 @@ public final class Ttl {
      * @throws BadRequestException if {@code text} is not a positive decimal of at most 100 years
      */
     public static long parseMillis(String text) throws BadRequestException {
-        if (text.isEmpty() || text.length() > MAX_CHARS || !DECIMAL.matcher(text).matches()
+        if (text.isEmpty()
+                || text.length() > MAX_CHARS
+                || !DECIMAL.matcher(text).matches()
                 || text.equals(".")) {
-            throw new BadRequestException("ttl must be a positive decimal number of seconds, got '"
-                    + abbreviate(text) + "'");
+            throw new BadRequestException(
+                    "ttl must be a positive decimal number of seconds, got '" + abbreviate(text) + "'");
         }
         BigDecimal seconds = new BigDecimal(text);
         if (seconds.signum() <= 0) {

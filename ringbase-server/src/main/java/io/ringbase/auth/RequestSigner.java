@@ -30,9 +30,10 @@ public final class RequestSigner {
 
     /** Largest accepted difference between the signer's and the checker's clocks (5 minutes). */
     public static final long MAX_SKEW_MS = 5 * 60_000;
+
     private static final String ALGORITHM = "HmacSHA256";
 
-    private final @Nullable SecretKeySpec key;     // null in NONE
+    private final @Nullable SecretKeySpec key; // null in NONE
     private final @Nullable ThreadLocal<Mac> macs; // null in NONE
 
     /**

@@ -1,8 +1,7 @@
 package io.ringbase.cli;
 
-import io.ringbase.clock.TimeSource;
-import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.TimeSource;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -48,8 +47,11 @@ final class AdminClient {
      * @param time    the wall clock signatures are made on
      */
     AdminClient(String url, byte[] secret, Duration timeout, TimeSource time) {
-        this(URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url), RequestSigner.of(secret),
-                timeout, time);
+        this(
+                URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url),
+                RequestSigner.of(secret),
+                timeout,
+                time);
     }
 
     private AdminClient(URI base, RequestSigner signer, Duration timeout, TimeSource time) {
@@ -77,7 +79,8 @@ final class AdminClient {
      * @throws Failure on any other answer or no answer
      */
     String send(String method, String target) throws Failure {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(target)).timeout(timeout)
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(target))
+                .timeout(timeout)
                 .method(method, HttpRequest.BodyPublishers.noBody());
         if (signer.signs()) {
             b.header(RequestSigner.HEADER, signer.sign(method, target, new byte[0], time.currentTimeMillis()));
@@ -94,12 +97,18 @@ final class AdminClient {
             throw new Failure(EXIT_UNREACHABLE, "bad --url " + base + ": " + e.getMessage());
         }
         if (r.statusCode() == 403) {
-            throw new Failure(EXIT_FORBIDDEN, base + " refused the request (403): " + r.body().strip()
-                    + (!signer.signs() ? " (give --secret-file)" : " (is --secret-file the cluster's secret?)"));
+            throw new Failure(
+                    EXIT_FORBIDDEN,
+                    base + " refused the request (403): " + r.body().strip()
+                            + (!signer.signs()
+                                    ? " (give --secret-file)"
+                                    : " (is --secret-file the cluster's secret?)"));
         }
         if (r.statusCode() / 100 != 2) {
-            throw new Failure(EXIT_FAILED, method + " " + target + " on " + base + " answered " + r.statusCode() + ": "
-                    + r.body().strip());
+            throw new Failure(
+                    EXIT_FAILED,
+                    method + " " + target + " on " + base + " answered " + r.statusCode() + ": "
+                            + r.body().strip());
         }
         return r.body();
     }

@@ -1,20 +1,19 @@
 package io.ringbase.cli;
 
-import java.time.ZoneId;
-import java.time.Instant;
-import io.ringbase.clock.TimeSource;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringbase.clock.TimeSource;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -29,12 +28,20 @@ import picocli.CommandLine.Option;
  * node answered an error or the job did not end well (a partial repair); 2 bad usage; 3 the node could
  * not be reached; 4 the node refused the signature (missing or wrong secret).
  */
-@Command(name = "admin", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false,
+@Command(
+        name = "admin",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        sortOptions = false,
         description = "Operate a running node: status, repair, flush, compact, snapshot.",
         footerHeading = "%nExit codes:%n",
-        footer = {"  0  done", "  1  the node answered an error, or the job did not end well (a partial repair)",
-                "  2  bad usage", "  3  the node could not be reached", "  4  the node refused the request's signature "
-                + "(403): give --secret-file, the cluster's secret"},
+        footer = {
+            "  0  done",
+            "  1  the node answered an error, or the job did not end well (a partial repair)",
+            "  2  bad usage",
+            "  3  the node could not be reached",
+            "  4  the node refused the request's signature " + "(403): give --secret-file, the cluster's secret"
+        },
         subcommands = CommandLine.HelpCommand.class)
 public final class AdminCommand {
 
@@ -43,16 +50,26 @@ public final class AdminCommand {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @Option(names = "--url", defaultValue = "http://localhost:8080", scope = CommandLine.ScopeType.INHERIT,
+    @Option(
+            names = "--url",
+            defaultValue = "http://localhost:8080",
+            scope = CommandLine.ScopeType.INHERIT,
             description = "The node to talk to (default: ${DEFAULT-VALUE}).")
     String url;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", scope = CommandLine.ScopeType.INHERIT,
+    @Option(
+            names = "--secret-file",
+            paramLabel = "FILE",
+            scope = CommandLine.ScopeType.INHERIT,
             description = "The cluster's secret file (as serve --cluster-secret-file); admin requests are signed "
                     + "with it. Needed when the cluster has a secret (default: none).")
     Path secretFile;
 
-    @Option(names = "--timeout", defaultValue = "60s", paramLabel = "DURATION", scope = CommandLine.ScopeType.INHERIT,
+    @Option(
+            names = "--timeout",
+            defaultValue = "60s",
+            paramLabel = "DURATION",
+            scope = CommandLine.ScopeType.INHERIT,
             description = "How long to wait for each answer (default: ${DEFAULT-VALUE}).")
     TimeSpan timeout;
 
@@ -87,7 +104,10 @@ public final class AdminCommand {
         int run(AdminClient client, PrintWriter out) throws AdminClient.Failure;
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    @Command(
+            name = "status",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
             description = "Show the node's status and its view of the cluster (GET /v0/status).")
     int status(@Option(names = "--json", description = "Print the JSON as the node sent it.") boolean json) {
         return run((client, out) -> {
@@ -97,43 +117,74 @@ public final class AdminCommand {
                 return 0;
             }
             JsonNode s = parse(client, body);
-            out.printf(Locale.ROOT, "node      %s (version %s, up %s)%n", s.path("node").textValue(), s.path("version").textValue(),
+            out.printf(
+                    Locale.ROOT,
+                    "node      %s (version %s, up %s)%n",
+                    s.path("node").textValue(),
+                    s.path("version").textValue(),
                     seconds(s.path("uptimeSeconds").asDouble(Double.NaN)));
             if (s.hasNonNull("requests")) {
                 JsonNode r = s.path("requests");
-                out.printf(Locale.ROOT, "requests  %.1f/s, p99 %.2f ms (last %.0f s)%n", r.path("perSecond").asDouble(Double.NaN),
-                        r.path("p99Ms").asDouble(Double.NaN), r.path("windowSeconds").asDouble(Double.NaN));
+                out.printf(
+                        Locale.ROOT,
+                        "requests  %.1f/s, p99 %.2f ms (last %.0f s)%n",
+                        r.path("perSecond").asDouble(Double.NaN),
+                        r.path("p99Ms").asDouble(Double.NaN),
+                        r.path("windowSeconds").asDouble(Double.NaN));
             }
             JsonNode e = s.path("engine");
-            out.printf(Locale.ROOT, "storage   memtable %,.0f bytes, %.0f SSTables, %,.0f bytes; %.0f flushes, %.0f compactions,"
-                            + " %.0f disk errors%n", e.path("memtableBytes").asDouble(Double.NaN),
-                    e.path("sstables").asDouble(Double.NaN), e.path("sstableBytes").asDouble(Double.NaN),
-                    e.path("flushes").asDouble(Double.NaN), e.path("compactions").asDouble(Double.NaN),
+            out.printf(
+                    Locale.ROOT,
+                    "storage   memtable %,.0f bytes, %.0f SSTables, %,.0f bytes; %.0f flushes, %.0f compactions,"
+                            + " %.0f disk errors%n",
+                    e.path("memtableBytes").asDouble(Double.NaN),
+                    e.path("sstables").asDouble(Double.NaN),
+                    e.path("sstableBytes").asDouble(Double.NaN),
+                    e.path("flushes").asDouble(Double.NaN),
+                    e.path("compactions").asDouble(Double.NaN),
                     e.path("diskErrors").asDouble(Double.NaN));
             if (!s.path("peers").isEmpty()) {
                 for (JsonNode p : s.path("peers")) {
                     double last = p.path("lastContactMs").asDouble(Double.NaN);
-                    out.printf(Locale.ROOT, "peer      %-28s %-5s last contact %s%n", p.path("url").textValue(),
-                            p.path("state").textValue(), last <= 0 ? "never"
-                                    : seconds((time.currentTimeMillis() - last) / 1000) + " ago");
+                    out.printf(
+                            Locale.ROOT,
+                            "peer      %-28s %-5s last contact %s%n",
+                            p.path("url").textValue(),
+                            p.path("state").textValue(),
+                            last <= 0 ? "never" : seconds((time.currentTimeMillis() - last) / 1000) + " ago");
                 }
                 JsonNode h = s.path("hints");
-                out.printf(Locale.ROOT, "hints     %.0f pending (%,.0f bytes), %.0f delivered, %.0f dropped%n",
-                        h.path("pending").asDouble(Double.NaN), h.path("pendingBytes").asDouble(Double.NaN),
-                        h.path("delivered").asDouble(Double.NaN), h.path("dropped").asDouble(Double.NaN));
-                out.printf(Locale.ROOT, "repair    %s%n", s.path("repair").path("state").textValue());
+                out.printf(
+                        Locale.ROOT,
+                        "hints     %.0f pending (%,.0f bytes), %.0f delivered, %.0f dropped%n",
+                        h.path("pending").asDouble(Double.NaN),
+                        h.path("pendingBytes").asDouble(Double.NaN),
+                        h.path("delivered").asDouble(Double.NaN),
+                        h.path("dropped").asDouble(Double.NaN));
+                out.printf(
+                        Locale.ROOT,
+                        "repair    %s%n",
+                        s.path("repair").path("state").textValue());
             }
             return 0;
         });
     }
 
-    @Command(name = "repair", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    @Command(
+            name = "repair",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
             description = "Start an anti-entropy repair on the node and show its progress until it "
-            + "ends (POST, then GET /v0/admin/repair). Exit 1 if it ends partial or aborted.")
+                    + "ends (POST, then GET /v0/admin/repair). Exit 1 if it ends partial or aborted.")
     @SuppressWarnings("try") // the bar is closed early, so that its last line comes before the summary
-    int repair(@Option(names = "--no-wait", description = "Only start it.") boolean noWait,
-               @Option(names = "--poll", defaultValue = "500ms", paramLabel = "DURATION",
-                       description = "How often to ask for progress (default: ${DEFAULT-VALUE}).") TimeSpan poll) {
+    int repair(
+            @Option(names = "--no-wait", description = "Only start it.") boolean noWait,
+            @Option(
+                            names = "--poll",
+                            defaultValue = "500ms",
+                            paramLabel = "DURATION",
+                            description = "How often to ask for progress (default: ${DEFAULT-VALUE}).")
+                    TimeSpan poll) {
         return run((client, out) -> {
             long started = time.currentTimeMillis();
             JsonNode before = parse(client, client.send("GET", "/v0/admin/repair"));
@@ -155,8 +206,11 @@ public final class AdminCommand {
                     if (running && total > 0) {
                         bar.maxHint((long) total);
                         bar.stepTo((long) s.path("rangesDone").asDouble(Double.NaN));
-                        bar.setExtraMessage(String.format(Locale.ROOT, "%.0f keys in, %.0f out",
-                                s.path("keysReceived").asDouble(Double.NaN), s.path("keysSent").asDouble(Double.NaN)));
+                        bar.setExtraMessage(String.format(
+                                Locale.ROOT,
+                                "%.0f keys in, %.0f out",
+                                s.path("keysReceived").asDouble(Double.NaN),
+                                s.path("keysSent").asDouble(Double.NaN)));
                     } else if (!running && lastStart >= started - 1000) {
                         JsonNode last = s.path("lastRun");
                         long done = (long) last.path("rangesDone").asDouble(Double.NaN);
@@ -164,11 +218,19 @@ public final class AdminCommand {
                         bar.stepTo(done);
                         bar.close();
                         String outcome = last.path("outcome").textValue();
-                        out.printf(Locale.ROOT, "repair %s: %.0f of %.0f ranges, %.0f failed; %.0f keys received, %.0f sent%s%n",
-                                outcome, last.path("rangesDone").asDouble(Double.NaN), last.path("rangesTotal").asDouble(Double.NaN),
-                                last.path("rangesFailed").asDouble(Double.NaN), last.path("keysReceived").asDouble(Double.NaN),
-                                last.path("keysSent").asDouble(Double.NaN), last.path("lastError").textValue() == null ? ""
-                                        : "; last error: " + last.path("lastError").textValue());
+                        out.printf(
+                                Locale.ROOT,
+                                "repair %s: %.0f of %.0f ranges, %.0f failed; %.0f keys received, %.0f sent%s%n",
+                                outcome,
+                                last.path("rangesDone").asDouble(Double.NaN),
+                                last.path("rangesTotal").asDouble(Double.NaN),
+                                last.path("rangesFailed").asDouble(Double.NaN),
+                                last.path("keysReceived").asDouble(Double.NaN),
+                                last.path("keysSent").asDouble(Double.NaN),
+                                last.path("lastError").textValue() == null
+                                        ? ""
+                                        : "; last error: "
+                                                + last.path("lastError").textValue());
                         return "ok".equals(outcome) ? 0 : AdminClient.EXIT_FAILED;
                     }
                     sleep(poll.millis());
@@ -177,7 +239,10 @@ public final class AdminCommand {
         });
     }
 
-    @Command(name = "flush", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    @Command(
+            name = "flush",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
             description = "Flush the node's memtable to an SSTable (POST /v0/admin/flush).")
     int flush() {
         return run((client, out) -> {
@@ -186,7 +251,10 @@ public final class AdminCommand {
         });
     }
 
-    @Command(name = "compact", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    @Command(
+            name = "compact",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
             description = "Merge all of the node's SSTables into one (POST /v0/admin/compact).")
     int compact() {
         return run((client, out) -> {
@@ -195,15 +263,28 @@ public final class AdminCommand {
         });
     }
 
-    @Command(name = "snapshot", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-            description = "Flush and hard-link the live SSTables with their manifest into "
-            + "<data-dir>/snapshots/<name>/ on the node, or on every node of its cluster (POST /v0/admin/snapshot).")
-    int snapshot(@Option(names = "--name", paramLabel = "NAME",
-                         description = "Snapshot name: 1-64 of A-Z a-z 0-9 . _ - (default: the time, yyyyMMdd-HHmmss).")
-                 String name,
-                 @Option(names = "--all-nodes", description = "Snapshot every node of the cluster, as the node at --url "
-                         + "lists them.") boolean allNodes) {
-        String snapshotName = name != null ? name : LocalDateTime.ofInstant(Instant.ofEpochMilli(time.currentTimeMillis()), ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    @Command(
+            name = "snapshot",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
+            description =
+                    "Flush and hard-link the live SSTables with their manifest into "
+                            + "<data-dir>/snapshots/<name>/ on the node, or on every node of its cluster (POST /v0/admin/snapshot).")
+    int snapshot(
+            @Option(
+                            names = "--name",
+                            paramLabel = "NAME",
+                            description =
+                                    "Snapshot name: 1-64 of A-Z a-z 0-9 . _ - (default: the time, yyyyMMdd-HHmmss).")
+                    String name,
+            @Option(
+                            names = "--all-nodes",
+                            description = "Snapshot every node of the cluster, as the node at --url " + "lists them.")
+                    boolean allNodes) {
+        String snapshotName = name != null
+                ? name
+                : LocalDateTime.ofInstant(Instant.ofEpochMilli(time.currentTimeMillis()), ZoneId.systemDefault())
+                        .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         return run((client, out) -> {
             List<String> nodes = new ArrayList<>(List.of(client.url()));
             if (allNodes) {
@@ -218,9 +299,15 @@ public final class AdminCommand {
             try (ProgressBar bar = bar("snapshot " + snapshotName, nodes.size())) {
                 for (String node : nodes) {
                     try {
-                        JsonNode r = parse(client, client.at(node).send("POST", "/v0/admin/snapshot?name=" + snapshotName));
-                        lines.add(String.format(Locale.ROOT, "%s: %.0f SSTables, %,.0f bytes in %s", node,
-                                r.path("sstables").asDouble(Double.NaN), r.path("bytes").asDouble(Double.NaN), r.path("dir").textValue()));
+                        JsonNode r =
+                                parse(client, client.at(node).send("POST", "/v0/admin/snapshot?name=" + snapshotName));
+                        lines.add(String.format(
+                                Locale.ROOT,
+                                "%s: %.0f SSTables, %,.0f bytes in %s",
+                                node,
+                                r.path("sstables").asDouble(Double.NaN),
+                                r.path("bytes").asDouble(Double.NaN),
+                                r.path("dir").textValue()));
                     } catch (AdminClient.Failure f) {
                         failed++;
                         code = code == 0 ? f.exitCode : code;
@@ -242,9 +329,14 @@ public final class AdminCommand {
     }
 
     private static ProgressBar bar(String task, long max) {
-        return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
-                .setUpdateIntervalMillis(200).continuousUpdate()
-                .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+        return new ProgressBarBuilder()
+                .setTaskName(task)
+                .setInitialMax(max)
+                .setStyle(ProgressBarStyle.ASCII)
+                .setUpdateIntervalMillis(200)
+                .continuousUpdate()
+                .setConsumer(new ConsoleProgressBarConsumer(System.err))
+                .build();
     }
 
     /** The node's answer as a JSON tree; a body that is not JSON is a failure (exit 1). */
@@ -252,8 +344,8 @@ public final class AdminCommand {
         try {
             return JSON.readTree(body);
         } catch (JsonProcessingException e) {
-            throw new AdminClient.Failure(AdminClient.EXIT_FAILED, client.url() + " sent an unreadable answer: "
-                    + e.getOriginalMessage());
+            throw new AdminClient.Failure(
+                    AdminClient.EXIT_FAILED, client.url() + " sent an unreadable answer: " + e.getOriginalMessage());
         }
     }
 

@@ -29,19 +29,28 @@ import picocli.CommandLine.Option;
  * <p>Exit codes: 0 trained; 1 the node could not start or the load failed; 2 a bad flag, or the JVM does
  * not record.
  */
-@Command(name = "aot-train", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = {"Train the JVM's ahead-of-time cache: run a node on a loopback port under every kind of "
-                + "request, so that the JVM writes the classes and method profiles of real work to the cache "
-                + "as it exits. A node started with the cache reaches full speed sooner.",
-                "Run it as bin/ringbase aot-train, which starts the JVM so, writes the cache, and makes "
-                        + "bin/ringbase serve use it."})
+@Command(
+        name = "aot-train",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = {
+            "Train the JVM's ahead-of-time cache: run a node on a loopback port under every kind of "
+                    + "request, so that the JVM writes the classes and method profiles of real work to the cache "
+                    + "as it exits. A node started with the cache reaches full speed sooner.",
+            "Run it as bin/ringbase aot-train, which starts the JVM so, writes the cache, and makes "
+                    + "bin/ringbase serve use it."
+        })
 public final class AotTrainCommand implements Callable<Integer> {
 
-    @Option(names = "--duration", defaultValue = "12s",
+    @Option(
+            names = "--duration",
+            defaultValue = "12s",
             description = "How long the load runs, 1s-10m (default: ${DEFAULT-VALUE}).")
     TimeSpan duration;
 
-    @Option(names = "--connections", defaultValue = "16",
+    @Option(
+            names = "--connections",
+            defaultValue = "16",
             description = "Connections, each with one request in flight, 1-256 (default: ${DEFAULT-VALUE}).")
     int connections;
 
@@ -63,23 +72,37 @@ public final class AotTrainCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Path dir = Files.createTempDirectory("ringbase-aot-train-");
         try {
-            CommandLine.ParseResult serve = Main.commandLine().parseArgs("serve", "--host", "127.0.0.1", "--port",
-                    "0", "--data-dir", dir.toString(), "--memtable-size", "4m");
-            Node.Config config = ((ServeCommand) serve.subcommand().commandSpec().userObject()).validate();
+            CommandLine.ParseResult serve = Main.commandLine()
+                    .parseArgs(
+                            "serve",
+                            "--host",
+                            "127.0.0.1",
+                            "--port",
+                            "0",
+                            "--data-dir",
+                            dir.toString(),
+                            "--memtable-size",
+                            "4m");
+            Node.Config config =
+                    ((ServeCommand) serve.subcommand().commandSpec().userObject()).validate();
             TrainingLoad.Result result;
             long started = System.nanoTime();
             try (Node node = Node.start(config)) {
-                out.printf("aot-train: a node at %s under load for %s, %d connections%n", node.url(), duration,
-                        connections);
+                out.printf(
+                        "aot-train: a node at %s under load for %s, %d connections%n",
+                        node.url(), duration, connections);
                 out.flush();
-                result = TrainingLoad.run(new InetSocketAddress("127.0.0.1", node.port()),
-                        Duration.ofMillis(duration.millis()), connections);
+                result = TrainingLoad.run(
+                        new InetSocketAddress("127.0.0.1", node.port()),
+                        Duration.ofMillis(duration.millis()),
+                        connections);
             } catch (IOException e) {
                 spec.commandLine().getErr().println("ringbase aot-train: " + e.getMessage());
                 return 1;
             }
-            out.printf("aot-train: %,d requests in %.1f s %s%n", result.total(), (System.nanoTime() - started) / 1e9,
-                    result.requests());
+            out.printf(
+                    "aot-train: %,d requests in %.1f s %s%n",
+                    result.total(), (System.nanoTime() - started) / 1e9, result.requests());
             return 0;
         } finally {
             deleteTree(dir);

@@ -1,6 +1,5 @@
 package io.ringbase.cli;
 
-
 /**
  * A size in bytes given on the command line: a whole number with an optional binary unit suffix
  * {@code k}, {@code m}, {@code g} (also {@code KiB}, {@code MiB}, {@code GiB}), e.g. {@code 16m}.
@@ -15,8 +14,15 @@ public record ByteSize(long bytes) {
         }
     }
 
-    private static final String[][] UNITS = {{"kib", "1024"}, {"mib", "1048576"}, {"gib", "1073741824"},
-            {"k", "1024"}, {"m", "1048576"}, {"g", "1073741824"}, {"b", "1"}};
+    private static final String[][] UNITS = {
+        {"kib", "1024"},
+        {"mib", "1048576"},
+        {"gib", "1073741824"},
+        {"k", "1024"},
+        {"m", "1048576"},
+        {"g", "1073741824"},
+        {"b", "1"}
+    };
 
     /**
      * Parses {@code text}.

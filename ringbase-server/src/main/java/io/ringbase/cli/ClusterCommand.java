@@ -1,8 +1,8 @@
 package io.ringbase.cli;
 
+import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.Node;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.lsm.LsmOptions;
@@ -26,7 +26,11 @@ import picocli.CommandLine.Option;
  * prints one ready line per node and an example; on SIGTERM or Ctrl-C stops every node gracefully and
  * exits 0. Each node is exactly what {@code serve --cluster ... --self ...} would run, with defaults.
  */
-@Command(name = "cluster", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false,
+@Command(
+        name = "cluster",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        sortOptions = false,
         description = "Start a local cluster of several nodes in one process (for trying Ringbase out). "
                 + "Prints one line per node once all accept requests; Ctrl-C stops them all.")
 public final class ClusterCommand implements Callable<Integer> {
@@ -42,19 +46,31 @@ public final class ClusterCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "3", description = "Number of nodes (default: ${DEFAULT-VALUE}).")
     int nodes;
 
-    @Option(names = "--base-port", defaultValue = "8080",
+    @Option(
+            names = "--base-port",
+            defaultValue = "8080",
             description = "HTTP port of node 1; node n listens on base-port + n - 1 (default: ${DEFAULT-VALUE}).")
     int basePort;
 
-    @Option(names = "--data-dir", defaultValue = "./data",
-            description = "Parent directory of the nodes' data directories node-1, node-2, ... (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--data-dir",
+            defaultValue = "./data",
+            description =
+                    "Parent directory of the nodes' data directories node-1, node-2, ... (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
-    @Option(names = "--engine", defaultValue = "lsm", paramLabel = "lsm|rocksdb",
-            description = "Storage engine of every node: 'lsm' (Ringbase's own) or 'rocksdb' (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--engine",
+            defaultValue = "lsm",
+            paramLabel = "lsm|rocksdb",
+            description =
+                    "Storage engine of every node: 'lsm' (Ringbase's own) or 'rocksdb' (default: ${DEFAULT-VALUE}).")
     String engine;
 
-    @Option(names = "--wal-recovery", defaultValue = "refuse", paramLabel = "refuse|truncate-after-corruption",
+    @Option(
+            names = "--wal-recovery",
+            defaultValue = "refuse",
+            paramLabel = "refuse|truncate-after-corruption",
             description = "What every node's start does with a WAL segment damaged before its end, as serve's "
                     + "--wal-recovery (default: ${DEFAULT-VALUE}).")
     String walRecovery;
@@ -73,23 +89,26 @@ public final class ClusterCommand implements Callable<Integer> {
             }
         } catch (IOException | RuntimeException e) {
             Node.Config failed = configs.get(started.size());
-            StartupFailure failure = StartupFailure.of(e, failed.storage().dataDir().toAbsolutePath().normalize().toString());
+            StartupFailure failure = StartupFailure.of(
+                    e, failed.storage().dataDir().toAbsolutePath().normalize().toString());
             if (failure.exitCode() == StartupFailure.UNEXPECTED) {
                 log.error("node {} could not start", started.size() + 1, e);
             }
-            System.err.println("ringbase cluster: cannot start node " + (started.size() + 1) + ": " + failure.message());
+            System.err.println(
+                    "ringbase cluster: cannot start node " + (started.size() + 1) + ": " + failure.message());
             closeAll(started);
             return failure.exitCode();
         }
         for (int i = 0; i < started.size(); i++) {
             Node.Config config = configs.get(i);
-            System.out.println("Ringbase node " + (i + 1) + " of " + nodes + " ready at " + config.topology().self()
-                    + " (data in " + config.storage().dataDir().toAbsolutePath().normalize() + ")");
+            System.out.println("Ringbase node " + (i + 1) + " of " + nodes + " ready at "
+                    + config.topology().self() + " (data in "
+                    + config.storage().dataDir().toAbsolutePath().normalize() + ")");
         }
         String first = configs.getFirst().topology().self().toString();
         String last = configs.getLast().topology().self().toString();
-        System.out.println("Try: curl -X PUT --data-binary hello '" + first + "/v0/entity?id=greeting'; curl '"
-                + last + "/v0/entity?id=greeting'   (Ctrl-C stops all nodes)");
+        System.out.println("Try: curl -X PUT --data-binary hello '" + first + "/v0/entity?id=greeting'; curl '" + last
+                + "/v0/entity?id=greeting'   (Ctrl-C stops all nodes)");
         System.out.flush();
         stop.await();
         log.info("stopping {} nodes: finishing in-flight requests, then flushing", started.size());

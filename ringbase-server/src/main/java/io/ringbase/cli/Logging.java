@@ -22,15 +22,15 @@ final class Logging {
 
     /** {@code --log-format}. */
     enum Format {
-        TEXT, JSON
+        TEXT,
+        JSON
     }
 
     /** The pattern of the text format: {@code logback.xml}'s, kept in step with it. */
     static final String TEXT_PATTERN =
             "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} %property{node} - %msg%n";
 
-    private Logging() {
-    }
+    private Logging() {}
 
     /** The levels {@code RINGBASE_LOG_LEVEL} may name (any case). */
     static final java.util.List<String> LEVELS = java.util.List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
@@ -43,8 +43,8 @@ final class Logging {
      */
     static void checkLevel(String value) {
         if (value != null && !value.isEmpty() && !LEVELS.contains(value.toUpperCase(java.util.Locale.ROOT))) {
-            throw new IllegalArgumentException("RINGBASE_LOG_LEVEL must be one of " + String.join(", ", LEVELS)
-                    + ", got '" + value + "'");
+            throw new IllegalArgumentException(
+                    "RINGBASE_LOG_LEVEL must be one of " + String.join(", ", LEVELS) + ", got '" + value + "'");
         }
     }
 
@@ -58,7 +58,8 @@ final class Logging {
             return;
         }
         context.putProperty("node", node);
-        Appender<ILoggingEvent> appender = context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR");
+        Appender<ILoggingEvent> appender =
+                context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR");
         if (!(appender instanceof ConsoleAppender<ILoggingEvent> console)) {
             return;
         }

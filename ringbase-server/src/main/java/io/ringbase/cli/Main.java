@@ -10,12 +10,18 @@ import picocli.CommandLine.Command;
  * ({@code io.ringbase.bench.BenchMain}, which adds it to {@link #commandLine()}), so the server holds only
  * what a node runs.
  */
-@Command(name = "ringbase",
+@Command(
+        name = "ringbase",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Ringbase: a distributed key-value store with an HTTP API.",
-        subcommands = {ServeCommand.class, ClusterCommand.class, AdminCommand.class, AotTrainCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {
+            ServeCommand.class,
+            ClusterCommand.class,
+            AdminCommand.class,
+            AotTrainCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main implements Runnable {
 
     @CommandLine.Spec
@@ -47,8 +53,7 @@ public final class Main implements Runnable {
         for (Object sub : extraSubcommands) {
             cmd.addSubcommand(sub);
         }
-        return cmd
-                .registerConverter(ByteSize.class, text -> converted(() -> ByteSize.parse(text)))
+        return cmd.registerConverter(ByteSize.class, text -> converted(() -> ByteSize.parse(text)))
                 .registerConverter(TimeSpan.class, text -> converted(() -> TimeSpan.parse(text)))
                 .setParameterExceptionHandler(Main::usageError);
     }

@@ -11,8 +11,7 @@ final class SecretFile {
     /** Fewest characters a secret may have. */
     static final int MIN_CHARACTERS = 16;
 
-    private SecretFile() {
-    }
+    private SecretFile() {}
 
     /**
      * The secret in {@code file}: its text without surrounding white space, as UTF-8 bytes.
@@ -30,8 +29,8 @@ final class SecretFile {
         }
         String text = new String(bytes, StandardCharsets.UTF_8).strip();
         if (text.length() < MIN_CHARACTERS) {
-            throw new IllegalArgumentException(flag + " " + file + " holds " + text.length() + " characters; use at least "
-                    + MIN_CHARACTERS + " (e.g. `head -c 32 /dev/urandom | base64`)");
+            throw new IllegalArgumentException(flag + " " + file + " holds " + text.length()
+                    + " characters; use at least " + MIN_CHARACTERS + " (e.g. `head -c 32 /dev/urandom | base64`)");
         }
         return text.getBytes(StandardCharsets.UTF_8);
     }

@@ -1,19 +1,16 @@
 package io.ringbase.cli;
 
+import io.ringbase.api.HttpServerConfig;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.replication.SpeculativeRetry;
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.Node;
 import io.ringbase.storage.EngineKind;
+import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
-import io.ringbase.storage.WalSyncPolicy;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -28,7 +25,11 @@ import picocli.CommandLine.Option;
  * {@code ringbase serve}: runs one node until SIGTERM or Ctrl-C, then stops gracefully (stop
  * accepting, finish in-flight requests, flush, close files) and exits 0.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false,
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        sortOptions = false,
         description = "Start a Ringbase node. Prints one line with the node's URL once it accepts requests.")
 public final class ServeCommand implements Callable<Integer> {
 
@@ -45,97 +46,163 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--data-dir", defaultValue = "./data", description = "Data directory (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
-    @Option(names = "--cluster", split = ",", paramLabel = "URL",
+    @Option(
+            names = "--cluster",
+            split = ",",
+            paramLabel = "URL",
             description = "Comma-separated URLs (http://host:port) of all cluster nodes, the same list on every "
                     + "node (default: this node alone).")
     List<String> cluster;
 
-    @Option(names = "--self", paramLabel = "URL", description = "This node's URL in --cluster; required when the list has more than one node (default: the only URL of a one-node list).")
+    @Option(
+            names = "--self",
+            paramLabel = "URL",
+            description =
+                    "This node's URL in --cluster; required when the list has more than one node (default: the only URL of a one-node list).")
     String self;
 
-    @Option(names = "--engine", defaultValue = "lsm", paramLabel = "lsm|rocksdb",
+    @Option(
+            names = "--engine",
+            defaultValue = "lsm",
+            paramLabel = "lsm|rocksdb",
             description = "Storage engine: 'lsm' (Ringbase's own) or 'rocksdb' (RocksDB); a data directory "
                     + "keeps the engine that created it (default: ${DEFAULT-VALUE}).")
     String engine;
 
-    @Option(names = "--wal-sync", defaultValue = "periodic", paramLabel = "always|periodic",
+    @Option(
+            names = "--wal-sync",
+            defaultValue = "periodic",
+            paramLabel = "always|periodic",
             description = "WAL fsync policy: 'always' fsyncs before acknowledging a write, 'periodic' every "
                     + "--wal-sync-interval-ms (default: ${DEFAULT-VALUE}). Either survives a process kill.")
     String walSync;
 
-    @Option(names = "--wal-recovery", defaultValue = "refuse", paramLabel = "refuse|truncate-after-corruption",
+    @Option(
+            names = "--wal-recovery",
+            defaultValue = "refuse",
+            paramLabel = "refuse|truncate-after-corruption",
             description = "What start-up does with a WAL segment damaged before its end (as a power loss under "
                     + "--wal-sync periodic can leave): 'refuse' to start, naming the file and offset, or "
                     + "'truncate-after-corruption': replay up to the last good record, drop the rest of that segment "
                     + "and log what was dropped (default: ${DEFAULT-VALUE}).")
     String walRecovery;
 
-    @Option(names = "--wal-sync-interval-ms", defaultValue = "1000", description = "Interval of periodic WAL fsyncs in ms (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--wal-sync-interval-ms",
+            defaultValue = "1000",
+            description = "Interval of periodic WAL fsyncs in ms (default: ${DEFAULT-VALUE}).")
     long walSyncIntervalMs;
 
-    @Option(names = "--compaction-slowdown-tables", defaultValue = "20", paramLabel = "N",
+    @Option(
+            names = "--compaction-slowdown-tables",
+            defaultValue = "20",
+            paramLabel = "N",
             description = "With this many live SSTables (compaction behind), each write is delayed 1 ms, as "
                     + "RocksDB's level0_slowdown_writes_trigger (default: ${DEFAULT-VALUE}).")
     int compactionSlowdownTables;
 
-    @Option(names = "--compaction-stop-tables", defaultValue = "36", paramLabel = "N",
+    @Option(
+            names = "--compaction-stop-tables",
+            defaultValue = "36",
+            paramLabel = "N",
             description = "With this many live SSTables, writes wait for compaction, then get 503, as RocksDB's "
                     + "level0_stop_writes_trigger; at least --compaction-slowdown-tables (default: ${DEFAULT-VALUE}).")
     int compactionStopTables;
 
-    @Option(names = "--memtable-size", defaultValue = "16m", description = "Memtable size that triggers a flush (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--memtable-size",
+            defaultValue = "16m",
+            description = "Memtable size that triggers a flush (default: ${DEFAULT-VALUE}).")
     ByteSize memtableSize;
 
-    @Option(names = "--block-cache-size", defaultValue = "0", description = "Native memory that caches decompressed "
-            + "SSTable blocks for point reads, e.g. 64m for a skewed read-heavy load; 0 for none "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--block-cache-size",
+            defaultValue = "0",
+            description = "Native memory that caches decompressed "
+                    + "SSTable blocks for point reads, e.g. 64m for a skewed read-heavy load; 0 for none "
+                    + "(default: ${DEFAULT-VALUE}).")
     String blockCacheSize;
 
-    @Option(names = "--max-body-size", defaultValue = "16m", description = "Largest request body accepted; larger gets 413 (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--max-body-size",
+            defaultValue = "16m",
+            description = "Largest request body accepted; larger gets 413 (default: ${DEFAULT-VALUE}).")
     ByteSize maxBodySize;
 
-    @Option(names = "--workers", defaultValue = "8", description = "Request worker threads (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--workers",
+            defaultValue = "8",
+            description = "Request worker threads (default: ${DEFAULT-VALUE}).")
     int workers;
 
-    @Option(names = "--inline-requests", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Run point requests (GET/PUT/DELETE of one key, replica calls) on the I/O thread that read "
-                    + "them instead of handing them to a worker, unless the write would wait for an fsync (--wal-sync "
-                    + "always) or a stalled flush. --no-inline-requests always uses the workers (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--inline-requests",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "Run point requests (GET/PUT/DELETE of one key, replica calls) on the I/O thread that read "
+                            + "them instead of handing them to a worker, unless the write would wait for an fsync (--wal-sync "
+                            + "always) or a stalled flush. --no-inline-requests always uses the workers (default: ${DEFAULT-VALUE}).")
     boolean inlineRequests;
 
-    @Option(names = "--io-threads", paramLabel = "N",
+    @Option(
+            names = "--io-threads",
+            paramLabel = "N",
             description = "Event-loop threads that read, parse and write requests (default: the CPUs this process may "
                     + "use, " + "as Runtime.availableProcessors() counts them: 1 when pinned to one CPU).")
     Integer ioThreads;
 
-    @Option(names = "--request-timeout", defaultValue = "30s", paramLabel = "DURATION",
+    @Option(
+            names = "--request-timeout",
+            defaultValue = "30s",
+            paramLabel = "DURATION",
             description = "Longest time a request may take to arrive once it has begun; a slower one gets 408 and its "
                     + "connection is closed (default: ${DEFAULT-VALUE}).")
     TimeSpan requestTimeout;
 
-    @Option(names = "--idle-timeout", defaultValue = "120s", paramLabel = "DURATION",
+    @Option(
+            names = "--idle-timeout",
+            defaultValue = "120s",
+            paramLabel = "DURATION",
             description = "A connection with no request in progress is closed after this long without a byte from "
                     + "the client (default: ${DEFAULT-VALUE}).")
     TimeSpan idleTimeout;
 
-    @Option(names = "--scan-idle-timeout", defaultValue = "60s", paramLabel = "DURATION",
+    @Option(
+            names = "--scan-idle-timeout",
+            defaultValue = "60s",
+            paramLabel = "DURATION",
             description = "A range response whose client takes no byte of it for this long is abandoned and its "
                     + "connection closed, releasing the scan's tables (default: ${DEFAULT-VALUE}).")
     TimeSpan scanIdleTimeout;
 
-    @Option(names = "--max-connections", defaultValue = "4096",
+    @Option(
+            names = "--max-connections",
+            defaultValue = "4096",
             description = "Most connections open at once; past it new ones are closed at once, with a WARN line "
                     + "(default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
-    @Option(names = "--queue", defaultValue = "1024", description = "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--queue",
+            defaultValue = "1024",
+            description =
+                    "Requests that may wait for a worker; beyond it the node answers 503 (default: ${DEFAULT-VALUE}).")
     int queue;
 
-    @Option(names = "--replica-timeout", defaultValue = "1s", paramLabel = "DURATION",
-            description = "How long a coordinator waits for a replica before counting it as failed (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--replica-timeout",
+            defaultValue = "1s",
+            paramLabel = "DURATION",
+            description =
+                    "How long a coordinator waits for a replica before counting it as failed (default: ${DEFAULT-VALUE}).")
     TimeSpan replicaTimeout;
 
-    @Option(names = "--speculative-retry", defaultValue = "99p", paramLabel = "POLICY",
+    @Option(
+            names = "--speculative-retry",
+            defaultValue = "99p",
+            paramLabel = "POLICY",
             description = "How a coordinator spreads a read over the key's replicas (Cassandra's speculative_retry): "
                     + "Np (50p-99.9p) or Nms send it to ack replicas, this node first and slow ones last, then to one "
                     + "more after the N-th percentile of recent replica read latency or after N ms, and at once when "
@@ -143,47 +210,74 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     String speculativeRetry;
 
-    @Option(names = "--cluster-secret-file", paramLabel = "FILE",
-            description = "File holding the shared secret (at least 16 bytes) that signs node-to-node requests; "
-                    + "with it, internal requests without a valid HMAC get 403. Use the same file on every node (default: none).")
+    @Option(
+            names = "--cluster-secret-file",
+            paramLabel = "FILE",
+            description =
+                    "File holding the shared secret (at least 16 bytes) that signs node-to-node requests; "
+                            + "with it, internal requests without a valid HMAC get 403. Use the same file on every node (default: none).")
     Path clusterSecretFile;
 
-    @Option(names = "--tombstone-grace", defaultValue = "10d", paramLabel = "DURATION",
+    @Option(
+            names = "--tombstone-grace",
+            defaultValue = "10d",
+            paramLabel = "DURATION",
             description = "Age a tombstone must reach before compaction may drop it; run repair on every node "
                     + "within it (default: ${DEFAULT-VALUE}).")
     TimeSpan tombstoneGrace;
 
-    @Option(names = "--hint-window", defaultValue = "3h", paramLabel = "DURATION",
+    @Option(
+            names = "--hint-window",
+            defaultValue = "3h",
+            paramLabel = "DURATION",
             description = "Hints for a down replica older than this are dropped (anti-entropy repair catches up) "
                     + "(default: ${DEFAULT-VALUE}).")
     TimeSpan hintWindow;
 
-    @Option(names = "--hint-max-size", defaultValue = "1g", paramLabel = "SIZE",
+    @Option(
+            names = "--hint-max-size",
+            defaultValue = "1g",
+            paramLabel = "SIZE",
             description = "Total size of stored hints; past it new hints are dropped (default: ${DEFAULT-VALUE}).")
     ByteSize hintMaxSize;
 
-    @Option(names = "--max-clock-offset", defaultValue = "500ms", paramLabel = "DURATION",
+    @Option(
+            names = "--max-clock-offset",
+            defaultValue = "500ms",
+            paramLabel = "DURATION",
             description = "Versions from other nodes more than this ahead of this node's clock are refused "
                     + "(a logged error; 400 to the sender): a skewed clock cannot drag the cluster's clocks "
                     + "forward. Keep node clocks within it with NTP (default: ${DEFAULT-VALUE}).")
     TimeSpan maxClockOffset;
 
     /** Test-only: skews this node's version clock (the fault-injection suite's clock-skew nemesis). */
-    @Option(names = "--test-clock-offset-ms", defaultValue = "0", hidden = true,
+    @Option(
+            names = "--test-clock-offset-ms",
+            defaultValue = "0",
+            hidden = true,
             description = "Testing only: add this many ms (may be negative) to the wall clock of this node's versions.")
     long testClockOffsetMs;
 
-    @Option(names = "--metrics", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--metrics",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Count requests and serve Prometheus metrics at GET /metrics; --no-metrics counts nothing "
                     + "and answers 404 there (default: ${DEFAULT-VALUE}).")
     boolean metrics;
 
-    @Option(names = "--log-format", defaultValue = "text", paramLabel = "text|json",
+    @Option(
+            names = "--log-format",
+            defaultValue = "text",
+            paramLabel = "text|json",
             description = "Log line format on stderr: text, or json (one JSON object per line, logback's JsonEncoder); "
                     + "both name the node's URL on every line (default: ${DEFAULT-VALUE}).")
     String logFormat;
 
-    @Option(names = "--access-log", defaultValue = "false",
+    @Option(
+            names = "--access-log",
+            defaultValue = "false",
             description = "Log every request (client, method, target, status, microseconds) at INFO on the logger "
                     + "io.ringbase.access (default: ${DEFAULT-VALUE}).")
     boolean accessLog;
@@ -214,7 +308,8 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             node = Node.start(config);
         } catch (Exception e) {
-            StartupFailure failure = StartupFailure.of(e, config.storage().dataDir().toAbsolutePath().normalize().toString());
+            StartupFailure failure = StartupFailure.of(
+                    e, config.storage().dataDir().toAbsolutePath().normalize().toString());
             if (failure.exitCode() == StartupFailure.UNEXPECTED) {
                 log.error("the node could not start", e);
             }
@@ -222,10 +317,13 @@ public final class ServeCommand implements Callable<Integer> {
         }
         Logging.configure(format, node.url()); // the bound port, if it was 0
         CountDownLatch stop = StopSignal.install();
-        String cluster = config.topology().isAlone() ? ""
-                : ", node " + (config.topology().self().index() + 1) + " of " + config.topology().size();
-        System.out.println("Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port()
-                + " (data in " + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
+        String cluster = config.topology().isAlone()
+                ? ""
+                : ", node " + (config.topology().self().index() + 1) + " of "
+                        + config.topology().size();
+        System.out.println(
+                "Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port() + " (data in "
+                        + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
         System.out.flush();
         stop.await();
         log.info("stopping: finishing in-flight requests, then flushing");
@@ -247,7 +345,8 @@ public final class ServeCommand implements Callable<Integer> {
         if (!config.topology().isAlone()) {
             return config.topology().self().toString();
         }
-        return "http://" + displayHost(config.http().host()) + ":" + config.http().port();
+        return "http://" + displayHost(config.http().host()) + ":"
+                + config.http().port();
     }
 
     /** The cluster secret file cannot be used (exit code {@link StartupFailure#SECRET}). */
@@ -281,25 +380,47 @@ public final class ServeCommand implements Callable<Integer> {
         }
         byte[] secret = readSecret();
         try {
-            HttpServerConfig http = new HttpServerConfig(host, port, (int) maxBodySize.bytes(), workers, queue,
-                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads, inlineRequests,
-                    requestTimeout.millis(), idleTimeout.millis(), maxConnections, scanIdleTimeout.millis());
-            LsmOptions storage = LsmOptions.defaults(dataDir).withWalSync(policy)
+            HttpServerConfig http = new HttpServerConfig(
+                    host,
+                    port,
+                    (int) maxBodySize.bytes(),
+                    workers,
+                    queue,
+                    ioThreads == null ? HttpServerConfig.defaultIoThreads() : ioThreads,
+                    inlineRequests,
+                    requestTimeout.millis(),
+                    idleTimeout.millis(),
+                    maxConnections,
+                    scanIdleTimeout.millis());
+            LsmOptions storage = LsmOptions.defaults(dataDir)
+                    .withWalSync(policy)
                     .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))
-                    .withWalSyncIntervalMs(walSyncIntervalMs).withMemtableBytes(memtableSize.bytes())
+                    .withWalSyncIntervalMs(walSyncIntervalMs)
+                    .withMemtableBytes(memtableSize.bytes())
                     .withBlockCacheBytes(blockCacheBytes())
                     .withTombstoneGraceMs(topology.isAlone() ? 0 : tombstoneGrace.millis());
             if (compactionSlowdownTables < 1 || compactionStopTables < compactionSlowdownTables) {
                 throw bad("need 1 <= --compaction-slowdown-tables <= --compaction-stop-tables, got "
                         + compactionSlowdownTables + " and " + compactionStopTables);
             }
-            storage = storage.withCompaction(storage.compaction()
-                    .withWriteTriggers(compactionSlowdownTables, compactionStopTables));
-            HintOptions hints = HintOptions.defaults().withMaxAgeMs(hintWindow.millis())
-                    .withMaxTotalBytes(hintMaxSize.bytes());
+            storage = storage.withCompaction(
+                    storage.compaction().withWriteTriggers(compactionSlowdownTables, compactionStopTables));
+            HintOptions hints =
+                    HintOptions.defaults().withMaxAgeMs(hintWindow.millis()).withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
-            return new Node.Config(http, storage, topology, replicaTimeout.millis(), secret, hints, clock, metrics,
-                    accessLog, EngineKind.parse(engine), SpeculativeRetry.parse(speculativeRetry), TimeSource.SYSTEM);
+            return new Node.Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeout.millis(),
+                    secret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    EngineKind.parse(engine),
+                    SpeculativeRetry.parse(speculativeRetry),
+                    TimeSource.SYSTEM);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

@@ -1,9 +1,9 @@
 package io.ringbase.cli;
 
+import io.ringbase.node.ListenException;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.DirectoryLockedException;
 import java.io.IOException;
-import io.ringbase.node.ListenException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 
@@ -44,14 +44,23 @@ record StartupFailure(int exitCode, String message) {
         return switch (t) {
             case ListenException l -> new StartupFailure(PORT, l.getMessage());
             case DirectoryLockedException d -> new StartupFailure(DATA_DIR, d.getMessage());
-            case CorruptionException c -> new StartupFailure(DAMAGED, "data directory " + dataDir + " is damaged: "
-                    + c.getMessage() + " (nothing was changed; see docs/format.md, section 5)");
-            case AccessDeniedException a -> new StartupFailure(DATA_DIR, "data directory " + dataDir
-                    + " cannot be used: permission denied on " + a.getFile());
-            case FileSystemException f -> new StartupFailure(DATA_DIR, "data directory " + dataDir + " cannot be used: "
-                    + (f.getReason() != null ? f.getReason() : f.getClass().getSimpleName()) + " (" + f.getFile() + ")");
-            case IOException io -> new StartupFailure(DATA_DIR, "data directory " + dataDir + " cannot be used: "
-                    + io.getMessage());
+            case CorruptionException c ->
+                new StartupFailure(
+                        DAMAGED,
+                        "data directory " + dataDir + " is damaged: " + c.getMessage()
+                                + " (nothing was changed; see docs/format.md, section 5)");
+            case AccessDeniedException a ->
+                new StartupFailure(
+                        DATA_DIR, "data directory " + dataDir + " cannot be used: permission denied on " + a.getFile());
+            case FileSystemException f ->
+                new StartupFailure(
+                        DATA_DIR,
+                        "data directory " + dataDir + " cannot be used: "
+                                + (f.getReason() != null
+                                        ? f.getReason()
+                                        : f.getClass().getSimpleName()) + " (" + f.getFile() + ")");
+            case IOException io ->
+                new StartupFailure(DATA_DIR, "data directory " + dataDir + " cannot be used: " + io.getMessage());
             default -> new StartupFailure(UNEXPECTED, "unexpected failure while starting: " + failure);
         };
     }

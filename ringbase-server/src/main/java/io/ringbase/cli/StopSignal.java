@@ -17,8 +17,7 @@ import java.util.concurrent.CountDownLatch;
  */
 final class StopSignal {
 
-    private StopSignal() {
-    }
+    private StopSignal() {}
 
     /** A latch that counts down on the first SIGTERM or SIGINT from now on. */
     static CountDownLatch install() {
@@ -37,9 +36,11 @@ final class StopSignal {
         Class<?> signal = Class.forName("sun.misc.Signal");
         Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
         MethodHandle run = MethodHandles.publicLookup()
-                .findVirtual(Runnable.class, "run", MethodType.methodType(void.class)).bindTo(action);
-        Object handler = MethodHandleProxies.asInterfaceInstance(handlerType, MethodHandles.dropArguments(run, 0, signal));
-        signal.getMethod("handle", signal, handlerType).invoke(null, signal.getConstructor(String.class).newInstance(name),
-                handler);
+                .findVirtual(Runnable.class, "run", MethodType.methodType(void.class))
+                .bindTo(action);
+        Object handler =
+                MethodHandleProxies.asInterfaceInstance(handlerType, MethodHandles.dropArguments(run, 0, signal));
+        signal.getMethod("handle", signal, handlerType)
+                .invoke(null, signal.getConstructor(String.class).newInstance(name), handler);
     }
 }

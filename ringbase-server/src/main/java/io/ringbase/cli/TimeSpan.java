@@ -1,6 +1,5 @@
 package io.ringbase.cli;
 
-
 /**
  * A duration given on the command line: a whole number with a unit suffix {@code ms}, {@code s},
  * {@code m}, {@code h} or {@code d}, e.g. {@code 10d}; a bare number is milliseconds.
@@ -15,7 +14,9 @@ public record TimeSpan(long millis) {
         }
     }
 
-    private static final String[][] UNITS = {{"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}};
+    private static final String[][] UNITS = {
+        {"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}
+    };
 
     /**
      * Parses {@code text}.

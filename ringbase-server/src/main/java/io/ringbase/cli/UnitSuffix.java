@@ -5,8 +5,7 @@ import java.util.Locale;
 /** Parses a whole number with an optional unit suffix, for {@link ByteSize} and {@link TimeSpan}. */
 final class UnitSuffix {
 
-    private UnitSuffix() {
-    }
+    private UnitSuffix() {}
 
     /**
      * @param text     e.g. {@code 16m}

@@ -19,8 +19,9 @@ public final class ClockOffsetException extends Exception {
      * @param maxOffsetMs the clock's bound (ms)
      */
     public ClockOffsetException(long version, long aheadMs, long maxOffsetMs) {
-        super("version " + version + " is " + (version < 0 ? "negative (not a clock reading)"
-                : aheadMs + " ms ahead of this node's clock") + ", more than the maximum clock offset of "
+        super("version " + version + " is "
+                + (version < 0 ? "negative (not a clock reading)" : aheadMs + " ms ahead of this node's clock")
+                + ", more than the maximum clock offset of "
                 + maxOffsetMs + " ms (--max-clock-offset); refused");
         this.version = version;
         this.aheadMs = aheadMs;

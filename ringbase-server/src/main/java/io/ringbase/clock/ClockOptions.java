@@ -16,7 +16,8 @@ public record ClockOptions(long maxOffsetMs, long testOffsetMs) {
 
     public ClockOptions {
         if (maxOffsetMs < 1 || maxOffsetMs > HybridLogicalClock.MAX_MAX_OFFSET_MS) {
-            throw new IllegalArgumentException("maximum clock offset must be 1 ms to 1 day, got " + maxOffsetMs + " ms");
+            throw new IllegalArgumentException(
+                    "maximum clock offset must be 1 ms to 1 day, got " + maxOffsetMs + " ms");
         }
         if (Math.abs(testOffsetMs) > TimeUnit.DAYS.toMillis(1)) {
             throw new IllegalArgumentException("test clock offset must be within one day, got " + testOffsetMs + " ms");

@@ -44,6 +44,7 @@ public final class HybridLogicalClock {
     public static final int NODE_BITS = 6;
     /** Most nodes a cluster may have: node indexes are 0 to {@code MAX_NODES - 1}. */
     public static final int MAX_NODES = 1 << NODE_BITS;
+
     private static final long LOGICAL_MASK = (1L << LOGICAL_BITS) - 1;
     private static final long NODE_MASK = MAX_NODES - 1;
 
@@ -107,7 +108,8 @@ public final class HybridLogicalClock {
             throw new IllegalArgumentException("node index " + nodeIndex + " is outside 0.." + (MAX_NODES - 1));
         }
         if (maxOffsetMs < 1 || maxOffsetMs > MAX_MAX_OFFSET_MS) {
-            throw new IllegalArgumentException("maximum clock offset must be 1 ms to 1 day, got " + maxOffsetMs + " ms");
+            throw new IllegalArgumentException(
+                    "maximum clock offset must be 1 ms to 1 day, got " + maxOffsetMs + " ms");
         }
         this.wallClockMs = wallClockMs;
         this.node = nodeIndex;
@@ -129,7 +131,8 @@ public final class HybridLogicalClock {
     public long now() {
         long wall = wallClockMs.getAsLong();
         if (wall < 0 || wall > physicalMs(MAX_VERSION)) {
-            throw new IllegalStateException("the wall clock reads " + wall + " ms, outside 0.." + physicalMs(MAX_VERSION));
+            throw new IllegalStateException(
+                    "the wall clock reads " + wall + " ms, outside 0.." + physicalMs(MAX_VERSION));
         }
         long physical = wall << LOGICAL_BITS;
         // (prev | NODE_MASK) + 1 is the next counter step above prev whatever node issued prev; prev is at
@@ -168,14 +171,20 @@ public final class HybridLogicalClock {
      */
     public boolean observeStored(long version) {
         if (version < 0 || version > MAX_VERSION) {
-            log.error("stored version {} is outside 0..{} (not a clock reading of this millennium); the clock "
-                    + "ignores it, and writes to its key will lose to it", version, MAX_VERSION);
+            log.error(
+                    "stored version {} is outside 0..{} (not a clock reading of this millennium); the clock "
+                            + "ignores it, and writes to its key will lose to it",
+                    version,
+                    MAX_VERSION);
             return false;
         }
         long aheadMs = physicalMs(version) - wallClockMs.getAsLong();
         if (aheadMs > maxOffsetMs) {
-            log.warn("the newest stored version is {} ms ahead of this node's wall clock (maximum offset {} ms): "
-                    + "peers refuse this node's writes until its clock catches up", aheadMs, maxOffsetMs);
+            log.warn(
+                    "the newest stored version is {} ms ahead of this node's wall clock (maximum offset {} ms): "
+                            + "peers refuse this node's writes until its clock catches up",
+                    aheadMs,
+                    maxOffsetMs);
         }
         last.accumulateAndGet(version, Math::max);
         return true;
@@ -186,7 +195,9 @@ public final class HybridLogicalClock {
         if (more < 0) {
             return;
         }
-        log.error("{}{}; is a clock skewed? (check NTP on every node)", refused.getMessage(),
+        log.error(
+                "{}{}; is a clock skewed? (check NTP on every node)",
+                refused.getMessage(),
                 more > 0 ? " (and " + more + " more refusals in the last " + REFUSAL_LOG_INTERVAL_S + " s)" : "");
     }
 

@@ -27,8 +27,8 @@ public record Topology(List<NodeId> nodes, NodeId self) {
         }
         for (int i = 0; i < nodes.size(); i++) {
             if (nodes.get(i).index() != i) {
-                throw new IllegalArgumentException("node " + nodes.get(i) + " has index " + nodes.get(i).index()
-                        + " but sits at position " + i);
+                throw new IllegalArgumentException(
+                        "node " + nodes.get(i) + " has index " + nodes.get(i).index() + " but sits at position " + i);
             }
         }
         if (!nodes.contains(self)) {
@@ -73,8 +73,12 @@ public record Topology(List<NodeId> nodes, NodeId self) {
     public static URI parseUrl(String url) {
         try {
             URI uri = URI.create(url.trim());
-            if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() <= 0
-                    || (uri.getPath() != null && !uri.getPath().isEmpty() && !uri.getPath().equals("/"))) {
+            if (!"http".equals(uri.getScheme())
+                    || uri.getHost() == null
+                    || uri.getPort() <= 0
+                    || (uri.getPath() != null
+                            && !uri.getPath().isEmpty()
+                            && !uri.getPath().equals("/"))) {
                 throw new IllegalArgumentException();
             }
             return URI.create("http://" + uri.getHost() + ":" + uri.getPort());

@@ -14,15 +14,13 @@ public final class XxHash64 {
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-
     private static final long P1 = 0x9E3779B185EBCA87L;
     private static final long P2 = 0xC2B2AE3D27D4EB4FL;
     private static final long P3 = 0x165667B19E3779F9L;
     private static final long P4 = 0x85EBCA77C2B2AE63L;
     private static final long P5 = 0x27D4EB2F165667C5L;
 
-    private XxHash64() {
-    }
+    private XxHash64() {}
 
     /**
      * XXH64 of {@code key} with seed 0, as specified by the xxHash project (Yann Collet): the 64-bit hash
@@ -71,6 +69,7 @@ public final class XxHash64 {
     /** Little-endian lanes read straight from a byte array (no segment per hash: it cost two objects a read). */
     private static final java.lang.invoke.VarHandle LONGS =
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
     private static final java.lang.invoke.VarHandle INTS =
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 

@@ -129,5 +129,6 @@ public interface KeyValueService {
      * Why requests cannot be served now, or {@code null} if they can: the engine's reason (disk full, a
      * failed WAL), or in a cluster fewer nodes reachable than a default-quorum request needs.
      */
-    @Nullable String notReadyReason();
+    @Nullable
+    String notReadyReason();
 }

@@ -58,7 +58,8 @@ public final class LocalKeyValueService implements KeyValueService {
         if (found == StorageEngine.TryRead.WOULD_WAIT) {
             return InlineRead.WOULD_WAIT;
         }
-        return found == StorageEngine.TryRead.FOUND && cursor.isLive(time.currentTimeMillis()) ? InlineRead.LIVE
+        return found == StorageEngine.TryRead.FOUND && cursor.isLive(time.currentTimeMillis())
+                ? InlineRead.LIVE
                 : InlineRead.MISSING;
     }
 
@@ -91,7 +92,8 @@ public final class LocalKeyValueService implements KeyValueService {
                 return CompletableFuture.completedFuture(null);
             }
             return CompletableFuture.completedFuture(cursor.segment()
-                    .asSlice(cursor.valueOffset(), cursor.valueLength()).toArray(ValueLayout.JAVA_BYTE));
+                    .asSlice(cursor.valueOffset(), cursor.valueLength())
+                    .toArray(ValueLayout.JAVA_BYTE));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         } finally {

@@ -30,8 +30,11 @@ public abstract sealed class QuorumException extends Exception {
      */
     public static final class Unavailable extends QuorumException {
         public Unavailable(int ack, int from, int up) {
-            super("not enough replicas reachable: " + up + " of " + from + " up, " + ack
-                    + " needed; the request was not sent to any replica, nothing was written", ack, from);
+            super(
+                    "not enough replicas reachable: " + up + " of " + from + " up, " + ack
+                            + " needed; the request was not sent to any replica, nothing was written",
+                    ack,
+                    from);
         }
     }
 
@@ -41,9 +44,11 @@ public abstract sealed class QuorumException extends Exception {
      */
     public static final class NotEnoughAnswers extends QuorumException {
         public NotEnoughAnswers(int ack, int from, int answered, int timedOut, int failed) {
-            super("timeout: " + answered + " of " + from + " replicas answered, " + ack + " needed ("
-                    + timedOut + " timed out, " + failed + " failed); a write may have been applied on some replicas",
-                    ack, from);
+            super(
+                    "timeout: " + answered + " of " + from + " replicas answered, " + ack + " needed (" + timedOut
+                            + " timed out, " + failed + " failed); a write may have been applied on some replicas",
+                    ack,
+                    from);
         }
     }
 
@@ -63,9 +68,12 @@ public abstract sealed class QuorumException extends Exception {
 
         /** Each of {@code attempts} attempts was stored by {@code stored} replicas and met a newer version. */
         public static LostToNewerVersions afterAttempts(int ack, int from, int stored, int attempts) {
-            return new LostToNewerVersions(stored(ack, from, stored)
-                    + ", but a newer version of the key was already there on each of " + attempts
-                    + " attempts (writes through another coordinator with a clock ahead); " + LOSES, ack, from);
+            return new LostToNewerVersions(
+                    stored(ack, from, stored)
+                            + ", but a newer version of the key was already there on each of " + attempts
+                            + " attempts (writes through another coordinator with a clock ahead); " + LOSES,
+                    ack,
+                    from);
         }
 
         /**
@@ -73,14 +81,17 @@ public abstract sealed class QuorumException extends Exception {
          * attempt could not be started: the coordinator's background queue was full.
          */
         public static LostToNewerVersions queueFull(int ack, int from, int stored, int attempt, int maxAttempts) {
-            return new LostToNewerVersions(stored(ack, from, stored)
-                    + ", but a newer version of the key was already there (attempt " + attempt + " of "
-                    + maxAttempts + "), and the write was not written again above it: this"
-                    + " coordinator's background queue is full; " + LOSES, ack, from);
+            return new LostToNewerVersions(
+                    stored(ack, from, stored)
+                            + ", but a newer version of the key was already there (attempt " + attempt + " of "
+                            + maxAttempts + "), and the write was not written again above it: this"
+                            + " coordinator's background queue is full; " + LOSES,
+                    ack,
+                    from);
         }
 
-        private static final String LOSES = "the write is stored under a version that loses, so it may never be"
-                + " visible";
+        private static final String LOSES =
+                "the write is stored under a version that loses, so it may never be" + " visible";
 
         private static String stored(int ack, int from, int stored) {
             return "lost to a newer version: " + stored + " of " + from + " replicas answered and stored the write, "

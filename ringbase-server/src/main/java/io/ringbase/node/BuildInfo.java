@@ -14,8 +14,7 @@ public final class BuildInfo {
 
     private static final String VERSION = load();
 
-    private BuildInfo() {
-    }
+    private BuildInfo() {}
 
     /** The project version, e.g. {@code 0.1.0}; {@code unknown} if the resource is missing (an IDE build). */
     public static String version() {

@@ -2,13 +2,13 @@ package io.ringbase.node;
 
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
+import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.observe.ClusterSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +23,13 @@ final class ClusterFigures implements ClusterSource {
     private final Coordinator coordinator;
     private final AntiEntropyRepair repair;
 
-    ClusterFigures(Topology topology, Liveness liveness, PeerCallStats calls, HintedHandoff hints,
-                   Coordinator coordinator, AntiEntropyRepair repair) {
+    ClusterFigures(
+            Topology topology,
+            Liveness liveness,
+            PeerCallStats calls,
+            HintedHandoff hints,
+            Coordinator coordinator,
+            AntiEntropyRepair repair) {
         this.topology = topology;
         this.liveness = liveness;
         this.calls = calls;
@@ -38,7 +43,11 @@ final class ClusterFigures implements ClusterSource {
         List<Peer> out = new ArrayList<>();
         for (NodeId n : topology.nodes()) {
             if (!n.equals(topology.self())) {
-                out.add(new Peer(n.toString(), liveness.isUp(n), liveness.downSinceMs(n), liveness.isSlow(n),
+                out.add(new Peer(
+                        n.toString(),
+                        liveness.isUp(n),
+                        liveness.downSinceMs(n),
+                        liveness.isSlow(n),
                         calls.snapshot(n)));
             }
         }

@@ -68,11 +68,19 @@ final class ClusterServices implements NodeServices {
      *
      * @throws IOException if the hint store cannot be opened (what was opened before stays registered)
      */
-    ClusterServices(Node.Config config, ManagedEngine engine, HybridLogicalClock clock, TimeSource time,
-                    RequestSigner signer, EventLoopGroup ioGroup, Resources resources) throws IOException {
+    ClusterServices(
+            Node.Config config,
+            ManagedEngine engine,
+            HybridLogicalClock clock,
+            TimeSource time,
+            RequestSigner signer,
+            EventLoopGroup ioGroup,
+            Resources resources)
+            throws IOException {
         Topology topology = config.topology();
         ReplicaClient client = resources.add(
-                new ReplicaClient(ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer, ioGroup, time),
+                new ReplicaClient(
+                        ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer, ioGroup, time),
                 ReplicaClient::close);
         ThreadPoolExecutor localScans = pool(2, 256, "ringbase-local-scan");
         // a coordinator's local write that would wait (a flush behind) runs here, off the event loop
@@ -85,19 +93,37 @@ final class ClusterServices implements NodeServices {
             if (!n.equals(topology.self())) {
                 peerUrls.add(n.toString());
             }
-            replicas.add(n.equals(topology.self()) ? new LocalReplica(n, engine, localScans, localWrites, localReads)
-                    : new RemoteReplica(n, client));
+            replicas.add(
+                    n.equals(topology.self())
+                            ? new LocalReplica(n, engine, localScans, localWrites, localReads)
+                            : new RemoteReplica(n, client));
         }
-        hints = resources.add(HintedHandoff.open(config.storage().dataDir().resolve("hints"), topology,
-                n -> replicas.get(n.index()), config.hints(), config.storage().walSync(), time), HintedHandoff::close);
+        hints = resources.add(
+                HintedHandoff.open(
+                        config.storage().dataDir().resolve("hints"),
+                        topology,
+                        n -> replicas.get(n.index()),
+                        config.hints(),
+                        config.storage().walSync(),
+                        time),
+                HintedHandoff::close);
         // threads start with their first task, so nothing leaks before this line; registered after the
         // hints, they stop before them: their queued writes finish while the hint store is still open
         resources.add(localScans, scans -> stopLocalPools(scans, localWrites, localReads));
         hints.start();
         Liveness liveness = new Liveness(topology.size());
-        ThreadPoolExecutor background = resources.add(pool(1, 4096, "ringbase-read-repair"), ClusterServices::stopReadRepairs);
-        coordinator = new Coordinator(topology, replicas, liveness, hints::hint, clock, background,
-                config.speculativeRetry(), new SpeculationTimers(ioGroup), time);
+        ThreadPoolExecutor background =
+                resources.add(pool(1, 4096, "ringbase-read-repair"), ClusterServices::stopReadRepairs);
+        coordinator = new Coordinator(
+                topology,
+                replicas,
+                liveness,
+                hints::hint,
+                clock,
+                background,
+                config.speculativeRetry(),
+                new SpeculationTimers(ioGroup),
+                time);
         repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
         RepairOptions repairOptions = RepairOptions.defaults();
         List<RepairPeer> peers = new ArrayList<>();
@@ -106,19 +132,24 @@ final class ClusterServices implements NodeServices {
                 peers.add(new RemoteRepairPeer(remote, repairOptions.callTimeoutMs()));
             }
         }
-        repair = resources.add(new AntiEntropyRepair(repairSource, engine, clock, peers, repairOptions, time),
+        repair = resources.add(
+                new AntiEntropyRepair(repairSource, engine, clock, peers, repairOptions, time),
                 AntiEntropyRepair::close); // closing aborts a running repair
         ScheduledExecutorService prober = resources.add(
                 Executors.newSingleThreadScheduledExecutor(r -> Node.daemon(r, "ringbase-liveness")),
                 ScheduledExecutorService::shutdownNow);
         PeerCallStats calls = client.stats();
-        var _ = prober.scheduleWithFixedDelay(() -> {
-            try {
-                coordinator.probes().probeRound(n -> calls.snapshot(n).lastAnswerMs());
-            } catch (RuntimeException e) { // thrown out of the task, it would cancel every later probe silently
-                log.error("probing the peers failed; retrying in {} ms", Liveness.PROBE_INTERVAL_MS, e);
-            }
-        }, Liveness.PROBE_INTERVAL_MS, Liveness.PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        var _ = prober.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        coordinator.probes().probeRound(n -> calls.snapshot(n).lastAnswerMs());
+                    } catch (RuntimeException e) { // thrown out of the task, it would cancel every later probe silently
+                        log.error("probing the peers failed; retrying in {} ms", Liveness.PROBE_INTERVAL_MS, e);
+                    }
+                },
+                Liveness.PROBE_INTERVAL_MS,
+                Liveness.PROBE_INTERVAL_MS,
+                TimeUnit.MILLISECONDS);
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
         figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
     }
@@ -175,8 +206,14 @@ final class ClusterServices implements NodeServices {
     }
 
     private static ThreadPoolExecutor pool(int threads, int queue, String name) {
-        return new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(queue),
-                r -> Node.daemon(r, name), new ThreadPoolExecutor.AbortPolicy());
+        return new ThreadPoolExecutor(
+                threads,
+                threads,
+                0,
+                TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(queue),
+                r -> Node.daemon(r, name),
+                new ThreadPoolExecutor.AbortPolicy());
     }
 
     /**

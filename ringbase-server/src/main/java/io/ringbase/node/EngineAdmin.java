@@ -41,7 +41,8 @@ final class EngineAdmin implements AdminControl {
             throw new IllegalArgumentException("snapshot '" + name + "' already exists: " + e.getFile());
         }
         log.info("snapshot {}: {} SSTables, {} bytes in {}", name, snap.sstables(), snap.bytes(), snap.dir());
-        return JsonNodeFactory.instance.objectNode()
+        return JsonNodeFactory.instance
+                .objectNode()
                 .put("name", name)
                 .put("dir", snap.dir().toAbsolutePath().normalize().toString())
                 .put("sstables", snap.sstables())

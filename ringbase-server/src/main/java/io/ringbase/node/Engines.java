@@ -1,9 +1,9 @@
 package io.ringbase.node;
 
 import io.ringbase.storage.EngineKind;
+import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
-import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
 import io.ringbase.storage.rocksdb.RocksDbOptions;
 import java.io.IOException;
@@ -11,8 +11,7 @@ import java.io.IOException;
 /** Opens the storage engine a node was asked for ({@code --engine}), after checking its directory is that engine's. */
 public final class Engines {
 
-    private Engines() {
-    }
+    private Engines() {}
 
     /**
      * Opens {@code kind} on {@code options.dataDir()}; RocksDB takes the options both engines share

@@ -61,9 +61,19 @@ public final class Node implements AutoCloseable {
      * @param time             the wall clock of TTLs, hints, signatures and status (default
      *                         {@link TimeSource#SYSTEM}; tests move their own)
      */
-    public record Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                         byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics,
-                         boolean accessLog, EngineKind engine, SpeculativeRetry speculativeRetry, TimeSource time) {
+    public record Config(
+            HttpServerConfig http,
+            LsmOptions storage,
+            Topology topology,
+            long replicaTimeoutMs,
+            byte[] clusterSecret,
+            HintOptions hints,
+            ClockOptions clock,
+            boolean metrics,
+            boolean accessLog,
+            EngineKind engine,
+            SpeculativeRetry speculativeRetry,
+            TimeSource time) {
         public Config {
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
@@ -75,60 +85,167 @@ public final class Node implements AutoCloseable {
         }
 
         /** A config with the default speculative retry and the system clock. */
-        public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                      byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics, boolean accessLog,
-                      EngineKind engine) {
-            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog, engine,
-                    SpeculativeRetry.DEFAULT, TimeSource.SYSTEM);
+        public Config(
+                HttpServerConfig http,
+                LsmOptions storage,
+                Topology topology,
+                long replicaTimeoutMs,
+                byte[] clusterSecret,
+                HintOptions hints,
+                ClockOptions clock,
+                boolean metrics,
+                boolean accessLog,
+                EngineKind engine) {
+            this(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    SpeculativeRetry.DEFAULT,
+                    TimeSource.SYSTEM);
         }
 
         /** A config on our own engine ({@link EngineKind#LSM}). */
-        public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                      byte[] clusterSecret, HintOptions hints, ClockOptions clock, boolean metrics, boolean accessLog) {
-            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
+        public Config(
+                HttpServerConfig http,
+                LsmOptions storage,
+                Topology topology,
+                long replicaTimeoutMs,
+                byte[] clusterSecret,
+                HintOptions hints,
+                ClockOptions clock,
+                boolean metrics,
+                boolean accessLog) {
+            this(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
                     EngineKind.LSM);
         }
 
         /** A config with the default clock options ({@link ClockOptions#defaults()}), metrics on and no access log. */
-        public Config(HttpServerConfig http, LsmOptions storage, Topology topology, long replicaTimeoutMs,
-                      byte[] clusterSecret, HintOptions hints) {
+        public Config(
+                HttpServerConfig http,
+                LsmOptions storage,
+                Topology topology,
+                long replicaTimeoutMs,
+                byte[] clusterSecret,
+                HintOptions hints) {
             this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, ClockOptions.defaults(), true, false);
         }
 
         /** This config with another speculative retry policy. */
         public Config withSpeculativeRetry(SpeculativeRetry retry) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
-                    engine, retry, time);
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    retry,
+                    time);
         }
 
         /** This config with another storage engine. */
         public Config withEngine(EngineKind kind) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, accessLog,
-                    kind, speculativeRetry, time);
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    kind,
+                    speculativeRetry,
+                    time);
         }
 
         /** This config with other clock options. */
         public Config withClock(ClockOptions options) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, options, metrics,
-                    accessLog, engine, speculativeRetry, time);
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    options,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time);
         }
 
         /** This config with metrics on or off. */
         public Config withMetrics(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, on, accessLog,
-                    engine, speculativeRetry, time);
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    on,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time);
         }
 
         /** This config with the access log on or off. */
         public Config withAccessLog(boolean on) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics, on,
-                    engine, speculativeRetry, time);
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    on,
+                    engine,
+                    speculativeRetry,
+                    time);
         }
 
         /** This config with another wall clock (tests). */
         public Config withTime(TimeSource source) {
-            return new Config(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, clock, metrics,
-                    accessLog, engine, speculativeRetry, source);
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    source);
         }
     }
 
@@ -145,7 +262,8 @@ public final class Node implements AutoCloseable {
         Topology topology = config.topology();
         HybridLogicalClock clock = config.clock().newClock(topology.self().index());
         if (config.clock().testOffsetMs() != 0) {
-            log.warn("this node's clock is skewed by {} ms for a test (--test-clock-offset-ms)",
+            log.warn(
+                    "this node's clock is skewed by {} ms for a test (--test-clock-offset-ms)",
                     config.clock().testOffsetMs());
         }
         engine = resources.add(Engines.open(config.engine(), config.storage()));
@@ -159,15 +277,25 @@ public final class Node implements AutoCloseable {
         EventLoopGroup ioGroup = resources.add(
                 Transport.newEventLoopGroup(config.http().ioThreads(), RingbaseHttpServer.IO_THREAD_NAME),
                 g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS));
-        services = topology.isAlone() ? new StandaloneServices(topology, engine, clock, time)
+        services = topology.isAlone()
+                ? new StandaloneServices(topology, engine, clock, time)
                 : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources);
-        HttpApi.Builder api = NodeRoutes.api(services.kv(), engine, clock, time, signer, topology,
-                services.repairSource(), config.http().maxBodyBytes());
+        HttpApi.Builder api = NodeRoutes.api(
+                services.kv(),
+                engine,
+                clock,
+                time,
+                signer,
+                topology,
+                services.repairSource(),
+                config.http().maxBodyBytes());
         @Nullable RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
-        NodeStatus status = new NodeStatus(this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests,
-                services.figures(), time);
-        @Nullable NodeMetrics metrics = requests != null // metrics on
-                ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time) : null;
+        NodeStatus status = new NodeStatus(
+                this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, services.figures(), time);
+        @Nullable
+        NodeMetrics metrics = requests != null // metrics on
+                ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time)
+                : null;
         api.reports(new Reports(metrics, status, new StatusPage(status, services.peerUrls(), time)))
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())

@@ -22,16 +22,22 @@ import io.ringbase.storage.StorageEngine;
  */
 public final class NodeRoutes {
 
-    private NodeRoutes() {
-    }
+    private NodeRoutes() {}
 
     /**
      * The API of a node, without its reports, admin control and repair (the caller adds them).
      *
      * @param maxBodyBytes the largest value a PUT may carry, bytes
      */
-    static HttpApi.Builder api(KeyValueService kv, StorageEngine engine, HybridLogicalClock clock, TimeSource time,
-                               RequestSigner signer, Topology topology, RepairSource repairSource, int maxBodyBytes) {
+    static HttpApi.Builder api(
+            KeyValueService kv,
+            StorageEngine engine,
+            HybridLogicalClock clock,
+            TimeSource time,
+            RequestSigner signer,
+            Topology topology,
+            RepairSource repairSource,
+            int maxBodyBytes) {
         RpcRoute rpc = new RpcRoute(new ReplicaServer(engine, clock, signer, time, topology, repairSource));
         return HttpApi.builder(kv, time, maxBodyBytes)
                 .path(InternalProtocol.ENTRY, "internal_entry", rpc)
@@ -46,9 +52,18 @@ public final class NodeRoutes {
      *
      * @param maxBodyBytes the largest value a PUT may carry, bytes
      */
-    public static HttpApi standalone(StorageEngine engine, HybridLogicalClock clock, TimeSource time, int maxBodyBytes) {
+    public static HttpApi standalone(
+            StorageEngine engine, HybridLogicalClock clock, TimeSource time, int maxBodyBytes) {
         Topology single = Topology.single("localhost", 1); // a placeholder: a node alone names no URL
-        return api(new LocalKeyValueService(engine, clock, time), engine, clock, time, RequestSigner.NONE, single,
-                new RepairSource(engine, new Ring(single), single.self(), 1), maxBodyBytes).build();
+        return api(
+                        new LocalKeyValueService(engine, clock, time),
+                        engine,
+                        clock,
+                        time,
+                        RequestSigner.NONE,
+                        single,
+                        new RepairSource(engine, new Ring(single), single.self(), 1),
+                        maxBodyBytes)
+                .build();
     }
 }

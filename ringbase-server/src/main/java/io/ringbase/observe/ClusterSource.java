@@ -1,8 +1,8 @@
 package io.ringbase.observe;
 
-import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.repair.RepairStatus;
+import io.ringbase.cluster.rpc.PeerCallStats;
 import java.util.List;
 
 /**
@@ -21,8 +21,7 @@ public interface ClusterSource {
      * @param slow        whether its last data calls all timed out (reads go to other replicas first)
      * @param calls       calls this node made to it and how they ended
      */
-    record Peer(String url, boolean up, long downSinceMs, boolean slow, PeerCallStats.Snapshot calls) {
-    }
+    record Peer(String url, boolean up, long downSinceMs, boolean slow, PeerCallStats.Snapshot calls) {}
 
     /** Every other node of the cluster, in {@code --cluster} order. */
     List<Peer> peers();

@@ -12,10 +12,24 @@ public final class LatencyHistogram {
 
     /** Upper bounds of the finite buckets, ns (inclusive, as Prometheus's {@code le}). */
     static final long[] BOUNDS_NANOS = {
-            50_000, 100_000, 250_000, 500_000,
-            1_000_000, 2_500_000, 5_000_000, 10_000_000, 25_000_000, 50_000_000,
-            100_000_000, 250_000_000, 500_000_000,
-            1_000_000_000L, 2_500_000_000L, 5_000_000_000L, 10_000_000_000L};
+        50_000,
+        100_000,
+        250_000,
+        500_000,
+        1_000_000,
+        2_500_000,
+        5_000_000,
+        10_000_000,
+        25_000_000,
+        50_000_000,
+        100_000_000,
+        250_000_000,
+        500_000_000,
+        1_000_000_000L,
+        2_500_000_000L,
+        5_000_000_000L,
+        10_000_000_000L
+    };
 
     private final LongAdder[] buckets = new LongAdder[BOUNDS_NANOS.length + 1]; // the last is +Inf
     private final LongAdder sumNanos = new LongAdder();

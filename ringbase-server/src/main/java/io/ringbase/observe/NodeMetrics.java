@@ -11,9 +11,9 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.repair.RepairStatus;
-import io.ringbase.clock.TimeSource;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.EngineStats;
 import java.io.ByteArrayOutputStream;
@@ -84,8 +84,12 @@ public final class NodeMetrics {
      * @param cluster  the cluster services' figures; empty for a node alone, which has no peers, hints or repair
      * @param time     the wall clock of {@code ringbase_uptime_seconds}
      */
-    public NodeMetrics(String version, RequestMetrics requests, Supplier<EngineStats> engine,
-                       Optional<ClusterSource> cluster, TimeSource time) {
+    public NodeMetrics(
+            String version,
+            RequestMetrics requests,
+            Supplier<EngineStats> engine,
+            Optional<ClusterSource> cluster,
+            TimeSource time) {
         registry.register(new RingbaseCollector(version, time.currentTimeMillis(), requests, engine, cluster, time));
         JvmMetrics.builder().register(registry);
         // one scrape at start, thrown away: it loads the classes a scrape needs while the node has no load.
@@ -101,8 +105,13 @@ public final class NodeMetrics {
     }
 
     private static ThreadPoolExecutor scraper() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(SCRAPES_WAITING), ThreadPriority.background("metrics-scrape", SCRAPE_NICE));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                1,
+                1,
+                30,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(SCRAPES_WAITING),
+                ThreadPriority.background("metrics-scrape", SCRAPE_NICE));
         pool.allowCoreThreadTimeOut(true);
         return pool;
     }
@@ -125,7 +134,8 @@ public final class NodeMetrics {
             return done.get(SCRAPE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             done.cancel(true);
-            throw new IllegalStateException("the scrape took over " + SCRAPE_TIMEOUT_MS + " ms (is the node's CPU saturated?)", e);
+            throw new IllegalStateException(
+                    "the scrape took over " + SCRAPE_TIMEOUT_MS + " ms (is the node's CPU saturated?)", e);
         } catch (InterruptedException e) {
             done.cancel(true);
             Thread.currentThread().interrupt();
@@ -149,30 +159,40 @@ public final class NodeMetrics {
     }
 
     /** Builds the {@code ringbase_*} metrics from the node's counters at each scrape. */
-    private record RingbaseCollector(String version, long startedMs, RequestMetrics requests,
-                                     Supplier<EngineStats> engine, Optional<ClusterSource> cluster,
-                                     TimeSource time) implements MultiCollector {
+    private record RingbaseCollector(
+            String version,
+            long startedMs,
+            RequestMetrics requests,
+            Supplier<EngineStats> engine,
+            Optional<ClusterSource> cluster,
+            TimeSource time)
+            implements MultiCollector {
 
         @Override
         public MetricSnapshots collect() {
             List<MetricSnapshot> out = new ArrayList<>();
-            out.add(gauge("ringbase_build_info", "Build of this node (the value is always 1)",
-                    point(1, "version", version)));
-            out.add(gauge("ringbase_uptime_seconds", "Time since the node started",
+            out.add(gauge(
+                    "ringbase_build_info", "Build of this node (the value is always 1)", point(1, "version", version)));
+            out.add(gauge(
+                    "ringbase_uptime_seconds",
+                    "Time since the node started",
                     point((time.currentTimeMillis() - startedMs) / 1000.0)));
             http(out);
             engine(out, engine.get());
             cluster.ifPresent(c -> cluster(out, c));
-            out.add(gauge("ringbase_netty_direct_memory_used_bytes",
+            out.add(gauge(
+                    "ringbase_netty_direct_memory_used_bytes",
                     "Direct memory held by Netty's buffers (capped by -Dio.netty.maxDirectMemory)",
                     point(io.netty.util.internal.PlatformDependent.usedDirectMemory())));
             return new MetricSnapshots(out);
         }
 
         private void http(List<MetricSnapshot> out) {
-            CounterSnapshot.Builder counts = CounterSnapshot.builder().name("ringbase_http_requests")
+            CounterSnapshot.Builder counts = CounterSnapshot.builder()
+                    .name("ringbase_http_requests")
                     .help("HTTP requests answered, by endpoint, method and status");
-            HistogramSnapshot.Builder latency = HistogramSnapshot.builder().name("ringbase_http_request_duration_seconds")
+            HistogramSnapshot.Builder latency = HistogramSnapshot.builder()
+                    .name("ringbase_http_request_duration_seconds")
                     .help("Time from a request's start (decoded) to its response written, by endpoint and method");
             double[] bounds = new double[LatencyHistogram.BOUNDS_NANOS.length + 1];
             for (int i = 0; i < LatencyHistogram.BOUNDS_NANOS.length; i++) {
@@ -186,8 +206,14 @@ public final class NodeMetrics {
                     for (int s = 0; s <= RequestMetrics.STATUSES.length; s++) {
                         long n = requests.requests(e, m, s);
                         if (n > 0) {
-                            counts.dataPoint(counterPoint(n, "endpoint", endpoints.get(e), "method", method,
-                                    "status", RequestMetrics.statusLabel(s)));
+                            counts.dataPoint(counterPoint(
+                                    n,
+                                    "endpoint",
+                                    endpoints.get(e),
+                                    "method",
+                                    method,
+                                    "status",
+                                    RequestMetrics.statusLabel(s)));
                         }
                     }
                     LatencyHistogram.Snapshot h = requests.latency(e, m).snapshot();
@@ -195,7 +221,8 @@ public final class NodeMetrics {
                         latency.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
                                 .classicHistogramBuckets(ClassicHistogramBuckets.of(bounds, h.counts()))
                                 .sum(h.sumNanos() / 1e9)
-                                .labels(Labels.of("endpoint", endpoints.get(e), "method", method)).build());
+                                .labels(Labels.of("endpoint", endpoints.get(e), "method", method))
+                                .build());
                     }
                 }
             }
@@ -204,12 +231,15 @@ public final class NodeMetrics {
         }
 
         private static void engine(List<MetricSnapshot> out, EngineStats s) {
-            out.add(gauge("ringbase_memtable_bytes", "Native memory of the active and switched-out memtables",
+            out.add(gauge(
+                    "ringbase_memtable_bytes",
+                    "Native memory of the active and switched-out memtables",
                     point(s.memtableBytes())));
-            GaugeSnapshot.Builder tables = GaugeSnapshot.builder().name("ringbase_sstables")
+            GaugeSnapshot.Builder tables = GaugeSnapshot.builder()
+                    .name("ringbase_sstables")
                     .help("Live SSTables by size tier (0: the smallest)");
-            GaugeSnapshot.Builder tableBytes = GaugeSnapshot.builder().name("ringbase_sstable_bytes")
-                    .help("Bytes of live SSTables by size tier");
+            GaugeSnapshot.Builder tableBytes =
+                    GaugeSnapshot.builder().name("ringbase_sstable_bytes").help("Bytes of live SSTables by size tier");
             for (EngineStats.Tier t : s.tiers()) {
                 tables.dataPoint(point(t.tables(), "tier", Integer.toString(t.tier())));
                 tableBytes.dataPoint(point(t.bytes(), "tier", Integer.toString(t.tier())));
@@ -217,42 +247,71 @@ public final class NodeMetrics {
             out.add(tables.build());
             out.add(tableBytes.build());
             out.add(counter("ringbase_flushes", "Memtables flushed to SSTables", s.flushes()));
-            out.add(counter("ringbase_flush_bytes", "Bytes flushed: memtable bytes in, SSTable bytes out",
-                    s.flushBytesIn(), "direction", "in", s.flushBytesOut(), "direction", "out"));
+            out.add(counter(
+                    "ringbase_flush_bytes",
+                    "Bytes flushed: memtable bytes in, SSTable bytes out",
+                    s.flushBytesIn(),
+                    "direction",
+                    "in",
+                    s.flushBytesOut(),
+                    "direction",
+                    "out"));
             out.add(counter("ringbase_compactions", "Compactions finished", s.compactions()));
-            out.add(counter("ringbase_compaction_bytes", "SSTable bytes compactions read (in) and wrote (out)",
-                    s.compactionBytesIn(), "direction", "in", s.compactionBytesOut(), "direction", "out"));
+            out.add(counter(
+                    "ringbase_compaction_bytes",
+                    "SSTable bytes compactions read (in) and wrote (out)",
+                    s.compactionBytesIn(),
+                    "direction",
+                    "in",
+                    s.compactionBytesOut(),
+                    "direction",
+                    "out"));
             out.add(counter("ringbase_wal_appends", "WAL records appended", s.walAppends()));
             out.add(counter("ringbase_wal_appended_bytes", "WAL bytes appended", s.walBytes()));
             out.add(counter("ringbase_wal_writes", "WAL write() calls (one per group-commit batch)", s.walWrites()));
             out.add(counter("ringbase_wal_syncs", "WAL fsyncs", s.walSyncs()));
             out.add(counter("ringbase_wal_sync_seconds", "Time spent in WAL fsyncs", s.walSyncNanos() / 1e9));
             out.add(counter("ringbase_write_stalls", "Writes that waited for a flush to make room", s.writeStalls()));
-            out.add(counter("ringbase_write_stall_seconds", "Time writes waited for flushes", s.writeStallNanos() / 1e9));
-            out.add(counter("ringbase_disk_errors",
-                    "Failed flushes, compactions and WAL writes or fsyncs (see the log)", s.diskErrors()));
-            out.add(counter("ringbase_quarantined_sstables",
-                    "SSTables compaction found damaged and moved to quarantine/ (see the log)", s.quarantinedTables()));
-            out.add(counter("ringbase_block_cache_hits",
-                    "Point reads of a compressed SSTable block served from the block cache", s.blockCacheHits()));
-            out.add(counter("ringbase_block_cache_misses",
-                    "Point reads of a compressed SSTable block that had to decompress it", s.blockCacheMisses()));
-            out.add(gauge("ringbase_sstables_read_with_pread",
+            out.add(counter(
+                    "ringbase_write_stall_seconds", "Time writes waited for flushes", s.writeStallNanos() / 1e9));
+            out.add(counter(
+                    "ringbase_disk_errors",
+                    "Failed flushes, compactions and WAL writes or fsyncs (see the log)",
+                    s.diskErrors()));
+            out.add(counter(
+                    "ringbase_quarantined_sstables",
+                    "SSTables compaction found damaged and moved to quarantine/ (see the log)",
+                    s.quarantinedTables()));
+            out.add(counter(
+                    "ringbase_block_cache_hits",
+                    "Point reads of a compressed SSTable block served from the block cache",
+                    s.blockCacheHits()));
+            out.add(counter(
+                    "ringbase_block_cache_misses",
+                    "Point reads of a compressed SSTable block that had to decompress it",
+                    s.blockCacheMisses()));
+            out.add(gauge(
+                    "ringbase_sstables_read_with_pread",
                     "Live SSTables whose point reads use pread: reads through their mapping waited for the disk",
                     point(s.preadTables())));
         }
 
         private void cluster(List<MetricSnapshot> out, ClusterSource cluster) {
             List<ClusterSource.Peer> peers = cluster.peers();
-            GaugeSnapshot.Builder up = GaugeSnapshot.builder().name("ringbase_peer_up")
+            GaugeSnapshot.Builder up = GaugeSnapshot.builder()
+                    .name("ringbase_peer_up")
                     .help("Whether the failure detector holds the peer up (1) or down (0)");
-            GaugeSnapshot.Builder slow = GaugeSnapshot.builder().name("ringbase_peer_slow")
+            GaugeSnapshot.Builder slow = GaugeSnapshot.builder()
+                    .name("ringbase_peer_slow")
                     .help("Whether the peer's last data calls all timed out (1): reads go to other replicas first");
-            GaugeSnapshot.Builder lastAnswer = GaugeSnapshot.builder().name("ringbase_peer_last_answer_timestamp_seconds")
+            GaugeSnapshot.Builder lastAnswer = GaugeSnapshot.builder()
+                    .name("ringbase_peer_last_answer_timestamp_seconds")
                     .help("Unix time of the peer's last answer to any call (0: none yet)");
-            CounterSnapshot.Builder calls = CounterSnapshot.builder().name("ringbase_replica_calls")
+            CounterSnapshot.Builder calls = CounterSnapshot.builder()
+                    .name("ringbase_replica_calls")
                     .help("Calls sent to the peer (replica reads and writes, batches, scans, probes, repair, hints)");
-            CounterSnapshot.Builder failures = CounterSnapshot.builder().name("ringbase_replica_call_failures")
+            CounterSnapshot.Builder failures = CounterSnapshot.builder()
+                    .name("ringbase_replica_call_failures")
                     .help("Calls to the peer that got no answer: timeout, unreachable (no connection) or failed");
             int upCount = 0;
             for (ClusterSource.Peer p : peers) {
@@ -279,7 +338,8 @@ public final class NodeMetrics {
             out.add(gauge("ringbase_hints_queued", "Hints accepted but not yet stored", point(h.queued())));
             out.add(counter("ringbase_hints_stored", "Hints written to the hint store", h.stored()));
             out.add(counter("ringbase_hints_delivered", "Hints acknowledged by their target", h.delivered()));
-            CounterSnapshot.Builder dropped = CounterSnapshot.builder().name("ringbase_hints_dropped")
+            CounterSnapshot.Builder dropped = CounterSnapshot.builder()
+                    .name("ringbase_hints_dropped")
                     .help("Hints dropped (repair catches up), by reason");
             dropped.dataPoint(counterPoint(h.droppedAge(), "reason", "age"));
             dropped.dataPoint(counterPoint(h.droppedBytes(), "reason", "bytes"));
@@ -288,26 +348,43 @@ public final class NodeMetrics {
             dropped.dataPoint(counterPoint(h.droppedWriteError(), "reason", "write_error"));
             out.add(dropped.build());
             out.add(counter("ringbase_read_repairs", "Read-repair writes started", cluster.readRepairs()));
-            out.add(counter("ringbase_speculative_reads",
-                    "Reads sent to one more replica because the speculative retry delay passed", cluster.speculativeReads()));
+            out.add(counter(
+                    "ringbase_speculative_reads",
+                    "Reads sent to one more replica because the speculative retry delay passed",
+                    cluster.speculativeReads()));
 
             RepairStatus r = cluster.repair();
             RepairStatus.Run run = r.progress();
-            out.add(gauge("ringbase_repair_running", "Whether an anti-entropy repair runs (1) or not (0)",
+            out.add(gauge(
+                    "ringbase_repair_running",
+                    "Whether an anti-entropy repair runs (1) or not (0)",
                     point(r.state() == RepairStatus.State.RUNNING ? 1 : 0)));
-            out.add(gauge("ringbase_repair_ranges_done", "Ranges finished by the current (or last) repair",
+            out.add(gauge(
+                    "ringbase_repair_ranges_done",
+                    "Ranges finished by the current (or last) repair",
                     point(run.rangesDone())));
-            out.add(gauge("ringbase_repair_ranges_failed", "Ranges failed in the current (or last) repair",
+            out.add(gauge(
+                    "ringbase_repair_ranges_failed",
+                    "Ranges failed in the current (or last) repair",
                     point(run.rangesFailed())));
-            out.add(gauge("ringbase_repair_ranges_total", "Ranges of the current (or last) repair (peers x 16)",
+            out.add(gauge(
+                    "ringbase_repair_ranges_total",
+                    "Ranges of the current (or last) repair (peers x 16)",
                     point(run.rangesTotal())));
-            out.add(gauge("ringbase_repair_keys", "Keys streamed by the current (or last) repair",
-                    point(run.keysReceived(), "direction", "received"), point(run.keysSent(), "direction", "sent")));
+            out.add(gauge(
+                    "ringbase_repair_keys",
+                    "Keys streamed by the current (or last) repair",
+                    point(run.keysReceived(), "direction", "received"),
+                    point(run.keysSent(), "direction", "sent")));
             RepairStatus.Run last = r.lastRun();
-            out.add(gauge("ringbase_repair_last_finished_timestamp_seconds",
+            out.add(gauge(
+                    "ringbase_repair_last_finished_timestamp_seconds",
                     "Unix time the last repair finished (0: none since start), labelled by how it ended",
-                    point(last == null ? 0 : last.finishedAtMs() / 1000.0, "outcome",
-                            last == null || last.outcome() == null ? "none"
+                    point(
+                            last == null ? 0 : last.finishedAtMs() / 1000.0,
+                            "outcome",
+                            last == null || last.outcome() == null
+                                    ? "none"
                                     : last.outcome().name().toLowerCase(java.util.Locale.ROOT))));
         }
 
@@ -320,7 +397,10 @@ public final class NodeMetrics {
         }
 
         private static GaugeSnapshot.GaugeDataPointSnapshot point(double value, String... labels) {
-            return GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).labels(Labels.of(labels)).build();
+            return GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .value(value)
+                    .labels(Labels.of(labels))
+                    .build();
         }
 
         /** Samples are doubles: exact for counts below 2^53, which these stay far below. */
@@ -329,7 +409,10 @@ public final class NodeMetrics {
         }
 
         private static CounterSnapshot.CounterDataPointSnapshot counterPoint(double value, String... labels) {
-            return CounterSnapshot.CounterDataPointSnapshot.builder().value(value).labels(Labels.of(labels)).build();
+            return CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .value(value)
+                    .labels(Labels.of(labels))
+                    .build();
         }
 
         /** Samples are doubles: exact for counts below 2^53, which these stay far below. */
@@ -339,19 +422,38 @@ public final class NodeMetrics {
 
         /** A counter without labels. */
         private static CounterSnapshot counter(String name, String help, double value) {
-            return CounterSnapshot.builder().name(name).help(help).dataPoint(counterPoint(value)).build();
+            return CounterSnapshot.builder()
+                    .name(name)
+                    .help(help)
+                    .dataPoint(counterPoint(value))
+                    .build();
         }
 
         /** A counter without labels, of a count. */
         private static CounterSnapshot counter(String name, String help, long value) {
-            return CounterSnapshot.builder().name(name).help(help).dataPoint(counterPoint(value)).build();
+            return CounterSnapshot.builder()
+                    .name(name)
+                    .help(help)
+                    .dataPoint(counterPoint(value))
+                    .build();
         }
 
         /** A counter with two points of one label. */
-        private static CounterSnapshot counter(String name, String help, long v1, String label1, String value1,
-                                               long v2, String label2, String value2) {
-            return CounterSnapshot.builder().name(name).help(help)
-                    .dataPoint(counterPoint(v1, label1, value1)).dataPoint(counterPoint(v2, label2, value2)).build();
+        private static CounterSnapshot counter(
+                String name,
+                String help,
+                long v1,
+                String label1,
+                String value1,
+                long v2,
+                String label2,
+                String value2) {
+            return CounterSnapshot.builder()
+                    .name(name)
+                    .help(help)
+                    .dataPoint(counterPoint(v1, label1, value1))
+                    .dataPoint(counterPoint(v2, label2, value2))
+                    .build();
         }
     }
 }

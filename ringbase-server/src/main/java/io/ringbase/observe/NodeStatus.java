@@ -3,8 +3,8 @@ package io.ringbase.observe;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.storage.EngineStats;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -43,8 +43,14 @@ public final class NodeStatus {
      * @param cluster  the cluster's figures; empty for a node alone, which has no peers, hints or repair
      * @param time     the wall clock of the start time and uptime
      */
-    public NodeStatus(Supplier<String> url, String version, String dataDir, Supplier<EngineStats> engine,
-                      @Nullable RequestMetrics requests, Optional<ClusterSource> cluster, TimeSource time) {
+    public NodeStatus(
+            Supplier<String> url,
+            String version,
+            String dataDir,
+            Supplier<EngineStats> engine,
+            @Nullable RequestMetrics requests,
+            Optional<ClusterSource> cluster,
+            TimeSource time) {
         this.time = time;
         this.startedMs = time.currentTimeMillis();
         this.url = url;
@@ -118,15 +124,19 @@ public final class NodeStatus {
                     .put("unreachable", p.calls().unreachable())
                     .put("failed", p.calls().failed());
         }
-        cluster.map(ClusterSource::hints).ifPresentOrElse(h -> out.putObject("hints")
-                .put("pending", h.pendingHints())
-                .put("pendingBytes", h.pendingBytes())
-                .put("queued", h.queued())
-                .put("delivered", h.delivered())
-                .put("dropped", h.dropped()), () -> out.putNull("hints"));
+        cluster.map(ClusterSource::hints)
+                .ifPresentOrElse(
+                        h -> out.putObject("hints")
+                                .put("pending", h.pendingHints())
+                                .put("pendingBytes", h.pendingBytes())
+                                .put("queued", h.queued())
+                                .put("delivered", h.delivered())
+                                .put("dropped", h.dropped()),
+                        () -> out.putNull("hints"));
         out.put("readRepairs", cluster.map(ClusterSource::readRepairs).orElse(0L));
         out.put("speculativeReads", cluster.map(ClusterSource::speculativeReads).orElse(0L));
-        cluster.map(ClusterSource::repair).ifPresentOrElse(r -> out.set("repair", r.tree()), () -> out.putNull("repair"));
+        cluster.map(ClusterSource::repair)
+                .ifPresentOrElse(r -> out.set("repair", r.tree()), () -> out.putNull("repair"));
         return out;
     }
 

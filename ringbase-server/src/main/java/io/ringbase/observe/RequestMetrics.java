@@ -26,8 +26,8 @@ public final class RequestMetrics {
 
     private final List<String> endpoints;
     private final List<String> clientEndpoints;
-    private final LongAdder[][][] requests;       // [endpoint][method][status index]
-    private final LatencyHistogram[][] latency;    // [endpoint][method]
+    private final LongAdder[][][] requests; // [endpoint][method][status index]
+    private final LatencyHistogram[][] latency; // [endpoint][method]
     private final long startNanos = System.nanoTime();
     private final ArrayDeque<Sample> samples = new ArrayDeque<>(); // guarded by this
 
@@ -132,8 +132,7 @@ public final class RequestMetrics {
     /** How far back {@link #recent()} looks at most, ns (60 s). */
     static final long WINDOW_NANOS = 60_000_000_000L;
 
-    private record Sample(long nanos, LatencyHistogram.Snapshot snapshot) {
-    }
+    private record Sample(long nanos, LatencyHistogram.Snapshot snapshot) {}
 
     /**
      * Client requests over a recent window.
@@ -142,6 +141,5 @@ public final class RequestMetrics {
      * @param p99Ms     99th percentile latency, ms (interpolated within its bucket; 0 without requests)
      * @param seconds   the window's length, s
      */
-    public record Recent(double perSecond, double p99Ms, double seconds) {
-    }
+    public record Recent(double perSecond, double p99Ms, double seconds) {}
 }

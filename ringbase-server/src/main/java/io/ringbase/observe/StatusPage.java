@@ -3,8 +3,8 @@ package io.ringbase.observe;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URI;
 import io.ringbase.clock.TimeSource;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -46,12 +46,14 @@ public final class StatusPage {
         this.self = self;
         this.peers = List.copyOf(peers);
         this.time = time;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(FETCH_TIMEOUT_MS)).build();
+        this.http = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofMillis(FETCH_TIMEOUT_MS))
+                .build();
     }
 
     /** One node's row: its parsed status, or why it could not be had. */
-    private record Row(String url, @Nullable JsonNode status, @Nullable String error) {
-    }
+    private record Row(
+            String url, @Nullable JsonNode status, @Nullable String error) {}
 
     /** The page now; blocks for up to {@value #FETCH_TIMEOUT_MS} ms (a worker thread). */
     public String render() {
@@ -70,9 +72,12 @@ public final class StatusPage {
 
     private CompletableFuture<Row> fetch(String url) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v0/status"))
-                .timeout(Duration.ofMillis(FETCH_TIMEOUT_MS)).GET().build();
+                .timeout(Duration.ofMillis(FETCH_TIMEOUT_MS))
+                .GET()
+                .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                .thenApply(r -> r.statusCode() == 200 ? parsed(url, r.body())
+                .thenApply(r -> r.statusCode() == 200
+                        ? parsed(url, r.body())
                         : new Row(url, null, "answered " + r.statusCode()))
                 .exceptionally(t -> new Row(url, null, "no answer (" + rootMessage(t) + ")"));
     }
@@ -101,8 +106,12 @@ public final class StatusPage {
         }
         StringBuilder out = new StringBuilder(8192);
         out.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-                .append("<meta http-equiv=\"refresh\" content=\"").append(REFRESH_SECONDS).append("\">")
-                .append("<title>Ringbase: ").append(escape(self.url())).append("</title><style>")
+                .append("<meta http-equiv=\"refresh\" content=\"")
+                .append(REFRESH_SECONDS)
+                .append("\">")
+                .append("<title>Ringbase: ")
+                .append(escape(self.url()))
+                .append("</title><style>")
                 .append("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}")
                 .append("h1{font-size:20px;margin:0 0 4px}p.sub{color:#666;margin:0 0 16px}")
                 .append("table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0002}")
@@ -112,14 +121,23 @@ public final class StatusPage {
                 .append("td.error{text-align:left;color:#c62828}")
                 .append("tr.self td.url::after{content:\" (this node)\";color:#888}")
                 .append("</style></head><body>\n");
-        out.append("<h1>Ringbase cluster</h1><p class=\"sub\"><span id=\"summary\">").append(up).append(" of ")
-                .append(rows.size()).append(" nodes up</span> &middot; seen from ").append(escape(self.url()))
-                .append(" &middot; version ").append(escape(mine.path("version").textValue()))
-                .append(" &middot; ").append(escape(Instant.ofEpochMilli(time.currentTimeMillis()).toString()))
-                .append(" &middot; reloads every ").append(REFRESH_SECONDS).append(" s</p>\n");
+        out.append("<h1>Ringbase cluster</h1><p class=\"sub\"><span id=\"summary\">")
+                .append(up)
+                .append(" of ")
+                .append(rows.size())
+                .append(" nodes up</span> &middot; seen from ")
+                .append(escape(self.url()))
+                .append(" &middot; version ")
+                .append(escape(mine.path("version").textValue()))
+                .append(" &middot; ")
+                .append(escape(Instant.ofEpochMilli(time.currentTimeMillis()).toString()))
+                .append(" &middot; reloads every ")
+                .append(REFRESH_SECONDS)
+                .append(" s</p>\n");
         out.append("<table id=\"nodes\"><thead><tr><th class=\"url\">node</th><th>state</th><th>version</th>")
                 .append("<th>uptime</th><th>requests/s</th><th>p99 ms</th><th>memtable</th><th>SSTables</th>")
-                .append("<th>SSTable size</th><th>hints pending</th><th>repair</th><th>last contact</th></tr></thead><tbody>\n");
+                .append(
+                        "<th>SSTable size</th><th>hints pending</th><th>repair</th><th>last contact</th></tr></thead><tbody>\n");
         for (Row r : rows) {
             row(out, r, r.url().equals(self.url()), mine);
         }
@@ -132,25 +150,62 @@ public final class StatusPage {
     private void row(StringBuilder out, Row r, boolean isSelf, JsonNode mine) {
         JsonNode s = r.status();
         String state = s != null ? "up" : "down";
-        out.append("<tr class=\"node").append(isSelf ? " self" : "").append("\" data-url=\"").append(escape(r.url()))
-                .append("\" data-state=\"").append(state).append("\">");
-        out.append("<td class=\"url\"><a href=\"").append(escape(r.url())).append("/\">").append(escape(r.url()))
+        out.append("<tr class=\"node")
+                .append(isSelf ? " self" : "")
+                .append("\" data-url=\"")
+                .append(escape(r.url()))
+                .append("\" data-state=\"")
+                .append(state)
+                .append("\">");
+        out.append("<td class=\"url\"><a href=\"")
+                .append(escape(r.url()))
+                .append("/\">")
+                .append(escape(r.url()))
                 .append("</a></td>");
-        out.append("<td class=\"state state-").append(state).append("\"")
-                .append(r.error() == null ? "" : " title=\"" + escape(r.error()) + "\"").append('>').append(state)
+        out.append("<td class=\"state state-")
+                .append(state)
+                .append("\"")
+                .append(r.error() == null ? "" : " title=\"" + escape(r.error()) + "\"")
+                .append('>')
+                .append(state)
                 .append("</td>");
         if (s == null) {
-            out.append("<td colspan=\"9\" class=\"error\">").append(escape(r.error())).append("</td>");
+            out.append("<td colspan=\"9\" class=\"error\">")
+                    .append(escape(r.error()))
+                    .append("</td>");
         } else {
             cell(out, "version", escape(s.path("version").textValue()));
             cell(out, "uptime", duration(s.path("uptimeSeconds").asDouble(Double.NaN)));
-            cell(out, "rate", !s.hasNonNull("requests") ? "-"
-                    : String.format(Locale.ROOT, "%.1f", s.path("requests").path("perSecond").asDouble(Double.NaN)));
-            cell(out, "p99", !s.hasNonNull("requests") ? "-"
-                    : String.format(Locale.ROOT, "%.2f", s.path("requests").path("p99Ms").asDouble(Double.NaN)));
+            cell(
+                    out,
+                    "rate",
+                    !s.hasNonNull("requests")
+                            ? "-"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%.1f",
+                                    s.path("requests").path("perSecond").asDouble(Double.NaN)));
+            cell(
+                    out,
+                    "p99",
+                    !s.hasNonNull("requests")
+                            ? "-"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%.2f",
+                                    s.path("requests").path("p99Ms").asDouble(Double.NaN)));
             cell(out, "memtable", bytes(s.path("engine").path("memtableBytes").asDouble(Double.NaN)));
-            cell(out, "sstables", String.format(Locale.ROOT, "%.0f", s.path("engine").path("sstables").asDouble(Double.NaN)));
-            cell(out, "sstable-bytes", bytes(s.path("engine").path("sstableBytes").asDouble(Double.NaN)));
+            cell(
+                    out,
+                    "sstables",
+                    String.format(
+                            Locale.ROOT,
+                            "%.0f",
+                            s.path("engine").path("sstables").asDouble(Double.NaN)));
+            cell(
+                    out,
+                    "sstable-bytes",
+                    bytes(s.path("engine").path("sstableBytes").asDouble(Double.NaN)));
             double hints = s.path("hints").path("pending").asDouble(Double.NaN);
             cell(out, "hints", Double.isNaN(hints) ? "-" : String.format(Locale.ROOT, "%.0f", hints));
             String repair = s.path("repair").path("state").textValue();

@@ -14,8 +14,7 @@ import java.util.NoSuchElementException;
  */
 final class Libc {
 
-    private Libc() {
-    }
+    private Libc() {}
 
     /**
      * A handle to the C library's function {@code name}.

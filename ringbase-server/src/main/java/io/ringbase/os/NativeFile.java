@@ -49,19 +49,30 @@ public final class NativeFile implements AutoCloseable {
         MethodHandle close = null;
         try {
             Linker.Option errno = Linker.Option.captureCallState("errno");
-            open = Libc.function("open",
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT,
-                            ValueLayout.JAVA_INT),
-                    errno, Linker.Option.firstVariadicArg(2));
-            pread = Libc.function("pread",
-                    FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                            ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+            open = Libc.function(
+                    "open",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
+                    errno,
+                    Linker.Option.firstVariadicArg(2));
+            pread = Libc.function(
+                    "pread",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_INT,
+                            ValueLayout.ADDRESS,
+                            ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_LONG),
                     errno);
-            fadvise = Libc.function("posix_fadvise",
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                            ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-            close = Libc.function("close",
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+            fadvise = Libc.function(
+                    "posix_fadvise",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_INT,
+                            ValueLayout.JAVA_INT,
+                            ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_INT));
+            close = Libc.function("close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
         } catch (RuntimeException | LinkageError e) {
             open = null;
         }
@@ -108,7 +119,8 @@ public final class NativeFile implements AutoCloseable {
             throw new IOException("open(2) of " + file + " failed: " + describe(errno(state)));
         }
         try {
-            int unused = (int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_RANDOM); // advice only: a failure changes nothing we rely on
+            int unused = (int) FADVISE.invokeExact(
+                    fd, 0L, 0L, POSIX_FADV_RANDOM); // advice only: a failure changes nothing we rely on
         } catch (Throwable e) {
             // advice only
         }
@@ -136,11 +148,11 @@ public final class NativeFile implements AutoCloseable {
             if (n > 0) {
                 done += n;
             } else if (n == 0) {
-                throw new IOException("pread(2) of " + path + " at byte " + (position + done) + ": the file ends there, "
-                        + (bytes - done) + " bytes short");
+                throw new IOException("pread(2) of " + path + " at byte " + (position + done)
+                        + ": the file ends there, " + (bytes - done) + " bytes short");
             } else if (errno(state) != EINTR) {
-                throw new IOException("pread(2) of " + path + " at byte " + (position + done) + " failed: "
-                        + describe(errno(state)));
+                throw new IOException(
+                        "pread(2) of " + path + " at byte " + (position + done) + " failed: " + describe(errno(state)));
             }
         }
     }

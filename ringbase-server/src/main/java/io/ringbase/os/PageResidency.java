@@ -22,9 +22,10 @@ public final class PageResidency {
         MethodHandle mincore = null;
         long pageSize = -1;
         try {
-            mincore = Libc.function("mincore",
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
-                            ValueLayout.ADDRESS));
+            mincore = Libc.function(
+                    "mincore",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
             MethodHandle getpagesize = Libc.function("getpagesize", FunctionDescriptor.of(ValueLayout.JAVA_INT));
             pageSize = (int) getpagesize.invokeExact();
         } catch (Throwable e) { // not Linux, no native access: callers fall back
@@ -34,8 +35,7 @@ public final class PageResidency {
         PAGE_SIZE = pageSize;
     }
 
-    private PageResidency() {
-    }
+    private PageResidency() {}
 
     /**
      * The fraction of {@code region}'s pages that are in memory (for a file mapping: in the page cache).

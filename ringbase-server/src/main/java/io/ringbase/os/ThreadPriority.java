@@ -45,13 +45,15 @@ public final class ThreadPriority {
         MethodHandle tid = null;
         MethodHandle scheduler = null;
         try {
-            set = Libc.function("setpriority",
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                            ValueLayout.JAVA_INT));
+            set = Libc.function(
+                    "setpriority",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
             tid = Libc.function("gettid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
-            scheduler = Libc.function("sched_setscheduler",
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                            ValueLayout.ADDRESS));
+            scheduler = Libc.function(
+                    "sched_setscheduler",
+                    FunctionDescriptor.of(
+                            ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
         } catch (RuntimeException | LinkageError e) {
             log.debug("thread priorities unavailable ({}); background threads run at normal priority", e.toString());
             set = null;
@@ -63,8 +65,7 @@ public final class ThreadPriority {
         SETSCHEDULER = scheduler;
     }
 
-    private ThreadPriority() {
-    }
+    private ThreadPriority() {}
 
     /**
      * Sets the calling thread's priority: a nice value {@code level} (0 normal .. 19 lowest) under the

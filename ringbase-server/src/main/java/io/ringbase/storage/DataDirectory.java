@@ -78,8 +78,8 @@ public final class DataDirectory implements AutoCloseable {
      */
     public static Path snapshot(Path dir, String name) {
         if (!SNAPSHOT_NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("snapshot name '" + name + "' must be 1 to 64 of A-Z a-z 0-9 . _ - "
-                    + "and not start with a dot");
+            throw new IllegalArgumentException(
+                    "snapshot name '" + name + "' must be 1 to 64 of A-Z a-z 0-9 . _ - " + "and not start with a dot");
         }
         return dir.resolve(SNAPSHOTS).resolve(name);
     }

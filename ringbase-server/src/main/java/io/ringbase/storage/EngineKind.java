@@ -101,8 +101,11 @@ public enum EngineKind {
         }
         Files.createDirectories(dir);
         Path tmp = dir.resolve(MARKER + ".tmp");
-        try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (var ch = java.nio.channels.FileChannel.open(
+                tmp,
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.WRITE,
+                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
             ch.write(java.nio.ByteBuffer.wrap((flagName + "\n").getBytes(StandardCharsets.UTF_8)));
             ch.force(true);
         }

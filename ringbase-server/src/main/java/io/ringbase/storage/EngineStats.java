@@ -31,11 +31,27 @@ import java.util.List;
  *                            through the mapping waited for the device: they are not (all) in the page
  *                            cache (docs/design.md, "Tables larger than the page cache"; RocksDB: 0)
  */
-public record EngineStats(long memtableBytes, List<Tier> tiers, long flushes, long flushBytesIn, long flushBytesOut,
-                          long compactions, long compactionBytesIn, long compactionBytesOut, long walAppends,
-                          long walBytes, long walWrites, long walSyncs, long walSyncNanos, long writeStalls,
-                          long writeStallNanos, long diskErrors, long quarantinedTables, long blockCacheHits,
-                          long blockCacheMisses, long preadTables) {
+public record EngineStats(
+        long memtableBytes,
+        List<Tier> tiers,
+        long flushes,
+        long flushBytesIn,
+        long flushBytesOut,
+        long compactions,
+        long compactionBytesIn,
+        long compactionBytesOut,
+        long walAppends,
+        long walBytes,
+        long walWrites,
+        long walSyncs,
+        long walSyncNanos,
+        long writeStalls,
+        long writeStallNanos,
+        long diskErrors,
+        long quarantinedTables,
+        long blockCacheHits,
+        long blockCacheMisses,
+        long preadTables) {
 
     public EngineStats {
         tiers = List.copyOf(tiers);
@@ -48,8 +64,7 @@ public record EngineStats(long memtableBytes, List<Tier> tiers, long flushes, lo
      * @param tables SSTables in it
      * @param bytes  their file sizes, bytes
      */
-    public record Tier(int tier, int tables, long bytes) {
-    }
+    public record Tier(int tier, int tables, long bytes) {}
 
     /** Live SSTables, all tiers. */
     public int sstables() {

@@ -38,8 +38,7 @@ public final class EntryFormat {
     private static final int OFF_KEY_LEN = 17;
     private static final int OFF_VALUE_LEN = 21;
 
-    private EntryFormat() {
-    }
+    private EntryFormat() {}
 
     /** Encoded size of {@code e} in bytes. */
     public static long encodedSize(Entry e) {
@@ -85,8 +84,8 @@ public final class EntryFormat {
      * @return the offset just past the written bytes
      * @throws IndexOutOfBoundsException if it does not fit
      */
-    public static long write(MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs,
-                             MemorySegment value) {
+    public static long write(
+            MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs, MemorySegment value) {
         long valueLen = value == null ? 0 : value.byteSize();
         long p = writeHead(dst, offset, key, version, expiresAtMs, value == null, valueLen);
         if (valueLen > 0) {
@@ -102,8 +101,14 @@ public final class EntryFormat {
      *
      * @return the offset just past the key, where the value goes
      */
-    public static long writeHead(MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs,
-                                 boolean tombstone, long valueLength) {
+    public static long writeHead(
+            MemorySegment dst,
+            long offset,
+            byte[] key,
+            long version,
+            long expiresAtMs,
+            boolean tombstone,
+            long valueLength) {
         int flags = (tombstone ? FLAG_TOMBSTONE : 0) | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0);
         dst.set(U8, offset, (byte) flags);
         dst.set(I64, offset + OFF_VERSION, version);

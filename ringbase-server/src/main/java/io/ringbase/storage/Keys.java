@@ -13,8 +13,7 @@ public final class Keys {
     /** Unsigned lexicographic byte order; used by memtables, SSTables and merges alike. */
     public static final Comparator<byte[]> ORDER = Arrays::compareUnsigned;
 
-    private Keys() {
-    }
+    private Keys() {}
 
     public static int compare(byte[] a, byte[] b) {
         return Arrays.compareUnsigned(a, b);

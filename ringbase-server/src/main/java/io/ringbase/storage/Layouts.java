@@ -14,6 +14,5 @@ public final class Layouts {
     public static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ORDER);
     public static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ORDER);
 
-    private Layouts() {
-    }
+    private Layouts() {}
 }

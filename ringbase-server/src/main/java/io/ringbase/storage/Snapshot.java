@@ -10,5 +10,4 @@ import java.nio.file.Path;
  * @param sstables table files linked into it (SSTables of either engine)
  * @param bytes    their size, bytes
  */
-public record Snapshot(Path dir, int sstables, long bytes) {
-}
+public record Snapshot(Path dir, int sstables, long bytes) {}

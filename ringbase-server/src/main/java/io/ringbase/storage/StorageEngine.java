@@ -32,7 +32,11 @@ public interface StorageEngine extends Closeable {
      * @param value the value bytes, or {@code null} for a tombstone
      */
     default void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        apply(new Entry(key, version, expiresAtMs, value == null ? null : value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+        apply(new Entry(
+                key,
+                version,
+                expiresAtMs,
+                value == null ? null : value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
     }
 
     /**
@@ -193,8 +197,7 @@ public interface StorageEngine extends Closeable {
                 }
 
                 @Override
-                public void close() {
-                }
+                public void close() {}
             };
         }
     }

@@ -31,13 +31,13 @@ public final class Transport {
 
     static {
         if (!EPOLL) {
-            log.warn("native epoll transport unavailable ({}); falling back to NIO",
+            log.warn(
+                    "native epoll transport unavailable ({}); falling back to NIO",
                     String.valueOf(Epoll.unavailabilityCause()));
         }
     }
 
-    private Transport() {
-    }
+    private Transport() {}
 
     /** Whether the native epoll transport is in use. */
     public static boolean epoll() {

@@ -21,8 +21,11 @@ class BlockingHttpConnectionTest {
                 assertThat(a.status()).isEqualTo(200);
                 assertThat(new String(a.body(), StandardCharsets.US_ASCII)).isEqualTo("hello");
             }
-            assertThat(server.requestLines).containsExactly("PUT /v0/entity?id=k0 HTTP/1.1",
-                    "PUT /v0/entity?id=k1 HTTP/1.1", "PUT /v0/entity?id=k2 HTTP/1.1");
+            assertThat(server.requestLines)
+                    .containsExactly(
+                            "PUT /v0/entity?id=k0 HTTP/1.1",
+                            "PUT /v0/entity?id=k1 HTTP/1.1",
+                            "PUT /v0/entity?id=k2 HTTP/1.1");
             assertThat(server.connections).hasValue(1);
         }
     }
@@ -54,9 +57,10 @@ class BlockingHttpConnectionTest {
     @Test
     void aBodyCutShortIsAnEofNotAShortAnswer() throws Exception {
         try (FakeHttpServer server = new FakeHttpServer(
-                line -> "HTTP/1.1 200 OK\r\ncontent-length: 10\r\nconnection: close\r\n\r\nhel");
+                        line -> "HTTP/1.1 200 OK\r\ncontent-length: 10\r\nconnection: close\r\n\r\nhel");
                 BlockingHttpConnection http = new BlockingHttpConnection(server.address())) {
-            assertThatThrownBy(() -> http.send("GET", "/a", null)).isInstanceOf(EOFException.class)
+            assertThatThrownBy(() -> http.send("GET", "/a", null))
+                    .isInstanceOf(EOFException.class)
                     .hasMessageContaining("3 bytes into a 10-byte body");
         }
     }
@@ -65,7 +69,8 @@ class BlockingHttpConnectionTest {
     void somethingOtherThanHttp11IsRefused() throws Exception {
         try (FakeHttpServer server = new FakeHttpServer(line -> "HTTP/1.0 200 OK\r\n\r\n");
                 BlockingHttpConnection http = new BlockingHttpConnection(server.address())) {
-            assertThatThrownBy(() -> http.send("GET", "/a", null)).isInstanceOf(IOException.class)
+            assertThatThrownBy(() -> http.send("GET", "/a", null))
+                    .isInstanceOf(IOException.class)
                     .hasMessageContaining("not an HTTP/1.1 status line: 'HTTP/1.0 200 OK'");
         }
     }

@@ -49,7 +49,9 @@ final class FakeHttpServer implements AutoCloseable {
     }
 
     private void serve(Socket s) {
-        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+        try (s;
+                InputStream in = s.getInputStream();
+                OutputStream out = s.getOutputStream()) {
             while (true) {
                 String head = head(in);
                 if (head == null) {

@@ -3,9 +3,9 @@ package io.ringbase.aot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
@@ -51,23 +51,33 @@ class TrainingLoadTest {
      */
     @Test
     void aRealNodeTakesEveryPhaseAndKeepsTheWrites() throws Exception {
-        Node.Config config = new Node.Config(HttpServerConfig.defaults(0).withHost("127.0.0.1"),
+        Node.Config config = new Node.Config(
+                HttpServerConfig.defaults(0).withHost("127.0.0.1"),
                 LsmOptions.defaults(tmp.resolve("data")).withMemtableBytes(1 << 20),
-                Topology.single("127.0.0.1", 1), 1000, null, HintOptions.defaults());
+                Topology.single("127.0.0.1", 1),
+                1000,
+                null,
+                HintOptions.defaults());
         try (Node node = Node.start(config)) {
-            TrainingLoad.Result result = TrainingLoad.run(new InetSocketAddress("127.0.0.1", node.port()),
-                    Duration.ofSeconds(3), 4);
+            TrainingLoad.Result result =
+                    TrainingLoad.run(new InetSocketAddress("127.0.0.1", node.port()), Duration.ofSeconds(3), 4);
             assertThat(result.requests()).containsOnlyKeys(TrainingLoad.Phase.values());
             assertThat(result.requests().values()).allSatisfy(n -> assertThat(n).isPositive());
-            assertThat(result.total()).isEqualTo(result.requests().values().stream().mapToLong(n -> n).sum());
+            assertThat(result.total())
+                    .isEqualTo(result.requests().values().stream()
+                            .mapToLong(n -> n)
+                            .sum());
 
             HttpClient http = HttpClient.newHttpClient();
             // each thread's first key was written in the PUT phase; the mixed phase deletes a random few
             // of a thread's thousands of keys, so it may have deleted one of these, not all four
             int present = 0;
             for (int t = 0; t < 4; t++) {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                        + node.port() + "/v0/entity?id=" + TrainingLoad.key(t, 0))).GET().build(),
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + node.port() + "/v0/entity?id=" + TrainingLoad.key(t, 0)))
+                                .GET()
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(r.statusCode()).isIn(200, 404);
                 present += r.statusCode() == 200 ? 1 : 0;
@@ -78,8 +88,8 @@ class TrainingLoadTest {
 
     @Test
     void anAnswerTheNodeShouldNotGiveFailsTheRunNamingRequestAndStatus() throws Exception {
-        try (FakeHttpServer server = new FakeHttpServer(
-                line -> "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 4\r\n\r\nboom")) {
+        try (FakeHttpServer server =
+                new FakeHttpServer(line -> "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 4\r\n\r\nboom")) {
             assertThatThrownBy(() -> TrainingLoad.run(server.address(), Duration.ofSeconds(2), 2))
                     .isInstanceOf(IOException.class)
                     .hasMessageMatching("GET /v0/entity\\?id=missing-\\d-0 was answered 500, expected 404: boom");
@@ -101,8 +111,9 @@ class TrainingLoadTest {
         java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         try (FakeHttpServer server = new FakeHttpServer(line -> calls.incrementAndGet() % 3 != 0
                 ? "HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-length: 0\r\n\r\n"
-                : line.startsWith("PUT") ? "HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n"
-                : "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")) {
+                : line.startsWith("PUT")
+                        ? "HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n"
+                        : "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")) {
             // a GET of a present key answered 404 fails the run, but only after the GET and PUT phases passed
             assertThatThrownBy(() -> TrainingLoad.run(server.address(), Duration.ofSeconds(2), 1))
                     .hasMessageMatching("GET /v0/entity\\?id=aot-0-\\d+ was answered 404, expected 200");
@@ -114,8 +125,10 @@ class TrainingLoadTest {
     void refusesConnectionsAndDurationsOutOfRange() {
         InetSocketAddress nowhere = new InetSocketAddress("127.0.0.1", 1);
         assertThatThrownBy(() -> TrainingLoad.run(nowhere, Duration.ofSeconds(1), 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connections must be 1-256");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connections must be 1-256");
         assertThatThrownBy(() -> TrainingLoad.run(nowhere, Duration.ZERO, 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duration must be positive");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("duration must be positive");
     }
 }

@@ -19,7 +19,8 @@ class ConnectionErrorLogTest {
 
     @Test
     void anUnexpectedErrorClosesTheConnectionWithAWarningAndItsStackTrace() {
-        EmbeddedChannel channel = new EmbeddedChannel(new ConnectionHandler(null, new LogThrottle(10, TimeUnit.SECONDS)));
+        EmbeddedChannel channel =
+                new EmbeddedChannel(new ConnectionHandler(null, new LogThrottle(10, TimeUnit.SECONDS)));
         channel.pipeline().fireExceptionCaught(new IllegalStateException("broken invariant"));
 
         assertThat(channel.isOpen()).isFalse();
@@ -44,7 +45,8 @@ class ConnectionErrorLogTest {
 
     @Test
     void aPeerThatWentAwayIsNoWarning() {
-        EmbeddedChannel channel = new EmbeddedChannel(new ConnectionHandler(null, new LogThrottle(10, TimeUnit.SECONDS)));
+        EmbeddedChannel channel =
+                new EmbeddedChannel(new ConnectionHandler(null, new LogThrottle(10, TimeUnit.SECONDS)));
         channel.pipeline().fireExceptionCaught(new IOException("Connection reset by peer"));
 
         assertThat(channel.isOpen()).isFalse();

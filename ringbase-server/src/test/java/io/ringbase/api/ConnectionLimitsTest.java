@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 class ConnectionLimitsTest {
 
     private static HttpServerConfig limits(long requestTimeoutMs, long idleTimeoutMs, int maxConnections) {
-        return HttpServerConfig.defaults(0).withHost("127.0.0.1")
+        return HttpServerConfig.defaults(0)
+                .withHost("127.0.0.1")
                 .withConnectionLimits(requestTimeoutMs, idleTimeoutMs, maxConnections);
     }
 
@@ -27,9 +28,10 @@ class ConnectionLimitsTest {
     void halfARequestIsAnswered408AndClosedAfterTheRequestTimeout() throws Exception {
         try (ServerFixture http = new ServerFixture(limits(500, 60_000, 100), new InMemoryEngine())) {
             for (String partial : new String[] {
-                "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n",                                // header section never ends
+                "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n", // header section never ends
                 "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345", // body never completes
-                "GET /v0/enti"}) {                                                                // request line never ends
+                "GET /v0/enti"
+            }) { // request line never ends
                 try (RawHttp raw = new RawHttp(http.port)) {
                     long started = System.nanoTime();
                     raw.send(partial);
@@ -37,7 +39,9 @@ class ConnectionLimitsTest {
                     long tookMs = (System.nanoTime() - started) / 1_000_000;
                     assertThat(r.status()).as(partial).isEqualTo(408);
                     assertThat(raw.closedByServer()).isTrue();
-                    assertThat(tookMs).as("answered after the timeout, not before").isGreaterThanOrEqualTo(450);
+                    assertThat(tookMs)
+                            .as("answered after the timeout, not before")
+                            .isGreaterThanOrEqualTo(450);
                 }
             }
             // a request that trickles in byte by byte is closed too, although bytes keep coming
@@ -53,14 +57,16 @@ class ConnectionLimitsTest {
                 }
                 assertThat(raw.read().status()).isEqualTo(408);
             }
-            assertThat(http.get("/v0/entity?id=a").statusCode()).as("the server goes on").isEqualTo(404);
+            assertThat(http.get("/v0/entity?id=a").statusCode())
+                    .as("the server goes on")
+                    .isEqualTo(404);
         }
     }
 
     @Test
     void aWholeRequestIsNotTouchedByTheTimeoutOfAnEarlierPartOne() throws Exception {
         try (ServerFixture http = new ServerFixture(limits(700, 60_000, 100), new InMemoryEngine());
-             RawHttp raw = new RawHttp(http.port)) {
+                RawHttp raw = new RawHttp(http.port)) {
             for (int i = 0; i < 5; i++) { // each arrives in two parts, 200 ms apart: within the limit
                 raw.send("PUT /v0/entity?id=k" + i + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n");
                 Thread.sleep(200);
@@ -73,7 +79,7 @@ class ConnectionLimitsTest {
     @Test
     void anIdleKeepAliveConnectionIsClosed() throws Exception {
         try (ServerFixture http = new ServerFixture(limits(30_000, 400, 100), new InMemoryEngine());
-             RawHttp raw = new RawHttp(http.port)) {
+                RawHttp raw = new RawHttp(http.port)) {
             long started = System.nanoTime(); // idle counts from the last byte the server read
             raw.send("GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(raw.read().status()).isEqualTo(404);
@@ -95,17 +101,24 @@ class ConnectionLimitsTest {
                     assertThat(raw.read().status()).isEqualTo(404);
                 }
                 try (RawHttp fourth = new RawHttp(http.port)) {
-                    assertThat(fourth.closedByServer()).as("the fourth connection is closed at once").isTrue();
+                    assertThat(fourth.closedByServer())
+                            .as("the fourth connection is closed at once")
+                            .isTrue();
                 }
                 assertThat(http.server.openConnections()).isEqualTo(3);
                 open.getFirst().send("GET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n");
-                assertThat(open.getFirst().read().status()).as("open connections go on").isEqualTo(404);
+                assertThat(open.getFirst().read().status())
+                        .as("open connections go on")
+                        .isEqualTo(404);
                 open.removeFirst().close();
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(10))
                         .until(() -> http.server.openConnections() == 2);
                 try (RawHttp again = new RawHttp(http.port)) {
                     again.send("GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n");
-                    assertThat(again.read().status()).as("room again once one closed").isEqualTo(404);
+                    assertThat(again.read().status())
+                            .as("room again once one closed")
+                            .isEqualTo(404);
                 }
             } finally {
                 for (RawHttp r : open) {
@@ -114,5 +127,4 @@ class ConnectionLimitsTest {
             }
         }
     }
-
 }

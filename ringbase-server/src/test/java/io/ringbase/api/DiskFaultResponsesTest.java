@@ -35,8 +35,8 @@ class DiskFaultResponsesTest {
 
     @Test
     void aWriteOnAFullDiskIs507WithTheCause() throws Exception {
-        StorageFaultException full = new StorageFaultException("WAL append to wal-7.log",
-                new IOException("No space left on device"));
+        StorageFaultException full =
+                new StorageFaultException("WAL append to wal-7.log", new IOException("No space left on device"));
         try (ServerFixture http = new ServerFixture(failingWith(full))) {
             HttpResponse<byte[]> put = http.put("/v0/entity?id=k", new byte[] {1});
             assertThat(put.statusCode()).isEqualTo(507);
@@ -49,8 +49,8 @@ class DiskFaultResponsesTest {
 
     @Test
     void anIoErrorIs503WithTheCauseAndRetryAfter() throws Exception {
-        StorageFaultException eio = new StorageFaultException("flush of WAL segment 9",
-                new IOException("Input/output error"));
+        StorageFaultException eio =
+                new StorageFaultException("flush of WAL segment 9", new IOException("Input/output error"));
         try (ServerFixture http = new ServerFixture(failingWith(eio))) {
             HttpResponse<byte[]> put = http.put("/v0/entity?id=k", new byte[] {1});
             assertThat(put.statusCode()).isEqualTo(503);
@@ -62,8 +62,8 @@ class DiskFaultResponsesTest {
 
     @Test
     void thePingSaysWhenTheEngineCannotWriteSoCoordinatorsStopSendingItWrites() throws Exception {
-        StorageFaultException full = new StorageFaultException("WAL append to wal-7.log",
-                new IOException("No space left on device"));
+        StorageFaultException full =
+                new StorageFaultException("WAL append to wal-7.log", new IOException("No space left on device"));
         try (ServerFixture http = new ServerFixture(failingWith(full))) {
             HttpResponse<byte[]> ping = http.get(InternalProtocol.PING);
             assertThat(ping.statusCode()).as("up for reads").isEqualTo(200);

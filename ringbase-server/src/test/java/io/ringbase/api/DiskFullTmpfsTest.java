@@ -45,7 +45,10 @@ class DiskFullTmpfsTest {
     private static void run(String... command) throws IOException, InterruptedException {
         Path log = Files.createTempFile("ringbase-run-", ".log"); // output to a file: the wait below bounds the run
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
                 throw new IOException(String.join(" ", command) + " failed: " + Files.readString(log));
@@ -53,7 +56,6 @@ class DiskFullTmpfsTest {
         } finally {
             Files.delete(log);
         }
-
     }
 
     @Test
@@ -72,7 +74,8 @@ class DiskFullTmpfsTest {
             byte[] value = new byte[1024];
             // random values: SSTables are LZ4-compressed (format 2), so repetitive ones would never fill the disk
             java.util.SplittableRandom random = new java.util.SplittableRandom(7);
-            try (LsmEngine engine = LsmEngine.open(options); ServerFixture http = new ServerFixture(engine)) {
+            try (LsmEngine engine = LsmEngine.open(options);
+                    ServerFixture http = new ServerFixture(engine)) {
                 // fill until the disk refuses
                 long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FILL_LIMIT_MS);
                 HttpResponse<byte[]> refused = null;
@@ -87,23 +90,30 @@ class DiskFullTmpfsTest {
                         break;
                     }
                 }
-                assertThat(refused).as("the disk filled within " + MAX_PUTS + " PUTs").isNotNull();
+                assertThat(refused)
+                        .as("the disk filled within " + MAX_PUTS + " PUTs")
+                        .isNotNull();
                 assertThat(refused.statusCode()).isEqualTo(507);
-                assertThat(new String(refused.body(), StandardCharsets.UTF_8)).startsWith("disk full: ")
+                assertThat(new String(refused.body(), StandardCharsets.UTF_8))
+                        .startsWith("disk full: ")
                         .contains("No space left on device");
                 assertThat(acked).hasSizeGreaterThan(1000);
                 // reads go on while the disk is full
-                assertThat(http.get("/v0/entity?id=" + acked.getFirst()).statusCode()).isEqualTo(200);
+                assertThat(http.get("/v0/entity?id=" + acked.getFirst()).statusCode())
+                        .isEqualTo(200);
                 assertThat(http.get("/ready").statusCode()).isEqualTo(503);
 
                 Files.delete(ballast);
                 int[] next = {acked.size() + 1_000_000};
                 boolean resumed;
                 try { // a PUT every 50 ms until one is taken
-                    await().atMost(Duration.ofMillis(RESUME_WITHIN_MS)).pollInterval(Duration.ofMillis(50)).pollInSameThread()
+                    await().atMost(Duration.ofMillis(RESUME_WITHIN_MS))
+                            .pollInterval(Duration.ofMillis(50))
+                            .pollInSameThread()
                             .until(() -> {
                                 String key = "k" + next[0]++;
-                                boolean taken = http.put("/v0/entity?id=" + key, value).statusCode() == 201;
+                                boolean taken =
+                                        http.put("/v0/entity?id=" + key, value).statusCode() == 201;
                                 if (taken) {
                                     acked.add(key);
                                 }
@@ -113,10 +123,13 @@ class DiskFullTmpfsTest {
                 } catch (ConditionTimeoutException e) {
                     resumed = false;
                 }
-                assertThat(resumed).as("writes resumed within " + RESUME_WITHIN_MS + " ms of freeing space").isTrue();
+                assertThat(resumed)
+                        .as("writes resumed within " + RESUME_WITHIN_MS + " ms of freeing space")
+                        .isTrue();
                 assertAllReadable(engine, acked);
                 for (int i = 0; i < acked.size(); i += acked.size() / 50) {
-                    assertThat(http.get("/v0/entity?id=" + acked.get(i)).statusCode()).isEqualTo(200);
+                    assertThat(http.get("/v0/entity?id=" + acked.get(i)).statusCode())
+                            .isEqualTo(200);
                 }
             }
             try (LsmEngine reopened = LsmEngine.open(options)) {

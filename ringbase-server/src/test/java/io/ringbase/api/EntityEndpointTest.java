@@ -8,10 +8,10 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
-import java.nio.file.Path;
 import java.net.http.HttpResponse;
-import java.util.concurrent.atomic.AtomicLong;
+import java.nio.file.Path;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,6 +24,7 @@ class EntityEndpointTest {
 
     @TempDir
     Path dataDir;
+
     private LsmEngine engine;
     private ServerFixture http;
 
@@ -42,7 +43,8 @@ class EntityEndpointTest {
     @Test
     void putThenGetReturnsExactBytesThenDeleteGives404() throws Exception {
         assertThat(http.get("/v0/entity?id=k").statusCode()).isEqualTo(404);
-        assertThat(http.put("/v0/entity?id=k", "hello".getBytes(UTF_8)).statusCode()).isEqualTo(201);
+        assertThat(http.put("/v0/entity?id=k", "hello".getBytes(UTF_8)).statusCode())
+                .isEqualTo(201);
 
         HttpResponse<byte[]> got = http.get("/v0/entity?id=k");
         assertThat(got.statusCode()).isEqualTo(200);
@@ -80,7 +82,9 @@ class EntityEndpointTest {
         String[] keys = {"with space", "a+b", "a/b/c", "x&y=z", "q?r#s", "%", "été 😀 日本", "\t\n"};
         for (String key : keys) {
             byte[] value = ("value of " + key).getBytes(UTF_8);
-            assertThat(http.put("/v0/entity?id=" + enc(key), value).statusCode()).as(key).isEqualTo(201);
+            assertThat(http.put("/v0/entity?id=" + enc(key), value).statusCode())
+                    .as(key)
+                    .isEqualTo(201);
             assertThat(engine.get(key.getBytes(UTF_8))).as(key).isNotNull();
             assertThat(http.get("/v0/entity?id=" + enc(key)).body()).as(key).isEqualTo(value);
         }
@@ -119,11 +123,13 @@ class EntityEndpointTest {
     @Test
     void keyOf64KibIsAcceptedAndOneByteMoreIsRejected() throws Exception {
         String max = "k".repeat(Entry.MAX_KEY_BYTES);
-        assertThat(http.put("/v0/entity?id=" + max, "v".getBytes(UTF_8)).statusCode()).isEqualTo(201);
+        assertThat(http.put("/v0/entity?id=" + max, "v".getBytes(UTF_8)).statusCode())
+                .isEqualTo(201);
         assertThat(http.get("/v0/entity?id=" + max).statusCode()).isEqualTo(200);
 
         String over = max + "k";
-        assertThat(http.put("/v0/entity?id=" + over, "v".getBytes(UTF_8)).statusCode()).isEqualTo(400);
+        assertThat(http.put("/v0/entity?id=" + over, "v".getBytes(UTF_8)).statusCode())
+                .isEqualTo(400);
         assertThat(http.get("/v0/entity?id=" + over).statusCode()).isEqualTo(400);
         assertThat(http.delete("/v0/entity?id=" + over).statusCode()).isEqualTo(400);
     }
@@ -139,13 +145,17 @@ class EntityEndpointTest {
     @Test
     void keyLimitCountsUtf8Bytes() throws Exception {
         String twoByteChars = "é".repeat(Entry.MAX_KEY_BYTES / 2); // exactly 64 KiB of UTF-8
-        assertThat(http.put("/v0/entity?id=" + enc(twoByteChars), new byte[1]).statusCode()).isEqualTo(201);
-        assertThat(http.put("/v0/entity?id=" + enc(twoByteChars + "a"), new byte[1]).statusCode()).isEqualTo(400);
+        assertThat(http.put("/v0/entity?id=" + enc(twoByteChars), new byte[1]).statusCode())
+                .isEqualTo(201);
+        assertThat(http.put("/v0/entity?id=" + enc(twoByteChars + "a"), new byte[1])
+                        .statusCode())
+                .isEqualTo(400);
     }
 
     @Test
     void missingOrEmptyIdIs400() throws Exception {
-        for (String q : new String[] {"/v0/entity", "/v0/entity?", "/v0/entity?id=", "/v0/entity?id", "/v0/entity?x=1"}) {
+        for (String q :
+                new String[] {"/v0/entity", "/v0/entity?", "/v0/entity?id=", "/v0/entity?id", "/v0/entity?x=1"}) {
             assertThat(http.get(q).statusCode()).as(q).isEqualTo(400);
             assertThat(http.put(q, new byte[1]).statusCode()).as(q).isEqualTo(400);
             assertThat(http.delete(q).statusCode()).as(q).isEqualTo(400);
@@ -175,8 +185,16 @@ class EntityEndpointTest {
     @Test
     @Timeout(30)
     void unknownPathIs400WithTheReason() throws Exception {
-        for (String p : new String[] {"/abracadabra", "/nope", "/v0", "/v0/entity/x?id=a", "/v1/entity?id=a",
-                "/v0/Entity?id=a", "/v0/admin/nope", "/internal/v0/nope"}) {
+        for (String p : new String[] {
+            "/abracadabra",
+            "/nope",
+            "/v0",
+            "/v0/entity/x?id=a",
+            "/v1/entity?id=a",
+            "/v0/Entity?id=a",
+            "/v0/admin/nope",
+            "/internal/v0/nope"
+        }) {
             HttpResponse<byte[]> r = http.get(p);
             assertThat(r.statusCode()).as(p).isEqualTo(400);
             assertThat(new String(r.body(), UTF_8)).as(p).startsWith("unknown ").contains(" path ");
@@ -200,7 +218,8 @@ class EntityEndpointTest {
         AtomicLong now = new AtomicLong(1_800_000_000_000L);
         http.close();
         http = new ServerFixture(HttpServerConfig.defaults(0).withHost("127.0.0.1"), engine, now::get);
-        assertThat(http.put("/v0/entity?id=t&ttl=0.5", "v".getBytes(UTF_8)).statusCode()).isEqualTo(201);
+        assertThat(http.put("/v0/entity?id=t&ttl=0.5", "v".getBytes(UTF_8)).statusCode())
+                .isEqualTo(201);
         assertThat(engine.get("t".getBytes(UTF_8)).expiresAtMs()).isEqualTo(1_800_000_000_500L);
 
         now.set(1_800_000_000_499L); // the last millisecond it lives
@@ -216,7 +235,8 @@ class EntityEndpointTest {
 
     @Test
     void longTtlIsReadable() throws Exception {
-        assertThat(http.put("/v0/entity?id=t&ttl=3600", "v".getBytes(UTF_8)).statusCode()).isEqualTo(201);
+        assertThat(http.put("/v0/entity?id=t&ttl=3600", "v".getBytes(UTF_8)).statusCode())
+                .isEqualTo(201);
         assertThat(http.get("/v0/entity?id=t").statusCode()).isEqualTo(200);
     }
 
@@ -224,7 +244,9 @@ class EntityEndpointTest {
     void badTtlIs400AndWritesNothing() throws Exception {
         String[] bad = {"", "0", "-1", "abc", "NaN", "Infinity", "-Infinity", "1e3", "0.0", "3155760001", "1%2C5"};
         for (String ttl : bad) {
-            assertThat(http.put("/v0/entity?id=t&ttl=" + ttl, new byte[1]).statusCode()).as(ttl).isEqualTo(400);
+            assertThat(http.put("/v0/entity?id=t&ttl=" + ttl, new byte[1]).statusCode())
+                    .as(ttl)
+                    .isEqualTo(400);
         }
         assertThat(engine.get("t".getBytes(UTF_8))).isNull();
     }
@@ -232,7 +254,8 @@ class EntityEndpointTest {
     @Test
     void bodyOverLimitIs413AndSmallerOnesWork() throws Exception {
         http.close();
-        http = new ServerFixture(HttpServerConfig.defaults(0).withHost("127.0.0.1").withMaxBodyBytes(1024), engine);
+        http = new ServerFixture(
+                HttpServerConfig.defaults(0).withHost("127.0.0.1").withMaxBodyBytes(1024), engine);
         assertThat(http.put("/v0/entity?id=a", new byte[1024]).statusCode()).isEqualTo(201);
         HttpResponse<byte[]> r = http.put("/v0/entity?id=b", new byte[1025]);
         assertThat(r.statusCode()).isEqualTo(413);
@@ -243,10 +266,11 @@ class EntityEndpointTest {
     @Test
     void chunkedBodyJustOverLimitIs413AndTheConnectionGoesOn() throws Exception {
         http.close();
-        http = new ServerFixture(HttpServerConfig.defaults(0).withHost("127.0.0.1").withMaxBodyBytes(1024), engine);
+        http = new ServerFixture(
+                HttpServerConfig.defaults(0).withHost("127.0.0.1").withMaxBodyBytes(1024), engine);
         try (RawHttp raw = new RawHttp(http.port)) {
-            raw.send("PUT /v0/entity?id=c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + "400\r\n" + "a".repeat(1024) + "\r\n" + "1\r\nb\r\n0\r\n\r\n");
+            raw.send("PUT /v0/entity?id=c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + "400\r\n"
+                    + "a".repeat(1024) + "\r\n" + "1\r\nb\r\n0\r\n\r\n");
             assertThat(raw.read().status()).isEqualTo(413);
             raw.send("GET /v0/entity?id=c HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(raw.read().status()).isEqualTo(404);
@@ -256,7 +280,8 @@ class EntityEndpointTest {
     @Test
     void chunkedBodyOverLimitIs413AndConnectionCloses() throws Exception {
         http.close();
-        http = new ServerFixture(HttpServerConfig.defaults(0).withHost("127.0.0.1").withMaxBodyBytes(1024), engine);
+        http = new ServerFixture(
+                HttpServerConfig.defaults(0).withHost("127.0.0.1").withMaxBodyBytes(1024), engine);
         try (RawHttp raw = new RawHttp(http.port)) {
             // Past what the server aggregates at all (the value limit plus room for an internal replica
             // write's key and header), the rest of the body cannot be skipped: 413, then close.
@@ -294,7 +319,9 @@ class EntityEndpointTest {
             StringBuilder batch = new StringBuilder();
             for (int i = 0; i < 20; i++) {
                 batch.append("PUT /v0/entity?id=p HTTP/1.1\r\nHost: x\r\nContent-Length: ")
-                        .append(Integer.toString(i).length()).append("\r\n\r\n").append(i);
+                        .append(Integer.toString(i).length())
+                        .append("\r\n\r\n")
+                        .append(i);
                 batch.append("GET /v0/entity?id=p HTTP/1.1\r\nHost: x\r\n\r\n");
             }
             batch.append("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -347,8 +374,9 @@ class EntityEndpointTest {
     @Test
     @Timeout(30)
     void http11WithoutHostOrWithTwoIs400() throws Exception {
-        for (String request : new String[] {"GET /v0/entity?id=a HTTP/1.1\r\n\r\n",
-                "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"}) {
+        for (String request : new String[] {
+            "GET /v0/entity?id=a HTTP/1.1\r\n\r\n", "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"
+        }) {
             try (RawHttp raw = new RawHttp(http.port)) {
                 raw.send(request);
                 RawHttp.Response r = raw.read();

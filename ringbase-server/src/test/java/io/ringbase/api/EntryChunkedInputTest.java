@@ -82,7 +82,9 @@ class EntryChunkedInputTest {
         Semaphore resumes = new Semaphore(0);
         input.bind(null, resumes::release);
         input.prefetch();
-        assertThat(input.readChunk(alloc)).as("nothing before the batch arrives").isNull();
+        assertThat(input.readChunk(alloc))
+                .as("nothing before the batch arrives")
+                .isNull();
         assertThat(input.isEndOfInput()).isFalse();
         source.nextAsked().complete(List.of(v("a", "1"), v("b", "2")));
         assertThat(resumes.tryAcquire()).as("the writer is resumed").isTrue();
@@ -103,7 +105,7 @@ class EntryChunkedInputTest {
     void closeWithABatchInFlightClosesTheSourceOnceAfterItArrives() throws Exception {
         DeferredSource source = new DeferredSource();
         EntryChunkedInput input = new EntryChunkedInput(source, RangeFormat.CHUNKS, workers, alloc);
-        input.bind(null, () -> { });
+        input.bind(null, () -> {});
         input.prefetch();
         CompletableFuture<List<Entry>> inFlight = source.nextAsked();
         input.close();
@@ -127,8 +129,11 @@ class EntryChunkedInputTest {
         assertThat(text(input.readChunk(alloc))).isEqualTo("a\n1");
         assertThat(input.readChunk(alloc)).isNull();
         source.nextAsked().completeExceptionally(new IllegalStateException("replica 2 went away"));
-        assertThat(resumes.tryAcquire(2, 5, TimeUnit.SECONDS)).as("resumed by the batch and the failure").isTrue();
-        assertThatThrownBy(() -> input.readChunk(alloc)).isInstanceOf(IOException.class)
+        assertThat(resumes.tryAcquire(2, 5, TimeUnit.SECONDS))
+                .as("resumed by the batch and the failure")
+                .isTrue();
+        assertThatThrownBy(() -> input.readChunk(alloc))
+                .isInstanceOf(IOException.class)
                 .hasRootCauseMessage("replica 2 went away");
         assertThatThrownBy(input::isEndOfInput).isInstanceOf(IOException.class);
         input.close();

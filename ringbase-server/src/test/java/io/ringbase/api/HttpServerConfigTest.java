@@ -29,6 +29,7 @@ class HttpServerConfigTest {
         assertThatThrownBy(() -> d.withWorkers(1, 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new HttpServerConfig("h", 0, 1, 1, 1, 0, true))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new HttpServerConfig(null, 0, 1, 1, 1, 1, true)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new HttpServerConfig(null, 0, 1, 1, 1, 1, true))
+                .isInstanceOf(NullPointerException.class);
     }
 }

@@ -5,8 +5,8 @@ import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.NavigableMap;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
@@ -30,9 +30,8 @@ public class InMemoryEngine implements StorageEngine {
 
     @Override
     public CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) {
-        NavigableMap<byte[], Entry> range = end == null
-                ? entries.tailMap(start, true)
-                : entries.subMap(start, true, end, false);
+        NavigableMap<byte[], Entry> range =
+                end == null ? entries.tailMap(start, true) : entries.subMap(start, true, end, false);
         Iterator<Entry> all = range.values().iterator();
         return new CloseableIterator<>() {
             private Entry next;
@@ -59,16 +58,13 @@ public class InMemoryEngine implements StorageEngine {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 
     @Override
-    public void flush() {
-    }
+    public void flush() {}
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

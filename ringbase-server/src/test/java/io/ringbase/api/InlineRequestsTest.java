@@ -106,10 +106,12 @@ class InlineRequestsTest {
         engine.writesMayBlock = true;
         engine.blockWrites = true;
         try (ServerFixture http = new ServerFixture(engine)) {
-            HttpRequest put = HttpRequest.newBuilder(http.uri("/v0/entity?id=slow")).timeout(Duration.ofSeconds(30))
-                    .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1})).build();
-            CompletableFuture<HttpResponse<byte[]>> pending = http.client.sendAsync(put,
-                    HttpResponse.BodyHandlers.ofByteArray());
+            HttpRequest put = HttpRequest.newBuilder(http.uri("/v0/entity?id=slow"))
+                    .timeout(Duration.ofSeconds(30))
+                    .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1}))
+                    .build();
+            CompletableFuture<HttpResponse<byte[]>> pending =
+                    http.client.sendAsync(put, HttpResponse.BodyHandlers.ofByteArray());
             for (int i = 0; i < 20; i++) {
                 assertThat(http.get("/v0/entity?id=other" + i).statusCode()).isEqualTo(404);
             }
@@ -122,7 +124,8 @@ class InlineRequestsTest {
     @Test
     void withInliningOffEveryRequestRunsOnAWorker() throws Exception {
         RecordingEngine engine = new RecordingEngine();
-        HttpServerConfig config = HttpServerConfig.defaults(0).withHost("127.0.0.1").withInlinePointRequests(false);
+        HttpServerConfig config =
+                HttpServerConfig.defaults(0).withHost("127.0.0.1").withInlinePointRequests(false);
         try (ServerFixture http = new ServerFixture(config, engine)) {
             assertThat(http.put("/v0/entity?id=k", new byte[] {1}).statusCode()).isEqualTo(201);
             assertThat(http.get("/v0/entity?id=k").statusCode()).isEqualTo(200);
@@ -139,15 +142,19 @@ class InlineRequestsTest {
             assertThat(http.put("/v0/entity?id=k", new byte[] {1}).statusCode()).isEqualTo(201);
             byte[] entry = io.ringbase.cluster.rpc.InternalProtocol.encode(
                     List.of(Entry.value("r".getBytes(java.nio.charset.StandardCharsets.UTF_8), 7, new byte[] {2})));
-            assertThat(http.send("PUT", io.ringbase.cluster.rpc.InternalProtocol.ENTRY, entry).statusCode())
+            assertThat(http.send("PUT", io.ringbase.cluster.rpc.InternalProtocol.ENTRY, entry)
+                            .statusCode())
                     .isEqualTo(201);
-            List<String> writes = engine.threads.stream().filter(t -> !t.startsWith("get ")).toList();
+            List<String> writes =
+                    engine.threads.stream().filter(t -> !t.startsWith("get ")).toList();
             assertThat(writes).hasSize(4);
             assertThat(writes.get(0)).startsWith("declined ").contains("ringbase-http-io");
             assertThat(writes.get(1)).startsWith("apply ").contains("ringbase-http-worker");
             assertThat(writes.get(2)).startsWith("declined ").contains("ringbase-http-io");
             assertThat(writes.get(3)).startsWith("apply ").contains("ringbase-http-worker");
-            assertThat(engine.get("r".getBytes(java.nio.charset.StandardCharsets.UTF_8)).version()).isEqualTo(7);
+            assertThat(engine.get("r".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                            .version())
+                    .isEqualTo(7);
         }
     }
 
@@ -155,13 +162,15 @@ class InlineRequestsTest {
     void aReadThatWouldWaitForTheDiskIsServedByAWorker() throws Exception {
         RecordingEngine engine = new RecordingEngine();
         try (ServerFixture http = new ServerFixture(engine)) {
-            assertThat(http.put("/v0/entity?id=k", new byte[] {1, 2, 3}).statusCode()).isEqualTo(201);
+            assertThat(http.put("/v0/entity?id=k", new byte[] {1, 2, 3}).statusCode())
+                    .isEqualTo(201);
             engine.declineTryRead = true;
             HttpResponse<byte[]> found = http.get("/v0/entity?id=k");
             assertThat(found.statusCode()).isEqualTo(200);
             assertThat(found.body()).containsExactly(1, 2, 3);
             assertThat(http.get("/v0/entity?id=missing").statusCode()).isEqualTo(404);
-            List<String> reads = engine.threads.stream().filter(t -> !t.startsWith("apply ")).toList();
+            List<String> reads =
+                    engine.threads.stream().filter(t -> !t.startsWith("apply ")).toList();
             assertThat(reads).hasSize(4);
             assertThat(reads.get(0)).startsWith("declined read ").contains("ringbase-http-io");
             assertThat(reads.get(1)).startsWith("get ").contains("ringbase-http-worker");
@@ -183,7 +192,8 @@ class InlineRequestsTest {
             HttpResponse<byte[]> single = http.get(path);
             assertThat(single.statusCode()).isEqualTo(200);
             assertThat(io.ringbase.cluster.rpc.InternalProtocol.decode(single.body()))
-                    .singleElement().satisfies(e -> {
+                    .singleElement()
+                    .satisfies(e -> {
                         assertThat(e.version()).isEqualTo(7);
                         assertThat(e.value()).containsExactly(2);
                     });
@@ -195,14 +205,17 @@ class InlineRequestsTest {
             List<io.ringbase.cluster.rpc.ReplicaBatch.Result> results =
                     io.ringbase.cluster.rpc.ReplicaBatch.decodeResults(r.body(), 2);
             assertThat(results.get(0)).isEqualTo(new io.ringbase.cluster.rpc.ReplicaBatch.Written(7));
-            assertThat(results.get(1)).isInstanceOfSatisfying(io.ringbase.cluster.rpc.ReplicaBatch.Found.class,
-                    f -> assertThat(f.entry().version()).isEqualTo(7));
+            assertThat(results.get(1))
+                    .isInstanceOfSatisfying(
+                            io.ringbase.cluster.rpc.ReplicaBatch.Found.class,
+                            f -> assertThat(f.entry().version()).isEqualTo(7));
             // each request was declined on the event loop, then read on a worker
             assertThat(engine.threads.get(0)).startsWith("declined read ").contains("ringbase-http-io");
             assertThat(engine.threads.get(1)).startsWith("get ").contains("ringbase-http-worker");
             assertThat(engine.threads.get(2)).startsWith("declined read ").contains("ringbase-http-io");
             assertThat(engine.threads.subList(3, engine.threads.size()))
-                    .isNotEmpty().allSatisfy(t -> assertThat(t).contains("ringbase-http-worker"));
+                    .isNotEmpty()
+                    .allSatisfy(t -> assertThat(t).contains("ringbase-http-worker"));
         }
     }
 }

@@ -73,7 +73,8 @@ class InlineWritesTest {
 
     private static byte[] put(String key, String value, boolean close) {
         return ("PUT /v0/entity?id=" + key + " HTTP/1.1\r\nHost: t\r\nContent-Length: " + value.length() + "\r\n"
-                + (close ? "Connection: close\r\n" : "") + "\r\n" + value).getBytes(StandardCharsets.US_ASCII);
+                        + (close ? "Connection: close\r\n" : "") + "\r\n" + value)
+                .getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
@@ -107,13 +108,14 @@ class InlineWritesTest {
     @Test
     void pipelinedWritesOfOneConnectionAreAnsweredInOrderAndAReadAfterThemSeesTheLast() throws Exception {
         BatchingEngine engine = new BatchingEngine();
-        try (ServerFixture http = new ServerFixture(engine); Socket s = new Socket("127.0.0.1", http.port)) {
+        try (ServerFixture http = new ServerFixture(engine);
+                Socket s = new Socket("127.0.0.1", http.port)) {
             OutputStream out = s.getOutputStream();
             for (int i = 0; i < 5; i++) {
                 out.write(put("p", "v" + i, false));
             }
             out.write(("DELETE /v0/entity?id=gone HTTP/1.1\r\nHost: t\r\n\r\n"
-                    + "GET /v0/entity?id=p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+                            + "GET /v0/entity?id=p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             String responses = readAll(s);
@@ -123,9 +125,15 @@ class InlineWritesTest {
                     statusLines.add(line);
                 }
             }
-            assertThat(statusLines).containsExactly("HTTP/1.1 201 Created", "HTTP/1.1 201 Created",
-                    "HTTP/1.1 201 Created", "HTTP/1.1 201 Created", "HTTP/1.1 201 Created",
-                    "HTTP/1.1 202 Accepted", "HTTP/1.1 200 OK");
+            assertThat(statusLines)
+                    .containsExactly(
+                            "HTTP/1.1 201 Created",
+                            "HTTP/1.1 201 Created",
+                            "HTTP/1.1 201 Created",
+                            "HTTP/1.1 201 Created",
+                            "HTTP/1.1 201 Created",
+                            "HTTP/1.1 202 Accepted",
+                            "HTTP/1.1 200 OK");
             assertThat(responses).endsWith("\r\n\r\nv4");
             // one connection has one write in flight: each was its own batch, on the event loop
             assertThat(engine.batchSizes).containsExactly(1, 1, 1, 1, 1, 1);
@@ -149,18 +157,25 @@ class InlineWritesTest {
                 s.getOutputStream().write(put("k" + i, "v" + i, true));
             }
             // until all 20 requests are in the server's socket buffers: the server's kernel has acknowledged them
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(5))
                     .until(() -> sockets.stream().allMatch(s -> unacknowledgedBytes(s) == 0));
             engine.holdFirst.countDown();
             for (Socket s : sockets) {
                 assertThat(readAll(s)).startsWith("HTTP/1.1 201 Created");
             }
             for (int i = 0; i < 20; i++) {
-                assertThat(http.get("/v0/entity?id=k" + i).body()).isEqualTo(("v" + i).getBytes(StandardCharsets.UTF_8));
+                assertThat(http.get("/v0/entity?id=k" + i).body())
+                        .isEqualTo(("v" + i).getBytes(StandardCharsets.UTF_8));
             }
-            assertThat(engine.batchSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(21);
+            assertThat(engine.batchSizes.stream().mapToInt(Integer::intValue).sum())
+                    .isEqualTo(21);
             assertThat(engine.batchSizes.size()).isLessThan(21); // some of the 20 were written together
-            assertThat(engine.batchSizes.stream().mapToInt(Integer::intValue).max().orElseThrow()).isGreaterThan(1);
+            assertThat(engine.batchSizes.stream()
+                            .mapToInt(Integer::intValue)
+                            .max()
+                            .orElseThrow())
+                    .isGreaterThan(1);
         } finally {
             for (Socket s : sockets) {
                 s.close();
@@ -171,8 +186,8 @@ class InlineWritesTest {
     @Test
     void aFailedBatchAnswersEachOfItsWritesWithTheErrorAndWritesNothing() throws Exception {
         BatchingEngine engine = new BatchingEngine();
-        engine.failBatches = new io.ringbase.storage.StorageFaultException("WAL append to wal-1.log",
-                new IOException("Input/output error"));
+        engine.failBatches = new io.ringbase.storage.StorageFaultException(
+                "WAL append to wal-1.log", new IOException("Input/output error"));
         try (ServerFixture http = new ServerFixture(engine)) {
             var response = http.put("/v0/entity?id=k", new byte[] {1});
             assertThat(response.statusCode()).isEqualTo(503);
@@ -181,7 +196,8 @@ class InlineWritesTest {
             assertThat(http.delete("/v0/entity?id=k").statusCode()).isEqualTo(503);
             engine.failBatches = null;
             assertThat(http.get("/v0/entity?id=k").statusCode()).isEqualTo(404);
-            assertThat(http.put("/v0/entity?id=k", new byte[] {2}).statusCode()).isEqualTo(201); // the connection goes on
+            assertThat(http.put("/v0/entity?id=k", new byte[] {2}).statusCode())
+                    .isEqualTo(201); // the connection goes on
             assertThat(http.get("/v0/entity?id=k").body()).containsExactly(2);
         }
     }
@@ -191,11 +207,14 @@ class InlineWritesTest {
         BatchingEngine engine = new BatchingEngine();
         engine.declinePrefix = "slow";
         try (ServerFixture http = new ServerFixture(engine)) {
-            assertThat(http.put("/v0/entity?id=slow1", new byte[] {7}).statusCode()).isEqualTo(201);
-            assertThat(http.put("/v0/entity?id=fast", new byte[] {8}).statusCode()).isEqualTo(201);
+            assertThat(http.put("/v0/entity?id=slow1", new byte[] {7}).statusCode())
+                    .isEqualTo(201);
+            assertThat(http.put("/v0/entity?id=fast", new byte[] {8}).statusCode())
+                    .isEqualTo(201);
             assertThat(http.get("/v0/entity?id=slow1").body()).containsExactly(7);
             assertThat(http.get("/v0/entity?id=fast").body()).containsExactly(8);
-            List<String> writes = engine.threads.stream().filter(t -> !t.startsWith("get ")).toList();
+            List<String> writes =
+                    engine.threads.stream().filter(t -> !t.startsWith("get ")).toList();
             assertThat(writes).hasSize(3);
             assertThat(writes.get(0)).startsWith("declined ").contains("ringbase-http-io");
             assertThat(writes.get(1)).startsWith("apply ").contains("ringbase-http-worker");
@@ -208,8 +227,10 @@ class InlineWritesTest {
         BatchingEngine engine = new BatchingEngine();
         try (ServerFixture http = new ServerFixture(engine)) {
             assertThat(http.put("/v0/entity?id=", new byte[] {1}).statusCode()).isEqualTo(400);
-            assertThat(http.put("/v0/entity?id=k&ack=2&from=2", new byte[] {1}).statusCode()).isEqualTo(400);
-            assertThat(http.put("/v0/entity?id=k&ttl=bogus", new byte[] {1}).statusCode()).isEqualTo(400);
+            assertThat(http.put("/v0/entity?id=k&ack=2&from=2", new byte[] {1}).statusCode())
+                    .isEqualTo(400);
+            assertThat(http.put("/v0/entity?id=k&ttl=bogus", new byte[] {1}).statusCode())
+                    .isEqualTo(400);
             assertThat(engine.batchSizes).isEmpty();
         }
     }

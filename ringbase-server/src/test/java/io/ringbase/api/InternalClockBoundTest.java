@@ -43,11 +43,13 @@ class InternalClockBoundTest {
         InMemoryEngine engine = new InMemoryEngine();
         try (ServerFixture http = new ServerFixture(engine)) {
             byte[] ahead = InternalProtocol.encode(List.of(Entry.value(KEY, aheadOfNow(5_000), new byte[] {1})));
-            assertThat(http.send("PUT", InternalProtocol.ENTRY, ahead).statusCode()).isEqualTo(400);
+            assertThat(http.send("PUT", InternalProtocol.ENTRY, ahead).statusCode())
+                    .isEqualTo(400);
             assertThat(engine.get(KEY)).isNull();
             long near = aheadOfNow(100);
             byte[] within = InternalProtocol.encode(List.of(Entry.value(KEY, near, new byte[] {1})));
-            assertThat(http.send("PUT", InternalProtocol.ENTRY, within).statusCode()).isEqualTo(201);
+            assertThat(http.send("PUT", InternalProtocol.ENTRY, within).statusCode())
+                    .isEqualTo(201);
             assertThat(engine.get(KEY).version()).isEqualTo(near);
         }
     }
@@ -57,7 +59,8 @@ class InternalClockBoundTest {
         InMemoryEngine engine = new InMemoryEngine();
         try (ServerFixture http = new ServerFixture(engine)) {
             byte[] other = "other".getBytes(StandardCharsets.UTF_8);
-            byte[] batch = ReplicaBatch.encodeOps(List.of(new ReplicaBatch.Read(other),
+            byte[] batch = ReplicaBatch.encodeOps(List.of(
+                    new ReplicaBatch.Read(other),
                     new ReplicaBatch.Write(Entry.value(KEY, aheadOfNow(60_000), new byte[] {1}))));
             HttpResponse<byte[]> r = http.send("POST", InternalProtocol.BATCH, batch);
             assertThat(r.statusCode()).isEqualTo(200);

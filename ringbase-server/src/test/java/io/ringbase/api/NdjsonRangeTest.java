@@ -42,11 +42,13 @@ class NdjsonRangeTest {
     }
 
     private void put(String key, byte[] value) throws Exception {
-        assertThat(http.put("/v0/entity?id=" + ServerFixture.enc(key), value).statusCode()).isEqualTo(201);
+        assertThat(http.put("/v0/entity?id=" + ServerFixture.enc(key), value).statusCode())
+                .isEqualTo(201);
     }
 
     private HttpResponse<String> range(String query, String accept) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(http.uri("/v0/entities?" + query)).timeout(Duration.ofSeconds(30));
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(http.uri("/v0/entities?" + query)).timeout(Duration.ofSeconds(30));
         if (accept != null) {
             b.header("Accept", accept);
         }
@@ -65,7 +67,8 @@ class NdjsonRangeTest {
             List<String> names = new ArrayList<>();
             o.fieldNames().forEachRemaining(names::add);
             assertThat(names).as(line).containsExactly("key", "value");
-            entries.put(new String(Base64.getDecoder().decode(o.path("key").textValue()), UTF_8),
+            entries.put(
+                    new String(Base64.getDecoder().decode(o.path("key").textValue()), UTF_8),
                     Base64.getDecoder().decode(o.path("value").textValue()));
         }
         return entries;
@@ -120,7 +123,8 @@ class NdjsonRangeTest {
 
     @Test
     void theHeaderIsReadAsAListOfMediaRanges() {
-        assertThat(RangeFormat.of("text/html, Application/X-NDJSON; charset=utf-8")).isEqualTo(RangeFormat.NDJSON);
+        assertThat(RangeFormat.of("text/html, Application/X-NDJSON; charset=utf-8"))
+                .isEqualTo(RangeFormat.NDJSON);
         assertThat(RangeFormat.of("application/x-ndjson;q=0.5, */*;q=0.1")).isEqualTo(RangeFormat.NDJSON);
         assertThat(RangeFormat.of("application/x-ndjson; q=0.000")).isEqualTo(RangeFormat.CHUNKS);
         assertThat(RangeFormat.of("application/x-ndjsonx")).isEqualTo(RangeFormat.CHUNKS);

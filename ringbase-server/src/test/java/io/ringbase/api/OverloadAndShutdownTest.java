@@ -44,11 +44,16 @@ class OverloadAndShutdownTest {
 
     /** Every request on the single worker (no inline point requests), so the worker queue is what is tested. */
     private static HttpServerConfig oneWorkerOneSlot() {
-        return HttpServerConfig.defaults(0).withHost("127.0.0.1").withWorkers(1, 1).withInlinePointRequests(false);
+        return HttpServerConfig.defaults(0)
+                .withHost("127.0.0.1")
+                .withWorkers(1, 1)
+                .withInlinePointRequests(false);
     }
 
     private static void awaitTrue(java.util.function.BooleanSupplier condition) {
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
+                .until(condition::getAsBoolean);
         assertThat(condition.getAsBoolean()).isTrue();
     }
 
@@ -60,13 +65,17 @@ class OverloadAndShutdownTest {
             List<CompletableFuture<HttpResponse<byte[]>>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 HttpRequest req = HttpRequest.newBuilder(http.uri("/v0/entity?id=k" + i))
-                        .timeout(Duration.ofSeconds(30)).GET().build();
+                        .timeout(Duration.ofSeconds(30))
+                        .GET()
+                        .build();
                 futures.add(http.client.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()));
             }
             // one request runs (blocked), one waits in the queue, the other four are refused at once
             awaitTrue(() -> futures.stream().filter(CompletableFuture::isDone).count() == n - 2);
-            List<HttpResponse<byte[]>> refused = futures.stream().filter(CompletableFuture::isDone)
-                    .map(CompletableFuture::join).toList();
+            List<HttpResponse<byte[]>> refused = futures.stream()
+                    .filter(CompletableFuture::isDone)
+                    .map(CompletableFuture::join)
+                    .toList();
             assertThat(refused).allSatisfy(r -> {
                 assertThat(r.statusCode()).isEqualTo(503);
                 assertThat(r.headers().firstValue("retry-after")).hasValue("1");
@@ -74,9 +83,13 @@ class OverloadAndShutdownTest {
             assertThat(engine.entered.get()).isEqualTo(1);
 
             engine.release.countDown();
-            long served = futures.stream().map(CompletableFuture::join).filter(r -> r.statusCode() == 404).count();
+            long served = futures.stream()
+                    .map(CompletableFuture::join)
+                    .filter(r -> r.statusCode() == 404)
+                    .count();
             assertThat(served).isEqualTo(2);
-            assertThat(http.put("/v0/entity?id=after", new byte[] {7}).statusCode()).isEqualTo(201);
+            assertThat(http.put("/v0/entity?id=after", new byte[] {7}).statusCode())
+                    .isEqualTo(201);
             assertThat(http.get("/v0/entity?id=after").statusCode()).isEqualTo(200);
         }
     }

@@ -23,8 +23,7 @@ class QueryStringTest {
     @Test
     void decodesUtf8() throws Exception {
         assertThat(value("id=%C3%A9t%C3%A9%F0%9F%98%80", "id")).isEqualTo("été😀");
-        assertThat(QueryString.parse("id=%E2%82%AC").bytes("id"))
-                .isEqualTo("€".getBytes(StandardCharsets.UTF_8));
+        assertThat(QueryString.parse("id=%E2%82%AC").bytes("id")).isEqualTo("€".getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -61,7 +60,8 @@ class QueryStringTest {
     @Test
     void rejectsDuplicateParameter() {
         assertThatThrownBy(() -> QueryString.parse("id=a&id=b"))
-                .isInstanceOf(BadRequestException.class).hasMessageContaining("more than once");
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("more than once");
     }
 
     @Test

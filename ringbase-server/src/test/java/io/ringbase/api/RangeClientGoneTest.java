@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import java.nio.charset.StandardCharsets;
@@ -71,8 +70,8 @@ class RangeClientGoneTest {
         try (RingbaseHttpServer server = ServerFixture.bare(config, engine)) {
             server.addConnectionHandlers(channel.pipeline());
             // a range runs on a worker, which waits in the scan until the connection is gone
-            channel.writeInbound(Unpooled.copiedBuffer("GET /v0/entities?start=k HTTP/1.1\r\nHost: x\r\n\r\n",
-                    StandardCharsets.US_ASCII));
+            channel.writeInbound(Unpooled.copiedBuffer(
+                    "GET /v0/entities?start=k HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.US_ASCII));
             assertThat(engine.scanStarted.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(server.inFlight()).isEqualTo(1);
 

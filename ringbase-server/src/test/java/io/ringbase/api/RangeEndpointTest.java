@@ -37,7 +37,8 @@ class RangeEndpointTest {
         InMemoryEngine engine = new InMemoryEngine();
         http = new ServerFixture(engine);
         for (String k : keys) {
-            assertThat(http.put("/v0/entity?id=" + ServerFixture.enc(k), ("v-" + k).getBytes(UTF_8)).statusCode())
+            assertThat(http.put("/v0/entity?id=" + ServerFixture.enc(k), ("v-" + k).getBytes(UTF_8))
+                            .statusCode())
                     .isEqualTo(201);
         }
         return engine;
@@ -82,10 +83,14 @@ class RangeEndpointTest {
     void deletedAndExpiredKeysAreSkipped() throws Exception {
         InMemoryEngine engine = startWithKeys("a", "b", "c", "d");
         assertThat(http.delete("/v0/entity?id=b").statusCode()).isEqualTo(202);
-        assertThat(http.put("/v0/entity?id=c&ttl=0.001", "short".getBytes(UTF_8)).statusCode()).isEqualTo(201);
+        assertThat(http.put("/v0/entity?id=c&ttl=0.001", "short".getBytes(UTF_8))
+                        .statusCode())
+                .isEqualTo(201);
         long expiresAt = engine.get("c".getBytes(UTF_8)).expiresAtMs();
         // the server reads the wall clock: wait until it has passed the expiry
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> System.currentTimeMillis() > expiresAt);
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> System.currentTimeMillis() > expiresAt);
         assertThat(range("start=a")).containsExactly("a\nv-a", "d\nv-d");
     }
 
@@ -136,8 +141,16 @@ class RangeEndpointTest {
     @Test
     void badRangeParametersAre400() throws Exception {
         startWithKeys("a");
-        for (String q : new String[] {"", "?", "?start=", "?end=b", "?start=a&start=b", "?start=%E2%82",
-            "?start=" + "k".repeat(Entry.MAX_KEY_BYTES + 1), "?start=a&end=" + "k".repeat(Entry.MAX_KEY_BYTES + 1)}) {
+        for (String q : new String[] {
+            "",
+            "?",
+            "?start=",
+            "?end=b",
+            "?start=a&start=b",
+            "?start=%E2%82",
+            "?start=" + "k".repeat(Entry.MAX_KEY_BYTES + 1),
+            "?start=a&end=" + "k".repeat(Entry.MAX_KEY_BYTES + 1)
+        }) {
             assertThat(http.get("/v0/entities" + q).statusCode()).as(q).isEqualTo(400);
         }
     }
@@ -150,6 +163,7 @@ class RangeEndpointTest {
         final AtomicLong produced = new AtomicLong();
         /** Names of the threads that advanced the scan. */
         final java.util.Set<String> scanThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         final AtomicBoolean closed = new AtomicBoolean();
         final int count;
         final int valueBytes;
@@ -194,15 +208,18 @@ class RangeEndpointTest {
         long[] last = {counter.getAsLong()};
         long[] stableSince = {System.nanoTime()};
         try {
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).pollInSameThread().until(() -> {
-                long now = counter.getAsLong();
-                if (now != last[0]) {
-                    last[0] = now;
-                    stableSince[0] = System.nanoTime();
-                    return false;
-                }
-                return System.nanoTime() - stableSince[0] > quietMs * 1_000_000;
-            });
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(20))
+                    .pollInSameThread()
+                    .until(() -> {
+                        long now = counter.getAsLong();
+                        if (now != last[0]) {
+                            last[0] = now;
+                            stableSince[0] = System.nanoTime();
+                            return false;
+                        }
+                        return System.nanoTime() - stableSince[0] > quietMs * 1_000_000;
+                    });
         } catch (ConditionTimeoutException stillMoving) {
             // as before: the value after 10 s, for the caller's bound to judge
         }
@@ -252,7 +269,9 @@ class RangeEndpointTest {
             raw.send("GET /v0/entities?start=a HTTP/1.1\r\nHost: x\r\n\r\n");
             raw.in.readNBytes(1024 * 1024);
         }
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).untilTrue(engine.closed);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .untilTrue(engine.closed);
         assertThat(engine.closed).isTrue();
         assertThat(engine.produced.get()).isLessThan(100L * 1024 * 1024);
         // the server is fine afterwards
@@ -273,7 +292,8 @@ class RangeEndpointTest {
         HugeRangeEngine engine = new HugeRangeEngine(2000, 1000); // ~2 MB: many refill batches
         http = new ServerFixture(engine);
         assertThat(range("start=a")).hasSize(2000);
-        assertThat(engine.scanThreads).isNotEmpty()
+        assertThat(engine.scanThreads)
+                .isNotEmpty()
                 .allSatisfy(name -> assertThat(name).startsWith("ringbase-http-worker"));
     }
 

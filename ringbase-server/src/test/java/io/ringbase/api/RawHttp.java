@@ -104,7 +104,9 @@ final class RawHttp implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>();
         for (String h = line(); h != null && !h.isEmpty(); h = line()) {
             int colon = h.indexOf(':');
-            headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim());
+            headers.put(
+                    h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    h.substring(colon + 1).trim());
         }
         return new Response(parts[0], Integer.parseInt(parts[1]), headers, new byte[0], null);
     }

@@ -56,7 +56,8 @@ class ReplicaBatchEndpointTest {
             }
         };
         try (ServerFixture http = new ServerFixture(engine)) {
-            List<ReplicaBatch.Op> ops = List.of(new ReplicaBatch.Write(Entry.value(b("a"), 5, b("1"))),
+            List<ReplicaBatch.Op> ops = List.of(
+                    new ReplicaBatch.Write(Entry.value(b("a"), 5, b("1"))),
                     new ReplicaBatch.Write(Entry.value(b("bad"), 5, b("2"))),
                     new ReplicaBatch.Write(Entry.value(b("c"), 5, b("3"))));
             HttpResponse<byte[]> r = http.send("POST", InternalProtocol.BATCH, ReplicaBatch.encodeOps(ops));

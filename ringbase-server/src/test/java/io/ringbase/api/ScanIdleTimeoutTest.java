@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
+import io.ringbase.storage.MappedFiles;
 import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
-import io.ringbase.storage.MappedFiles;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
@@ -16,7 +16,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -38,16 +37,20 @@ class ScanIdleTimeoutTest {
 
     /** The deleted files of the data directory still mapped. */
     private List<String> deletedMappings() throws IOException {
-        return MappedFiles.under(tmp.resolve("d")).stream().filter(f -> f.endsWith("(deleted)")).toList();
+        return MappedFiles.under(tmp.resolve("d")).stream()
+                .filter(f -> f.endsWith("(deleted)"))
+                .toList();
     }
 
     @Test
     void aClientThatStopsReadingIsClosedAndItsScanReleasesTheTables() throws Exception {
-        LsmOptions options = LsmOptions.defaults(tmp.resolve("d")).withMemtableBytes(8 << 20)
+        LsmOptions options = LsmOptions.defaults(tmp.resolve("d"))
+                .withMemtableBytes(8 << 20)
                 .withCompaction(new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5)); // compaction only when asked
-        HttpServerConfig config = HttpServerConfig.defaults(0).withHost("127.0.0.1").withScanIdleTimeout(TIMEOUT_MS);
+        HttpServerConfig config =
+                HttpServerConfig.defaults(0).withHost("127.0.0.1").withScanIdleTimeout(TIMEOUT_MS);
         try (LsmEngine engine = LsmEngine.open(options);
-             ServerFixture http = new ServerFixture(config, engine)) {
+                ServerFixture http = new ServerFixture(config, engine)) {
             byte[] value = "v".repeat(1024).getBytes(StandardCharsets.UTF_8);
             long version = 1L << 40;
             for (int table = 0; table < 4; table++) { // 4 tables of 5,000 x 1 KiB: a 20 MB range
@@ -59,19 +62,24 @@ class ScanIdleTimeoutTest {
             try (Socket client = new Socket()) {
                 client.setReceiveBufferSize(4096);
                 client.connect(new InetSocketAddress("127.0.0.1", http.port));
-                client.getOutputStream().write("GET /v0/entities?start=k HTTP/1.1\r\nHost: x\r\n\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
+                client.getOutputStream()
+                        .write("GET /v0/entities?start=k HTTP/1.1\r\nHost: x\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
                 InputStream in = client.getInputStream();
                 byte[] first = in.readNBytes(2048);
                 assertThat(new String(first, StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 200");
 
                 // the client stops reading; a compaction replaces the tables its scan still reads
                 assertThat(engine.compactAll()).isEqualTo(4);
-                assertThat(deletedMappings()).as("the stalled scan pins the 4 compacted inputs").hasSize(4);
+                assertThat(deletedMappings())
+                        .as("the stalled scan pins the 4 compacted inputs")
+                        .hasSize(4);
 
                 // the client reads no more: after the timeout the server gives up on it, and its scan lets the
                 // compacted tables go
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> deletedMappings().isEmpty());
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> deletedMappings().isEmpty());
                 client.setSoTimeout(10_000);
                 long drained = 0;
                 boolean closed;
@@ -88,11 +96,16 @@ class ScanIdleTimeoutTest {
                     closed = true; // reset by the server's close
                 }
                 assertThat(closed).as("the server closed the connection").isTrue();
-                assertThat(first.length + drained).as("the response was cut short, not completed")
+                assertThat(first.length + drained)
+                        .as("the response was cut short, not completed")
                         .isLessThan(20L * 5_000 * 1024);
             }
-            assertThat(deletedMappings()).as("the abandoned scan released its tables").isEmpty();
-            assertThat(http.get("/v0/entity?id=k000001").statusCode()).as("the node goes on").isEqualTo(200);
+            assertThat(deletedMappings())
+                    .as("the abandoned scan released its tables")
+                    .isEmpty();
+            assertThat(http.get("/v0/entity?id=k000001").statusCode())
+                    .as("the node goes on")
+                    .isEqualTo(200);
         }
     }
 }

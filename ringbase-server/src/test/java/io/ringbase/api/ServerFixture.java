@@ -56,9 +56,10 @@ final class ServerFixture implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + port + pathAndQuery);
     }
 
-    HttpResponse<byte[]> send(String method, String pathAndQuery, byte[] body) throws IOException, InterruptedException {
-        HttpRequest.BodyPublisher publisher = body == null
-                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body);
+    HttpResponse<byte[]> send(String method, String pathAndQuery, byte[] body)
+            throws IOException, InterruptedException {
+        HttpRequest.BodyPublisher publisher =
+                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body);
         HttpRequest request = HttpRequest.newBuilder(uri(pathAndQuery))
                 .timeout(Duration.ofSeconds(30))
                 .method(method, publisher)

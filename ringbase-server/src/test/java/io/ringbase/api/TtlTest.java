@@ -20,8 +20,25 @@ class TtlTest {
 
     @Test
     void rejectsNonPositiveNonFiniteMalformedAndTooLong() {
-        String[] bad = {"", "0", "0.0", "-1", "+1", "abc", "NaN", "Infinity", "1e3", "0x10", " 1", "1 ", ".",
-            "1.2.3", Long.toString(Ttl.MAX_SECONDS + 1), "99999999999999999999", "1".repeat(40)};
+        String[] bad = {
+            "",
+            "0",
+            "0.0",
+            "-1",
+            "+1",
+            "abc",
+            "NaN",
+            "Infinity",
+            "1e3",
+            "0x10",
+            " 1",
+            "1 ",
+            ".",
+            "1.2.3",
+            Long.toString(Ttl.MAX_SECONDS + 1),
+            "99999999999999999999",
+            "1".repeat(40)
+        };
         for (String b : bad) {
             assertThatThrownBy(() -> Ttl.parseMillis(b)).as("'" + b + "'").isInstanceOf(BadRequestException.class);
         }

@@ -36,68 +36,122 @@ class ArchitectureTest {
 
     @Test
     void storageImportsNothingAboveIt() {
-        ArchRule rule = noClasses().that().resideInAPackage("io.ringbase.storage..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.ringbase.api..", "io.ringbase.kv..",
-                        "io.ringbase.cluster..", "io.ringbase.node..", "io.ringbase.observe..", "io.ringbase.cli..",
-                        "io.ringbase.auth..", "io.ringbase.aot..", "io.ringbase.transport..");
+        ArchRule rule = noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.storage..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.ringbase.api..",
+                        "io.ringbase.kv..",
+                        "io.ringbase.cluster..",
+                        "io.ringbase.node..",
+                        "io.ringbase.observe..",
+                        "io.ringbase.cli..",
+                        "io.ringbase.auth..",
+                        "io.ringbase.aot..",
+                        "io.ringbase.transport..");
         rule.check(main);
     }
 
     @Test
     void theStorageApiKnowsNoEngine() {
-        noClasses().that().resideInAPackage("io.ringbase.storage")
-                .should().dependOnClassesThat().resideInAnyPackage("io.ringbase.storage.lsm..",
-                        "io.ringbase.storage.rocksdb..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.storage")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.ringbase.storage.lsm..", "io.ringbase.storage.rocksdb..")
                 .check(main);
     }
 
     @Test
     void theEnginesKnowOnlyTheStorageApiOfEachOther() {
-        noClasses().that().resideInAPackage("io.ringbase.storage.rocksdb..")
-                .should().dependOnClassesThat().resideInAPackage("io.ringbase.storage.lsm..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.storage.rocksdb..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.ringbase.storage.lsm..")
                 .check(main);
-        noClasses().that().resideInAPackage("io.ringbase.storage.lsm..")
-                .should().dependOnClassesThat().resideInAPackage("io.ringbase.storage.rocksdb..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.storage.lsm..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.ringbase.storage.rocksdb..")
                 .check(main);
     }
 
     @Test
     void thePublicApiNeverImportsTheCluster() {
-        noClasses().that().resideInAPackage("io.ringbase.api..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.ringbase.cluster..", "io.ringbase.node..",
-                        "io.ringbase.cli..", "io.ringbase.storage.lsm..", "io.ringbase.storage.rocksdb..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.api..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.ringbase.cluster..",
+                        "io.ringbase.node..",
+                        "io.ringbase.cli..",
+                        "io.ringbase.storage.lsm..",
+                        "io.ringbase.storage.rocksdb..")
                 .check(main);
     }
 
     @Test
     void theKeyValueServiceKnowsOnlyStorageAndClock() {
-        noClasses().that().resideInAPackage("io.ringbase.kv..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.ringbase.api..", "io.ringbase.cluster..",
-                        "io.ringbase.node..", "io.ringbase.observe..", "io.ringbase.cli..", "io.ringbase.storage.lsm..",
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.kv..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.ringbase.api..",
+                        "io.ringbase.cluster..",
+                        "io.ringbase.node..",
+                        "io.ringbase.observe..",
+                        "io.ringbase.cli..",
+                        "io.ringbase.storage.lsm..",
                         "io.ringbase.storage.rocksdb..")
                 .check(main);
     }
 
     @Test
     void theClusterKnowsNeitherTheHttpApiNorTheNode() {
-        noClasses().that().resideInAPackage("io.ringbase.cluster..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.ringbase.api..", "io.ringbase.node..",
-                        "io.ringbase.observe..", "io.ringbase.cli..", "io.ringbase.storage.rocksdb..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.cluster..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.ringbase.api..",
+                        "io.ringbase.node..",
+                        "io.ringbase.observe..",
+                        "io.ringbase.cli..",
+                        "io.ringbase.storage.rocksdb..")
                 .check(main);
     }
 
     @Test
     void observabilityReadsFiguresWithoutKnowingTheApiOrTheNode() {
-        noClasses().that().resideInAPackage("io.ringbase.observe..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.ringbase.api..", "io.ringbase.node..",
-                        "io.ringbase.cli..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.observe..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.ringbase.api..", "io.ringbase.node..", "io.ringbase.cli..")
                 .check(main);
     }
 
     @Test
     void onlyTheCommandLineUsesTheCommandLine() {
-        noClasses().that().resideOutsideOfPackage("io.ringbase.cli..")
-                .should().dependOnClassesThat().resideInAPackage("io.ringbase.cli..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("io.ringbase.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.ringbase.cli..")
                 .check(main);
     }
 
@@ -107,26 +161,37 @@ class ArchitectureTest {
     }
 
     /** Reads of wall-clock time: calls and method references alike ({@code System::currentTimeMillis}). */
-    private static final DescribedPredicate<JavaAccess<?>> WALL_CLOCK = new DescribedPredicate<>("read the wall clock") {
-        private static final Set<String> NOW = Set.of("java.time.Instant", "java.time.LocalDateTime",
-                "java.time.LocalDate", "java.time.LocalTime", "java.time.ZonedDateTime", "java.time.OffsetDateTime");
+    private static final DescribedPredicate<JavaAccess<?>> WALL_CLOCK =
+            new DescribedPredicate<>("read the wall clock") {
+                private static final Set<String> NOW = Set.of(
+                        "java.time.Instant",
+                        "java.time.LocalDateTime",
+                        "java.time.LocalDate",
+                        "java.time.LocalTime",
+                        "java.time.ZonedDateTime",
+                        "java.time.OffsetDateTime");
 
-        @Override
-        public boolean test(JavaAccess<?> access) {
-            String owner = access.getTargetOwner().getName();
-            String name = access.getName();
-            return (owner.equals("java.lang.System") && name.equals("currentTimeMillis"))
-                    || (NOW.contains(owner) && name.equals("now"))
-                    || (owner.equals("java.time.Clock") && name.startsWith("system"))
-                    || (owner.equals("java.util.Date") && name.equals("<init>") && access.getTarget() instanceof AccessTarget.ConstructorCallTarget c
-                            && c.getRawParameterTypes().isEmpty());
-        }
-    };
+                @Override
+                public boolean test(JavaAccess<?> access) {
+                    String owner = access.getTargetOwner().getName();
+                    String name = access.getName();
+                    return (owner.equals("java.lang.System") && name.equals("currentTimeMillis"))
+                            || (NOW.contains(owner) && name.equals("now"))
+                            || (owner.equals("java.time.Clock") && name.startsWith("system"))
+                            || (owner.equals("java.util.Date")
+                                    && name.equals("<init>")
+                                    && access.getTarget() instanceof AccessTarget.ConstructorCallTarget c
+                                    && c.getRawParameterTypes().isEmpty());
+                }
+            };
 
     @Test
     void wallClockTimeIsReadOnlyThroughTheClockPackage() {
-        noClasses().that().resideOutsideOfPackage("io.ringbase.clock..")
-                .should().accessTargetWhere(WALL_CLOCK)
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("io.ringbase.clock..")
+                .should()
+                .accessTargetWhere(WALL_CLOCK)
                 .because("time is read from a clock.TimeSource, which tests can move (Cassandra bans it the same way)")
                 .check(main);
     }

@@ -20,13 +20,15 @@ class RequestSignerTest {
         String header = signer.sign("PUT", URI, BODY, NOW);
         assertThat(header).startsWith(NOW + ".");
         assertThat(signer.verify("PUT", URI, BODY, header, NOW)).isTrue();
-        assertThat(new RequestSigner(SECRET.clone()).verify("PUT", URI, BODY, header, NOW + 1)).isTrue();
+        assertThat(new RequestSigner(SECRET.clone()).verify("PUT", URI, BODY, header, NOW + 1))
+                .isTrue();
     }
 
     @Test
     void anEmptyBodySignsAndVerifies() {
         String header = signer.sign("GET", "/internal/v0/ping", new byte[0], NOW);
-        assertThat(signer.verify("GET", "/internal/v0/ping", new byte[0], header, NOW)).isTrue();
+        assertThat(signer.verify("GET", "/internal/v0/ping", new byte[0], header, NOW))
+                .isTrue();
     }
 
     @Test
@@ -34,9 +36,12 @@ class RequestSignerTest {
         String header = signer.sign("PUT", URI, BODY, NOW);
         assertThat(signer.verify("GET", URI, BODY, header, NOW)).isFalse();
         assertThat(signer.verify("PUT", URI + "0", BODY, header, NOW)).isFalse();
-        assertThat(signer.verify("PUT", "/internal/v0/entry?id=6b6578", BODY, header, NOW)).isFalse();
-        assertThat(signer.verify("PUT", URI, new byte[] {1, 2, 3, 4, 6}, header, NOW)).isFalse();
-        assertThat(signer.verify("PUT", URI, new byte[] {1, 2, 3, 4}, header, NOW)).isFalse();
+        assertThat(signer.verify("PUT", "/internal/v0/entry?id=6b6578", BODY, header, NOW))
+                .isFalse();
+        assertThat(signer.verify("PUT", URI, new byte[] {1, 2, 3, 4, 6}, header, NOW))
+                .isFalse();
+        assertThat(signer.verify("PUT", URI, new byte[] {1, 2, 3, 4}, header, NOW))
+                .isFalse();
         String otherTime = (NOW + 1) + header.substring(header.indexOf('.'));
         assertThat(signer.verify("PUT", URI, BODY, otherTime, NOW)).isFalse();
         char last = header.charAt(header.length() - 1);
@@ -54,23 +59,42 @@ class RequestSignerTest {
     @Test
     void signaturesOutsideTheSkewWindowFail() {
         String header = signer.sign("PUT", URI, BODY, NOW);
-        assertThat(signer.verify("PUT", URI, BODY, header, NOW + RequestSigner.MAX_SKEW_MS)).isTrue();
-        assertThat(signer.verify("PUT", URI, BODY, header, NOW - RequestSigner.MAX_SKEW_MS)).isTrue();
-        assertThat(signer.verify("PUT", URI, BODY, header, NOW + RequestSigner.MAX_SKEW_MS + 1)).isFalse();
-        assertThat(signer.verify("PUT", URI, BODY, header, NOW - RequestSigner.MAX_SKEW_MS - 1)).isFalse();
+        assertThat(signer.verify("PUT", URI, BODY, header, NOW + RequestSigner.MAX_SKEW_MS))
+                .isTrue();
+        assertThat(signer.verify("PUT", URI, BODY, header, NOW - RequestSigner.MAX_SKEW_MS))
+                .isTrue();
+        assertThat(signer.verify("PUT", URI, BODY, header, NOW + RequestSigner.MAX_SKEW_MS + 1))
+                .isFalse();
+        assertThat(signer.verify("PUT", URI, BODY, header, NOW - RequestSigner.MAX_SKEW_MS - 1))
+                .isFalse();
     }
 
     @Test
     void malformedHeadersFailWithoutThrowing() {
-        for (String bad : new String[] {null, "", ".", "abc", NOW + "", NOW + ".", NOW + ".zz", "x." + "00".repeat(32),
-                ".00", NOW + ".0", "-" + NOW + ".00", NOW + "." + "00".repeat(32)}) {
-            assertThat(signer.verify("PUT", URI, BODY, bad, NOW)).as("header %s", bad).isFalse();
+        for (String bad : new String[] {
+            null,
+            "",
+            ".",
+            "abc",
+            NOW + "",
+            NOW + ".",
+            NOW + ".zz",
+            "x." + "00".repeat(32),
+            ".00",
+            NOW + ".0",
+            "-" + NOW + ".00",
+            NOW + "." + "00".repeat(32)
+        }) {
+            assertThat(signer.verify("PUT", URI, BODY, bad, NOW))
+                    .as("header %s", bad)
+                    .isFalse();
         }
     }
 
     @Test
     void shortSecretsAreRefused() {
-        assertThatThrownBy(() -> new RequestSigner(new byte[15])).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new RequestSigner(new byte[15]))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("16");
         new RequestSigner(new byte[16]);
     }

@@ -35,8 +35,13 @@ class AdminCommandTest {
     }
 
     static Node.Config withSecret(Node.Config c) {
-        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(),
-                SECRET.getBytes(StandardCharsets.UTF_8), c.hints());
+        return new Node.Config(
+                c.http(),
+                c.storage(),
+                c.topology(),
+                c.replicaTimeoutMs(),
+                SECRET.getBytes(StandardCharsets.UTF_8),
+                c.hints());
     }
 
     @Test
@@ -70,24 +75,37 @@ class AdminCommandTest {
 
             CommandRun status = admin("status", "--url", url, "--secret-file", secret.toString());
             assertThat(status.exitCode()).as(status.err()).isZero();
-            assertThat(status.out()).contains("node      " + url).contains("peer      " + c.url(1))
-                    .contains("peer      " + c.url(2)).contains("repair    idle");
+            assertThat(status.out())
+                    .contains("node      " + url)
+                    .contains("peer      " + c.url(1))
+                    .contains("peer      " + c.url(2))
+                    .contains("repair    idle");
             CommandRun json = admin("status", "--json", "--url", url);
             assertThat(json.out()).startsWith("{\"node\":\"" + url + "\"");
 
             CommandRun repair = admin("repair", "--url", url, "--secret-file", secret.toString());
             assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
-            assertThat(repair.out()).contains("repair started on " + url).contains("repair ok: 32 of 32 ranges, 0 failed");
+            assertThat(repair.out())
+                    .contains("repair started on " + url)
+                    .contains("repair ok: 32 of 32 ranges, 0 failed");
 
-            CommandRun snapshot = admin("snapshot", "--name", "before-upgrade", "--all-nodes", "--url", url,
-                    "--secret-file", secret.toString());
+            CommandRun snapshot = admin(
+                    "snapshot",
+                    "--name",
+                    "before-upgrade",
+                    "--all-nodes",
+                    "--url",
+                    url,
+                    "--secret-file",
+                    secret.toString());
             assertThat(snapshot.exitCode()).as(snapshot.out() + snapshot.err()).isZero();
             for (int i = 0; i < 3; i++) {
                 Path dir = c.dataDir(i).resolve("snapshots").resolve("before-upgrade");
                 assertThat(dir.resolve("MANIFEST")).exists();
                 assertThat(snapshot.out()).contains(c.url(i) + ": ");
             }
-            CommandRun again = admin("snapshot", "--name", "before-upgrade", "--url", url, "--secret-file", secret.toString());
+            CommandRun again =
+                    admin("snapshot", "--name", "before-upgrade", "--url", url, "--secret-file", secret.toString());
             assertThat(again.exitCode()).isEqualTo(1);
             assertThat(again.err()).contains("400").contains("already exists");
             CommandRun badName = admin("snapshot", "--name", "../x", "--url", url, "--secret-file", secret.toString());
@@ -108,8 +126,14 @@ class AdminCommandTest {
         int port = LocalCluster.freePorts(1).getFirst();
         CommandRun r = admin("status", "--url", "http://127.0.0.1:" + port, "--timeout", "2s");
         assertThat(r.exitCode()).isEqualTo(3);
-        assertThat(r.err()).startsWith("ringbase admin: cannot reach http://127.0.0.1:" + port + ": connection refused");
-        CommandRun bad = admin("status", "--url", "http://127.0.0.1:" + port, "--secret-file", tmp.resolve("none").toString());
+        assertThat(r.err())
+                .startsWith("ringbase admin: cannot reach http://127.0.0.1:" + port + ": connection refused");
+        CommandRun bad = admin(
+                "status",
+                "--url",
+                "http://127.0.0.1:" + port,
+                "--secret-file",
+                tmp.resolve("none").toString());
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("cannot read --secret-file").contains("no such file");
     }

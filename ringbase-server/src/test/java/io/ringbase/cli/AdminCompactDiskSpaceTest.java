@@ -39,27 +39,39 @@ class AdminCompactDiskSpaceTest {
 
     private static Node.Config smallMemtableNoAutoCompaction(Node.Config c) {
         // 32 tables before size-tiered compaction would merge: only the operator's compaction runs
-        return new Node.Config(c.http(), c.storage().withMemtableBytes(MEMTABLE_BYTES)
-                .withCompaction(new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5)),
-                c.topology(), c.replicaTimeoutMs(), null, c.hints());
+        return new Node.Config(
+                c.http(),
+                c.storage()
+                        .withMemtableBytes(MEMTABLE_BYTES)
+                        .withCompaction(new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5)),
+                c.topology(),
+                c.replicaTimeoutMs(),
+                null,
+                c.hints());
     }
 
     private static long sstableBytes(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".sst")).mapToLong(f -> f.toFile().length()).sum();
+            return files.filter(f -> f.getFileName().toString().endsWith(".sst"))
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
         }
     }
 
     /** Waits, at most {@code timeout}, until {@code dir} holds {@code count} WAL segments. */
     private static void awaitWalSegments(Path dir, long count, Duration timeout) throws Exception {
         await().atMost(timeout).pollInterval(Duration.ofMillis(10)).until(() -> walSegmentCount(dir), n -> n == count);
-        assertThat(walSegmentCount(dir)).as("WAL segments left after the flushes").isEqualTo(count);
+        assertThat(walSegmentCount(dir))
+                .as("WAL segments left after the flushes")
+                .isEqualTo(count);
     }
 
     private static long walSegmentCount(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(f -> FileNames.parse(f.getFileName().toString())
-                    .filter(parsed -> parsed.kind() == FileNames.Kind.WAL).isPresent()).count();
+                            .filter(parsed -> parsed.kind() == FileNames.Kind.WAL)
+                            .isPresent())
+                    .count();
         }
     }
 
@@ -68,12 +80,15 @@ class AdminCompactDiskSpaceTest {
         long[] last = {Files.getFileStore(dir).getUsableSpace()};
         int[] same = {0};
         try {
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).pollInSameThread().until(() -> {
-                long now = Files.getFileStore(dir).getUsableSpace();
-                same[0] = now == last[0] ? same[0] + 1 : 0;
-                last[0] = now;
-                return same[0] >= 2;
-            });
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(50))
+                    .pollInSameThread()
+                    .until(() -> {
+                        long now = Files.getFileStore(dir).getUsableSpace();
+                        same[0] = now == last[0] ? same[0] + 1 : 0;
+                        last[0] = now;
+                        return same[0] >= 2;
+                    });
         } catch (ConditionTimeoutException stillChanging) {
             // as before: the last reading after 5 s
         }
@@ -82,7 +97,8 @@ class AdminCompactDiskSpaceTest {
 
     private static long sstableCount(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".sst")).count();
+            return files.filter(f -> f.getFileName().toString().endsWith(".sst"))
+                    .count();
         }
     }
 
@@ -93,8 +109,8 @@ class AdminCompactDiskSpaceTest {
         Path mount = tmp.resolve("tmpfs");
         Files.createDirectories(mount);
         Shell.run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mount.toString());
-        try (LocalCluster c = new LocalCluster(mount.resolve("cluster"), 1,
-                AdminCompactDiskSpaceTest::smallMemtableNoAutoCompaction)) {
+        try (LocalCluster c = new LocalCluster(
+                mount.resolve("cluster"), 1, AdminCompactDiskSpaceTest::smallMemtableNoAutoCompaction)) {
             c.awaitAllUp(Duration.ofSeconds(15));
             String url = c.url(0);
             SplittableRandom random = new SplittableRandom(11);
@@ -128,13 +144,16 @@ class AdminCompactDiskSpaceTest {
 
             CommandRun refused = AdminCommandTest.admin("compact", "--url", url);
             assertThat(refused.exitCode()).as(refused.out()).isEqualTo(AdminClient.EXIT_FAILED);
-            assertThat(refused.err()).contains("answered 507")
+            assertThat(refused.err())
+                    .contains("answered 507")
                     .contains("not enough free space for compaction of " + TABLES + " SSTables (" + inputs + " bytes)")
                     .contains((inputs + 2 * MEMTABLE_BYTES) + " needed");
             assertThat(sstableCount(data)).as("nothing merged").isEqualTo(TABLES);
             assertThat(sstableBytes(data)).isEqualTo(inputs);
             assertAllReadable(c);
-            assertThat(c.send(0, "GET", "/ready", null).status()).as("writes are still taken").isEqualTo(200);
+            assertThat(c.send(0, "GET", "/ready", null).status())
+                    .as("writes are still taken")
+                    .isEqualTo(200);
 
             Files.delete(ballast);
             CommandRun merged = AdminCommandTest.admin("compact", "--url", url);

@@ -12,10 +12,13 @@ class AotTrainCommandTest {
 
     @Test
     void aJvmThatDoesNotRecordIsToldHowToRunIt() {
-        assertThat(AotTrainCommand.recording()).as("the test JVM records no training run").isFalse();
+        assertThat(AotTrainCommand.recording())
+                .as("the test JVM records no training run")
+                .isFalse();
         CommandRun r = CommandRun.of("aot-train", "--duration", "1s");
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).startsWith("ringbase aot-train: this JVM was started neither with -XX:AOTMode=record")
+        assertThat(r.err())
+                .startsWith("ringbase aot-train: this JVM was started neither with -XX:AOTMode=record")
                 .contains("run it as bin/ringbase aot-train");
         assertThat(r.out()).doesNotContain("under load");
     }

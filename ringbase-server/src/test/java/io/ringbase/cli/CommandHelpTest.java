@@ -38,16 +38,25 @@ class CommandHelpTest {
     @Timeout(30)
     void everySubcommandPrintsItsUsageForHelpAndExitsZero() {
         List<List<String>> commands = allCommands();
-        assertThat(commands).contains(List.of("serve"), List.of("admin"), List.of("admin", "status"),
-                List.of("admin", "repair"), List.of("admin", "flush"), List.of("admin", "compact"),
-                List.of("admin", "snapshot"));
+        assertThat(commands)
+                .contains(
+                        List.of("serve"),
+                        List.of("admin"),
+                        List.of("admin", "status"),
+                        List.of("admin", "repair"),
+                        List.of("admin", "flush"),
+                        List.of("admin", "compact"),
+                        List.of("admin", "snapshot"));
         for (List<String> command : commands) {
             for (String flag : List.of("--help", "-h")) {
                 List<String> args = new ArrayList<>(command);
                 args.add(flag);
                 CommandRun run = CommandRun.of(args.toArray(String[]::new));
-                assertThat(run.exitCode()).as("ringbase %s: %s", String.join(" ", args), run.err()).isZero();
-                assertThat(run.out()).as("ringbase %s", String.join(" ", args))
+                assertThat(run.exitCode())
+                        .as("ringbase %s: %s", String.join(" ", args), run.err())
+                        .isZero();
+                assertThat(run.out())
+                        .as("ringbase %s", String.join(" ", args))
                         .startsWith("Usage: ringbase " + String.join(" ", command));
             }
         }
@@ -62,8 +71,12 @@ class CommandHelpTest {
             List<String> args = new ArrayList<>(command);
             args.add("--version");
             CommandRun run = CommandRun.of(args.toArray(String[]::new));
-            assertThat(run.exitCode()).as("ringbase %s: %s", String.join(" ", args), run.err()).isZero();
-            assertThat(run.out().strip()).as("ringbase %s", String.join(" ", args)).isEqualTo(version);
+            assertThat(run.exitCode())
+                    .as("ringbase %s: %s", String.join(" ", args), run.err())
+                    .isZero();
+            assertThat(run.out().strip())
+                    .as("ringbase %s", String.join(" ", args))
+                    .isEqualTo(version);
         }
     }
 }

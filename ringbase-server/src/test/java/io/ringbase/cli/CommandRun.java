@@ -10,7 +10,10 @@ record CommandRun(int exitCode, String out, String err) {
     static CommandRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        int code = Main.commandLine()
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
+                .execute(args);
         return new CommandRun(code, out.toString(), err.toString());
     }
 }

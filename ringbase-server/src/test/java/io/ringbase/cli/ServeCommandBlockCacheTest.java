@@ -32,8 +32,10 @@ class ServeCommandBlockCacheTest {
     @Test
     void negativeAndMalformedSizesAreRefusedNamingTheFlag() {
         assertThatThrownBy(() -> blockCache("--block-cache-size", "-1m"))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--block-cache-size");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--block-cache-size");
         assertThatThrownBy(() -> blockCache("--block-cache-size", "lots"))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--block-cache-size");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--block-cache-size");
     }
 }

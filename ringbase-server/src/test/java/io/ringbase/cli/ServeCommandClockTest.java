@@ -12,8 +12,10 @@ class ServeCommandClockTest {
 
     static Node.Config parse(String... args) {
         ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).registerConverter(ByteSize.class, ByteSize::parse)
-                .registerConverter(TimeSpan.class, TimeSpan::parse).parseArgs(args);
+        new CommandLine(serve)
+                .registerConverter(ByteSize.class, ByteSize::parse)
+                .registerConverter(TimeSpan.class, TimeSpan::parse)
+                .parseArgs(args);
         return serve.validate();
     }
 
@@ -34,7 +36,8 @@ class ServeCommandClockTest {
     @Test
     void aZeroMaxClockOffsetIsRefused() {
         assertThatThrownBy(() -> parse("--port", "0", "--max-clock-offset", "0ms"))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("clock offset");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("clock offset");
     }
 
     @Test

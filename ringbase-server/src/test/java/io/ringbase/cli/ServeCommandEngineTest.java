@@ -15,14 +15,16 @@ class ServeCommandEngineTest {
     @Test
     void ourEngineIsTheDefaultAndRocksdbCanBeChosen() {
         assertThat(ServeCommandClockTest.parse("--port", "0").engine()).isEqualTo(EngineKind.LSM);
-        assertThat(ServeCommandClockTest.parse("--port", "0", "--engine", "rocksdb").engine())
+        assertThat(ServeCommandClockTest.parse("--port", "0", "--engine", "rocksdb")
+                        .engine())
                 .isEqualTo(EngineKind.ROCKSDB);
     }
 
     @Test
     void anUnknownEngineIsAUsageError() {
         assertThatThrownBy(() -> ServeCommandClockTest.parse("--port", "0", "--engine", "leveldb"))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("lsm or rocksdb");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("lsm or rocksdb");
     }
 
     @Test
@@ -37,8 +39,9 @@ class ServeCommandEngineTest {
         StartupFailure f = StartupFailure.of(
                 new WrongEngineException(Path.of("/data"), EngineKind.LSM, EngineKind.ROCKSDB), "/data");
         assertThat(f.exitCode()).isEqualTo(StartupFailure.DATA_DIR);
-        assertThat(f.message()).isEqualTo("data directory /data cannot be used: it holds the files of the lsm engine,"
-                + " not rocksdb: start with --engine lsm or use another --data-dir (/data)");
+        assertThat(f.message())
+                .isEqualTo("data directory /data cannot be used: it holds the files of the lsm engine,"
+                        + " not rocksdb: start with --engine lsm or use another --data-dir (/data)");
         assertThat(f.message()).doesNotContain("\n");
     }
 }

@@ -86,7 +86,9 @@ class HybridLogicalClockTest {
         HybridLogicalClock clock = new HybridLogicalClock(() -> 1_000L, 1);
         long before = clock.now();
         for (long v : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 63, Long.MAX_VALUE - (1L << 16), 1L << 62}) {
-            assertThatThrownBy(() -> clock.observe(v)).as("version %d", v).isInstanceOf(ClockOffsetException.class)
+            assertThatThrownBy(() -> clock.observe(v))
+                    .as("version %d", v)
+                    .isInstanceOf(ClockOffsetException.class)
                     .hasMessageContaining("ahead of this node's clock");
         }
         long after = clock.now();
@@ -97,7 +99,9 @@ class HybridLogicalClockTest {
     @Test
     void aNegativeVersionIsRefused() {
         HybridLogicalClock clock = new HybridLogicalClock(() -> 1_000L, 0);
-        assertThatThrownBy(() -> clock.observe(-1)).isInstanceOf(ClockOffsetException.class).hasMessageContaining("negative");
+        assertThatThrownBy(() -> clock.observe(-1))
+                .isInstanceOf(ClockOffsetException.class)
+                .hasMessageContaining("negative");
         assertThatThrownBy(() -> clock.observe(Long.MIN_VALUE)).isInstanceOf(ClockOffsetException.class);
         assertThat(clock.observeStored(-5)).isFalse();
         assertThat(HybridLogicalClock.physicalMs(clock.now())).isEqualTo(1_000L);
@@ -110,8 +114,8 @@ class HybridLogicalClockTest {
         clock.observe(atBound);
         assertThat(clock.now()).isGreaterThan(atBound);
         long pastBound = HybridLogicalClock.fromPhysicalMs(10_501L);
-        ClockOffsetException refused = org.junit.jupiter.api.Assertions.assertThrows(ClockOffsetException.class,
-                () -> clock.observe(pastBound));
+        ClockOffsetException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                ClockOffsetException.class, () -> clock.observe(pastBound));
         assertThat(refused.aheadMs()).isEqualTo(501);
         assertThat(refused.maxOffsetMs()).isEqualTo(500);
         assertThat(refused.version()).isEqualTo(pastBound);
@@ -168,13 +172,16 @@ class HybridLogicalClockTest {
             long candidate = switch (random.nextInt(4)) {
                 case 0 -> random.nextLong();
                 case 1 -> Long.MAX_VALUE - random.nextInt(1 << 20);
-                case 2 -> HybridLogicalClock.fromPhysicalMs(wall.get() + random.nextInt(2_000) - 1_000) + random.nextInt(1 << 16);
+                case 2 ->
+                    HybridLogicalClock.fromPhysicalMs(wall.get() + random.nextInt(2_000) - 1_000)
+                            + random.nextInt(1 << 16);
                 default -> last + random.nextInt(1 << 20);
             };
             try {
                 clock.observe(candidate);
             } catch (ClockOffsetException refused) {
-                assertThat(HybridLogicalClock.physicalMs(candidate) - wall.get() > 500 || candidate < 0).isTrue();
+                assertThat(HybridLogicalClock.physicalMs(candidate) - wall.get() > 500 || candidate < 0)
+                        .isTrue();
             }
             if (random.nextInt(100) == 0) {
                 clock.observeStored(random.nextLong());
@@ -197,13 +204,17 @@ class HybridLogicalClockTest {
     @Test
     void aTestOffsetSkewsTheClocksWallClockOnly() {
         long before = System.currentTimeMillis();
-        HybridLogicalClock ahead = ClockOptions.defaults().withTestOffsetMs(60_000).newClock(0);
+        HybridLogicalClock ahead =
+                ClockOptions.defaults().withTestOffsetMs(60_000).newClock(0);
         long v = ahead.now();
         assertThat(HybridLogicalClock.physicalMs(v)).isBetween(before + 60_000, System.currentTimeMillis() + 60_000);
-        HybridLogicalClock behind = ClockOptions.defaults().withTestOffsetMs(-60_000).newClock(1);
-        assertThat(HybridLogicalClock.physicalMs(behind.now())).isLessThanOrEqualTo(System.currentTimeMillis() - 60_000);
+        HybridLogicalClock behind =
+                ClockOptions.defaults().withTestOffsetMs(-60_000).newClock(1);
+        assertThat(HybridLogicalClock.physicalMs(behind.now()))
+                .isLessThanOrEqualTo(System.currentTimeMillis() - 60_000);
         assertThat(behind.maxOffsetMs()).isEqualTo(500);
-        assertThatThrownBy(() -> behind.observe(v)).as("a node 60 s behind refuses a version 120 s ahead of it")
+        assertThatThrownBy(() -> behind.observe(v))
+                .as("a node 60 s behind refuses a version 120 s ahead of it")
                 .isInstanceOf(ClockOffsetException.class);
         assertThatThrownBy(() -> new ClockOptions(500, 86_400_001L)).isInstanceOf(IllegalArgumentException.class);
     }

@@ -36,7 +36,9 @@ class AntiEntropyClusterTest {
             assertThat(idle.status()).isEqualTo(200);
             assertThat(idle.body()).contains("\"state\":\"idle\"");
             assertThat(c.send(2, "POST", "/v0/admin/repair", null).status()).isEqualTo(202);
-            LocalCluster.await(Duration.ofSeconds(60), "repair to finish",
+            LocalCluster.await(
+                    Duration.ofSeconds(60),
+                    "repair to finish",
                     () -> c.send(2, "GET", "/v0/admin/repair", null).body().contains("\"state\":\"idle\""));
             String status = c.send(2, "GET", "/v0/admin/repair", null).body();
             assertThat(status).contains("\"outcome\":\"ok\"").contains("\"rangesDone\":32");
@@ -49,13 +51,17 @@ class AntiEntropyClusterTest {
                 assertThat(got.isTombstone()).isEqualTo(i % 10 == 0);
             }
             Entry ttl = c.node(2).engine().get("ttl".getBytes(UTF_8));
-            assertThat(ttl.expiresAtMs()).isEqualTo(c.node(0).engine().get("ttl".getBytes(UTF_8)).expiresAtMs());
+            assertThat(ttl.expiresAtMs())
+                    .isEqualTo(c.node(0).engine().get("ttl".getBytes(UTF_8)).expiresAtMs());
             // a second run finds nothing to stream
             assertThat(c.send(2, "POST", "/v0/admin/repair", null).status()).isEqualTo(202);
-            LocalCluster.await(Duration.ofSeconds(60), "second repair to finish",
+            LocalCluster.await(
+                    Duration.ofSeconds(60),
+                    "second repair to finish",
                     () -> c.send(2, "GET", "/v0/admin/repair", null).body().contains("\"state\":\"idle\""));
             assertThat(c.send(2, "GET", "/v0/admin/repair", null).body())
-                    .contains("\"keysReceived\":0").contains("\"keysSent\":0");
+                    .contains("\"keysReceived\":0")
+                    .contains("\"keysSent\":0");
         }
     }
 }

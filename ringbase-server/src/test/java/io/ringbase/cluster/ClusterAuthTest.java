@@ -2,8 +2,8 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.auth.RequestSigner;
+import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
 import io.ringbase.testing.IntegrationTest;
@@ -31,7 +31,8 @@ class ClusterAuthTest {
     }
 
     int internal(LocalCluster c, int node, String method, String uri, byte[] body, String auth) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(c.url(node) + uri)).timeout(Duration.ofSeconds(10))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(c.url(node) + uri))
+                .timeout(Duration.ofSeconds(10))
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
         if (auth != null) {
             b.header(RequestSigner.HEADER, auth);
@@ -50,31 +51,51 @@ class ClusterAuthTest {
             assertThat(c.get(2, "k", "&ack=3").status()).isEqualTo(404);
 
             byte[] none = new byte[0];
-            byte[] forged = InternalProtocol.encode(List.of(Entry.value("forged".getBytes(StandardCharsets.UTF_8),
-                    Long.MAX_VALUE >>> 1, "x".getBytes(StandardCharsets.UTF_8))));
+            byte[] forged = InternalProtocol.encode(List.of(Entry.value(
+                    "forged".getBytes(StandardCharsets.UTF_8),
+                    Long.MAX_VALUE >>> 1,
+                    "x".getBytes(StandardCharsets.UTF_8))));
             String put = InternalProtocol.ENTRY;
             String get = InternalProtocol.ENTRY + "?id=" + InternalProtocol.hex("k".getBytes(StandardCharsets.UTF_8));
             long now = System.currentTimeMillis();
-            RequestSigner wrong = new RequestSigner("not-the-cluster-secret-012345678".getBytes(StandardCharsets.UTF_8));
+            RequestSigner wrong =
+                    new RequestSigner("not-the-cluster-secret-012345678".getBytes(StandardCharsets.UTF_8));
             RequestSigner right = new RequestSigner(SECRET);
 
             assertThat(internal(c, 0, "GET", InternalProtocol.PING, none, null)).isEqualTo(403);
             assertThat(internal(c, 0, "GET", get, none, null)).isEqualTo(403);
             assertThat(internal(c, 0, "PUT", put, forged, null)).isEqualTo(403);
             assertThat(internal(c, 1, "PUT", put, forged, "garbage")).isEqualTo(403);
-            assertThat(internal(c, 1, "PUT", put, forged, wrong.sign("PUT", put, forged, now))).isEqualTo(403);
-            assertThat(internal(c, 2, "PUT", put, forged, right.sign("GET", put, forged, now))).as("signed for another method")
+            assertThat(internal(c, 1, "PUT", put, forged, wrong.sign("PUT", put, forged, now)))
                     .isEqualTo(403);
-            assertThat(internal(c, 2, "PUT", put, forged, right.sign("PUT", put, none, now))).as("signed for another body")
+            assertThat(internal(c, 2, "PUT", put, forged, right.sign("GET", put, forged, now)))
+                    .as("signed for another method")
                     .isEqualTo(403);
-            assertThat(internal(c, 2, "PUT", put, forged,
-                    right.sign("PUT", put, forged, now - RequestSigner.MAX_SKEW_MS - 60_000))).as("expired").isEqualTo(403);
+            assertThat(internal(c, 2, "PUT", put, forged, right.sign("PUT", put, none, now)))
+                    .as("signed for another body")
+                    .isEqualTo(403);
+            assertThat(internal(
+                            c,
+                            2,
+                            "PUT",
+                            put,
+                            forged,
+                            right.sign("PUT", put, forged, now - RequestSigner.MAX_SKEW_MS - 60_000)))
+                    .as("expired")
+                    .isEqualTo(403);
             assertThat(c.holders("forged")).as("no refused write may land").isEmpty();
 
             // the same requests correctly signed pass, so the refusals above are about the signature
-            assertThat(internal(c, 0, "GET", InternalProtocol.PING, none, right.sign("GET", InternalProtocol.PING, none, now)))
+            assertThat(internal(
+                            c,
+                            0,
+                            "GET",
+                            InternalProtocol.PING,
+                            none,
+                            right.sign("GET", InternalProtocol.PING, none, now)))
                     .isEqualTo(200);
-            assertThat(internal(c, 0, "GET", get, none, right.sign("GET", get, none, now))).isEqualTo(200);
+            assertThat(internal(c, 0, "GET", get, none, right.sign("GET", get, none, now)))
+                    .isEqualTo(200);
 
             // the public API needs no signature
             assertThat(c.put(2, "public", "ok").status()).isEqualTo(201);
@@ -85,16 +106,25 @@ class ClusterAuthTest {
     @Test
     void withoutASecretInternalRequestsNeedNoSignature() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp, 3)) {
-            assertThat(internal(c, 0, "GET", InternalProtocol.PING, new byte[0], null)).isEqualTo(200);
+            assertThat(internal(c, 0, "GET", InternalProtocol.PING, new byte[0], null))
+                    .isEqualTo(200);
         }
     }
 
     @Test
     void nodesWithDifferentSecretsCannotReachQuorumTogether() throws Exception {
-        try (LocalCluster c = new LocalCluster(tmp, 3, config -> config.topology().self().index() == 2
-                ? new Node.Config(config.http(), config.storage(), config.topology(), config.replicaTimeoutMs(),
-                        "a-different-secret-on-node-2-xyz".getBytes(StandardCharsets.UTF_8), config.hints())
-                : withSecret(config))) {
+        try (LocalCluster c = new LocalCluster(
+                tmp,
+                3,
+                config -> config.topology().self().index() == 2
+                        ? new Node.Config(
+                                config.http(),
+                                config.storage(),
+                                config.topology(),
+                                config.replicaTimeoutMs(),
+                                "a-different-secret-on-node-2-xyz".getBytes(StandardCharsets.UTF_8),
+                                config.hints())
+                        : withSecret(config))) {
             assertThat(c.put(0, "k", "v").status()).as("nodes 0 and 1 agree").isEqualTo(201);
             LocalCluster.Reply r = c.put(0, "k", "v", "&ack=3");
             assertThat(r.status()).isEqualTo(504);

@@ -20,8 +20,12 @@ class ClusterClockSkewTest {
 
     @Test
     void writesVersionedByANodeTooFarAheadAreRefusedAndTheOthersClocksStayPut() throws Exception {
-        try (LocalCluster c = new LocalCluster(tmp, 3, config -> config.topology().self().index() == 2
-                ? config.withClock(config.clock().withTestOffsetMs(60_000)) : config)) {
+        try (LocalCluster c = new LocalCluster(
+                tmp,
+                3,
+                config -> config.topology().self().index() == 2
+                        ? config.withClock(config.clock().withTestOffsetMs(60_000))
+                        : config)) {
             c.awaitAllUp(java.time.Duration.ofSeconds(15));
             LocalCluster.Reply skewed = c.put(2, "k", "from the future", "&ack=2");
             assertThat(skewed.status()).as("body: %s", skewed.body()).isEqualTo(504);
@@ -30,7 +34,8 @@ class ClusterClockSkewTest {
 
             assertThat(c.put(0, "k", "now", "&ack=2").status()).isEqualTo(201);
             long v = c.stored(0, "k").version();
-            assertThat(HybridLogicalClock.physicalMs(v)).as("node 0's clock was not dragged 60 s ahead")
+            assertThat(HybridLogicalClock.physicalMs(v))
+                    .as("node 0's clock was not dragged 60 s ahead")
                     .isLessThan(System.currentTimeMillis() + 1_000);
 
             // node 2 still holds its future version: a read through a healthy node does not use its answer
@@ -38,7 +43,9 @@ class ClusterClockSkewTest {
             assertThat(quorum.status()).isEqualTo(200);
             assertThat(quorum.body()).isEqualTo("now");
             LocalCluster.Reply all = c.get(0, "k", "&ack=3");
-            assertThat(all.status()).as("node 2's answer counts as failed: %s", all.body()).isEqualTo(504);
+            assertThat(all.status())
+                    .as("node 2's answer counts as failed: %s", all.body())
+                    .isEqualTo(504);
         }
     }
 }

@@ -24,8 +24,13 @@ class ClusterLinearizableReadTest {
     static Node.Config config(Node.Config c) {
         Node.Config noHints = LocalCluster.withoutHints(c);
         return c.topology().self().index() == 0
-                ? new Node.Config(noHints.http(), noHints.storage(), noHints.topology(), 30_000,
-                        noHints.clusterSecret(), noHints.hints())
+                ? new Node.Config(
+                        noHints.http(),
+                        noHints.storage(),
+                        noHints.topology(),
+                        30_000,
+                        noHints.clusterSecret(),
+                        noHints.hints())
                 : noHints;
     }
 
@@ -40,14 +45,19 @@ class ClusterLinearizableReadTest {
             // and its hints are dropped (no hint store room)
             c.stop(1);
             c.stop(2);
-            try (Blackhole hung1 = new Blackhole(c.port(1)); Blackhole hung2 = new Blackhole(c.port(2))) {
+            try (Blackhole hung1 = new Blackhole(c.port(1));
+                    Blackhole hung2 = new Blackhole(c.port(2))) {
                 LocalCluster.Reply put = c.put(0, "k", "new", "&ack=1");
                 assertThat(put.status()).as("body: %s", put.body()).isEqualTo(201);
                 hung1.close();
                 c.start(1);
-                assertThat(c.stored(1, "k").value()).as("node 1 missed the write").isEqualTo("old".getBytes(StandardCharsets.UTF_8));
+                assertThat(c.stored(1, "k").value())
+                        .as("node 1 missed the write")
+                        .isEqualTo("old".getBytes(StandardCharsets.UTF_8));
                 // node 0 may have found node 1's port closed for a moment: wait until it believes all up again
-                LocalCluster.await(java.time.Duration.ofSeconds(15), "node 0 to see node 1 up",
+                LocalCluster.await(
+                        java.time.Duration.ofSeconds(15),
+                        "node 0 to see node 1 up",
                         () -> c.node(0).coordinator().upReplicas().size() == 3);
 
                 // a quorum read through node 0: its own copy (new) and node 1's (old) make two answers
@@ -62,7 +72,9 @@ class ClusterLinearizableReadTest {
             }
             LocalCluster.Reply later = c.get(1, "k", "&ack=2");
             assertThat(later.status()).as("body: %s", later.body()).isEqualTo(200);
-            assertThat(later.body()).as("a later quorum read through node 1 (nodes 1 and 2 answer)").isEqualTo("new");
+            assertThat(later.body())
+                    .as("a later quorum read through node 1 (nodes 1 and 2 answer)")
+                    .isEqualTo("new");
         }
     }
 }

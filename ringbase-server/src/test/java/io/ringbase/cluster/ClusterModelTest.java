@@ -150,13 +150,17 @@ class ClusterModelTest {
                     t.join(30_000);
                 }
             }
-            System.out.printf("model test seed %d: %d acknowledged writes, %d checked reads, %d failed or 504, %d restarts%n",
+            System.out.printf(
+                    "model test seed %d: %d acknowledged writes, %d checked reads, %d failed or 504, %d restarts%n",
                     seed, acknowledged.get(), checkedReads.get(), unavailable.get(), restarts);
             assertThat(crashes).as("client thread failures (seed %d)", seed).isEmpty();
-            assertThat(violations).as("reads that broke the model (seed %d; rerun with -Dringbase.seed=%d)", seed, seed)
+            assertThat(violations)
+                    .as("reads that broke the model (seed %d; rerun with -Dringbase.seed=%d)", seed, seed)
                     .isEmpty();
             assertThat(restarts).as("node restarts (seed %d)", seed).isPositive();
-            assertThat(acknowledged.get()).as("acknowledged writes (seed %d)", seed).isGreaterThan(50);
+            assertThat(acknowledged.get())
+                    .as("acknowledged writes (seed %d)", seed)
+                    .isGreaterThan(50);
             assertThat(checkedReads.get()).as("checked reads (seed %d)", seed).isGreaterThan(50);
         }
     }

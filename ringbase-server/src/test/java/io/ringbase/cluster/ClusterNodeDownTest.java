@@ -36,7 +36,9 @@ class ClusterNodeDownTest {
             LocalCluster.Reply put = c.put(0, "unavailable", "v");
             assertThat(put.status()).isEqualTo(504);
             assertThat(put.body()).contains("not enough replicas reachable").contains("nothing was written");
-            assertThat(c.holders("unavailable")).as("the coordinator's own engine must not have it").isEmpty();
+            assertThat(c.holders("unavailable"))
+                    .as("the coordinator's own engine must not have it")
+                    .isEmpty();
             LocalCluster.Reply get = c.get(0, "unavailable");
             assertThat(get.status()).isEqualTo(504);
             assertThat(get.body()).contains("not enough replicas reachable");
@@ -56,15 +58,21 @@ class ClusterNodeDownTest {
             assertThat(c.put(0, "k", "old", "&ack=2&from=2").status()).isEqualTo(201);
             for (int round = 0; round < 3; round++) {
                 c.stop(1);
-                assertThat(c.put(0, "k", "while-down", "&ack=2&from=2").status()).as("node 1 seen down").isEqualTo(504);
+                assertThat(c.put(0, "k", "while-down", "&ack=2&from=2").status())
+                        .as("node 1 seen down")
+                        .isEqualTo(504);
                 c.start(1);
                 LocalCluster.Reply put = c.put(0, "k", "v" + round, "&ack=2&from=2");
-                assertThat(put.status()).as("overwrite right after the restart: %s", put.body()).isEqualTo(201);
+                assertThat(put.status())
+                        .as("overwrite right after the restart: %s", put.body())
+                        .isEqualTo(201);
                 LocalCluster.Reply get = c.get(0, "k", "&ack=2&from=2");
                 assertThat(get.status()).as("read: %s", get.body()).isEqualTo(200);
                 assertThat(get.body()).isEqualTo("v" + round);
                 assertThat(c.delete(0, "k", "&ack=2&from=2").status()).isEqualTo(202);
-                assertThat(c.put(0, "k", "v" + round, "&ack=2&from=2").status()).as("recreate").isEqualTo(201);
+                assertThat(c.put(0, "k", "v" + round, "&ack=2&from=2").status())
+                        .as("recreate")
+                        .isEqualTo(201);
             }
         }
     }
@@ -72,10 +80,18 @@ class ClusterNodeDownTest {
     @Test
     void aReplicaThatAcceptsButNeverAnswersGivesTheTimeout504AndDoesNotHoldUpAQuorum() throws Exception {
         // node 0 waits 1 s for a replica, node 1 waits 60 s: a default quorum through node 1 must not wait for it
-        try (LocalCluster c = new LocalCluster(tmp, 3, config -> config.topology().self().index() == 1
-                ? new Node.Config(config.http(), config.storage(), config.topology(), 60_000, config.clusterSecret(),
-                        config.hints())
-                : config)) {
+        try (LocalCluster c = new LocalCluster(
+                tmp,
+                3,
+                config -> config.topology().self().index() == 1
+                        ? new Node.Config(
+                                config.http(),
+                                config.storage(),
+                                config.topology(),
+                                60_000,
+                                config.clusterSecret(),
+                                config.hints())
+                        : config)) {
             c.stop(2);
             try (Blackhole hung = new Blackhole(c.port(2))) {
                 long started = System.nanoTime();
@@ -96,7 +112,9 @@ class ClusterNodeDownTest {
                 tookMs = (System.nanoTime() - started) / 1_000_000;
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.body()).isEqualTo("v");
-                assertThat(tookMs).as("a quorum must not wait for the hung replica (60 s timeout)").isLessThan(20_000L);
+                assertThat(tookMs)
+                        .as("a quorum must not wait for the hung replica (60 s timeout)")
+                        .isLessThan(20_000L);
             }
         }
     }
@@ -112,7 +130,9 @@ class ClusterNodeDownTest {
                     }
                     String key = "down" + down + "-via" + via;
                     assertThat(c.put(via, key, "v1").status()).as("put %s", key).isEqualTo(201);
-                    assertThat(c.put(via, key, "v2").status()).as("overwrite %s", key).isEqualTo(201);
+                    assertThat(c.put(via, key, "v2").status())
+                            .as("overwrite %s", key)
+                            .isEqualTo(201);
                     assertThat(c.put(via, key + "-deleted", "x").status()).isEqualTo(201);
                     assertThat(c.delete(via, key + "-deleted").status()).isEqualTo(202);
                     for (int reader = 0; reader < 3; reader++) {
@@ -134,7 +154,9 @@ class ClusterNodeDownTest {
                     if (via != down) {
                         for (int reader = 0; reader < 3; reader++) {
                             String key = "down" + down + "-via" + via;
-                            assertThat(c.get(reader, key).body()).as("%s via %d", key, reader).isEqualTo("v2");
+                            assertThat(c.get(reader, key).body())
+                                    .as("%s via %d", key, reader)
+                                    .isEqualTo("v2");
                             assertThat(c.get(reader, key + "-deleted").status()).isEqualTo(404);
                         }
                     }
@@ -150,15 +172,20 @@ class ClusterNodeDownTest {
                 assertThat(c.put(0, k, "old").status()).isEqualTo(201);
             }
             assertThat(c.delete(0, "recreated").status()).isEqualTo(202);
-            LocalCluster.await(DEADLINE, "every copy in place", () -> c.holders("recreated").size() == 3
-                    && c.holders("deleted-while-down-then-recreated").size() == 3);
+            LocalCluster.await(
+                    DEADLINE,
+                    "every copy in place",
+                    () -> c.holders("recreated").size() == 3
+                            && c.holders("deleted-while-down-then-recreated").size() == 3);
 
             c.stop(2);
             assertThat(c.put(1, "overwritten", "new").status()).isEqualTo(201);
             assertThat(c.delete(0, "deleted").status()).isEqualTo(202);
             assertThat(c.put(1, "recreated", "again").status()).isEqualTo(201);
-            assertThat(c.delete(0, "deleted-while-down-then-recreated").status()).isEqualTo(202);
-            assertThat(c.put(1, "deleted-while-down-then-recreated", "back").status()).isEqualTo(201);
+            assertThat(c.delete(0, "deleted-while-down-then-recreated").status())
+                    .isEqualTo(202);
+            assertThat(c.put(1, "deleted-while-down-then-recreated", "back").status())
+                    .isEqualTo(201);
             assertThat(c.put(0, "created", "fresh").status()).isEqualTo(201);
             assertExpected(c, 0, 1);
 
@@ -174,7 +201,9 @@ class ClusterNodeDownTest {
             assertThat(c.get(via, "overwritten").body()).as("via %d", via).isEqualTo("new");
             assertThat(c.get(via, "deleted").status()).as("via %d", via).isEqualTo(404);
             assertThat(c.get(via, "recreated").body()).as("via %d", via).isEqualTo("again");
-            assertThat(c.get(via, "deleted-while-down-then-recreated").body()).as("via %d", via).isEqualTo("back");
+            assertThat(c.get(via, "deleted-while-down-then-recreated").body())
+                    .as("via %d", via)
+                    .isEqualTo("back");
             assertThat(c.get(via, "created").body()).as("via %d", via).isEqualTo("fresh");
         }
     }
@@ -183,13 +212,17 @@ class ClusterNodeDownTest {
     void aReadThatAsksEveryReplicaWritesTheNewestVersionBackToAStaleReplica() throws Exception {
         // without hinted handoff, so that node 2 stays stale until a read repairs it; every read asks
         // all three replicas (--speculative-retry always), so also reads below a quorum repair node 2
-        try (LocalCluster c = new LocalCluster(tmp, 3,
-                cfg -> LocalCluster.withoutHints(cfg).withSpeculativeRetry(SpeculativeRetry.ALWAYS))) {
+        try (LocalCluster c = new LocalCluster(
+                tmp, 3, cfg -> LocalCluster.withoutHints(cfg).withSpeculativeRetry(SpeculativeRetry.ALWAYS))) {
             assertThat(c.put(0, "repaired", "old").status()).isEqualTo(201);
             assertThat(c.put(0, "repaired-delete", "old").status()).isEqualTo(201);
             assertThat(c.put(0, "repaired-ttl", "old").status()).isEqualTo(201);
-            LocalCluster.await(DEADLINE, "3 copies", () -> c.holders("repaired").size() == 3
-                    && c.holders("repaired-delete").size() == 3 && c.holders("repaired-ttl").size() == 3);
+            LocalCluster.await(
+                    DEADLINE,
+                    "3 copies",
+                    () -> c.holders("repaired").size() == 3
+                            && c.holders("repaired-delete").size() == 3
+                            && c.holders("repaired-ttl").size() == 3);
             c.stop(2);
             assertThat(c.put(0, "repaired", "new").status()).isEqualTo(201);
             assertThat(c.delete(1, "repaired-delete").status()).isEqualTo(202);
@@ -198,8 +231,11 @@ class ClusterNodeDownTest {
             c.start(2);
             c.awaitAllUp(DEADLINE);
             assertThat(new String(c.stored(2, "repaired").value(), StandardCharsets.UTF_8))
-                    .as("precondition: node 2 missed the overwrite").isEqualTo("old");
-            assertThat(c.stored(2, "repaired-missing")).as("precondition: node 2 missed the create").isNull();
+                    .as("precondition: node 2 missed the overwrite")
+                    .isEqualTo("old");
+            assertThat(c.stored(2, "repaired-missing"))
+                    .as("precondition: node 2 missed the create")
+                    .isNull();
 
             assertThat(c.get(0, "repaired", "&ack=3&from=3").body()).isEqualTo("new");
             assertThat(c.get(1, "repaired-delete", "&ack=1&from=3").status()).isIn(200, 404);
@@ -207,11 +243,12 @@ class ClusterNodeDownTest {
             assertThat(c.get(2, "repaired-missing", "&ack=1").status()).isIn(200, 404);
             for (String key : List.of("repaired", "repaired-delete", "repaired-ttl", "repaired-missing")) {
                 Entry newest = c.stored(0, key);
-                LocalCluster.await(DEADLINE, "read repair of " + key + " on node 2",
-                        () -> newest.equals(c.stored(2, key)));
+                LocalCluster.await(
+                        DEADLINE, "read repair of " + key + " on node 2", () -> newest.equals(c.stored(2, key)));
             }
             assertThat(c.stored(2, "repaired-delete").isTombstone()).isTrue();
-            assertThat(c.stored(2, "repaired-ttl").expiresAtMs()).isEqualTo(c.stored(1, "repaired-ttl").expiresAtMs())
+            assertThat(c.stored(2, "repaired-ttl").expiresAtMs())
+                    .isEqualTo(c.stored(1, "repaired-ttl").expiresAtMs())
                     .isPositive();
             long repairs = 0;
             for (int i = 0; i < 3; i++) {
@@ -232,11 +269,13 @@ class ClusterNodeDownTest {
             c.start(2);
             c.awaitAllUp(DEADLINE);
             assertThat(new String(c.stored(2, "stale").value(), StandardCharsets.UTF_8))
-                    .as("precondition: node 2 missed the overwrite").isEqualTo("old");
+                    .as("precondition: node 2 missed the overwrite")
+                    .isEqualTo("old");
 
             // a read of one through node 2 asks node 2 alone: its own stale copy, nothing repaired
             assertThat(c.get(2, "stale", "&ack=1").body()).isEqualTo("old");
-            assertThat(new String(c.stored(2, "stale").value(), StandardCharsets.UTF_8)).isEqualTo("old");
+            assertThat(new String(c.stored(2, "stale").value(), StandardCharsets.UTF_8))
+                    .isEqualTo("old");
             // a quorum read through node 2 asks node 2 and one other: it writes the newest back to every
             // replica and answers once two hold it (node 2's own write-back may still be on its way)
             assertThat(c.get(2, "stale", "&ack=2").body()).isEqualTo("new");
@@ -253,7 +292,10 @@ class ClusterNodeDownTest {
             String key = null;
             for (int k = 0; key == null; k++) {
                 String candidate = "placed-" + k;
-                if (ring.replicas(candidate.getBytes(StandardCharsets.UTF_8), 1).getFirst().index() == 0) {
+                if (ring.replicas(candidate.getBytes(StandardCharsets.UTF_8), 1)
+                                .getFirst()
+                                .index()
+                        == 0) {
                     key = candidate;
                 }
             }

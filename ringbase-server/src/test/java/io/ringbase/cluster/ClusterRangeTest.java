@@ -57,7 +57,9 @@ class ClusterRangeTest {
             LocalCluster.Reply local = c.send(1, "GET", "/v0/entities?start=k&local=true", null);
             assertThat(local.status()).isEqualTo(200);
             assertThat(local.body()).contains("old0").doesNotContain("new0");
-            assertThat(c.send(1, "GET", "/v0/entities?start=k&local=maybe", null).status()).isEqualTo(400);
+            assertThat(c.send(1, "GET", "/v0/entities?start=k&local=maybe", null)
+                            .status())
+                    .isEqualTo(400);
         }
     }
 
@@ -88,16 +90,19 @@ class ClusterRangeTest {
                 String key = java.net.URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8);
                 assertThat(c.put(1, key, e.getValue()).status()).isEqualTo(201);
             }
-            java.net.http.HttpResponse<String> r = client.send(java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create(c.url(0) + "/v0/entities?start=n"))
-                    .header("Accept", "application/x-ndjson").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            java.net.http.HttpResponse<String> r = client.send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(c.url(0) + "/v0/entities?start=n"))
+                            .header("Accept", "application/x-ndjson")
+                            .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.headers().firstValue("content-type")).hasValue("application/x-ndjson");
             Map<String, String> read = new LinkedHashMap<>();
             ObjectMapper json = new ObjectMapper();
             for (String line : r.body().split("\n")) {
                 JsonNode o = json.readTree(line);
-                read.put(new String(Base64.getDecoder().decode(o.path("key").textValue()), StandardCharsets.UTF_8),
+                read.put(
+                        new String(Base64.getDecoder().decode(o.path("key").textValue()), StandardCharsets.UTF_8),
                         new String(Base64.getDecoder().decode(o.path("value").textValue()), StandardCharsets.UTF_8));
             }
             assertThat(read).containsExactlyEntriesOf(written);
@@ -109,8 +114,13 @@ class ClusterRangeTest {
     private static String oneCopyKeyOffNode(LocalCluster c, int node) {
         for (int n = 0; ; n++) {
             String key = "k-extra" + n;
-            if (c.node(0).coordinator().ring().replicas(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), 1)
-                    .getFirst().index() != node) {
+            if (c.node(0)
+                            .coordinator()
+                            .ring()
+                            .replicas(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), 1)
+                            .getFirst()
+                            .index()
+                    != node) {
                 return key;
             }
         }

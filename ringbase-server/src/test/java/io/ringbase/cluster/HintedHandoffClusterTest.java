@@ -56,15 +56,22 @@ class HintedHandoffClusterTest {
         return e == null || e.isTombstone() ? null : new String(e.value(), UTF_8);
     }
 
-    private static void awaitStored(LocalCluster c, int node, String key, String value, Duration within) throws Exception {
+    private static void awaitStored(LocalCluster c, int node, String key, String value, Duration within)
+            throws Exception {
         await().atMost(within).pollInterval(Duration.ofMillis(50)).until(() -> value.equals(value(c, node, key)));
 
-        assertThat(value(c, node, key)).as("%s on node %d after %s", key, node, within).isEqualTo(value);
+        assertThat(value(c, node, key))
+                .as("%s on node %d after %s", key, node, within)
+                .isEqualTo(value);
     }
 
     private static void awaitTombstone(LocalCluster c, int node, String key, Duration within) throws Exception {
-        Entry e = await().atMost(within).pollInterval(Duration.ofMillis(50)).alias("tombstone of " + key + " on node " + node)
-                .until(() -> c.node(node).engine().get(key.getBytes(UTF_8)), found -> found != null && found.isTombstone());
+        Entry e = await().atMost(within)
+                .pollInterval(Duration.ofMillis(50))
+                .alias("tombstone of " + key + " on node " + node)
+                .until(
+                        () -> c.node(node).engine().get(key.getBytes(UTF_8)),
+                        found -> found != null && found.isTombstone());
         assertThat(e).as("tombstone of %s on node %d", key, node).isNotNull();
         assertThat(e.isTombstone()).isTrue();
     }

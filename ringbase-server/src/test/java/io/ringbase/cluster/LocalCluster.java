@@ -42,8 +42,7 @@ public final class LocalCluster implements AutoCloseable {
     volatile HttpClient http = newClient();
 
     /** A simple answer. */
-    public record Reply(int status, String body) {
-    }
+    public record Reply(int status, String body) {}
 
     public LocalCluster(Path root, int size) throws IOException {
         this(root, size, c -> c);
@@ -123,7 +122,9 @@ public final class LocalCluster implements AutoCloseable {
         }
         for (int i = 0; i < nodes.length; i++) {
             int via = i;
-            await(deadline, "node " + i + " to see all nodes up",
+            await(
+                    deadline,
+                    "node " + i + " to see all nodes up",
                     () -> get(via, "awaitAllUp-probe", "&ack=" + nodes.length).status() != 504);
         }
     }
@@ -131,7 +132,10 @@ public final class LocalCluster implements AutoCloseable {
     /** Polls {@code condition} every 20 ms until it holds; fails with {@code what} after {@code deadline}. */
     public static void await(Duration deadline, String what, java.util.function.BooleanSupplier condition) {
         try {
-            Awaitility.await().atMost(deadline).pollInterval(Duration.ofMillis(20)).alias(what)
+            Awaitility.await()
+                    .atMost(deadline)
+                    .pollInterval(Duration.ofMillis(20))
+                    .alias(what)
                     .until(condition::getAsBoolean);
         } catch (ConditionTimeoutException e) {
             throw new AssertionError("gave up after " + deadline + " waiting for " + what, e);
@@ -141,14 +145,20 @@ public final class LocalCluster implements AutoCloseable {
     public Node.Config config(int i) {
         Topology t = Topology.parse(urls, urls.get(i));
         LsmOptions storage = LsmOptions.defaults(dataDir(i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
-        HttpServerConfig http = new HttpServerConfig("127.0.0.1", t.self().port(), 16 << 20, 8, 1024,
-                HttpServerConfig.DEFAULT_IO_THREADS, true);
-        return customize.apply(new Node.Config(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
+        HttpServerConfig http = new HttpServerConfig(
+                "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
+        return customize.apply(
+                new Node.Config(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
     }
 
     /** A config customizer that drops every hint (a 1-byte hint store), for tests that need a stale replica. */
     public static Node.Config withoutHints(Node.Config c) {
-        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), c.clusterSecret(),
+        return new Node.Config(
+                c.http(),
+                c.storage(),
+                c.topology(),
+                c.replicaTimeoutMs(),
+                c.clusterSecret(),
                 c.hints().withMaxTotalBytes(1));
     }
 
@@ -217,9 +227,13 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Any request; {@code body} null for none. */
     public Reply send(int via, String method, String pathAndQuery, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(via) + pathAndQuery)).timeout(Duration.ofSeconds(10));
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(url(via) + pathAndQuery)).timeout(Duration.ofSeconds(10));
+        b.method(
+                method,
+                body == null
+                        ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Reply(r.statusCode(), r.body());
@@ -227,7 +241,11 @@ public final class LocalCluster implements AutoCloseable {
             // A node that does not answer within 10 s is a bug worth a thread dump in the test log.
             StringBuilder dump = new StringBuilder("no answer from " + url(via) + pathAndQuery + "; threads:\n");
             Thread.getAllStackTraces().forEach((t, st) -> {
-                dump.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+                dump.append('"')
+                        .append(t.getName())
+                        .append("\" ")
+                        .append(t.getState())
+                        .append('\n');
                 for (StackTraceElement f : st) {
                     dump.append("    at ").append(f).append('\n');
                 }

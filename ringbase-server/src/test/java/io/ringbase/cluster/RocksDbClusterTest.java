@@ -23,7 +23,8 @@ class RocksDbClusterTest {
     void aRocksdbClusterStoresReadsDeletesScansAndRestarts() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp, 3, conf -> conf.withEngine(EngineKind.ROCKSDB))) {
             assertThat(c.node(0).engine()).isInstanceOf(RocksDbEngine.class);
-            assertThat(Files.readString(c.dataDir(1).resolve(EngineKind.MARKER))).isEqualTo("rocksdb\n");
+            assertThat(Files.readString(c.dataDir(1).resolve(EngineKind.MARKER)))
+                    .isEqualTo("rocksdb\n");
             for (int i = 0; i < 20; i++) {
                 assertThat(c.put(i % 3, "key" + i, "v" + i).status()).isEqualTo(201);
             }
@@ -42,8 +43,8 @@ class RocksDbClusterTest {
 
     @Test
     void repairBetweenEnginesBringsAWipedRocksdbNodeBackAndThenFindsTheirMerkleTreesEqual() throws Exception {
-        try (LocalCluster c = new LocalCluster(tmp, 3,
-                conf -> conf.topology().self().index() == 2 ? conf.withEngine(EngineKind.ROCKSDB) : conf)) {
+        try (LocalCluster c = new LocalCluster(
+                tmp, 3, conf -> conf.topology().self().index() == 2 ? conf.withEngine(EngineKind.ROCKSDB) : conf)) {
             for (int i = 0; i < 300; i++) {
                 assertThat(c.put(i % 3, "key" + i, "value" + i).status()).isEqualTo(201);
             }
@@ -68,13 +69,16 @@ class RocksDbClusterTest {
             // a second run finds the ranges' Merkle trees equal on both engines: nothing to stream
             repair(c);
             assertThat(c.send(2, "GET", "/v0/admin/repair", null).body())
-                    .contains("\"keysReceived\":0").contains("\"keysSent\":0");
+                    .contains("\"keysReceived\":0")
+                    .contains("\"keysSent\":0");
         }
     }
 
     private static void repair(LocalCluster c) {
         assertThat(c.send(2, "POST", "/v0/admin/repair", null).status()).isEqualTo(202);
-        LocalCluster.await(Duration.ofSeconds(60), "repair to finish",
+        LocalCluster.await(
+                Duration.ofSeconds(60),
+                "repair to finish",
                 () -> c.send(2, "GET", "/v0/admin/repair", null).body().contains("\"state\":\"idle\""));
     }
 }

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,18 +58,24 @@ class SnapshotRestoreTest {
             Path snap = c.dataDir(0).resolve("snapshots").resolve("s1");
             try (Stream<Path> files = Files.list(snap)) {
                 assertThat(files.map(p -> p.getFileName().toString()).sorted().toList())
-                        .hasSize(3).contains("MANIFEST").allMatch(n -> n.equals("MANIFEST") || n.matches("sst-\\d{20}\\.sst"));
+                        .hasSize(3)
+                        .contains("MANIFEST")
+                        .allMatch(n -> n.equals("MANIFEST") || n.matches("sst-\\d{20}\\.sst"));
             }
             // hard links: the same files as the live directory's
             try (Stream<Path> files = Files.list(snap)) {
                 for (Path f : files.filter(p -> p.toString().endsWith(".sst")).toList()) {
-                    assertThat(Files.isSameFile(f, c.dataDir(0).resolve(f.getFileName()))).isTrue();
+                    assertThat(Files.isSameFile(f, c.dataDir(0).resolve(f.getFileName())))
+                            .isTrue();
                 }
             }
-            assertThat(c.send(0, "POST", "/v0/admin/snapshot?name=s1", null).status()).isEqualTo(400);
-            assertThat(c.send(0, "POST", "/v0/admin/snapshot?name=..", null).status()).isEqualTo(400);
+            assertThat(c.send(0, "POST", "/v0/admin/snapshot?name=s1", null).status())
+                    .isEqualTo(400);
+            assertThat(c.send(0, "POST", "/v0/admin/snapshot?name=..", null).status())
+                    .isEqualTo(400);
             assertThat(c.send(0, "POST", "/v0/admin/snapshot", null).status()).isEqualTo(400);
-            assertThat(c.send(0, "GET", "/v0/admin/snapshot?name=x", null).status()).isEqualTo(405);
+            assertThat(c.send(0, "GET", "/v0/admin/snapshot?name=x", null).status())
+                    .isEqualTo(405);
         }
     }
 
@@ -80,7 +85,8 @@ class SnapshotRestoreTest {
             for (int i = 0; i < 50; i++) {
                 c.put(0, "k" + i, "old" + i);
             }
-            assertThat(c.send(0, "POST", "/v0/admin/snapshot?name=backup", null).status()).isEqualTo(200);
+            assertThat(c.send(0, "POST", "/v0/admin/snapshot?name=backup", null).status())
+                    .isEqualTo(200);
             for (int i = 0; i < 10; i++) {
                 c.put(0, "k" + i, "new" + i);
                 c.delete(0, "k" + (10 + i));
@@ -105,7 +111,9 @@ class SnapshotRestoreTest {
             for (int i = 0; i < 50; i++) {
                 assertThat(c.put(0, "k" + i, "old" + i).status()).isEqualTo(201);
             }
-            assertThat(c.send(2, "POST", "/v0/admin/snapshot?name=nightly", null).status()).isEqualTo(200);
+            assertThat(c.send(2, "POST", "/v0/admin/snapshot?name=nightly", null)
+                            .status())
+                    .isEqualTo(200);
             for (int i = 0; i < 10; i++) {
                 assertThat(c.put(0, "k" + i, "new" + i, "&ack=3").status()).isEqualTo(201);
                 assertThat(c.delete(0, "k" + (10 + i), "&ack=3").status()).isEqualTo(202);
@@ -138,5 +146,4 @@ class SnapshotRestoreTest {
         assertThat(e).isNotNull();
         return new String(e.value(), StandardCharsets.UTF_8);
     }
-
 }

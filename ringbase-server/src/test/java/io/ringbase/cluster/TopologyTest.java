@@ -29,17 +29,21 @@ class TopologyTest {
     @Test
     void badListsAreRefusedWithAMessageForTheCommandLine() {
         assertThatThrownBy(() -> Topology.parse(List.of("http://a:1", "http://a:1"), "http://a:1"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("appears twice");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("appears twice");
         assertThatThrownBy(() -> Topology.parse(List.of("http://a:1"), "http://b:1"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not in the cluster list");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is not in the cluster list");
         assertThatThrownBy(() -> Topology.parse(List.of("ftp://a:1"), "ftp://a:1"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http://host:port");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("http://host:port");
     }
 
     @Test
     void atMost64NodesBecauseVersionsCarryTheNodeIndexIn6Bits() {
         assertThat(Topology.parse(urls(64), urls(64).get(63)).size()).isEqualTo(64);
         assertThatThrownBy(() -> Topology.parse(urls(65), urls(65).get(0)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 64 nodes");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 64 nodes");
     }
 }

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.Timeout;
  */
 class DocLinksTest {
 
-    private static final Pattern LINK = Pattern.compile("!?\\[[^\\]]*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
+    private static final Pattern LINK =
+            Pattern.compile("!?\\[[^\\]]*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
     private static final Pattern CODE_SPAN = Pattern.compile("(`+)(.+?)\\1", Pattern.DOTALL);
     private static final Pattern PATH = Pattern.compile("(?:\\./)?[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)+");
     private static final Pattern MARKDOWN = Pattern.compile("[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*\\.md");
@@ -63,7 +64,8 @@ class DocLinksTest {
     void everyLinkAndRepositoryPathInTheDocsResolves() throws IOException {
         readGitignore();
         List<Path> docs = documents();
-        assertThat(docs).as("documents found under %s", root)
+        assertThat(docs)
+                .as("documents found under %s", root)
                 .contains(root.resolve("README.md"), root.resolve("docs/design.md"), root.resolve("bench/README.md"));
         List<String> problems = new ArrayList<>();
         int checked = 0;
@@ -98,7 +100,9 @@ class DocLinksTest {
         List<Path> out = new ArrayList<>();
         out.add(root.resolve("README.md"));
         try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
-            docs.filter(p -> p.getFileName().toString().endsWith(".md")).sorted().forEach(out::add);
+            docs.filter(p -> p.getFileName().toString().endsWith(".md"))
+                    .sorted()
+                    .forEach(out::add);
         }
         out.add(root.resolve("bench/README.md"));
         out.add(root.resolve("bench/RESULTS.md"));
@@ -139,7 +143,8 @@ class DocLinksTest {
                 if (isRepositoryPath(span, doc)) {
                     checked++;
                     if (!Files.exists(resolvePath(span, doc))) {
-                        problems.add(name + ":" + para.lineOf(code.start()) + ": `" + span + "` is not in the repository");
+                        problems.add(
+                                name + ":" + para.lineOf(code.start()) + ": `" + span + "` is not in the repository");
                     }
                 }
                 for (int i = code.start(); i < code.end(); i++) {
@@ -175,7 +180,9 @@ class DocLinksTest {
         if (!Files.exists(resolved)) {
             return "no such file or directory";
         }
-        if (anchor != null && !anchor.isEmpty() && resolved.toString().endsWith(".md")
+        if (anchor != null
+                && !anchor.isEmpty()
+                && resolved.toString().endsWith(".md")
                 && !anchorsOf(resolved).contains(anchor)) {
             return "no heading with anchor #" + anchor + " in " + root.relativize(resolved);
         }
@@ -196,7 +203,8 @@ class DocLinksTest {
         if (!inRoot && !inDocDir && !MARKDOWN.matcher(path).matches()) {
             return false; // a document named by a path is always ours: shared/STACK.md must be in the repository
         }
-        String fromRoot = inRoot || !inDocDir ? path
+        String fromRoot = inRoot || !inDocDir
+                ? path
                 : root.relativize(doc.getParent().resolve(path).normalize()).toString();
         for (String segment : fromRoot.split("/")) {
             if (ignoredNames.contains(segment)) {
@@ -214,7 +222,8 @@ class DocLinksTest {
     private Path resolvePath(String span, Path doc) {
         String path = span.startsWith("./") ? span.substring(2) : span;
         String first = path.substring(0, path.indexOf('/'));
-        boolean inDocDir = !Files.exists(root.resolve(first)) && Files.exists(doc.getParent().resolve(first));
+        boolean inDocDir = !Files.exists(root.resolve(first))
+                && Files.exists(doc.getParent().resolve(first));
         return (inDocDir ? doc.getParent() : root).resolve(path).normalize();
     }
 

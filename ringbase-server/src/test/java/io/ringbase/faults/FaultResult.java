@@ -17,8 +17,14 @@ import java.util.Map;
  * @param faultLatency the latency of the clients' operations invoked while the fault was injected, by the
  *                 node they went through: {@code "n0 p50 1.2 / p99 8.5 ms (n ops), ..."}; empty if none
  */
-public record FaultResult(String fault, Map<String, Verdict> verdicts, int ok, int failed, int unknown,
-                          List<String> notes, String faultLatency) {
+public record FaultResult(
+        String fault,
+        Map<String, Verdict> verdicts,
+        int ok,
+        int failed,
+        int unknown,
+        List<String> notes,
+        String faultLatency) {
 
     public FaultResult {
         verdicts = new LinkedHashMap<>(verdicts);

@@ -39,6 +39,7 @@ final class FaultRun {
 
     /** Checker names: the report's columns, in order. */
     static final String LINEARIZABLE = "linearizable registers";
+
     static final String NO_LOST_WRITES = "no lost acked writes";
     static final String NO_RESURRECTION = "no resurrection after repair";
     static final String SCANS_COMPLETE = "scans complete";
@@ -55,6 +56,7 @@ final class FaultRun {
     private final List<String> events = Collections.synchronizedList(new ArrayList<>());
     /** {inject, heal} nanoTime of each fault window. */
     private final List<long[]> faultWindows = new ArrayList<>();
+
     private final List<String> notes = new ArrayList<>();
     private long origin;
 
@@ -78,8 +80,8 @@ final class FaultRun {
         for (int i = 0; i < cluster.size(); i++) {
             apis.add(new NodeApi(cluster.url(i)));
         }
-        Workload workload = new Workload(apis, history, settings.clients(), random.nextLong(),
-                settings.opsPerRegisterKey());
+        Workload workload =
+                new Workload(apis, history, settings.clients(), random.nextLong(), settings.opsPerRegisterKey());
         try {
             nemesis.prepare(cluster, lab);
             cluster.start();
@@ -134,8 +136,8 @@ final class FaultRun {
             for (int i = 0; i < apis.size(); i++) {
                 long invoke = System.nanoTime();
                 NodeApi.Answer a = apis.get(i).get(key);
-                history.add(new Op("final@n" + i, Op.Fn.READ, key, a.value(), invoke, System.nanoTime(),
-                        a.outcome(), a.note()));
+                history.add(new Op(
+                        "final@n" + i, Op.Fn.READ, key, a.value(), invoke, System.nanoTime(), a.outcome(), a.note()));
                 if (a.outcome() != Op.Outcome.OK) {
                     notes.add("final read of " + key + " through n" + i + " failed: " + a.note());
                 }
@@ -143,7 +145,8 @@ final class FaultRun {
         }
         event("final register reads done");
         List<Op> all = history.ops();
-        List<Op> setOps = all.stream().filter(op -> !Workload.isRegisterKey(op.key())).toList();
+        List<Op> setOps =
+                all.stream().filter(op -> !Workload.isRegisterKey(op.key())).toList();
         Map<String, FinalRead> afterHeal = readSetKeys(apis, setOps, false);
         event("final set reads done");
         repairEveryNode(apis);
@@ -207,17 +210,20 @@ final class FaultRun {
         for (int i = 0; i < apis.size(); i++) {
             HttpResponse<String> started = apis.get(i).raw("POST", "/v0/admin/repair");
             if (started == null || started.statusCode() != 202) {
-                notes.add("repair on n" + i + " not started: " + (started == null ? "no answer" : started.statusCode()));
+                notes.add(
+                        "repair on n" + i + " not started: " + (started == null ? "no answer" : started.statusCode()));
                 continue;
             }
             NodeApi api = apis.get(i);
             String[] last = {""};
             try {
-                await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                    HttpResponse<String> r = api.raw("GET", "/v0/admin/repair");
-                    last[0] = r == null ? "no answer" : r.body();
-                    return last[0].contains("\"state\":\"idle\"");
-                });
+                await().atMost(Duration.ofMinutes(2))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> {
+                            HttpResponse<String> r = api.raw("GET", "/v0/admin/repair");
+                            last[0] = r == null ? "no answer" : r.body();
+                            return last[0].contains("\"state\":\"idle\"");
+                        });
             } catch (ConditionTimeoutException e) {
                 // noted below
             }
@@ -227,10 +233,13 @@ final class FaultRun {
                 notes.add("repair on n" + i + " did not finish in 120 s");
             } else if (!status.contains("\"outcome\":\"ok\"")) {
                 java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                        "\"rangesFailed\":(\\d+),\"rangesTotal\":(\\d+)[^{]*\"outcome\":\"(\\w+)\",\"lastError\":(.*)\\}\\}")
+                                "\"rangesFailed\":(\\d+),\"rangesTotal\":(\\d+)[^{]*\"outcome\":\"(\\w+)\",\"lastError\":(.*)\\}\\}")
                         .matcher(status);
-                notes.add("repair on n" + i + " " + (m.find() ? m.group(3) + ", " + m.group(1) + "/" + m.group(2)
-                        + " ranges failed, last error " + m.group(4) : status.strip()));
+                notes.add("repair on n" + i + " "
+                        + (m.find()
+                                ? m.group(3) + ", " + m.group(1) + "/" + m.group(2) + " ranges failed, last error "
+                                        + m.group(4)
+                                : status.strip()));
             }
         }
     }
@@ -259,8 +268,13 @@ final class FaultRun {
         List<String> parts = new ArrayList<>();
         byNode.forEach((node, nanos) -> {
             java.util.Collections.sort(nanos);
-            parts.add(String.format(java.util.Locale.ROOT, "%s p50 %.1f / p99 %.1f ms (%d)", node,
-                    percentile(nanos, 50) / 1e6, percentile(nanos, 99) / 1e6, nanos.size()));
+            parts.add(String.format(
+                    java.util.Locale.ROOT,
+                    "%s p50 %.1f / p99 %.1f ms (%d)",
+                    node,
+                    percentile(nanos, 50) / 1e6,
+                    percentile(nanos, 99) / 1e6,
+                    nanos.size()));
         });
         return String.join(", ", parts);
     }
@@ -313,8 +327,13 @@ final class FaultRun {
         }
     }
 
-    private void saveFailures(History history, Map<String, Verdict> verdicts, Map<String, List<Op>> registers,
-                              List<Op> setOps, NsCluster cluster) throws IOException {
+    private void saveFailures(
+            History history,
+            Map<String, Verdict> verdicts,
+            Map<String, List<Op>> registers,
+            List<Op> setOps,
+            NsCluster cluster)
+            throws IOException {
         boolean anyFailed = false;
         for (Map.Entry<String, Verdict> v : verdicts.entrySet()) {
             if (v.getValue().pass()) {
@@ -326,13 +345,19 @@ final class FaultRun {
             if (v.getKey().equals(LINEARIZABLE)) {
                 for (String problem : v.getValue().problems()) {
                     String key = problem.substring(4, problem.indexOf(':'));
-                    History.write(dir.resolve("history-" + key + ".txt"), nemesis.name() + ", key " + key,
-                            registers.get(key), history.originNanos());
+                    History.write(
+                            dir.resolve("history-" + key + ".txt"),
+                            nemesis.name() + ", key " + key,
+                            registers.get(key),
+                            history.originNanos());
                 }
             }
         }
         if (anyFailed) {
-            History.write(dir.resolve("history-all.txt"), nemesis.name() + ", every operation", history.ops(),
+            History.write(
+                    dir.resolve("history-all.txt"),
+                    nemesis.name() + ", every operation",
+                    history.ops(),
                     history.originNanos());
             History.write(dir.resolve("history-set.txt"), nemesis.name() + ", set keys", setOps, history.originNanos());
         } else {

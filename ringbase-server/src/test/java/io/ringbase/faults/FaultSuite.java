@@ -14,10 +14,10 @@ import io.ringbase.faults.net.Tools;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +31,7 @@ import org.awaitility.core.ConditionTimeoutException;
  */
 public final class FaultSuite {
 
-    private FaultSuite() {
-    }
+    private FaultSuite() {}
 
     /** The faults, one row each, in run order. */
     static List<Nemesis> nemeses() {
@@ -50,8 +49,9 @@ public final class FaultSuite {
 
     /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
     static List<FaultResult> run(SuiteSettings settings) throws Exception {
-        try (FileChannel lockFile = FileChannel.open(MACHINE_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock _ = machineLock(lockFile)) {
+        try (FileChannel lockFile =
+                        FileChannel.open(MACHINE_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock _ = machineLock(lockFile)) {
             return runLocked(settings);
         }
     }
@@ -74,11 +74,13 @@ public final class FaultSuite {
         }
         System.out.println("fault suite: waiting for another run on this machine (" + MACHINE_LOCK + ")");
         try {
-            return await().atMost(Duration.ofMillis(MACHINE_LOCK_WAIT_MS)).pollInterval(Duration.ofSeconds(1))
-                    .pollInSameThread().until(lockFile::tryLock, Objects::nonNull);
+            return await().atMost(Duration.ofMillis(MACHINE_LOCK_WAIT_MS))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInSameThread()
+                    .until(lockFile::tryLock, Objects::nonNull);
         } catch (ConditionTimeoutException e) {
-            throw new IllegalStateException("another fault-suite run held " + MACHINE_LOCK + " for "
-                    + MACHINE_LOCK_WAIT_MS / 60_000 + " min");
+            throw new IllegalStateException(
+                    "another fault-suite run held " + MACHINE_LOCK + " for " + MACHINE_LOCK_WAIT_MS / 60_000 + " min");
         }
     }
 
@@ -100,14 +102,19 @@ public final class FaultSuite {
                 try {
                     r = new FaultRun(settings, lab, nemesis, dir, pidFile, seed++).run();
                 } catch (Exception | AssertionError e) {
-                    r = new FaultResult(nemesis.name(), java.util.Map.of(), 0, 0, 0,
-                            List.of("the run itself failed: " + e), "");
+                    r = new FaultResult(
+                            nemesis.name(), java.util.Map.of(), 0, 0, 0, List.of("the run itself failed: " + e), "");
                     Files.createDirectories(dir);
                     Files.writeString(dir.resolve("run-error.txt"), stackTrace(e), StandardCharsets.UTF_8);
                 }
                 results.add(r);
-                System.out.printf("fault suite: %s done in %.1f s: %s%n", r.fault(), (System.nanoTime() - t) / 1e9,
-                        r.pass() && r.notes().stream().noneMatch(n -> n.startsWith("the run itself")) ? "pass" : "FAIL");
+                System.out.printf(
+                        "fault suite: %s done in %.1f s: %s%n",
+                        r.fault(),
+                        (System.nanoTime() - t) / 1e9,
+                        r.pass() && r.notes().stream().noneMatch(n -> n.startsWith("the run itself"))
+                                ? "pass"
+                                : "FAIL");
             }
         } finally {
             NsCluster.killLeftovers(pidFile);

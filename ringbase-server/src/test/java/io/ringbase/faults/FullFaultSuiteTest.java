@@ -24,7 +24,10 @@ class FullFaultSuiteTest {
     @Test
     void everyCheckerPassesUnderEveryFaultForMinutes() throws Exception {
         List<FaultResult> results = FaultSuite.run(SuiteSettings.fullRun());
-        assertThat(results).as("see target/faults/report.md").allSatisfy(r ->
-                assertThat(r.pass() && !r.verdicts().isEmpty()).as("%s: %s %s", r.fault(), r.verdicts(), r.notes()).isTrue());
+        assertThat(results)
+                .as("see target/faults/report.md")
+                .allSatisfy(r -> assertThat(r.pass() && !r.verdicts().isEmpty())
+                        .as("%s: %s %s", r.fault(), r.verdicts(), r.notes())
+                        .isTrue());
     }
 }

@@ -24,7 +24,10 @@ class ShortFaultSuiteTest {
     @Test
     void everyCheckerPassesUnderEveryFault() throws Exception {
         List<FaultResult> results = FaultSuite.run(SuiteSettings.shortRun());
-        assertThat(results).as("see target/faults/report.md").allSatisfy(r ->
-                assertThat(r.pass() && !r.verdicts().isEmpty()).as("%s: %s %s", r.fault(), r.verdicts(), r.notes()).isTrue());
+        assertThat(results)
+                .as("see target/faults/report.md")
+                .allSatisfy(r -> assertThat(r.pass() && !r.verdicts().isEmpty())
+                        .as("%s: %s %s", r.fault(), r.verdicts(), r.notes())
+                        .isTrue());
     }
 }

@@ -26,7 +26,8 @@ class XxHash64Test {
                 random.nextBytes(key);
                 for (int offset : new int[] {0, 1, 3, 7, 13}) {
                     MemorySegment.copy(key, 0, native_, ValueLayout.JAVA_BYTE, offset, length);
-                    assertThat(XxHash64.hash(native_, offset, length)).as("length %d at %d", length, offset)
+                    assertThat(XxHash64.hash(native_, offset, length))
+                            .as("length %d at %d", length, offset)
                             .isEqualTo(XxHash64.hash(key));
                 }
             }

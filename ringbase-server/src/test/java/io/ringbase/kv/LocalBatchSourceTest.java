@@ -85,7 +85,6 @@ class LocalBatchSourceTest {
         static void done(java.util.concurrent.CompletableFuture<List<Entry>> f, int size) {
             assertThat(f).isCompleted();
             assertThat(f.getNow(null)).hasSize(size);
-
         }
     }
 }

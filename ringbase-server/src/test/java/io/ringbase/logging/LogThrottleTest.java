@@ -23,7 +23,9 @@ class LogThrottleTest {
     @Test
     void aLineReportsHowManyWereHeldBack() {
         // events every millisecond (polled in this thread) until the throttle lets one through
-        ConditionFactory everyMs = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).pollInSameThread();
+        ConditionFactory everyMs = await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
+                .pollInSameThread();
         everyMs.until(() -> true); // loads Awaitility's classes before the interval starts
         LogThrottle throttle = new LogThrottle(30, TimeUnit.MILLISECONDS);
         // the calls first, the assertions after: loading AssertJ's classes between two calls took longer than

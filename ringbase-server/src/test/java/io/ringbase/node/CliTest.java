@@ -101,8 +101,14 @@ class CliTest {
 
     @Test
     void clusterWithoutSelfIsRefusedWithAClearMessage() throws Exception {
-        NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE,
-                "serve", "--data-dir", tmp.resolve("data").toString(), "--cluster", "http://a:1,http://b:2");
+        NodeProcess.Result r = NodeProcess.run(
+                tmp,
+                RUN_DEADLINE,
+                "serve",
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--cluster",
+                "http://a:1,http://b:2");
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.stdout()).doesNotContain("ready");
         assertThat(r.stderr()).contains("--self is required");
@@ -110,17 +116,36 @@ class CliTest {
 
     @Test
     void selfOutsideTheClusterIsRefusedWithAClearMessage() throws Exception {
-        NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE, "serve", "--data-dir",
-                tmp.resolve("data").toString(), "--cluster", "http://a:1,http://b:2", "--self", "http://c:3");
+        NodeProcess.Result r = NodeProcess.run(
+                tmp,
+                RUN_DEADLINE,
+                "serve",
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--cluster",
+                "http://a:1,http://b:2",
+                "--self",
+                "http://c:3");
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.stderr()).contains("--self http://c:3 is not in the cluster list");
     }
 
     @Test
     void aTombstoneGraceNotLongerThanTheHintWindowIsRefused() throws Exception {
-        NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE, "serve", "--data-dir",
-                tmp.resolve("data").toString(), "--cluster", "http://127.0.0.1:1,http://127.0.0.1:2",
-                "--self", "http://127.0.0.1:1", "--tombstone-grace", "2h", "--hint-window", "3h");
+        NodeProcess.Result r = NodeProcess.run(
+                tmp,
+                RUN_DEADLINE,
+                "serve",
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--cluster",
+                "http://127.0.0.1:1,http://127.0.0.1:2",
+                "--self",
+                "http://127.0.0.1:1",
+                "--tombstone-grace",
+                "2h",
+                "--hint-window",
+                "3h");
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.stdout()).doesNotContain("ready");
         assertThat(r.stderr()).contains("--tombstone-grace").contains("must be longer than --hint-window");
@@ -135,9 +160,11 @@ class CliTest {
         "--max-body-size, 17m",
     })
     void badFlagValueExitsNonZeroNamingTheFlag(String flag, String value) throws Exception {
-        NodeProcess.Result r = NodeProcess.run(tmp, RUN_DEADLINE,
-                "serve", "--data-dir", tmp.resolve("data").toString(), flag, value);
-        assertThat(r.exitCode()).as("stdout:\n%s\nstderr:\n%s", r.stdout(), r.stderr()).isNotZero();
+        NodeProcess.Result r = NodeProcess.run(
+                tmp, RUN_DEADLINE, "serve", "--data-dir", tmp.resolve("data").toString(), flag, value);
+        assertThat(r.exitCode())
+                .as("stdout:\n%s\nstderr:\n%s", r.stdout(), r.stderr())
+                .isNotZero();
         assertThat(r.stdout()).doesNotContain("ready");
         // the first line of stderr is the message (the usage follows it); sizes are echoed in bytes
         assertThat(r.stderr().lines().findFirst().orElse("")).contains(flag);
@@ -152,13 +179,20 @@ class CliTest {
             writes.start();
             assertThat(writes.awaitAckedBytes(4 << 20, Duration.ofSeconds(60))).isTrue();
             int exit = node.sigterm(Duration.ofSeconds(10));
-            assertThat(exit).as("exit code after SIGTERM; stderr:\n%s", node.stderr()).isZero();
+            assertThat(exit)
+                    .as("exit code after SIGTERM; stderr:\n%s", node.stderr())
+                    .isZero();
             writes.awaitWritersStopped(Duration.ofSeconds(60));
         }
-        assertThat(writes.unexpectedStatuses()).as("answers other than 201/202/503").isEmpty();
+        assertThat(writes.unexpectedStatuses())
+                .as("answers other than 201/202/503")
+                .isEmpty();
         try (NodeProcess node = NodeProcess.start(data, tmp)) {
-            List<String> problems = AckedWrites.differences(new NodeClient(node), writes.expected(), writes.uncertainKeys());
-            assertThat(problems).as("after SIGTERM and restart; stderr:\n%s", node.stderr()).isEmpty();
+            List<String> problems =
+                    AckedWrites.differences(new NodeClient(node), writes.expected(), writes.uncertainKeys());
+            assertThat(problems)
+                    .as("after SIGTERM and restart; stderr:\n%s", node.stderr())
+                    .isEmpty();
         }
     }
 
@@ -166,7 +200,8 @@ class CliTest {
     void secondNodeOnTheSameDataDirectoryFailsSayingItIsInUse() throws Exception {
         Path data = tmp.resolve("data");
         try (NodeProcess first = NodeProcess.start(data, tmp)) {
-            NodeProcess.Result second = NodeProcess.run(tmp, RUN_DEADLINE, "serve", "--port", "0", "--data-dir", data.toString());
+            NodeProcess.Result second =
+                    NodeProcess.run(tmp, RUN_DEADLINE, "serve", "--port", "0", "--data-dir", data.toString());
             assertThat(second.exitCode()).isNotZero();
             assertThat(second.stdout()).doesNotContain("ready");
             assertThat(second.stderr()).contains("in use");

@@ -32,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterCommandTest {
 
     static final Duration READY_DEADLINE = Duration.ofSeconds(60);
-    static final Pattern READY = Pattern.compile(
-            "Ringbase node (\\d+) of 3 ready at http://localhost:(\\d+) \\(data in (.+)\\)");
+    static final Pattern READY =
+            Pattern.compile("Ringbase node (\\d+) of 3 ready at http://localhost:(\\d+) \\(data in (.+)\\)");
 
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path tmp;
@@ -43,14 +43,25 @@ class ClusterCommandTest {
         int base = consecutiveFreePorts(3);
         Path data = tmp.resolve("data");
         Path stderr = tmp.resolve("cluster.stderr.log");
-        Process process = NodeProcess.command("-Xmx384m",
-                        List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data-dir", data.toString()))
-                .directory(tmp.toFile()).redirectError(stderr.toFile()).start();
+        Process process = NodeProcess.command(
+                        "-Xmx384m",
+                        List.of(
+                                "cluster",
+                                "--nodes",
+                                "3",
+                                "--base-port",
+                                Integer.toString(base),
+                                "--data-dir",
+                                data.toString()))
+                .directory(tmp.toFile())
+                .redirectError(stderr.toFile())
+                .start();
         try {
             process.getOutputStream().close();
             BlockingQueue<String> lines = new LinkedBlockingQueue<>();
             Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                try (BufferedReader in =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                     for (String line = in.readLine(); line != null; line = in.readLine()) {
                         lines.add(line);
                     }
@@ -63,24 +74,28 @@ class ClusterCommandTest {
             while (stdout.size() < 4) {
                 String line = lines.poll(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);
                 if (line == null) {
-                    throw new AssertionError("no 4 lines within " + READY_DEADLINE + ", got " + stdout
-                            + "; stderr:\n" + NodeProcess.read(stderr));
+                    throw new AssertionError("no 4 lines within " + READY_DEADLINE + ", got " + stdout + "; stderr:\n"
+                            + NodeProcess.read(stderr));
                 }
                 stdout.add(line);
             }
             for (int n = 1; n <= 3; n++) {
                 Matcher m = READY.matcher(stdout.get(n - 1));
-                assertThat(m.matches()).as("ready line %d: %s", n, stdout.get(n - 1)).isTrue();
+                assertThat(m.matches())
+                        .as("ready line %d: %s", n, stdout.get(n - 1))
+                        .isTrue();
                 assertThat(m.group(1)).isEqualTo(Integer.toString(n));
                 assertThat(Integer.parseInt(m.group(2))).isEqualTo(base + n - 1);
-                assertThat(Path.of(m.group(3))).isEqualTo(data.resolve("node-" + n).toAbsolutePath().normalize());
+                assertThat(Path.of(m.group(3)))
+                        .isEqualTo(data.resolve("node-" + n).toAbsolutePath().normalize());
                 assertThat(Files.isDirectory(data.resolve("node-" + n))).isTrue();
             }
             assertThat(stdout.get(3)).contains("curl").contains("http://localhost:" + base + "/v0/entity?id=");
 
             NodeClient node1 = new NodeClient(base);
             NodeClient node3 = new NodeClient(base + 2);
-            assertThat(node1.put("greeting", "hello".getBytes(StandardCharsets.UTF_8))).isEqualTo(201);
+            assertThat(node1.put("greeting", "hello".getBytes(StandardCharsets.UTF_8)))
+                    .isEqualTo(201);
             NodeClient.Answer a = node3.get("greeting");
             assertThat(a.status()).isEqualTo(200);
             assertThat(new String(a.body(), StandardCharsets.UTF_8)).isEqualTo("hello");
@@ -88,9 +103,12 @@ class ClusterCommandTest {
             assertThat(new NodeClient(base + 1).get("greeting").status()).isEqualTo(404);
 
             process.destroy(); // SIGTERM
-            assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("exited within 30 s of SIGTERM; stderr:\n%s",
-                    NodeProcess.read(stderr)).isTrue();
-            assertThat(process.exitValue()).as("stderr:\n%s", NodeProcess.read(stderr)).isZero();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS))
+                    .as("exited within 30 s of SIGTERM; stderr:\n%s", NodeProcess.read(stderr))
+                    .isTrue();
+            assertThat(process.exitValue())
+                    .as("stderr:\n%s", NodeProcess.read(stderr))
+                    .isZero();
         } finally {
             if (process.isAlive()) {
                 process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
@@ -105,9 +123,12 @@ class ClusterCommandTest {
         NodeProcess.Result r = NodeProcess.run(tmp, CliTest.RUN_DEADLINE, "cluster", "--help");
         assertThat(r.exitCode()).as("stderr:\n%s", r.stderr()).isZero();
         assertThat(r.stdout().replaceAll("\\s+", " "))
-                .contains("--nodes").contains("(default: 3)")
-                .contains("--base-port").contains("(default: 8080)")
-                .contains("--data-dir").contains("(default: ./data)");
+                .contains("--nodes")
+                .contains("(default: 3)")
+                .contains("--base-port")
+                .contains("(default: 8080)")
+                .contains("--data-dir")
+                .contains("(default: ./data)");
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringbase.testing.IntegrationTest;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,7 +104,9 @@ class ClusterKillTest {
     }
 
     private static void awaitAcked(Map<String, String> acked, int count) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10)).alias(count + " acknowledged writes")
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(10))
+                .alias(count + " acknowledged writes")
                 .until(acked::size, n -> n >= count);
     }
 
@@ -118,6 +119,8 @@ class ClusterKillTest {
                 wrong.add(e.getKey() + " -> " + a.status() + " " + body.strip());
             }
         }
-        assertThat(wrong).as("acknowledged writes read through %s (%d acknowledged)", what, acked.size()).isEmpty();
+        assertThat(wrong)
+                .as("acknowledged writes read through %s (%d acknowledged)", what, acked.size())
+                .isEmpty();
     }
 }

@@ -65,7 +65,9 @@ class CrashRecoveryTest {
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--wal-sync", walSync)) {
             NodeClient client = new NodeClient(node);
             for (int i = 0; i < n; i++) {
-                assertThat(client.put(sequentialKey(i), sequentialValue(i))).as("PUT %s", sequentialKey(i)).isEqualTo(201);
+                assertThat(client.put(sequentialKey(i), sequentialValue(i)))
+                        .as("PUT %s", sequentialKey(i))
+                        .isEqualTo(201);
             }
             node.sigkill();
         }
@@ -80,7 +82,8 @@ class CrashRecoveryTest {
                     problems.add("GET " + sequentialKey(i) + " -> wrong value of " + got.body().length + " bytes");
                 }
             }
-            assertThat(problems).as("after SIGKILL and restart; stderr of the restarted node:\n%s", node.stderr())
+            assertThat(problems)
+                    .as("after SIGKILL and restart; stderr of the restarted node:\n%s", node.stderr())
                     .isEmpty();
 
             List<NodeClient.Entry> range = client.range("\0", null);
@@ -88,7 +91,8 @@ class CrashRecoveryTest {
             for (int i = 0; i < n; i++) {
                 expectedKeys.add(sequentialKey(i));
             }
-            expectedKeys.sort(Comparator.comparing(k -> k.getBytes(StandardCharsets.UTF_8), java.util.Arrays::compareUnsigned));
+            expectedKeys.sort(
+                    Comparator.comparing(k -> k.getBytes(StandardCharsets.UTF_8), java.util.Arrays::compareUnsigned));
             assertThat(range).extracting(NodeClient.Entry::key).containsExactlyElementsOf(expectedKeys);
         }
     }
@@ -102,22 +106,33 @@ class CrashRecoveryTest {
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--wal-sync", walSync)) {
             writes = new AckedWrites(new NodeClient(node), 8, 1, 2_048, 5, seed);
             writes.start();
-            assertThat(writes.awaitAckedOps(200, Duration.ofSeconds(60))).as("200 writes acknowledged").isTrue();
+            assertThat(writes.awaitAckedOps(200, Duration.ofSeconds(60)))
+                    .as("200 writes acknowledged")
+                    .isTrue();
             // the crash itself: a random moment, 1 000-3 000 acknowledged operations into the writes (about 1-2 s
             // on a quiet machine), whatever they are doing
             long killAt = 1_000L + random.nextInt(2_000);
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(1)).until(writes::ackedOps, n -> n >= killAt);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(1))
+                    .until(writes::ackedOps, n -> n >= killAt);
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));
         }
-        System.out.printf("--wal-sync %s: %d ops acknowledged before SIGKILL, %d keys in flight (seed %d)%n",
+        System.out.printf(
+                "--wal-sync %s: %d ops acknowledged before SIGKILL, %d keys in flight (seed %d)%n",
                 walSync, writes.ackedOps(), writes.uncertainKeys().size(), seed);
-        assertThat(writes.unexpectedStatuses()).as("answers other than 201/202/503").isEmpty();
+        assertThat(writes.unexpectedStatuses())
+                .as("answers other than 201/202/503")
+                .isEmpty();
 
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--wal-sync", walSync)) {
-            List<String> problems = AckedWrites.differences(new NodeClient(node), writes.expected(), writes.uncertainKeys());
-            assertThat(problems).as("seed %d, %d acknowledged ops, %d keys checked; restarted node's stderr:\n%s",
-                    seed, writes.ackedOps(), writes.expected().size(), node.stderr()).isEmpty();
+            List<String> problems =
+                    AckedWrites.differences(new NodeClient(node), writes.expected(), writes.uncertainKeys());
+            assertThat(problems)
+                    .as(
+                            "seed %d, %d acknowledged ops, %d keys checked; restarted node's stderr:\n%s",
+                            seed, writes.ackedOps(), writes.expected().size(), node.stderr())
+                    .isEmpty();
         }
     }
 
@@ -131,21 +146,29 @@ class CrashRecoveryTest {
             writes = new AckedWrites(new NodeClient(node), 4, 2_048, 16_384, 10, seed);
             writes.start();
             assertThat(writes.awaitAckedBytes(target, Duration.ofMinutes(2)))
-                    .as("%d bytes acknowledged within 120 s; stderr:\n%s", target, node.stderr()).isTrue();
+                    .as("%d bytes acknowledged within 120 s; stderr:\n%s", target, node.stderr())
+                    .isTrue();
             node.sigkill();
             writes.awaitWritersStopped(Duration.ofSeconds(60));
             firstRunStderr = node.stderr();
         }
-        System.out.printf("memtable 1m: %d ops (%d bytes) acknowledged before SIGKILL (seed %d)%n",
+        System.out.printf(
+                "memtable 1m: %d ops (%d bytes) acknowledged before SIGKILL (seed %d)%n",
                 writes.ackedOps(), writes.ackedBytes(), seed);
         // the scenario needs flushes and compactions to have been running around the kill
         assertThat(firstRunStderr).contains("flushed memtable").contains("compacted");
-        assertThat(writes.unexpectedStatuses()).as("answers other than 201/202/503").isEmpty();
+        assertThat(writes.unexpectedStatuses())
+                .as("answers other than 201/202/503")
+                .isEmpty();
 
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp, "--memtable-size", "1m")) {
-            List<String> problems = AckedWrites.differences(new NodeClient(node), writes.expected(), writes.uncertainKeys());
-            assertThat(problems).as("seed %d, %d acknowledged ops (%d bytes); restarted node's stderr:\n%s",
-                    seed, writes.ackedOps(), writes.ackedBytes(), node.stderr()).isEmpty();
+            List<String> problems =
+                    AckedWrites.differences(new NodeClient(node), writes.expected(), writes.uncertainKeys());
+            assertThat(problems)
+                    .as(
+                            "seed %d, %d acknowledged ops (%d bytes); restarted node's stderr:\n%s",
+                            seed, writes.ackedOps(), writes.ackedBytes(), node.stderr())
+                    .isEmpty();
         }
     }
 
@@ -160,14 +183,18 @@ class CrashRecoveryTest {
             for (int i = 0; i < n; i += 10) {
                 assertThat(client.delete(sequentialKey(i))).isEqualTo(202);
             }
-            assertThat(node.sigterm()).as("exit code after SIGTERM; stderr:\n%s", node.stderr()).isZero();
+            assertThat(node.sigterm())
+                    .as("exit code after SIGTERM; stderr:\n%s", node.stderr())
+                    .isZero();
         }
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp)) {
             NodeClient client = new NodeClient(node);
             for (int i = 0; i < n; i++) {
                 NodeClient.Answer got = client.get(sequentialKey(i));
                 if (i % 10 == 0) {
-                    assertThat(got.status()).as("GET deleted %s", sequentialKey(i)).isEqualTo(404);
+                    assertThat(got.status())
+                            .as("GET deleted %s", sequentialKey(i))
+                            .isEqualTo(404);
                 } else {
                     assertThat(got.status()).as("GET %s", sequentialKey(i)).isEqualTo(200);
                     assertThat(got.body()).as("GET %s", sequentialKey(i)).isEqualTo(sequentialValue(i));
@@ -181,7 +208,9 @@ class CrashRecoveryTest {
         try (NodeProcess node = NodeProcess.start(dataDir(), tmp)) {
             NodeClient client = new NodeClient(node);
             for (int i = 1; i < n; i += 50) {
-                assertThat(client.get(sequentialKey(i)).status()).as("GET %s after wipe", sequentialKey(i)).isEqualTo(404);
+                assertThat(client.get(sequentialKey(i)).status())
+                        .as("GET %s after wipe", sequentialKey(i))
+                        .isEqualTo(404);
             }
             assertThat(client.range("\0", null)).isEmpty();
         }

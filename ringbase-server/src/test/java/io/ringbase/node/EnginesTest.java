@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
-import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.WrongEngineException;
+import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,10 +43,12 @@ class EnginesTest {
         try (ManagedEngine rocks = Engines.open(EngineKind.ROCKSDB, LsmOptions.defaults(dir))) {
             rocks.apply(Entry.value(Keys.utf8("k"), 1, Keys.utf8("v")));
         }
-        assertThat(Files.readString(dir.resolve(EngineKind.MARKER), StandardCharsets.UTF_8)).isEqualTo("rocksdb\n");
+        assertThat(Files.readString(dir.resolve(EngineKind.MARKER), StandardCharsets.UTF_8))
+                .isEqualTo("rocksdb\n");
         assertThatThrownBy(() -> Engines.open(EngineKind.LSM, LsmOptions.defaults(dir)))
                 .isInstanceOf(WrongEngineException.class)
-                .hasMessageStartingWith("it holds the files of the rocksdb engine, not lsm: start with --engine rocksdb");
+                .hasMessageStartingWith(
+                        "it holds the files of the rocksdb engine, not lsm: start with --engine rocksdb");
         assertThat(dir.resolve("MANIFEST")).doesNotExist();
     }
 

@@ -58,7 +58,8 @@ class HintDurabilityKillTest {
             n0 = NodeProcess.startClusterNode(tmp.resolve("node-0"), tmp, urls, 0);
             n1 = NodeProcess.startClusterNode(tmp.resolve("node-1"), tmp, urls, 1);
             NodeClient status0 = new NodeClient(n0);
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> status(status0).contains("\"pending\":0,"));
             assertThat(status(status0)).as("hints delivered").contains("\"pending\":0,");
             n0.sigkill();
@@ -83,20 +84,26 @@ class HintDurabilityKillTest {
     private static int put(NodeClient c, String key, String value) throws Exception {
         HttpRequest r = HttpRequest.newBuilder(URI.create(c.entity(key) + "&ack=1&from=2"))
                 .timeout(NodeClient.REQUEST_TIMEOUT)
-                .PUT(HttpRequest.BodyPublishers.ofString(value)).build();
+                .PUT(HttpRequest.BodyPublishers.ofString(value))
+                .build();
         return c.http().send(r, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     private static NodeClient.Answer get(NodeClient c, String key) throws Exception {
         HttpRequest r = HttpRequest.newBuilder(URI.create(c.entity(key) + "&ack=1&from=2"))
-                .timeout(NodeClient.REQUEST_TIMEOUT).GET().build();
+                .timeout(NodeClient.REQUEST_TIMEOUT)
+                .GET()
+                .build();
         HttpResponse<byte[]> response = c.http().send(r, HttpResponse.BodyHandlers.ofByteArray());
         return new NodeClient.Answer(response.statusCode(), response.body());
     }
 
     private static String status(NodeClient c) throws Exception {
-        HttpRequest r = HttpRequest.newBuilder(URI.create(c.entity("x").toString().replaceFirst("/v0/entity.*", "/v0/status")))
-                .timeout(NodeClient.REQUEST_TIMEOUT).GET().build();
+        HttpRequest r = HttpRequest.newBuilder(
+                        URI.create(c.entity("x").toString().replaceFirst("/v0/entity.*", "/v0/status")))
+                .timeout(NodeClient.REQUEST_TIMEOUT)
+                .GET()
+                .build();
         return c.http().send(r, HttpResponse.BodyHandlers.ofString()).body();
     }
 }

@@ -65,7 +65,8 @@ class MemoryBudgetTest {
                     int to = c == CONNECTIONS - 1 ? ENTRIES : from + per;
                     loads.add(pool.submit(() -> {
                         try (PipelinedPuts puts = new PipelinedPuts(node.port())) {
-                            retried.addAndGet(puts.putAll(from, to, PIPELINE, MemoryBudgetTest::key, MemoryBudgetTest::value));
+                            retried.addAndGet(
+                                    puts.putAll(from, to, PIPELINE, MemoryBudgetTest::key, MemoryBudgetTest::value));
                         }
                         return null;
                     }));
@@ -77,9 +78,12 @@ class MemoryBudgetTest {
                 pool.shutdownNow();
             }
             long loadMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
-            System.out.printf("loaded %d x %d B in %d ms over %d pipelined connections (%d retried after 503)%n",
+            System.out.printf(
+                    "loaded %d x %d B in %d ms over %d pipelined connections (%d retried after 503)%n",
                     ENTRIES, VALUE_BYTES, loadMs, CONNECTIONS, retried.get());
-            assertThat(node.isAlive()).as("alive after the load; stderr:\n%s", tail(node)).isTrue();
+            assertThat(node.isAlive())
+                    .as("alive after the load; stderr:\n%s", tail(node))
+                    .isTrue();
 
             NodeClient client = new NodeClient(node);
             Random random = new Random();
@@ -87,7 +91,9 @@ class MemoryBudgetTest {
                 int i = random.nextInt(ENTRIES);
                 NodeClient.Answer got = client.get(key(i));
                 assertThat(got.status()).as("GET %s", key(i)).isEqualTo(200);
-                assertThat(Arrays.equals(got.body(), value(i))).as("value of %s", key(i)).isTrue();
+                assertThat(Arrays.equals(got.body(), value(i)))
+                        .as("value of %s", key(i))
+                        .isTrue();
             }
 
             started = System.nanoTime();
@@ -99,7 +105,9 @@ class MemoryBudgetTest {
                     wrong.add("entry " + i + ": key " + k + ", " + v.length + " bytes");
                 }
             });
-            System.out.printf("scanned %d entries in %d ms%n", count, Duration.ofNanos(System.nanoTime() - started).toMillis());
+            System.out.printf(
+                    "scanned %d entries in %d ms%n",
+                    count, Duration.ofNanos(System.nanoTime() - started).toMillis());
             assertThat(wrong).as("entries out of place or with wrong values").isEmpty();
             assertThat(count).isEqualTo(ENTRIES);
 
@@ -116,7 +124,8 @@ class MemoryBudgetTest {
             NodeClient client = new NodeClient(node);
             for (int i = 0; i < entries; i++) {
                 int status = client.put(bigKey(i), bigValue(i, size));
-                assertThat(status).as("PUT %s; node stderr:\n%s", bigKey(i), status == 201 ? "" : tail(node))
+                assertThat(status)
+                        .as("PUT %s; node stderr:\n%s", bigKey(i), status == 201 ? "" : tail(node))
                         .isEqualTo(201);
             }
             int[] seen = {0};
@@ -129,7 +138,9 @@ class MemoryBudgetTest {
             });
             assertThat(wrong).isEmpty();
             assertThat(count).isEqualTo(entries);
-            assertThat(node.isAlive()).as("alive after the scan; stderr:\n%s", tail(node)).isTrue();
+            assertThat(node.isAlive())
+                    .as("alive after the scan; stderr:\n%s", tail(node))
+                    .isTrue();
             assertThat(node.stderr()).doesNotContain("OutOfMemoryError");
         }
     }
@@ -143,13 +154,16 @@ class MemoryBudgetTest {
             NodeClient client = new NodeClient(node);
             for (int i = 0; i < entries; i++) {
                 int status = client.put(hugeKey(i), bigValue(i, size));
-                assertThat(status).as("PUT %s; node stderr:\n%s", hugeKey(i), status == 201 ? "" : tail(node))
+                assertThat(status)
+                        .as("PUT %s; node stderr:\n%s", hugeKey(i), status == 201 ? "" : tail(node))
                         .isEqualTo(201);
             }
             for (int i : new int[] {0, 7, entries - 1}) {
                 NodeClient.Answer got = client.get(hugeKey(i));
                 assertThat(got.status()).isEqualTo(200);
-                assertThat(Arrays.equals(got.body(), bigValue(i, size))).as("value of %s", hugeKey(i)).isTrue();
+                assertThat(Arrays.equals(got.body(), bigValue(i, size)))
+                        .as("value of %s", hugeKey(i))
+                        .isTrue();
             }
             assertThat(node.stderr()).doesNotContain("OutOfMemoryError").doesNotContain("OutOfDirectMemoryError");
             node.sigkill(); // the last values are only in the WAL: recovery replays 16 MiB records
@@ -158,8 +172,12 @@ class MemoryBudgetTest {
             NodeClient client = new NodeClient(node);
             for (int i = 0; i < entries; i++) {
                 NodeClient.Answer got = client.get(hugeKey(i));
-                assertThat(got.status()).as("GET %s after the restart", hugeKey(i)).isEqualTo(200);
-                assertThat(Arrays.equals(got.body(), bigValue(i, size))).as("value of %s", hugeKey(i)).isTrue();
+                assertThat(got.status())
+                        .as("GET %s after the restart", hugeKey(i))
+                        .isEqualTo(200);
+                assertThat(Arrays.equals(got.body(), bigValue(i, size)))
+                        .as("value of %s", hugeKey(i))
+                        .isTrue();
             }
             assertThat(node.stderr()).doesNotContain("OutOfMemoryError");
         }

@@ -47,12 +47,10 @@ final class NodeClient {
     }
 
     /** A GET answer: the status and the body bytes. */
-    record Answer(int status, byte[] body) {
-    }
+    record Answer(int status, byte[] body) {}
 
     /** One entry of a range scan. */
-    record Entry(String key, byte[] value) {
-    }
+    record Entry(String key, byte[] value) {}
 
     /** Receives the entries of a streamed range scan, in order. */
     interface EntryVisitor {
@@ -68,23 +66,32 @@ final class NodeClient {
     }
 
     HttpRequest putRequest(String key, byte[] value) {
-        return HttpRequest.newBuilder(entity(key)).timeout(REQUEST_TIMEOUT)
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(value)).build();
+        return HttpRequest.newBuilder(entity(key))
+                .timeout(REQUEST_TIMEOUT)
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(value))
+                .build();
     }
 
     /** PUT; returns the status (201 when stored). */
     int put(String key, byte[] value) throws IOException, InterruptedException {
-        return http.send(putRequest(key, value), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.send(putRequest(key, value), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     /** DELETE; returns the status (202 when the tombstone is written). */
     int delete(String key) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(entity(key)).timeout(REQUEST_TIMEOUT).DELETE().build();
+        HttpRequest request = HttpRequest.newBuilder(entity(key))
+                .timeout(REQUEST_TIMEOUT)
+                .DELETE()
+                .build();
         return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     Answer get(String key) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(entity(key)).timeout(REQUEST_TIMEOUT).GET().build();
+        HttpRequest request = HttpRequest.newBuilder(entity(key))
+                .timeout(REQUEST_TIMEOUT)
+                .GET()
+                .build();
         HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
         return new Answer(response.statusCode(), response.body());
     }
@@ -117,7 +124,8 @@ final class NodeClient {
             boolean chunked = false;
             for (String h = line(in); !h.isEmpty(); h = line(in)) {
                 int colon = h.indexOf(':');
-                if (colon > 0 && h.substring(0, colon).trim().equalsIgnoreCase("transfer-encoding")
+                if (colon > 0
+                        && h.substring(0, colon).trim().equalsIgnoreCase("transfer-encoding")
                         && h.substring(colon + 1).trim().equalsIgnoreCase("chunked")) {
                     chunked = true;
                 }

@@ -35,8 +35,8 @@ final class NodeProcess implements AutoCloseable {
     static final Duration STOP_DEADLINE = Duration.ofSeconds(30);
     static final String HEAP = "-Xmx128m";
 
-    private static final Pattern READY = Pattern.compile(
-            "Ringbase node ready at http://([^:/ ]+):(\\d+) \\(data in (.+)\\)");
+    private static final Pattern READY =
+            Pattern.compile("Ringbase node ready at http://([^:/ ]+):(\\d+) \\(data in (.+)\\)");
     private static final AtomicInteger STARTS = new AtomicInteger();
 
     private final Process process;
@@ -70,45 +70,60 @@ final class NodeProcess implements AutoCloseable {
      */
     static NodeProcess startClusterNode(Path dataDir, Path logDir, List<String> urls, int self, String... extraFlags)
             throws IOException, InterruptedException {
-        List<String> args = new ArrayList<>(List.of("serve", "--cluster", String.join(",", urls),
-                "--self", urls.get(self), "--data-dir", dataDir.toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "serve",
+                "--cluster",
+                String.join(",", urls),
+                "--self",
+                urls.get(self),
+                "--data-dir",
+                dataDir.toString()));
         args.addAll(List.of(extraFlags));
         return startServe(logDir, args);
     }
 
     private static NodeProcess startServe(Path logDir, List<String> args) throws IOException, InterruptedException {
         Path stderr = logDir.resolve("node-" + STARTS.incrementAndGet() + ".stderr.log");
-        Process process = command(args).directory(logDir.toFile())
+        Process process = command(args)
+                .directory(logDir.toFile())
                 .redirectError(stderr.toFile())
                 .start();
         process.getOutputStream().close();
         CompletableFuture<String> ready = new CompletableFuture<>();
         List<String> after = Collections.synchronizedList(new ArrayList<>());
-        Thread reader = Thread.ofPlatform().daemon().name("node-stdout-" + process.pid()).start(() -> {
-            try (BufferedReader in = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line = in.readLine();
-                if (line == null) {
-                    ready.completeExceptionally(new IOException("stdout closed before the ready line"));
-                    return;
-                }
-                ready.complete(line);
-                for (String more = in.readLine(); more != null; more = in.readLine()) {
-                    after.add(more);
-                }
-            } catch (IOException e) {
-                ready.completeExceptionally(e);
-            }
-        });
+        Thread reader = Thread.ofPlatform()
+                .daemon()
+                .name("node-stdout-" + process.pid())
+                .start(() -> {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line = in.readLine();
+                        if (line == null) {
+                            ready.completeExceptionally(new IOException("stdout closed before the ready line"));
+                            return;
+                        }
+                        ready.complete(line);
+                        for (String more = in.readLine(); more != null; more = in.readLine()) {
+                            after.add(more);
+                        }
+                    } catch (IOException e) {
+                        ready.completeExceptionally(e);
+                    }
+                });
         String line;
         try {
             line = ready.get(READY_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             kill(process);
             reader.join(5_000);
-            throw new IllegalStateException("node did not print its ready line within " + READY_DEADLINE
-                    + " (" + (e instanceof TimeoutException ? "timed out" : e.getCause().getMessage())
-                    + "; exit code " + exitCodeOrNone(process) + "); stderr:\n" + read(stderr), e);
+            throw new IllegalStateException(
+                    "node did not print its ready line within " + READY_DEADLINE
+                            + " ("
+                            + (e instanceof TimeoutException
+                                    ? "timed out"
+                                    : e.getCause().getMessage())
+                            + "; exit code " + exitCodeOrNone(process) + "); stderr:\n" + read(stderr),
+                    e);
         }
         Matcher m = READY.matcher(line);
         if (!m.matches()) {
@@ -126,22 +141,22 @@ final class NodeProcess implements AutoCloseable {
     static Result run(Path workDir, Duration deadline, String... args) throws IOException, InterruptedException {
         Path out = workDir.resolve("run-" + STARTS.incrementAndGet() + ".stdout.log");
         Path err = workDir.resolve("run-" + STARTS.get() + ".stderr.log");
-        Process process = command(List.of(args)).directory(workDir.toFile())
+        Process process = command(List.of(args))
+                .directory(workDir.toFile())
                 .redirectOutput(out.toFile())
                 .redirectError(err.toFile())
                 .start();
         process.getOutputStream().close();
         if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
             kill(process);
-            throw new IllegalStateException("'" + String.join(" ", args) + "' did not exit within " + deadline
-                    + "; stderr:\n" + read(err));
+            throw new IllegalStateException(
+                    "'" + String.join(" ", args) + "' did not exit within " + deadline + "; stderr:\n" + read(err));
         }
         return new Result(process.exitValue(), read(out), read(err));
     }
 
     /** What a finished command printed. */
-    record Result(int exitCode, String stdout, String stderr) {
-    }
+    record Result(int exitCode, String stdout, String stderr) {}
 
     private static ProcessBuilder command(List<String> args) {
         return command(HEAP, args);
@@ -152,13 +167,19 @@ final class NodeProcess implements AutoCloseable {
      * tests' nodes run within the same budget, and Netty's use of {@code sun.misc.Unsafe} and of
      * {@code java.nio}, allowed as there (its direct buffers then count against its own cap). Netty's leak detection stays on here.
      */
-    static final List<String> MEMORY_CAPS = List.of("-XX:MaxDirectMemorySize=32m",
-            "-Dio.netty.maxDirectMemory=67108864", "-XX:MaxMetaspaceSize=64m", "--sun-misc-unsafe-memory-access=allow",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true");
+    static final List<String> MEMORY_CAPS = List.of(
+            "-XX:MaxDirectMemorySize=32m",
+            "-Dio.netty.maxDirectMemory=67108864",
+            "-XX:MaxMetaspaceSize=64m",
+            "--sun-misc-unsafe-memory-access=allow",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "-Dio.netty.tryReflectionSetAccessible=true");
 
     /** {@code java <heap> <caps> ... io.ringbase.cli.Main args}, the way every child of these tests runs. */
     static ProcessBuilder command(String heap, List<String> args) {
-        String java = ProcessHandle.current().info().command()
+        String java = ProcessHandle.current()
+                .info()
+                .command()
                 .orElseThrow(() -> new IllegalStateException("cannot tell which java binary runs the tests"));
         List<String> cmd = new ArrayList<>(List.of(java, heap, "--enable-native-access=ALL-UNNAMED"));
         cmd.addAll(MEMORY_CAPS);
@@ -211,7 +232,8 @@ final class NodeProcess implements AutoCloseable {
         process.destroy();
         if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
             kill(process);
-            throw new IllegalStateException("node did not exit within " + deadline + " of SIGTERM; stderr:\n" + stderr());
+            throw new IllegalStateException(
+                    "node did not exit within " + deadline + " of SIGTERM; stderr:\n" + stderr());
         }
         return process.exitValue();
     }
@@ -244,7 +266,9 @@ final class NodeProcess implements AutoCloseable {
 
     static String read(Path file) {
         try {
-            return Files.exists(file) ? new String(Files.readAllBytes(file), StandardCharsets.UTF_8) : "(no " + file + ")";
+            return Files.exists(file)
+                    ? new String(Files.readAllBytes(file), StandardCharsets.UTF_8)
+                    : "(no " + file + ")";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -33,8 +33,13 @@ class NodeStartFailureTest {
     Path tmp;
 
     /** Threads a node starts, by name prefix. */
-    private static final List<String> NODE_THREADS = List.of("ringbase-http-io", "ringbase-local-", "ringbase-read-repair",
-            "ringbase-liveness", "hint-", "ringbase-http-worker");
+    private static final List<String> NODE_THREADS = List.of(
+            "ringbase-http-io",
+            "ringbase-local-",
+            "ringbase-read-repair",
+            "ringbase-liveness",
+            "hint-",
+            "ringbase-http-worker");
 
     private Node.Config clusterConfig(Path data) throws IOException {
         List<Integer> ports = LocalCluster.freePorts(2);
@@ -75,10 +80,11 @@ class NodeStartFailureTest {
     }
 
     private static void awaitNoNodeThreads() {
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-                .filteredOn(Thread::isAlive)
-                .extracting(Thread::getName)
-                .filteredOn(name -> NODE_THREADS.stream().anyMatch(name::startsWith))
-                .isEmpty());
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                        .filteredOn(Thread::isAlive)
+                        .extracting(Thread::getName)
+                        .filteredOn(name -> NODE_THREADS.stream().anyMatch(name::startsWith))
+                        .isEmpty());
     }
 }

@@ -57,7 +57,8 @@ final class PipelinedPuts implements AutoCloseable {
                 int i = retry.isEmpty() ? next++ : retry.poll();
                 byte[] v = value.apply(i);
                 out.write(("PUT /v0/entity?id=" + NodeClient.enc(key.apply(i)) + " HTTP/1.1\r\n" + host
-                        + "Content-Length: " + v.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                                + "Content-Length: " + v.length + "\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
                 out.write(v);
                 sent.add(i);
             }

@@ -32,7 +32,10 @@ class StartupErrorsTest {
 
     /** The failure's line: the last line of stderr; and no stack trace anywhere. */
     private static String errorLine(NodeProcess.Result r) {
-        assertThat(r.stderr()).as("no stack trace in:\n%s", r.stderr()).doesNotContain("\tat ").doesNotContain("Exception:");
+        assertThat(r.stderr())
+                .as("no stack trace in:\n%s", r.stderr())
+                .doesNotContain("\tat ")
+                .doesNotContain("Exception:");
         List<String> lines = r.stderr().lines().toList();
         assertThat(lines).as("stderr").isNotEmpty();
         return lines.getLast();
@@ -43,10 +46,17 @@ class StartupErrorsTest {
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress("0.0.0.0", 0));
             int port = taken.getLocalPort();
-            NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--port", Integer.toString(port),
-                    "--data-dir", tmp.resolve("data").toString());
+            NodeProcess.Result r = NodeProcess.run(
+                    tmp,
+                    DEADLINE,
+                    "serve",
+                    "--port",
+                    Integer.toString(port),
+                    "--data-dir",
+                    tmp.resolve("data").toString());
             assertThat(r.exitCode()).as(r.stderr()).isEqualTo(3);
-            assertThat(errorLine(r)).isEqualTo("ringbase serve: cannot listen on 0.0.0.0:" + port + ": address already in use");
+            assertThat(errorLine(r))
+                    .isEqualTo("ringbase serve: cannot listen on 0.0.0.0:" + port + ": address already in use");
         }
     }
 
@@ -54,20 +64,29 @@ class StartupErrorsTest {
     void aLockedDataDirectoryIsExitCode4() throws Exception {
         Path data = tmp.resolve("data");
         try (NodeProcess _ = NodeProcess.start(data, tmp)) { // holds the lock
-            NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir", data.toString());
+            NodeProcess.Result r =
+                    NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir", data.toString());
             assertThat(r.exitCode()).as(r.stderr()).isEqualTo(4);
-            assertThat(errorLine(r)).isEqualTo("ringbase serve: data directory " + data.toAbsolutePath()
-                    + " is in use by another Ringbase process");
+            assertThat(errorLine(r))
+                    .isEqualTo("ringbase serve: data directory " + data.toAbsolutePath()
+                            + " is in use by another Ringbase process");
         }
     }
 
     @Test
     void anUnusableDataDirectoryIsExitCode4() throws Exception {
         Path file = Files.writeString(tmp.resolve("a-file"), "x");
-        NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir",
+        NodeProcess.Result r = NodeProcess.run(
+                tmp,
+                DEADLINE,
+                "serve",
+                "--port",
+                "0",
+                "--data-dir",
                 file.resolve("data").toString());
         assertThat(r.exitCode()).as(r.stderr()).isEqualTo(4);
-        assertThat(errorLine(r)).startsWith("ringbase serve: data directory " + file.resolve("data") + " cannot be used: ");
+        assertThat(errorLine(r))
+                .startsWith("ringbase serve: data directory " + file.resolve("data") + " cannot be used: ");
     }
 
     @Test
@@ -76,16 +95,24 @@ class StartupErrorsTest {
         Files.writeString(data.resolve("MANIFEST"), "not a manifest at all, but long enough to have a header");
         NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir", data.toString());
         assertThat(r.exitCode()).as(r.stderr()).isEqualTo(5);
-        assertThat(errorLine(r)).startsWith("ringbase serve: data directory " + data.toAbsolutePath() + " is damaged: ")
+        assertThat(errorLine(r))
+                .startsWith("ringbase serve: data directory " + data.toAbsolutePath() + " is damaged: ")
                 .contains("bad manifest magic");
     }
 
     @Test
     void aBadFlagIsOneLineAndExitCode2() throws Exception {
-        NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "70000", "--data-dir", tmp.resolve("d").toString());
+        NodeProcess.Result r = NodeProcess.run(
+                tmp,
+                DEADLINE,
+                "serve",
+                "--port",
+                "70000",
+                "--data-dir",
+                tmp.resolve("d").toString());
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.stderr().strip()).isEqualTo(
-                "ringbase serve: --port must be between 0 and 65535, got 70000 (see ringbase serve --help)");
+        assertThat(r.stderr().strip())
+                .isEqualTo("ringbase serve: --port must be between 0 and 65535, got 70000 (see ringbase serve --help)");
         NodeProcess.Result unknown = NodeProcess.run(tmp, DEADLINE, "serve", "--no-such-flag");
         assertThat(unknown.exitCode()).isEqualTo(2);
         assertThat(unknown.stderr().strip().lines()).hasSize(1);
@@ -93,17 +120,25 @@ class StartupErrorsTest {
 
     @Test
     void aBadDurationIsOneCleanLine() throws Exception {
-        NodeProcess.Result r = NodeProcess.run(tmp, DEADLINE, "serve", "--request-timeout", "soon", "--data-dir",
+        NodeProcess.Result r = NodeProcess.run(
+                tmp,
+                DEADLINE,
+                "serve",
+                "--request-timeout",
+                "soon",
+                "--data-dir",
                 tmp.resolve("d").toString());
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(errorLine(r)).isEqualTo("ringbase serve: Invalid value for option '--request-timeout': not a "
-                + "duration: 'soon' (examples: 500ms, 30s, 3h, 10d) (see ringbase serve --help)");
+        assertThat(errorLine(r))
+                .isEqualTo("ringbase serve: Invalid value for option '--request-timeout': not a "
+                        + "duration: 'soon' (examples: 500ms, 30s, 3h, 10d) (see ringbase serve --help)");
     }
 
     @Test
     void aMisspeltLogLevelIsExitCode2() throws Exception {
-        ProcessBuilder pb = NodeProcess.command(NodeProcess.HEAP, List.of("serve", "--port", "0", "--data-dir",
-                tmp.resolve("d").toString()));
+        ProcessBuilder pb = NodeProcess.command(
+                NodeProcess.HEAP,
+                List.of("serve", "--port", "0", "--data-dir", tmp.resolve("d").toString()));
         pb.environment().put("RINGBASE_LOG_LEVEL", "verbose");
         Path log = tmp.resolve("out.log");
         Process p = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -112,20 +147,38 @@ class StartupErrorsTest {
         String out = Files.readString(log);
         assertThat(exited).as("exited; %s", out).isTrue();
         assertThat(p.exitValue()).as(out).isEqualTo(2);
-        assertThat(out.strip()).isEqualTo("ringbase serve: RINGBASE_LOG_LEVEL must be one of TRACE, DEBUG, INFO, "
-                + "WARN, ERROR, got 'verbose' (see ringbase serve --help)");
+        assertThat(out.strip())
+                .isEqualTo("ringbase serve: RINGBASE_LOG_LEVEL must be one of TRACE, DEBUG, INFO, "
+                        + "WARN, ERROR, got 'verbose' (see ringbase serve --help)");
     }
 
     @Test
     void aBadSecretFileIsExitCode6() throws Exception {
-        NodeProcess.Result missing = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir",
-                tmp.resolve("d").toString(), "--cluster-secret-file", tmp.resolve("nope").toString());
+        NodeProcess.Result missing = NodeProcess.run(
+                tmp,
+                DEADLINE,
+                "serve",
+                "--port",
+                "0",
+                "--data-dir",
+                tmp.resolve("d").toString(),
+                "--cluster-secret-file",
+                tmp.resolve("nope").toString());
         assertThat(missing.exitCode()).isEqualTo(6);
-        assertThat(missing.stderr().strip()).isEqualTo("ringbase serve: cannot read --cluster-secret-file "
-                + tmp.resolve("nope") + ": no such file");
+        assertThat(missing.stderr().strip())
+                .isEqualTo(
+                        "ringbase serve: cannot read --cluster-secret-file " + tmp.resolve("nope") + ": no such file");
         Path shortSecret = Files.writeString(tmp.resolve("short"), "tooshort\n");
-        NodeProcess.Result tooShort = NodeProcess.run(tmp, DEADLINE, "serve", "--port", "0", "--data-dir",
-                tmp.resolve("d").toString(), "--cluster-secret-file", shortSecret.toString());
+        NodeProcess.Result tooShort = NodeProcess.run(
+                tmp,
+                DEADLINE,
+                "serve",
+                "--port",
+                "0",
+                "--data-dir",
+                tmp.resolve("d").toString(),
+                "--cluster-secret-file",
+                shortSecret.toString());
         assertThat(tooShort.exitCode()).isEqualTo(6);
         assertThat(tooShort.stderr()).contains("holds 8 characters; use at least 16");
     }
@@ -160,7 +213,9 @@ class StartupErrorsTest {
                 sawAccess = true;
             }
         }
-        assertThat(sawReadyUrl).as("lines after the bind name %s:\n%s", url, stderr).isTrue();
+        assertThat(sawReadyUrl)
+                .as("lines after the bind name %s:\n%s", url, stderr)
+                .isTrue();
         assertThat(sawAccess).as("access lines in:\n%s", stderr).isTrue();
     }
 }

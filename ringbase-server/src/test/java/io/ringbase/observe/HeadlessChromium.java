@@ -61,32 +61,50 @@ final class HeadlessChromium implements AutoCloseable {
                 }
             }
         }
-        throw new IllegalStateException("no chromium or chromium-browser on the PATH: install Debian's chromium "
-                + "(.ci/run does)");
+        throw new IllegalStateException(
+                "no chromium or chromium-browser on the PATH: install Debian's chromium " + "(.ci/run does)");
     }
-
 
     /** Starts a headless browser with a fresh profile under {@code profileDir} and attaches to its page. */
     static HeadlessChromium start(Path profileDir) throws Exception {
         Files.createDirectories(profileDir);
-        List<String> cmd = new ArrayList<>(List.of(binary(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=" + profileDir,
-                "--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=1400,500", "about:blank"));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(profileDir.resolve("chromium.log").toFile()).start();
+        List<String> cmd = new ArrayList<>(List.of(
+                binary(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--user-data-dir=" + profileDir,
+                "--remote-debugging-port=0",
+                "--remote-allow-origins=*",
+                "--window-size=1400,500",
+                "about:blank"));
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(profileDir.resolve("chromium.log").toFile())
+                .start();
         try {
             Path portFile = profileDir.resolve("DevToolsActivePort");
             long end = System.nanoTime() + DEADLINE.toNanos(); // for both waits together
             try {
-                await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).until(() -> !p.isAlive()
-                        || (Files.exists(portFile) && Files.readAllLines(portFile).size() >= 2));
+                await().atMost(DEADLINE)
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> !p.isAlive()
+                                || (Files.exists(portFile)
+                                        && Files.readAllLines(portFile).size() >= 2));
             } catch (ConditionTimeoutException e) {
                 // reported below, with chromium's log
             }
-            if (!p.isAlive() || !Files.exists(portFile) || Files.readAllLines(portFile).size() < 2) {
-                throw new IllegalStateException("chromium did not start; its log:\n"
-                        + Files.readString(profileDir.resolve("chromium.log")));
+            if (!p.isAlive()
+                    || !Files.exists(portFile)
+                    || Files.readAllLines(portFile).size() < 2) {
+                throw new IllegalStateException(
+                        "chromium did not start; its log:\n" + Files.readString(profileDir.resolve("chromium.log")));
             }
             int port = Integer.parseInt(Files.readAllLines(portFile).getFirst().strip());
             HttpClient http = HttpClient.newHttpClient();
@@ -94,36 +112,46 @@ final class HeadlessChromium implements AutoCloseable {
             String pageSocket;
             try {
                 Duration left = Duration.ofNanos(Math.max(end - System.nanoTime(), 100_000_000L));
-                pageSocket = await().atMost(left).pollInterval(Duration.ofMillis(50)).until(() -> {
-
-                    list[0] = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list")).build(),
-                            HttpResponse.BodyHandlers.ofString()).body();
-                    String page = null;
-                    for (JsonNode target : JSON.readTree(list[0])) {
-                        if ("page".equals(target.path("type").textValue())) {
-                            page = target.path("webSocketDebuggerUrl").textValue();
-                        }
-                    }
-                    return page;
-                }, Objects::nonNull);
+                pageSocket = await().atMost(left)
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(
+                                () -> {
+                                    list[0] = http.send(
+                                                    HttpRequest.newBuilder(URI.create(
+                                                                    "http://127.0.0.1:" + port + "/json/list"))
+                                                            .build(),
+                                                    HttpResponse.BodyHandlers.ofString())
+                                            .body();
+                                    String page = null;
+                                    for (JsonNode target : JSON.readTree(list[0])) {
+                                        if ("page".equals(target.path("type").textValue())) {
+                                            page = target.path("webSocketDebuggerUrl")
+                                                    .textValue();
+                                        }
+                                    }
+                                    return page;
+                                },
+                                Objects::nonNull);
             } catch (ConditionTimeoutException e) {
                 throw new IllegalStateException("chromium has no page target: " + list[0], e);
             }
             HeadlessChromium[] self = new HeadlessChromium[1];
             StringBuilder partial = new StringBuilder();
-            WebSocket ws = http.newWebSocketBuilder().buildAsync(URI.create(pageSocket), new WebSocket.Listener() {
-                @Override
-                public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-                    partial.append(data);
-                    if (last) {
-                        String message = partial.toString();
-                        partial.setLength(0);
-                        self[0].onMessage(message);
-                    }
-                    webSocket.request(1);
-                    return null;
-                }
-            }).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            WebSocket ws = http.newWebSocketBuilder()
+                    .buildAsync(URI.create(pageSocket), new WebSocket.Listener() {
+                        @Override
+                        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+                            partial.append(data);
+                            if (last) {
+                                String message = partial.toString();
+                                partial.setLength(0);
+                                self[0].onMessage(message);
+                            }
+                            webSocket.request(1);
+                            return null;
+                        }
+                    })
+                    .get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
             self[0] = new HeadlessChromium(p, ws);
             self[0].call("Page.enable", JSON.createObjectNode());
             return self[0];
@@ -183,7 +211,8 @@ final class HeadlessChromium implements AutoCloseable {
 
     /** Evaluates {@code expression} in the page and returns its value as Jackson reads it into Java: String, Integer or Double, Boolean, List, Map. */
     Object evaluate(String expression) throws Exception {
-        JsonNode result = call("Runtime.evaluate",
+        JsonNode result = call(
+                "Runtime.evaluate",
                 JSON.createObjectNode().put("expression", expression).put("returnByValue", true));
         if (result.hasNonNull("exceptionDetails")) {
             throw new IllegalStateException("page script failed: " + result.get("exceptionDetails"));

@@ -9,8 +9,8 @@ class LatencyHistogramTest {
     @Test
     void observationsLandInTheFirstBucketWhoseBoundHoldsThem() {
         LatencyHistogram h = new LatencyHistogram();
-        h.record(50_000);         // le 50 µs, inclusive
-        h.record(50_001);         // le 100 µs
+        h.record(50_000); // le 50 µs, inclusive
+        h.record(50_001); // le 100 µs
         h.record(20_000_000_000L); // +Inf
         long[] c = h.snapshot().counts();
         assertThat(c[0]).isEqualTo(1);

@@ -2,11 +2,11 @@ package io.ringbase.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.replication.SpeculativeRetry;
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.BuildInfo;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.LsmOptions;
@@ -31,37 +31,51 @@ class MetricsEndpointTest {
     private final HttpClient http = HttpClient.newHttpClient();
 
     private HttpResponse<String> send(String url, String method, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .method(
+                                method,
+                                body == null
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** The value of the one sample whose line starts with {@code series} (name and labels as written). */
     static double value(String text, String series) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(text);
+        Matcher m =
+                Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(text);
         assertThat(m.find()).as("a sample %s in:\n%s", series, text).isTrue();
         return Double.parseDouble(m.group(1));
     }
 
     @Test
     void aSingleNodeCountsPointRequestsOnTheFastPathAndReportsEngineAndJvmFigures() throws Exception {
-        Node.Config config = new Node.Config(HttpServerConfig.defaults(0).withHost("127.0.0.1"),
-                LsmOptions.defaults(tmp.resolve("data")), Topology.single("127.0.0.1", 1), 1000, null,
+        Node.Config config = new Node.Config(
+                HttpServerConfig.defaults(0).withHost("127.0.0.1"),
+                LsmOptions.defaults(tmp.resolve("data")),
+                Topology.single("127.0.0.1", 1),
+                1000,
+                null,
                 HintOptions.defaults());
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();
             for (int i = 0; i < 3; i++) {
-                assertThat(send(base + "/v0/entity?id=k" + i, "PUT", "v").statusCode()).isEqualTo(201);
+                assertThat(send(base + "/v0/entity?id=k" + i, "PUT", "v").statusCode())
+                        .isEqualTo(201);
             }
-            assertThat(send(base + "/v0/entity?id=k0", "GET", null).statusCode()).isEqualTo(200);
-            assertThat(send(base + "/v0/entity?id=missing", "GET", null).statusCode()).isEqualTo(404);
+            assertThat(send(base + "/v0/entity?id=k0", "GET", null).statusCode())
+                    .isEqualTo(200);
+            assertThat(send(base + "/v0/entity?id=missing", "GET", null).statusCode())
+                    .isEqualTo(404);
             assertThat(send(base + "/nope", "GET", null).statusCode()).isEqualTo(400);
             node.engine().flush();
 
             HttpResponse<String> r = send(base + "/metrics", "GET", null);
             assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(r.headers().firstValue("content-type")).hasValueSatisfying(
-                    t -> assertThat(t).startsWith("text/plain; version=0.0.4"));
+            assertThat(r.headers().firstValue("content-type"))
+                    .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain; version=0.0.4"));
             String m = r.body();
             assertThat(value(m, "ringbase_http_requests_total{endpoint=\"entity\",method=\"PUT\",status=\"201\"}"))
                     .isEqualTo(3);
@@ -73,7 +87,10 @@ class MetricsEndpointTest {
                     .isEqualTo(1);
             assertThat(value(m, "ringbase_http_request_duration_seconds_count{endpoint=\"entity\",method=\"PUT\"}"))
                     .isEqualTo(3);
-            assertThat(value(m, "ringbase_http_request_duration_seconds_bucket{endpoint=\"entity\",method=\"PUT\",le=\"+Inf\"}"))
+            assertThat(
+                            value(
+                                    m,
+                                    "ringbase_http_request_duration_seconds_bucket{endpoint=\"entity\",method=\"PUT\",le=\"+Inf\"}"))
                     .isEqualTo(3);
             assertThat(value(m, "ringbase_wal_appends_total")).isEqualTo(3);
             assertThat(value(m, "ringbase_flushes_total")).isEqualTo(1);
@@ -81,23 +98,33 @@ class MetricsEndpointTest {
             assertThat(value(m, "ringbase_sstable_bytes{tier=\"0\"}")).isPositive();
             assertThat(value(m, "ringbase_disk_errors_total")).isZero();
             assertThat(value(m, "ringbase_block_cache_hits_total")).isNotNegative();
-            assertThat(value(m, "ringbase_sstables_read_with_pread")).as("a fresh node's tables are in the page cache").isZero();
+            assertThat(value(m, "ringbase_sstables_read_with_pread"))
+                    .as("a fresh node's tables are in the page cache")
+                    .isZero();
             assertThat(value(m, "ringbase_block_cache_misses_total")).isNotNegative();
-            assertThat(value(m, "ringbase_build_info{version=\"" + BuildInfo.version() + "\"}")).isEqualTo(1);
+            assertThat(value(m, "ringbase_build_info{version=\"" + BuildInfo.version() + "\"}"))
+                    .isEqualTo(1);
             assertThat(value(m, "jvm_memory_used_bytes{area=\"heap\"}")).isPositive();
             assertThat(value(m, "jvm_buffer_pool_used_bytes{pool=\"direct\"}")).isPositive();
             assertThat(m).containsPattern("(?m)^jvm_gc_collection_seconds_count\\{gc=\"[^\"]+\"\\} ");
             assertThat(m).doesNotContain("ringbase_peers_up");
             assertThat(value(m, "jvm_threads_current")).isPositive();
-            assertThat(m).as("no deadlock gauges: each costs a safepoint per scrape").doesNotContain("jvm_threads_deadlocked");
+            assertThat(m)
+                    .as("no deadlock gauges: each costs a safepoint per scrape")
+                    .doesNotContain("jvm_threads_deadlocked");
         }
     }
 
     @Test
     void withMetricsOffNothingIsCountedAndMetricsIs404() throws Exception {
-        Node.Config config = new Node.Config(HttpServerConfig.defaults(0).withHost("127.0.0.1"),
-                LsmOptions.defaults(tmp.resolve("data")), Topology.single("127.0.0.1", 1), 1000, null,
-                HintOptions.defaults()).withMetrics(false);
+        Node.Config config = new Node.Config(
+                        HttpServerConfig.defaults(0).withHost("127.0.0.1"),
+                        LsmOptions.defaults(tmp.resolve("data")),
+                        Topology.single("127.0.0.1", 1),
+                        1000,
+                        null,
+                        HintOptions.defaults())
+                .withMetrics(false);
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();
             assertThat(send(base + "/v0/entity?id=k", "PUT", "v").statusCode()).isEqualTo(201);
@@ -109,8 +136,8 @@ class MetricsEndpointTest {
     void aClusterNodeReportsPeersReplicaCallsAndHints() throws Exception {
         // no speculative retry: with it, a write's version read that a loaded machine kept over the 10 ms
         // initial delay went to one more replica, and the counter asserted zero below was 1 (seen in CI)
-        try (LocalCluster c = new LocalCluster(tmp, 3,
-                config -> config.withSpeculativeRetry(SpeculativeRetry.parse("none")))) {
+        try (LocalCluster c =
+                new LocalCluster(tmp, 3, config -> config.withSpeculativeRetry(SpeculativeRetry.parse("none")))) {
             c.awaitAllUp(java.time.Duration.ofSeconds(15));
             assertThat(c.put(0, "k", "v").status()).isEqualTo(201);
             c.stop(2);
@@ -120,11 +147,13 @@ class MetricsEndpointTest {
             String peer2 = c.url(2);
             assertThat(value(m, "ringbase_peers")).isEqualTo(2);
             assertThat(value(m, "ringbase_peer_up{peer=\"" + peer1 + "\"}")).isEqualTo(1);
-            assertThat(value(m, "ringbase_replica_calls_total{peer=\"" + peer1 + "\"}")).isGreaterThanOrEqualTo(2);
+            assertThat(value(m, "ringbase_replica_calls_total{peer=\"" + peer1 + "\"}"))
+                    .isGreaterThanOrEqualTo(2);
             assertThat(value(m, "ringbase_replica_call_failures_total{peer=\"" + peer2 + "\",reason=\"unreachable\"}"))
                     .isGreaterThanOrEqualTo(1);
             assertThat(value(m, "ringbase_peer_up{peer=\"" + peer2 + "\"}")).isZero();
-            assertThat(value(m, "ringbase_hints_stored_total") + value(m, "ringbase_hints_queued")).isGreaterThanOrEqualTo(1);
+            assertThat(value(m, "ringbase_hints_stored_total") + value(m, "ringbase_hints_queued"))
+                    .isGreaterThanOrEqualTo(1);
             assertThat(value(m, "ringbase_read_repairs_total")).isZero();
             assertThat(value(m, "ringbase_speculative_reads_total")).isZero();
             assertThat(value(m, "ringbase_peer_slow{peer=\"" + peer1 + "\"}")).isZero();

@@ -1,15 +1,15 @@
 package io.ringbase.observe;
 
-import io.ringbase.clock.TimeSource;
-import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringbase.clock.TimeSource;
 import io.ringbase.storage.EngineStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -20,15 +20,20 @@ import org.junit.jupiter.api.Test;
 /** A scrape is collected on the low-priority scrape thread, for any number of callers. */
 class NodeMetricsScrapeTest {
 
-    private static final EngineStats ENGINE = new EngineStats(1000, List.of(new EngineStats.Tier(0, 2, 300)),
-            3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 7, 0, 8, 0, 0, 0, 0);
+    private static final EngineStats ENGINE = new EngineStats(
+            1000, List.of(new EngineStats.Tier(0, 2, 300)), 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 7, 0, 8, 0, 0, 0, 0);
 
     private static NodeMetrics metrics(AtomicReference<Thread> collector) {
         RequestMetrics requests = new RequestMetrics(List.of("entity"), List.of("entity"));
-        return new NodeMetrics("test", requests, () -> {
-            collector.set(Thread.currentThread());
-            return ENGINE;
-        }, Optional.empty(), TimeSource.SYSTEM);
+        return new NodeMetrics(
+                "test",
+                requests,
+                () -> {
+                    collector.set(Thread.currentThread());
+                    return ENGINE;
+                },
+                Optional.empty(),
+                TimeSource.SYSTEM);
     }
 
     @Test
@@ -48,7 +53,8 @@ class NodeMetricsScrapeTest {
                     String comm = Files.readString(task.resolve("comm")).strip();
                     if (comm.equals("metrics-scrape")) {
                         String stat = Files.readString(task.resolve("stat"));
-                        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        String[] after =
+                                stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                         assertThat(Integer.parseInt(after[16])).as("nice").isEqualTo(NodeMetrics.SCRAPE_NICE);
                         found = true;
                     }

@@ -1,19 +1,17 @@
 package io.ringbase.observe;
 
-import io.ringbase.clock.TimeSource;
-import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ringbase.cluster.rpc.PeerCallStats;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.repair.RepairStatus;
-import io.ringbase.observe.ClusterSource;
-import io.ringbase.observe.RequestMetrics;
+import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.storage.EngineStats;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,8 +22,27 @@ class NodeStatusTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    static final EngineStats ENGINE = new EngineStats(1000, List.of(new EngineStats.Tier(0, 2, 300),
-            new EngineStats.Tier(1, 1, 700)), 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 7, 0, 8, 0, 0, 0, 0);
+    static final EngineStats ENGINE = new EngineStats(
+            1000,
+            List.of(new EngineStats.Tier(0, 2, 300), new EngineStats.Tier(1, 1, 700)),
+            3,
+            0,
+            0,
+            4,
+            0,
+            0,
+            5,
+            0,
+            0,
+            6,
+            0,
+            7,
+            0,
+            8,
+            0,
+            0,
+            0,
+            0);
 
     private static List<String> fields(JsonNode object) {
         List<String> names = new ArrayList<>();
@@ -35,26 +52,59 @@ class NodeStatusTest {
 
     @Test
     void aSingleNodeHasEveryFieldAndNullsForTheCluster() throws Exception {
-        NodeStatus status = new NodeStatus(() -> "http://localhost:8080", "1.2.3", "/data/dir \"quoted\"\n",
-                () -> ENGINE, null, Optional.empty(), TimeSource.SYSTEM);
+        NodeStatus status = new NodeStatus(
+                () -> "http://localhost:8080",
+                "1.2.3",
+                "/data/dir \"quoted\"\n",
+                () -> ENGINE,
+                null,
+                Optional.empty(),
+                TimeSource.SYSTEM);
         JsonNode s = JSON.readTree(status.json());
-        assertThat(fields(s)).containsExactly("node", "version", "startedAtMs", "uptimeSeconds", "dataDir",
-                "requests", "engine", "peers", "hints", "readRepairs", "speculativeReads", "repair");
+        assertThat(fields(s))
+                .containsExactly(
+                        "node",
+                        "version",
+                        "startedAtMs",
+                        "uptimeSeconds",
+                        "dataDir",
+                        "requests",
+                        "engine",
+                        "peers",
+                        "hints",
+                        "readRepairs",
+                        "speculativeReads",
+                        "repair");
         assertThat(s.path("node").textValue()).isEqualTo("http://localhost:8080");
         assertThat(s.path("version").textValue()).isEqualTo("1.2.3");
         assertThat(s.path("dataDir").textValue()).isEqualTo("/data/dir \"quoted\"\n");
         assertThat(s.path("requests").isNull()).isTrue();
-        assertThat(fields(s.path("engine"))).containsExactly("memtableBytes", "sstables", "sstableBytes", "tiers",
-                "flushes", "compactions", "walAppends", "walSyncs", "writeStalls", "diskErrors");
+        assertThat(fields(s.path("engine")))
+                .containsExactly(
+                        "memtableBytes",
+                        "sstables",
+                        "sstableBytes",
+                        "tiers",
+                        "flushes",
+                        "compactions",
+                        "walAppends",
+                        "walSyncs",
+                        "writeStalls",
+                        "diskErrors");
         JsonNode e = s.path("engine");
         assertThat(e.path("memtableBytes").longValue()).isEqualTo(1000);
         assertThat(e.path("sstables").intValue()).isEqualTo(3);
         assertThat(e.path("sstableBytes").longValue()).isEqualTo(1000);
         assertThat(e.path("tiers").toString())
                 .isEqualTo("[{\"tier\":0,\"tables\":2,\"bytes\":300},{\"tier\":1,\"tables\":1,\"bytes\":700}]");
-        assertThat(List.of(e.path("flushes").longValue(), e.path("compactions").longValue(),
-                e.path("walAppends").longValue(), e.path("walSyncs").longValue(), e.path("writeStalls").longValue(),
-                e.path("diskErrors").longValue())).containsExactly(3L, 4L, 5L, 6L, 7L, 8L);
+        assertThat(List.of(
+                        e.path("flushes").longValue(),
+                        e.path("compactions").longValue(),
+                        e.path("walAppends").longValue(),
+                        e.path("walSyncs").longValue(),
+                        e.path("writeStalls").longValue(),
+                        e.path("diskErrors").longValue()))
+                .containsExactly(3L, 4L, 5L, 6L, 7L, 8L);
         assertThat(s.path("peers").isArray()).isTrue();
         assertThat(s.path("peers").isEmpty()).isTrue();
         assertThat(s.path("hints").isNull()).isTrue();
@@ -65,8 +115,9 @@ class NodeStatusTest {
     @Test
     void requestFiguresHaveThreeDecimals() throws Exception {
         RequestMetrics requests = new RequestMetrics(List.of("entity"), List.of("entity"));
-        String json = new NodeStatus(() -> "http://a:8080", "1", "/d", () -> ENGINE, requests, Optional.empty(),
-                TimeSource.SYSTEM).json();
+        String json = new NodeStatus(
+                        () -> "http://a:8080", "1", "/d", () -> ENGINE, requests, Optional.empty(), TimeSource.SYSTEM)
+                .json();
         JsonNode s = JSON.readTree(json);
         assertThat(fields(s.path("requests"))).containsExactly("perSecond", "p99Ms", "windowSeconds");
         assertThat(s.path("requests").path("perSecond").isNumber()).isTrue();
@@ -78,7 +129,8 @@ class NodeStatusTest {
         ClusterSource cluster = new ClusterSource() {
             @Override
             public List<Peer> peers() {
-                return List.of(new Peer("http://b:8080", true, 0, true, new PeerCallStats.Snapshot(10, 7, 1, 1, 1, 1234)),
+                return List.of(
+                        new Peer("http://b:8080", true, 0, true, new PeerCallStats.Snapshot(10, 7, 1, 1, 1, 1234)),
                         new Peer("http://c:8080", false, 99, false, new PeerCallStats.Snapshot(0, 0, 0, 0, 0, 0)));
             }
 
@@ -99,30 +151,56 @@ class NodeStatusTest {
 
             @Override
             public RepairStatus repair() {
-                return new RepairStatus(RepairStatus.State.IDLE, RepairStatus.Run.NONE, new RepairStatus.Run(1, 2, 3, 0,
-                        3, 4, 5, RepairStatus.Outcome.OK, "peer said \"no\""));
+                return new RepairStatus(
+                        RepairStatus.State.IDLE,
+                        RepairStatus.Run.NONE,
+                        new RepairStatus.Run(1, 2, 3, 0, 3, 4, 5, RepairStatus.Outcome.OK, "peer said \"no\""));
             }
         };
-        JsonNode s = JSON.readTree(new NodeStatus(() -> "http://a:8080", "1.2.3", "/d", () -> ENGINE, null, Optional.of(cluster),
-                TimeSource.SYSTEM)
+        JsonNode s = JSON.readTree(new NodeStatus(
+                        () -> "http://a:8080",
+                        "1.2.3",
+                        "/d",
+                        () -> ENGINE,
+                        null,
+                        Optional.of(cluster),
+                        TimeSource.SYSTEM)
                 .json());
         assertThat(s.path("peers")).hasSize(2);
         JsonNode b = s.path("peers").get(0);
-        assertThat(fields(b)).containsExactly("url", "state", "downSinceMs", "slow", "lastContactMs", "calls", "timeouts",
-                "unreachable", "failed");
+        assertThat(fields(b))
+                .containsExactly(
+                        "url",
+                        "state",
+                        "downSinceMs",
+                        "slow",
+                        "lastContactMs",
+                        "calls",
+                        "timeouts",
+                        "unreachable",
+                        "failed");
         assertThat(b.path("state").textValue()).isEqualTo("up");
         assertThat(b.path("lastContactMs").longValue()).isEqualTo(1234);
         assertThat(b.path("slow").booleanValue()).isTrue();
         assertThat(s.path("peers").get(1).path("slow").booleanValue()).isFalse();
         assertThat(s.path("peers").get(1).path("state").textValue()).isEqualTo("down");
         assertThat(s.path("peers").get(1).path("downSinceMs").longValue()).isEqualTo(99);
-        assertThat(fields(s.path("hints"))).containsExactly("pending", "pendingBytes", "queued", "delivered", "dropped");
+        assertThat(fields(s.path("hints")))
+                .containsExactly("pending", "pendingBytes", "queued", "delivered", "dropped");
         assertThat(s.path("hints").path("dropped").longValue()).isEqualTo(5);
         assertThat(s.path("readRepairs").longValue()).isEqualTo(11);
         assertThat(s.path("speculativeReads").longValue()).isEqualTo(12);
         JsonNode repair = s.path("repair");
-        assertThat(fields(repair)).containsExactly("state", "rangesDone", "rangesFailed", "rangesTotal",
-                "keysReceived", "keysSent", "startedAtMs", "lastRun");
+        assertThat(fields(repair))
+                .containsExactly(
+                        "state",
+                        "rangesDone",
+                        "rangesFailed",
+                        "rangesTotal",
+                        "keysReceived",
+                        "keysSent",
+                        "startedAtMs",
+                        "lastRun");
         assertThat(repair.path("state").textValue()).isEqualTo("idle");
         assertThat(repair.path("lastRun").path("outcome").textValue()).isEqualTo("ok");
         assertThat(repair.path("lastRun").path("lastError").textValue()).isEqualTo("peer said \"no\"");

@@ -10,8 +10,7 @@ import org.junit.jupiter.api.Timeout;
 class RequestMetricsTest {
 
     /** Every status the HTTP layer answers (docs/http-api.md; {@code io.ringbase.api.Responses}). */
-    static final List<Integer> ANSWERED = List.of(200, 201, 202, 400, 403, 404, 405, 408, 413, 417, 500, 503,
-            504, 507);
+    static final List<Integer> ANSWERED = List.of(200, 201, 202, 400, 403, 404, 405, 408, 413, 417, 500, 503, 504, 507);
 
     @Test
     @Timeout(10)
@@ -33,6 +32,8 @@ class RequestMetricsTest {
 
     private static List<String> labelsCounted(RequestMetrics metrics) {
         return java.util.stream.IntStream.rangeClosed(0, RequestMetrics.STATUSES.length)
-                .filter(i -> metrics.requests(0, 0, i) > 0).mapToObj(RequestMetrics::statusLabel).toList();
+                .filter(i -> metrics.requests(0, 0, i) > 0)
+                .mapToObj(RequestMetrics::statusLabel)
+                .toList();
     }
 }

@@ -42,7 +42,7 @@ class StatusPageBrowserTest {
     @SuppressWarnings("unchecked")
     void theStatusPageShowsEveryNodeOfAThreeNodeClusterAndANodeThatIsDown() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp.resolve("cluster"), 3);
-             HeadlessChromium browser = HeadlessChromium.start(tmp.resolve("chromium-profile"))) {
+                HeadlessChromium browser = HeadlessChromium.start(tmp.resolve("chromium-profile"))) {
             c.awaitAllUp(Duration.ofSeconds(15));
             for (int i = 0; i < 20; i++) {
                 assertThat(c.put(i % 3, "key" + i, "value" + i).status()).isEqualTo(201);
@@ -52,10 +52,13 @@ class StatusPageBrowserTest {
             browser.navigate(c.url(0) + "/");
             browser.screenshot(Path.of("target", "status-page-3-up.png"));
             assertThat(browser.evaluate("document.title")).isEqualTo("Ringbase: " + c.url(0));
-            assertThat(browser.evaluate("document.getElementById('summary').textContent")).isEqualTo("3 of 3 nodes up");
-            assertThat(browser.evaluate("document.querySelector('meta[http-equiv=refresh]').content")).isEqualTo("5");
+            assertThat(browser.evaluate("document.getElementById('summary').textContent"))
+                    .isEqualTo("3 of 3 nodes up");
+            assertThat(browser.evaluate("document.querySelector('meta[http-equiv=refresh]').content"))
+                    .isEqualTo("5");
             assertThat(browser.evaluate("document.querySelectorAll('script, link, img, iframe, [src]').length"))
-                    .as("no scripts or external assets").isEqualTo(0);
+                    .as("no scripts or external assets")
+                    .isEqualTo(0);
             List<Object> rows = (List<Object>) JSON.readValue((String) browser.evaluate(ROWS), List.class);
             assertThat(rows).hasSize(3);
             for (int i = 0; i < 3; i++) {
@@ -73,19 +76,23 @@ class StatusPageBrowserTest {
             }
             Map<String, Object> self = (Map<String, Object>) ((Map<String, Object>) rows.get(0)).get("cells");
             assertThat(self.get("sstables")).isEqualTo("1");
-            assertThat(Double.parseDouble((String) self.get("rate"))).as("node 0 served client requests").isPositive();
+            assertThat(Double.parseDouble((String) self.get("rate")))
+                    .as("node 0 served client requests")
+                    .isPositive();
             assertThat((String) ((Map<String, Object>) ((Map<String, Object>) rows.get(1)).get("cells")).get("contact"))
                     .endsWith(" ago");
 
             c.stop(2);
             browser.navigate(c.url(0) + "/");
             browser.screenshot(Path.of("target", "status-page-node-down.png"));
-            assertThat(browser.evaluate("document.getElementById('summary').textContent")).isEqualTo("2 of 3 nodes up");
+            assertThat(browser.evaluate("document.getElementById('summary').textContent"))
+                    .isEqualTo("2 of 3 nodes up");
             rows = (List<Object>) JSON.readValue((String) browser.evaluate(ROWS), List.class);
             Map<String, Object> down = (Map<String, Object>) rows.get(2);
             assertThat(down.get("url")).isEqualTo(c.url(2));
             assertThat(down.get("state")).isEqualTo("down");
-            assertThat((String) ((Map<String, Object>) down.get("cells")).get("error")).startsWith("no answer");
+            assertThat((String) ((Map<String, Object>) down.get("cells")).get("error"))
+                    .startsWith("no answer");
         }
         assertThat(Files.size(Path.of("target", "status-page-3-up.png"))).isGreaterThan(1000);
     }

@@ -33,7 +33,8 @@ class NativeFileTest {
         new SplittableRandom(7).nextBytes(content);
         Path file = Files.write(dir.resolve("f"), content);
         assertThat(NativeFile.available()).isTrue();
-        try (NativeFile f = NativeFile.open(file).orElseThrow(); Arena arena = Arena.ofConfined()) {
+        try (NativeFile f = NativeFile.open(file).orElseThrow();
+                Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(content.length);
             int[][] reads = {{0, 1}, {4095, 2}, {123_456, 5000}, {0, content.length}, {content.length - 9, 9}};
             for (int[] r : reads) {
@@ -48,7 +49,8 @@ class NativeFileTest {
     @Test
     void aReadPastTheEndOfTheFileFailsNamingTheShortfall() throws IOException {
         Path file = Files.write(dir.resolve("short"), new byte[100]);
-        try (NativeFile f = NativeFile.open(file).orElseThrow(); Arena arena = Arena.ofConfined()) {
+        try (NativeFile f = NativeFile.open(file).orElseThrow();
+                Arena arena = Arena.ofConfined()) {
             assertThatThrownBy(() -> f.read(90, arena.allocate(20), 20))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining(file.toString())

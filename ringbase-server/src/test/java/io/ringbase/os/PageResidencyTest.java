@@ -27,7 +27,8 @@ class PageResidencyTest {
         byte[] bytes = new byte[1 << 20];
         java.util.Arrays.fill(bytes, (byte) 7);
         Files.write(file, bytes);
-        try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (Arena arena = Arena.ofConfined();
+                FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, bytes.length, arena);
             assertThat(PageResidency.residentFraction(mapped)).isEqualTo(1.0);
         }
@@ -41,7 +42,8 @@ class PageResidencyTest {
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(size); // a hole: nothing of it is in the page cache until read
         }
-        try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (Arena arena = Arena.ofConfined();
+                FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             assertThat(PageResidency.residentFraction(mapped)).isLessThan(0.01);
             ByteBuffer buf = ByteBuffer.allocate(1 << 20);
@@ -50,7 +52,8 @@ class PageResidencyTest {
                 ch.read(buf, pos); // a read of a hole caches zero pages
             }
             assertThat(PageResidency.residentFraction(mapped)).isBetween(0.49, 0.51 + readAheadFraction(size));
-            assertThat(PageResidency.residentFraction(mapped.asSlice(0, size / 4))).isEqualTo(1.0);
+            assertThat(PageResidency.residentFraction(mapped.asSlice(0, size / 4)))
+                    .isEqualTo(1.0);
         }
     }
 

@@ -56,8 +56,8 @@ class ReleaseTarballIT {
         version = System.getProperty("ringbase.version");
         assertThat(tarball).as("./mvnw package builds it").isRegularFile();
         Path unpacked = Files.createDirectories(tmp.resolve("opt"));
-        Result tar = run(new ProcessBuilder("tar", "-xzf", tarball.toAbsolutePath().toString(), "-C",
-                unpacked.toString()));
+        Result tar =
+                run(new ProcessBuilder("tar", "-xzf", tarball.toAbsolutePath().toString(), "-C", unpacked.toString()));
         assertThat(tar.exitCode()).as(tar.stderr()).isZero();
         home = unpacked.resolve("ringbase-" + version);
     }
@@ -84,22 +84,32 @@ class ReleaseTarballIT {
     void theServerJarHoldsOnlyOurClassesAndLibHoldsNoBenchLibraries() throws Exception {
         List<String> serverEntries = entries(home.resolve("lib/ringbase.jar"));
         assertThat(serverEntries).anyMatch(e -> e.equals("io/ringbase/cli/Main.class"));
-        assertThat(serverEntries).filteredOn(e -> e.endsWith(".class"))
+        assertThat(serverEntries)
+                .filteredOn(e -> e.endsWith(".class"))
                 .allMatch(e -> e.startsWith("io/ringbase/"), "only io/ringbase classes")
                 .noneMatch(e -> e.startsWith("io/ringbase/bench/"));
         List<String> libs;
         try (var files = Files.list(home.resolve("lib"))) {
             libs = files.map(f -> f.getFileName().toString()).sorted().toList();
         }
-        assertThat(libs).contains("ringbase.jar").anyMatch(l -> l.startsWith("netty-codec-http-"))
+        assertThat(libs)
+                .contains("ringbase.jar")
+                .anyMatch(l -> l.startsWith("netty-codec-http-"))
                 .anyMatch(l -> l.startsWith("jackson-databind-2."))
-                .noneMatch(l -> l.contains("ycsb") || l.startsWith("core-0.17") || l.contains("htrace")
-                        || l.contains("jackson-mapper-asl") || l.contains("jackson-core-asl")
-                        || l.contains("xchart") || l.contains("HdrHistogram"));
+                .noneMatch(l -> l.contains("ycsb")
+                        || l.startsWith("core-0.17")
+                        || l.contains("htrace")
+                        || l.contains("jackson-mapper-asl")
+                        || l.contains("jackson-core-asl")
+                        || l.contains("xchart")
+                        || l.contains("HdrHistogram"));
         for (String lib : libs) {
-            assertThat(entries(home.resolve("lib").resolve(lib))).as(lib)
-                    .noneMatch(e -> e.startsWith("site/ycsb/") || e.startsWith("org/apache/htrace/")
-                            || e.startsWith("org/codehaus/jackson/") || e.startsWith("io/ringbase/bench/"));
+            assertThat(entries(home.resolve("lib").resolve(lib)))
+                    .as(lib)
+                    .noneMatch(e -> e.startsWith("site/ycsb/")
+                            || e.startsWith("org/apache/htrace/")
+                            || e.startsWith("org/codehaus/jackson/")
+                            || e.startsWith("io/ringbase/bench/"));
         }
     }
 
@@ -133,25 +143,36 @@ class ReleaseTarballIT {
             int port = awaitReadyPort(node);
             HttpClient http = HttpClient.newBuilder().connectTimeout(DEADLINE).build();
             URI entity = URI.create("http://127.0.0.1:" + port + "/v0/entity?id=greeting");
-            HttpResponse<String> put = http.send(HttpRequest.newBuilder(entity).timeout(DEADLINE)
-                    .PUT(HttpRequest.BodyPublishers.ofString("hello")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> put = http.send(
+                    HttpRequest.newBuilder(entity)
+                            .timeout(DEADLINE)
+                            .PUT(HttpRequest.BodyPublishers.ofString("hello"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(put.statusCode()).isEqualTo(201);
-            HttpResponse<String> get = http.send(HttpRequest.newBuilder(entity).timeout(DEADLINE).GET().build(),
+            HttpResponse<String> get = http.send(
+                    HttpRequest.newBuilder(entity).timeout(DEADLINE).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(get.statusCode()).isEqualTo(200);
             assertThat(get.body()).isEqualTo("hello");
-            HttpResponse<String> status = http.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/v0/status")).timeout(DEADLINE).GET().build(),
+            HttpResponse<String> status = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v0/status"))
+                            .timeout(DEADLINE)
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(status.body()).contains("\"version\":\"" + version + "\"");
             node.destroy(); // SIGTERM: flush and exit 0
             assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
-            assertThat(node.exitValue()).as(Files.readString(tmp.resolve("node.stderr.log"))).isZero();
+            assertThat(node.exitValue())
+                    .as(Files.readString(tmp.resolve("node.stderr.log")))
+                    .isZero();
         } finally {
             node.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         assertThat(Files.readString(tmp.resolve("node.stderr.log")))
-                .as("the tarball's conf/logback.xml is used and is valid").doesNotContain("|-ERROR");
+                .as("the tarball's conf/logback.xml is used and is valid")
+                .doesNotContain("|-ERROR");
         assertThat(home.resolve("target")).as("nothing was built").doesNotExist();
     }
 
@@ -165,8 +186,10 @@ class ReleaseTarballIT {
         Result train = run(launcher("aot-train", "--duration", "2s", "--connections", "4"));
         assertThat(train.exitCode()).as(train.stderr()).isZero();
         assertThat(train.stdout()).containsPattern("aot-train: [\\d,]+ requests in ");
-        assertThat(train.stderr()).contains("ringbase: wrote the ahead-of-time cache " + home.resolve("lib/ringbase.aot"))
-                .doesNotContain("[error]").doesNotContain("[warning]");
+        assertThat(train.stderr())
+                .contains("ringbase: wrote the ahead-of-time cache " + home.resolve("lib/ringbase.aot"))
+                .doesNotContain("[error]")
+                .doesNotContain("[warning]");
         assertThat(home.resolve("lib/ringbase.aot")).isRegularFile();
         assertThat(home.resolve("lib/ringbase.aot.key")).content().contains("cp=" + home.resolve("lib") + "/*");
         try (var leftovers = Files.list(home.resolve("lib"))) {
@@ -174,14 +197,25 @@ class ReleaseTarballIT {
                     .noneMatch(n -> n.endsWith(".config") || n.endsWith(".new") || n.endsWith(".log"));
         }
 
-        Process node = launcher("serve", "--port", "0", "--host", "127.0.0.1", "--data-dir",
-                tmp.resolve("data").toString()).redirectError(tmp.resolve("aot-node.stderr.log").toFile()).start();
+        Process node = launcher(
+                        "serve",
+                        "--port",
+                        "0",
+                        "--host",
+                        "127.0.0.1",
+                        "--data-dir",
+                        tmp.resolve("data").toString())
+                .redirectError(tmp.resolve("aot-node.stderr.log").toFile())
+                .start();
         try {
             int port = awaitReadyPort(node);
             HttpClient http = HttpClient.newBuilder().connectTimeout(DEADLINE).build();
-            HttpResponse<String> put = http.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/v0/entity?id=k")).timeout(DEADLINE)
-                    .PUT(HttpRequest.BodyPublishers.ofString("v")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> put = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v0/entity?id=k"))
+                            .timeout(DEADLINE)
+                            .PUT(HttpRequest.BodyPublishers.ofString("v"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(put.statusCode()).isEqualTo(201);
             node.destroy();
             assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
@@ -190,20 +224,22 @@ class ReleaseTarballIT {
         }
         assertThat(Files.readString(tmp.resolve("aot-node.stderr.log")))
                 .startsWith("ringbase: using the ahead-of-time cache " + home.resolve("lib/ringbase.aot"))
-                .doesNotContain("[error]").doesNotContain("[warning]");
+                .doesNotContain("[error]")
+                .doesNotContain("[warning]");
 
         Files.writeString(home.resolve("lib/ringbase.aot.key"), "java=elsewhere\n");
         Result stale = run(launcher("serve", "--port", "-1"));
         assertThat(stale.exitCode()).isEqualTo(2);
-        assertThat(stale.stderr()).startsWith("ringbase: not using the ahead-of-time cache")
+        assertThat(stale.stderr())
+                .startsWith("ringbase: not using the ahead-of-time cache")
                 .contains("bin/ringbase aot-train makes a new one");
     }
 
     @Test
     void withoutJava25ItSaysWhatToInstallAndExits1() throws Exception {
         Path fakeJdk = Files.createDirectories(tmp.resolve("jdk-17/bin"));
-        Path fakeJava = Files.writeString(fakeJdk.resolve("java"),
-                "#!/bin/sh\necho '    java.specification.version = 17' >&2\n");
+        Path fakeJava = Files.writeString(
+                fakeJdk.resolve("java"), "#!/bin/sh\necho '    java.specification.version = 17' >&2\n");
         assertThat(fakeJava.toFile().setExecutable(true)).isTrue();
         ProcessBuilder pb = launcher("serve");
         pb.environment().put("JAVA_HOME", tmp.resolve("jdk-17").toString());
@@ -211,7 +247,8 @@ class ReleaseTarballIT {
         pb.environment().put("PATH", fakeJdk + ":/usr/bin:/bin");
         Result r = run(pb);
         assertThat(r.exitCode()).isEqualTo(1);
-        assertThat(r.stderr()).startsWith("ringbase: no Java 25 or newer found.")
+        assertThat(r.stderr())
+                .startsWith("ringbase: no Java 25 or newer found.")
                 .contains(fakeJava + " (17)")
                 .contains("set JAVA_HOME");
     }
@@ -220,12 +257,15 @@ class ReleaseTarballIT {
     void theExampleConfigurationNamesEveryFlagOfServe() throws Exception {
         String conf = Files.readString(home.resolve("conf/ringbase.conf"));
         List<String> missing = new ArrayList<>();
-        for (OptionSpec option : new CommandLine(new ServeCommand()).getCommandSpec().options()) {
+        for (OptionSpec option :
+                new CommandLine(new ServeCommand()).getCommandSpec().options()) {
             String name = option.longestName();
             if (option.hidden() || name.equals("--help") || name.equals("--version")) {
                 continue;
             }
-            if (!Pattern.compile("^# " + Pattern.quote(name) + "\\b", Pattern.MULTILINE).matcher(conf).find()) {
+            if (!Pattern.compile("^# " + Pattern.quote(name) + "\\b", Pattern.MULTILINE)
+                    .matcher(conf)
+                    .find()) {
                 missing.add(name);
             }
         }
@@ -236,7 +276,8 @@ class ReleaseTarballIT {
     private ProcessBuilder launcher(String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(home.resolve("bin/ringbase").toString()));
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(Files.createDirectories(tmp.resolve("cwd")).toFile());
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(Files.createDirectories(tmp.resolve("cwd")).toFile());
         Map<String, String> env = pb.environment();
         env.put("JAVA_HOME", System.getProperty("java.home"));
         env.put("RINGBASE_HEAP", "128m");
@@ -247,8 +288,8 @@ class ReleaseTarballIT {
     private static int awaitReadyPort(Process node) throws Exception {
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {
-            try (BufferedReader out = new BufferedReader(
-                    new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = out.readLine()) != null; ) {
                     Matcher m = READY.matcher(line);
                     if (m.find()) {
@@ -263,8 +304,7 @@ class ReleaseTarballIT {
         return port.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
     }
 
-    private record Result(int exitCode, String stdout, String stderr) {
-    }
+    private record Result(int exitCode, String stdout, String stderr) {}
 
     private Result run(ProcessBuilder pb) throws Exception {
         Path out = Files.createTempFile(tmp, "run", ".out");

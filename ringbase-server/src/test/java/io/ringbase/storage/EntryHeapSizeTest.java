@@ -23,7 +23,8 @@ class EntryHeapSizeTest {
         long region = Long.parseLong(vm.getVMOption("G1HeapRegionSize").getValue());
         int oneRegionOfElements = (int) region;
         if (g1) {
-            assertThat(Entry.arrayHeapSize(oneRegionOfElements)).as("header pushes it into a second region")
+            assertThat(Entry.arrayHeapSize(oneRegionOfElements))
+                    .as("header pushes it into a second region")
                     .isEqualTo(2 * region);
             assertThat(Entry.arrayHeapSize((int) region / 2)).isEqualTo(region);
             assertThat(Entry.arrayHeapSize((int) region / 2 - 17)).isEqualTo(region / 2 - 1);

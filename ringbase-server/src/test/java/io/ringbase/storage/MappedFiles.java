@@ -8,8 +8,7 @@ import java.util.List;
 /** What this process has mapped, from {@code /proc/self/maps}: for tests of when SSTables are unmapped. */
 public final class MappedFiles {
 
-    private MappedFiles() {
-    }
+    private MappedFiles() {}
 
     /**
      * The files at or below {@code path} that are mapped now, each once (a file may show as several address

@@ -10,7 +10,6 @@ import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.rocksdb.RocksDbEngine;
 import io.ringbase.storage.rocksdb.RocksDbOptions;
-import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.testing.MemoryTempDir;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -233,8 +232,10 @@ public class StorageEngineContractTest {
             }
             engine.flush();
             for (int i = 0; i < 1000; i++) {
-                engine.apply(i % 2 == 0 ? Entry.tombstone(Keys.utf8("k" + i), ++version)
-                        : new Entry(Keys.utf8("k" + i), ++version, clock.get() + 10, Keys.utf8("short-lived")));
+                engine.apply(
+                        i % 2 == 0
+                                ? Entry.tombstone(Keys.utf8("k" + i), ++version)
+                                : new Entry(Keys.utf8("k" + i), ++version, clock.get() + 10, Keys.utf8("short-lived")));
             }
             clock.addAndGet(1000);
             engine.flush();
@@ -257,7 +258,8 @@ public class StorageEngineContractTest {
             for (int i = 0; i < 100; i++) {
                 engine.apply(Entry.value(Keys.utf8("old-" + i), written + i, Keys.utf8("v")));
                 engine.apply(Entry.value(Keys.utf8("young-" + i), written + i, Keys.utf8("v")));
-                engine.apply(new Entry(Keys.utf8("ttl-old-" + i), written + i, clock.get() - grace - DAY_MS, Keys.utf8("v")));
+                engine.apply(new Entry(
+                        Keys.utf8("ttl-old-" + i), written + i, clock.get() - grace - DAY_MS, Keys.utf8("v")));
                 engine.apply(new Entry(Keys.utf8("ttl-young-" + i), written + i, clock.get() - DAY_MS, Keys.utf8("v")));
             }
             engine.flush();
@@ -271,7 +273,9 @@ public class StorageEngineContractTest {
             engine.compactAll();
             for (int i = 0; i < 100; i++) {
                 assertThat(engine.get(Keys.utf8("old-" + i))).as("old-%d", i).isNull();
-                assertThat(engine.get(Keys.utf8("ttl-old-" + i))).as("ttl-old-%d", i).isNull();
+                assertThat(engine.get(Keys.utf8("ttl-old-" + i)))
+                        .as("ttl-old-%d", i)
+                        .isNull();
                 Entry young = engine.get(Keys.utf8("young-" + i));
                 assertThat(young).as("young-%d", i).isNotNull();
                 assertThat(young.isTombstone()).isTrue();
@@ -295,7 +299,8 @@ public class StorageEngineContractTest {
         Random rnd = new Random(seed);
         Path dir = tmp.resolve("model-" + seed);
         TreeMap<String, Entry> model = new TreeMap<>();
-        LsmOptions opts = options(dir).withMemtableBytes(64 * 1024)
+        LsmOptions opts = options(dir)
+                .withMemtableBytes(64 * 1024)
                 .withWalSync(rnd.nextBoolean() ? WalSyncPolicy.ALWAYS : WalSyncPolicy.PERIODIC);
         ManagedEngine engine = open(kind, opts);
         try {
@@ -330,13 +335,23 @@ public class StorageEngineContractTest {
      * @param context     names the step in assertion messages
      * @return the kind drawn (0..99); the caller does those at or above {@link #MODEL_STEP_KINDS}
      */
-    public static int modelStep(StorageEngine engine, NavigableMap<String, Entry> model, Random rnd, AtomicLong clock,
-                         LongSupplier nextVersion, String context) throws IOException {
+    public static int modelStep(
+            StorageEngine engine,
+            NavigableMap<String, Entry> model,
+            Random rnd,
+            AtomicLong clock,
+            LongSupplier nextVersion,
+            String context)
+            throws IOException {
         String key = "key" + rnd.nextInt(300);
         int kind = rnd.nextInt(100);
         if (kind < 45) {
             Entry e = rnd.nextInt(5) == 0
-                    ? new Entry(Keys.utf8(key), nextVersion.getAsLong(), clock.get() + 1 + rnd.nextInt(2000), randomValue(rnd))
+                    ? new Entry(
+                            Keys.utf8(key),
+                            nextVersion.getAsLong(),
+                            clock.get() + 1 + rnd.nextInt(2000),
+                            randomValue(rnd))
                     : Entry.value(Keys.utf8(key), nextVersion.getAsLong(), randomValue(rnd));
             engine.apply(e);
             model.put(key, e);
@@ -348,7 +363,9 @@ public class StorageEngineContractTest {
             Entry expected = model.get(key);
             Entry actual = engine.get(Keys.utf8(key));
             boolean live = expected != null && expected.isLive(clock.get());
-            assertThat(actual != null && actual.isLive(clock.get())).as("%s key %s", context, key).isEqualTo(live);
+            assertThat(actual != null && actual.isLive(clock.get()))
+                    .as("%s key %s", context, key)
+                    .isEqualTo(live);
             if (live) {
                 assertThat(actual.value()).isEqualTo(expected.value());
             }
@@ -364,11 +381,13 @@ public class StorageEngineContractTest {
      * Checks a random range scan of live entries against {@code model} at {@code nowMs} (Unix ms); shared
      * with {@code io.ringbase.storage.lsm.LsmEngineTest}'s crash model.
      */
-    public static void checkScan(StorageEngine engine, NavigableMap<String, Entry> model, Random rnd, long nowMs) throws IOException {
+    public static void checkScan(StorageEngine engine, NavigableMap<String, Entry> model, Random rnd, long nowMs)
+            throws IOException {
         String start = "key" + rnd.nextInt(300);
         String end = rnd.nextBoolean() ? null : "key" + rnd.nextInt(300);
         List<String> expected = new ArrayList<>();
-        Map<String, Entry> range = end == null ? model.tailMap(start, true)
+        Map<String, Entry> range = end == null
+                ? model.tailMap(start, true)
                 : (start.compareTo(end) < 0 ? model.subMap(start, true, end, false) : Map.of());
         range.forEach((key, e) -> {
             if (e.isLive(nowMs)) {
@@ -453,7 +472,8 @@ public class StorageEngineContractTest {
             }
             snap = engine.snapshot("s1").dir();
             engine.apply(put("k0", "after"));
-            assertThatThrownBy(() -> engine.snapshot("s1")).isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+            assertThatThrownBy(() -> engine.snapshot("s1"))
+                    .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
         }
         try (ManagedEngine restored = open(kind, options(snap))) {
             assertThat(value(restored, "k0")).isEqualTo("v0");
@@ -468,7 +488,8 @@ public class StorageEngineContractTest {
      * non-overlapping files down whole, so its other levels are bounded by bytes, not by a count.
      */
     private static void awaitCompacted(ManagedEngine engine, EngineKind kind) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> boundedCount(engine, kind), n -> n <= bound(kind));
         assertThat(boundedCount(engine, kind)).isLessThanOrEqualTo(bound(kind));
     }
@@ -483,7 +504,10 @@ public class StorageEngineContractTest {
         if (kind == EngineKind.LSM) {
             return engine.tableCount();
         }
-        return engine.stats().tiers().stream().filter(t -> t.tier() == 0).mapToInt(EngineStats.Tier::tables).sum();
+        return engine.stats().tiers().stream()
+                .filter(t -> t.tier() == 0)
+                .mapToInt(EngineStats.Tier::tables)
+                .sum();
     }
 
     /**

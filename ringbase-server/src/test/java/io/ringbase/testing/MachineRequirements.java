@@ -1,7 +1,7 @@
 package io.ringbase.testing;
 
-import java.io.FileOutputStream;
 import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.AnnotatedElement;
 import java.nio.charset.StandardCharsets;
@@ -64,7 +64,8 @@ public final class MachineRequirements implements ExecutionCondition {
         }
         if (SAID.add(line)) {
             // the fork's own stderr: Surefire and Failsafe put System.err in the report files, this on the console
-            PrintStream console = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+            PrintStream console =
+                    new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
             console.println(line);
         }
         return ConditionEvaluationResult.disabled(needs + "; CI runs it");
@@ -73,7 +74,9 @@ public final class MachineRequirements implements ExecutionCondition {
     /** True in CI: {@code RINGBASE_CI=1} (or true), or {@code CI=true}. */
     static boolean inCi() {
         String ringbase = System.getenv("RINGBASE_CI");
-        return "1".equals(ringbase) || "true".equalsIgnoreCase(ringbase) || "true".equalsIgnoreCase(System.getenv("CI"));
+        return "1".equals(ringbase)
+                || "true".equalsIgnoreCase(ringbase)
+                || "true".equalsIgnoreCase(System.getenv("CI"));
     }
 
     static boolean isRoot() {

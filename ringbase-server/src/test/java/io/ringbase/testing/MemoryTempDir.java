@@ -29,7 +29,8 @@ public final class MemoryTempDir implements TempDirFactory {
 
     private static boolean roomy() {
         try {
-            return Files.isDirectory(SHM) && Files.isWritable(SHM)
+            return Files.isDirectory(SHM)
+                    && Files.isWritable(SHM)
                     && Files.getFileStore(SHM).getUsableSpace() >= MIN_FREE_BYTES;
         } catch (IOException | SecurityException e) {
             return false;

@@ -13,5 +13,4 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
 @ExtendWith(MachineRequirements.class)
-public @interface RootOnly {
-}
+public @interface RootOnly {}

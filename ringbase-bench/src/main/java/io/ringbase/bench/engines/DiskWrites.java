@@ -14,8 +14,7 @@ final class DiskWrites {
 
     private static final Path PROC_IO = Path.of("/proc/self/io");
 
-    private DiskWrites() {
-    }
+    private DiskWrites() {}
 
     /** Bytes written to disk so far (write_bytes - cancelled_write_bytes). */
     static long now() throws IOException {

@@ -4,9 +4,9 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.node.Engines;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -45,48 +45,80 @@ import picocli.CommandLine.Option;
  * Keys are 16 bytes ({@code k} and 15 digits), values random (incompressible) bytes. Latencies are
  * recorded per operation (per entry for fullscan) in nanoseconds into an HdrHistogram.
  */
-@Command(name = "engine-bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "engine-bench",
+        mixinStandardHelpOptions = true,
         description = "In-process benchmark of the lsm and rocksdb storage engines, side by side.")
 public final class EngineBench implements Callable<Integer> {
 
     static final int KEY_BYTES = 16;
 
-    @Option(names = "--keys", defaultValue = "1000000", description = "Keys loaded by fillrandom (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--keys",
+            defaultValue = "1000000",
+            description = "Keys loaded by fillrandom (default: ${DEFAULT-VALUE}).")
     int keys;
 
-    @Option(names = "--value-sizes", split = ",", defaultValue = "100,1024",
+    @Option(
+            names = "--value-sizes",
+            split = ",",
+            defaultValue = "100,1024",
             description = "Value sizes in bytes, one round each (default: ${DEFAULT-VALUE}).")
     List<Integer> valueSizes;
 
-    @Option(names = "--reads", defaultValue = "300000",
+    @Option(
+            names = "--reads",
+            defaultValue = "300000",
             description = "Operations of readrandom and readmissing (default: ${DEFAULT-VALUE}).")
     int reads;
 
-    @Option(names = "--seeks", defaultValue = "100000", description = "Operations of seekrandom (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seeks",
+            defaultValue = "100000",
+            description = "Operations of seekrandom (default: ${DEFAULT-VALUE}).")
     int seeks;
 
-    @Option(names = "--scan-length", defaultValue = "10", description = "Entries read per seek (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--scan-length",
+            defaultValue = "10",
+            description = "Entries read per seek (default: ${DEFAULT-VALUE}).")
     int scanLength;
 
-    @Option(names = "--dir", defaultValue = "target/engine-bench",
+    @Option(
+            names = "--dir",
+            defaultValue = "target/engine-bench",
             description = "Where the engines' directories go; emptied first (default: ${DEFAULT-VALUE}).")
     Path dir;
 
     @Option(names = "--out", description = "Also append the result table (markdown) to this file.")
     Path out;
 
-    @Option(names = "--lsm-block-cache", defaultValue = "0",
-            description = "Our engine's block cache, bytes (default: ${DEFAULT-VALUE}, none, a node's default; RocksDB's "
-                    + "is 32 MiB).")
+    @Option(
+            names = "--lsm-block-cache",
+            defaultValue = "0",
+            description =
+                    "Our engine's block cache, bytes (default: ${DEFAULT-VALUE}, none, a node's default; RocksDB's "
+                            + "is 32 MiB).")
     private long lsmBlockCacheBytes;
 
-    @Option(names = "--engines", split = ",", defaultValue = "lsm,rocksdb",
+    @Option(
+            names = "--engines",
+            split = ",",
+            defaultValue = "lsm,rocksdb",
             description = "Engines to run (default: ${DEFAULT-VALUE}).")
     List<String> engineNames;
 
     /** One measured workload on one engine. */
-    record Row(int valueSize, String workload, EngineKind engine, long ops, double seconds, Histogram latencyNs,
-               double writeAmp, double spaceAmp, String note) {
+    record Row(
+            int valueSize,
+            String workload,
+            EngineKind engine,
+            long ops,
+            double seconds,
+            Histogram latencyNs,
+            double writeAmp,
+            double spaceAmp,
+            String note) {
         double opsPerSecond() {
             return ops / seconds;
         }
@@ -156,8 +188,9 @@ public final class EngineBench implements Callable<Integer> {
         return rows;
     }
 
-    private Row fill(EngineKind kind, ManagedEngine engine, int valueSize, MemorySegment pool, int[] permutation,
-                     long userBytes) throws Exception {
+    private Row fill(
+            EngineKind kind, ManagedEngine engine, int valueSize, MemorySegment pool, int[] permutation, long userBytes)
+            throws Exception {
         progress("%s fillrandom %d keys of %d B", kind.flagName(), keys, valueSize);
         DiskWrites.settle(1000, 60_000);
         long diskBefore = DiskWrites.now();
@@ -176,10 +209,22 @@ public final class EngineBench implements Callable<Integer> {
         engine.flush();
         long diskAfter = DiskWrites.settle(2000, 300_000);
         long dirBytes = directoryBytes(dir.resolve(kind.flagName() + "-" + valueSize));
-        String note = String.format(Locale.ROOT, "%.0f MB written, dir %.0f MB, %d tables",
-                (diskAfter - diskBefore) / 1e6, dirBytes / 1e6, engine.tableCount());
-        return new Row(valueSize, "fillrandom", kind, keys, seconds, h, (diskAfter - diskBefore) / (double) userBytes,
-                dirBytes / (double) userBytes, note);
+        String note = String.format(
+                Locale.ROOT,
+                "%.0f MB written, dir %.0f MB, %d tables",
+                (diskAfter - diskBefore) / 1e6,
+                dirBytes / 1e6,
+                engine.tableCount());
+        return new Row(
+                valueSize,
+                "fillrandom",
+                kind,
+                keys,
+                seconds,
+                h,
+                (diskAfter - diskBefore) / (double) userBytes,
+                dirBytes / (double) userBytes,
+                note);
     }
 
     /** The settings both engines are opened with (RocksDB takes the shared ones and its own defaults). */
@@ -200,7 +245,15 @@ public final class EngineBench implements Callable<Integer> {
         long nanos = System.nanoTime() - start;
         open.put(kind, engine);
         h.recordValue(nanos);
-        return new Row(valueSize, "open", kind, 1, nanos / 1e9, h, Double.NaN, Double.NaN,
+        return new Row(
+                valueSize,
+                "open",
+                kind,
+                1,
+                nanos / 1e9,
+                h,
+                Double.NaN,
+                Double.NaN,
                 String.format(Locale.ROOT, "opened in %.0f ms, %d tables", nanos / 1e6, engine.tableCount()));
     }
 
@@ -223,7 +276,8 @@ public final class EngineBench implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         long expected = missing ? 0 : reads;
         if (found != expected) {
-            throw new IllegalStateException(kind + " " + name + ": found " + found + " of " + reads + ", expected " + expected);
+            throw new IllegalStateException(
+                    kind + " " + name + ": found " + found + " of " + reads + ", expected " + expected);
         }
         return new Row(valueSize, name, kind, reads, seconds, h, Double.NaN, Double.NaN, "");
     }
@@ -246,7 +300,15 @@ public final class EngineBench implements Callable<Integer> {
             h.recordValue(System.nanoTime() - t);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        return new Row(valueSize, "seekrandom", kind, seeks, seconds, h, Double.NaN, Double.NaN,
+        return new Row(
+                valueSize,
+                "seekrandom",
+                kind,
+                seeks,
+                seconds,
+                h,
+                Double.NaN,
+                Double.NaN,
                 String.format(Locale.ROOT, "%.1f entries/seek", entries / (double) seeks));
     }
 
@@ -271,7 +333,15 @@ public final class EngineBench implements Callable<Integer> {
         if (entries != keys) {
             throw new IllegalStateException(kind + " fullscan saw " + entries + " entries of " + keys);
         }
-        return new Row(valueSize, "fullscan", kind, entries, seconds, h, Double.NaN, Double.NaN,
+        return new Row(
+                valueSize,
+                "fullscan",
+                kind,
+                entries,
+                seconds,
+                h,
+                Double.NaN,
+                Double.NaN,
                 String.format(Locale.ROOT, "%.0f MB/s", bytes / 1e6 / seconds));
     }
 
@@ -280,11 +350,19 @@ public final class EngineBench implements Callable<Integer> {
         sb.append("| value | workload | engine | ops | ops/s | p50 µs | p99 µs | write amp | space amp | notes |\n");
         sb.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "| %d B | %s | %s | %d | %,.0f | %.1f | %.1f | %s | %s | %s |%n",
-                    r.valueSize(), r.workload(), r.engine().flagName(), r.ops(), r.opsPerSecond(),
-                    r.latencyNs().getValueAtPercentile(50) / 1000.0, r.latencyNs().getValueAtPercentile(99) / 1000.0,
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "| %d B | %s | %s | %d | %,.0f | %.1f | %.1f | %s | %s | %s |%n",
+                    r.valueSize(),
+                    r.workload(),
+                    r.engine().flagName(),
+                    r.ops(),
+                    r.opsPerSecond(),
+                    r.latencyNs().getValueAtPercentile(50) / 1000.0,
+                    r.latencyNs().getValueAtPercentile(99) / 1000.0,
                     Double.isNaN(r.writeAmp()) ? "" : String.format(Locale.ROOT, "%.2f", r.writeAmp()),
-                    Double.isNaN(r.spaceAmp()) ? "" : String.format(Locale.ROOT, "%.2f", r.spaceAmp()), r.note()));
+                    Double.isNaN(r.spaceAmp()) ? "" : String.format(Locale.ROOT, "%.2f", r.spaceAmp()),
+                    r.note()));
         }
         return sb.toString();
     }
@@ -319,13 +397,15 @@ public final class EngineBench implements Callable<Integer> {
 
     private static long directoryBytes(Path d) throws IOException {
         try (Stream<Path> s = Files.walk(d)) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException e) {
-                    return 0; // deleted meanwhile
-                }
-            }).sum();
+            return s.filter(Files::isRegularFile)
+                    .mapToLong(p -> {
+                        try {
+                            return Files.size(p);
+                        } catch (IOException e) {
+                            return 0; // deleted meanwhile
+                        }
+                    })
+                    .sum();
         }
     }
 

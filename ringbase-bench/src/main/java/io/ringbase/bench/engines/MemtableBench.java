@@ -25,42 +25,66 @@ import picocli.CommandLine.Option;
  * 64-byte line), so a skip-list search pays for its cache misses as it does in a node. The figures then
  * include those reads: compare builds with the same N, not against runs without it.
  */
-@Command(name = "memtable-bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "memtable-bench",
+        mixinStandardHelpOptions = true,
         description = "Point lookups in a full memtable: keys it holds and keys it does not.")
 public final class MemtableBench implements Callable<Integer> {
 
-    @Option(names = "--memtable-size", defaultValue = "16777216", description = "Memtable limit, bytes (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--memtable-size",
+            defaultValue = "16777216",
+            description = "Memtable limit, bytes (default: ${DEFAULT-VALUE}).")
     long memtableBytes;
 
-    @Option(names = "--value-size", defaultValue = "100", description = "Value size, bytes (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--value-size",
+            defaultValue = "100",
+            description = "Value size, bytes (default: ${DEFAULT-VALUE}).")
     int valueSize;
 
-    @Option(names = "--lookups", defaultValue = "1000000", description = "Lookups per round and kind (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--lookups",
+            defaultValue = "1000000",
+            description = "Lookups per round and kind (default: ${DEFAULT-VALUE}).")
     int lookups;
 
     @Option(names = "--rounds", defaultValue = "5", description = "Rounds (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--sequential", description = "Insert keys in increasing order (a PUT of new keys: sequence "
-            + "numbers, timestamps) instead of random order.")
+    @Option(
+            names = "--sequential",
+            description = "Insert keys in increasing order (a PUT of new keys: sequence "
+                    + "numbers, timestamps) instead of random order.")
     boolean sequential;
 
-    @Option(names = "--key-digits", defaultValue = "15", description = "Digits of the number in a key \"k<digits>\" "
-            + "(default: ${DEFAULT-VALUE}: 16-byte keys whose first 8 bytes are shared by many keys; 12 gives "
-            + "bench/rategen's keys, whose first 8 bytes tell most keys apart).")
+    @Option(
+            names = "--key-digits",
+            defaultValue = "15",
+            description = "Digits of the number in a key \"k<digits>\" "
+                    + "(default: ${DEFAULT-VALUE}: 16-byte keys whose first 8 bytes are shared by many keys; 12 gives "
+                    + "bench/rategen's keys, whose first 8 bytes tell most keys apart).")
     int keyDigits;
 
-    @Option(names = "--batch", defaultValue = "1", description = "Entries inserted together (default: ${DEFAULT-VALUE}): "
-            + "reserved and filled one by one, then linked with Memtable.linkAll, as the engine inserts a batch of writes.")
+    @Option(
+            names = "--batch",
+            defaultValue = "1",
+            description =
+                    "Entries inserted together (default: ${DEFAULT-VALUE}): "
+                            + "reserved and filled one by one, then linked with Memtable.linkAll, as the engine inserts a batch of writes.")
     int batch;
 
-    @Option(names = "--evict-bytes", defaultValue = "0", description = "Bytes of a 64 MiB buffer read after each "
-            + "insert and lookup, moving on through it (default: ${DEFAULT-VALUE}): a model of the network stack "
-            + "and the HTTP codec, which push the memtable out of the CPU caches between requests in a node.")
+    @Option(
+            names = "--evict-bytes",
+            defaultValue = "0",
+            description = "Bytes of a 64 MiB buffer read after each "
+                    + "insert and lookup, moving on through it (default: ${DEFAULT-VALUE}): a model of the network stack "
+                    + "and the HTTP codec, which push the memtable out of the CPU caches between requests in a node.")
     int evictBytes;
 
     /** The buffer {@code --evict-bytes} reads, and where the next read starts (a long index). */
     private long[] evictBuffer;
+
     private int evictAt;
     /** Sum of the bytes read, printed so that the JIT cannot drop the reads. */
     private long evictSum;
@@ -158,10 +182,15 @@ public final class MemtableBench implements Callable<Integer> {
             long nanos = System.nanoTime() - start;
             held = keys;
             heldCount = stored;
-            System.out.printf(Locale.ROOT, "fill %d: %.0f ns/insert (%s keys)%n", fill, nanos / (double) stored,
+            System.out.printf(
+                    Locale.ROOT,
+                    "fill %d: %.0f ns/insert (%s keys)%n",
+                    fill,
+                    nanos / (double) stored,
                     sequential ? "increasing" : "random");
             if (evictBytes > 0) {
-                System.out.printf(Locale.ROOT, "  (%d bytes read between operations; checksum %d)%n", evictBytes, evictSum);
+                System.out.printf(
+                        Locale.ROOT, "  (%d bytes read between operations; checksum %d)%n", evictBytes, evictSum);
             }
         }
         byte[][] present = new byte[lookups][];
@@ -170,11 +199,20 @@ public final class MemtableBench implements Callable<Integer> {
             present[i] = held[random.nextInt(heldCount)];
             absent[i] = key(2 * random.nextLong(maxKey) + 1); // odd: never held
         }
-        System.out.printf(Locale.ROOT, "memtable of %d bytes holds %d entries of %d-byte values; %d lookups per kind%n",
-                memtable.sizeBytes(), heldCount, valueSize, lookups);
+        System.out.printf(
+                Locale.ROOT,
+                "memtable of %d bytes holds %d entries of %d-byte values; %d lookups per kind%n",
+                memtable.sizeBytes(),
+                heldCount,
+                valueSize,
+                lookups);
         for (int round = 1; round <= rounds; round++) {
-            System.out.printf(Locale.ROOT, "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup%n", round,
-                    nsPerLookup(memtable, present, true), nsPerLookup(memtable, absent, false));
+            System.out.printf(
+                    Locale.ROOT,
+                    "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup%n",
+                    round,
+                    nsPerLookup(memtable, present, true),
+                    nsPerLookup(memtable, absent, false));
         }
         memtable.release();
         return 0;
@@ -191,8 +229,8 @@ public final class MemtableBench implements Callable<Integer> {
         }
         double ns = (System.nanoTime() - start) / (double) keys.length;
         if (found != (expectFound ? keys.length : 0)) {
-            throw new IllegalStateException("found " + found + " of " + keys.length + " keys, expected "
-                    + (expectFound ? "all" : "none"));
+            throw new IllegalStateException(
+                    "found " + found + " of " + keys.length + " keys, expected " + (expectFound ? "all" : "none"));
         }
         return ns;
     }

@@ -23,8 +23,7 @@ import java.util.Set;
  */
 public final class RecordCodec {
 
-    private RecordCodec() {
-    }
+    private RecordCodec() {}
 
     /** Encodes {@code fields} (at most 65,535, names at most 65,535 bytes). */
     public static byte[] encode(Map<String, byte[]> fields) {

@@ -38,8 +38,10 @@ import site.ycsb.Status;
  */
 public class RingbaseHttpDb extends DB {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final AtomicInteger ERRORS = new AtomicInteger();
     /** Retries of a request after an I/O failure. */
@@ -54,8 +56,11 @@ public class RingbaseHttpDb extends DB {
     @Override
     public void init() throws DBException {
         var p = getProperties();
-        List<String> urls = List.of(p.getProperty("ringbase.urls", "http://127.0.0.1:8080").split(","));
-        base = urls.get(Math.floorMod(THREADS.getAndIncrement(), urls.size())).trim().replaceAll("/$", "");
+        List<String> urls =
+                List.of(p.getProperty("ringbase.urls", "http://127.0.0.1:8080").split(","));
+        base = urls.get(Math.floorMod(THREADS.getAndIncrement(), urls.size()))
+                .trim()
+                .replaceAll("/$", "");
         int ack = Integer.parseInt(p.getProperty("ringbase.ack", "0"));
         int from = Integer.parseInt(p.getProperty("ringbase.from", "0"));
         replicas = ack > 0 ? "&ack=" + ack + "&from=" + from : "";
@@ -70,7 +75,8 @@ public class RingbaseHttpDb extends DB {
     }
 
     private HttpRequest.Builder request(String pathAndQuery) {
-        return HttpRequest.newBuilder(URI.create(base + pathAndQuery + replicas)).timeout(timeout);
+        return HttpRequest.newBuilder(URI.create(base + pathAndQuery + replicas))
+                .timeout(timeout);
     }
 
     @Override
@@ -93,11 +99,17 @@ public class RingbaseHttpDb extends DB {
 
     @Override
     @SuppressWarnings("NonApiType") // YCSB's DB.scan signature
-    public Status scan(String table, String startkey, int recordcount, Set<String> fields,
+    public Status scan(
+            String table,
+            String startkey,
+            int recordcount,
+            Set<String> fields,
             Vector<HashMap<String, ByteIterator>> result) {
         String end = URLEncoder.encode(table + ";", StandardCharsets.UTF_8); // ';' follows ':': the end of the table
         try {
-            HttpRequest req = request("/v0/entities?start=" + id(table, startkey) + "&end=" + end).GET().build();
+            HttpRequest req = request("/v0/entities?start=" + id(table, startkey) + "&end=" + end)
+                    .GET()
+                    .build();
             HttpResponse<InputStream> r = send(req, HttpResponse.BodyHandlers.ofInputStream());
             try (InputStream in = new BufferedInputStream(r.body())) {
                 if (r.statusCode() != 200) {
@@ -158,7 +170,8 @@ public class RingbaseHttpDb extends DB {
     private Status write(String table, String key, Map<String, byte[]> fields) {
         try {
             HttpRequest req = request("/v0/entity?id=" + id(table, key))
-                    .PUT(HttpRequest.BodyPublishers.ofByteArray(RecordCodec.encode(fields))).build();
+                    .PUT(HttpRequest.BodyPublishers.ofByteArray(RecordCodec.encode(fields)))
+                    .build();
             HttpResponse<Void> r = send(req, HttpResponse.BodyHandlers.discarding());
             return r.statusCode() == 201 ? Status.OK : unexpected(req, r.statusCode());
         } catch (IOException e) {
@@ -169,7 +182,8 @@ public class RingbaseHttpDb extends DB {
     @Override
     public Status delete(String table, String key) {
         try {
-            HttpRequest req = request("/v0/entity?id=" + id(table, key)).DELETE().build();
+            HttpRequest req =
+                    request("/v0/entity?id=" + id(table, key)).DELETE().build();
             HttpResponse<Void> r = send(req, HttpResponse.BodyHandlers.discarding());
             return r.statusCode() == 202 ? Status.OK : unexpected(req, r.statusCode());
         } catch (IOException e) {
@@ -182,7 +196,8 @@ public class RingbaseHttpDb extends DB {
      * idempotent; the JDK client can lose the race with a keep-alive connection the node closed). The first
      * {@value #ERRORS_SHOWN} failures are printed to stderr with a {@code RingbaseHttpDb:} prefix.
      */
-    private static <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException {
+    private static <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+            throws IOException {
         IOException last = null;
         for (int attempt = 0; attempt <= RETRIES; attempt++) {
             try {

@@ -26,8 +26,7 @@ public final class YcsbRunner {
     /** Longest a phase may run, in seconds. */
     static final int MAX_PHASE_S = 300;
 
-    private YcsbRunner() {
-    }
+    private YcsbRunner() {}
 
     /** The properties of core workload {@code letter} (A-F) as in YCSB's workload files. */
     public static Map<String, String> workload(String letter) {
@@ -40,17 +39,30 @@ public final class YcsbRunner {
         p.put("insertproportion", "0");
         p.put("requestdistribution", "zipfian");
         switch (letter) {
-            case "A" -> { p.put("readproportion", "0.5"); p.put("updateproportion", "0.5"); }
-            case "B" -> { p.put("readproportion", "0.95"); p.put("updateproportion", "0.05"); }
+            case "A" -> {
+                p.put("readproportion", "0.5");
+                p.put("updateproportion", "0.5");
+            }
+            case "B" -> {
+                p.put("readproportion", "0.95");
+                p.put("updateproportion", "0.05");
+            }
             case "C" -> p.put("readproportion", "1");
-            case "D" -> { p.put("readproportion", "0.95"); p.put("insertproportion", "0.05"); p.put("requestdistribution", "latest"); }
+            case "D" -> {
+                p.put("readproportion", "0.95");
+                p.put("insertproportion", "0.05");
+                p.put("requestdistribution", "latest");
+            }
             case "E" -> {
                 p.put("scanproportion", "0.95");
                 p.put("insertproportion", "0.05");
                 p.put("maxscanlength", "100");
                 p.put("scanlengthdistribution", "uniform");
             }
-            case "F" -> { p.put("readproportion", "0.5"); p.put("readmodifywriteproportion", "0.5"); }
+            case "F" -> {
+                p.put("readproportion", "0.5");
+                p.put("readmodifywriteproportion", "0.5");
+            }
             default -> throw new IllegalArgumentException("YCSB core workloads are A-F, got " + letter);
         }
         return p;
@@ -62,8 +74,17 @@ public final class YcsbRunner {
      * @return YCSB's output of the load and the run phase
      * @throws IOException when a phase fails or passes its time limit (the message holds the end of its output)
      */
-    public static String run(String letter, List<URI> urls, long records, long ops, int threads, int ack, int from,
-            Path work, PrintStream log) throws IOException, InterruptedException {
+    public static String run(
+            String letter,
+            List<URI> urls,
+            long records,
+            long ops,
+            int threads,
+            int ack,
+            int from,
+            Path work,
+            PrintStream log)
+            throws IOException, InterruptedException {
         Map<String, String> p = workload(letter);
         p.put("recordcount", Long.toString(records));
         p.put("operationcount", Long.toString(ops));
@@ -86,7 +107,9 @@ public final class YcsbRunner {
         out.append("# properties\n");
         p.forEach((k, v) -> out.append(k).append('=').append(v).append('\n'));
         for (String phase : List.of("-load", "-t")) {
-            log.printf("bench: YCSB %s workload %s (%,d records, %,d operations, %d threads)%n", phase, letter, records, ops, threads);
+            log.printf(
+                    "bench: YCSB %s workload %s (%,d records, %,d operations, %d threads)%n",
+                    phase, letter, records, ops, threads);
             out.append("\n# ycsb ").append(phase).append('\n').append(phase(phase, props, work));
         }
         return out.toString();
@@ -94,20 +117,35 @@ public final class YcsbRunner {
 
     private static String phase(String phase, Path props, Path work) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                "site.ycsb.Client", phase, "-db", RingbaseHttpDb.class.getName(), "-P", props.toString(), "-s"));
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "-Xmx512m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "site.ycsb.Client",
+                phase,
+                "-db",
+                RingbaseHttpDb.class.getName(),
+                "-P",
+                props.toString(),
+                "-s"));
         Path stdout = work.resolve("ycsb" + phase + ".out");
         Path stderr = work.resolve("ycsb" + phase + ".err");
-        Process proc = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+        Process proc = new ProcessBuilder(cmd)
+                .redirectOutput(stdout.toFile())
+                .redirectError(stderr.toFile())
+                .start();
         if (!proc.waitFor(MAX_PHASE_S + 120L, TimeUnit.SECONDS)) {
             proc.destroyForcibly();
             throw new IOException("YCSB " + phase + " did not finish within " + (MAX_PHASE_S + 120) + " s");
         }
         String text = Files.readString(stdout);
         List<String> err = Files.readAllLines(stderr);
-        List<String> failures = err.stream().filter(l -> l.startsWith("RingbaseHttpDb:")).toList();
+        List<String> failures =
+                err.stream().filter(l -> l.startsWith("RingbaseHttpDb:")).toList();
         if (!failures.isEmpty()) {
-            text += "\n# request failures the binding saw (first " + failures.size() + ")\n" + String.join("\n", failures) + "\n";
+            text += "\n# request failures the binding saw (first " + failures.size() + ")\n"
+                    + String.join("\n", failures) + "\n";
         }
         if (proc.exitValue() != 0) {
             throw new IOException("YCSB " + phase + " exited with " + proc.exitValue() + ":\n"

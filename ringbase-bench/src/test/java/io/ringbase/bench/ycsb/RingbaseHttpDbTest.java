@@ -2,10 +2,10 @@ package io.ringbase.bench.ycsb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.clock.HybridLogicalClock;
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.api.HttpApi;
+import io.ringbase.api.HttpServerConfig;
 import io.ringbase.api.RingbaseHttpServer;
+import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.node.NodeRoutes;
 import io.ringbase.storage.lsm.LsmEngine;
@@ -33,6 +33,7 @@ class RingbaseHttpDbTest {
 
     @TempDir
     Path dataDir;
+
     LsmEngine engine;
     RingbaseHttpServer server;
     RingbaseHttpDb db;
@@ -74,7 +75,8 @@ class RingbaseHttpDbTest {
 
     @Test
     void insertThenReadReturnsTheFields() {
-        assertThat(db.insert("usertable", "user1", fields("field0", "a", "field1", "b="))).isEqualTo(Status.OK);
+        assertThat(db.insert("usertable", "user1", fields("field0", "a", "field1", "b=")))
+                .isEqualTo(Status.OK);
         Map<String, ByteIterator> got = new HashMap<>();
         assertThat(db.read("usertable", "user1", null, got)).isEqualTo(Status.OK);
         assertThat(strings(got)).isEqualTo(Map.of("field0", "a", "field1", "b="));
@@ -91,7 +93,8 @@ class RingbaseHttpDbTest {
     @Test
     void updateMergesIntoTheStoredRecord() {
         db.insert("usertable", "user2", fields("field0", "a", "field1", "b"));
-        assertThat(db.update("usertable", "user2", fields("field1", "B", "field2", "c"))).isEqualTo(Status.OK);
+        assertThat(db.update("usertable", "user2", fields("field1", "B", "field2", "c")))
+                .isEqualTo(Status.OK);
         Map<String, ByteIterator> got = new HashMap<>();
         db.read("usertable", "user2", null, got);
         assertThat(strings(got)).isEqualTo(Map.of("field0", "a", "field1", "B", "field2", "c"));
@@ -121,8 +124,12 @@ class RingbaseHttpDbTest {
 
     @Test
     void workloadsCarryYcsbsCoreProportions() {
-        assertThat(YcsbRunner.workload("A")).containsEntry("readproportion", "0.5").containsEntry("updateproportion", "0.5");
-        assertThat(YcsbRunner.workload("E")).containsEntry("scanproportion", "0.95").containsEntry("insertproportion", "0.05");
+        assertThat(YcsbRunner.workload("A"))
+                .containsEntry("readproportion", "0.5")
+                .containsEntry("updateproportion", "0.5");
+        assertThat(YcsbRunner.workload("E"))
+                .containsEntry("scanproportion", "0.95")
+                .containsEntry("insertproportion", "0.05");
         assertThat(YcsbRunner.workload("D")).containsEntry("requestdistribution", "latest");
     }
 }

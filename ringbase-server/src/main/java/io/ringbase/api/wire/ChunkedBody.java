@@ -1,8 +1,8 @@
 package io.ringbase.api.wire;
 
-import org.jspecify.annotations.Nullable;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request body in the chunked transfer coding (RFC 9112 §7.1), gathered into one buffer: the

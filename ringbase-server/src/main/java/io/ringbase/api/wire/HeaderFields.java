@@ -1,6 +1,5 @@
 package io.ringbase.api.wire;
 
-import org.jspecify.annotations.Nullable;
 import static io.ringbase.api.wire.WireBytes.ascii;
 import static io.ringbase.api.wire.WireBytes.equalsIgnoreCase;
 import static io.ringbase.api.wire.WireBytes.isOws;
@@ -10,6 +9,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The header section of the request being read (RFC 9112 §5) and the framing it sets: reads the field
@@ -56,6 +56,7 @@ final class HeaderFields {
     boolean expectContinue;
     /** An {@code Expect} field with another expectation. */
     boolean badExpectation;
+
     private boolean sawContentLength;
     private int hostFields;
     private boolean connectionClose;
@@ -171,7 +172,8 @@ final class HeaderFields {
      * it is valid: the reason of the 400, after which the connection must close.
      */
     @SuppressWarnings("ReferenceEquality") // the decoder makes only the two constants (RequestLine.version)
-    @Nullable String framingError(HttpVersion version) {
+    @Nullable
+    String framingError(HttpVersion version) {
         if (chunked && sawContentLength) {
             return "both Content-Length and Transfer-Encoding"; // request smuggling (RFC 9112 §6.1)
         }
@@ -197,7 +199,8 @@ final class HeaderFields {
     }
 
     /** The fields kept (name, value, name, value, ...), or {@code null} if none are; handed over once. */
-    @Nullable List<String> takeHeaders() {
+    @Nullable
+    List<String> takeHeaders() {
         List<String> h = headers;
         headers = null;
         return h;

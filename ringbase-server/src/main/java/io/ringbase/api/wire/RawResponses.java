@@ -46,8 +46,7 @@ public final class RawResponses {
     /** Room for the longest head this class writes, bytes. */
     static final int MAX_HEAD_BYTES = 128;
 
-    private RawResponses() {
-    }
+    private RawResponses() {}
 
     /** A bodiless response ({@code content-length: 0}), e.g. 201 or 202. */
     public static ByteBuf empty(ByteBufAllocator alloc, HttpVersion version, Status status, boolean keepAlive) {
@@ -93,7 +92,9 @@ public final class RawResponses {
      */
     public static int status(ByteBuf response) {
         int at = response.readerIndex() + 9;
-        return (response.getByte(at) - '0') * 100 + (response.getByte(at + 1) - '0') * 10 + (response.getByte(at + 2) - '0');
+        return (response.getByte(at) - '0') * 100
+                + (response.getByte(at + 1) - '0') * 10
+                + (response.getByte(at + 2) - '0');
     }
 
     private static void statusLine(ByteBuf out, HttpVersion version, Status status) {

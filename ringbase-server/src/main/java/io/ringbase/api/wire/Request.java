@@ -22,7 +22,7 @@ public final class Request {
     private final HttpVersion version;
     private final boolean keepAlive;
     private final @Nullable List<String> headers; // name, value, name, value, ...; null when not kept
-    private @Nullable ByteBuf body;   // holds the body at [bodyIndex, bodyIndex + bodyLength); owned (one reference)
+    private @Nullable ByteBuf body; // holds the body at [bodyIndex, bodyIndex + bodyLength); owned (one reference)
     private final int bodyIndex;
     private final int bodyLength;
     private @Nullable ByteBuf content; // a slice of body, made when first asked
@@ -32,8 +32,15 @@ public final class Request {
      * @param body   a buffer holding the body at {@code bodyIndex}, {@code bodyLength} bytes; the request
      *               takes over one reference to it (the decoder's receive buffer: no slice per request)
      */
-    Request(HttpMethod method, byte[] target, HttpVersion version, boolean keepAlive, @Nullable List<String> headers,
-            ByteBuf body, int bodyIndex, int bodyLength) {
+    Request(
+            HttpMethod method,
+            byte[] target,
+            HttpVersion version,
+            boolean keepAlive,
+            @Nullable List<String> headers,
+            ByteBuf body,
+            int bodyIndex,
+            int bodyLength) {
         this.method = method;
         this.target = target;
         this.version = version;
@@ -46,8 +53,15 @@ public final class Request {
 
     /** A request for tests and tools: no headers kept unless given, {@code content} owned by it. */
     public static Request of(HttpMethod method, String uri, @Nullable List<String> headers, ByteBuf content) {
-        return new Request(method, uri.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), HttpVersion.HTTP_1_1,
-                true, headers, content, content.readerIndex(), content.readableBytes());
+        return new Request(
+                method,
+                uri.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
+                HttpVersion.HTTP_1_1,
+                true,
+                headers,
+                content,
+                content.readerIndex(),
+                content.readableBytes());
     }
 
     public HttpMethod method() {

@@ -1,6 +1,5 @@
 package io.ringbase.api.wire;
 
-import org.jspecify.annotations.Nullable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -9,6 +8,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decodes HTTP/1.0 and HTTP/1.1 requests (RFC 9112) from a connection's bytes into {@link Request}s,
@@ -45,17 +45,28 @@ import java.util.Objects;
  */
 public final class RequestDecoder extends ByteToMessageDecoder {
 
-    private enum State { REQUEST_LINE, HEADERS, FIXED_BODY, SKIP_BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, DONE }
+    private enum State {
+        REQUEST_LINE,
+        HEADERS,
+        FIXED_BODY,
+        SKIP_BODY,
+        CHUNK_SIZE,
+        CHUNK_DATA,
+        CHUNK_END,
+        TRAILERS,
+        DONE
+    }
 
     private static final ByteBuf CONTINUE_RESPONSE = Unpooled.unreleasableBuffer(
-            Unpooled.wrappedBuffer(WireBytes.ascii("HTTP/1.1 100 Continue\r\n\r\n"))).asReadOnly();
+                    Unpooled.wrappedBuffer(WireBytes.ascii("HTTP/1.1 100 Continue\r\n\r\n")))
+            .asReadOnly();
 
     private final int maxInitialLineBytes;
     private final int maxHeaderBytes;
     private final int maxBodyBytes;
     private final byte[][] bareHeaderPaths;
     private final long requestTimeoutNanos;
-    private long partialSinceNanos;   // when the incomplete request now being read began to wait; 0: none
+    private long partialSinceNanos; // when the incomplete request now being read began to wait; 0: none
     private boolean checkScheduled;
 
     private State state = State.REQUEST_LINE;
@@ -80,8 +91,12 @@ public final class RequestDecoder extends ByteToMessageDecoder {
      *                            incomplete gives {@link RequestError.Timeout}; 0 for no limit. Checked by
      *                            one timer per incomplete request, none for requests that arrive whole
      */
-    public RequestDecoder(int maxInitialLineBytes, int maxHeaderBytes, int maxBodyBytes, List<String> bareHeaderPaths,
-                          long requestTimeoutMs) {
+    public RequestDecoder(
+            int maxInitialLineBytes,
+            int maxHeaderBytes,
+            int maxBodyBytes,
+            List<String> bareHeaderPaths,
+            long requestTimeoutMs) {
         this.requestTimeoutNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
         this.maxInitialLineBytes = maxInitialLineBytes;
         this.maxHeaderBytes = maxHeaderBytes;
@@ -250,8 +265,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         boolean keepAlive = fields.keepAlive(readVersion());
         long contentLength = fields.contentLength;
         if (fields.badExpectation) {
-            out.add(new RequestError.UnsupportedExpectation(readVersion(), keepAlive && !fields.chunked && contentLength == 0,
-                    isHead()));
+            out.add(new RequestError.UnsupportedExpectation(
+                    readVersion(), keepAlive && !fields.chunked && contentLength == 0, isHead()));
             if (fields.chunked || contentLength > 0) {
                 state = State.DONE; // the client may or may not send the body: the connection is done
             } else {
@@ -333,7 +348,15 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private void emit(List<Object> out, ByteBuf body, int bodyIndex, int bodyLength) {
         partialSinceNanos = 0;
         boolean keepAlive = fields.keepAlive(readVersion());
-        out.add(new Request(readMethod(), readTarget(), readVersion(), keepAlive, fields.takeHeaders(), body, bodyIndex, bodyLength));
+        out.add(new Request(
+                readMethod(),
+                readTarget(),
+                readVersion(),
+                keepAlive,
+                fields.takeHeaders(),
+                body,
+                bodyIndex,
+                bodyLength));
         method = null;
         target = null;
         state = State.REQUEST_LINE;
@@ -394,8 +417,8 @@ public final class RequestDecoder extends ByteToMessageDecoder {
     private void scheduleCheck(ChannelHandlerContext ctx, long delayNanos) {
         if (!checkScheduled) {
             checkScheduled = true;
-            var _ = ctx.executor().schedule(() -> checkTimeout(ctx), delayNanos,
-                    java.util.concurrent.TimeUnit.NANOSECONDS);
+            var _ = ctx.executor()
+                    .schedule(() -> checkTimeout(ctx), delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
     }
 
@@ -414,7 +437,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         chunks.release();
         state = State.DONE;
         partialSinceNanos = 0;
-        ctx.fireChannelRead(new RequestError.Timeout(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos),
-                head));
+        ctx.fireChannelRead(new RequestError.Timeout(
+                java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos), head));
     }
 }

@@ -20,8 +20,7 @@ public sealed interface RequestError {
      *
      * @param reason what was wrong, for the log and the response body
      */
-    record Malformed(String reason, boolean head) implements RequestError {
-    }
+    record Malformed(String reason, boolean head) implements RequestError {}
 
     /**
      * The body is larger than the decoder accepts.
@@ -29,18 +28,15 @@ public sealed interface RequestError {
      * @param keepAlive whether the connection can go on: the body was announced by Content-Length and
      *                  the decoder skips it; a chunked body cannot be skipped safely, so then not
      */
-    record TooLarge(HttpVersion version, boolean keepAlive, boolean head) implements RequestError {
-    }
+    record TooLarge(HttpVersion version, boolean keepAlive, boolean head) implements RequestError {}
 
     /**
      * A request began but did not arrive in full within the request timeout (a client that sends part
      * of a request and stops): answered with 408, then the connection is closed. The decoder reads
      * nothing more from the connection.
      */
-    record Timeout(long timeoutMs, boolean head) implements RequestError {
-    }
+    record Timeout(long timeoutMs, boolean head) implements RequestError {}
 
     /** An {@code Expect} header other than {@code 100-continue}: answered with 417, the connection goes on. */
-    record UnsupportedExpectation(HttpVersion version, boolean keepAlive, boolean head) implements RequestError {
-    }
+    record UnsupportedExpectation(HttpVersion version, boolean keepAlive, boolean head) implements RequestError {}
 }

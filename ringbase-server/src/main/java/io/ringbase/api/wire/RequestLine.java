@@ -1,12 +1,12 @@
 package io.ringbase.api.wire;
 
-import org.jspecify.annotations.Nullable;
 import static io.ringbase.api.wire.WireBytes.ascii;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parts of an HTTP/1.x request line ({@code METHOD SP target SP HTTP/1.x}, RFC 9112 §3) and its
@@ -20,8 +20,7 @@ final class RequestLine {
     private static final byte[] HTTP_SCHEME = ascii("http://");
     private static final byte[] HTTPS_SCHEME = ascii("https://");
 
-    private RequestLine() {
-    }
+    private RequestLine() {}
 
     /** The method in [from, to), a token (RFC 9110 §9.1), or {@code null} if it is not one. */
     static @Nullable HttpMethod method(ByteBuf in, int from, int to) {
@@ -33,8 +32,13 @@ final class RequestLine {
         if (len == 3 && first == 'P' && in.getByte(from + 1) == 'U' && in.getByte(from + 2) == 'T') {
             return HttpMethod.PUT;
         }
-        if (len == 6 && first == 'D' && in.getByte(from + 1) == 'E' && in.getByte(from + 2) == 'L'
-                && in.getByte(from + 3) == 'E' && in.getByte(from + 4) == 'T' && in.getByte(from + 5) == 'E') {
+        if (len == 6
+                && first == 'D'
+                && in.getByte(from + 1) == 'E'
+                && in.getByte(from + 2) == 'L'
+                && in.getByte(from + 3) == 'E'
+                && in.getByte(from + 4) == 'T'
+                && in.getByte(from + 5) == 'E') {
             return HttpMethod.DELETE;
         }
         for (int i = from; i < to; i++) {
@@ -47,8 +51,13 @@ final class RequestLine {
 
     /** The version in [from, to): {@code HTTP/1.1} or {@code HTTP/1.0}, else {@code null}. */
     static @Nullable HttpVersion version(ByteBuf in, int from, int to) {
-        if (to - from != 8 || in.getByte(from) != 'H' || in.getByte(from + 1) != 'T' || in.getByte(from + 2) != 'T'
-                || in.getByte(from + 3) != 'P' || in.getByte(from + 4) != '/' || in.getByte(from + 5) != '1'
+        if (to - from != 8
+                || in.getByte(from) != 'H'
+                || in.getByte(from + 1) != 'T'
+                || in.getByte(from + 2) != 'T'
+                || in.getByte(from + 3) != 'P'
+                || in.getByte(from + 4) != '/'
+                || in.getByte(from + 5) != '1'
                 || in.getByte(from + 6) != '.') {
             return null;
         }
@@ -86,7 +95,8 @@ final class RequestLine {
     static boolean isBarePath(byte[] t, byte[][] paths) {
         for (int i = 0; i < paths.length; i++) {
             byte[] p = paths[i];
-            if (t.length >= p.length && java.util.Arrays.equals(t, 0, p.length, p, 0, p.length)
+            if (t.length >= p.length
+                    && java.util.Arrays.equals(t, 0, p.length, p, 0, p.length)
                     && (t.length == p.length || t[p.length] == '?')) {
                 return true;
             }

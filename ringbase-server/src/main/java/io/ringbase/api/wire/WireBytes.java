@@ -10,8 +10,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class WireBytes {
 
-    private WireBytes() {
-    }
+    private WireBytes() {}
 
     /**
      * The index of the end of the line at the reader index (its CR, or its LF if bare), -1 if no line

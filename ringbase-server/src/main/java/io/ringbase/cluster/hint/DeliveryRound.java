@@ -24,6 +24,7 @@ final class DeliveryRound {
     static final int PAGE_HINTS = 256;
     /** Stored bytes read from the store per page (at least one hint): bounds a round's memory. */
     static final long PAGE_BYTES = 1L << 20;
+
     private static final long POLL_MS = 100;
 
     /**
@@ -34,11 +35,9 @@ final class DeliveryRound {
      *                  or an {@link IOException} of the store), or null if every pending hint was delivered
      *                  or the round was stopped
      */
-    record Result(long delivered, Throwable failure) {
-    }
+    record Result(long delivered, Throwable failure) {}
 
-    private record Completion(Hint hint, Throwable error) {
-    }
+    private record Completion(Hint hint, Throwable error) {}
 
     private final HintStore store;
     private final Replica replica;

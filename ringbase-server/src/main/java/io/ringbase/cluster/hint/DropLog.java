@@ -29,8 +29,7 @@ final class DropLog {
 
     static final long INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private record Slot(String target, Reason reason) {
-    }
+    private record Slot(String target, Reason reason) {}
 
     private final Logger log;
     private final ConcurrentHashMap<Slot, LogThrottle> windows = new ConcurrentHashMap<>();
@@ -41,12 +40,17 @@ final class DropLog {
 
     /** Records one drop and logs it unless a line for the same target and reason was logged within a minute. */
     void dropped(String target, Reason reason, Object detail) {
-        long more = windows.computeIfAbsent(new Slot(target, reason), s -> new LogThrottle(INTERVAL_NANOS,
-                TimeUnit.NANOSECONDS)).tryLog();
+        long more = windows.computeIfAbsent(
+                        new Slot(target, reason), s -> new LogThrottle(INTERVAL_NANOS, TimeUnit.NANOSECONDS))
+                .tryLog();
         if (more < 0) {
             return;
         }
-        log.warn("dropped a hint for node {} because {} ({}){}; anti-entropy will repair that replica",
-                target, reason.why, detail, more > 0 ? " and " + more + " more in the last minute" : "");
+        log.warn(
+                "dropped a hint for node {} because {} ({}){}; anti-entropy will repair that replica",
+                target,
+                reason.why,
+                detail,
+                more > 0 ? " and " + more + " more in the last minute" : "");
     }
 }

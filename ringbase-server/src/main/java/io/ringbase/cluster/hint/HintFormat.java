@@ -41,6 +41,7 @@ final class HintFormat {
     static final int FORMAT_VERSION = 2;
     /** Persisted: hints keyed by the target's list position (u16), migrated at open. */
     static final int LEGACY_FORMAT_VERSION = 1;
+
     static final int FLAG_TOMBSTONE = 0x01;
 
     static final byte TARGET_END = 0x00; // ends the target URL in a stored key
@@ -51,8 +52,7 @@ final class HintFormat {
 
     private static final ByteOrder VALUE_ORDER = ByteOrder.LITTLE_ENDIAN; // docs/format.md conventions
 
-    private HintFormat() {
-    }
+    private HintFormat() {}
 
     /**
      * Whether {@code entry} can be stored as a hint for {@code target} (the stored key, URL and user key,
@@ -162,21 +162,19 @@ final class HintFormat {
      * @return the hint, addressed to {@code targets.apply(index)}, or null if that is null
      * @throws CorruptionException as {@link #decode}
      */
-    static Hint decodeLegacy(Entry stored, Path dir, IntFunction<String> targets)
-            throws CorruptionException {
+    static Hint decodeLegacy(Entry stored, Path dir, IntFunction<String> targets) throws CorruptionException {
         byte[] k = stored.key();
         if (k.length < LEGACY_KEY_PREFIX_SIZE) {
             throw corrupt(dir, stored, "shorter than the legacy hint key");
         }
         int index = ((k[0] & 0xFF) << 8) | (k[1] & 0xFF);
-        Decoded d = decodeValue(stored, dir, LEGACY_FORMAT_VERSION,
-                Arrays.copyOfRange(k, LEGACY_KEY_PREFIX_SIZE, k.length));
+        Decoded d = decodeValue(
+                stored, dir, LEGACY_FORMAT_VERSION, Arrays.copyOfRange(k, LEGACY_KEY_PREFIX_SIZE, k.length));
         String target = targets.apply(index);
         return target == null ? null : new Hint(target, d.entry(), d.createdAtMs());
     }
 
-    private record Decoded(Entry entry, long createdAtMs) {
-    }
+    private record Decoded(Entry entry, long createdAtMs) {}
 
     private static Decoded decodeValue(Entry stored, Path dir, int expectedVersion, byte[] userKey)
             throws CorruptionException {
@@ -207,8 +205,10 @@ final class HintFormat {
     }
 
     private static CorruptionException corrupt(Path dir, Entry stored, String what) {
-        return new CorruptionException(dir, -1, "hint " + Keys.toDisplay(stored.key()) + " version "
-                + stored.version() + ": " + what + "; delete the directory to drop all hints (anti-entropy repairs)");
+        return new CorruptionException(
+                dir,
+                -1,
+                "hint " + Keys.toDisplay(stored.key()) + " version " + stored.version() + ": " + what
+                        + "; delete the directory to drop all hints (anti-entropy repairs)");
     }
-
 }

@@ -34,8 +34,12 @@ public record HintOptions(long maxAgeMs, long maxTotalBytes, int maxInFlight, in
 
     /** The defaults listed above. */
     public static HintOptions defaults() {
-        return new HintOptions(DEFAULT_MAX_AGE_MS, DEFAULT_MAX_TOTAL_BYTES, DEFAULT_MAX_IN_FLIGHT,
-                DEFAULT_MAX_PER_SECOND, DEFAULT_QUEUE_CAPACITY);
+        return new HintOptions(
+                DEFAULT_MAX_AGE_MS,
+                DEFAULT_MAX_TOTAL_BYTES,
+                DEFAULT_MAX_IN_FLIGHT,
+                DEFAULT_MAX_PER_SECOND,
+                DEFAULT_QUEUE_CAPACITY);
     }
 
     public HintOptions withMaxAgeMs(long ms) {

@@ -15,9 +15,18 @@ package io.ringbase.cluster.hint;
  * @param droppedQueueFull  hints dropped because the queue to the store was full (or the service closed)
  * @param droppedWriteError hints dropped because the store's write failed
  */
-public record HintStats(long pendingHints, long pendingBytes, int targetsPending, int queued, long stored,
-                        long delivered, long droppedAge, long droppedBytes, long droppedOversize,
-                        long droppedQueueFull, long droppedWriteError) {
+public record HintStats(
+        long pendingHints,
+        long pendingBytes,
+        int targetsPending,
+        int queued,
+        long stored,
+        long delivered,
+        long droppedAge,
+        long droppedBytes,
+        long droppedOversize,
+        long droppedQueueFull,
+        long droppedWriteError) {
 
     /** All hints dropped for any reason. */
     public long dropped() {

@@ -4,10 +4,10 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
-import io.ringbase.storage.lsm.LsmEngine;
-import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import io.ringbase.storage.WalSyncPolicy;
+import io.ringbase.storage.lsm.LsmEngine;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -58,7 +58,7 @@ public final class HintStore implements Closeable {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Tally> tallies = new HashMap<>(); // by target URL, guarded by lock
-    private long totalBytes;                                       // guarded by lock
+    private long totalBytes; // guarded by lock
 
     private final AtomicLong stored = new AtomicLong();
     private final AtomicLong delivered = new AtomicLong();
@@ -118,13 +118,21 @@ public final class HintStore implements Closeable {
      * @throws io.ringbase.storage.CorruptionException if a file of the engine, or a stored hint, is damaged
      * @throws IOException if the directory is locked or cannot be used
      */
-    public static HintStore open(Path dir, HintOptions options, WalSyncPolicy walSync, LongSupplier wallClockMs,
-                                 IntFunction<String> legacyTargets) throws IOException {
+    public static HintStore open(
+            Path dir,
+            HintOptions options,
+            WalSyncPolicy walSync,
+            LongSupplier wallClockMs,
+            IntFunction<String> legacyTargets)
+            throws IOException {
         Objects.requireNonNull(legacyTargets, "legacyTargets");
         Objects.requireNonNull(options, "options");
-        LsmOptions lsm = LsmOptions.defaults(dir).withMemtableBytes(MEMTABLE_BYTES).withWalSync(walSync)
+        LsmOptions lsm = LsmOptions.defaults(dir)
+                .withMemtableBytes(MEMTABLE_BYTES)
+                .withWalSync(walSync)
                 .withBlockCacheBytes(0) // hints are read by scans, which the block cache does not serve
-                .withTombstoneGraceMs(0).withWallClock(wallClockMs);
+                .withTombstoneGraceMs(0)
+                .withWallClock(wallClockMs);
         LsmEngine engine = LsmEngine.open(lsm);
         HintStore store = new HintStore(engine, dir, options, wallClockMs);
         try {
@@ -155,8 +163,7 @@ public final class HintStore implements Closeable {
         }
         migrate(legacy, legacyTargets);
         if (totalBytes > 0) {
-            log.info("{} holds {} pending hints ({} bytes) for nodes {}", dir, pendingHints(), totalBytes,
-                    targets());
+            log.info("{} holds {} pending hints ({} bytes) for nodes {}", dir, pendingHints(), totalBytes, targets());
         }
     }
 
@@ -180,9 +187,13 @@ public final class HintStore implements Closeable {
                 lock.unlock();
             }
         }
-        log.warn("{}: migrated {} hints from the list-position format to the node-URL format, addressed to "
-                + "the nodes at those positions of the current --cluster list; dropped {} (past the list's end "
-                + "or superseded); anti-entropy repairs what was dropped", dir, migrated, dropped);
+        log.warn(
+                "{}: migrated {} hints from the list-position format to the node-URL format, addressed to "
+                        + "the nodes at those positions of the current --cluster list; dropped {} (past the list's end "
+                        + "or superseded); anti-entropy repairs what was dropped",
+                dir,
+                migrated,
+                dropped);
     }
 
     public HintOptions options() {
@@ -223,7 +234,8 @@ public final class HintStore implements Closeable {
             long replaced = existing == null || existing.isTombstone() ? 0 : EntryFormat.encodedSize(existing);
             if (totalBytes - replaced + bytes > options.maxTotalBytes()) {
                 droppedBytes.incrementAndGet();
-                dropLog.dropped(target, DropLog.Reason.BYTES, totalBytes + " of " + options.maxTotalBytes() + " bytes used");
+                dropLog.dropped(
+                        target, DropLog.Reason.BYTES, totalBytes + " of " + options.maxTotalBytes() + " bytes used");
                 return false;
             }
             engine.apply(record);
@@ -254,15 +266,15 @@ public final class HintStore implements Closeable {
      */
     public HintPage page(String target, byte[] start, int maxHints, long maxBytes) throws IOException {
         if (maxHints < 1 || maxBytes < 1) {
-            throw new IllegalArgumentException("maxHints and maxBytes must be at least 1, got " + maxHints
-                    + " and " + maxBytes);
+            throw new IllegalArgumentException(
+                    "maxHints and maxBytes must be at least 1, got " + maxHints + " and " + maxBytes);
         }
         List<Hint> fresh = new ArrayList<>();
         List<Hint> aged = new ArrayList<>();
         byte[] next = null;
         long horizon = wallClockMs.getAsLong() - options.maxAgeMs();
-        try (CloseableIterator<Entry> it = engine.scan(HintFormat.key(target, start),
-                HintFormat.targetEnd(target), true)) {
+        try (CloseableIterator<Entry> it =
+                engine.scan(HintFormat.key(target, start), HintFormat.targetEnd(target), true)) {
             int seen = 0;
             long bytes = 0;
             while (it.hasNext()) {
@@ -282,8 +294,10 @@ public final class HintStore implements Closeable {
         for (Hint h : aged) {
             if (remove(h)) {
                 droppedAge.incrementAndGet();
-                dropLog.dropped(target, DropLog.Reason.AGE, "stored at " + h.createdAtMs() + " ms, window "
-                        + options.maxAgeMs() + " ms");
+                dropLog.dropped(
+                        target,
+                        DropLog.Reason.AGE,
+                        "stored at " + h.createdAtMs() + " ms, window " + options.maxAgeMs() + " ms");
             }
         }
         return new HintPage(fresh, next);
@@ -315,7 +329,9 @@ public final class HintStore implements Closeable {
         try {
             Entry existing = engine.get(key);
             engine.apply(Entry.tombstone(key, hint.entry().version()));
-            if (existing == null || existing.isTombstone() || existing.version() != hint.entry().version()) {
+            if (existing == null
+                    || existing.isTombstone()
+                    || existing.version() != hint.entry().version()) {
                 return false;
             }
             long bytes = EntryFormat.encodedSize(existing);

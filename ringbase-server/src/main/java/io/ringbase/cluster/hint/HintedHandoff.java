@@ -60,17 +60,17 @@ public final class HintedHandoff implements Closeable {
     static final long PROBE_RETRY_MS = 1000;
     /** How long {@link #close} waits for the writer to drain the queue and for rounds to stop, ms. */
     static final long CLOSE_WAIT_MS = 10_000;
+
     private static final long WRITER_POLL_MS = 100;
 
-    private record Pending(NodeId target, Entry entry, CompletableFuture<Void> stored) {
-    }
+    private record Pending(NodeId target, Entry entry, CompletableFuture<Void> stored) {}
 
     /** Per-target delivery state. */
     private static final class Target {
         final NodeId node;
         final AtomicBoolean delivering = new AtomicBoolean();
-        volatile long probeSentNanos;   // 0 when no probe is outstanding
-        volatile Thread round;          // the last round's thread
+        volatile long probeSentNanos; // 0 when no probe is outstanding
+        volatile Thread round; // the last round's thread
 
         Target(NodeId node) {
             this.node = node;
@@ -85,8 +85,8 @@ public final class HintedHandoff implements Closeable {
     private final ConcurrentHashMap<String, Target> targets = new ConcurrentHashMap<>(); // by URL
     private final DropLog dropLog = new DropLog(log);
     private final Thread writer;
-    private final ScheduledExecutorService prober =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("hint-prober").daemon().factory());
+    private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("hint-prober").daemon().factory());
 
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -119,10 +119,23 @@ public final class HintedHandoff implements Closeable {
      * @param time the wall clock hints' ages are measured on
      * @throws IOException as {@link HintStore#open(Path, HintOptions, WalSyncPolicy, java.util.function.LongSupplier)}
      */
-    public static HintedHandoff open(Path dir, Topology topology, Function<NodeId, Replica> replicas,
-                                     HintOptions options, WalSyncPolicy walSync, TimeSource time) throws IOException {
-        return new HintedHandoff(topology, HintStore.open(dir, options, walSync, time,
-                i -> i < topology.size() ? topology.node(i).toString() : null), replicas);
+    public static HintedHandoff open(
+            Path dir,
+            Topology topology,
+            Function<NodeId, Replica> replicas,
+            HintOptions options,
+            WalSyncPolicy walSync,
+            TimeSource time)
+            throws IOException {
+        return new HintedHandoff(
+                topology,
+                HintStore.open(
+                        dir,
+                        options,
+                        walSync,
+                        time,
+                        i -> i < topology.size() ? topology.node(i).toString() : null),
+                replicas);
     }
 
     /** Starts the writer and the prober (hints stored before a restart are probed for at once). Idempotent. */
@@ -131,7 +144,8 @@ public final class HintedHandoff implements Closeable {
             return;
         }
         writer.start();
-        var _ = prober.scheduleWithFixedDelay(this::probeAll, 0, PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS); // close() ends it
+        var _ = prober.scheduleWithFixedDelay(
+                this::probeAll, 0, PROBE_INTERVAL_MS, TimeUnit.MILLISECONDS); // close() ends it
     }
 
     /**
@@ -154,7 +168,9 @@ public final class HintedHandoff implements Closeable {
         CompletableFuture<Void> stored = new CompletableFuture<>();
         if (closing || !queue.offer(new Pending(target, entry, stored))) {
             droppedQueueFull.incrementAndGet();
-            dropLog.dropped(target.toString(), DropLog.Reason.QUEUE_FULL,
+            dropLog.dropped(
+                    target.toString(),
+                    DropLog.Reason.QUEUE_FULL,
                     closing ? "service closed" : options.queueCapacity() + " hints queued");
             stored.complete(null);
         }
@@ -163,9 +179,18 @@ public final class HintedHandoff implements Closeable {
 
     /** A snapshot of the counters and pending hints. */
     public HintStats stats() {
-        return new HintStats(store.pendingHints(), store.totalBytes(), store.targets().size(), queue.size(),
-                store.hintsStored(), store.hintsDelivered(), store.hintsDroppedAge(), store.hintsDroppedBytes(),
-                store.hintsDroppedOversize(), droppedQueueFull.get(), droppedWriteError.get());
+        return new HintStats(
+                store.pendingHints(),
+                store.totalBytes(),
+                store.targets().size(),
+                queue.size(),
+                store.hintsStored(),
+                store.hintsDelivered(),
+                store.hintsDroppedAge(),
+                store.hintsDroppedBytes(),
+                store.hintsDroppedOversize(),
+                droppedQueueFull.get(),
+                droppedWriteError.get());
     }
 
     // ---------------------------------------------------------------- writer
@@ -247,8 +272,13 @@ public final class HintedHandoff implements Closeable {
             DeliveryRound.Result r = new DeliveryRound(store, replica, options, () -> closing).run();
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
             if (r.failure() != null) {
-                log.info("hint delivery to {} stopped after {} hints in {} ms: {}; probing it every {} ms",
-                        t.node, r.delivered(), ms, r.failure().toString(), PROBE_INTERVAL_MS);
+                log.info(
+                        "hint delivery to {} stopped after {} hints in {} ms: {}; probing it every {} ms",
+                        t.node,
+                        r.delivered(),
+                        ms,
+                        r.failure().toString(),
+                        PROBE_INTERVAL_MS);
             } else if (r.delivered() > 0) {
                 log.info("delivered {} hints to {} in {} ms", r.delivered(), t.node, ms);
             }

@@ -44,8 +44,8 @@ public final class ClusterKeyValueService implements KeyValueService {
      * @param clock       stamps every write's version
      * @param time        decides whether a value has expired
      */
-    public ClusterKeyValueService(Coordinator coordinator, StorageEngine engine, HybridLogicalClock clock,
-                                  TimeSource time) {
+    public ClusterKeyValueService(
+            Coordinator coordinator, StorageEngine engine, HybridLogicalClock clock, TimeSource time) {
         this.coordinator = coordinator;
         this.engine = engine;
         this.clock = clock;
@@ -90,7 +90,8 @@ public final class ClusterKeyValueService implements KeyValueService {
 
     @Override
     public CompletionStage<byte[]> get(byte[] key, Quorum quorum) {
-        return coordinator.read(key, quorum.ack(), quorum.from())
+        return coordinator
+                .read(key, quorum.ack(), quorum.from())
                 .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis()) ? null : e.value());
     }
 
@@ -106,7 +107,8 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly) throws QuorumException, IOException {
+    public EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly)
+            throws QuorumException, IOException {
         if (localOnly) {
             return new LocalBatchSource(engine.scan(start, end, true));
         }

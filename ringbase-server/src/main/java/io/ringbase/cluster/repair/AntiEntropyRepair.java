@@ -61,8 +61,8 @@ public final class AntiEntropyRepair implements AutoCloseable {
     private final ExecutorService worker = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("repair").daemon().factory());
 
-    private boolean running;          // guarded by this
-    private Progress current;         // guarded by this; written counters are volatile
+    private boolean running; // guarded by this
+    private Progress current; // guarded by this; written counters are volatile
     private RepairStatus.Run lastRun; // guarded by this
 
     /**
@@ -75,8 +75,13 @@ public final class AntiEntropyRepair implements AutoCloseable {
      * @param wallClockMs Unix epoch ms, for the run timestamps
      * @throws IllegalArgumentException if a peer is this node or appears twice
      */
-    public AntiEntropyRepair(RepairSource local, StorageEngine engine, HybridLogicalClock clock, List<RepairPeer> peers,
-                             RepairOptions options, LongSupplier wallClockMs) {
+    public AntiEntropyRepair(
+            RepairSource local,
+            StorageEngine engine,
+            HybridLogicalClock clock,
+            List<RepairPeer> peers,
+            RepairOptions options,
+            LongSupplier wallClockMs) {
         this.local = Objects.requireNonNull(local, "local");
         this.engine = Objects.requireNonNull(engine, "engine");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -166,7 +171,6 @@ public final class AntiEntropyRepair implements AutoCloseable {
         }
     }
 
-
     // ---------------------------------------------------------------- the run
 
     private void run(Progress p) {
@@ -183,8 +187,11 @@ public final class AntiEntropyRepair implements AutoCloseable {
                         p.rangeDone();
                     } catch (ReplicaException.Unreachable | ReplicaException.Timeout e) {
                         int skipped = MerkleTree.RANGES - range;
-                        log.warn("repair: peer {} did not answer ({}); skipping its {} remaining ranges",
-                                peer.node(), e.getMessage(), skipped);
+                        log.warn(
+                                "repair: peer {} did not answer ({}); skipping its {} remaining ranges",
+                                peer.node(),
+                                e.getMessage(),
+                                skipped);
                         p.fail(skipped, e.getMessage());
                         break;
                     } catch (ReplicaException | IOException | ClockOffsetException | RuntimeException e) {
@@ -198,8 +205,14 @@ public final class AntiEntropyRepair implements AutoCloseable {
             p.lastError = "aborted by shutdown";
         } finally {
             RepairStatus.Run run = p.snapshot(wallClockMs.getAsLong(), outcome);
-            log.info("repair finished ({}): {}/{} ranges ({} failed), {} keys received, {} keys sent", outcome,
-                    run.rangesDone(), run.rangesTotal(), run.rangesFailed(), run.keysReceived(), run.keysSent());
+            log.info(
+                    "repair finished ({}): {}/{} ranges ({} failed), {} keys received, {} keys sent",
+                    outcome,
+                    run.rangesDone(),
+                    run.rangesTotal(),
+                    run.rangesFailed(),
+                    run.keysReceived(),
+                    run.keysSent());
             synchronized (this) {
                 lastRun = run;
                 running = false;
@@ -383,8 +396,16 @@ public final class AntiEntropyRepair implements AutoCloseable {
         }
 
         RepairStatus.Run snapshot(long finishedAtMs, RepairStatus.Outcome outcome) {
-            return new RepairStatus.Run(startedAtMs, finishedAtMs, rangesDone, rangesFailed, rangesTotal,
-                    keysReceived, keysSent, outcome, lastError);
+            return new RepairStatus.Run(
+                    startedAtMs,
+                    finishedAtMs,
+                    rangesDone,
+                    rangesFailed,
+                    rangesTotal,
+                    keysReceived,
+                    keysSent,
+                    outcome,
+                    lastError);
         }
     }
 }

@@ -1,9 +1,9 @@
 package io.ringbase.cluster.repair;
 
 import io.ringbase.cluster.ring.Ring;
+import io.ringbase.hash.XxHash64;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Layouts;
-import io.ringbase.hash.XxHash64;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -58,6 +58,7 @@ public final class MerkleTree {
     public static final int LEAF_SET_SIZE = LEAVES / Byte.SIZE;
     /** Bytes of the digest input before the key: flags, version, expiresAtMs. */
     private static final int DIGEST_HEADER_SIZE = 1 + 8 + 8;
+
     private static final int FLAG_TOMBSTONE = 1;
     private static final int FLAG_EXPIRY = 2;
 
@@ -119,7 +120,8 @@ public final class MerkleTree {
          */
         public Builder add(long keyHash, Entry e) {
             if (rangeOf(keyHash) != range) {
-                throw new IllegalArgumentException("key hash " + Long.toHexString(keyHash) + " is not in range " + range);
+                throw new IllegalArgumentException(
+                        "key hash " + Long.toHexString(keyHash) + " is not in range " + range);
             }
             leaves[leafOf(keyHash)] += digest(e);
             return this;

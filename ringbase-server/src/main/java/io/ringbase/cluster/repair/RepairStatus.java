@@ -16,7 +16,8 @@ public record RepairStatus(State state, Run progress, Run lastRun) {
 
     /** Whether a repair is under way. */
     public enum State {
-        IDLE, RUNNING
+        IDLE,
+        RUNNING
     }
 
     /** How a finished run ended. */
@@ -42,8 +43,16 @@ public record RepairStatus(State state, Run progress, Run lastRun) {
      * @param outcome      how it ended, or {@code null} while running
      * @param lastError    the last failure, for operators, or {@code null}
      */
-    public record Run(long startedAtMs, long finishedAtMs, int rangesDone, int rangesFailed, int rangesTotal,
-                      long keysReceived, long keysSent, Outcome outcome, String lastError) {
+    public record Run(
+            long startedAtMs,
+            long finishedAtMs,
+            int rangesDone,
+            int rangesFailed,
+            int rangesTotal,
+            long keysReceived,
+            long keysSent,
+            Outcome outcome,
+            String lastError) {
 
         /** The progress reported before any run. */
         public static final Run NONE = new Run(0, 0, 0, 0, 0, 0, 0, null, null);
@@ -75,7 +84,9 @@ public record RepairStatus(State state, Run progress, Run lastRun) {
             last.put("startedAtMs", lastRun.startedAtMs());
             last.put("finishedAtMs", lastRun.finishedAtMs());
             counters(last, lastRun);
-            last.put("outcome", lastRun.outcome() == null ? null : lastRun.outcome().name().toLowerCase(Locale.ROOT));
+            last.put(
+                    "outcome",
+                    lastRun.outcome() == null ? null : lastRun.outcome().name().toLowerCase(Locale.ROOT));
             last.put("lastError", lastRun.lastError());
         }
         return out;

@@ -1,12 +1,12 @@
 package io.ringbase.cluster.replication;
 
-import io.ringbase.kv.QuorumException;
 import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.ring.Ring;
+import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.Entry;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,8 +94,13 @@ public final class Coordinator {
      *                   should be a {@link LocalReplica}
      * @param background runs read-repair writes (it may drop them when saturated: repair catches up)
      */
-    public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
-                       HybridLogicalClock clock, Executor background) {
+    public Coordinator(
+            Topology topology,
+            List<Replica> replicas,
+            Liveness liveness,
+            HintSink hints,
+            HybridLogicalClock clock,
+            Executor background) {
         this(topology, replicas, liveness, hints, clock, background, SpeculativeRetry.ALWAYS, null);
     }
 
@@ -107,8 +112,15 @@ public final class Coordinator {
      * @param scheduler  runs speculative retries' timers; {@code null}: none (a further replica is asked
      *                   only when one fails)
      */
-    public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
-                       HybridLogicalClock clock, Executor background, SpeculativeRetry retry, Scheduler scheduler) {
+    public Coordinator(
+            Topology topology,
+            List<Replica> replicas,
+            Liveness liveness,
+            HintSink hints,
+            HybridLogicalClock clock,
+            Executor background,
+            SpeculativeRetry retry,
+            Scheduler scheduler) {
         this(topology, replicas, liveness, hints, clock, background, retry, scheduler, TimeSource.SYSTEM);
     }
 
@@ -116,9 +128,16 @@ public final class Coordinator {
      * As {@link #Coordinator(Topology, List, Liveness, HintSink, HybridLogicalClock, Executor, SpeculativeRetry,
      * Scheduler)}, with {@code time} the wall clock the failure detector records when a node went down.
      */
-    public Coordinator(Topology topology, List<Replica> replicas, Liveness liveness, HintSink hints,
-                       HybridLogicalClock clock, Executor background, SpeculativeRetry retry, Scheduler scheduler,
-                       TimeSource time) {
+    public Coordinator(
+            Topology topology,
+            List<Replica> replicas,
+            Liveness liveness,
+            HintSink hints,
+            HybridLogicalClock clock,
+            Executor background,
+            SpeculativeRetry retry,
+            Scheduler scheduler,
+            TimeSource time) {
         if (replicas.size() != topology.size()) {
             throw new IllegalArgumentException(replicas.size() + " replicas for " + topology.size() + " nodes");
         }
@@ -213,20 +232,20 @@ public final class Coordinator {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
         List<NodeId> up = probes.up(targets, true);
         if (up.size() < ack) {
-            return probes.afterProbing(targets, ack, from, true, background,
-                    nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
+            return probes.afterProbing(
+                    targets, ack, from, true, background, nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
         }
         return quorumWrite(entry, ack, from, targets, up);
     }
 
-    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from, List<NodeId> targets,
-                                                List<NodeId> up) {
+    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from, List<NodeId> targets, List<NodeId> up) {
         return versionsOf(entry.key(), ack, from, up).thenCompose(answers -> {
             long newest = Replica.NO_VERSION;
             for (Tally.Answer<Long> a : answers) {
                 newest = Math.max(newest, a.value());
             }
-            Entry versioned = newest < entry.version() ? entry
+            Entry versioned = newest < entry.version()
+                    ? entry
                     : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
             return write(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, false);
         });
@@ -278,7 +297,12 @@ public final class Coordinator {
         List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
         List<NodeId> up = probes.up(targets, true);
         if (up.size() < ack) {
-            return probes.afterProbing(targets, ack, from, true, background,
+            return probes.afterProbing(
+                    targets,
+                    ack,
+                    from,
+                    true,
+                    background,
                     nowUp -> write(entry, ack, from, attempt, targets, nowUp, true));
         }
         return write(entry, ack, from, attempt, targets, up, true);
@@ -289,8 +313,8 @@ public final class Coordinator {
      * answer holding a newer version makes the write be sent again under a newer version (up to
      * {@link #MAX_WRITE_ATTEMPTS} in all); without, such an answer counts as an acknowledgement.
      */
-    private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt, List<NodeId> targets,
-                                          List<NodeId> up, boolean reversion) {
+    private CompletableFuture<Void> write(
+            Entry entry, int ack, int from, int attempt, List<NodeId> targets, List<NodeId> up, boolean reversion) {
         HintWaits hinted = new HintWaits();
         for (NodeId t : targets) {
             if (!up.contains(t)) {
@@ -313,7 +337,8 @@ public final class Coordinator {
                         hinted.add(hints.hint(t, entry));
                         Tally.Kind kind = probes.classify(t, failure);
                         if (unwrap(failure) instanceof ReplicaException.Failed) {
-                            var _ = probes.probe(t); // an error answer: ask whether its engine can still write (shared ping)
+                            var _ = probes.probe(
+                                    t); // an error answer: ask whether its engine can still write (shared ping)
                         }
                         tally.failed(kind);
                     }
@@ -355,13 +380,11 @@ public final class Coordinator {
                         CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background);
                 return nested.thenCompose(f -> f);
             } catch (RejectedExecutionException e) { // the background queue is full: give up here
-                return CompletableFuture.<Void>failedFuture(
-                        QuorumException.LostToNewerVersions.queueFull(ack, from, answers.size(), attempt,
-                                MAX_WRITE_ATTEMPTS));
+                return CompletableFuture.<Void>failedFuture(QuorumException.LostToNewerVersions.queueFull(
+                        ack, from, answers.size(), attempt, MAX_WRITE_ATTEMPTS));
             }
         });
     }
-
 
     /**
      * Reads {@code key} from its first {@code from} replicas, asking them as the {@link SpeculativeRetry}

@@ -1,7 +1,7 @@
 package io.ringbase.cluster.replication;
 
-import io.ringbase.kv.QuorumException;
 import io.ringbase.cluster.NodeId;
+import io.ringbase.kv.QuorumException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -93,8 +93,11 @@ public final class Liveness {
     /** Records a data call to {@code node} that got no answer within the replica timeout. */
     public void markTimedOut(NodeId node) {
         if (timeoutsInARow.incrementAndGet(node.index()) == SLOW_AFTER_TIMEOUTS) {
-            log.warn("node {} is slow: its last {} calls timed out; reads go to other replicas first until it "
-                    + "answers one in time", node, SLOW_AFTER_TIMEOUTS);
+            log.warn(
+                    "node {} is slow: its last {} calls timed out; reads go to other replicas first until it "
+                            + "answers one in time",
+                    node,
+                    SLOW_AFTER_TIMEOUTS);
         }
     }
 

@@ -59,8 +59,8 @@ public final class LocalReplica implements Replica {
      * @param blockingWrites runs the writes that must wait; a rejected task fails that write
      * @param blockingReads  runs the reads that must wait for the disk; a rejected task fails that read
      */
-    public LocalReplica(NodeId node, StorageEngine engine, Executor scanExecutor, Executor blockingWrites,
-                        Executor blockingReads) {
+    public LocalReplica(
+            NodeId node, StorageEngine engine, Executor scanExecutor, Executor blockingWrites, Executor blockingReads) {
         this.node = node;
         this.engine = engine;
         this.scanExecutor = scanExecutor;
@@ -115,13 +115,15 @@ public final class LocalReplica implements Replica {
      * @throws RejectedExecutionException if the executor rejects the task (the callers fail the future)
      */
     private static <T> CompletableFuture<T> onExecutor(Executor executor, EngineCall<T> call) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return call.call();
-            } catch (IOException e) {
-                throw new CompletionException(e);
-            }
-        }, executor);
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return call.call();
+                    } catch (IOException e) {
+                        throw new CompletionException(e);
+                    }
+                },
+                executor);
     }
 
     /**
@@ -202,7 +204,10 @@ public final class LocalReplica implements Replica {
      */
     public static long tryApplyChecked(StorageEngine engine, Entry entry) throws IOException {
         byte[] value = entry.value();
-        if (!engine.tryApply(entry.key(), entry.version(), entry.expiresAtMs(),
+        if (!engine.tryApply(
+                entry.key(),
+                entry.version(),
+                entry.expiresAtMs(),
                 value == null ? null : java.lang.foreign.MemorySegment.ofArray(value))) {
             return NOT_APPLIED;
         }

@@ -88,7 +88,8 @@ public final class PeerProbes {
                 pending.add(probe(r.node()));
             }
         }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> upReplicas());
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .thenApply(v -> upReplicas());
     }
 
     /** The {@code targets} up (or, {@code forWrites}, up and able to write), in their order. */
@@ -108,8 +109,13 @@ public final class PeerProbes {
      * {@link QuorumException.Unavailable} having sent nothing. {@code send} runs on {@code background}: the
      * probes complete on a client event loop, and the local replica's write may block.
      */
-    <T> CompletableFuture<T> afterProbing(List<NodeId> targets, int ack, int from, boolean forWrites,
-                                          Executor background, Function<List<NodeId>, CompletableFuture<T>> send) {
+    <T> CompletableFuture<T> afterProbing(
+            List<NodeId> targets,
+            int ack,
+            int from,
+            boolean forWrites,
+            Executor background,
+            Function<List<NodeId>, CompletableFuture<T>> send) {
         List<CompletableFuture<Void>> pending = new ArrayList<>(targets.size());
         for (NodeId t : targets) {
             if (forWrites ? !isUpForWrites(t) : !isUp(t)) {
@@ -117,33 +123,35 @@ public final class PeerProbes {
             }
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        var _ = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, ignored) -> {
-            List<NodeId> up = up(targets, forWrites);
-            if (up.size() < ack) {
-                result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
-                return;
-            }
-            try {
-                background.execute(() -> {
-                    CompletableFuture<T> sent;
-                    try {
-                        sent = send.apply(up);
-                    } catch (RuntimeException e) { // else nothing would ever complete the result
-                        sent = CompletableFuture.failedFuture(e);
+        var _ = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .whenComplete((v, ignored) -> {
+                    List<NodeId> up = up(targets, forWrites);
+                    if (up.size() < ack) {
+                        result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
+                        return;
                     }
-                    var _ = sent.whenComplete((value, failure) -> {
-                        if (failure == null) {
-                            result.complete(value);
-                        } else {
-                            result.completeExceptionally(unwrap(failure));
-                        }
-                    });
+                    try {
+                        background.execute(() -> {
+                            CompletableFuture<T> sent;
+                            try {
+                                sent = send.apply(up);
+                            } catch (RuntimeException e) { // else nothing would ever complete the result
+                                sent = CompletableFuture.failedFuture(e);
+                            }
+                            var _ = sent.whenComplete((value, failure) -> {
+                                if (failure == null) {
+                                    result.complete(value);
+                                } else {
+                                    result.completeExceptionally(unwrap(failure));
+                                }
+                            });
+                        });
+                    } catch (RejectedExecutionException e) {
+                        log.warn(
+                                "a request that needed a node back from down was refused: the background queue is full");
+                        result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
+                    }
                 });
-            } catch (RejectedExecutionException e) {
-                log.warn("a request that needed a node back from down was refused: the background queue is full");
-                result.completeExceptionally(new QuorumException.Unavailable(ack, from, up.size()));
-            }
-        });
         return result;
     }
 
@@ -203,7 +211,8 @@ public final class PeerProbes {
             if (node.equals(self)) {
                 continue;
             }
-            if (liveness.isUp(node) && liveness.unwritableReason(node) == null
+            if (liveness.isUp(node)
+                    && liveness.unwritableReason(node) == null
                     && now - lastAnswerMs.applyAsLong(node) < IDLE_PROBE_AFTER_MS) {
                 continue;
             }
@@ -233,8 +242,10 @@ public final class PeerProbes {
         if (unwritable == null) {
             log.info("node {} can take writes again", node);
         } else {
-            log.warn("node {} cannot take writes ({}); it counts as down for writes until a ping says otherwise",
-                    node, unwritable);
+            log.warn(
+                    "node {} cannot take writes ({}); it counts as down for writes until a ping says otherwise",
+                    node,
+                    unwritable);
         }
     }
 

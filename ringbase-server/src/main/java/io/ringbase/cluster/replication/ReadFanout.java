@@ -32,8 +32,12 @@ final class ReadFanout<T> {
      *                   {@link #failed} of the fan-out it is given
      * @param speculated counts the calls sent because a delay passed
      */
-    ReadFanout(List<NodeId> order, NodeId self, Tally<T> tally, BiConsumer<ReadFanout<T>, NodeId> send,
-               LongAdder speculated) {
+    ReadFanout(
+            List<NodeId> order,
+            NodeId self,
+            Tally<T> tally,
+            BiConsumer<ReadFanout<T>, NodeId> send,
+            LongAdder speculated) {
         this.order = order;
         this.self = self;
         this.tally = tally;
@@ -98,14 +102,16 @@ final class ReadFanout<T> {
     }
 
     private void arm(Scheduler scheduler, long delayNanos) {
-        scheduler.schedule(() -> {
-            if (!sendNext()) {
-                return;
-            }
-            speculated.increment();
-            if (hasMore()) {
-                arm(scheduler, delayNanos);
-            }
-        }, delayNanos);
+        scheduler.schedule(
+                () -> {
+                    if (!sendNext()) {
+                        return;
+                    }
+                    speculated.increment();
+                    if (hasMore()) {
+                        arm(scheduler, delayNanos);
+                    }
+                },
+                delayNanos);
     }
 }

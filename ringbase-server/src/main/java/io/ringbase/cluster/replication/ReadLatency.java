@@ -25,7 +25,7 @@ final class ReadLatency {
     private static final int SUB_BITS = 3;
     private static final int SUB = 1 << SUB_BITS;
     private static final int MIN_EXPONENT = 10; // values below 2^10 ns share bucket 0
-    private static final int EXPONENTS = 27;    // 2^10 .. 2^37 ns
+    private static final int EXPONENTS = 27; // 2^10 .. 2^37 ns
 
     private final double percentile;
     private final AtomicLongArray counts = new AtomicLongArray(EXPONENTS * SUB);

@@ -1,8 +1,8 @@
 package io.ringbase.cluster.replication;
 
-import io.ringbase.kv.QuorumException;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.Tally.Answer;
+import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.Entry;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,8 +48,11 @@ final class ReadRepair {
      * @param liveness   marked up by every successful write-back
      * @param background runs {@link #inBackground} writes; may reject them
      */
-    ReadRepair(Function<NodeId, Replica> replicas, BiFunction<NodeId, Throwable, Tally.Kind> classify,
-               Liveness liveness, Executor background) {
+    ReadRepair(
+            Function<NodeId, Replica> replicas,
+            BiFunction<NodeId, Throwable, Tally.Kind> classify,
+            Liveness liveness,
+            Executor background) {
         this.replicas = replicas;
         this.classify = classify;
         this.liveness = liveness;
@@ -132,7 +135,9 @@ final class ReadRepair {
                     liveness.markAnswered(t);
                     acks.answer(t, stored);
                 } else {
-                    log.debug("read repair of {} before answering failed: {}", t,
+                    log.debug(
+                            "read repair of {} before answering failed: {}",
+                            t,
                             Coordinator.unwrap(failure).toString());
                     acks.failed(classify.apply(t, failure));
                 }
@@ -152,7 +157,10 @@ final class ReadRepair {
                     background.execute(() -> {
                         var _ = replicas.apply(target).write(newest).whenComplete((v, failure) -> {
                             if (failure != null) {
-                                log.debug("read repair of {} failed: {}", target, Coordinator.unwrap(failure).toString());
+                                log.debug(
+                                        "read repair of {} failed: {}",
+                                        target,
+                                        Coordinator.unwrap(failure).toString());
                             }
                         });
                     });

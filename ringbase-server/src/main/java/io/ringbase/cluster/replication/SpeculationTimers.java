@@ -49,13 +49,17 @@ public final class SpeculationTimers implements Scheduler {
             }
         }
         try {
-            var _ = group.next().schedule(() -> { // its future is dropped: log a failure as the loops' timers do
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    log.error("speculative retry timer failed", e);
-                }
-            }, delayNanos, TimeUnit.NANOSECONDS);
+            var _ = group.next()
+                    .schedule(
+                            () -> { // its future is dropped: log a failure as the loops' timers do
+                                try {
+                                    task.run();
+                                } catch (RuntimeException e) {
+                                    log.error("speculative retry timer failed", e);
+                                }
+                            },
+                            delayNanos,
+                            TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("speculative retry timer dropped: the event loops are shutting down");
         }
@@ -63,8 +67,7 @@ public final class SpeculationTimers implements Scheduler {
 
     /** One loop's timers; used only on that loop's thread. */
     private static final class LoopQueue {
-        private record Timer(long deadlineNanos, Runnable task) {
-        }
+        private record Timer(long deadlineNanos, Runnable task) {}
 
         private final EventExecutor loop;
         private final ArrayDeque<Timer> timers = new ArrayDeque<>();

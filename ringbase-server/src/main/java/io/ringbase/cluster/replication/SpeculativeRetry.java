@@ -28,7 +28,12 @@ import java.util.Locale;
 public record SpeculativeRetry(Kind kind, double percentile, long fixedMs) {
 
     /** The four policies. */
-    public enum Kind { PERCENTILE, FIXED, NONE, ALWAYS }
+    public enum Kind {
+        PERCENTILE,
+        FIXED,
+        NONE,
+        ALWAYS
+    }
 
     /** The default: {@code 99p}. */
     public static final SpeculativeRetry DEFAULT = new SpeculativeRetry(Kind.PERCENTILE, 99, 0);
@@ -90,8 +95,9 @@ public record SpeculativeRetry(Kind kind, double percentile, long fixedMs) {
     @Override
     public String toString() {
         return switch (kind) {
-            case PERCENTILE -> (percentile == Math.rint(percentile) ? Long.toString((long) percentile)
-                    : Double.toString(percentile)) + "p";
+            case PERCENTILE ->
+                (percentile == Math.rint(percentile) ? Long.toString((long) percentile) : Double.toString(percentile))
+                        + "p";
             case FIXED -> fixedMs + "ms";
             case NONE -> "none";
             case ALWAYS -> "always";

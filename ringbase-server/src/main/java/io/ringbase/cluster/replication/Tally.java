@@ -1,7 +1,7 @@
 package io.ringbase.cluster.replication;
 
-import io.ringbase.kv.QuorumException;
 import io.ringbase.cluster.NodeId;
+import io.ringbase.kv.QuorumException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,11 +19,13 @@ import java.util.function.Consumer;
 final class Tally<T> {
 
     /** How a call failed: no answer in time (the call may have been applied) or an error. */
-    enum Kind { TIMEOUT, FAILED }
+    enum Kind {
+        TIMEOUT,
+        FAILED
+    }
 
     /** One replica's answer. */
-    record Answer<T>(NodeId node, T value) {
-    }
+    record Answer<T>(NodeId node, T value) {}
 
     private final int ack;
     private final int from;
@@ -33,6 +35,7 @@ final class Tally<T> {
     private boolean decided;
     /** The first answers that made {@code ack}, in arrival order (held ones not included). */
     final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
+
     private final List<Answer<T>> answers = new ArrayList<>();
     private List<Answer<T>> firstAck;
     private int timeouts;

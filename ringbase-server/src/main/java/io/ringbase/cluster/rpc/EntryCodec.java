@@ -39,8 +39,7 @@ public final class EntryCodec {
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private EntryCodec() {
-    }
+    private EntryCodec() {}
 
     /** Encoded size of {@code e}, bytes. */
     public static long encodedSize(Entry e) {
@@ -57,8 +56,8 @@ public final class EntryCodec {
         byte[] key = e.key();
         byte[] value = e.value();
         int valueLength = value == null ? 0 : value.length;
-        dst.set(ValueLayout.JAVA_BYTE, offset,
-                (byte) ((e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.hasExpiry() ? FLAG_EXPIRY : 0)));
+        dst.set(ValueLayout.JAVA_BYTE, offset, (byte)
+                ((e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.hasExpiry() ? FLAG_EXPIRY : 0)));
         dst.set(I64, offset + OFF_VERSION, e.version());
         dst.set(I64, offset + OFF_EXPIRES, e.hasExpiry() ? e.expiresAtMs() : 0);
         dst.set(I32, offset + OFF_KEY_LEN, key.length);

@@ -46,7 +46,8 @@ public final class InternalProtocol {
      * this rule answer, so they count as writable.
      */
     public static byte[] pingBody(@Nullable String unwritableReason) {
-        return unwritableReason == null ? new byte[0]
+        return unwritableReason == null
+                ? new byte[0]
                 : (PING_UNWRITABLE + unwritableReason).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
@@ -72,8 +73,7 @@ public final class InternalProtocol {
 
     private static final HexFormat HEX = HexFormat.of();
 
-    private InternalProtocol() {
-    }
+    private InternalProtocol() {}
 
     public static String hex(byte[] key) {
         return HEX.formatHex(key);
@@ -123,7 +123,9 @@ public final class InternalProtocol {
     /** The stored version a replica reported after a PUT, or {@code written} if the body is empty or not a number. */
     public static long storedVersion(byte[] body, long written) {
         try {
-            return body.length == 0 ? written : Long.parseLong(new String(body, java.nio.charset.StandardCharsets.US_ASCII));
+            return body.length == 0
+                    ? written
+                    : Long.parseLong(new String(body, java.nio.charset.StandardCharsets.US_ASCII));
         } catch (NumberFormatException e) {
             return written;
         }

@@ -24,8 +24,7 @@ public final class PeerCallStats {
      * @param failed      calls whose connection broke or that were refused before sending
      * @param lastAnswerMs Unix ms of the last answer, 0 if none yet
      */
-    public record Snapshot(long calls, long ok, long timeouts, long unreachable, long failed, long lastAnswerMs) {
-    }
+    public record Snapshot(long calls, long ok, long timeouts, long unreachable, long failed, long lastAnswerMs) {}
 
     /** Live counters of one node. */
     static final class Counters {
@@ -79,7 +78,7 @@ public final class PeerCallStats {
         if (c == null) {
             return new Snapshot(0, 0, 0, 0, 0, 0);
         }
-        return new Snapshot(c.calls.sum(), c.ok.sum(), c.timeouts.sum(), c.unreachable.sum(), c.failed.sum(),
-                c.lastAnswerMs);
+        return new Snapshot(
+                c.calls.sum(), c.ok.sum(), c.timeouts.sum(), c.unreachable.sum(), c.failed.sum(), c.lastAnswerMs);
     }
 }

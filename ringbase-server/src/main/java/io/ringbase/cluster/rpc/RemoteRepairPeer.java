@@ -2,10 +2,10 @@ package io.ringbase.cluster.rpc;
 
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.cluster.NodeId;
-import io.ringbase.cluster.replication.EntryPage;
-import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.cluster.repair.MerkleTree;
 import io.ringbase.cluster.repair.RepairPeer;
+import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.storage.Entry;
 import java.util.BitSet;
 import java.util.concurrent.CompletableFuture;
@@ -54,16 +54,17 @@ public final class RemoteRepairPeer implements RepairPeer {
     }
 
     @Override
-    public CompletableFuture<EntryPage> entries(int range, NodeId requester, BitSet leaves, byte[] startKey,
-                                                int maxBytes) {
-        String uri = InternalProtocol.REPAIR_ENTRIES + "?range=" + range + "&requester=" + requester.index()
-                + "&start=" + InternalProtocol.hex(startKey) + "&max=" + maxBytes;
-        return replica.call(HttpMethod.POST, uri, MerkleTree.leafSetToBytes(leaves), callTimeoutMs).thenApply(r -> {
-            if (r.status() != 200) {
-                throw replica.failed("POST repair entries", r);
-            }
-            return replica.decodePage(r);
-        });
+    public CompletableFuture<EntryPage> entries(
+            int range, NodeId requester, BitSet leaves, byte[] startKey, int maxBytes) {
+        String uri = InternalProtocol.REPAIR_ENTRIES + "?range=" + range + "&requester=" + requester.index() + "&start="
+                + InternalProtocol.hex(startKey) + "&max=" + maxBytes;
+        return replica.call(HttpMethod.POST, uri, MerkleTree.leafSetToBytes(leaves), callTimeoutMs)
+                .thenApply(r -> {
+                    if (r.status() != 200) {
+                        throw replica.failed("POST repair entries", r);
+                    }
+                    return replica.decodePage(r);
+                });
     }
 
     @Override

@@ -68,10 +68,12 @@ public final class RemoteReplica implements Replica {
                     return switch (answer) {
                         case ReplicaBatch.Written v -> v.version();
                         case ReplicaBatch.Found f when f.entry() == null -> Replica.NO_VERSION;
-                        case ReplicaBatch.Failed f -> throw new CompletionException(
-                                new ReplicaException.Failed(node, "batch operation: " + f.reason(), null));
-                        default -> throw new CompletionException(
-                                new ReplicaException.Failed(node, "batch answer " + answer + " does not fit " + query, null));
+                        case ReplicaBatch.Failed f ->
+                            throw new CompletionException(
+                                    new ReplicaException.Failed(node, "batch operation: " + f.reason(), null));
+                        default ->
+                            throw new CompletionException(new ReplicaException.Failed(
+                                    node, "batch answer " + answer + " does not fit " + query, null));
                     };
                 });
     }
@@ -108,7 +110,8 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
-        StringBuilder uri = new StringBuilder(InternalProtocol.ENTRIES).append("?start=").append(InternalProtocol.hex(start));
+        StringBuilder uri =
+                new StringBuilder(InternalProtocol.ENTRIES).append("?start=").append(InternalProtocol.hex(start));
         if (end != null) {
             uri.append("&end=").append(InternalProtocol.hex(end));
         }
@@ -168,7 +171,8 @@ public final class RemoteReplica implements Replica {
             throw new CompletionException(new ReplicaException.Failed(node, "undecodable entry", e));
         }
         if (entries.size() != 1) {
-            throw new CompletionException(new ReplicaException.Failed(node, "expected one entry, got " + entries.size(), null));
+            throw new CompletionException(
+                    new ReplicaException.Failed(node, "expected one entry, got " + entries.size(), null));
         }
         return entries.get(0);
     }
@@ -180,7 +184,8 @@ public final class RemoteReplica implements Replica {
 
     /** An error answer of {@code node} as a {@link ReplicaException.Failed} naming its status and body start. */
     static ReplicaException.Failed failure(NodeId node, String what, ReplicaClient.Response r) {
-        String reason = new String(r.body(), 0, Math.min(r.body().length, 200), java.nio.charset.StandardCharsets.UTF_8).strip();
+        String reason = new String(r.body(), 0, Math.min(r.body().length, 200), java.nio.charset.StandardCharsets.UTF_8)
+                .strip();
         return new ReplicaException.Failed(node, what + " answered " + r.status() + ": " + reason, null);
     }
 

@@ -52,50 +52,41 @@ public final class ReplicaBatch {
     public static final int MAX_REQUEST_BYTES = 256 * 1024;
     /** Found entries stop being included in an answer once it holds this many bytes (see 'L'). */
     public static final int MAX_ANSWER_BYTES = 1024 * 1024;
+
     private static final ValueLayout.OfLong LONG_LE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private ReplicaBatch() {
-    }
+    private ReplicaBatch() {}
 
     /** One operation of a batch. */
-    public sealed interface Op permits Write, Read, QueryVersion {
-    }
+    public sealed interface Op permits Write, Read, QueryVersion {}
 
     /** Write {@code entry}; answered with a {@link Written}. */
-    public record Write(Entry entry) implements Op {
-    }
+    public record Write(Entry entry) implements Op {}
 
     /** Read {@code key}; answered with a {@link Found}. */
-    public record Read(byte[] key) implements Op {
-    }
+    public record Read(byte[] key) implements Op {}
 
     /**
      * The version held for {@code key}; answered with a {@link Written} carrying it, or a {@link Found}
      * of {@code null} if the replica holds nothing for the key. (The first phase of a quorum write.)
      */
-    public record QueryVersion(byte[] key) implements Op {
-    }
+    public record QueryVersion(byte[] key) implements Op {}
 
     /** The answer to one operation. */
-    public sealed interface Result permits Written, Found, TooLarge, Failed {
-    }
+    public sealed interface Result permits Written, Found, TooLarge, Failed {}
 
     /** A read whose entry did not fit the answer: ask for it alone. */
-    public record TooLarge() implements Result {
-    }
+    public record TooLarge() implements Result {}
 
     /** The operation failed on the replica (an engine error); the batch's other answers stand. */
-    public record Failed(String reason) implements Result {
-    }
+    public record Failed(String reason) implements Result {}
 
     /** {@link io.ringbase.cluster.replication.Replica#writeResult} of a {@link Write}. */
-    public record Written(long version) implements Result {
-    }
+    public record Written(long version) implements Result {}
 
     /** The entry a {@link Read} found, or {@code null}. */
-    public record Found(@Nullable Entry entry) implements Result {
-    }
+    public record Found(@Nullable Entry entry) implements Result {}
 
     /** Encodes a request body. */
     public static byte[] encodeOps(List<Op> ops) {
@@ -134,12 +125,15 @@ public final class ReplicaBatch {
             long size = EntryCodec.checkedSize(seg, p, body.length);
             Entry e = EntryCodec.read(seg, p, body.length);
             p += size;
-            ops.add(switch (kind) {
-                case WRITE -> new Write(e);
-                case READ -> new Read(e.key());
-                case QUERY_VERSION -> new QueryVersion(e.key());
-                default -> throw new IllegalArgumentException("unknown batch op kind " + (kind & 0xff) + " at " + (p - size - 1));
-            });
+            ops.add(
+                    switch (kind) {
+                        case WRITE -> new Write(e);
+                        case READ -> new Read(e.key());
+                        case QUERY_VERSION -> new QueryVersion(e.key());
+                        default ->
+                            throw new IllegalArgumentException(
+                                    "unknown batch op kind " + (kind & 0xff) + " at " + (p - size - 1));
+                    });
         }
         return ops;
     }
@@ -178,7 +172,8 @@ public final class ReplicaBatch {
                 case Failed f -> {
                     byte[] reason = reasonBytes(f);
                     out[(int) p++] = FAILED;
-                    seg.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), p, (short) reason.length);
+                    seg.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), p, (short)
+                            reason.length);
                     p += 2;
                     MemorySegment.copy(reason, 0, seg, ValueLayout.JAVA_BYTE, p, reason.length);
                     p += reason.length;
@@ -232,7 +227,8 @@ public final class ReplicaBatch {
                     results.add(new Failed(new String(body, (int) p, n, java.nio.charset.StandardCharsets.UTF_8)));
                     p += n;
                 }
-                default -> throw new IllegalArgumentException("unknown batch result kind " + (kind & 0xff) + " at " + (p - 1));
+                default ->
+                    throw new IllegalArgumentException("unknown batch result kind " + (kind & 0xff) + " at " + (p - 1));
             }
         }
         if (results.size() != count) {

@@ -44,7 +44,10 @@ final class ReplicaBatcher {
     private final java.util.function.Function<byte[], CompletableFuture<Entry>> readAlone;
 
     /** @param readAlone reads one key without batching (for reads answered "too large") */
-    ReplicaBatcher(ReplicaClient client, NodeId node, java.util.function.Function<byte[], CompletableFuture<Entry>> readAlone) {
+    ReplicaBatcher(
+            ReplicaClient client,
+            NodeId node,
+            java.util.function.Function<byte[], CompletableFuture<Entry>> readAlone) {
         this.client = client;
         this.node = node;
         this.readAlone = readAlone;
@@ -52,7 +55,8 @@ final class ReplicaBatcher {
     }
 
     /** Queues a write on the calling event loop's batch; {@code null} if the caller is not on one. */
-    @Nullable CompletableFuture<Long> write(Entry entry) {
+    @Nullable
+    CompletableFuture<Long> write(Entry entry) {
         int loop = client.currentLoop();
         if (loop < 0 || ReplicaBatch.encodedSize(new ReplicaBatch.Write(entry)) > ReplicaBatch.MAX_OP_BYTES) {
             return null;
@@ -63,7 +67,8 @@ final class ReplicaBatcher {
     }
 
     /** Queues a read on the calling event loop's batch; {@code null} if the caller is not on one. */
-    @Nullable CompletableFuture<Entry> read(byte[] key) {
+    @Nullable
+    CompletableFuture<Entry> read(byte[] key) {
         int loop = client.currentLoop();
         if (loop < 0 || key.length + 1 + EntryCodec.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
             return null;
@@ -77,7 +82,8 @@ final class ReplicaBatcher {
      * Queues a version query ({@link ReplicaBatch.QueryVersion}) on the calling event loop's batch;
      * {@code null} if the caller is not on one or the key is too large to batch.
      */
-    @Nullable CompletableFuture<Long> version(byte[] key) {
+    @Nullable
+    CompletableFuture<Long> version(byte[] key) {
         int loop = client.currentLoop();
         if (loop < 0 || key.length + 1 + EntryCodec.HEADER_SIZE > ReplicaBatch.MAX_OP_BYTES) {
             return null;
@@ -143,11 +149,13 @@ final class ReplicaBatcher {
     @SuppressWarnings("unchecked")
     private void complete(ReplicaBatch.Op op, ReplicaBatch.Result answer, CompletableFuture<?> result) {
         switch (op) {
-            case ReplicaBatch.Write w when answer instanceof ReplicaBatch.Written v ->
-                    ((CompletableFuture<Long>) result).complete(v.version());
-            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.Found found ->
-                    ((CompletableFuture<Entry>) result).complete(found.entry());
-            case ReplicaBatch.Read r when answer instanceof ReplicaBatch.TooLarge -> { // its entry alone
+            case ReplicaBatch.Write w
+            when answer instanceof ReplicaBatch.Written v -> ((CompletableFuture<Long>) result).complete(v.version());
+            case ReplicaBatch.Read r
+            when answer instanceof ReplicaBatch.Found found ->
+                ((CompletableFuture<Entry>) result).complete(found.entry());
+            case ReplicaBatch.Read r
+            when answer instanceof ReplicaBatch.TooLarge -> { // its entry alone
                 var _ = readAlone.apply(r.key()).whenComplete((e, failure) -> {
                     if (failure != null) {
                         result.completeExceptionally(failure);
@@ -156,19 +164,23 @@ final class ReplicaBatcher {
                     }
                 });
             }
-            case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Written v ->
-                    ((CompletableFuture<Long>) result).complete(v.version());
-            case ReplicaBatch.QueryVersion q when answer instanceof ReplicaBatch.Found f && f.entry() == null ->
-                    ((CompletableFuture<Long>) result).complete(io.ringbase.cluster.replication.Replica.NO_VERSION);
-            case ReplicaBatch.Op any when answer instanceof ReplicaBatch.Failed f ->
-                    result.completeExceptionally(new ReplicaException.Failed(node, "batch operation: " + f.reason(), null));
-            default -> result.completeExceptionally(
-                    new ReplicaException.Failed(node, "batch answer " + answer + " does not fit " + op, null));
+            case ReplicaBatch.QueryVersion q
+            when answer instanceof ReplicaBatch.Written v -> ((CompletableFuture<Long>) result).complete(v.version());
+            case ReplicaBatch.QueryVersion q
+            when answer instanceof ReplicaBatch.Found f && f.entry() == null ->
+                ((CompletableFuture<Long>) result).complete(io.ringbase.cluster.replication.Replica.NO_VERSION);
+            case ReplicaBatch.Op any
+            when answer instanceof ReplicaBatch.Failed f ->
+                result.completeExceptionally(new ReplicaException.Failed(node, "batch operation: " + f.reason(), null));
+            default ->
+                result.completeExceptionally(
+                        new ReplicaException.Failed(node, "batch answer " + answer + " does not fit " + op, null));
         }
     }
 
     private static void failAll(List<CompletableFuture<?>> results, Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         for (CompletableFuture<?> f : results) {
             f.completeExceptionally(cause);
         }

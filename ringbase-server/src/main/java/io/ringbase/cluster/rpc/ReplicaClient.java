@@ -1,7 +1,5 @@
 package io.ringbase.cluster.rpc;
 
-import io.ringbase.auth.RequestSigner;
-import io.ringbase.clock.TimeSource;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -29,6 +27,8 @@ import io.netty.util.AsciiString;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.transport.Transport;
@@ -76,10 +76,13 @@ public final class ReplicaClient implements AutoCloseable {
      * @param maxResponseBytes   largest response body accepted (bytes)
      * @param ioThreads          client event loop threads
      */
-    public record ClientConfig(long timeoutMs, int maxConnectionsPerNode, int maxPendingPerNode,
-                               int maxResponseBytes, int ioThreads) {
+    public record ClientConfig(
+            long timeoutMs, int maxConnectionsPerNode, int maxPendingPerNode, int maxResponseBytes, int ioThreads) {
         public ClientConfig {
-            if (timeoutMs <= 0 || maxConnectionsPerNode <= 0 || maxPendingPerNode <= 0 || maxResponseBytes <= 0
+            if (timeoutMs <= 0
+                    || maxConnectionsPerNode <= 0
+                    || maxPendingPerNode <= 0
+                    || maxResponseBytes <= 0
                     || ioThreads <= 0) {
                 throw new IllegalArgumentException("client limits must be positive");
             }
@@ -92,8 +95,7 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     /** A complete answer: status, the headers the protocol uses, body bytes. */
-    public record Response(int status, String next, byte[] body) {
-    }
+    public record Response(int status, String next, byte[] body) {}
 
     private final ClientConfig config;
     private final RequestSigner signer;
@@ -106,6 +108,7 @@ public final class ReplicaClient implements AutoCloseable {
     private final ConcurrentHashMap<NodeId, FixedChannelPool[]> pools = new ConcurrentHashMap<>();
     /** Each node's {@code host} header value, made once instead of per call. */
     private final ConcurrentHashMap<NodeId, AsciiString> hostHeaders = new ConcurrentHashMap<>();
+
     private final PeerCallStats stats;
     private final TimeSource time;
     private volatile boolean closed;
@@ -126,13 +129,15 @@ public final class ReplicaClient implements AutoCloseable {
      * @param signer signs every request ({@link RequestSigner#NONE}: no cluster secret, unsigned)
      * @param time   the wall clock of signatures and of {@link PeerCallStats.Snapshot#lastAnswerMs()}
      */
-    public ReplicaClient(ClientConfig config, RequestSigner signer, @Nullable EventLoopGroup sharedGroup, TimeSource time) {
+    public ReplicaClient(
+            ClientConfig config, RequestSigner signer, @Nullable EventLoopGroup sharedGroup, TimeSource time) {
         this.config = config;
         this.signer = java.util.Objects.requireNonNull(signer, "signer (RequestSigner.NONE for none)");
         this.time = time;
         this.stats = new PeerCallStats(time);
         this.ownsGroup = sharedGroup == null;
-        this.group = sharedGroup == null ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
+        this.group = sharedGroup == null
+                ? Transport.newEventLoopGroup(config.ioThreads(), "ringbase-replica-client")
                 : sharedGroup;
         this.loops = Transport.loops(group);
         this.bootstrap = new Bootstrap()
@@ -193,14 +198,21 @@ public final class ReplicaClient implements AutoCloseable {
             return call.result;
         }
         // no trailers object: a content-length request has none (Netty's default makes an empty header map)
-        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
-                Unpooled.wrappedBuffer(body), DefaultHttpHeadersFactory.headersFactory().newHeaders(),
+        FullHttpRequest request = new DefaultFullHttpRequest(
+                HttpVersion.HTTP_1_1,
+                method,
+                uri,
+                Unpooled.wrappedBuffer(body),
+                DefaultHttpHeadersFactory.headersFactory().newHeaders(),
                 EmptyHttpHeaders.INSTANCE);
-        request.headers().set(HttpHeaderNames.HOST,
-                hostHeaders.computeIfAbsent(node, n -> new AsciiString(n.host() + ":" + n.port())));
+        request.headers()
+                .set(
+                        HttpHeaderNames.HOST,
+                        hostHeaders.computeIfAbsent(node, n -> new AsciiString(n.host() + ":" + n.port())));
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
         if (signer.signs()) {
-            request.headers().set(RequestSigner.HEADER, signer.sign(method.name(), uri, body, time.currentTimeMillis()));
+            request.headers()
+                    .set(RequestSigner.HEADER, signer.sign(method.name(), uri, body, time.currentTimeMillis()));
         }
         int loop = loopIndex();
         FixedChannelPool pool = pools.computeIfAbsent(node, this::newPools)[loop];
@@ -210,10 +222,12 @@ public final class ReplicaClient implements AutoCloseable {
             if (!f.isSuccess()) {
                 request.release();
                 Throwable cause = f.cause();
-                call.fail(cause instanceof ConnectException || cause instanceof java.net.NoRouteToHostException
-                        || cause instanceof io.netty.channel.ConnectTimeoutException
-                        ? new ReplicaException.Unreachable(node, cause)
-                        : new ReplicaException.Failed(node, "no connection: " + cause, cause));
+                call.fail(
+                        cause instanceof ConnectException
+                                        || cause instanceof java.net.NoRouteToHostException
+                                        || cause instanceof io.netty.channel.ConnectTimeoutException
+                                ? new ReplicaException.Unreachable(node, cause)
+                                : new ReplicaException.Failed(node, "no connection: " + cause, cause));
                 return;
             }
             Channel ch = f.getNow();
@@ -245,7 +259,8 @@ public final class ReplicaClient implements AutoCloseable {
     }
 
     private FixedChannelPool newPool(NodeId node, EventLoop loop, int connections, int pending) {
-        return new FixedChannelPool(bootstrap.clone(loop).remoteAddress(node.host(), node.port()),
+        return new FixedChannelPool(
+                bootstrap.clone(loop).remoteAddress(node.host(), node.port()),
                 new AbstractChannelPoolHandler() {
                     @Override
                     public void channelCreated(Channel ch) {
@@ -255,8 +270,13 @@ public final class ReplicaClient implements AutoCloseable {
                                 .addLast(new ResponseHandler());
                     }
                 },
-                ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL, config.timeoutMs(),
-                connections, pending, true, true);
+                ChannelHealthChecker.ACTIVE,
+                FixedChannelPool.AcquireTimeoutAction.FAIL,
+                config.timeoutMs(),
+                connections,
+                pending,
+                true,
+                true);
     }
 
     private void timeOut(Call call, FixedChannelPool pool, long timeoutMs) {
@@ -296,11 +316,14 @@ public final class ReplicaClient implements AutoCloseable {
                     var _ = ctx.close(); // nobody asked: out of sync
                     return;
                 }
-                boolean keepAlive = HttpUtil.isKeepAlive(response) && response.decoderResult().isSuccess();
+                boolean keepAlive = HttpUtil.isKeepAlive(response)
+                        && response.decoderResult().isSuccess();
                 if (response.decoderResult().isFailure()) {
-                    call.fail(new ReplicaException.Failed(call.node, "bad response", response.decoderResult().cause()));
+                    call.fail(new ReplicaException.Failed(
+                            call.node, "bad response", response.decoderResult().cause()));
                 } else {
-                    call.succeed(new Response(response.status().code(),
+                    call.succeed(new Response(
+                            response.status().code(),
                             response.headers().get(InternalProtocol.NEXT),
                             ByteBufUtil.getBytes(response.content())));
                 }
@@ -337,8 +360,8 @@ public final class ReplicaClient implements AutoCloseable {
         final PeerCallStats.Counters stats;
         final CompletableFuture<Response> result = new CompletableFuture<>();
         final AtomicBoolean released = new AtomicBoolean();
-        volatile @Nullable Channel channel;          // once connected
-        volatile @Nullable FixedChannelPool pool;    // once sent
+        volatile @Nullable Channel channel; // once connected
+        volatile @Nullable FixedChannelPool pool; // once sent
         volatile @Nullable ScheduledFuture<?> timer; // once sent
 
         Call(NodeId node, PeerCallStats.Counters stats) {

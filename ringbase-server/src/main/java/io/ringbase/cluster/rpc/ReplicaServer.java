@@ -55,18 +55,19 @@ public final class ReplicaServer {
         String uri();
 
         /** A decoded query parameter, or {@code null} if absent. */
-        @Nullable String param(String name);
+        @Nullable
+        String param(String name);
 
         /** A header's value, or {@code null} if absent. */
-        @Nullable String header(String name);
+        @Nullable
+        String header(String name);
 
         /** The body; an empty array for none. */
         byte[] body();
     }
 
     /** What the server answers. */
-    public sealed interface Answer permits Reply, Blocked {
-    }
+    public sealed interface Answer permits Reply, Blocked {}
 
     /**
      * A response: its status, content type, body and extra headers (the protocol's {@link InternalProtocol#NEXT}).
@@ -76,12 +77,10 @@ public final class ReplicaServer {
      * @param body        the body bytes, owned by the reply
      * @param headers     extra header fields, often none
      */
-    public record Reply(int status, String contentType, byte[] body, Map<String, String> headers) implements Answer {
-    }
+    public record Reply(int status, String contentType, byte[] body, Map<String, String> headers) implements Answer {}
 
     /** Answering would have meant waiting on an I/O thread; nothing observable changed: run it on a worker. */
-    public record Blocked() implements Answer {
-    }
+    public record Blocked() implements Answer {}
 
     /** The one {@link Blocked} answer. */
     public static final Blocked BLOCKED = new Blocked();
@@ -127,8 +126,13 @@ public final class ReplicaServer {
      * @param topology the cluster
      * @param repair   answers other nodes' anti-entropy requests
      */
-    public ReplicaServer(StorageEngine engine, HybridLogicalClock clock, RequestSigner signer, TimeSource time,
-                         Topology topology, RepairSource repair) {
+    public ReplicaServer(
+            StorageEngine engine,
+            HybridLogicalClock clock,
+            RequestSigner signer,
+            TimeSource time,
+            Topology topology,
+            RepairSource repair) {
         this.engine = engine;
         this.clock = clock;
         this.signer = signer;
@@ -143,7 +147,8 @@ public final class ReplicaServer {
      * for the disk answer {@link #BLOCKED} and run again on a worker).
      */
     public boolean runsInline(String method, String path) {
-        if (!path.equals(InternalProtocol.ENTRY) && !path.equals(InternalProtocol.BATCH)
+        if (!path.equals(InternalProtocol.ENTRY)
+                && !path.equals(InternalProtocol.BATCH)
                 && !path.equals(InternalProtocol.PING)) {
             return false;
         }
@@ -172,13 +177,19 @@ public final class ReplicaServer {
                     if (LocalReplica.wouldWait(found)) {
                         return BLOCKED;
                     }
-                    return found == null ? text(404, "no such key")
+                    return found == null
+                            ? text(404, "no such key")
                             : binary(InternalProtocol.encode(List.of(found)), Map.of());
                 }
                 if (method.equals("PUT")) {
                     long stored = applyReplicated(single(body), mayWait);
-                    return stored == LocalReplica.NOT_APPLIED ? BLOCKED : new Reply(201, "text/plain",
-                            Long.toString(stored).getBytes(StandardCharsets.US_ASCII), Map.of());
+                    return stored == LocalReplica.NOT_APPLIED
+                            ? BLOCKED
+                            : new Reply(
+                                    201,
+                                    "text/plain",
+                                    Long.toString(stored).getBytes(StandardCharsets.US_ASCII),
+                                    Map.of());
                 }
                 throw notAllowed(method, "GET, PUT");
             }
@@ -187,13 +198,14 @@ public final class ReplicaServer {
                 byte[] start = hexKey(request, "start");
                 String end = request.param("end");
                 int max = intParam(request, "max", MAX_PAGE_BYTES);
-                return page(LocalReplica.page(engine, start, end == null ? null : unhex(end, "end"),
-                        Math.min(max, MAX_PAGE_BYTES)));
+                return page(LocalReplica.page(
+                        engine, start, end == null ? null : unhex(end, "end"), Math.min(max, MAX_PAGE_BYTES)));
             }
             case InternalProtocol.REPAIR_TREE -> {
                 requireGet(method);
                 try {
-                    return binary(repair.tree(range(request), requester(request)).toBytes(), Map.of());
+                    return binary(
+                            repair.tree(range(request), requester(request)).toBytes(), Map.of());
                 } catch (IllegalArgumentException e) {
                     throw badRequest(e.getMessage());
                 }
@@ -205,8 +217,8 @@ public final class ReplicaServer {
                 try {
                     BitSet leaves = MerkleTree.leafSetFromBytes(body);
                     int max = Math.min(intParam(request, "max", MAX_PAGE_BYTES), MAX_PAGE_BYTES);
-                    return page(repair.entries(range(request), requester(request), leaves,
-                            hexKey(request, "start"), max));
+                    return page(
+                            repair.entries(range(request), requester(request), leaves, hexKey(request, "start"), max));
                 } catch (IllegalArgumentException e) {
                     throw badRequest(e.getMessage());
                 }
@@ -254,13 +266,16 @@ public final class ReplicaServer {
                         answerBytes += 9;
                     }
                     case ReplicaBatch.QueryVersion q -> {
-                        long version = mayWait ? LocalReplica.versionOf(engine, q.key())
+                        long version = mayWait
+                                ? LocalReplica.versionOf(engine, q.key())
                                 : LocalReplica.tryVersionOf(engine, q.key());
                         if (version == LocalReplica.VERSION_WOULD_WAIT) {
                             return null;
                         }
-                        results.add(version == Replica.NO_VERSION
-                                ? new ReplicaBatch.Found(null) : new ReplicaBatch.Written(version));
+                        results.add(
+                                version == Replica.NO_VERSION
+                                        ? new ReplicaBatch.Found(null)
+                                        : new ReplicaBatch.Written(version));
                         answerBytes += 9;
                     }
                     case ReplicaBatch.Read r -> {
@@ -306,7 +321,8 @@ public final class ReplicaServer {
     }
 
     private static Reply page(EntryPage page) {
-        return binary(InternalProtocol.encode(page.entries()),
+        return binary(
+                InternalProtocol.encode(page.entries()),
                 page.hasMore() ? Map.of(InternalProtocol.NEXT, InternalProtocol.hex(page.next())) : Map.of());
     }
 
@@ -327,16 +343,20 @@ public final class ReplicaServer {
         try {
             return topology.node(Integer.parseInt(s));
         } catch (RuntimeException e) {
-            throw badRequest("parameter 'requester' must be a node index 0.." + (topology.size() - 1)
-                    + ", got '" + s + "'");
+            throw badRequest(
+                    "parameter 'requester' must be a node index 0.." + (topology.size() - 1) + ", got '" + s + "'");
         }
     }
 
     private void authenticate(RpcRequest request, byte[] body) throws RpcException {
         String auth = request.header(RequestSigner.HEADER);
         if (!signer.verify(request.method(), request.uri(), body, auth, time.currentTimeMillis())) {
-            throw new RpcException(403, auth == null ? "internal request without " + RequestSigner.HEADER
-                    : "internal request with an invalid or expired " + RequestSigner.HEADER, null);
+            throw new RpcException(
+                    403,
+                    auth == null
+                            ? "internal request without " + RequestSigner.HEADER
+                            : "internal request with an invalid or expired " + RequestSigner.HEADER,
+                    null);
         }
     }
 

@@ -1,9 +1,9 @@
 package io.ringbase.cluster.scan;
 
-import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import java.util.ArrayList;
@@ -71,8 +71,8 @@ public final class ClusterScan implements EntryBatchSource {
     /**
      * @param pageBytes the {@code maxBytes} asked of each replica per page, positive
      */
-    public ClusterScan(List<? extends Replica> replicas, byte[] start, byte[] end, LongSupplier wallClockMs,
-            int pageBytes) {
+    public ClusterScan(
+            List<? extends Replica> replicas, byte[] start, byte[] end, LongSupplier wallClockMs, int pageBytes) {
         Objects.requireNonNull(start, "start");
         this.end = end;
         this.wallClockMs = Objects.requireNonNull(wallClockMs, "wallClockMs");
@@ -120,7 +120,9 @@ public final class ClusterScan implements EntryBatchSource {
                     failure = e; // the scan stays broken: a later batch must not skip the lost page
                     return CompletableFuture.failedFuture(e);
                 }
-                if (c.head() != null && (least == null || Keys.compare(c.head().key(), least.head().key()) < 0)) {
+                if (c.head() != null
+                        && (least == null
+                                || Keys.compare(c.head().key(), least.head().key()) < 0)) {
                     least = c;
                 }
             }
@@ -167,6 +169,7 @@ public final class ClusterScan implements EntryBatchSource {
         byte[] next;
         /** The next page, requested but not yet taken into {@link #page}. */
         CompletableFuture<EntryPage> pending;
+
         List<Entry> page = List.of();
         int pos;
         /** The last key taken from this replica, to check that its pages are in order. */
@@ -256,7 +259,8 @@ public final class ClusterScan implements EntryBatchSource {
             while (t instanceof CompletionException && t.getCause() != null) {
                 t = t.getCause();
             }
-            return t instanceof ReplicaException re ? re
+            return t instanceof ReplicaException re
+                    ? re
                     : new ReplicaException.Failed(replica.node(), "range scan failed: " + t, t);
         }
 
@@ -265,10 +269,11 @@ public final class ClusterScan implements EntryBatchSource {
             byte[] prev = lastKey;
             for (Entry e : p.entries()) {
                 byte[] k = e.key();
-                if (Keys.compare(k, requested) < 0 || (end != null && Keys.compare(k, end) >= 0)
+                if (Keys.compare(k, requested) < 0
+                        || (end != null && Keys.compare(k, end) >= 0)
                         || (prev != null && Keys.compare(k, prev) <= 0)) {
-                    throw new ReplicaException.Failed(replica.node(),
-                            "range scan page out of order or bounds at key " + Keys.toDisplay(k), null);
+                    throw new ReplicaException.Failed(
+                            replica.node(), "range scan page out of order or bounds at key " + Keys.toDisplay(k), null);
                 }
                 prev = k;
             }

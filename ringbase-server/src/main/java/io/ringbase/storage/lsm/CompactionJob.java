@@ -35,7 +35,9 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     record Retained(List<LiveTable> tables) implements CompactionScheduler.LiveTables {
         @Override
         public List<TableInfo> infos() {
-            return tables.stream().map(t -> new TableInfo(t.number(), t.reader().fileBytes())).toList();
+            return tables.stream()
+                    .map(t -> new TableInfo(t.number(), t.reader().fileBytes()))
+                    .toList();
         }
 
         @Override
@@ -54,8 +56,15 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     /** The compaction thread's priority, raised while compaction is behind; compaction thread only. */
     private final CompactionPriority priority;
 
-    CompactionJob(LsmOptions options, Path dir, TableFiles files, StatePublisher state, EngineHealth health,
-                  EngineCounters counters, Quarantine quarantine, CompactionPriority priority) {
+    CompactionJob(
+            LsmOptions options,
+            Path dir,
+            TableFiles files,
+            StatePublisher state,
+            EngineHealth health,
+            EngineCounters counters,
+            Quarantine quarantine,
+            CompactionPriority priority) {
         this.options = options;
         this.dir = dir;
         this.files = files;
@@ -144,9 +153,14 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             // them (View.release), and the space of the deleted files comes back then.
             options.fileIo().delete(FileNames.sstable(dir, n));
         }
-        log.info("compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms", pick.size(), inputBytes,
-                output == null ? "nothing" : output.reader().path().getFileName(), summary.entryCount(),
-                output == null ? 0 : output.reader().fileBytes(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        log.info(
+                "compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms",
+                pick.size(),
+                inputBytes,
+                output == null ? "nothing" : output.reader().path().getFileName(),
+                summary.entryCount(),
+                output == null ? 0 : output.reader().fileBytes(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 
     /** The file bytes of those of {@code tables} whose numbers are in {@code pick}: a merge's input. */
@@ -178,8 +192,8 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         }
         long needed = inputBytes + 2 * options.memtableBytes();
         if (usable < needed) {
-            throw new InsufficientSpaceException("compaction of " + tableCount + " SSTables (" + inputBytes + " bytes)",
-                    needed, usable);
+            throw new InsufficientSpaceException(
+                    "compaction of " + tableCount + " SSTables (" + inputBytes + " bytes)", needed, usable);
         }
     }
 

@@ -18,6 +18,7 @@ final class EngineCounters {
     final WalStats walStats = new WalStats();
     /** Slab bytes of this engine's memtables not freed yet, pinned flushed ones included. */
     final AtomicLong memtableNativeBytes = new AtomicLong();
+
     final LongAdder flushes = new LongAdder();
     final LongAdder flushBytesIn = new LongAdder();
     final LongAdder flushBytesOut = new LongAdder();
@@ -38,10 +39,26 @@ final class EngineCounters {
      * @param preadTables   live SSTables whose point reads go through {@code pread}
      */
     EngineStats stats(long memtableBytes, List<EngineStats.Tier> tiers, BlockCache cache, long preadTables) {
-        return new EngineStats(memtableBytes, tiers, flushes.sum(), flushBytesIn.sum(), flushBytesOut.sum(),
-                compactions.sum(), compactionBytesIn.sum(), compactionBytesOut.sum(), walStats.appends(),
-                walStats.appendedBytes(), walStats.writes(), walStats.syncs(), walStats.syncNanos(), writeStalls.sum(),
-                writeStallNanos.sum(), backgroundErrors.sum() + walStats.failures(), quarantined.sum(),
-                cache.hits(), cache.misses(), preadTables);
+        return new EngineStats(
+                memtableBytes,
+                tiers,
+                flushes.sum(),
+                flushBytesIn.sum(),
+                flushBytesOut.sum(),
+                compactions.sum(),
+                compactionBytesIn.sum(),
+                compactionBytesOut.sum(),
+                walStats.appends(),
+                walStats.appendedBytes(),
+                walStats.writes(),
+                walStats.syncs(),
+                walStats.syncNanos(),
+                writeStalls.sum(),
+                writeStallNanos.sum(),
+                backgroundErrors.sum() + walStats.failures(),
+                quarantined.sum(),
+                cache.hits(),
+                cache.misses(),
+                preadTables);
     }
 }

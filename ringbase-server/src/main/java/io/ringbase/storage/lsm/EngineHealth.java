@@ -18,9 +18,11 @@ final class EngineHealth {
 
     /** The last write-path fault, until a write succeeds or {@value #FAULT_HOLD_MS} ms pass. */
     private volatile StorageFaultException lastFault;
+
     private volatile long lastFaultNanos;
     /** The failure of the last flush attempt while a flush is being retried; {@code null} once one succeeds. */
     private volatile StorageFaultException flushFailure;
+
     private volatile boolean closing;
 
     /** Whether {@link LsmEngine#close()} has begun: background work stops, waiters stop waiting. */
@@ -67,8 +69,9 @@ final class EngineHealth {
         }
         IOException failure = active.failure();
         if (failure != null) {
-            return DiskFault.classify(failure).description() + ": WAL segment " + active.path().getFileName()
-                    + " failed (" + failure.getMessage() + "); rolling to a fresh segment";
+            return DiskFault.classify(failure).description() + ": WAL segment "
+                    + active.path().getFileName() + " failed (" + failure.getMessage()
+                    + "); rolling to a fresh segment";
         }
         StorageFaultException flushing = flushFailure;
         if (flushing != null) {

@@ -46,10 +46,18 @@ final class Flusher {
 
     /** Flush thread only: a table written for {@link #flushedFor} whose publish failed, reused on retry. */
     private LiveTable flushedTable;
+
     private Frozen flushedFor;
 
-    Flusher(LsmOptions options, Path dir, TableFiles files, StatePublisher state, WalRotation rotation,
-            EngineHealth health, EngineCounters counters, CompactionScheduler<?> compaction) {
+    Flusher(
+            LsmOptions options,
+            Path dir,
+            TableFiles files,
+            StatePublisher state,
+            WalRotation rotation,
+            EngineHealth health,
+            EngineCounters counters,
+            CompactionScheduler<?> compaction) {
         this.options = options;
         this.dir = dir;
         this.files = files;
@@ -72,7 +80,9 @@ final class Flusher {
     }
 
     private void awaitNoImmutables(long deadlineNanos) throws IOException {
-        state.awaitFlushes(() -> !state.current().immutables().isEmpty(), deadlineNanos,
+        state.awaitFlushes(
+                () -> !state.current().immutables().isEmpty(),
+                deadlineNanos,
                 "flush did not finish in " + options.flushStallTimeoutMs() + " ms");
     }
 
@@ -104,11 +114,18 @@ final class Flusher {
                 health.flushFailure(failure);
                 state.signalFlushWaiters();
                 if (first) {
-                    log.error("flush of WAL segment {} failed; retrying every {}-{} ms until it works (writes that "
-                            + "need room fail meanwhile)", imms.getFirst().walNumber(), RETRY_MIN_MS,
-                            RETRY_MAX_MS, e);
+                    log.error(
+                            "flush of WAL segment {} failed; retrying every {}-{} ms until it works (writes that "
+                                    + "need room fail meanwhile)",
+                            imms.getFirst().walNumber(),
+                            RETRY_MIN_MS,
+                            RETRY_MAX_MS,
+                            e);
                 } else {
-                    log.warn("flush of WAL segment {} failed again: {}", imms.getFirst().walNumber(), failure.getMessage());
+                    log.warn(
+                            "flush of WAL segment {} failed again: {}",
+                            imms.getFirst().walNumber(),
+                            failure.getMessage());
                 }
                 if (health.closing()) {
                     return; // the WAL segments keep the data for the next start
@@ -135,22 +152,24 @@ final class Flusher {
             flushedFor = frozen;
         }
         LiveTable table = flushedTable;
-        state.whilePublishLocked(() -> state.publish(v -> {
-            List<Frozen> imms = new ArrayList<>(v.immutables());
-            imms.remove(frozen);
-            List<LiveTable> tables = new ArrayList<>(v.tables());
-            if (table != null) {
-                tables.add(table);
-            }
-            return new View(v.active(), v.activeWalNumber(), imms, tables);
-        }, () -> {
-            // counted before flush()'s callers wake, so a flush they waited for is in the figures they read
-            counters.flushes.increment();
-            counters.flushBytesIn.add(memtableBytes);
-            if (table != null) {
-                counters.flushBytesOut.add(table.reader().fileBytes());
-            }
-        }));
+        state.whilePublishLocked(() -> state.publish(
+                v -> {
+                    List<Frozen> imms = new ArrayList<>(v.immutables());
+                    imms.remove(frozen);
+                    List<LiveTable> tables = new ArrayList<>(v.tables());
+                    if (table != null) {
+                        tables.add(table);
+                    }
+                    return new View(v.active(), v.activeWalNumber(), imms, tables);
+                },
+                () -> {
+                    // counted before flush()'s callers wake, so a flush they waited for is in the figures they read
+                    counters.flushes.increment();
+                    counters.flushBytesIn.add(memtableBytes);
+                    if (table != null) {
+                        counters.flushBytesOut.add(table.reader().fileBytes());
+                    }
+                }));
         flushedFor = null;
         flushedTable = null;
         if (table != null) {
@@ -158,8 +177,12 @@ final class Flusher {
         }
         options.fileIo().delete(FileNames.wal(dir, frozen.walNumber()));
         if (table != null) {
-            log.info("flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms", memtableBytes,
-                    table.reader().path().getFileName(), table.reader().entryCount(), table.reader().fileBytes(),
+            log.info(
+                    "flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms",
+                    memtableBytes,
+                    table.reader().path().getFileName(),
+                    table.reader().entryCount(),
+                    table.reader().fileBytes(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
     }

@@ -69,6 +69,7 @@ public final class LsmEngine implements ManagedEngine {
     private final TableFiles files;
     /** Groups the live tables into tiers for {@link #stats()}; the scheduler's picker decides merges. */
     private final SizeTieredPicker picker;
+
     private final ExecutorService flushThread =
             Executors.newSingleThreadExecutor(ThreadPriority.background("flush", Flusher.NICE));
     private final ExecutorService compactionThread =
@@ -89,13 +90,17 @@ public final class LsmEngine implements ManagedEngine {
         this.files = files;
         this.picker = new SizeTieredPicker(options.compaction());
         this.state = new StatePublisher(options.fileIo(), dir.path(), files, health);
-        this.rotation = new WalRotation(options, dir.path(), files, state, health, counters, flushThread,
-                this::flushPending);
+        this.rotation =
+                new WalRotation(options, dir.path(), files, state, health, counters, flushThread, this::flushPending);
         CompactionPriority priority = CompactionPriority.forOptions(options.compaction());
         Quarantine quarantine = new Quarantine(options, dir.path(), state, counters);
         this.compaction = new CompactionScheduler<>(
                 new CompactionJob(options, dir.path(), files, state, health, counters, quarantine, priority),
-                picker, priority, compactionThread, health::closing, log);
+                picker,
+                priority,
+                compactionThread,
+                health::closing,
+                log);
         this.flusher = new Flusher(options, dir.path(), files, state, rotation, health, counters, compaction);
         this.writes = new WritePath(options, rotation, state, health, counters, compaction);
         this.reads = new ReadPath(state, options.wallClockMs());
@@ -115,7 +120,11 @@ public final class LsmEngine implements ManagedEngine {
     public static LsmEngine open(LsmOptions options) throws IOException {
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
-            Recovery.Result recovered = Recovery.run(options.fileIo(), dir, options.memtableBytes(), options.walRecovery(),
+            Recovery.Result recovered = Recovery.run(
+                    options.fileIo(),
+                    dir,
+                    options.memtableBytes(),
+                    options.walRecovery(),
                     new BlockCache(options.blockCacheBytes()));
             LsmEngine engine = new LsmEngine(options, dir, recovered.files());
             engine.rotation.start(recovered.walNumber());
@@ -226,14 +235,22 @@ public final class LsmEngine implements ManagedEngine {
     @Override
     public EngineStats stats() {
         List<TableInfo> tables = state.current().tables().stream()
-                .map(t -> new TableInfo(t.number(), t.reader().fileBytes())).toList();
+                .map(t -> new TableInfo(t.number(), t.reader().fileBytes()))
+                .toList();
         List<EngineStats.Tier> tiers = new ArrayList<>();
         for (List<TableInfo> tier : picker.tiers(tables)) {
-            tiers.add(new EngineStats.Tier(tiers.size(), tier.size(),
+            tiers.add(new EngineStats.Tier(
+                    tiers.size(),
+                    tier.size(),
                     tier.stream().mapToLong(TableInfo::sizeBytes).sum()));
         }
-        return counters.stats(memtableBytes(), tiers, files.cache(),
-                state.current().tables().stream().filter(t -> t.reader().readsWithPread()).count());
+        return counters.stats(
+                memtableBytes(),
+                tiers,
+                files.cache(),
+                state.current().tables().stream()
+                        .filter(t -> t.reader().readsWithPread())
+                        .count());
     }
 
     /** The readers of the live SSTables, newest first; for tests (no reference is taken). */
@@ -351,8 +368,11 @@ public final class LsmEngine implements ManagedEngine {
             }
             waitedS += STOP_GRACE_S;
             pool.shutdownNow();
-            log.warn("closing: the {} thread has not stopped after {} s; waiting for it before releasing the data "
-                    + "directory (it may still write there)", what, waitedS);
+            log.warn(
+                    "closing: the {} thread has not stopped after {} s; waiting for it before releasing the data "
+                            + "directory (it may still write there)",
+                    what,
+                    waitedS);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();

@@ -36,10 +36,20 @@ import java.util.function.LongSupplier;
  *                            go through, bytes (default 0: none, see docs/design.md; below 68 KiB,
  *                            none)
  */
-public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
-                         long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
-                         long tombstoneGraceMs, LongSupplier wallClockMs, FileIo fileIo,
-                         WalRecoveryMode walRecovery, long blockCacheBytes) implements EngineOptions {
+public record LsmOptions(
+        Path dataDir,
+        WalSyncPolicy walSync,
+        long walSyncIntervalMs,
+        long memtableBytes,
+        long walSegmentBytes,
+        long flushStallTimeoutMs,
+        CompactionOptions compaction,
+        long tombstoneGraceMs,
+        LongSupplier wallClockMs,
+        FileIo fileIo,
+        WalRecoveryMode walRecovery,
+        long blockCacheBytes)
+        implements EngineOptions {
 
     public static final long DEFAULT_MEMTABLE_BYTES = 16L << 20;
     /**
@@ -74,71 +84,206 @@ public record LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncInterv
     }
 
     /** The settings above on the real file system ({@link FileIo#DISK}). */
-    public LsmOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
-                      long walSegmentBytes, long flushStallTimeoutMs, CompactionOptions compaction,
-                      long tombstoneGraceMs, LongSupplier wallClockMs) {
-        this(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs, compaction,
-                tombstoneGraceMs, wallClockMs, FileIo.DISK, WalRecoveryMode.REFUSE,
+    public LsmOptions(
+            Path dataDir,
+            WalSyncPolicy walSync,
+            long walSyncIntervalMs,
+            long memtableBytes,
+            long walSegmentBytes,
+            long flushStallTimeoutMs,
+            CompactionOptions compaction,
+            long tombstoneGraceMs,
+            LongSupplier wallClockMs) {
+        this(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                FileIo.DISK,
+                WalRecoveryMode.REFUSE,
                 DEFAULT_BLOCK_CACHE_BYTES);
     }
 
     /** The defaults listed above for {@code dataDir}. */
     public static LsmOptions defaults(Path dataDir) {
-        return new LsmOptions(dataDir, WalSyncPolicy.PERIODIC, 1000, DEFAULT_MEMTABLE_BYTES, 4 * DEFAULT_MEMTABLE_BYTES,
-                30_000, CompactionOptions.defaults(), 0, TimeSource.SYSTEM);
+        return new LsmOptions(
+                dataDir,
+                WalSyncPolicy.PERIODIC,
+                1000,
+                DEFAULT_MEMTABLE_BYTES,
+                4 * DEFAULT_MEMTABLE_BYTES,
+                30_000,
+                CompactionOptions.defaults(),
+                0,
+                TimeSource.SYSTEM);
     }
 
     public LsmOptions withWalSync(WalSyncPolicy policy) {
-        return new LsmOptions(dataDir, policy, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                policy,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                blockCacheBytes);
     }
 
     public LsmOptions withDataDir(Path dir) {
-        return new LsmOptions(dir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                blockCacheBytes);
     }
 
     public LsmOptions withWalSyncIntervalMs(long intervalMs) {
-        return new LsmOptions(dataDir, walSync, intervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                intervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                blockCacheBytes);
     }
 
     /** Sets the memtable size and a WAL segment limit of four times it. */
     public LsmOptions withMemtableBytes(long bytes) {
-        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, bytes, 4 * bytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                bytes,
+                4 * bytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                blockCacheBytes);
     }
 
     public LsmOptions withCompaction(CompactionOptions options) {
-        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                options, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                options,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                blockCacheBytes);
     }
 
     public LsmOptions withWallClock(LongSupplier clock) {
-        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, clock, fileIo, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                clock,
+                fileIo,
+                walRecovery,
+                blockCacheBytes);
     }
 
     public LsmOptions withTombstoneGraceMs(long graceMs) {
-        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, graceMs, wallClockMs, fileIo, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                graceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                blockCacheBytes);
     }
 
     /** These settings with {@code io} as the file layer (tests inject faults with it). */
     public LsmOptions withFileIo(FileIo io) {
-        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, io, walRecovery, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                io,
+                walRecovery,
+                blockCacheBytes);
     }
 
     /** These settings with {@code mode} for damaged WAL segments at recovery. */
     public LsmOptions withWalRecovery(WalRecoveryMode mode) {
-        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, mode, blockCacheBytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                mode,
+                blockCacheBytes);
     }
 
     /** These settings with a block cache of {@code bytes} (0 for none). */
     public LsmOptions withBlockCacheBytes(long bytes) {
-        return new LsmOptions(dataDir, walSync, walSyncIntervalMs, memtableBytes, walSegmentBytes, flushStallTimeoutMs,
-                compaction, tombstoneGraceMs, wallClockMs, fileIo, walRecovery, bytes);
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                bytes);
     }
 }

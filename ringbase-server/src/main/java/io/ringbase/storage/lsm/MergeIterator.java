@@ -36,7 +36,8 @@ public final class MergeIterator implements CloseableIterator<Entry> {
         this.sources = new ArrayList<>(sources);
         this.liveOnly = liveOnly;
         this.wallClockMs = wallClockMs;
-        this.heap = new PriorityQueue<>(Math.max(1, sources.size()), (a, b) -> Keys.compare(a.head.key(), b.head.key()));
+        this.heap =
+                new PriorityQueue<>(Math.max(1, sources.size()), (a, b) -> Keys.compare(a.head.key(), b.head.key()));
         for (CloseableIterator<Entry> s : sources) {
             if (s.hasNext()) {
                 heap.add(new Source(s, s.next()));

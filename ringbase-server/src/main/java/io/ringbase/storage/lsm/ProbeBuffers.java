@@ -14,8 +14,7 @@ final class ProbeBuffers {
     private EntryLocation kept = new EntryLocation();
     private EntryLocation probe = new EntryLocation();
 
-    private ProbeBuffers() {
-    }
+    private ProbeBuffers() {}
 
     /** Where the next SSTable lookup of a read through {@code cursor} goes. */
     static EntryLocation probe(ReadCursor cursor) {

@@ -61,9 +61,13 @@ final class Quarantine {
         options.fileIo().rename(FileNames.sstable(dir, number), target);
         options.fileIo().syncDirectory(dir);
         counters.quarantined.increment();
-        log.error("SSTable {} is damaged at byte {} ({}): moved to {} and dropped from the live set; its entries are "
-                + "no longer served (run repair in a cluster)", damage.file().getFileName(), damage.offset(),
-                damage.getMessage(), dir.relativize(target));
+        log.error(
+                "SSTable {} is damaged at byte {} ({}): moved to {} and dropped from the live set; its entries are "
+                        + "no longer served (run repair in a cluster)",
+                damage.file().getFileName(),
+                damage.offset(),
+                damage.getMessage(),
+                dir.relativize(target));
         return true;
     }
 }

@@ -89,8 +89,10 @@ final class ReadPath {
                 return TryRead.WOULD_WAIT;
             }
             EntryLocation probe = ProbeBuffers.probe(cursor);
-            if (r.locate(key, prefix, hash, probe) && (bestSegment == null
-                    || EntryFormat.compareNewness(probe.segment(), probe.offset(), bestSegment, bestOffset) > 0)) {
+            if (r.locate(key, prefix, hash, probe)
+                    && (bestSegment == null
+                            || EntryFormat.compareNewness(probe.segment(), probe.offset(), bestSegment, bestOffset)
+                                    > 0)) {
                 bestSegment = probe.segment();
                 bestOffset = probe.offset();
                 ProbeBuffers.keepProbe(cursor); // a later probe must not overwrite the block this entry may lie in

@@ -10,7 +10,6 @@ import io.ringbase.storage.lsm.manifest.Manifest;
 import io.ringbase.storage.lsm.manifest.ManifestState;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
-import io.ringbase.storage.lsm.sstable.SstableReader;
 import io.ringbase.storage.lsm.wal.WalReader;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
 import java.io.IOException;
@@ -42,11 +41,9 @@ final class Recovery {
      * @param tables    the live tables, including one holding the replayed WAL records
      * @param walNumber the number of the WAL segment to create next
      */
-    record Result(TableFiles files, List<LiveTable> tables, long walNumber) {
-    }
+    record Result(TableFiles files, List<LiveTable> tables, long walNumber) {}
 
-    private Recovery() {
-    }
+    private Recovery() {}
 
     /**
      * Recovers the directory. The tables of the result hold their opener's reference ({@code
@@ -64,8 +61,11 @@ final class Recovery {
         ManifestState manifest = Manifest.read(path).orElse(null);
         if (manifest == null) {
             if (!sstFiles.isEmpty()) {
-                throw new CorruptionException(FileNames.manifest(path), -1, "missing, but " + sstFiles.size()
-                        + " SSTables are present; refusing to start rather than guess which are live");
+                throw new CorruptionException(
+                        FileNames.manifest(path),
+                        -1,
+                        "missing, but " + sstFiles.size()
+                                + " SSTables are present; refusing to start rather than guess which are live");
             }
             manifest = ManifestState.empty();
         }
@@ -116,9 +116,17 @@ final class Recovery {
         return out;
     }
 
-    private static Result recover(FileIo io, DataDirectory dir, TableFiles files, ManifestState manifest,
-                                  NavigableSet<Long> sstFiles, NavigableSet<Long> walFiles, List<LiveTable> tables,
-                                  long memtableBytes, WalRecoveryMode walRecovery) throws IOException {
+    private static Result recover(
+            FileIo io,
+            DataDirectory dir,
+            TableFiles files,
+            ManifestState manifest,
+            NavigableSet<Long> sstFiles,
+            NavigableSet<Long> walFiles,
+            List<LiveTable> tables,
+            long memtableBytes,
+            WalRecoveryMode walRecovery)
+            throws IOException {
         Path path = dir.path();
         for (long number : manifest.liveTables()) {
             Path file = FileNames.sstable(path, number);
@@ -130,7 +138,8 @@ final class Recovery {
         Set<Long> live = new HashSet<>(manifest.liveTables());
         for (long number : sstFiles) {
             if (!live.contains(number)) {
-                log.warn("deleting {}: not in the manifest (left by an interrupted flush or compaction)",
+                log.warn(
+                        "deleting {}: not in the manifest (left by an interrupted flush or compaction)",
                         FileNames.sstable(path, number).getFileName());
                 io.delete(FileNames.sstable(path, number));
             }
@@ -152,17 +161,29 @@ final class Recovery {
             } catch (java.io.UncheckedIOException e) {
                 throw e.getCause();
             }
-            log.info("replayed {} records from {}{}", r.records(), file.getFileName(), r.tornTail() ? " (torn tail ignored)" : "");
+            log.info(
+                    "replayed {} records from {}{}",
+                    r.records(),
+                    file.getFileName(),
+                    r.tornTail() ? " (torn tail ignored)" : "");
             replayed.add(number);
         }
         replay.finish();
         long walNumber = files.nextNumber();
-        Manifest.write(io, path, new ManifestState(files.peekNextNumber(), walNumber,
-                tables.stream().map(LiveTable::number).sorted().toList()));
+        Manifest.write(
+                io,
+                path,
+                new ManifestState(
+                        files.peekNextNumber(),
+                        walNumber,
+                        tables.stream().map(LiveTable::number).sorted().toList()));
         for (long number : replayed) {
             io.delete(FileNames.wal(path, number));
         }
-        log.info("opened {}: {} SSTables, {} entries recovered from the WAL", path.toAbsolutePath(), tables.size(),
+        log.info(
+                "opened {}: {} SSTables, {} entries recovered from the WAL",
+                path.toAbsolutePath(),
+                tables.size(),
                 replay.entries);
         return new Result(files, tables, walNumber);
     }

@@ -33,13 +33,14 @@ final class StatePublisher {
     private final ReentrantLock stateLock = new ReentrantLock();
     /** Signalled under stateLock whenever a publish is done or a flush failed. */
     private final Condition flushed = stateLock.newCondition();
+
     private final FileIo io;
     private final Path dir;
     private final TableFiles files;
     private final EngineHealth health;
 
-    private volatile View view;             // replaced under stateLock; the engine holds one reference to it
-    private volatile boolean engineClosed;  // set once the last view is released
+    private volatile View view; // replaced under stateLock; the engine holds one reference to it
+    private volatile boolean engineClosed; // set once the last view is released
 
     StatePublisher(FileIo io, Path dir, TableFiles files, EngineHealth health) {
         this.io = io;
@@ -83,7 +84,8 @@ final class StatePublisher {
             List<LiveTable> tables = v.tables();
             for (LiveTable t : tables) {
                 if (!t.reader().tryRetain()) { // cannot happen: the view holds a reference on each
-                    throw new IllegalStateException("a live SSTable was released: " + t.reader().path());
+                    throw new IllegalStateException(
+                            "a live SSTable was released: " + t.reader().path());
                 }
             }
             return tables;
@@ -137,7 +139,7 @@ final class StatePublisher {
      * @throws IllegalStateException if the manifest's WAL replay point passes a segment not yet flushed
      */
     void publish(UnaryOperator<View> change) throws IOException {
-        publish(change, () -> { });
+        publish(change, () -> {});
     }
 
     /**
@@ -217,7 +219,8 @@ final class StatePublisher {
             while (waiting.getAsBoolean()) {
                 StorageFaultException failing = health.flushFailure();
                 if (failing != null) {
-                    throw health.noteFault(failing.copy()); // the flusher retries by itself; do not wait out the stall timeout
+                    throw health.noteFault(
+                            failing.copy()); // the flusher retries by itself; do not wait out the stall timeout
                 }
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {

@@ -62,7 +62,8 @@ final class TableFiles {
     LiveTable write(CloseableIterator<Entry> entries, long expectedEntries) throws IOException {
         long number = nextNumber();
         Path tmp = FileNames.sstableTmp(dir, number);
-        try (entries; SstableWriter writer = new SstableWriter(io, tmp, Math.max(1, expectedEntries))) {
+        try (entries;
+                SstableWriter writer = new SstableWriter(io, tmp, Math.max(1, expectedEntries))) {
             while (entries.hasNext()) {
                 writer.add(entries.next());
             }

@@ -1,7 +1,7 @@
 package io.ringbase.storage.lsm;
 
-import io.ringbase.storage.lsm.lifetime.RefCount;
 import io.ringbase.storage.ReadCursor;
+import io.ringbase.storage.lsm.lifetime.RefCount;
 import io.ringbase.storage.lsm.manifest.ManifestState;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.SstableReader;
@@ -31,6 +31,7 @@ final class View implements ReadCursor.Pin {
     final List<Frozen> immutables;
     /** Live SSTables, highest {@code maxVersion} first (so point reads can stop early). */
     final List<LiveTable> tables;
+
     private final RefCount refs = new RefCount();
 
     View(Memtable active, long activeWalNumber, List<Frozen> immutables, List<LiveTable> tables) {
@@ -38,14 +39,15 @@ final class View implements ReadCursor.Pin {
         this.activeWalNumber = activeWalNumber;
         this.immutables = List.copyOf(immutables);
         List<LiveTable> sorted = new ArrayList<>(tables);
-        sorted.sort(Comparator.comparingLong((LiveTable t) -> t.reader().maxVersion()).reversed());
+        sorted.sort(Comparator.comparingLong((LiveTable t) -> t.reader().maxVersion())
+                .reversed());
         this.tables = List.copyOf(sorted);
         long previous = Long.MIN_VALUE;
         for (Frozen f : this.immutables) {
             if (f.walNumber() <= previous || f.walNumber() >= activeWalNumber) {
                 // A restart replays from the oldest unflushed segment up: one out of order would be skipped
-                throw new IllegalStateException("WAL segments out of activation order: " + this.immutables
-                        + ", active " + activeWalNumber);
+                throw new IllegalStateException(
+                        "WAL segments out of activation order: " + this.immutables + ", active " + activeWalNumber);
             }
             previous = f.walNumber();
         }
@@ -55,7 +57,8 @@ final class View implements ReadCursor.Pin {
         }
         for (LiveTable t : this.tables) {
             if (!t.reader().tryRetain()) {
-                throw new IllegalStateException("a view was made of a released SSTable: " + t.reader().path());
+                throw new IllegalStateException(
+                        "a view was made of a released SSTable: " + t.reader().path());
             }
         }
     }
@@ -67,12 +70,10 @@ final class View implements ReadCursor.Pin {
     }
 
     /** A memtable switched out for flushing, and the WAL segment that holds its records. */
-    record Frozen(Memtable memtable, long walNumber) {
-    }
+    record Frozen(Memtable memtable, long walNumber) {}
 
     /** A live SSTable and its file number. */
-    record LiveTable(long number, SstableReader reader) {
-    }
+    record LiveTable(long number, SstableReader reader) {}
 
     Memtable active() {
         return active;
@@ -116,7 +117,9 @@ final class View implements ReadCursor.Pin {
 
     /** The manifest that makes this view durable: its live tables, ascending, and its WAL replay point. */
     ManifestState manifest(long nextFileNumber) {
-        return new ManifestState(nextFileNumber, walReplayFrom(),
+        return new ManifestState(
+                nextFileNumber,
+                walReplayFrom(),
                 tables.stream().map(LiveTable::number).sorted().toList());
     }
 }

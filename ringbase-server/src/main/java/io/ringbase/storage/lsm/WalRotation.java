@@ -42,12 +42,19 @@ final class WalRotation {
     private final Runnable flushPending;
 
     private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
-    private volatile WalWriter wal;  // replaced under switchLock's write side; read freely
-    private NewSegment spare;        // the next WAL segment, created ahead; guarded by this
-    private boolean closed;          // guarded by switchLock
+    private volatile WalWriter wal; // replaced under switchLock's write side; read freely
+    private NewSegment spare; // the next WAL segment, created ahead; guarded by this
+    private boolean closed; // guarded by switchLock
 
-    WalRotation(LsmOptions options, Path dir, TableFiles files, StatePublisher state, EngineHealth health,
-                EngineCounters counters, Executor flushThread, Runnable flushPending) {
+    WalRotation(
+            LsmOptions options,
+            Path dir,
+            TableFiles files,
+            StatePublisher state,
+            EngineHealth health,
+            EngineCounters counters,
+            Executor flushThread,
+            Runnable flushPending) {
         this.options = options;
         this.dir = dir;
         this.files = files;
@@ -60,8 +67,12 @@ final class WalRotation {
 
     /** At open: creates WAL segment {@code number} as the active one. */
     void start(long number) throws IOException {
-        wal = WalWriter.create(options.fileIo(), FileNames.wal(dir, number), options.walSync(),
-                options.walSyncIntervalMs(), counters.walStats);
+        wal = WalWriter.create(
+                options.fileIo(),
+                FileNames.wal(dir, number),
+                options.walSync(),
+                options.walSyncIntervalMs(),
+                counters.walStats);
         wal.onPoisoned(this::rollSoon);
     }
 
@@ -118,16 +129,18 @@ final class WalRotation {
                 return;
             }
             old = wal;
-            state.switchView(now -> {
-                List<Frozen> imms = new ArrayList<>(now.immutables());
-                imms.add(new Frozen(now.active(), now.activeWalNumber()));
-                Memtable fresh = newMemtable();
-                try {
-                    return new View(fresh, next.number(), imms, now.tables()); // checks activation order
-                } finally {
-                    fresh.release(); // views hold memtables: the slabs go with the last view that holds them
-                }
-            }, () -> wal = next.writer()); // the segment and its memtable become active together, or neither
+            state.switchView(
+                    now -> {
+                        List<Frozen> imms = new ArrayList<>(now.immutables());
+                        imms.add(new Frozen(now.active(), now.activeWalNumber()));
+                        Memtable fresh = newMemtable();
+                        try {
+                            return new View(fresh, next.number(), imms, now.tables()); // checks activation order
+                        } finally {
+                            fresh.release(); // views hold memtables: the slabs go with the last view that holds them
+                        }
+                    },
+                    () -> wal = next.writer()); // the segment and its memtable become active together, or neither
         } finally {
             switchLock.writeLock().unlock();
         }
@@ -138,8 +151,10 @@ final class WalRotation {
                 closing.close();
             } catch (IOException e) {
                 // its records are in the memtable now being flushed, which makes them durable
-                log.warn("closing WAL segment {} failed; its records are durable once its memtable is flushed",
-                        closing.path(), e);
+                log.warn(
+                        "closing WAL segment {} failed; its records are durable once its memtable is flushed",
+                        closing.path(),
+                        e);
             }
             flushPending.run();
         });
@@ -186,7 +201,8 @@ final class WalRotation {
             try {
                 spare = newSegment();
             } catch (IOException | RuntimeException e) {
-                log.error("could not create the next WAL segment ahead of time; the next memtable switch will try again",
+                log.error(
+                        "could not create the next WAL segment ahead of time; the next memtable switch will try again",
                         e);
             }
         }
@@ -195,8 +211,12 @@ final class WalRotation {
     /** Holds this (numbers are taken in activation order). */
     private NewSegment newSegment() throws IOException {
         long walNumber = files.nextNumber();
-        WalWriter writer = WalWriter.create(options.fileIo(), FileNames.wal(dir, walNumber), options.walSync(),
-                options.walSyncIntervalMs(), counters.walStats);
+        WalWriter writer = WalWriter.create(
+                options.fileIo(),
+                FileNames.wal(dir, walNumber),
+                options.walSync(),
+                options.walSyncIntervalMs(),
+                counters.walStats);
         writer.onPoisoned(this::rollSoon);
         return new NewSegment(walNumber, writer);
     }
@@ -227,11 +247,14 @@ final class WalRotation {
             }
             try {
                 switchTo(takeSpare(true), v.active());
-                log.warn("rolled from poisoned WAL segment {} to a fresh one ({})", w.path().getFileName(),
+                log.warn(
+                        "rolled from poisoned WAL segment {} to a fresh one ({})",
+                        w.path().getFileName(),
                         w.failure().getMessage());
                 return;
             } catch (IOException | RuntimeException e) {
-                health.noteFault(new StorageFaultException("rolling from poisoned WAL segment " + w.path().getFileName(), e));
+                health.noteFault(new StorageFaultException(
+                        "rolling from poisoned WAL segment " + w.path().getFileName(), e));
                 try {
                     Thread.sleep(backoffMs);
                 } catch (InterruptedException ie) {

@@ -34,8 +34,13 @@ final class WritePath {
     private final EngineCounters counters;
     private final CompactionScheduler<?> compaction;
 
-    WritePath(LsmOptions options, WalRotation rotation, StatePublisher state, EngineHealth health,
-              EngineCounters counters, CompactionScheduler<?> compaction) {
+    WritePath(
+            LsmOptions options,
+            WalRotation rotation,
+            StatePublisher state,
+            EngineHealth health,
+            EngineCounters counters,
+            CompactionScheduler<?> compaction) {
         this.options = options;
         this.rotation = rotation;
         this.state = state;
@@ -151,7 +156,8 @@ final class WritePath {
     /** A WAL append to {@code w} failed: rolls to a fresh segment soon and reports the fault. */
     private StorageFaultException walAppendFailed(WalWriter w, IOException e) {
         rotation.rollSoon();
-        return health.noteFault(new StorageFaultException("WAL append to " + w.path().getFileName(), e));
+        return health.noteFault(
+                new StorageFaultException("WAL append to " + w.path().getFileName(), e));
     }
 
     /**
@@ -205,7 +211,8 @@ final class WritePath {
      * fsync ({@code --wal-sync always}), or compaction backpressure applies (the slowdown trigger).
      */
     private boolean everyWriteWaits(View v) {
-        return options.walSync() == WalSyncPolicy.ALWAYS || v.tables().size() >= options.compaction().slowdownTables();
+        return options.walSync() == WalSyncPolicy.ALWAYS
+                || v.tables().size() >= options.compaction().slowdownTables();
     }
 
     /**
@@ -233,9 +240,11 @@ final class WritePath {
             if (state.current().tables().size() >= stop) {
                 compaction.schedule();
                 long deadline = started + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
-                state.awaitFlushes(() -> state.current().tables().size() >= stop && !health.closing(), deadline,
-                        "compaction has fallen behind: " + state.current().tables().size() + " SSTables, writes stop at "
-                                + stop);
+                state.awaitFlushes(
+                        () -> state.current().tables().size() >= stop && !health.closing(),
+                        deadline,
+                        "compaction has fallen behind: "
+                                + state.current().tables().size() + " SSTables, writes stop at " + stop);
             } else {
                 try {
                     Thread.sleep(CompactionOptions.SLOWDOWN_DELAY_MS);
@@ -255,11 +264,15 @@ final class WritePath {
      * thread has not yet).
      */
     private void makeRoom(Memtable full, long deadlineNanos) throws IOException {
-        boolean stalls = !state.current().immutables().isEmpty() && state.current().active() == full; // for stats only
+        boolean stalls =
+                !state.current().immutables().isEmpty() && state.current().active() == full; // for stats only
         long started = stalls ? System.nanoTime() : 0;
         try {
-            state.awaitFlushes(() -> !state.current().immutables().isEmpty() && state.current().active() == full
-                            && !health.closing(), deadlineNanos,
+            state.awaitFlushes(
+                    () -> !state.current().immutables().isEmpty()
+                            && state.current().active() == full
+                            && !health.closing(),
+                    deadlineNanos,
                     "flushing has fallen behind for " + options.flushStallTimeoutMs() + " ms");
         } finally {
             if (stalls) {

@@ -80,6 +80,7 @@ public final class RocksDbEngine implements ManagedEngine {
     public static final String ROCKSDB_DIR = "rocksdb";
     /** Lock stripes that serialize read-compare-write per key. */
     static final int STRIPES = 256;
+
     private static final byte[] MAX_VERSION_KEY = "max-version".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     static {
@@ -99,6 +100,7 @@ public final class RocksDbEngine implements ManagedEngine {
     final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
     /** Scans not closed yet: close() frees their native iterators. */
     final Set<RocksScan> openScans = ConcurrentHashMap.newKeySet();
+
     private final ScheduledExecutorService background;
     private final AtomicLong maxVersion;
     final LongAdder flushes = new LongAdder();
@@ -109,8 +111,14 @@ public final class RocksDbEngine implements ManagedEngine {
     volatile boolean closed;
     private volatile boolean closing; // set before close waits for calls in flight: a purge pass stops
 
-    private RocksDbEngine(RocksDbOptions options, DataDirectory dir, RocksDB db, ColumnFamilyHandle data,
-                          ColumnFamilyHandle meta, List<AutoCloseable> natives, Statistics statistics) {
+    private RocksDbEngine(
+            RocksDbOptions options,
+            DataDirectory dir,
+            RocksDB db,
+            ColumnFamilyHandle data,
+            ColumnFamilyHandle meta,
+            List<AutoCloseable> natives,
+            Statistics statistics) {
         this.options = options;
         this.dir = dir;
         this.db = db;
@@ -129,11 +137,14 @@ public final class RocksDbEngine implements ManagedEngine {
             return t;
         });
         if (options.walSync() == WalSyncPolicy.PERIODIC) {
-            var _ = background.scheduleWithFixedDelay(this::syncWalQuietly, options.walSyncIntervalMs(),
-                    options.walSyncIntervalMs(), TimeUnit.MILLISECONDS);
+            var _ = background.scheduleWithFixedDelay(
+                    this::syncWalQuietly,
+                    options.walSyncIntervalMs(),
+                    options.walSyncIntervalMs(),
+                    TimeUnit.MILLISECONDS);
         }
-        var _ = background.scheduleWithFixedDelay(this::purgeQuietly, options.purgeIntervalMs(), options.purgeIntervalMs(),
-                TimeUnit.MILLISECONDS);
+        var _ = background.scheduleWithFixedDelay(
+                this::purgeQuietly, options.purgeIntervalMs(), options.purgeIntervalMs(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -156,10 +167,10 @@ public final class RocksDbEngine implements ManagedEngine {
             RocksEvents listener = new RocksEvents();
             RocksTuning.Opening opening = RocksTuning.configure(options, listener, natives);
             List<ColumnFamilyHandle> handles = new ArrayList<>();
-            RocksDB db = RocksDB.open(opening.dbOptions(), path.resolve(ROCKSDB_DIR).toString(), opening.families(),
-                    handles);
-            RocksDbEngine engine = new RocksDbEngine(options, dir, db, handles.get(0), handles.get(1), natives,
-                    opening.statistics());
+            RocksDB db = RocksDB.open(
+                    opening.dbOptions(), path.resolve(ROCKSDB_DIR).toString(), opening.families(), handles);
+            RocksDbEngine engine =
+                    new RocksDbEngine(options, dir, db, handles.get(0), handles.get(1), natives, opening.statistics());
             listener.engine = engine;
             return engine;
         } catch (RocksDBException e) {
@@ -200,7 +211,10 @@ public final class RocksDbEngine implements ManagedEngine {
                 maxVersion.accumulateAndGet(version, Math::max);
                 try (WriteBatch batch = new WriteBatch()) {
                     batch.put(data, key, encoded);
-                    batch.merge(meta, MAX_VERSION_KEY, ByteBuffer.allocate(8).putLong(version).array());
+                    batch.merge(
+                            meta,
+                            MAX_VERSION_KEY,
+                            ByteBuffer.allocate(8).putLong(version).array());
                     db.write(writeOptions, batch);
                 }
             } else {
@@ -262,7 +276,8 @@ public final class RocksDbEngine implements ManagedEngine {
         long horizon = now - options.tombstoneGraceMs();
         long deleted = 0;
         enter();
-        try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(data, ro)) {
+        try (ReadOptions ro = new ReadOptions().setFillCache(false);
+                RocksIterator it = db.newIterator(data, ro)) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
                 if (closing) {
                     break;
@@ -415,8 +430,27 @@ public final class RocksDbEngine implements ManagedEngine {
         closeLock.readLock().lock();
         try {
             if (closed) {
-                return new EngineStats(0, List.of(), flushes.sum(), 0, 0, compactions.sum(), 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                        diskErrors.sum(), 0, 0, 0, 0);
+                return new EngineStats(
+                        0,
+                        List.of(),
+                        flushes.sum(),
+                        0,
+                        0,
+                        compactions.sum(),
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        diskErrors.sum(),
+                        0,
+                        0,
+                        0,
+                        0);
             }
             long memtable = db.getLongProperty(data, "rocksdb.cur-size-all-mem-tables");
             List<EngineStats.Tier> tiers = new ArrayList<>();
@@ -426,17 +460,27 @@ public final class RocksDbEngine implements ManagedEngine {
                 }
             }
             long flushOut = statistics.getTickerCount(TickerType.FLUSH_WRITE_BYTES);
-            return new EngineStats(memtable, tiers, flushes.sum(), flushOut, flushOut, compactions.sum(),
+            return new EngineStats(
+                    memtable,
+                    tiers,
+                    flushes.sum(),
+                    flushOut,
+                    flushOut,
+                    compactions.sum(),
                     statistics.getTickerCount(TickerType.COMPACT_READ_BYTES),
                     statistics.getTickerCount(TickerType.COMPACT_WRITE_BYTES),
                     statistics.getTickerCount(TickerType.NUMBER_KEYS_WRITTEN),
                     statistics.getTickerCount(TickerType.WAL_FILE_BYTES),
                     statistics.getTickerCount(TickerType.WRITE_DONE_BY_SELF),
-                    statistics.getTickerCount(TickerType.WAL_FILE_SYNCED), 0,
-                    0, TimeUnit.MICROSECONDS.toNanos(statistics.getTickerCount(TickerType.STALL_MICROS)),
-                    diskErrors.sum(), 0, // no quarantine: RocksDB reports corruption as errors
+                    statistics.getTickerCount(TickerType.WAL_FILE_SYNCED),
+                    0,
+                    0,
+                    TimeUnit.MICROSECONDS.toNanos(statistics.getTickerCount(TickerType.STALL_MICROS)),
+                    diskErrors.sum(),
+                    0, // no quarantine: RocksDB reports corruption as errors
                     statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT),
-                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_MISS), 0); // RocksDB always preads
+                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_MISS),
+                    0); // RocksDB always preads
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB property failed: " + describe(e), e);
         } finally {

@@ -23,9 +23,15 @@ import java.util.function.LongSupplier;
  * @param purgeIntervalMs   how often the purge pass runs in the background, ms (default one hour)
  * @param wallClockMs       the wall clock, Unix epoch ms (injectable for tests)
  */
-public record RocksDbOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIntervalMs, long memtableBytes,
-                             long blockCacheBytes, long tombstoneGraceMs, long purgeIntervalMs,
-                             LongSupplier wallClockMs) {
+public record RocksDbOptions(
+        Path dataDir,
+        WalSyncPolicy walSync,
+        long walSyncIntervalMs,
+        long memtableBytes,
+        long blockCacheBytes,
+        long tombstoneGraceMs,
+        long purgeIntervalMs,
+        LongSupplier wallClockMs) {
 
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 32L << 20;
     public static final long DEFAULT_PURGE_INTERVAL_MS = 3_600_000L;
@@ -53,8 +59,14 @@ public record RocksDbOptions(Path dataDir, WalSyncPolicy walSync, long walSyncIn
      * but at least 64 KiB, tombstone grace, clock), with the defaults above for the rest.
      */
     public static RocksDbOptions from(EngineOptions shared) {
-        return new RocksDbOptions(shared.dataDir(), shared.walSync(), shared.walSyncIntervalMs(),
-                Math.max(64 * 1024, shared.memtableBytes()), DEFAULT_BLOCK_CACHE_BYTES, shared.tombstoneGraceMs(),
-                DEFAULT_PURGE_INTERVAL_MS, shared.wallClockMs());
+        return new RocksDbOptions(
+                shared.dataDir(),
+                shared.walSync(),
+                shared.walSyncIntervalMs(),
+                Math.max(64 * 1024, shared.memtableBytes()),
+                DEFAULT_BLOCK_CACHE_BYTES,
+                shared.tombstoneGraceMs(),
+                DEFAULT_PURGE_INTERVAL_MS,
+                shared.wallClockMs());
     }
 }

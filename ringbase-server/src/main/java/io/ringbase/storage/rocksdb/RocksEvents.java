@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RocksEvents extends AbstractEventListener {
 
-private static final Logger log = LoggerFactory.getLogger(RocksDbEngine.class);
+    private static final Logger log = LoggerFactory.getLogger(RocksDbEngine.class);
 
     /** The engine, once opened; {@code null} before. */
     volatile RocksDbEngine engine;

@@ -31,11 +31,9 @@ final class RocksTuning {
      * @param families   {@code default}, then {@value #META_FAMILY}
      * @param statistics the tickers {@link RocksDbEngine#stats()} reads
      */
-    record Opening(DBOptions dbOptions, List<ColumnFamilyDescriptor> families, Statistics statistics) {
-    }
+    record Opening(DBOptions dbOptions, List<ColumnFamilyDescriptor> families, Statistics statistics) {}
 
-    private RocksTuning() {
-    }
+    private RocksTuning() {}
 
     /**
      * Makes RocksDB's options for {@code options}, with {@code listener} as the event listener. Every
@@ -85,8 +83,8 @@ final class RocksTuning {
         natives.add(dbOptions);
         List<ColumnFamilyDescriptor> families = List.of(
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, dataOptions),
-                new ColumnFamilyDescriptor(META_FAMILY.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                        metaOptions));
+                new ColumnFamilyDescriptor(
+                        META_FAMILY.getBytes(java.nio.charset.StandardCharsets.US_ASCII), metaOptions));
         return new Opening(dbOptions, families, statistics);
     }
 }

@@ -23,8 +23,7 @@ final class RocksValueFormat {
 
     private static final ValueLayout.OfLong LONG = Layouts.I64;
 
-    private RocksValueFormat() {
-    }
+    private RocksValueFormat() {}
 
     /** Encodes a value (or a tombstone when {@code value} is null). */
     static byte[] encode(long version, long expiresAtMs, MemorySegment value) {
@@ -67,7 +66,8 @@ final class RocksValueFormat {
     }
 
     private static void checkHeader(byte[] bytes) {
-        if (bytes.length < HEADER_SIZE || (bytes[0] & ~TOMBSTONE) != 0
+        if (bytes.length < HEADER_SIZE
+                || (bytes[0] & ~TOMBSTONE) != 0
                 || ((bytes[0] & TOMBSTONE) != 0 && bytes.length != HEADER_SIZE)) {
             throw new IllegalArgumentException("not a Ringbase RocksDB value (" + bytes.length + " bytes, flags 0x"
                     + Integer.toHexString(bytes.length == 0 ? 0 : bytes[0] & 0xff) + ")");

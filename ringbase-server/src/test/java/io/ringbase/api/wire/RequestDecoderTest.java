@@ -19,8 +19,8 @@ class RequestDecoderTest {
 
     static final int BODY_LIMIT = 1000;
 
-    final EmbeddedChannel channel = new EmbeddedChannel(
-            new RequestDecoder(200, 300, BODY_LIMIT, List.of("/v0/entity")));
+    final EmbeddedChannel channel =
+            new EmbeddedChannel(new RequestDecoder(200, 300, BODY_LIMIT, List.of("/v0/entity")));
     final List<Object> seen = new ArrayList<>();
 
     @AfterEach
@@ -59,13 +59,16 @@ class RequestDecoderTest {
         assertThat(get.version()).isEqualTo(HttpVersion.HTTP_1_1);
         assertThat(get.keepAlive()).isTrue();
         assertThat(get.content().readableBytes()).isZero();
-        assertThat(get.header("host")).as("headers are not kept on the point path").isNull();
+        assertThat(get.header("host"))
+                .as("headers are not kept on the point path")
+                .isNull();
         assertThat(((Request) out.get(1)).method()).isEqualTo(HttpMethod.DELETE);
     }
 
     @Test
     void aBodyByContentLengthArrivingInPieces() {
-        assertThat(feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Le", "ngth: 10\r\n\r\n01234")).isEmpty();
+        assertThat(feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Le", "ngth: 10\r\n\r\n01234"))
+                .isEmpty();
         List<Object> out = feed("56789GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(out).hasSize(2);
         assertThat(body(out.get(0))).isEqualTo("0123456789");
@@ -73,16 +76,18 @@ class RequestDecoderTest {
 
     @Test
     void aChunkedBodyWithExtensionsAndTrailers() {
-        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
-                "3;ext=1\r\nabc\r\n", "A\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n");
+        List<Object> out = feed(
+                "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+                "3;ext=1\r\nabc\r\n",
+                "A\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n");
         assertThat(out).hasSize(1);
         assertThat(body(out.get(0))).isEqualTo("abc0123456789");
     }
 
     @Test
     void headersAreKeptOffThePointPath() {
-        List<Object> out = feed("POST /internal/v0/batch HTTP/1.1\r\nHost: x\r\nX-Rb-Auth:  sig \r\n"
-                + "content-length: 2\r\n\r\nok");
+        List<Object> out = feed(
+                "POST /internal/v0/batch HTTP/1.1\r\nHost: x\r\nX-Rb-Auth:  sig \r\n" + "content-length: 2\r\n\r\nok");
         Request r = (Request) out.getFirst();
         assertThat(r.header("x-rb-auth")).isEqualTo("sig");
         assertThat(r.header("Content-Length")).isEqualTo("2");
@@ -92,9 +97,12 @@ class RequestDecoderTest {
 
     @Test
     void keepAliveFollowsTheVersionAndTheConnectionHeader() {
-        List<Object> out = feed("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET /a HTTP/1.0\r\n\r\n",
+        List<Object> out = feed(
+                "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /a HTTP/1.0\r\n\r\n",
                 "GET /a HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
-                "GET /a HTTP/1.1\r\nHost: x\r\nConnection: foo, close\r\n\r\n", "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+                "GET /a HTTP/1.1\r\nHost: x\r\nConnection: foo, close\r\n\r\n",
+                "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(out).extracting(o -> ((Request) o).keepAlive()).containsExactly(false, false, true, false, true);
     }
 
@@ -107,7 +115,8 @@ class RequestDecoderTest {
 
     @Test
     void aBodyOverTheLimitByContentLengthIsSkippedAndTheConnectionGoesOn() {
-        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n",
+        List<Object> out = feed(
+                "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n",
                 "a".repeat(1001) + "GET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(out).hasSize(2);
         assertThat(out.get(0)).isEqualTo(new RequestError.TooLarge(HttpVersion.HTTP_1_1, true, false));
@@ -116,15 +125,16 @@ class RequestDecoderTest {
 
     @Test
     void aChunkedBodyOverTheLimitEndsTheConnection() {
-        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+        List<Object> out = feed(
+                "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
                 "3E9\r\n" + "a".repeat(1001) + "\r\n0\r\n\r\nGET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(out).containsExactly(new RequestError.TooLarge(HttpVersion.HTTP_1_1, false, false));
     }
 
     @Test
     void expectContinueIsAnsweredBeforeTheBodyAndOtherExpectationsAre417() {
-        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
-                + "Content-Length: 2\r\n\r\n");
+        List<Object> out = feed(
+                "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n" + "Content-Length: 2\r\n\r\n");
         assertThat(out).isEmpty();
         ByteBuf interim = channel.readOutbound();
         assertThat(interim.toString(StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
@@ -153,8 +163,8 @@ class RequestDecoderTest {
         };
         for (String b : bad) {
             EmbeddedChannel ch = new EmbeddedChannel(new RequestDecoder(200, 300, BODY_LIMIT, List.of("/v0/entity")));
-            ch.writeInbound(Unpooled.copiedBuffer(b + "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n",
-                    StandardCharsets.ISO_8859_1));
+            ch.writeInbound(
+                    Unpooled.copiedBuffer(b + "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.ISO_8859_1));
             Object first = ch.readInbound();
             assertThat(first).as(b).isInstanceOf(RequestError.Malformed.class);
             assertThat(ch.<Object>readInbound()).as("nothing after %s", b).isNull();
@@ -172,15 +182,19 @@ class RequestDecoderTest {
                 + "PUT /v0/entity?id=smuggled HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nEVIL!");
         assertThat(out).hasSize(1);
         assertThat(out.getFirst()).isInstanceOf(RequestError.Malformed.class);
-        assertThat(feed("GET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n")).as("nothing more is read").isEmpty();
+        assertThat(feed("GET /v0/entity?id=b HTTP/1.1\r\nHost: x\r\n\r\n"))
+                .as("nothing more is read")
+                .isEmpty();
     }
 
     @Test
     @Timeout(10)
     void anErrorSaysWhetherTheRequestWasHeadSoItsResponseGoesWithoutBody() {
-        assertThat(feed("HEAD /a HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n",
-                "GET /a HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n"))
-                .containsExactly(new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true, true),
+        assertThat(feed(
+                        "HEAD /a HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n",
+                        "GET /a HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n"))
+                .containsExactly(
+                        new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true, true),
                         new RequestError.UnsupportedExpectation(HttpVersion.HTTP_1_1, true, false));
         assertThat(feed("HEAD /a HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n"))
                 .containsExactly(new RequestError.TooLarge(HttpVersion.HTTP_1_1, true, true));
@@ -202,8 +216,8 @@ class RequestDecoderTest {
         };
         for (String b : bad) {
             EmbeddedChannel ch = new EmbeddedChannel(new RequestDecoder(200, 300, BODY_LIMIT, List.of("/v0/entity")));
-            ch.writeInbound(Unpooled.copiedBuffer(b + "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n",
-                    StandardCharsets.ISO_8859_1));
+            ch.writeInbound(
+                    Unpooled.copiedBuffer(b + "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.ISO_8859_1));
             Object first = ch.readInbound();
             try {
                 assertThat(first).as(b).isInstanceOf(RequestError.Malformed.class);
@@ -218,8 +232,11 @@ class RequestDecoderTest {
     @Test
     @Timeout(10)
     void hostMayBeEmptyAndHttp10MayOmitIt() {
-        List<Object> out = feed("GET /v0/entity?id=a HTTP/1.0\r\n\r\n", "GET /a HTTP/1.0\r\n\r\n",
-                "GET /a HTTP/1.1\r\nhost:\r\n\r\n", "GET /v0/entity?id=a HTTP/1.1\r\nHOST: x:8080\r\n\r\n");
+        List<Object> out = feed(
+                "GET /v0/entity?id=a HTTP/1.0\r\n\r\n",
+                "GET /a HTTP/1.0\r\n\r\n",
+                "GET /a HTTP/1.1\r\nhost:\r\n\r\n",
+                "GET /v0/entity?id=a HTTP/1.1\r\nHOST: x:8080\r\n\r\n");
         assertThat(out).hasSize(4).allMatch(o -> o instanceof Request);
     }
 
@@ -237,10 +254,21 @@ class RequestDecoderTest {
                 "GET http://h HTTP/1.1\r\nHost: x\r\n\r\n",
                 "GET http://h?x=1 HTTP/1.1\r\nHost: x\r\n\r\n",
                 "GET /v0/entity?id=http://h/ HTTP/1.1\r\nHost: x\r\n\r\n");
-        assertThat(out).extracting(o -> ((Request) o).uri()).containsExactly("/v0/entity?id=a", "/v0/entity?id=b",
-                "/v0/entities?start=a", "/internal/v0/batch", "/v0/admin/flush", "/health", "/", "/?x=1",
-                "/v0/entity?id=http://h/");
-        assertThat(((Request) out.get(0)).header("host")).as("the point path keeps no header fields").isNull();
+        assertThat(out)
+                .extracting(o -> ((Request) o).uri())
+                .containsExactly(
+                        "/v0/entity?id=a",
+                        "/v0/entity?id=b",
+                        "/v0/entities?start=a",
+                        "/internal/v0/batch",
+                        "/v0/admin/flush",
+                        "/health",
+                        "/",
+                        "/?x=1",
+                        "/v0/entity?id=http://h/");
+        assertThat(((Request) out.get(0)).header("host"))
+                .as("the point path keeps no header fields")
+                .isNull();
         assertThat(body(out.get(1))).isEqualTo("v");
         assertThat(((Request) out.get(2)).header("accept")).isEqualTo("application/x-ndjson");
     }
@@ -250,7 +278,8 @@ class RequestDecoderTest {
     void anAbsoluteFormTargetWithoutHostIsRefused() {
         // RFC 9110 §4.2.1: an http(s) URI with an empty host is invalid
         assertThat(feed("GET http:///v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n"))
-                .singleElement().isInstanceOf(RequestError.Malformed.class);
+                .singleElement()
+                .isInstanceOf(RequestError.Malformed.class);
     }
 
     @Test

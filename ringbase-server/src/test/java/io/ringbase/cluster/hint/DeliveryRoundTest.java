@@ -95,15 +95,19 @@ class DeliveryRoundTest {
     void neverMoreThanMaxInFlightWritesAwaitAnAnswer() throws Exception {
         storeHints(HintOptions.defaults().withMaxInFlight(4), 10);
         HeldReplica replica = new HeldReplica();
-        Future<DeliveryRound.Result> result = startRound(new DeliveryRound(store, replica, store.options(), () -> false));
+        Future<DeliveryRound.Result> result =
+                startRound(new DeliveryRound(store, replica, store.options(), () -> false));
 
         int[] answered = {0};
         // answer what is outstanding, checking each time that no more than 4 were sent unanswered
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5)).pollInSameThread().until(() -> {
-            assertThat(replica.writes.size() - answered[0]).isLessThanOrEqualTo(4);
-            answered[0] += replica.answerAll();
-            return answered[0] >= 10;
-        });
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(5))
+                .pollInSameThread()
+                .until(() -> {
+                    assertThat(replica.writes.size() - answered[0]).isLessThanOrEqualTo(4);
+                    answered[0] += replica.answerAll();
+                    return answered[0] >= 10;
+                });
 
         assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo(new DeliveryRound.Result(10, null));
         assertThat(replica.writes).hasSize(10);
@@ -129,7 +133,9 @@ class DeliveryRoundTest {
         HeldReplica replica = new HeldReplica();
         AtomicBoolean stop = new AtomicBoolean();
         Future<DeliveryRound.Result> result = startRound(new DeliveryRound(store, replica, store.options(), stop::get));
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5)).until(() -> replica.writes.size() >= 2);
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> replica.writes.size() >= 2);
 
         stop.set(true);
 

@@ -56,7 +56,9 @@ final class FakeReplica implements Replica {
 
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
-        return up ? CompletableFuture.completedFuture(newest.get(new String(key, StandardCharsets.UTF_8))) : unreachable();
+        return up
+                ? CompletableFuture.completedFuture(newest.get(new String(key, StandardCharsets.UTF_8)))
+                : unreachable();
     }
 
     @Override

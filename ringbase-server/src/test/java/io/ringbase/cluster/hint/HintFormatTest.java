@@ -14,8 +14,8 @@ class HintFormatTest {
     private static final Path DIR = Path.of("hints");
 
     private static Entry stored() {
-        return HintFormat.encode(new Hint("http://b:1", new Entry(Keys.utf8("key"), 77, 1234, Keys.utf8("val")),
-                0x0102030405060708L));
+        return HintFormat.encode(
+                new Hint("http://b:1", new Entry(Keys.utf8("key"), 77, 1234, Keys.utf8("val")), 0x0102030405060708L));
     }
 
     @Test
@@ -25,11 +25,29 @@ class HintFormatTest {
         assertThat(s.key()).containsExactly('h', 't', 't', 'p', ':', '/', '/', 'b', ':', '1', 0, 'k', 'e', 'y');
         assertThat(s.version()).isEqualTo(77);
         assertThat(s.expiresAtMs()).isEqualTo(Entry.NO_EXPIRY);
-        assertThat(s.value()).containsExactly(
-                2, 0, // formatVersion, flags
-                8, 7, 6, 5, 4, 3, 2, 1, // createdAtMs, little-endian
-                (byte) 0xD2, 0x04, 0, 0, 0, 0, 0, 0, // expiresAtMs 1234
-                'v', 'a', 'l');
+        assertThat(s.value())
+                .containsExactly(
+                        2,
+                        0, // formatVersion, flags
+                        8,
+                        7,
+                        6,
+                        5,
+                        4,
+                        3,
+                        2,
+                        1, // createdAtMs, little-endian
+                        (byte) 0xD2,
+                        0x04,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0, // expiresAtMs 1234
+                        'v',
+                        'a',
+                        'l');
     }
 
     @Test
@@ -46,7 +64,8 @@ class HintFormatTest {
         Entry s = stored();
         s.value()[0] = 3;
 
-        assertThatThrownBy(() -> HintFormat.decode(s, DIR)).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> HintFormat.decode(s, DIR))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("unknown hint format version 3");
     }
 
@@ -55,14 +74,16 @@ class HintFormatTest {
         Entry s = stored();
         s.value()[1] = 0x02;
 
-        assertThatThrownBy(() -> HintFormat.decode(s, DIR)).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> HintFormat.decode(s, DIR))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("flags");
     }
 
     @Test
     void truncatedHeaderIsRefused() {
         Entry s = stored();
-        Entry cut = Entry.value(s.key(), s.version(), java.util.Arrays.copyOf(s.value(), HintFormat.VALUE_HEADER_SIZE - 1));
+        Entry cut =
+                Entry.value(s.key(), s.version(), java.util.Arrays.copyOf(s.value(), HintFormat.VALUE_HEADER_SIZE - 1));
 
         assertThatThrownBy(() -> HintFormat.decode(cut, DIR)).isInstanceOf(CorruptionException.class);
     }
@@ -72,7 +93,8 @@ class HintFormatTest {
         Entry s = stored();
         s.value()[1] = HintFormat.FLAG_TOMBSTONE;
 
-        assertThatThrownBy(() -> HintFormat.decode(s, DIR)).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> HintFormat.decode(s, DIR))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("tombstone");
     }
 
@@ -85,7 +107,9 @@ class HintFormatTest {
 
         assertThat(java.util.Arrays.compareUnsigned(start, mine)).isNegative();
         assertThat(java.util.Arrays.compareUnsigned(mine, end)).isNegative();
-        assertThat(java.util.Arrays.compareUnsigned(longerUrl, end)).as("http://a:10 is not http://a:1").isPositive();
+        assertThat(java.util.Arrays.compareUnsigned(longerUrl, end))
+                .as("http://a:10 is not http://a:1")
+                .isPositive();
     }
 
     @Test
@@ -95,9 +119,12 @@ class HintFormatTest {
 
         assertThat(HintFormat.formatVersionOf(legacy)).isEqualTo(HintFormat.LEGACY_FORMAT_VERSION);
         Hint h = HintFormat.decodeLegacy(legacy, DIR, i -> i == 2 ? "http://c:3" : null);
-        assertThat(h).isEqualTo(new Hint("http://c:3", new Entry(Keys.utf8("k"), 77, 1234, Keys.utf8("v")),
-                0x0102030405060708L));
-        assertThat(HintFormat.decodeLegacy(legacy, DIR, i -> null)).as("past the list's end").isNull();
+        assertThat(h)
+                .isEqualTo(new Hint(
+                        "http://c:3", new Entry(Keys.utf8("k"), 77, 1234, Keys.utf8("v")), 0x0102030405060708L));
+        assertThat(HintFormat.decodeLegacy(legacy, DIR, i -> null))
+                .as("past the list's end")
+                .isNull();
         assertThatThrownBy(() -> HintFormat.decode(legacy, DIR)).isInstanceOf(CorruptionException.class);
     }
 }

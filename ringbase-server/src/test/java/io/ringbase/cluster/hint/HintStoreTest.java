@@ -88,7 +88,9 @@ class HintStoreTest {
         store.add(C, value("k", base + 2, "for-c"));
         store.add(C, value("l", base + 3, "for-c"));
 
-        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().value(), StandardCharsets.UTF_8)).containsExactly("for-b");
+        assertThat(all(store, B.toString()))
+                .extracting(h -> new String(h.entry().value(), StandardCharsets.UTF_8))
+                .containsExactly("for-b");
         assertThat(all(store, C.toString())).hasSize(2);
         assertThat(store.targets()).containsExactly(B.toString(), C.toString());
     }
@@ -102,7 +104,10 @@ class HintStoreTest {
         List<Hint> hints = all(store, B.toString()); // pages of 7
 
         assertThat(hints).hasSize(100);
-        assertThat(hints).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).isSorted().doesNotHaveDuplicates();
+        assertThat(hints)
+                .extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8))
+                .isSorted()
+                .doesNotHaveDuplicates();
     }
 
     @Test
@@ -131,7 +136,8 @@ class HintStoreTest {
         open(HintOptions.defaults());
 
         assertThat(all(store, B.toString())).extracting(Hint::entry).containsExactly(value("a", base + 1, "one"));
-        assertThat(all(store, C.toString())).extracting(Hint::entry)
+        assertThat(all(store, C.toString()))
+                .extracting(Hint::entry)
                 .containsExactly(Entry.tombstone(Keys.utf8("b"), base + 2));
         assertThat(store.pendingHints()).isEqualTo(2);
         assertThat(store.totalBytes()).isEqualTo(bytes).isPositive();
@@ -172,7 +178,9 @@ class HintStoreTest {
         assertThat(all(store, B.toString())).isEmpty();
         assertThat(store.hasHints(B.toString())).isFalse();
         assertThat(store.totalBytes()).isZero();
-        assertThat(store.add(B, value("k", base + 1, "v"))).as("the delivered version again").isFalse();
+        assertThat(store.add(B, value("k", base + 1, "v")))
+                .as("the delivered version again")
+                .isFalse();
         store.close();
         open(HintOptions.defaults());
         assertThat(store.pendingHints()).isZero();
@@ -192,7 +200,9 @@ class HintStoreTest {
 
         assertThat(store.hintsDroppedBytes()).isEqualTo(1);
         assertThat(store.totalBytes()).isEqualTo(2 * oneHint);
-        assertThat(store.add(B, value("k1", base + 4, "y".repeat(100)))).as("a same-size replacement fits").isTrue();
+        assertThat(store.add(B, value("k1", base + 4, "y".repeat(100))))
+                .as("a same-size replacement fits")
+                .isTrue();
         assertThat(store.pendingHints()).isEqualTo(2);
     }
 
@@ -204,7 +214,9 @@ class HintStoreTest {
         store.add(B, value("young", base + 2, "v"));
         clock.addAndGet(401); // "old" is 1,001 ms old, "young" 401 ms
 
-        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).containsExactly("young");
+        assertThat(all(store, B.toString()))
+                .extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8))
+                .containsExactly("young");
         assertThat(store.hintsDroppedAge()).isEqualTo(1);
         assertThat(store.pendingHints()).isEqualTo(1);
     }
@@ -237,12 +249,18 @@ class HintStoreTest {
         store = HintStore.open(dir, HintOptions.defaults(), WalSyncPolicy.PERIODIC, clock::get, list);
 
         assertThat(store.targets()).containsExactly(B.toString(), C.toString());
-        assertThat(all(store, B.toString())).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).containsExactly("a");
-        assertThat(all(store, C.toString())).extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8)).containsExactly("b");
+        assertThat(all(store, B.toString()))
+                .extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8))
+                .containsExactly("a");
+        assertThat(all(store, C.toString()))
+                .extracting(h -> new String(h.entry().key(), StandardCharsets.UTF_8))
+                .containsExactly("b");
         assertThat(store.pendingHints()).isEqualTo(2);
         store.close();
 
         store = HintStore.open(dir, HintOptions.defaults(), WalSyncPolicy.PERIODIC, clock::get, i -> null);
-        assertThat(store.pendingHints()).as("migrated once, kept after a restart").isEqualTo(2);
+        assertThat(store.pendingHints())
+                .as("migrated once, kept after a restart")
+                .isEqualTo(2);
     }
 }

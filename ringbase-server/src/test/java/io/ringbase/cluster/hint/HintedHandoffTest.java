@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 class HintedHandoffTest {
 
     private static final Topology TOPOLOGY = Topology.parse(
-            List.of("http://127.0.0.1:7001", "http://127.0.0.1:7002", "http://127.0.0.1:7003"), "http://127.0.0.1:7001");
+            List.of("http://127.0.0.1:7001", "http://127.0.0.1:7002", "http://127.0.0.1:7003"),
+            "http://127.0.0.1:7001");
     private static final NodeId SELF = TOPOLOGY.node(0);
     private static final NodeId B = TOPOLOGY.node(1);
     private static final NodeId C = TOPOLOGY.node(2);
@@ -59,7 +60,9 @@ class HintedHandoffTest {
     /** Polls {@code condition} until it holds or {@code timeoutMs} passes; returns whether it held. */
     private static boolean await(long timeoutMs, BooleanSupplier condition) {
         try {
-            Awaitility.await().atMost(Duration.ofMillis(timeoutMs)).pollInterval(Duration.ofMillis(10))
+            Awaitility.await()
+                    .atMost(Duration.ofMillis(timeoutMs))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(condition::getAsBoolean);
             return true;
         } catch (ConditionTimeoutException e) {
@@ -75,7 +78,9 @@ class HintedHandoffTest {
         }
         assertThat(await(5_000, () -> handoff.stats().stored() == 50)).isTrue();
         int probesBefore = b.probes.get();
-        assertThat(await(5_000, () -> b.probes.get() >= probesBefore + 3)).as("probed while down").isTrue();
+        assertThat(await(5_000, () -> b.probes.get() >= probesBefore + 3))
+                .as("probed while down")
+                .isTrue();
         assertThat(b.received).as("nothing delivered while down").isEmpty();
         assertThat(handoff.stats().pendingHints()).isEqualTo(50);
 
@@ -83,7 +88,9 @@ class HintedHandoffTest {
         b.up();
 
         // waits three times the bound below, so that a slow delivery fails on the bound, with its time
-        assertThat(await(15_000, () -> handoff.stats().delivered() == 50)).as("all delivered").isTrue();
+        assertThat(await(15_000, () -> handoff.stats().delivered() == 50))
+                .as("all delivered")
+                .isTrue();
         long ms = (System.nanoTime() - cameBack) / 1_000_000;
         assertThat(ms).as("delivery within about 2 s of coming back").isLessThan(5_000);
         assertThat(b.newest).hasSize(50);
@@ -99,7 +106,10 @@ class HintedHandoffTest {
         handoff.hint(B, value("k", BASE + 1, "older")); // arrives late
         handoff.hint(B, value("j", BASE + 3, "first"));
         handoff.hint(B, value("j", BASE + 4, "second"));
-        assertThat(await(5_000, () -> handoff.stats().queued() == 0 && handoff.stats().pendingHints() == 2)).isTrue();
+        assertThat(await(
+                        5_000,
+                        () -> handoff.stats().queued() == 0 && handoff.stats().pendingHints() == 2))
+                .isTrue();
 
         b.up();
 
@@ -147,8 +157,11 @@ class HintedHandoffTest {
 
     @Test
     void aTargetThatGoesAwayMidRoundKeepsItsUndeliveredHints() throws Exception {
-        HintStore store = HintStore.open(tmp.resolve("hints"), HintOptions.defaults().withMaxInFlight(1),
-                WalSyncPolicy.PERIODIC, System::currentTimeMillis);
+        HintStore store = HintStore.open(
+                tmp.resolve("hints"),
+                HintOptions.defaults().withMaxInFlight(1),
+                WalSyncPolicy.PERIODIC,
+                System::currentTimeMillis);
         for (int i = 0; i < 20; i++) {
             store.add(B, value(String.format("k%02d", i), BASE + i, "v"));
         }
@@ -157,7 +170,8 @@ class HintedHandoffTest {
         handoff = new HintedHandoff(TOPOLOGY, store, n -> flaky);
         handoff.start();
 
-        assertThat(await(5_000, () -> handoff.stats().delivered() == 5 && flaky.probes.get() >= 3)).isTrue();
+        assertThat(await(5_000, () -> handoff.stats().delivered() == 5 && flaky.probes.get() >= 3))
+                .isTrue();
         assertThat(handoff.stats().pendingHints()).isEqualTo(15);
 
         flaky.up();
@@ -182,12 +196,14 @@ class HintedHandoffTest {
         handoff.close();
 
         // restart with B and C swapped in --cluster: B is now node 2, C node 1
-        Topology reordered = Topology.parse(List.of("http://127.0.0.1:7001", "http://127.0.0.1:7003",
-                "http://127.0.0.1:7002"), "http://127.0.0.1:7001");
+        Topology reordered = Topology.parse(
+                List.of("http://127.0.0.1:7001", "http://127.0.0.1:7003", "http://127.0.0.1:7002"),
+                "http://127.0.0.1:7001");
         FakeReplica newB = new FakeReplica(reordered.node(2), true);
         FakeReplica newC = new FakeReplica(reordered.node(1), true);
         Map<NodeId, Replica> byNode = Map.of(reordered.node(2), newB, reordered.node(1), newC);
-        handoff = new HintedHandoff(reordered, HintStore.open(tmp.resolve("hints"), HintOptions.defaults()), byNode::get);
+        handoff =
+                new HintedHandoff(reordered, HintStore.open(tmp.resolve("hints"), HintOptions.defaults()), byNode::get);
         handoff.start();
 
         assertThat(await(5_000, () -> handoff.stats().pendingHints() == 0)).isTrue();

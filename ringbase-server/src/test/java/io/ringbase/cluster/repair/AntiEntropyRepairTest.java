@@ -29,8 +29,8 @@ class AntiEntropyRepairTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeId> ids = List.of(new NodeId(0, "127.0.0.1", 7001), new NodeId(1, "127.0.0.1", 7002),
-            new NodeId(2, "127.0.0.1", 7003));
+    private final List<NodeId> ids = List.of(
+            new NodeId(0, "127.0.0.1", 7001), new NodeId(1, "127.0.0.1", 7002), new NodeId(2, "127.0.0.1", 7003));
     private final List<TestNode> nodes = new ArrayList<>();
     private final List<AntiEntropyRepair> repairs = new ArrayList<>();
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
@@ -125,7 +125,9 @@ class AntiEntropyRepairTest {
         for (int i = 0; i < 200; i++) {
             writeTo(put("key-" + i, "value-" + i), c.get(0));
         }
-        Entry skewed = Entry.value(Keys.utf8("skewed"), HybridLogicalClock.fromPhysicalMs(clock.get() + 60_000),
+        Entry skewed = Entry.value(
+                Keys.utf8("skewed"),
+                HybridLogicalClock.fromPhysicalMs(clock.get() + 60_000),
                 Keys.utf8("from the future"));
         writeTo(skewed, c.get(0));
         RepairStatus.Run run = runToEnd(repair(c.get(1), c.get(0)));
@@ -182,19 +184,19 @@ class AntiEntropyRepairTest {
         a.engine.flush();
         int toB = 0;
         int toA = 0;
-        for (int i = 0; i < 40; i++) {            // newer on A
+        for (int i = 0; i < 40; i++) { // newer on A
             Entry e = put("key-" + i, "a-" + i);
             a.put(e);
             newest.put("key-" + i, e);
             toB++;
         }
-        for (int i = 40; i < 80; i++) {           // newer on B
+        for (int i = 40; i < 80; i++) { // newer on B
             Entry e = put("key-" + i, "b-" + i);
             b.put(e);
             newest.put("key-" + i, e);
             toA++;
         }
-        for (int i = 80; i < 100; i++) {          // deleted on one side only
+        for (int i = 80; i < 100; i++) { // deleted on one side only
             Entry e = delete("key-" + i);
             (i % 2 == 0 ? a : b).put(e);
             newest.put("key-" + i, e);
@@ -204,7 +206,7 @@ class AntiEntropyRepairTest {
                 toA++;
             }
         }
-        for (int i = 100; i < 110; i++) {         // written on both: the later write wins
+        for (int i = 100; i < 110; i++) { // written on both: the later write wins
             Entry first = put("key-" + i, "first");
             Entry second = put("key-" + i, "second");
             (i % 2 == 0 ? a : b).put(first);
@@ -216,7 +218,7 @@ class AntiEntropyRepairTest {
                 toB++;
             }
         }
-        for (int i = 0; i < 25; i++) {            // only on one side
+        for (int i = 0; i < 25; i++) { // only on one side
             Entry onlyA = put("only-a-" + i, "x");
             Entry onlyB = put("only-b-" + i, "y");
             a.put(onlyA);
@@ -265,8 +267,9 @@ class AntiEntropyRepairTest {
         RepairStatus idle = repair.status();
         assertThat(idle.state()).isEqualTo(RepairStatus.State.IDLE);
         assertThat(idle.lastRun()).isNull();
-        assertThat(repair.toJson()).isEqualTo("{\"state\":\"idle\",\"rangesDone\":0,\"rangesFailed\":0,\"rangesTotal\":0,"
-                + "\"keysReceived\":0,\"keysSent\":0,\"startedAtMs\":0,\"lastRun\":null}");
+        assertThat(repair.toJson())
+                .isEqualTo("{\"state\":\"idle\",\"rangesDone\":0,\"rangesFailed\":0,\"rangesTotal\":0,"
+                        + "\"keysReceived\":0,\"keysSent\":0,\"startedAtMs\":0,\"lastRun\":null}");
 
         assertThat(repair.start()).isTrue();
         RepairStatus running = repair.status();
@@ -274,7 +277,8 @@ class AntiEntropyRepairTest {
         assertThat(running.progress().rangesTotal()).isEqualTo(16);
         assertThat(running.progress().rangesDone()).isZero();
         assertThat(running.progress().startedAtMs()).isEqualTo(clock.get());
-        assertThat(repair.toJson()).startsWith("{\"state\":\"running\",\"rangesDone\":0,\"rangesFailed\":0,\"rangesTotal\":16,");
+        assertThat(repair.toJson())
+                .startsWith("{\"state\":\"running\",\"rangesDone\":0,\"rangesFailed\":0,\"rangesTotal\":16,");
         assertThat(repair.start()).as("a second start while running").isFalse();
         assertThat(repair.awaitIdle(50)).isFalse();
 
@@ -287,10 +291,11 @@ class AntiEntropyRepairTest {
         assertThat(done.lastRun().outcome()).isEqualTo(RepairStatus.Outcome.OK);
         assertThat(done.lastRun().finishedAtMs()).isEqualTo(clock.get());
         assertThat(done.progress()).isEqualTo(done.lastRun());
-        assertThat(repair.toJson()).isEqualTo("{\"state\":\"idle\",\"rangesDone\":16,\"rangesFailed\":0,\"rangesTotal\":16,"
-                + "\"keysReceived\":1,\"keysSent\":0,\"startedAtMs\":1700000000000,\"lastRun\":{\"startedAtMs\":1700000000000,"
-                + "\"finishedAtMs\":1700000001234,\"rangesDone\":16,\"rangesFailed\":0,\"rangesTotal\":16,\"keysReceived\":1,"
-                + "\"keysSent\":0,\"outcome\":\"ok\",\"lastError\":null}}");
+        assertThat(repair.toJson())
+                .isEqualTo("{\"state\":\"idle\",\"rangesDone\":16,\"rangesFailed\":0,\"rangesTotal\":16,"
+                        + "\"keysReceived\":1,\"keysSent\":0,\"startedAtMs\":1700000000000,\"lastRun\":{\"startedAtMs\":1700000000000,"
+                        + "\"finishedAtMs\":1700000001234,\"rangesDone\":16,\"rangesFailed\":0,\"rangesTotal\":16,\"keysReceived\":1,"
+                        + "\"keysSent\":0,\"outcome\":\"ok\",\"lastError\":null}}");
     }
 
     @Test
@@ -315,7 +320,8 @@ class AntiEntropyRepairTest {
     void aPeerThatNeverAnswersTimesOut() throws Exception {
         List<TestNode> c = cluster(2, 2);
         RepairPeer silent = new GatedPeer(c.get(1).asPeer(), new CompletableFuture<>());
-        RepairStatus.Run run = runToEnd(repair(c.get(0), List.of(silent), RepairOptions.defaults().withCallTimeoutMs(100)));
+        RepairStatus.Run run = runToEnd(
+                repair(c.get(0), List.of(silent), RepairOptions.defaults().withCallTimeoutMs(100)));
         assertThat(run.outcome()).isEqualTo(RepairStatus.Outcome.PARTIAL);
         assertThat(run.rangesFailed()).isEqualTo(16);
         assertThat(run.lastError()).contains("no answer within 100 ms");
@@ -324,7 +330,9 @@ class AntiEntropyRepairTest {
     @Test
     void closeAbortsARunningRepair() throws Exception {
         List<TestNode> c = cluster(2, 2);
-        AntiEntropyRepair repair = repair(c.get(0), List.of(new GatedPeer(c.get(1).asPeer(), new CompletableFuture<>())),
+        AntiEntropyRepair repair = repair(
+                c.get(0),
+                List.of(new GatedPeer(c.get(1).asPeer(), new CompletableFuture<>())),
                 RepairOptions.defaults());
         assertThat(repair.start()).isTrue();
         repair.close();
@@ -343,7 +351,8 @@ class AntiEntropyRepairTest {
     /** A peer whose every call fails as if the connection were refused. */
     private record DownPeer(NodeId node) implements RepairPeer {
         private <T> CompletableFuture<T> refused() {
-            return CompletableFuture.failedFuture(new ReplicaException.Unreachable(node, new ConnectException("refused")));
+            return CompletableFuture.failedFuture(
+                    new ReplicaException.Unreachable(node, new ConnectException("refused")));
         }
 
         @Override
@@ -352,7 +361,8 @@ class AntiEntropyRepairTest {
         }
 
         @Override
-        public CompletableFuture<EntryPage> entries(int range, NodeId requester, BitSet leaves, byte[] start, int maxBytes) {
+        public CompletableFuture<EntryPage> entries(
+                int range, NodeId requester, BitSet leaves, byte[] start, int maxBytes) {
             return refused();
         }
 
@@ -375,7 +385,8 @@ class AntiEntropyRepairTest {
         }
 
         @Override
-        public CompletableFuture<EntryPage> entries(int range, NodeId requester, BitSet leaves, byte[] start, int maxBytes) {
+        public CompletableFuture<EntryPage> entries(
+                int range, NodeId requester, BitSet leaves, byte[] start, int maxBytes) {
             return inner.entries(range, requester, leaves, start, maxBytes);
         }
 
@@ -407,7 +418,8 @@ class AntiEntropyRepairTest {
         }
 
         @Override
-        public CompletableFuture<EntryPage> entries(int range, NodeId requester, BitSet leaves, byte[] start, int maxBytes) {
+        public CompletableFuture<EntryPage> entries(
+                int range, NodeId requester, BitSet leaves, byte[] start, int maxBytes) {
             pages++;
             return inner.entries(range, requester, leaves, start, maxBytes);
         }

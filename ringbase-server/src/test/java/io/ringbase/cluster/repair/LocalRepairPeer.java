@@ -33,14 +33,16 @@ final class LocalRepairPeer implements RepairPeer {
     public CompletableFuture<MerkleTree> tree(int range, NodeId requester) {
         try {
             // through the wire format, as the HTTP adapter will
-            return CompletableFuture.completedFuture(MerkleTree.fromBytes(source.tree(range, requester).toBytes()));
+            return CompletableFuture.completedFuture(
+                    MerkleTree.fromBytes(source.tree(range, requester).toBytes()));
         } catch (IOException e) {
             return failed(e);
         }
     }
 
     @Override
-    public CompletableFuture<EntryPage> entries(int range, NodeId requester, BitSet leaves, byte[] startKey, int maxBytes) {
+    public CompletableFuture<EntryPage> entries(
+            int range, NodeId requester, BitSet leaves, byte[] startKey, int maxBytes) {
         try {
             BitSet sent = MerkleTree.leafSetFromBytes(MerkleTree.leafSetToBytes(leaves));
             return CompletableFuture.completedFuture(source.entries(range, requester, sent, startKey, maxBytes));

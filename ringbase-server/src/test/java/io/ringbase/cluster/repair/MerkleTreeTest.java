@@ -35,7 +35,10 @@ class MerkleTreeTest {
     private static List<Entry> entries(List<byte[]> keys, long version) {
         List<Entry> out = new ArrayList<>();
         for (int i = 0; i < keys.size(); i++) {
-            out.add(i % 7 == 0 ? Entry.tombstone(keys.get(i), version + i) : Entry.value(keys.get(i), version + i, Keys.utf8("v" + i)));
+            out.add(
+                    i % 7 == 0
+                            ? Entry.tombstone(keys.get(i), version + i)
+                            : Entry.value(keys.get(i), version + i, Keys.utf8("v" + i)));
         }
         return out;
     }
@@ -64,7 +67,8 @@ class MerkleTreeTest {
         List<Entry> data = entries(keysInRange(200), 1L << 40);
         assertThat(tree(data).diff(tree(data)).isEmpty()).isTrue();
         assertThat(tree(data).root()).isEqualTo(tree(data).root());
-        assertThat(MerkleTree.empty(RANGE).diff(MerkleTree.empty(RANGE)).isEmpty()).isTrue();
+        assertThat(MerkleTree.empty(RANGE).diff(MerkleTree.empty(RANGE)).isEmpty())
+                .isTrue();
     }
 
     @Test
@@ -88,7 +92,8 @@ class MerkleTreeTest {
         assertThat(MerkleTree.digest(Entry.value(key, 100, Keys.utf8("b")))).isEqualTo(MerkleTree.digest(value));
         assertThat(MerkleTree.digest(Entry.tombstone(key, 100))).isNotEqualTo(MerkleTree.digest(value));
         assertThat(MerkleTree.digest(new Entry(key, 100, 5000, Keys.utf8("a")))).isNotEqualTo(MerkleTree.digest(value));
-        assertThat(MerkleTree.digest(Entry.value(Keys.utf8("j"), 100, Keys.utf8("a")))).isNotEqualTo(MerkleTree.digest(value));
+        assertThat(MerkleTree.digest(Entry.value(Keys.utf8("j"), 100, Keys.utf8("a"))))
+                .isNotEqualTo(MerkleTree.digest(value));
     }
 
     @Test
@@ -142,14 +147,16 @@ class MerkleTreeTest {
         for (int[] flip : new int[][] {{0, 2}, {1, 16}, {2, 11}, {3, 1}}) {
             byte[] bad = good.clone();
             bad[flip[0]] = (byte) flip[1];
-            assertThatThrownBy(() -> MerkleTree.fromBytes(bad)).as("byte %d = %d", flip[0], flip[1])
+            assertThatThrownBy(() -> MerkleTree.fromBytes(bad))
+                    .as("byte %d = %d", flip[0], flip[1])
                     .isInstanceOf(IllegalArgumentException.class);
         }
     }
 
     @Test
     void treesOfDifferentRangesCannotBeCompared() {
-        assertThatThrownBy(() -> MerkleTree.empty(1).diff(MerkleTree.empty(2))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MerkleTree.empty(1).diff(MerkleTree.empty(2)))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new MerkleTree.Builder(16)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new MerkleTree.Builder(RANGE).add(0L, Entry.tombstone(new byte[0], 1)))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -171,6 +178,7 @@ class MerkleTreeTest {
         BitSet tooBig = new BitSet();
         tooBig.set(1024);
         assertThatThrownBy(() -> MerkleTree.leafSetToBytes(tooBig)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> MerkleTree.leafSetFromBytes(new byte[127])).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MerkleTree.leafSetFromBytes(new byte[127]))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -26,8 +26,8 @@ class RepairSourceTest {
     @TempDir
     Path tmp;
 
-    private final List<NodeId> ids = List.of(new NodeId(0, "127.0.0.1", 7001), new NodeId(1, "127.0.0.1", 7002),
-            new NodeId(2, "127.0.0.1", 7003));
+    private final List<NodeId> ids = List.of(
+            new NodeId(0, "127.0.0.1", 7001), new NodeId(1, "127.0.0.1", 7002), new NodeId(2, "127.0.0.1", 7003));
     private final Ring ring = new Ring(new Topology(ids, ids.getFirst()));
     private TestNode a;
     private final List<Entry> written = new ArrayList<>();
@@ -38,7 +38,8 @@ class RepairSourceTest {
         long version = 1L << 40;
         for (int i = 0; i < 3000; i++) {
             byte[] key = Keys.utf8("key-" + i);
-            Entry e = i % 5 == 0 ? Entry.tombstone(key, ++version) : Entry.value(key, ++version, Keys.utf8("value-" + i));
+            Entry e =
+                    i % 5 == 0 ? Entry.tombstone(key, ++version) : Entry.value(key, ++version, Keys.utf8("value-" + i));
             a.put(e);
             written.add(e);
         }
@@ -57,10 +58,14 @@ class RepairSourceTest {
     }
 
     private List<Entry> expected(int range, NodeId peer, BitSet leaves) {
-        return written.stream().filter(e -> {
-            long h = Ring.keyHash(e.key());
-            return MerkleTree.rangeOf(h) == range && (leaves == null || leaves.get(MerkleTree.leafOf(h))) && sharedWith(e, peer);
-        }).toList();
+        return written.stream()
+                .filter(e -> {
+                    long h = Ring.keyHash(e.key());
+                    return MerkleTree.rangeOf(h) == range
+                            && (leaves == null || leaves.get(MerkleTree.leafOf(h)))
+                            && sharedWith(e, peer);
+                })
+                .toList();
     }
 
     @Test
@@ -72,7 +77,9 @@ class RepairSourceTest {
                 List<Entry> shared = expected(range, peer, null);
                 shared.forEach(e -> b.add(Ring.keyHash(e.key()), e));
                 sharedTotal += shared.size();
-                assertThat(a.source.tree(range, peer)).as("peer %s range %d", peer, range).isEqualTo(b.build());
+                assertThat(a.source.tree(range, peer))
+                        .as("peer %s range %d", peer, range)
+                        .isEqualTo(b.build());
             }
         }
         // with rf = 2 of 3, A shares about a third of all keys with each peer: neither none nor all
@@ -127,8 +134,10 @@ class RepairSourceTest {
 
     @Test
     void argumentsAreChecked() {
-        assertThatThrownBy(() -> new RepairSource(a.engine, ring, ids.get(0), 4)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new RepairSource(a.engine, ring, ids.get(0), 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RepairSource(a.engine, ring, ids.get(0), 4))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RepairSource(a.engine, ring, ids.get(0), 0))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> a.source.entries(16, ids.get(1), new BitSet(), new byte[0], 1))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> a.source.entries(0, ids.get(1), new BitSet(), new byte[0], 0))

@@ -32,7 +32,9 @@ class TombstoneGraceTest {
     @Test
     void aTombstoneYoungerThanTheGraceSurvivesCompactionAndAnOlderOneIsDropped() throws Exception {
         AtomicLong now = new AtomicLong(1_700_000_000_000L);
-        LsmOptions options = LsmOptions.defaults(tmp.resolve("d")).withWallClock(now::get).withTombstoneGraceMs(GRACE_MS)
+        LsmOptions options = LsmOptions.defaults(tmp.resolve("d"))
+                .withWallClock(now::get)
+                .withTombstoneGraceMs(GRACE_MS)
                 .withCompaction(new CompactionOptions(2, 32, 32L << 20, 0.5, 1.5)); // any 2 tables compact
         try (LsmEngine engine = LsmEngine.open(options)) {
             long written = HybridLogicalClock.fromPhysicalMs(now.get() - 20 * DAY_MS);
@@ -49,7 +51,9 @@ class TombstoneGraceTest {
             }
             engine.flush(); // the second table: compaction merges both into one
 
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(engine::tableCount, n -> n <= 1);
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(engine::tableCount, n -> n <= 1);
             assertThat(engine.tableCount()).isEqualTo(1);
             for (int i = 0; i < 100; i++) {
                 assertThat(engine.get(Keys.utf8("old-" + i))).as("old-%d", i).isNull();

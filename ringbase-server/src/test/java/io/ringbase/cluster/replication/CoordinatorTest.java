@@ -1,12 +1,12 @@
 package io.ringbase.cluster.replication;
 
-import io.ringbase.kv.QuorumException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
+import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.Entry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -115,11 +115,16 @@ class CoordinatorTest {
     final Liveness liveness = new Liveness(3);
     final List<NodeId> hinted = Collections.synchronizedList(new ArrayList<>());
     final HybridLogicalClock clock = new HybridLogicalClock(() -> 1_000L);
-    final Coordinator coordinator = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
+    final Coordinator coordinator = new Coordinator(
+            TOPOLOGY,
+            List.of(r0, r1, r2),
+            liveness,
             (target, entry) -> {
                 hinted.add(target);
                 return CompletableFuture.completedFuture(null);
-            }, clock, Runnable::run);
+            },
+            clock,
+            Runnable::run);
 
     static Entry value(long version, String v) {
         return Entry.value(KEY, version, v.getBytes(StandardCharsets.UTF_8));
@@ -148,7 +153,9 @@ class CoordinatorTest {
         Throwable read = cause(coordinator.read(KEY, 2, 3));
         assertThat(read).isInstanceOf(QuorumException.Unavailable.class);
         assertThat(r0.calls + r1.calls + r2.calls).as("calls sent").isZero();
-        assertThat(r1.probes).as("the believed-down nodes are probed before the refusal").isEqualTo(2);
+        assertThat(r1.probes)
+                .as("the believed-down nodes are probed before the refusal")
+                .isEqualTo(2);
         assertThat(r2.probes).isEqualTo(2);
     }
 
@@ -165,7 +172,8 @@ class CoordinatorTest {
         assertThat(hinted).as("no hint for a node that took the write").isEmpty();
 
         liveness.markDown(N2, 1);
-        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS).version()).isEqualTo(5);
+        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS).version())
+                .isEqualTo(5);
         liveness.markDown(N1, 1);
         liveness.markDown(N2, 1);
         assertThat(coordinator.upReplicas(3).get(5, TimeUnit.SECONDS)).hasSize(3);
@@ -209,7 +217,9 @@ class CoordinatorTest {
         assertThat(mine.version()).isLessThan(elsewhere);
         coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
         for (FakeReplica r : List.of(r0, r1, r2)) {
-            assertThat(new String(r.stored.value(), StandardCharsets.UTF_8)).as("on %s", r.node).isEqualTo("later write");
+            assertThat(new String(r.stored.value(), StandardCharsets.UTF_8))
+                    .as("on %s", r.node)
+                    .isEqualTo("later write");
             assertThat(r.stored.version()).isGreaterThan(elsewhere);
         }
     }
@@ -220,7 +230,9 @@ class CoordinatorTest {
         r1.stored = value(elsewhere, "earlier write");
         r2.stored = value(elsewhere, "earlier write");
         coordinator.write(value(clock.now(), "later write"), 2, 3).get(5, TimeUnit.SECONDS);
-        assertThat(r0.writes).as("one write per replica, already above the version read").hasSize(1);
+        assertThat(r0.writes)
+                .as("one write per replica, already above the version read")
+                .hasSize(1);
         assertThat(r0.writes.get(0).version()).isGreaterThan(elsewhere);
     }
 
@@ -298,7 +310,9 @@ class CoordinatorTest {
         coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
         for (FakeReplica r : List.of(r0, r1, r2)) {
             assertThat(r.stored.value()).as("on %s", r.node).isNotNull();
-            assertThat(new String(r.stored.value(), StandardCharsets.UTF_8)).as("on %s", r.node).isEqualTo("later write");
+            assertThat(new String(r.stored.value(), StandardCharsets.UTF_8))
+                    .as("on %s", r.node)
+                    .isEqualTo("later write");
             assertThat(r.stored.version()).isGreaterThan(delete.version());
         }
     }
@@ -308,11 +322,21 @@ class CoordinatorTest {
         Entry mine = value(100, "b");
         assertThat(Replica.writeResult(mine, mine)).isEqualTo(100);
         assertThat(Replica.writeResult(mine, null)).isEqualTo(100);
-        assertThat(Replica.writeResult(mine, value(99, "z"))).as("an older entry loses").isEqualTo(100);
-        assertThat(Replica.writeResult(mine, value(100, "a"))).as("a smaller value loses the tie").isEqualTo(100);
-        assertThat(Replica.writeResult(mine, value(100, "c"))).as("a greater value wins the tie").isEqualTo(101);
-        assertThat(Replica.writeResult(mine, Entry.tombstone(KEY, 100))).as("a tombstone wins the tie").isEqualTo(101);
-        assertThat(Replica.writeResult(mine, value(250, "a"))).as("a newer version").isEqualTo(250);
+        assertThat(Replica.writeResult(mine, value(99, "z")))
+                .as("an older entry loses")
+                .isEqualTo(100);
+        assertThat(Replica.writeResult(mine, value(100, "a")))
+                .as("a smaller value loses the tie")
+                .isEqualTo(100);
+        assertThat(Replica.writeResult(mine, value(100, "c")))
+                .as("a greater value wins the tie")
+                .isEqualTo(101);
+        assertThat(Replica.writeResult(mine, Entry.tombstone(KEY, 100)))
+                .as("a tombstone wins the tie")
+                .isEqualTo(101);
+        assertThat(Replica.writeResult(mine, value(250, "a")))
+                .as("a newer version")
+                .isEqualTo(250);
     }
 
     @Test
@@ -327,13 +351,20 @@ class CoordinatorTest {
         r1.fails(n -> new ReplicaException.Timeout(n, 1000));
         r2.fails(n -> new ReplicaException.Failed(n, "500", null));
         Throwable write = cause(coordinator.write(value(5, "v"), 2, 3));
-        assertThat(write).isInstanceOf(QuorumException.NotEnoughAnswers.class)
-                .hasMessageStartingWith("timeout:").hasMessageContaining("may have been applied")
-                .hasMessageContaining("1 timed out").hasMessageContaining("1 failed");
-        assertThat(r0.writes).as("a quorum write whose version read fails writes nothing").isEmpty();
+        assertThat(write)
+                .isInstanceOf(QuorumException.NotEnoughAnswers.class)
+                .hasMessageStartingWith("timeout:")
+                .hasMessageContaining("may have been applied")
+                .hasMessageContaining("1 timed out")
+                .hasMessageContaining("1 failed");
+        assertThat(r0.writes)
+                .as("a quorum write whose version read fails writes nothing")
+                .isEmpty();
         assertThat(cause(coordinator.read(KEY, 2, 3))).isInstanceOf(QuorumException.NotEnoughAnswers.class);
         coordinator.write(value(6, "v"), 1, 3).get(5, TimeUnit.SECONDS);
-        assertThat(r0.writes).as("below a quorum there is no version read: the local copy is written").hasSize(1);
+        assertThat(r0.writes)
+                .as("below a quorum there is no version read: the local copy is written")
+                .hasSize(1);
     }
 
     @Test
@@ -385,11 +416,17 @@ class CoordinatorTest {
     void aWriteThatHintsAnswersOnlyOnceItsHintsAreStored() throws Exception {
         // a crash right after a write is acknowledged must lose no hint already known to be needed
         List<CompletableFuture<Void>> storing = Collections.synchronizedList(new ArrayList<>());
-        Coordinator slowHints = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness, (target, entry) -> {
-            CompletableFuture<Void> stored = new CompletableFuture<>();
-            storing.add(stored);
-            return stored;
-        }, clock, Runnable::run);
+        Coordinator slowHints = new Coordinator(
+                TOPOLOGY,
+                List.of(r0, r1, r2),
+                liveness,
+                (target, entry) -> {
+                    CompletableFuture<Void> stored = new CompletableFuture<>();
+                    storing.add(stored);
+                    return stored;
+                },
+                clock,
+                Runnable::run);
         liveness.markDown(N1, 1);
         r2.fails(n -> new ReplicaException.Failed(n, "500", null));
 
@@ -417,7 +454,8 @@ class CoordinatorTest {
 
         Throwable write = cause(coordinator.write(value(clock.now(), "v"), 1, 3)); // re-versions: not a quorum
 
-        assertThat(write).isInstanceOf(QuorumException.class)
+        assertThat(write)
+                .isInstanceOf(QuorumException.class)
                 .hasMessageContaining("1 of 3 replicas answered")
                 .hasMessageContaining("newer version")
                 .hasMessageNotContaining("0 of 3");
@@ -436,7 +474,8 @@ class CoordinatorTest {
 
         Throwable write = cause(coordinator.write(value(clock.now(), "v"), 1, 3));
 
-        assertThat(write).isInstanceOf(QuorumException.LostToNewerVersions.class)
+        assertThat(write)
+                .isInstanceOf(QuorumException.LostToNewerVersions.class)
                 .hasMessageStartingWith("lost to a newer version:")
                 .hasMessageNotContaining("timeout")
                 .hasMessageContaining("on each of 3 attempts");
@@ -448,8 +487,13 @@ class CoordinatorTest {
         Executor full = task -> {
             throw new RejectedExecutionException("queue full");
         };
-        Coordinator saturated = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
-                (target, entry) -> CompletableFuture.completedFuture(null), clock, full);
+        Coordinator saturated = new Coordinator(
+                TOPOLOGY,
+                List.of(r0, r1, r2),
+                liveness,
+                (target, entry) -> CompletableFuture.completedFuture(null),
+                clock,
+                full);
         for (FakeReplica r : List.of(r0, r1, r2)) {
             r.writeBehaviour = e -> {
                 r.stored = value(e.version() + 1_000_000, "newer");
@@ -459,7 +503,8 @@ class CoordinatorTest {
 
         Throwable write = cause(saturated.write(value(clock.now(), "v"), 1, 3));
 
-        assertThat(write).isInstanceOf(QuorumException.LostToNewerVersions.class)
+        assertThat(write)
+                .isInstanceOf(QuorumException.LostToNewerVersions.class)
                 .hasMessageStartingWith("lost to a newer version:")
                 .hasMessageContaining("background queue is full")
                 .hasMessageNotContaining("on each of");
@@ -484,7 +529,9 @@ class CoordinatorTest {
         coordinator.write(value(6, "v"), 2, 3).get(5, TimeUnit.SECONDS);
         assertThat(r2.writes).as("not sent to a replica that cannot write").isEmpty();
         assertThat(hinted).containsExactly(N2);
-        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS)).as("reads still go to it").isNotNull();
+        assertThat(coordinator.read(KEY, 3, 3).get(5, TimeUnit.SECONDS))
+                .as("reads still go to it")
+                .isNotNull();
 
         r2.unwritable = null; // its disk has room again: the next ping says so
         liveness.markDown(N2, 1);
@@ -495,7 +542,8 @@ class CoordinatorTest {
 
     @Test
     void aWriteAnsweredWithAnErrorPingsTheReplicaAndLearnsItCannotWrite() throws Exception {
-        r2.writeBehaviour = e -> CompletableFuture.failedFuture(new ReplicaException.Failed(N2, "500 storage I/O error", null));
+        r2.writeBehaviour =
+                e -> CompletableFuture.failedFuture(new ReplicaException.Failed(N2, "500 storage I/O error", null));
         r2.unwritable = "WAL segment wal-1.log failed: No space left on device";
 
         coordinator.write(value(5, "v"), 2, 3).get(5, TimeUnit.SECONDS);
@@ -559,7 +607,8 @@ class CoordinatorTest {
         assertThat(coordinator.read(KEY, 2, 3).get(5, TimeUnit.SECONDS)).isEqualTo(value(10, "now"));
         assertThat(clock.now()).isLessThan(far);
         r2.fails(n -> new ReplicaException.Timeout(n, 1000));
-        assertThat(cause(coordinator.read(KEY, 2, 3))).as("the refused answer counts as failed")
+        assertThat(cause(coordinator.read(KEY, 2, 3)))
+                .as("the refused answer counts as failed")
                 .isInstanceOf(QuorumException.NotEnoughAnswers.class);
     }
 
@@ -570,14 +619,17 @@ class CoordinatorTest {
         r2.stored = value(far, "poison");
         Throwable failure = cause(coordinator.write(value(clock.now(), "mine"), 2, 3));
         assertThat(failure).isInstanceOf(QuorumException.NotEnoughAnswers.class);
-        assertThat(clock.now()).as("the clock is not dragged to 2^63").isLessThan(HybridLogicalClock.fromPhysicalMs(2_000));
+        assertThat(clock.now())
+                .as("the clock is not dragged to 2^63")
+                .isLessThan(HybridLogicalClock.fromPhysicalMs(2_000));
     }
 
     @Test
     void ackAndFromOutsideTheirRangeAreRefused() {
         for (int[] p : new int[][] {{0, 3}, {4, 3}, {3, 2}, {1, 0}, {1, 4}}) {
             assertThatThrownBy(() -> coordinator.write(value(1, "v"), p[0], p[1]))
-                    .as("ack=%d from=%d", p[0], p[1]).isInstanceOf(IllegalArgumentException.class);
+                    .as("ack=%d from=%d", p[0], p[1])
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> coordinator.read(KEY, p[0], p[1])).isInstanceOf(IllegalArgumentException.class);
         }
     }
@@ -596,7 +648,8 @@ class CoordinatorTest {
                     written.add(r.node);
                 }
             }
-            assertThat(written).containsExactlyInAnyOrderElementsOf(coordinator.ring().replicas(KEY, from));
+            assertThat(written)
+                    .containsExactlyInAnyOrderElementsOf(coordinator.ring().replicas(KEY, from));
         }
     }
 
@@ -604,11 +657,17 @@ class CoordinatorTest {
 
     /** A coordinator whose background executor only queues, so background repairs can be told apart. */
     final List<Runnable> queued = Collections.synchronizedList(new ArrayList<>());
-    final Coordinator queuing = new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
+
+    final Coordinator queuing = new Coordinator(
+            TOPOLOGY,
+            List.of(r0, r1, r2),
+            liveness,
             (target, entry) -> {
                 hinted.add(target);
                 return CompletableFuture.completedFuture(null);
-            }, clock, queued::add);
+            },
+            clock,
+            queued::add);
 
     @Test
     void aQuorumReadThatSeesDifferingVersionsAnswersOnlyOnceAQuorumHoldsTheNewest() throws Exception {
@@ -618,7 +677,9 @@ class CoordinatorTest {
         CompletableFuture<Object> writeBack = new CompletableFuture<>();
         r1.writeBehaviour = e -> writeBack;
         CompletableFuture<Entry> read = queuing.read(KEY, 2, 3);
-        assertThat(read).as("the stale replica has not acknowledged the newest yet").isNotDone();
+        assertThat(read)
+                .as("the stale replica has not acknowledged the newest yet")
+                .isNotDone();
         writeBack.complete(null);
         assertThat(read.get(5, TimeUnit.SECONDS)).isEqualTo(value(20, "new"));
         assertThat(r1.stored).isEqualTo(value(20, "new"));
@@ -645,7 +706,9 @@ class CoordinatorTest {
         r2.fails(n -> new ReplicaException.Timeout(n, 1000));
         r1.writeBehaviour = e -> CompletableFuture.failedFuture(new ReplicaException.Timeout(N1, 1000));
         Throwable failure = cause(queuing.read(KEY, 2, 3));
-        assertThat(failure).isInstanceOf(QuorumException.NotEnoughAnswers.class).hasMessageStartingWith("timeout:")
+        assertThat(failure)
+                .isInstanceOf(QuorumException.NotEnoughAnswers.class)
+                .hasMessageStartingWith("timeout:")
                 .hasMessageContaining("1 of 3 replicas answered, 2 needed");
     }
 

@@ -2,8 +2,8 @@ package io.ringbase.cluster.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.cluster.NodeId;
 import io.ringbase.api.InMemoryEngine;
+import io.ringbase.cluster.NodeId;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
 import java.io.IOException;
@@ -70,7 +70,8 @@ class LocalReplicaTest {
         assertThat(replica.read("missing".getBytes(StandardCharsets.UTF_8))).isCompletedWithValue(null);
         assertThat(replica.version("missing".getBytes(StandardCharsets.UTF_8)))
                 .isCompletedWithValue(Replica.NO_VERSION);
-        assertThat(engine.gets).allSatisfy(t -> assertThat(t).isEqualTo(Thread.currentThread().getName()));
+        assertThat(engine.gets)
+                .allSatisfy(t -> assertThat(t).isEqualTo(Thread.currentThread().getName()));
     }
 
     @Test
@@ -83,7 +84,8 @@ class LocalReplicaTest {
         assertThat(found.version()).isEqualTo(5);
         assertThat(found.value()).containsExactly(1);
         assertThat(replica.version(KEY).get(10, TimeUnit.SECONDS)).isEqualTo(5L);
-        assertThat(replica.read("missing".getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS)).isNull();
+        assertThat(replica.read("missing".getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS))
+                .isNull();
         assertThat(engine.gets).hasSize(3).allSatisfy(t -> assertThat(t).isEqualTo("test-blocking-read"));
     }
 

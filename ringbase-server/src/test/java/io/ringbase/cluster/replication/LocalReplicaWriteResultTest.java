@@ -3,12 +3,12 @@ package io.ringbase.cluster.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.api.InMemoryEngine;
+import io.ringbase.node.Engines;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.Entry;
-import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.node.Engines;
+import io.ringbase.storage.lsm.LsmOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Random;
@@ -36,8 +36,10 @@ class LocalReplicaWriteResultTest {
         try (ManagedEngine engine = Engines.open(EngineKind.LSM, LsmOptions.defaults(dir))) {
             eachCase(engine);
             // the inline path (a write the engine takes without waiting) reports the same way
-            assertThat(LocalReplica.tryApplyChecked(engine, Entry.value(KEY, 9, bytes("e")))).isEqualTo(10);
-            assertThat(LocalReplica.tryApplyChecked(engine, Entry.value(KEY, 12, bytes("e")))).isEqualTo(12);
+            assertThat(LocalReplica.tryApplyChecked(engine, Entry.value(KEY, 9, bytes("e"))))
+                    .isEqualTo(10);
+            assertThat(LocalReplica.tryApplyChecked(engine, Entry.value(KEY, 12, bytes("e"))))
+                    .isEqualTo(12);
         }
     }
 
@@ -49,20 +51,27 @@ class LocalReplicaWriteResultTest {
 
     private static void eachCase(StorageEngine engine) throws Exception {
         // nothing held before: the write is what is held
-        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 7, bytes("b")))).isEqualTo(7);
+        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 7, bytes("b"))))
+                .isEqualTo(7);
         // an older write loses to the held version, which it reports
-        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 5, bytes("z")))).isEqualTo(7);
+        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 5, bytes("z"))))
+                .isEqualTo(7);
         // a newer write wins
-        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("b")))).isEqualTo(9);
+        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("b"))))
+                .isEqualTo(9);
         // the same version, a smaller value: the held one wins the tie, so a rewrite must pass 9
-        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("a")))).isEqualTo(10);
+        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("a"))))
+                .isEqualTo(10);
         // the same version, a greater value: it wins the tie
-        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("c")))).isEqualTo(9);
+        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("c"))))
+                .isEqualTo(9);
         // the very same entry again: it is what is held
-        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("c")))).isEqualTo(9);
+        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("c"))))
+                .isEqualTo(9);
         // a tombstone wins a tie against a value, and a value then loses to it
         assertThat(LocalReplica.applyChecked(engine, Entry.tombstone(KEY, 9))).isEqualTo(9);
-        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("d")))).isEqualTo(10);
+        assertThat(LocalReplica.applyChecked(engine, Entry.value(KEY, 9, bytes("d"))))
+                .isEqualTo(10);
         assertThat(engine.get(KEY).value()).isNull();
     }
 
@@ -83,10 +92,14 @@ class LocalReplicaWriteResultTest {
                 Entry written = random.nextInt(5) == 0
                         ? Entry.tombstone(key, version)
                         : new Entry(key, version, expires, new byte[] {(byte) random.nextInt(3), 1});
-                long result = random.nextBoolean() ? LocalReplica.applyChecked(engine, written)
+                long result = random.nextBoolean()
+                        ? LocalReplica.applyChecked(engine, written)
                         : LocalReplica.tryApplyChecked(engine, written);
-                assertThat(result).as("our engine takes a small write without waiting").isNotEqualTo(LocalReplica.NOT_APPLIED);
-                assertThat(result).as("write %d %s (seed %d)", i, written, seed)
+                assertThat(result)
+                        .as("our engine takes a small write without waiting")
+                        .isNotEqualTo(LocalReplica.NOT_APPLIED);
+                assertThat(result)
+                        .as("write %d %s (seed %d)", i, written, seed)
                         .isEqualTo(Replica.writeResult(written, engine.get(key)));
             }
         }

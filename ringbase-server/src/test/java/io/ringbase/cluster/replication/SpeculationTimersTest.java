@@ -35,24 +35,28 @@ class SpeculationTimersTest {
                 long delay = TimeUnit.MICROSECONDS.toNanos(100 + 37L * (i % 50));
                 long due = System.nanoTime() + delay;
                 int id = i;
-                timers.schedule(() -> {
-                    if (!loop.inEventLoop()) {
-                        problems.add(id + " ran off its loop");
-                    }
-                    if (System.nanoTime() < due) {
-                        problems.add(id + " ran early");
-                    }
-                    if (id == 0) { // a timer that adds another, as a speculative retry re-arms
-                        long againDue = System.nanoTime() + 500_000;
-                        timers.schedule(() -> {
-                            if (System.nanoTime() < againDue) {
-                                problems.add("re-armed timer ran early");
+                timers.schedule(
+                        () -> {
+                            if (!loop.inEventLoop()) {
+                                problems.add(id + " ran off its loop");
+                            }
+                            if (System.nanoTime() < due) {
+                                problems.add(id + " ran early");
+                            }
+                            if (id == 0) { // a timer that adds another, as a speculative retry re-arms
+                                long againDue = System.nanoTime() + 500_000;
+                                timers.schedule(
+                                        () -> {
+                                            if (System.nanoTime() < againDue) {
+                                                problems.add("re-armed timer ran early");
+                                            }
+                                            done.countDown();
+                                        },
+                                        500_000);
                             }
                             done.countDown();
-                        }, 500_000);
-                    }
-                    done.countDown();
-                }, delay);
+                        },
+                        delay);
             }
         });
         assertThat(done.await(10, TimeUnit.SECONDS)).as("every timer ran").isTrue();

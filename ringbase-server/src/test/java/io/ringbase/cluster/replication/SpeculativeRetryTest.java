@@ -1,6 +1,5 @@
 package io.ringbase.cluster.replication;
 
-import io.ringbase.kv.QuorumException;
 import static io.ringbase.cluster.replication.CoordinatorTest.KEY;
 import static io.ringbase.cluster.replication.CoordinatorTest.N0;
 import static io.ringbase.cluster.replication.CoordinatorTest.TOPOLOGY;
@@ -11,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.CoordinatorTest.FakeReplica;
+import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.Entry;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -55,8 +55,15 @@ class SpeculativeRetryTest {
     final List<Runnable> background = Collections.synchronizedList(new ArrayList<>());
 
     Coordinator coordinator(SpeculativeRetry retry) {
-        return new Coordinator(TOPOLOGY, List.of(r0, r1, r2), liveness,
-                (target, entry) -> CompletableFuture.completedFuture(null), clock, background::add, retry, timers);
+        return new Coordinator(
+                TOPOLOGY,
+                List.of(r0, r1, r2),
+                liveness,
+                (target, entry) -> CompletableFuture.completedFuture(null),
+                clock,
+                background::add,
+                retry,
+                timers);
     }
 
     final Coordinator coordinator = coordinator(SpeculativeRetry.DEFAULT);
@@ -87,8 +94,10 @@ class SpeculativeRetryTest {
             assertThat(SpeculativeRetry.parse(s)).hasToString(s);
         }
         for (String bad : List.of("", "fast", "0ms", "-3ms", "100p", "10p", "p", "ms", "1.5ms")) {
-            assertThatThrownBy(() -> SpeculativeRetry.parse(bad)).as(bad)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("99p, 20ms, none or always");
+            assertThatThrownBy(() -> SpeculativeRetry.parse(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("99p, 20ms, none or always");
         }
     }
 
@@ -262,7 +271,9 @@ class SpeculativeRetryTest {
         assertThat(r0.calls).isEqualTo(2);
         assertThat(remote(0).calls).isEqualTo(2);
         assertThat(remote(1).calls).isEqualTo(1);
-        assertThat(remote(1).stored.version()).as("written above the version read").isGreaterThan(5);
+        assertThat(remote(1).stored.version())
+                .as("written above the version read")
+                .isGreaterThan(5);
     }
 
     @Test
@@ -272,7 +283,8 @@ class SpeculativeRetryTest {
         remote(1).fails(n -> new ReplicaException.Failed(n, "500", null));
         Throwable failure = CoordinatorTest.cause(coordinator.read(KEY, 2, 3));
         // (the fakes fail at once, so both remotes failed before this node was asked: "0 of 3 answered")
-        assertThat(failure).isInstanceOf(QuorumException.NotEnoughAnswers.class)
+        assertThat(failure)
+                .isInstanceOf(QuorumException.NotEnoughAnswers.class)
                 .hasMessageContaining("of 3 replicas answered, 2 needed (1 timed out, 1 failed)");
     }
 }

@@ -50,7 +50,8 @@ class RingTest {
             }
             double fair = (double) KEYS / n;
             for (int i = 0; i < n; i++) {
-                assertThat((double) first[i]).as("keys whose first replica is node %d of %d (%s)", i, n, p)
+                assertThat((double) first[i])
+                        .as("keys whose first replica is node %d of %d (%s)", i, n, p)
                         .isBetween(fair * 0.9, fair * 1.1);
             }
         }
@@ -80,7 +81,9 @@ class RingTest {
             for (NodeId node : all) {
                 int position = all.indexOf(node);
                 for (int f = 1; f <= n; f++) {
-                    assertThat(ring.isReplica(h, f, node)).as("node at %d, from %d", position, f).isEqualTo(position < f);
+                    assertThat(ring.isReplica(h, f, node))
+                            .as("node at %d, from %d", position, f)
+                            .isEqualTo(position < f);
                 }
             }
         }

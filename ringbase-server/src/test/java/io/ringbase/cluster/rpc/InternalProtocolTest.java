@@ -27,7 +27,8 @@ class InternalProtocolTest {
     @Test
     void aTombstoneRoundTripsAsATombstone() {
         Entry e = Entry.tombstone(b("gone"), 42L);
-        Entry back = InternalProtocol.decode(InternalProtocol.encode(List.of(e))).getFirst();
+        Entry back =
+                InternalProtocol.decode(InternalProtocol.encode(List.of(e))).getFirst();
         assertThat(back).isEqualTo(e);
         assertThat(back.isTombstone()).isTrue();
     }
@@ -35,7 +36,8 @@ class InternalProtocolTest {
     @Test
     void anExpiryRoundTrips() {
         Entry e = new Entry(b("ttl"), 7L, 1_763_700_060_000L, b("v"));
-        Entry back = InternalProtocol.decode(InternalProtocol.encode(List.of(e))).getFirst();
+        Entry back =
+                InternalProtocol.decode(InternalProtocol.encode(List.of(e))).getFirst();
         assertThat(back.expiresAtMs()).isEqualTo(1_763_700_060_000L);
         assertThat(back).isEqualTo(e);
     }
@@ -43,7 +45,8 @@ class InternalProtocolTest {
     @Test
     void anEmptyValueIsNotATombstone() {
         Entry e = Entry.value(b("empty"), 1L, new byte[0]);
-        Entry back = InternalProtocol.decode(InternalProtocol.encode(List.of(e))).getFirst();
+        Entry back =
+                InternalProtocol.decode(InternalProtocol.encode(List.of(e))).getFirst();
         assertThat(back.isTombstone()).isFalse();
         assertThat(back.value()).isEmpty();
     }
@@ -80,7 +83,8 @@ class InternalProtocolTest {
         byte[] ok = InternalProtocol.encode(List.of(Entry.value(b("key"), 1L, b("value"))));
         for (int len = 1; len < ok.length; len++) {
             byte[] cut = Arrays.copyOf(ok, len);
-            assertThatThrownBy(() -> InternalProtocol.decode(cut)).as("length %d", len)
+            assertThatThrownBy(() -> InternalProtocol.decode(cut))
+                    .as("length %d", len)
                     .isInstanceOf(IllegalArgumentException.class);
         }
     }
@@ -136,8 +140,10 @@ class InternalProtocolTest {
 
     @Test
     void aPingBodySaysWhetherTheEngineCanWriteAndAnEmptyOneMeansItCan() {
-        org.assertj.core.api.Assertions.assertThat(InternalProtocol.pingBody(null)).isEmpty();
-        org.assertj.core.api.Assertions.assertThat(InternalProtocol.pingUnwritableReason(new byte[0])).isNull();
+        org.assertj.core.api.Assertions.assertThat(InternalProtocol.pingBody(null))
+                .isEmpty();
+        org.assertj.core.api.Assertions.assertThat(InternalProtocol.pingUnwritableReason(new byte[0]))
+                .isNull();
         byte[] full = InternalProtocol.pingBody("WAL segment wal-1.log failed: No space left on device");
         org.assertj.core.api.Assertions.assertThat(new String(full, java.nio.charset.StandardCharsets.UTF_8))
                 .isEqualTo("unwritable: WAL segment wal-1.log failed: No space left on device");

@@ -1,11 +1,11 @@
 package io.ringbase.cluster.rpc;
 
-import io.ringbase.auth.RequestSigner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import io.netty.handler.codec.http.HttpMethod;
+import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.testing.IntegrationTest;
@@ -56,15 +56,17 @@ class ReplicaClientTimeoutTest {
     @Test
     void aCallWithItsOwnDeadlineOutlivesTheConfiguredTimeout() throws Exception {
         assertThatThrownBy(() -> client.send(node, HttpMethod.GET, "/internal/v0/repair/tree", new byte[0])
-                .get(5, TimeUnit.SECONDS))
-                .as("the configured 300 ms").hasCauseInstanceOf(ReplicaException.Timeout.class)
+                        .get(5, TimeUnit.SECONDS))
+                .as("the configured 300 ms")
+                .hasCauseInstanceOf(ReplicaException.Timeout.class)
                 .hasMessageContaining("300 ms");
         ReplicaClient.Response r = client.send(node, HttpMethod.GET, "/internal/v0/repair/tree", new byte[0], 5_000)
                 .get(10, TimeUnit.SECONDS);
         assertThat(r.status()).isEqualTo(200);
         assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("slow");
         assertThatThrownBy(() -> client.send(node, HttpMethod.GET, "/internal/v0/repair/tree", new byte[0], 100)
-                .get(5, TimeUnit.SECONDS))
-                .hasCauseInstanceOf(ReplicaException.Timeout.class).hasMessageContaining("100 ms");
+                        .get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(ReplicaException.Timeout.class)
+                .hasMessageContaining("100 ms");
     }
 }

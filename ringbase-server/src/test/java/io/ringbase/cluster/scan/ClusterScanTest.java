@@ -1,11 +1,11 @@
 package io.ringbase.cluster.scan;
 
-import io.ringbase.kv.EntryBatchSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 class ClusterScanTest {
 
     private static final LongSupplier NOW = () -> 1_000;
-    private final ExecutorService otherThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "fake-replica-io"));
+    private final ExecutorService otherThread =
+            Executors.newSingleThreadExecutor(r -> new Thread(r, "fake-replica-io"));
 
     @AfterEach
     void stop() {
@@ -60,7 +61,8 @@ class ClusterScanTest {
 
     private static List<String> render(List<Entry> entries) {
         return entries.stream()
-                .map(e -> new String(e.key(), StandardCharsets.UTF_8) + "=" + new String(e.value(), StandardCharsets.UTF_8))
+                .map(e -> new String(e.key(), StandardCharsets.UTF_8) + "="
+                        + new String(e.value(), StandardCharsets.UTF_8))
                 .toList();
     }
 
@@ -79,7 +81,8 @@ class ClusterScanTest {
 
     @Test
     void tombstoneOnOneReplicaHidesAnOlderValueOnAnother() throws Exception {
-        FakeReplica a = new FakeReplica(0).put(v("a", 1, "old")).put(v("b", 1, "b")).put(v("c", 8, "newer than the delete"));
+        FakeReplica a =
+                new FakeReplica(0).put(v("a", 1, "old")).put(v("b", 1, "b")).put(v("c", 8, "newer than the delete"));
         FakeReplica b = new FakeReplica(1).put(Entry.tombstone(k("a"), 2)).put(Entry.tombstone(k("c"), 7));
         assertThat(render(drain(scan(List.of(a, b), "a", null, 1024), 1024)))
                 .containsExactly("b=b", "c=newer than the delete");
@@ -109,15 +112,18 @@ class ClusterScanTest {
 
     @Test
     void onePageEntryAtATimeAndEmptyReplicas() throws Exception {
-        FakeReplica a = new FakeReplica(0).put(v("a", 1, "a")).put(v("c", 1, "c")).put(v("e", 1, "e"));
+        FakeReplica a =
+                new FakeReplica(0).put(v("a", 1, "a")).put(v("c", 1, "c")).put(v("e", 1, "e"));
         FakeReplica empty = new FakeReplica(1);
-        FakeReplica b = new FakeReplica(2).put(v("b", 1, "b")).put(v("c", 2, "c2")).put(v("d", 1, "d"));
+        FakeReplica b =
+                new FakeReplica(2).put(v("b", 1, "b")).put(v("c", 2, "c2")).put(v("d", 1, "d"));
         // pageBytes 1: every page holds exactly one entry; maxBytes 1: every batch one entry
         assertThat(render(drain(scan(List.of(a, empty, b), "a", null, 1), 1)))
                 .containsExactly("a=a", "b=b", "c=c2", "d=d", "e=e");
         assertThat(a.requests.get()).isEqualTo(3);
         assertThat(empty.requests.get()).isEqualTo(1);
-        assertThat(drain(scan(List.of(new FakeReplica(0), new FakeReplica(1)), "a", null, 1), 1)).isEmpty();
+        assertThat(drain(scan(List.of(new FakeReplica(0), new FakeReplica(1)), "a", null, 1), 1))
+                .isEmpty();
         assertThat(drain(new ClusterScan(List.of(), k("a"), null, NOW), 1)).isEmpty();
     }
 
@@ -133,7 +139,9 @@ class ClusterScanTest {
         int before = a.requests.get() + b.requests.get();
         assertThat(drain(scan(List.of(a, b), "d", "b", 1), 1)).isEmpty();
         assertThat(drain(scan(List.of(a, b), "c", "c", 1), 1)).isEmpty();
-        assertThat(a.requests.get() + b.requests.get()).as("an empty range asks no replica").isEqualTo(before);
+        assertThat(a.requests.get() + b.requests.get())
+                .as("an empty range asks no replica")
+                .isEqualTo(before);
     }
 
     @Test
@@ -205,7 +213,8 @@ class ClusterScanTest {
             assertThat(seen.size()).isLessThan(20);
             // once broken, it stays broken
             assertThatThrownBy(() -> scan.nextBatch(1).get(1, TimeUnit.SECONDS))
-                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(ReplicaException.Failed.class);
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(ReplicaException.Failed.class);
         }
     }
 
@@ -218,7 +227,8 @@ class ClusterScanTest {
             }
         };
         assertThatThrownBy(() -> drain(scan(List.of(liar), "a", null, 1024), 1024))
-                .hasCauseInstanceOf(ReplicaException.Failed.class).hasMessageContaining("out of order");
+                .hasCauseInstanceOf(ReplicaException.Failed.class)
+                .hasMessageContaining("out of order");
     }
 
     @Test
@@ -244,9 +254,12 @@ class ClusterScanTest {
                     // pages handed out but not yet merged past: the one being merged and the one prefetched
                     byte[] upTo = last;
                     long unfinished = r.pages.stream()
-                            .filter(p -> !p.entries().isEmpty() && Keys.compare(p.entries().getLast().key(), upTo) > 0)
+                            .filter(p -> !p.entries().isEmpty()
+                                    && Keys.compare(p.entries().getLast().key(), upTo) > 0)
                             .count();
-                    assertThat(unfinished).as("pages held by replica %s", r.node()).isLessThanOrEqualTo(2);
+                    assertThat(unfinished)
+                            .as("pages held by replica %s", r.node())
+                            .isLessThanOrEqualTo(2);
                 }
             }
         }

@@ -1,10 +1,10 @@
 package io.ringbase.cluster.scan;
 
-import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import java.util.ArrayList;
@@ -79,7 +79,9 @@ class FakeReplica implements Replica {
         int now = inFlight.incrementAndGet();
         maxInFlight.accumulateAndGet(now, Math::max);
         if (n == failOnRequest) {
-            return finish(new CompletableFuture<>(), null,
+            return finish(
+                    new CompletableFuture<>(),
+                    null,
                     new ReplicaException.Failed(node, "injected failure on page " + n, null));
         }
         int budget = pageBytesCap > 0 ? Math.min(pageBytesCap, maxBytes) : maxBytes;

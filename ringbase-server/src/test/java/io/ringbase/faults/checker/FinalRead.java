@@ -8,5 +8,4 @@ package io.ringbase.faults.checker;
  * @param value the value read ({@code null}: 404), if {@code ok}
  * @param note  the answer or failure, for people
  */
-public record FinalRead(String key, boolean ok, String value, String note) {
-}
+public record FinalRead(String key, boolean ok, String value, String note) {}

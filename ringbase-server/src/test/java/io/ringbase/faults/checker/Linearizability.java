@@ -30,13 +30,11 @@ public final class Linearizability {
     /** Default bound on search steps per key; past it the key counts as undecided (a failure). */
     public static final long DEFAULT_MAX_STEPS = 20_000_000;
 
-    private Linearizability() {
-    }
+    private Linearizability() {}
 
     /** The result for one key. */
-    public record KeyResult(String key, boolean linearizable, boolean decided, int ops, long steps,
-                            List<Op> longestLinearizedPrefix) {
-    }
+    public record KeyResult(
+            String key, boolean linearizable, boolean decided, int ops, long steps, List<Op> longestLinearizedPrefix) {}
 
     /** Checks every key of {@code byKey}; one problem line per key that is not linearizable or undecided. */
     public static Verdict check(Map<String, List<Op>> byKey, long maxStepsPerKey) {
@@ -48,14 +46,22 @@ public final class Linearizability {
             keys++;
             ops += r.ops();
             if (!r.decided()) {
-                problems.add("key " + e.getKey() + ": undecided after " + r.steps() + " search steps (" + r.ops() + " ops)");
+                problems.add(
+                        "key " + e.getKey() + ": undecided after " + r.steps() + " search steps (" + r.ops() + " ops)");
             } else if (!r.linearizable()) {
-                StringBuilder b = new StringBuilder("key " + e.getKey() + ": not linearizable (" + r.ops()
-                        + " ops); longest linearizable prefix (" + r.longestLinearizedPrefix().size() + " ops) ends:");
+                StringBuilder b = new StringBuilder(
+                        "key " + e.getKey() + ": not linearizable (" + r.ops() + " ops); longest linearizable prefix ("
+                                + r.longestLinearizedPrefix().size() + " ops) ends:");
                 List<Op> prefix = r.longestLinearizedPrefix();
                 for (Op op : prefix.subList(Math.max(0, prefix.size() - 5), prefix.size())) {
-                    b.append("\n    ").append(op.process()).append(' ').append(op.f()).append(' ')
-                            .append(op.value()).append(' ').append(op.outcome());
+                    b.append("\n    ")
+                            .append(op.process())
+                            .append(' ')
+                            .append(op.f())
+                            .append(' ')
+                            .append(op.value())
+                            .append(' ')
+                            .append(op.outcome());
                 }
                 problems.add(b.toString());
             }
@@ -73,8 +79,8 @@ public final class Linearizability {
         for (int i = 0; i < n; i++) {
             Op op = ops.get(i);
             Entry call = new Entry(i, op, true, op.invokeNanos());
-            Entry ret = new Entry(i, op, false,
-                    op.outcome() == Op.Outcome.UNKNOWN ? Long.MAX_VALUE : op.completeNanos());
+            Entry ret =
+                    new Entry(i, op, false, op.outcome() == Op.Outcome.UNKNOWN ? Long.MAX_VALUE : op.completeNanos());
             call.match = ret;
             events.add(call);
             events.add(ret);
@@ -148,11 +154,12 @@ public final class Linearizability {
             boolean keep = switch (op.outcome()) {
                 case OK -> true;
                 case FAIL -> false;
-                case UNKNOWN -> switch (op.f()) {
-                    case READ -> false;
-                    case WRITE -> read.contains(op.value());
-                    case DELETE -> true;
-                };
+                case UNKNOWN ->
+                    switch (op.f()) {
+                        case READ -> false;
+                        case WRITE -> read.contains(op.value());
+                        case DELETE -> true;
+                    };
             };
             if (keep) {
                 out.add(op);
@@ -212,8 +219,7 @@ public final class Linearizability {
         }
     }
 
-    private record Frame(Entry entry, String stateBefore) {
-    }
+    private record Frame(Entry entry, String stateBefore) {}
 
     private record CacheKey(BitSet linearized, String state) {
         @Override

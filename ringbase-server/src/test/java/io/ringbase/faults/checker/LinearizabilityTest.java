@@ -48,7 +48,8 @@ class LinearizabilityTest {
 
     @Test
     void aStaleReadAfterACompletedWriteIsNot() {
-        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 30), read("b", "1", 40, 50))).isFalse();
+        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 30), read("b", "1", 40, 50)))
+                .isFalse();
     }
 
     @Test
@@ -58,48 +59,74 @@ class LinearizabilityTest {
 
     @Test
     void aReadConcurrentWithAWriteMayReturnTheOldOrTheNewValue() {
-        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 60), read("b", "1", 30, 40))).isTrue();
-        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 60), read("b", "2", 30, 40))).isTrue();
+        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 60), read("b", "1", 30, 40)))
+                .isTrue();
+        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 60), read("b", "2", 30, 40)))
+                .isTrue();
     }
 
     @Test
     void readsGoingBackwardsDuringAWriteAreNot() {
         // both reads overlap the write, but once one has returned the new value the later one cannot return the old
-        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 100),
-                read("b", "2", 30, 40), read("c", "1", 50, 60))).isFalse();
-        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 100),
-                read("b", "1", 30, 40), read("c", "2", 50, 60))).isTrue();
+        assertThat(linearizable(
+                        write("a", "1", 0, 10),
+                        write("a", "2", 20, 100),
+                        read("b", "2", 30, 40),
+                        read("c", "1", 50, 60)))
+                .isFalse();
+        assertThat(linearizable(
+                        write("a", "1", 0, 10),
+                        write("a", "2", 20, 100),
+                        read("b", "1", 30, 40),
+                        read("c", "2", 50, 60)))
+                .isTrue();
     }
 
     @Test
     void twoCompletedWritesFixTheFinalValueForLaterReads() {
         // w1 and w2 overlap, so either order is possible, but two later sequential reads must agree
-        assertThat(linearizable(write("a", "1", 0, 50), write("b", "2", 10, 40),
-                read("c", "1", 60, 70), read("c", "2", 80, 90))).isFalse();
-        assertThat(linearizable(write("a", "1", 0, 50), write("b", "2", 10, 40),
-                read("c", "1", 60, 70), read("c", "1", 80, 90))).isTrue();
+        assertThat(linearizable(
+                        write("a", "1", 0, 50),
+                        write("b", "2", 10, 40),
+                        read("c", "1", 60, 70),
+                        read("c", "2", 80, 90)))
+                .isFalse();
+        assertThat(linearizable(
+                        write("a", "1", 0, 50),
+                        write("b", "2", 10, 40),
+                        read("c", "1", 60, 70),
+                        read("c", "1", 80, 90)))
+                .isTrue();
     }
 
     @Test
     void aDeleteEmptiesTheRegister() {
-        assertThat(linearizable(write("a", "1", 0, 10), delete("a", 20, 30), read("b", null, 40, 50))).isTrue();
-        assertThat(linearizable(write("a", "1", 0, 10), delete("a", 20, 30), read("b", "1", 40, 50))).isFalse();
+        assertThat(linearizable(write("a", "1", 0, 10), delete("a", 20, 30), read("b", null, 40, 50)))
+                .isTrue();
+        assertThat(linearizable(write("a", "1", 0, 10), delete("a", 20, 30), read("b", "1", 40, 50)))
+                .isFalse();
     }
 
     @Test
     void aFailedWriteNeverHappened() {
-        assertThat(linearizable(write("a", "1", 0, 10), with(write("a", "2", 20, 30), Outcome.FAIL),
-                read("b", "1", 40, 50))).isTrue();
-        assertThat(linearizable(write("a", "1", 0, 10), with(write("a", "2", 20, 30), Outcome.FAIL),
-                read("b", "2", 40, 50))).as("a read of a failed write's value").isFalse();
+        assertThat(linearizable(
+                        write("a", "1", 0, 10), with(write("a", "2", 20, 30), Outcome.FAIL), read("b", "1", 40, 50)))
+                .isTrue();
+        assertThat(linearizable(
+                        write("a", "1", 0, 10), with(write("a", "2", 20, 30), Outcome.FAIL), read("b", "2", 40, 50)))
+                .as("a read of a failed write's value")
+                .isFalse();
     }
 
     @Test
     void anUnknownWriteMayTakeEffectLongAfterItsTimeout() {
         Op unknown = with(write("a", "2", 20, 30), Outcome.UNKNOWN);
         assertThat(linearizable(write("a", "1", 0, 10), unknown, read("b", "1", 40, 50), read("b", "2", 60, 70)))
-                .as("seen only after a read that did not see it").isTrue();
-        assertThat(linearizable(write("a", "1", 0, 10), unknown, read("b", "1", 40, 50))).as("or never").isTrue();
+                .as("seen only after a read that did not see it")
+                .isTrue();
+        assertThat(linearizable(write("a", "1", 0, 10), unknown, read("b", "1", 40, 50)))
+                .as("or never")
+                .isTrue();
     }
 
     @Test
@@ -112,35 +139,45 @@ class LinearizabilityTest {
     @Test
     void anUnknownWriteCannotTakeEffectBeforeItWasInvoked() {
         Op unknown = with(write("a", "2", 40, 50), Outcome.UNKNOWN);
-        assertThat(linearizable(write("a", "1", 0, 10), read("b", "2", 20, 30), unknown)).isFalse();
+        assertThat(linearizable(write("a", "1", 0, 10), read("b", "2", 20, 30), unknown))
+                .isFalse();
     }
 
     @Test
     void anUnknownDeleteMayExplainALater404() {
         Op unknown = with(delete("a", 20, 30), Outcome.UNKNOWN);
-        assertThat(linearizable(write("a", "1", 0, 10), unknown, read("b", null, 100, 110))).isTrue();
-        assertThat(linearizable(write("a", "1", 0, 10), read("b", null, 100, 110))).isFalse();
+        assertThat(linearizable(write("a", "1", 0, 10), unknown, read("b", null, 100, 110)))
+                .isTrue();
+        assertThat(linearizable(write("a", "1", 0, 10), read("b", null, 100, 110)))
+                .isFalse();
     }
 
     @Test
     void unknownAndFailedReadsAreIgnored() {
-        assertThat(linearizable(write("a", "1", 0, 10), with(read("b", "zzz", 20, 30), Outcome.UNKNOWN),
-                with(read("b", "yyy", 40, 50), Outcome.FAIL))).isTrue();
+        assertThat(linearizable(
+                        write("a", "1", 0, 10),
+                        with(read("b", "zzz", 20, 30), Outcome.UNKNOWN),
+                        with(read("b", "yyy", 40, 50), Outcome.FAIL)))
+                .isTrue();
     }
 
     @Test
     void touchingOperationsCountAsConcurrent() {
         // the read is invoked at the very nanosecond the write completes: either order is allowed
-        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 30), read("b", "1", 30, 40))).isTrue();
+        assertThat(linearizable(write("a", "1", 0, 10), write("a", "2", 20, 30), read("b", "1", 30, 40)))
+                .isTrue();
     }
 
     @Test
     void aNonLinearizableKeyIsNamedWithItsLongestLinearizablePrefix() {
-        Map<String, List<Op>> byKey = Map.of("k", List.of(write("a", "1", 0, 10), write("a", "2", 20, 30),
-                read("b", "1", 40, 50)));
+        Map<String, List<Op>> byKey =
+                Map.of("k", List.of(write("a", "1", 0, 10), write("a", "2", 20, 30), read("b", "1", 40, 50)));
         Verdict v = Linearizability.check(byKey, 1_000_000);
         assertThat(v.pass()).isFalse();
-        assertThat(v.problems()).singleElement().asString().contains("key k: not linearizable")
+        assertThat(v.problems())
+                .singleElement()
+                .asString()
+                .contains("key k: not linearizable")
                 .contains("WRITE 2");
     }
 
@@ -181,7 +218,11 @@ class LinearizabilityTest {
         for (int round = 0; round < 100; round++) {
             List<Op> ops = new ArrayList<>(simulate(random, 4, 40));
             // a read that returns a value written only later, sequentially after every other operation
-            long end = ops.stream().mapToLong(Op::completeNanos).filter(t -> t < Long.MAX_VALUE).max().orElse(0);
+            long end = ops.stream()
+                    .mapToLong(Op::completeNanos)
+                    .filter(t -> t < Long.MAX_VALUE)
+                    .max()
+                    .orElse(0);
             ops.add(write("late", "late-value", end + 100, end + 200));
             ops.add(read("early", "late-value", end + 10, end + 20));
             if (!Linearizability.checkKey("k", ops, 5_000_000).linearizable()) {
@@ -197,8 +238,7 @@ class LinearizabilityTest {
         String value = null;
         List<Op> ops = new ArrayList<>();
         // schedule: pick a process, an invocation after its last completion, an effect point, a completion
-        record Planned(int p, long invoke, long effect, long complete, int kind) {
-        }
+        record Planned(int p, long invoke, long effect, long complete, int kind) {}
         List<Planned> plans = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             int p = random.nextInt(processes);

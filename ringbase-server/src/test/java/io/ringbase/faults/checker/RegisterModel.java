@@ -11,8 +11,7 @@ import java.util.Objects;
  */
 final class RegisterModel {
 
-    private RegisterModel() {
-    }
+    private RegisterModel() {}
 
     /** The state before any operation: empty. */
     static final String INITIAL = null;

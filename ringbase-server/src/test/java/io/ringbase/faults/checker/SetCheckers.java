@@ -22,8 +22,7 @@ public final class SetCheckers {
     /** Problems listed per verdict at most (the count is always exact). */
     static final int MAX_LISTED = 50;
 
-    private SetCheckers() {
-    }
+    private SetCheckers() {}
 
     /** Checks {@code reads} (one per key, after healing) against the acknowledged writes of {@code ops}. */
     public static Verdict noLostWrites(List<Op> ops, Map<String, FinalRead> reads) {
@@ -40,8 +39,8 @@ public final class SetCheckers {
                 problems.add(e.getKey() + ": acknowledged write not readable after healing: "
                         + (r == null ? "not read" : r.note()));
             } else if (!Objects.equals(r.value(), fate.write().value())) {
-                problems.add(e.getKey() + ": acknowledged write of " + fate.write().value() + " lost, read "
-                        + (r.value() == null ? "404" : r.value()));
+                problems.add(e.getKey() + ": acknowledged write of "
+                        + fate.write().value() + " lost, read " + (r.value() == null ? "404" : r.value()));
             }
         }
         return verdict(problems, checked + " acknowledged writes");
@@ -58,7 +57,8 @@ public final class SetCheckers {
             checked++;
             FinalRead r = reads.get(e.getKey());
             if (r == null || !r.ok()) {
-                problems.add(e.getKey() + ": deleted key not readable after repair: " + (r == null ? "not read" : r.note()));
+                problems.add(
+                        e.getKey() + ": deleted key not readable after repair: " + (r == null ? "not read" : r.note()));
             } else if (r.value() != null) {
                 problems.add(e.getKey() + ": deleted key came back after repair with " + r.value());
             }
@@ -90,11 +90,15 @@ public final class SetCheckers {
                 String got = seen.get(e.getKey());
                 if (fate.mustExist() && !Objects.equals(got, fate.write().value())) {
                     problems.add("scan through " + node + ": " + e.getKey() + " "
-                            + (got == null ? "missing" : "has " + got + " instead of " + fate.write().value()));
+                            + (got == null
+                                    ? "missing"
+                                    : "has " + got + " instead of "
+                                            + fate.write().value()));
                 } else if (fate.mustBeGone() && got != null) {
                     problems.add("scan through " + node + ": deleted " + e.getKey() + " present with " + got);
                 } else if (fate.neverWritten() && got != null) {
-                    problems.add("scan through " + node + ": " + e.getKey() + ", whose write failed, present with " + got);
+                    problems.add(
+                            "scan through " + node + ": " + e.getKey() + ", whose write failed, present with " + got);
                 }
             }
             for (String key : seen.keySet()) {
@@ -110,8 +114,8 @@ public final class SetCheckers {
         if (problems.isEmpty()) {
             return Verdict.pass(what);
         }
-        List<String> listed = problems.size() <= MAX_LISTED ? problems
-                : new ArrayList<>(problems.subList(0, MAX_LISTED));
+        List<String> listed =
+                problems.size() <= MAX_LISTED ? problems : new ArrayList<>(problems.subList(0, MAX_LISTED));
         if (problems.size() > MAX_LISTED) {
             listed.add("... and " + (problems.size() - MAX_LISTED) + " more");
         }

@@ -19,8 +19,10 @@ class SetCheckersTest {
 
     static final List<Op> OPS = List.of(
             op(Fn.WRITE, "acked", "v1", Outcome.OK),
-            op(Fn.WRITE, "deleted", "v2", Outcome.OK), op(Fn.DELETE, "deleted", null, Outcome.OK),
-            op(Fn.WRITE, "maybe-deleted", "v3", Outcome.OK), op(Fn.DELETE, "maybe-deleted", null, Outcome.UNKNOWN),
+            op(Fn.WRITE, "deleted", "v2", Outcome.OK),
+            op(Fn.DELETE, "deleted", null, Outcome.OK),
+            op(Fn.WRITE, "maybe-deleted", "v3", Outcome.OK),
+            op(Fn.DELETE, "maybe-deleted", null, Outcome.UNKNOWN),
             op(Fn.WRITE, "maybe-written", "v4", Outcome.UNKNOWN),
             op(Fn.WRITE, "failed", "v5", Outcome.FAIL));
 
@@ -34,7 +36,9 @@ class SetCheckersTest {
 
     @Test
     void anAcknowledgedWriteReadBackPasses() {
-        assertThat(SetCheckers.noLostWrites(OPS, reads("acked", "v1", "maybe-deleted", null)).pass()).isTrue();
+        assertThat(SetCheckers.noLostWrites(OPS, reads("acked", "v1", "maybe-deleted", null))
+                        .pass())
+                .isTrue();
     }
 
     @Test
@@ -52,7 +56,8 @@ class SetCheckersTest {
 
     @Test
     void aDeletedKeyThatComesBackIsResurrected() {
-        assertThat(SetCheckers.noResurrection(OPS, reads("deleted", null)).pass()).isTrue();
+        assertThat(SetCheckers.noResurrection(OPS, reads("deleted", null)).pass())
+                .isTrue();
         Verdict v = SetCheckers.noResurrection(OPS, reads("deleted", "v2"));
         assertThat(v.pass()).isFalse();
         assertThat(v.problems()).singleElement().asString().contains("came back");
@@ -74,7 +79,11 @@ class SetCheckersTest {
         scans.put("n3", null);
         Verdict v = SetCheckers.scansComplete(OPS, scans);
         assertThat(v.pass()).isFalse();
-        assertThat(String.join("\n", v.problems())).contains("n1: acked missing").contains("deleted deleted present")
-                .contains("failed, present").contains("no client wrote").contains("scan through n3 failed");
+        assertThat(String.join("\n", v.problems()))
+                .contains("n1: acked missing")
+                .contains("deleted deleted present")
+                .contains("failed, present")
+                .contains("no client wrote")
+                .contains("scan through n3 failed");
     }
 }

@@ -16,7 +16,8 @@ final class SetOps {
 
         /** The write took effect and no delete may have: the key must be there, with its value. */
         boolean mustExist() {
-            return write != null && write.outcome() == Op.Outcome.OK
+            return write != null
+                    && write.outcome() == Op.Outcome.OK
                     && (delete == null || delete.outcome() == Op.Outcome.FAIL);
         }
 
@@ -31,8 +32,7 @@ final class SetOps {
         }
     }
 
-    private SetOps() {
-    }
+    private SetOps() {}
 
     /** The fate of every key of {@code ops}, in first-use order. */
     static Map<String, Fate> fates(List<Op> ops) {
@@ -42,8 +42,7 @@ final class SetOps {
             switch (op.f()) {
                 case WRITE -> writes.put(op.key(), op);
                 case DELETE -> deletes.put(op.key(), op);
-                case READ -> {
-                }
+                case READ -> {}
             }
         }
         Map<String, Fate> out = new LinkedHashMap<>();

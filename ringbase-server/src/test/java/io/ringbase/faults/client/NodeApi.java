@@ -37,37 +37,52 @@ public final class NodeApi {
 
     public NodeApi(String baseUrl) {
         this.base = baseUrl;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(1)).build();
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(1))
+                .build();
     }
 
     /** A classified answer: the outcome, the value (reads), and the status or failure for people. */
-    public record Answer(Outcome outcome, String value, String note) {
-    }
+    public record Answer(Outcome outcome, String value, String note) {}
 
     static String enc(String key) {
         return URLEncoder.encode(key, StandardCharsets.UTF_8);
     }
 
     public Answer put(String key, String value) {
-        return send(HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key)))
-                .PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)), 201, true);
+        return send(
+                HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key)))
+                        .PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)),
+                201,
+                true);
     }
 
     public Answer delete(String key) {
-        return send(HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key))).DELETE(), 202, true);
+        return send(
+                HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key)))
+                        .DELETE(),
+                202,
+                true);
     }
 
     /** A quorum read (the default ack/from); a 404 is OK with a {@code null} value. */
     public Answer get(String key) {
-        return send(HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key))).GET(), 200, false);
+        return send(
+                HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key)))
+                        .GET(),
+                200,
+                false);
     }
 
     /** Any request; {@code null} on a failure to get an answer. */
     public HttpResponse<String> raw(String method, String pathAndQuery) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create(base + pathAndQuery)).timeout(Duration.ofSeconds(10))
-                    .method(method, HttpRequest.BodyPublishers.noBody()).build(),
+            return http.send(
+                    HttpRequest.newBuilder(URI.create(base + pathAndQuery))
+                            .timeout(Duration.ofSeconds(10))
+                            .method(method, HttpRequest.BodyPublishers.noBody())
+                            .build(),
                     HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
             return null;
@@ -131,7 +146,8 @@ public final class NodeApi {
             s.setSoTimeout(30_000);
             OutputStream o = s.getOutputStream();
             o.write(("GET /v0/entities?start=" + enc(start) + "&end=" + enc(end) + " HTTP/1.1\r\nHost: x\r\n"
-                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                            + "Connection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             o.flush();
             InputStream in = new BufferedInputStream(s.getInputStream());
             String status = line(in);

@@ -62,6 +62,7 @@ public final class Workload {
 
     /** The set workload's key range, {@code [SET_START, SET_END)}. */
     public static final String SET_START = "s-";
+
     public static final String SET_END = "s.";
 
     public void start() {
@@ -122,7 +123,8 @@ public final class Workload {
     /** Pause after a refused connection (the coordinator is down), so a client does not spin (ms). */
     static final long REFUSED_BACKOFF_MS = 50;
 
-    private Op record(String process, Op.Fn f, String key, String value, java.util.function.Supplier<NodeApi.Answer> call) {
+    private Op record(
+            String process, Op.Fn f, String key, String value, java.util.function.Supplier<NodeApi.Answer> call) {
         long invoke = System.nanoTime();
         NodeApi.Answer a = call.get();
         long complete = System.nanoTime();

@@ -49,7 +49,6 @@ public final class NsCluster implements AutoCloseable {
     }
 
     /** Starts every node and waits until each has printed its ready line (each within {@link NsNode#READY_TIMEOUT_S}). */
-
     public void start() throws IOException {
         List<CompletableFuture<Void>> ready = new ArrayList<>();
         for (NsNode n : nodes) {

@@ -77,27 +77,58 @@ public final class NsNode {
         Files.createDirectories(dataDir);
         String java = ProcessHandle.current().info().command().orElseThrow();
         List<String> cmd = new ArrayList<>(NetworkLab.inNamespace(index));
-        cmd.addAll(List.of(java, "-Xmx128m", "--enable-native-access=ALL-UNNAMED", "-XX:MaxDirectMemorySize=32m",
-                "-Dio.netty.maxDirectMemory=67108864", "-XX:MaxMetaspaceSize=64m", "--sun-misc-unsafe-memory-access=allow",
-                "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "io.ringbase.cli.Main",
-                "serve", "--cluster", String.join(",", clusterUrls), "--self", url(), "--data-dir", dataDir.toString(),
-                "--io-threads", "1", "--workers", "4"));
+        cmd.addAll(List.of(
+                java,
+                "-Xmx128m",
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:MaxDirectMemorySize=32m",
+                "-Dio.netty.maxDirectMemory=67108864",
+                "-XX:MaxMetaspaceSize=64m",
+                "--sun-misc-unsafe-memory-access=allow",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                "-Dio.netty.tryReflectionSetAccessible=true",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.ringbase.cli.Main",
+                "serve",
+                "--cluster",
+                String.join(",", clusterUrls),
+                "--self",
+                url(),
+                "--data-dir",
+                dataDir.toString(),
+                "--io-threads",
+                "1",
+                "--workers",
+                "4"));
         cmd.addAll(extraFlags);
         if (clockOffsetMs != 0) {
             cmd.add("--test-clock-offset-ms=" + clockOffsetMs);
         }
-        Files.writeString(log, "---- start " + String.join(" ", cmd.subList(cmd.indexOf("serve"), cmd.size())) + "\n",
-                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Files.writeString(
+                log,
+                "---- start " + String.join(" ", cmd.subList(cmd.indexOf("serve"), cmd.size())) + "\n",
+                StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        process = new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         paused = false;
         process.getOutputStream().close();
-        Files.writeString(pidFile, process.pid() + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+        Files.writeString(
+                pidFile,
+                process.pid() + "\n",
+                StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE,
                 StandardOpenOption.APPEND);
         Process p = process;
         CompletableFuture<Void> ready = new CompletableFuture<>();
         Thread.ofPlatform().daemon().name("node-" + index + "-stdout").start(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                     if (line.startsWith("Ringbase node ready")) {
                         ready.complete(null);

@@ -50,7 +50,9 @@ public final class History {
 
     /** Writes {@code ops} one per line (times in ms since the run's start) with a header. */
     public static void write(Path file, String title, List<Op> ops, long originNanos) throws IOException {
-        StringBuilder b = new StringBuilder("# ").append(title).append('\n')
+        StringBuilder b = new StringBuilder("# ")
+                .append(title)
+                .append('\n')
                 .append("# invoke_ms complete_ms process outcome f key value note\n");
         for (Op op : ops) {
             b.append(op.toLine(originNanos)).append('\n');

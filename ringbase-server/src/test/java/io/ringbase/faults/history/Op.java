@@ -13,11 +13,22 @@ package io.ringbase.faults.history;
  * @param outcome        what the answer says about the operation's effect
  * @param note           the answer, for people (status and the start of the body, or the exception)
  */
-public record Op(String process, Fn f, String key, String value, long invokeNanos, long completeNanos,
-                 Outcome outcome, String note) {
+public record Op(
+        String process,
+        Fn f,
+        String key,
+        String value,
+        long invokeNanos,
+        long completeNanos,
+        Outcome outcome,
+        String note) {
 
     /** What a client asked for. */
-    public enum Fn { READ, WRITE, DELETE }
+    public enum Fn {
+        READ,
+        WRITE,
+        DELETE
+    }
 
     /** What an answer says about an operation's effect. */
     public enum Outcome {
@@ -42,8 +53,15 @@ public record Op(String process, Fn f, String key, String value, long invokeNano
 
     /** One line for a history file: times in ms from {@code originNanos}. */
     public String toLine(long originNanos) {
-        return String.format("%10.3f %10.3f %-10s %-7s %-6s %-14s %-22s %s",
-                (invokeNanos - originNanos) / 1e6, (completeNanos - originNanos) / 1e6, process, outcome, f, key,
-                value == null ? "-" : value, note == null ? "" : note);
+        return String.format(
+                "%10.3f %10.3f %-10s %-7s %-6s %-14s %-22s %s",
+                (invokeNanos - originNanos) / 1e6,
+                (completeNanos - originNanos) / 1e6,
+                process,
+                outcome,
+                f,
+                key,
+                value == null ? "-" : value,
+                note == null ? "" : note);
     }
 }

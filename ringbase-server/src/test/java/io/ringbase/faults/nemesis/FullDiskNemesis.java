@@ -17,6 +17,7 @@ public final class FullDiskNemesis implements Nemesis {
     static final String SIZE = "96m";
     /** The node whose disk fills. */
     static final int NODE = 2;
+
     static final String BALLAST = "ballast.fill";
 
     private boolean full;
@@ -46,7 +47,9 @@ public final class FullDiskNemesis implements Nemesis {
                 break;
             }
             Path ballast = node.dataDir().resolve(BALLAST + "." + round);
-            if (Shell.tryRun("fallocate", "-l", Long.toString(bytes), ballast.toString()).exit() == 0) {
+            if (Shell.tryRun("fallocate", "-l", Long.toString(bytes), ballast.toString())
+                            .exit()
+                    == 0) {
                 total += bytes;
             } else {
                 Shell.tryRun("rm", "-f", ballast.toString());
@@ -66,7 +69,8 @@ public final class FullDiskNemesis implements Nemesis {
     static final long SLACK_BYTES = 64 * 1024;
 
     private static long available(NsNode node) {
-        String avail = Shell.run("df", "-B1", "--output=avail", node.dataDir().toString()).strip();
+        String avail = Shell.run("df", "-B1", "--output=avail", node.dataDir().toString())
+                .strip();
         return Long.parseLong(avail.substring(avail.lastIndexOf('\n') + 1).strip());
     }
 

@@ -15,8 +15,7 @@ public interface Nemesis {
     String name();
 
     /** Sets up what the fault needs before the nodes start (a small disk). */
-    default void prepare(NsCluster cluster, NetworkLab lab) throws Exception {
-    }
+    default void prepare(NsCluster cluster, NetworkLab lab) throws Exception {}
 
     /**
      * Injects the fault.
@@ -33,8 +32,7 @@ public interface Nemesis {
     String heal(NsCluster cluster, NetworkLab lab) throws Exception;
 
     /** Removes what {@link #prepare} set up; the nodes are stopped. */
-    default void cleanup(NsCluster cluster, NetworkLab lab) throws Exception {
-    }
+    default void cleanup(NsCluster cluster, NetworkLab lab) throws Exception {}
 
     /** A nemesis that does nothing: the control row. */
     static Nemesis none() {

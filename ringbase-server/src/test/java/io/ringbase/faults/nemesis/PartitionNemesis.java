@@ -21,7 +21,11 @@ import java.util.Random;
 public final class PartitionNemesis implements Nemesis {
 
     /** The shape of the partition. */
-    public enum Kind { MAJORITY_MINORITY, BRIDGE, ASYMMETRIC }
+    public enum Kind {
+        MAJORITY_MINORITY,
+        BRIDGE,
+        ASYMMETRIC
+    }
 
     private final Kind kind;
     private boolean active;

@@ -14,7 +14,11 @@ import java.util.Random;
 public final class ProcessNemesis implements Nemesis {
 
     /** The fault. */
-    public enum Kind { KILL, PAUSE, CLOCK_SKEW }
+    public enum Kind {
+        KILL,
+        PAUSE,
+        CLOCK_SKEW
+    }
 
     private final Kind kind;
     private NsNode victim;

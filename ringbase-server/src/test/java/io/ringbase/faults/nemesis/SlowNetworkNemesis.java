@@ -22,8 +22,9 @@ public final class SlowNetworkNemesis implements Nemesis {
 
     @Override
     public String name() {
-        return !prepared ? "latency+loss" : netem ? "latency+loss (netem)"
-                : "latency+loss (no netem in kernel: tbf + iptables 10% loss)";
+        return !prepared
+                ? "latency+loss"
+                : netem ? "latency+loss (netem)" : "latency+loss (no netem in kernel: tbf + iptables 10% loss)";
     }
 
     @Override
@@ -42,19 +43,36 @@ public final class SlowNetworkNemesis implements Nemesis {
         active = true;
         for (int i = 0; i < cluster.size(); i++) {
             if (netem) {
-                lab.exec(i, "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "delay", "60ms", "40ms", "loss", "5%");
+                lab.exec(
+                        i, "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "delay", "60ms", "40ms", "loss", "5%");
             } else {
-                lab.exec(i, "tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "1mbit", "burst", "16kb",
+                lab.exec(
+                        i, "tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "1mbit", "burst", "16kb",
                         "latency", "400ms");
                 for (int o = 0; o < cluster.size(); o++) {
                     if (o != i) {
-                        lab.exec(i, "iptables", "-A", "INPUT", "-s", NetworkLab.ip(o), "-m", "statistic", "--mode",
-                                "random", "--probability", "0.1", "-j", "DROP");
+                        lab.exec(
+                                i,
+                                "iptables",
+                                "-A",
+                                "INPUT",
+                                "-s",
+                                NetworkLab.ip(o),
+                                "-m",
+                                "statistic",
+                                "--mode",
+                                "random",
+                                "--probability",
+                                "0.1",
+                                "-j",
+                                "DROP");
                     }
                 }
             }
         }
-        return netem ? "netem delay 60ms±40ms loss 5% on every node" : "tbf 1mbit/400ms + 10% node-to-node loss on every node";
+        return netem
+                ? "netem delay 60ms±40ms loss 5% on every node"
+                : "tbf 1mbit/400ms + 10% node-to-node loss on every node";
     }
 
     @Override

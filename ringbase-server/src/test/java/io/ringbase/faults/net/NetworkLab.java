@@ -24,6 +24,7 @@ public final class NetworkLab implements AutoCloseable {
     public static final String PREFIX = "rbf-";
     /** The lab's subnet, /24. */
     public static final String SUBNET = "10.77.0.0/24";
+
     static final String HOST_IP = "10.77.0.1";
     static final String HUB = PREFIX + "hub";
     static final String HOST_LINK = PREFIX + "host";
@@ -116,7 +117,9 @@ public final class NetworkLab implements AutoCloseable {
             }
         }
         Shell.tryRun("ip", "link", "del", HOST_LINK);
-        while (Shell.tryRun("ip", "route", "del", "unreachable", SUBNET, "metric", GUARD_METRIC).exit() == 0) {
+        while (Shell.tryRun("ip", "route", "del", "unreachable", SUBNET, "metric", GUARD_METRIC)
+                        .exit()
+                == 0) {
             // one per crashed run at most, but be thorough
         }
     }

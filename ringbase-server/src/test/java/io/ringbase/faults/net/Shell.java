@@ -14,12 +14,10 @@ public final class Shell {
     /** How long one command may take before it is killed (s). */
     static final long TIMEOUT_S = 120;
 
-    private Shell() {
-    }
+    private Shell() {}
 
     /** What a finished command printed (stdout and stderr together) and its exit code. */
-    public record Result(int exit, String output) {
-    }
+    public record Result(int exit, String output) {}
 
     /**
      * Runs {@code cmd}.
@@ -29,7 +27,8 @@ public final class Shell {
     public static String run(String... cmd) {
         Result r = tryRun(cmd);
         if (r.exit() != 0) {
-            throw new IllegalStateException("'" + String.join(" ", cmd) + "' exited " + r.exit() + ": " + r.output().strip());
+            throw new IllegalStateException("'" + String.join(" ", cmd) + "' exited " + r.exit() + ": "
+                    + r.output().strip());
         }
         return r.output();
     }
@@ -37,7 +36,8 @@ public final class Shell {
     /** Runs {@code cmd} whatever its exit code. */
     public static Result tryRun(String... cmd) {
         try {
-            Process p = new ProcessBuilder(List.of(cmd)).redirectErrorStream(true).start();
+            Process p =
+                    new ProcessBuilder(List.of(cmd)).redirectErrorStream(true).start();
             p.getOutputStream().close();
             // read beside the wait: a command that never closes its output must still time out
             CompletableFuture<byte[]> out = new CompletableFuture<>();
@@ -50,10 +50,12 @@ public final class Shell {
             });
             if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException("'" + String.join(" ", cmd) + "' did not finish in " + TIMEOUT_S + " s");
+                throw new IllegalStateException(
+                        "'" + String.join(" ", cmd) + "' did not finish in " + TIMEOUT_S + " s");
             }
             try {
-                return new Result(p.exitValue(), new String(out.get(TIMEOUT_S, TimeUnit.SECONDS), StandardCharsets.UTF_8));
+                return new Result(
+                        p.exitValue(), new String(out.get(TIMEOUT_S, TimeUnit.SECONDS), StandardCharsets.UTF_8));
             } catch (ExecutionException | TimeoutException e) {
                 throw new IllegalStateException("'" + String.join(" ", cmd) + "' exited, its output did not end", e);
             }

@@ -14,8 +14,7 @@ public final class Tools {
     /** The commands the suite runs; the suites' {@code @NeedsCommands} name the same. */
     public static final List<String> COMMANDS = List.of("ip", "tc", "iptables", "nsenter", "kill", "mount", "umount");
 
-    private Tools() {
-    }
+    private Tools() {}
 
     /**
      * Checks that this runs as root and that the lab's commands are on the machine ({@code .ci/run} installs
@@ -35,7 +34,6 @@ public final class Tools {
                     + ": install Debian's iproute2 and iptables (.ci/run does)");
         }
     }
-
 
     private static List<String> missing() {
         List<String> out = new ArrayList<>();

@@ -4,7 +4,7 @@
  * veth ({@link io.ringbase.faults.net.NetworkLab}), and the commands that run inside it
  * ({@link io.ringbase.faults.net.Shell}). Needs root, iproute2 and iptables
  * ({@link io.ringbase.faults.net.Tools} checks them; {@code .ci/run} installs them). Everything it creates is named with the
-
+ *
  * {@value io.ringbase.faults.net.NetworkLab#PREFIX} prefix and removed on close and at the next start.
  */
 package io.ringbase.faults.net;

@@ -32,8 +32,8 @@ class CompactionBackpressureTest {
     private LsmOptions options(Path dir, long stallMs) {
         // no automatic compaction below 32 tables: the test decides when compaction catches up
         CompactionOptions never = new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5).withWriteTriggers(3, 5);
-        return new LsmOptions(dir, WalSyncPolicy.PERIODIC, 1000, 4096, 16384, stallMs, never, 0,
-                System::currentTimeMillis);
+        return new LsmOptions(
+                dir, WalSyncPolicy.PERIODIC, 1000, 4096, 16384, stallMs, never, 0, System::currentTimeMillis);
     }
 
     private void putAndFlush(LsmEngine engine, int n) throws IOException {
@@ -62,7 +62,8 @@ class CompactionBackpressureTest {
             // stop: a write waits for compaction, then fails as busy (503)
             assertThatThrownBy(() -> engine.apply(Entry.value(Keys.utf8("stopped"), ++version, Keys.utf8("v"))))
                     .isInstanceOf(StoreBusyException.class)
-                    .hasMessageContaining("compaction has fallen behind").hasMessageContaining("stop at 5");
+                    .hasMessageContaining("compaction has fallen behind")
+                    .hasMessageContaining("stop at 5");
             assertThat(engine.get(Keys.utf8("stopped"))).isNull();
             engine.compactAll();
             engine.apply(Entry.value(Keys.utf8("resumed"), ++version, Keys.utf8("v")));
@@ -84,12 +85,18 @@ class CompactionBackpressureTest {
             });
             // the writer has reached the stop trigger (a stall is counted as it begins to wait), and it stays
             // there: not done for 200 ms, well within the 20 s it may wait for compaction
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
-                    .alias("the write reached the stop trigger").until(() -> engine.stats().writeStalls(), n -> n > stallsBefore);
-            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).alias("the stopped write waits")
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(1))
+                    .alias("the write reached the stop trigger")
+                    .until(() -> engine.stats().writeStalls(), n -> n > stallsBefore);
+            await().during(Duration.ofMillis(200))
+                    .atMost(Duration.ofSeconds(5))
+                    .alias("the stopped write waits")
                     .until(() -> !stopped.isDone());
             assertThat(stopped).isNotDone();
-            assertThat(engine.get(Keys.utf8("waiting"))).as("the stopped write is not applied yet").isNull();
+            assertThat(engine.get(Keys.utf8("waiting")))
+                    .as("the stopped write is not applied yet")
+                    .isNull();
             engine.compactAll();
             stopped.get(10, TimeUnit.SECONDS);
             assertThat(engine.get(Keys.utf8("waiting"))).isNotNull();

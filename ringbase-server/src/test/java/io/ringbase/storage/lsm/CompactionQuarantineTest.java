@@ -40,7 +40,9 @@ class CompactionQuarantineTest {
             }
             List<Path> tables;
             try (Stream<Path> files = Files.list(dir)) {
-                tables = files.filter(p -> p.getFileName().toString().endsWith(".sst")).sorted().toList();
+                tables = files.filter(p -> p.getFileName().toString().endsWith(".sst"))
+                        .sorted()
+                        .toList();
             }
             assertThat(tables).hasSize(3);
             Path damaged = tables.get(1); // holds b
@@ -53,11 +55,13 @@ class CompactionQuarantineTest {
                 ch.write(b, 0); // the first entry's checksum, in place (the file stays mapped)
             }
 
-            assertThatThrownBy(engine::compactAll).isInstanceOf(CorruptionException.class)
+            assertThatThrownBy(engine::compactAll)
+                    .isInstanceOf(CorruptionException.class)
                     .hasMessageContaining(damaged.getFileName().toString());
             assertThat(engine.stats().quarantinedTables()).isEqualTo(1);
             assertThat(damaged).doesNotExist();
-            assertThat(dir.resolve(FileNames.QUARANTINE).resolve(damaged.getFileName())).exists();
+            assertThat(dir.resolve(FileNames.QUARANTINE).resolve(damaged.getFileName()))
+                    .exists();
             assertThat(engine.tableCount()).isEqualTo(2);
             assertThat(engine.compactAll()).isEqualTo(2); // not retried: the rest merge
             assertThat(engine.get(Keys.utf8("a"))).isNotNull();

@@ -64,7 +64,9 @@ class ConcurrentSwitchTest {
             for (int n = 0; n < 6; n++) {
                 // an image every 500 acknowledged writes, while the writers go on (3600 in all)
                 int writes = (n + 1) * 500;
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(1)).until(acked::size, s -> s >= writes);
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(1))
+                        .until(acked::size, s -> s >= writes);
                 Set<String> before = Set.copyOf(acked);
                 Path image = tmp.resolve("image-" + n);
                 CrashImage.copy(engine, dir, image);
@@ -77,7 +79,8 @@ class ConcurrentSwitchTest {
             pool.shutdown();
         }
         for (int n = 0; n < images.size(); n++) {
-            try (LsmEngine recovered = LsmEngine.open(LsmOptions.defaults(images.get(n)).withMemtableBytes(4096))) {
+            try (LsmEngine recovered =
+                    LsmEngine.open(LsmOptions.defaults(images.get(n)).withMemtableBytes(4096))) {
                 for (String key : ackedBefore.get(n)) {
                     Entry e = recovered.get(Keys.utf8(key));
                     assertThat(e).as("%s acknowledged before image %d", key, n).isNotNull();
@@ -92,5 +95,4 @@ class ConcurrentSwitchTest {
             }
         }
     }
-
 }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.WalSyncPolicy;
-import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Event;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
+import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Event;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,8 +38,7 @@ class CrashConsistencyTest {
     Path tmp;
 
     /** One acknowledged or attempted operation of the workload. */
-    private record Op(String key, String value, long startedAt, long ackedAt) {
-    }
+    private record Op(String key, String value, long startedAt, long ackedAt) {}
 
     /** A file's contents as written (volatile) and as last fsynced (durable). */
     private static final class Inode {
@@ -52,7 +51,9 @@ class CrashConsistencyTest {
         Path dir = tmp.resolve("d");
         FaultInjectingFileIo io = new FaultInjectingFileIo();
         io.record(true);
-        LsmOptions options = LsmOptions.defaults(dir).withWalSync(WalSyncPolicy.ALWAYS).withMemtableBytes(4096)
+        LsmOptions options = LsmOptions.defaults(dir)
+                .withWalSync(WalSyncPolicy.ALWAYS)
+                .withMemtableBytes(4096)
                 .withFileIo(io);
         List<Op> ops = new ArrayList<>();
         long[] version = {1L << 40};
@@ -94,18 +95,21 @@ class CrashConsistencyTest {
         assertThat(checked).as("crash states checked of " + n + " boundaries").isGreaterThanOrEqualTo(Math.min(40, n));
     }
 
-    private static void write(LsmEngine engine, FaultInjectingFileIo io, List<Op> ops, long[] version, String key,
-                              String value) throws IOException {
+    private static void write(
+            LsmEngine engine, FaultInjectingFileIo io, List<Op> ops, long[] version, String key, String value)
+            throws IOException {
         long started = io.events().size();
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        engine.apply(value == null ? Entry.tombstone(k, ++version[0])
-                : Entry.value(k, ++version[0], value.getBytes(StandardCharsets.UTF_8)));
+        engine.apply(
+                value == null
+                        ? Entry.tombstone(k, ++version[0])
+                        : Entry.value(k, ++version[0], value.getBytes(StandardCharsets.UTF_8)));
         ops.add(new Op(key, value, started, io.events().size()));
     }
 
     /** The disk after a power loss once {@code events} happened: fsynced data under fsynced names only. */
     private static void build(List<Event> events, Path dir, Path image) throws IOException {
-        Map<Path, Inode> names = new HashMap<>();   // directory entries as the OS sees them
+        Map<Path, Inode> names = new HashMap<>(); // directory entries as the OS sees them
         Map<Path, Inode> durable = new HashMap<>(); // directory entries that survive
         for (Event e : events) {
             switch (e.op()) {
@@ -174,9 +178,10 @@ class CrashConsistencyTest {
                     continue; // nothing acknowledged yet for this key
                 }
                 Entry found = recovered.get(e.getKey().getBytes(StandardCharsets.UTF_8));
-                String value = found == null || found.isTombstone() ? null
-                        : new String(found.value(), StandardCharsets.UTF_8);
-                assertThat(allowed).as("crash at I/O boundary %d: key %s read %s", k, e.getKey(), value)
+                String value =
+                        found == null || found.isTombstone() ? null : new String(found.value(), StandardCharsets.UTF_8);
+                assertThat(allowed)
+                        .as("crash at I/O boundary %d: key %s read %s", k, e.getKey(), value)
                         .contains(value);
             }
         }

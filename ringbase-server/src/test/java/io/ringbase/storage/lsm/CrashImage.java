@@ -9,8 +9,7 @@ import java.util.stream.Stream;
 /** What a SIGKILL would leave on disk, for engine tests that recover from it. */
 final class CrashImage {
 
-    private CrashImage() {
-    }
+    private CrashImage() {}
 
     /**
      * Copies the files of the running {@code engine} in {@code dir} to {@code to}, with its state frozen

@@ -9,8 +9,8 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageFaultException;
 import io.ringbase.storage.WalSyncPolicy;
-import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
+import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.manifest.FileNames;
 import io.ringbase.storage.lsm.manifest.Manifest;
 import java.io.IOException;
@@ -39,7 +39,8 @@ class DiskFaultHealingTest {
     private static final long HEAL_WITHIN_MS = 5_000;
     private static final Predicate<Path> WAL = p -> p.getFileName().toString().startsWith("wal-");
     private static final Predicate<Path> SST = p -> p.getFileName().toString().contains(".sst");
-    private static final Predicate<Path> MANIFEST = p -> p.getFileName().toString().startsWith("MANIFEST");
+    private static final Predicate<Path> MANIFEST =
+            p -> p.getFileName().toString().startsWith("MANIFEST");
 
     @TempDir
     Path tmp;
@@ -75,8 +76,11 @@ class DiskFaultHealingTest {
 
     /** After the fault is healed: a write succeeds within {@link #HEAL_WITHIN_MS}. */
     private void awaitWritesResume(LsmEngine engine) {
-        await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(20)).pollInSameThread()
-                .ignoreException(StorageFaultException.class).alias("writes resumed")
+        await().atMost(Duration.ofMillis(HEAL_WITHIN_MS))
+                .pollInterval(Duration.ofMillis(20))
+                .pollInSameThread()
+                .ignoreException(StorageFaultException.class)
+                .alias("writes resumed")
                 .untilAsserted(() -> {
                     for (int i = 0; i < 200; i++) {
                         put(engine); // enough to switch and flush several memtables
@@ -100,8 +104,13 @@ class DiskFaultHealingTest {
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p : files.toList()) {
                 String name = p.getFileName().toString();
-                assertThat(name).as("temporary file left").doesNotEndWith(".tmp").doesNotContain(".idx");
-                FileNames.parse(name).filter(f -> f.kind() == FileNames.Kind.SSTABLE).ifPresent(f -> onDisk.add(f.number()));
+                assertThat(name)
+                        .as("temporary file left")
+                        .doesNotEndWith(".tmp")
+                        .doesNotContain(".idx");
+                FileNames.parse(name)
+                        .filter(f -> f.kind() == FileNames.Kind.SSTABLE)
+                        .ifPresent(f -> onDisk.add(f.number()));
             }
         }
         assertThat(onDisk).isEqualTo(listed);
@@ -182,9 +191,12 @@ class DiskFaultHealingTest {
             for (int i = 0; i < 5; i++) {
                 put(engine); // acknowledged, not yet fsynced: the poisoned segment's memtable must reach an SSTable
             }
-            await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofMillis(HEAL_WITHIN_MS))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(engine::tableCount, n -> n > 0);
-            assertThat(engine.tableCount()).as("the poisoned segment's memtable was flushed").isEqualTo(1);
+            assertThat(engine.tableCount())
+                    .as("the poisoned segment's memtable was flushed")
+                    .isEqualTo(1);
             assertThat(engine.unwritableReason()).isNull();
             healAndCheck(dir, io, engine);
         } finally {
@@ -194,12 +206,17 @@ class DiskFaultHealingTest {
 
     /** Waits until the spare WAL segment exists (created ahead on the flusher); the active one. */
     private static Path awaitSpareSegment(Path dir) {
-        return await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(5)).alias("a spare WAL segment")
-                .until(() -> {
-                    try (Stream<Path> files = Files.list(dir)) {
-                        return files.filter(WAL).sorted().toList();
-                    }
-                }, wals -> wals.size() == 2).getFirst();
+        return await().atMost(Duration.ofMillis(HEAL_WITHIN_MS))
+                .pollInterval(Duration.ofMillis(5))
+                .alias("a spare WAL segment")
+                .until(
+                        () -> {
+                            try (Stream<Path> files = Files.list(dir)) {
+                                return files.filter(WAL).sorted().toList();
+                            }
+                        },
+                        wals -> wals.size() == 2)
+                .getFirst();
     }
 
     @Test
@@ -260,7 +277,8 @@ class DiskFaultHealingTest {
             StorageFaultException e = putUntilFailure(engine, 10_000);
             assertThat(e.fault()).isEqualTo(DiskFault.IO_ERROR);
             // several publish retries
-            await().atMost(Duration.ofMillis(HEAL_WITHIN_MS)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofMillis(HEAL_WITHIN_MS))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> io.count(Op.RENAME), n -> n > 2);
             assertThat(io.count(Op.RENAME)).isGreaterThan(2);
             healAndCheck(dir, io, engine);

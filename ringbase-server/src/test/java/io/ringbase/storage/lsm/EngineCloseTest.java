@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
-import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
+import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -37,8 +37,10 @@ class EngineCloseTest {
     @Test
     void closeWaitsForACompactionStuckInTheFileSystem() throws Exception {
         FaultInjectingFileIo io = new FaultInjectingFileIo();
-        LsmEngine engine = LsmEngine.open(LsmOptions.defaults(tmp.resolve("d")).withMemtableBytes(64 * 1024)
-                .withFileIo(io).withCompaction(new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5)));
+        LsmEngine engine = LsmEngine.open(LsmOptions.defaults(tmp.resolve("d"))
+                .withMemtableBytes(64 * 1024)
+                .withFileIo(io)
+                .withCompaction(new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5)));
         long version = 1L << 40;
         for (int t = 0; t < 4; t++) {
             for (int i = 0; i < 100; i++) {
@@ -55,13 +57,17 @@ class EngineCloseTest {
             }
         });
         // until the compaction installs its output: it sleeps in that rename
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() -> io.count(Op.RENAME), n -> n > renames);
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> io.count(Op.RENAME), n -> n > renames);
         assertThat(io.count(Op.RENAME)).as("the compaction reached its rename").isGreaterThan(renames);
 
         engine.close();
         Map<Op, Long> atClose = counts(io);
         // none for 4 s: past the end of the rename's delay under the old 10 s cap
-        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> counts(io).equals(atClose));
+        await().during(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> counts(io).equals(atClose));
         assertThat(counts(io)).as("no file operation after close returned").isEqualTo(atClose);
         compaction.get(10, TimeUnit.SECONDS);
     }

@@ -28,7 +28,8 @@ class FlushCountTest {
             for (int i = 1; i <= 300; i++) {
                 engine.apply(Entry.value(Keys.utf8("k" + i), i, "v".getBytes(StandardCharsets.UTF_8)));
                 engine.flush();
-                assertThat(engine.stats().flushes()).as("flushes counted after flush %d returned", i)
+                assertThat(engine.stats().flushes())
+                        .as("flushes counted after flush %d returned", i)
                         .isEqualTo(before + i);
             }
         }

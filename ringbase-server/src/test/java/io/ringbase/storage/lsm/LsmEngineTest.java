@@ -85,7 +85,8 @@ class LsmEngineTest {
         try (Stream<Path> files = Files.list(crash)) {
             // the segment with the records (the engine also keeps an empty spare segment ready)
             wal = files.filter(p -> p.getFileName().toString().startsWith("wal-"))
-                    .max(java.util.Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
+                    .max(java.util.Comparator.comparingLong(p -> p.toFile().length()))
+                    .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(wal);
         Files.write(wal, java.util.Arrays.copyOf(bytes, bytes.length - 3));
@@ -128,12 +129,16 @@ class LsmEngineTest {
             }
             engine.flush();
             for (int i = 0; i < 1000; i++) {
-                engine.apply(i % 2 == 0 ? Entry.tombstone(Keys.utf8("k" + i), ++version)
-                        : new Entry(Keys.utf8("k" + i), ++version, clock.get() + 10, Keys.utf8("short-lived")));
+                engine.apply(
+                        i % 2 == 0
+                                ? Entry.tombstone(Keys.utf8("k" + i), ++version)
+                                : new Entry(Keys.utf8("k" + i), ++version, clock.get() + 10, Keys.utf8("short-lived")));
             }
             clock.addAndGet(1000);
             engine.flush();
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(engine::tableCount, n -> n == 0);
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(engine::tableCount, n -> n == 0);
             assertThat(engine.tableCount()).isZero();
             assertThat(engine.get(Keys.utf8("k1"))).isNull();
         }
@@ -150,14 +155,15 @@ class LsmEngineTest {
         Random rnd = new Random(seed);
         Path dir = tmp.resolve("model-" + seed);
         TreeMap<String, Entry> model = new TreeMap<>();
-        LsmOptions opts = options(dir).withMemtableBytes(16 * 1024)
+        LsmOptions opts = options(dir)
+                .withMemtableBytes(16 * 1024)
                 .withWalSync(rnd.nextBoolean() ? WalSyncPolicy.ALWAYS : WalSyncPolicy.PERIODIC);
         LsmEngine engine = LsmEngine.open(opts);
         int crashes = 0;
         try {
             for (int op = 0; op < 6000; op++) {
-                int kind = StorageEngineContractTest.modelStep(engine, model, rnd, clock, () -> ++version,
-                        "seed " + seed + " op " + op);
+                int kind = StorageEngineContractTest.modelStep(
+                        engine, model, rnd, clock, () -> ++version, "seed " + seed + " op " + op);
                 if (kind < StorageEngineContractTest.MODEL_STEP_KINDS) {
                     continue; // done by modelStep
                 }
@@ -205,7 +211,8 @@ class LsmEngineTest {
         Path manifest = FileNames.manifest(dir);
         byte[] saved = Files.readAllBytes(manifest);
         Files.delete(manifest);
-        assertThatThrownBy(() -> LsmEngine.open(options(dir))).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> LsmEngine.open(options(dir)))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("MANIFEST");
         Files.write(manifest, saved);
         try (Stream<Path> files = Files.list(dir)) {
@@ -213,12 +220,15 @@ class LsmEngineTest {
                 Files.delete(p);
             }
         }
-        assertThatThrownBy(() -> LsmEngine.open(options(dir))).isInstanceOf(CorruptionException.class)
+        assertThatThrownBy(() -> LsmEngine.open(options(dir)))
+                .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("missing");
     }
 
     private static void awaitTablesAtMost(LsmEngine engine, int max) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(engine::tableCount, n -> n <= max);
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(engine::tableCount, n -> n <= max);
         assertThat(engine.tableCount()).isLessThanOrEqualTo(max);
     }
 }

@@ -32,7 +32,9 @@ class LsmEngineTryReadTest {
             assertThat(tables).hasSize(1);
             SstableReader table = tables.getFirst();
             try (ReadCursor cursor = new ReadCursor()) {
-                assertThat(engine.tryRead(utf8("old7"), cursor)).as("the table is in the page cache").isEqualTo(TryRead.FOUND);
+                assertThat(engine.tryRead(utf8("old7"), cursor))
+                        .as("the table is in the page cache")
+                        .isEqualTo(TryRead.FOUND);
             }
             assertThat(engine.stats().preadTables()).isZero();
 
@@ -40,7 +42,8 @@ class LsmEngineTryReadTest {
             assertThat(engine.stats().preadTables()).isEqualTo(1);
             try (ReadCursor cursor = new ReadCursor()) {
                 assertThat(engine.tryRead(utf8("old7"), cursor)).isEqualTo(TryRead.WOULD_WAIT);
-                assertThat(engine.tryRead(utf8("new"), cursor)).as("found in the memtable, newer than the table")
+                assertThat(engine.tryRead(utf8("new"), cursor))
+                        .as("found in the memtable, newer than the table")
                         .isEqualTo(TryRead.FOUND);
                 assertThat(cursor.valueLength()).isEqualTo(5);
                 int absent = 0;
@@ -52,7 +55,9 @@ class LsmEngineTryReadTest {
                     }
                 }
                 assertThat(absent).isGreaterThan(150);
-                assertThat(engine.read(utf8("old7"), cursor)).as("read waits for the disk instead").isTrue();
+                assertThat(engine.read(utf8("old7"), cursor))
+                        .as("read waits for the disk instead")
+                        .isTrue();
                 assertThat(cursor.valueLength()).isEqualTo(2);
             }
             for (int i = 0; i < 10_000; i++) { // a declined read gives its view back
@@ -62,7 +67,8 @@ class LsmEngineTryReadTest {
             }
             engine.apply(Entry.value(utf8("old7"), 9_000, utf8("rewritten")));
             try (ReadCursor cursor = new ReadCursor()) {
-                assertThat(engine.tryRead(utf8("old7"), cursor)).as("the memtable's entry is newer than the table")
+                assertThat(engine.tryRead(utf8("old7"), cursor))
+                        .as("the memtable's entry is newer than the table")
                         .isEqualTo(TryRead.FOUND);
                 assertThat(cursor.valueLength()).isEqualTo(9);
             }

@@ -33,8 +33,7 @@ class LsmEngineWriteBatchTest {
         try (LsmEngine engine = LsmEngine.open(LsmOptions.defaults(dir))) {
             WriteBatch batch = new WriteBatch(64);
             for (int i = 0; i < 50; i++) {
-                batch.add(Keys.utf8("k" + i), ++version, Entry.NO_EXPIRY,
-                        MemorySegment.ofArray(Keys.utf8("v" + i)));
+                batch.add(Keys.utf8("k" + i), ++version, Entry.NO_EXPIRY, MemorySegment.ofArray(Keys.utf8("v" + i)));
             }
             batch.add(Keys.utf8("k7"), ++version, Entry.NO_EXPIRY, null); // a later tombstone of a key in it
             long writes = engine.stats().walWrites();
@@ -89,7 +88,9 @@ class LsmEngineWriteBatchTest {
                     if (v == null) {
                         model.remove(key);
                     } else {
-                        model.put(key, java.util.HexFormat.of().formatHex(v.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                        model.put(
+                                key,
+                                java.util.HexFormat.of().formatHex(v.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
                     }
                 }
             }
@@ -100,7 +101,9 @@ class LsmEngineWriteBatchTest {
             for (int k = 0; k < 3000; k++) {
                 String key = "key-" + k;
                 Entry e = engine.get(Keys.utf8(key));
-                String got = e == null || e.isTombstone() ? null : java.util.HexFormat.of().formatHex(e.value());
+                String got = e == null || e.isTombstone()
+                        ? null
+                        : java.util.HexFormat.of().formatHex(e.value());
                 assertThat(got).as(key).isEqualTo(model.get(key));
             }
         }

@@ -47,7 +47,8 @@ class MemtableLifetimeTest {
                     engine.apply(Entry.value(Keys.utf8("c" + cycle + "-" + i), ++version, value(i)));
                 }
                 engine.flush();
-                assertThat(engine.memtableBytes()).as("at most two memtables' slabs, cycle %d", cycle)
+                assertThat(engine.memtableBytes())
+                        .as("at most two memtables' slabs, cycle %d", cycle)
                         .isLessThanOrEqualTo(2 * MEMTABLE);
             }
             // only the active memtable (fresh after the last flush) is left: its first slab
@@ -84,14 +85,16 @@ class MemtableLifetimeTest {
                     }
                     engine.flush();
                 }
-                assertThat(engine.memtableNativeBytes()).as("the scan's memtable is still held")
+                assertThat(engine.memtableNativeBytes())
+                        .as("the scan's memtable is still held")
                         .isGreaterThanOrEqualTo(pinned);
                 scan.forEachRemaining(seen::add);
             }
             // the scan's snapshot: its memtable (with whatever raced into it before the switch) and tables
             assertThat(seen.size()).isBetween(100, 200);
             for (Entry e : seen.subList(100, seen.size())) {
-                assertThat(new String(e.key(), java.nio.charset.StandardCharsets.UTF_8)).startsWith("t0-");
+                assertThat(new String(e.key(), java.nio.charset.StandardCharsets.UTF_8))
+                        .startsWith("t0-");
             }
             for (int i = 0; i < 100; i++) {
                 assertThat(seen.get(i).key()).isEqualTo(Keys.utf8(String.format("s%03d", i)));
@@ -111,11 +114,14 @@ class MemtableLifetimeTest {
                 engine.apply(Entry.value(Keys.utf8("q" + i), ++version, value(i)));
             }
             MemorySegment s = cursor.segment();
-            byte[] read = s.asSlice(cursor.valueOffset(), cursor.valueLength()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            byte[] read = s.asSlice(cursor.valueOffset(), cursor.valueLength())
+                    .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             assertThat(read).isEqualTo(value(1));
             long before = engine.memtableNativeBytes();
             cursor.close();
-            assertThat(engine.memtableNativeBytes()).as("closing the cursor frees the flushed memtable").isLessThan(before);
+            assertThat(engine.memtableNativeBytes())
+                    .as("closing the cursor frees the flushed memtable")
+                    .isLessThan(before);
         }
     }
 }

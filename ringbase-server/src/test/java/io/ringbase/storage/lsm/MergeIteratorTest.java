@@ -31,16 +31,20 @@ class MergeIteratorTest {
     void newestVersionWinsWhicheverSourceHoldsIt() {
         Memtable a = source(v("k1", 5, "a5"), v("k2", 1, "a1"));
         Memtable b = source(v("k1", 3, "b3"), v("k2", 9, "b9"), v("k3", 2, "b2"));
-        List<String> out = values(new MergeIterator(List.of(a.iterator(null, null), b.iterator(null, null)), false, () -> 0));
+        List<String> out =
+                values(new MergeIterator(List.of(a.iterator(null, null), b.iterator(null, null)), false, () -> 0));
         assertThat(out).containsExactly("k1=a5", "k2=b9", "k3=b2");
     }
 
     @Test
     void liveOnlyHidesTombstonesAndExpiredEntries() {
-        Memtable a = source(Entry.tombstone(Keys.utf8("k1"), 5), new Entry(Keys.utf8("k2"), 1, 100, Keys.utf8("x")),
+        Memtable a = source(
+                Entry.tombstone(Keys.utf8("k1"), 5),
+                new Entry(Keys.utf8("k2"), 1, 100, Keys.utf8("x")),
                 new Entry(Keys.utf8("k3"), 1, 300, Keys.utf8("y")));
         Memtable b = source(v("k1", 3, "old"), v("k4", 1, "z"));
-        List<String> out = values(new MergeIterator(List.of(a.iterator(null, null), b.iterator(null, null)), true, () -> 200));
+        List<String> out =
+                values(new MergeIterator(List.of(a.iterator(null, null), b.iterator(null, null)), true, () -> 200));
         assertThat(out).containsExactly("k3=y", "k4=z");
     }
 
@@ -55,7 +59,8 @@ class MergeIteratorTest {
                 Memtable mt = new Memtable(1 << 20);
                 for (int i = 0; i < 100; i++) {
                     String k = "k" + rnd.nextInt(60);
-                    Entry e = rnd.nextInt(5) == 0 ? Entry.tombstone(Keys.utf8(k), rnd.nextInt(1000))
+                    Entry e = rnd.nextInt(5) == 0
+                            ? Entry.tombstone(Keys.utf8(k), rnd.nextInt(1000))
                             : v(k, rnd.nextInt(1000), "s" + s + "i" + i);
                     mt.put(e);
                 }

@@ -51,7 +51,8 @@ class ReadAllocationTest {
                 found += reads(engine, cursor, keys, MEASURED_READS);
                 long allocated = threads.getCurrentThreadAllocatedBytes() - before;
                 assertThat(found).isGreaterThan((WARM_READS + MEASURED_READS) / 2);
-                assertThat((double) allocated / MEASURED_READS).as("heap bytes per read (%d in all)", allocated)
+                assertThat((double) allocated / MEASURED_READS)
+                        .as("heap bytes per read (%d in all)", allocated)
                         .isLessThan(1.0);
             }
         }

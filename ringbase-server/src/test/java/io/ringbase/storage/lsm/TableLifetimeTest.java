@@ -34,7 +34,8 @@ class TableLifetimeTest {
 
     private LsmOptions options() {
         // compaction only when asked (compactAll), so the test decides when tables are replaced
-        return LsmOptions.defaults(tmp.resolve("d")).withMemtableBytes(64 * 1024)
+        return LsmOptions.defaults(tmp.resolve("d"))
+                .withMemtableBytes(64 * 1024)
                 .withCompaction(new CompactionOptions(32, 32, 32L << 20, 0.5, 1.5));
     }
 
@@ -49,7 +50,9 @@ class TableLifetimeTest {
 
     private List<Path> sstables() throws IOException {
         try (var files = Files.list(tmp.resolve("d"))) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".sst")).sorted().toList();
+            return files.filter(f -> f.getFileName().toString().endsWith(".sst"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -74,8 +77,10 @@ class TableLifetimeTest {
             assertThat(engine.compactAll()).isEqualTo(4);
             List<Path> outputs = sstables();
             assertThat(outputs).hasSize(1).doesNotContainAnyElementsOf(inputs);
-            assertThat(dataMappings()).as("only the compaction's output is mapped")
-                    .hasSize(1).allMatch(l -> l.contains(outputs.getFirst().getFileName().toString()))
+            assertThat(dataMappings())
+                    .as("only the compaction's output is mapped")
+                    .hasSize(1)
+                    .allMatch(l -> l.contains(outputs.getFirst().getFileName().toString()))
                     .noneMatch(l -> l.contains("(deleted)"));
         }
         assertThat(dataMappings()).as("nothing mapped after close").isEmpty();
@@ -95,8 +100,10 @@ class TableLifetimeTest {
                 for (Path input : inputs) {
                     assertThat(input).doesNotExist();
                 }
-                assertThat(dataMappings()).as("the scan's view keeps the deleted inputs mapped")
-                        .filteredOn(l -> l.contains("(deleted)")).hasSize(4);
+                assertThat(dataMappings())
+                        .as("the scan's view keeps the deleted inputs mapped")
+                        .filteredOn(l -> l.contains("(deleted)"))
+                        .hasSize(4);
                 while (scan.hasNext()) {
                     seen.add(scan.next());
                 }
@@ -108,7 +115,9 @@ class TableLifetimeTest {
                 assertThat(e.key()).isEqualTo(Keys.utf8(key));
                 assertThat(e.value()).isEqualTo(value(key, e.version()));
             }
-            assertThat(dataMappings()).as("closing the scan unmapped the inputs").hasSize(1)
+            assertThat(dataMappings())
+                    .as("closing the scan unmapped the inputs")
+                    .hasSize(1)
                     .noneMatch(l -> l.contains("(deleted)"));
         }
     }
@@ -121,76 +130,96 @@ class TableLifetimeTest {
         try (LsmEngine engine = LsmEngine.open(options())) {
             writeTables(engine, 2, keys / 2);
             List<Thread> threads = new ArrayList<>();
-            threads.add(Thread.ofPlatform().start(() -> { // writer, flushing now and then
-                try {
-                    for (int round = 0; round < 40 && !stop.get(); round++) {
-                        for (int i = 0; i < 100; i++) {
-                            String key = String.format("k%05d", ThreadLocalRandom.current().nextInt(keys));
-                            long v;
-                            synchronized (this) {
-                                v = ++version;
-                            }
-                            engine.apply(Entry.value(Keys.utf8(key), v, value(key, v)));
-                        }
-                        engine.flush();
-                    }
-                } catch (Throwable t) {
-                    failures.add(t);
-                }
-            }));
-            threads.add(Thread.ofPlatform().start(() -> { // compactions, as fast as they go
-                try {
-                    for (int round = 0; round < 15 && !stop.get(); round++) {
-                        engine.compactAll();
-                    }
-                } catch (Throwable t) {
-                    failures.add(t);
-                }
-            }));
-            for (int r = 0; r < 2; r++) {
-                threads.add(Thread.ofPlatform().start(() -> { // point reads
-                    try {
-                        for (int n = 0; n < 20_000 && !stop.get(); n++) {
-                            String key = String.format("k%05d", ThreadLocalRandom.current().nextInt(keys));
-                            Entry e = engine.get(Keys.utf8(key));
-                            if (e == null || !java.util.Arrays.equals(e.value(), value(key, e.version()))) {
-                                throw new AssertionError("read of " + key + " gave " + e);
-                            }
-                        }
-                    } catch (Throwable t) {
-                        failures.add(t);
-                    }
-                }));
-            }
-            threads.add(Thread.ofPlatform().start(() -> { // scans, some abandoned half way
-                try {
-                    for (int n = 0; n < 200 && !stop.get(); n++) {
-                        int from = ThreadLocalRandom.current().nextInt(keys);
-                        try (CloseableIterator<Entry> scan = engine.scan(Keys.utf8(String.format("k%05d", from)), null, true)) {
-                            int limit = ThreadLocalRandom.current().nextInt(300);
-                            for (int i = 0; i < limit && scan.hasNext(); i++) {
-                                Entry e = scan.next();
-                                String key = new String(e.key(), java.nio.charset.StandardCharsets.UTF_8);
-                                if (!java.util.Arrays.equals(e.value(), value(key, e.version()))) {
-                                    throw new AssertionError("scan gave " + e);
+            threads.add(Thread.ofPlatform()
+                    .start(
+                            () -> { // writer, flushing now and then
+                                try {
+                                    for (int round = 0; round < 40 && !stop.get(); round++) {
+                                        for (int i = 0; i < 100; i++) {
+                                            String key = String.format(
+                                                    "k%05d",
+                                                    ThreadLocalRandom.current().nextInt(keys));
+                                            long v;
+                                            synchronized (this) {
+                                                v = ++version;
+                                            }
+                                            engine.apply(Entry.value(Keys.utf8(key), v, value(key, v)));
+                                        }
+                                        engine.flush();
+                                    }
+                                } catch (Throwable t) {
+                                    failures.add(t);
                                 }
-                            }
-                        }
-                    }
-                } catch (Throwable t) {
-                    failures.add(t);
-                }
-            }));
+                            }));
+            threads.add(Thread.ofPlatform()
+                    .start(
+                            () -> { // compactions, as fast as they go
+                                try {
+                                    for (int round = 0; round < 15 && !stop.get(); round++) {
+                                        engine.compactAll();
+                                    }
+                                } catch (Throwable t) {
+                                    failures.add(t);
+                                }
+                            }));
+            for (int r = 0; r < 2; r++) {
+                threads.add(Thread.ofPlatform()
+                        .start(
+                                () -> { // point reads
+                                    try {
+                                        for (int n = 0; n < 20_000 && !stop.get(); n++) {
+                                            String key = String.format(
+                                                    "k%05d",
+                                                    ThreadLocalRandom.current().nextInt(keys));
+                                            Entry e = engine.get(Keys.utf8(key));
+                                            if (e == null
+                                                    || !java.util.Arrays.equals(e.value(), value(key, e.version()))) {
+                                                throw new AssertionError("read of " + key + " gave " + e);
+                                            }
+                                        }
+                                    } catch (Throwable t) {
+                                        failures.add(t);
+                                    }
+                                }));
+            }
+            threads.add(Thread.ofPlatform()
+                    .start(
+                            () -> { // scans, some abandoned half way
+                                try {
+                                    for (int n = 0; n < 200 && !stop.get(); n++) {
+                                        int from = ThreadLocalRandom.current().nextInt(keys);
+                                        try (CloseableIterator<Entry> scan =
+                                                engine.scan(Keys.utf8(String.format("k%05d", from)), null, true)) {
+                                            int limit =
+                                                    ThreadLocalRandom.current().nextInt(300);
+                                            for (int i = 0; i < limit && scan.hasNext(); i++) {
+                                                Entry e = scan.next();
+                                                String key =
+                                                        new String(e.key(), java.nio.charset.StandardCharsets.UTF_8);
+                                                if (!java.util.Arrays.equals(e.value(), value(key, e.version()))) {
+                                                    throw new AssertionError("scan gave " + e);
+                                                }
+                                            }
+                                        }
+                                    }
+                                } catch (Throwable t) {
+                                    failures.add(t);
+                                }
+                            }));
             for (Thread t : threads) {
                 t.join(120_000);
                 if (t.isAlive()) {
                     stop.set(true);
-                    assertThat(t.join(Duration.ofSeconds(30))).as("%s stopped", t).isTrue();
+                    assertThat(t.join(Duration.ofSeconds(30)))
+                            .as("%s stopped", t)
+                            .isTrue();
                 }
             }
             assertThat(failures).isEmpty();
-            assertThat(dataMappings()).as("one mapping per live table once no reader holds an old view")
-                    .hasSize(engine.tableCount()).noneMatch(l -> l.contains("(deleted)"));
+            assertThat(dataMappings())
+                    .as("one mapping per live table once no reader holds an old view")
+                    .hasSize(engine.tableCount())
+                    .noneMatch(l -> l.contains("(deleted)"));
         }
         assertThat(dataMappings()).as("nothing mapped after close").isEmpty();
     }

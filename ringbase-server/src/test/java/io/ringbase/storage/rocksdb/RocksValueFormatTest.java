@@ -16,9 +16,11 @@ class RocksValueFormatTest {
 
     @Test
     void aValueIsFlagsVersionExpiryLittleEndianThenTheBytes() {
-        byte[] b = RocksValueFormat.encode(0x0102030405060708L, 0x1122L, MemorySegment.ofArray(new byte[] {(byte) 0xAB}));
+        byte[] b =
+                RocksValueFormat.encode(0x0102030405060708L, 0x1122L, MemorySegment.ofArray(new byte[] {(byte) 0xAB}));
         assertThat(HexFormat.of().formatHex(b)).isEqualTo("00" + "0807060504030201" + "2211000000000000" + "ab");
-        assertThat(RocksValueFormat.decode(KEY, b)).isEqualTo(new Entry(KEY, 0x0102030405060708L, 0x1122L, new byte[] {(byte) 0xAB}));
+        assertThat(RocksValueFormat.decode(KEY, b))
+                .isEqualTo(new Entry(KEY, 0x0102030405060708L, 0x1122L, new byte[] {(byte) 0xAB}));
     }
 
     @Test
@@ -40,7 +42,8 @@ class RocksValueFormatTest {
     void truncatedHeaderIsRefused() {
         byte[] b = RocksValueFormat.encode(9, Entry.NO_EXPIRY, null);
         assertThatThrownBy(() -> RocksValueFormat.decode(KEY, java.util.Arrays.copyOf(b, 16)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("16 bytes");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("16 bytes");
     }
 
     @Test

@@ -16,37 +16,52 @@ package io.ringbase.storage.lsm.compaction;
  *                        flush stall timeout, then fail with 503 (default 36, RocksDB's
  *                        {@code level0_stop_writes_trigger}); at least {@code slowdownTables}
  */
-public record CompactionOptions(int minThreshold, int maxThreshold, long smallTableBytes, double bucketLow,
-                                double bucketHigh, int slowdownTables, int stopTables) {
+public record CompactionOptions(
+        int minThreshold,
+        int maxThreshold,
+        long smallTableBytes,
+        double bucketLow,
+        double bucketHigh,
+        int slowdownTables,
+        int stopTables) {
 
     /** Delay of each write while the slowdown trigger is reached, ms. */
     public static final long SLOWDOWN_DELAY_MS = 1;
+
     public static final int DEFAULT_SLOWDOWN_TABLES = 20;
     public static final int DEFAULT_STOP_TABLES = 36;
 
     public CompactionOptions {
         if (minThreshold < 2 || maxThreshold < minThreshold) {
-            throw new IllegalArgumentException("need 2 <= minThreshold <= maxThreshold, got " + minThreshold + ", " + maxThreshold);
+            throw new IllegalArgumentException(
+                    "need 2 <= minThreshold <= maxThreshold, got " + minThreshold + ", " + maxThreshold);
         }
         if (smallTableBytes < 0 || !(bucketLow > 0 && bucketLow <= 1) || !(bucketHigh >= 1)) {
             throw new IllegalArgumentException("bad tier bounds");
         }
         if (slowdownTables < 1 || stopTables < slowdownTables) {
-            throw new IllegalArgumentException("need 1 <= slowdownTables <= stopTables, got " + slowdownTables + ", "
-                    + stopTables);
+            throw new IllegalArgumentException(
+                    "need 1 <= slowdownTables <= stopTables, got " + slowdownTables + ", " + stopTables);
         }
     }
 
     /** The tier settings with the default write triggers (20 and 36 tables). */
-    public CompactionOptions(int minThreshold, int maxThreshold, long smallTableBytes, double bucketLow,
-                             double bucketHigh) {
-        this(minThreshold, maxThreshold, smallTableBytes, bucketLow, bucketHigh, DEFAULT_SLOWDOWN_TABLES,
+    public CompactionOptions(
+            int minThreshold, int maxThreshold, long smallTableBytes, double bucketLow, double bucketHigh) {
+        this(
+                minThreshold,
+                maxThreshold,
+                smallTableBytes,
+                bucketLow,
+                bucketHigh,
+                DEFAULT_SLOWDOWN_TABLES,
                 DEFAULT_STOP_TABLES);
     }
 
     /** These settings with writes slowed at {@code slowdown} live tables and stopped at {@code stop}. */
     public CompactionOptions withWriteTriggers(int slowdown, int stop) {
-        return new CompactionOptions(minThreshold, maxThreshold, smallTableBytes, bucketLow, bucketHigh, slowdown, stop);
+        return new CompactionOptions(
+                minThreshold, maxThreshold, smallTableBytes, bucketLow, bucketHigh, slowdown, stop);
     }
 
     public static CompactionOptions defaults() {

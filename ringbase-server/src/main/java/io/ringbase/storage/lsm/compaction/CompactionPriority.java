@@ -86,9 +86,13 @@ public final class CompactionPriority {
             current = want;
         } else if (want < current) {
             boostRefused = true;
-            log.info("compaction is behind ({} SSTables live) but cannot raise its CPU priority to nice {} (needs "
-                    + "CAP_SYS_NICE or RLIMIT_NICE >= {}, e.g. systemd LimitNICE=); it stays at {}, and "
-                    + "writes are slowed sooner under a saturating load", liveTables, want, 20 - want,
+            log.info(
+                    "compaction is behind ({} SSTables live) but cannot raise its CPU priority to nice {} (needs "
+                            + "CAP_SYS_NICE or RLIMIT_NICE >= {}, e.g. systemd LimitNICE=); it stays at {}, and "
+                            + "writes are slowed sooner under a saturating load",
+                    liveTables,
+                    want,
+                    20 - want,
                     current == ThreadPriority.IDLE ? "idle (SCHED_IDLE)" : "nice " + current);
         }
     }

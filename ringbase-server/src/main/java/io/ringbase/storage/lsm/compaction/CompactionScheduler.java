@@ -75,6 +75,7 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     private final SizeTieredPicker picker;
     /** Used on the compaction thread only. */
     private final CompactionPriority priority;
+
     private final ExecutorService thread;
     private final BooleanSupplier closing;
     private final Logger log;
@@ -85,8 +86,13 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
      * @param closing whether the engine is closing: no new round starts then
      * @param log     the engine's logger, which compaction lines go to
      */
-    public CompactionScheduler(Host<T> host, SizeTieredPicker picker, CompactionPriority priority,
-                               ExecutorService thread, BooleanSupplier closing, Logger log) {
+    public CompactionScheduler(
+            Host<T> host,
+            SizeTieredPicker picker,
+            CompactionPriority priority,
+            ExecutorService thread,
+            BooleanSupplier closing,
+            Logger log) {
         this.host = host;
         this.picker = picker;
         this.priority = priority;
@@ -128,8 +134,10 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
             return true;
         } catch (InsufficientSpaceException e) {
             if (NO_ROOM_LOG.tryLog() >= 0) {
-                log.warn("{}; postponed to the next flush. Free space, or disk use keeps growing by the tables "
-                        + "compaction would merge", e.getMessage());
+                log.warn(
+                        "{}; postponed to the next flush. Free space, or disk use keeps growing by the tables "
+                                + "compaction would merge",
+                        e.getMessage());
             }
             return false; // retried after the next flush
         } catch (CorruptionException e) {

@@ -33,8 +33,7 @@ public final class Compactor {
         boolean test(MemorySegment segment, long offset);
     }
 
-    private Compactor() {
-    }
+    private Compactor() {}
 
     /**
      * Merges {@code inputs} into one table written to {@code output}.
@@ -50,14 +49,15 @@ public final class Compactor {
      * @throws InterruptedIOException if aborted
      * @throws io.ringbase.storage.CorruptionException if an input entry is damaged
      */
-    public static SstableSummary compact(List<SstableReader> inputs, Path output, Droppable droppable,
-                                         BooleanSupplier aborted) throws IOException {
+    public static SstableSummary compact(
+            List<SstableReader> inputs, Path output, Droppable droppable, BooleanSupplier aborted) throws IOException {
         return compact(FileIo.DISK, inputs, output, droppable, aborted);
     }
 
     /** {@link #compact(List, Path, Droppable, BooleanSupplier)}, writing the output through {@code io}. */
-    public static SstableSummary compact(FileIo io, List<SstableReader> inputs, Path output, Droppable droppable,
-                                         BooleanSupplier aborted) throws IOException {
+    public static SstableSummary compact(
+            FileIo io, List<SstableReader> inputs, Path output, Droppable droppable, BooleanSupplier aborted)
+            throws IOException {
         long expected = 0;
         // key ascending, then newest first: the first of a key popped is the one to keep
         PriorityQueue<SstableReader.Cursor> heap = new PriorityQueue<>(Math.max(1, inputs.size()), (a, b) -> {
@@ -82,8 +82,10 @@ public final class Compactor {
                 if (!droppable.test(best.segment(), best.offset())) {
                     writer.addEncoded(best.segment(), best.offset());
                 }
-                while (!heap.isEmpty() && EntryFormat.compareKeys(heap.peek().segment(), heap.peek().offset(),
-                        best.segment(), best.offset()) == 0) {
+                while (!heap.isEmpty()
+                        && EntryFormat.compareKeys(
+                                        heap.peek().segment(), heap.peek().offset(), best.segment(), best.offset())
+                                == 0) {
                     same.add(heap.poll()); // older versions of the same key: shadowed
                 }
                 same.add(best);

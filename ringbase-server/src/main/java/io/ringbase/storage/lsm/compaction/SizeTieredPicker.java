@@ -37,7 +37,8 @@ public final class SizeTieredPicker {
                 continue;
             }
             List<TableInfo> trimmed = candidate.subList(0, Math.min(candidate.size(), options.maxThreshold()));
-            double avg = trimmed.stream().mapToLong(TableInfo::sizeBytes).average().orElse(0);
+            double avg =
+                    trimmed.stream().mapToLong(TableInfo::sizeBytes).average().orElse(0);
             if (avg < bestAvg) {
                 bestAvg = avg;
                 best = trimmed;
@@ -60,7 +61,8 @@ public final class SizeTieredPicker {
             if (!tier.isEmpty()) {
                 double avg = (double) tierTotal / tier.size();
                 boolean bothSmall = t.sizeBytes() < options.smallTableBytes() && avg < options.smallTableBytes();
-                boolean similar = t.sizeBytes() >= avg * options.bucketLow() && t.sizeBytes() <= avg * options.bucketHigh();
+                boolean similar =
+                        t.sizeBytes() >= avg * options.bucketLow() && t.sizeBytes() <= avg * options.bucketHigh();
                 if (!bothSmall && !similar) {
                     tiers.add(tier);
                     tier = new ArrayList<>();

@@ -6,5 +6,4 @@ package io.ringbase.storage.lsm.compaction;
  * @param number    the table's file number
  * @param sizeBytes the table's file size in bytes
  */
-public record TableInfo(long number, long sizeBytes) {
-}
+public record TableInfo(long number, long sizeBytes) {}

@@ -24,8 +24,7 @@ public final class TombstonePurge {
         boolean mayHold(byte[] key);
     }
 
-    private TombstonePurge() {
-    }
+    private TombstonePurge() {}
 
     /**
      * The rule for a compaction starting now.
@@ -51,8 +50,8 @@ public final class TombstonePurge {
             if (deadAt > horizon) {
                 return false;
             }
-            byte[] key = EntryFormat.copyOf(segment, EntryFormat.keyOffset(offset),
-                    EntryFormat.keyLength(segment, offset));
+            byte[] key =
+                    EntryFormat.copyOf(segment, EntryFormat.keyOffset(offset), EntryFormat.keyLength(segment, offset));
             return !others.mayHold(key);
         };
     }

@@ -10,8 +10,7 @@ import java.nio.file.StandardOpenOption;
 /** {@link FileIo} over the real file system ({@link FileIo#DISK}): calls straight through, wraps nothing. */
 final class DiskFileIo implements FileIo {
 
-    DiskFileIo() {
-    }
+    DiskFileIo() {}
 
     @Override
     public FileChannel open(Path file, StandardOpenOption... options) throws IOException {

@@ -16,21 +16,26 @@ public final class FileNames {
 
     /** The manifest; also what marks a directory as this engine's ({@link EngineKind#LSM_MANIFEST}). */
     public static final String MANIFEST = EngineKind.LSM_MANIFEST;
+
     public static final String MANIFEST_TMP = "MANIFEST.tmp";
 
     /** What a file in the data directory is. */
-    public enum Kind { WAL, SSTABLE, TEMPORARY, MANIFEST, LOCK }
+    public enum Kind {
+        WAL,
+        SSTABLE,
+        TEMPORARY,
+        MANIFEST,
+        LOCK
+    }
 
     /** A parsed name: its kind and, for WAL segments and SSTables, its file number (else -1). */
-    public record Parsed(Kind kind, long number) {
-    }
+    public record Parsed(Kind kind, long number) {}
 
     private static final Pattern WAL = Pattern.compile("wal-(\\d{20})\\.log");
     private static final Pattern SST = Pattern.compile("sst-(\\d{20})\\.sst");
     private static final Pattern TMP = Pattern.compile("(sst-\\d{20}\\.sst\\.tmp.*|MANIFEST\\.tmp)");
 
-    private FileNames() {
-    }
+    private FileNames() {}
 
     public static Path wal(Path dir, long number) {
         return dir.resolve(String.format("wal-%020d.log", number));

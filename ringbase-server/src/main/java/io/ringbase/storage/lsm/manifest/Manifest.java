@@ -39,11 +39,11 @@ public final class Manifest {
     static final int MAGIC = 0x464D4252;
     /** Current format version. */
     static final int VERSION = 1;
+
     static final int HEADER_SIZE = 4 + 4 + 8 + 8 + 4; // magic, version, nextFileNumber, walReplayFrom, tableCount
     static final int CRC_SIZE = 4;
 
-    private Manifest() {
-    }
+    private Manifest() {}
 
     /**
      * Reads the manifest of {@code dir}.
@@ -79,7 +79,8 @@ public final class Manifest {
         long count = s.getInt(24) & 0xFFFFFFFFL;
         long expected = HEADER_SIZE + count * 8 + CRC_SIZE;
         if (expected != bytes.length) {
-            throw new CorruptionException(file, 24, "manifest lists " + count + " tables but has " + bytes.length + " bytes");
+            throw new CorruptionException(
+                    file, 24, "manifest lists " + count + " tables but has " + bytes.length + " bytes");
         }
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, bytes.length - CRC_SIZE);
@@ -131,8 +132,8 @@ public final class Manifest {
      */
     public static void write(FileIo io, Path dir, ManifestState state) throws IOException {
         Path tmp = FileNames.manifestTmp(dir);
-        try (FileChannel ch = io.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel ch = io.open(
+                tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
             byte[] bytes = encode(state);
             // direct, as the engine's other file writes are: one ByteBuffer class in the JDK's write path
             ByteBuffer buf = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();

@@ -15,7 +15,8 @@ public record ManifestState(long nextFileNumber, long walReplayFrom, List<Long> 
     public ManifestState {
         liveTables = List.copyOf(liveTables);
         if (nextFileNumber < 0 || walReplayFrom < 0 || walReplayFrom > nextFileNumber) {
-            throw new IllegalArgumentException("bad manifest numbers: next=" + nextFileNumber + " walReplayFrom=" + walReplayFrom);
+            throw new IllegalArgumentException(
+                    "bad manifest numbers: next=" + nextFileNumber + " walReplayFrom=" + walReplayFrom);
         }
         for (long id : liveTables) {
             if (id < 0 || id >= nextFileNumber) {

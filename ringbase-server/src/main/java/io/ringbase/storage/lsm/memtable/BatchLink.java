@@ -27,8 +27,7 @@ final class BatchLink {
     /** Per-thread search state of {@link #linkAll}. */
     private static final ThreadLocal<BatchSearch> BATCH = ThreadLocal.withInitial(BatchSearch::new);
 
-    private BatchLink() {
-    }
+    private BatchLink() {}
 
     /**
      * Links the nodes {@code nodes[from..to)}, at least two, each filled, as {@link SkipList#link} would

@@ -28,7 +28,8 @@ final class EntryIterator implements CloseableIterator<Entry> {
     EntryIterator(Slabs slabs, long head, AtomicInteger maxHeight, byte[] start, byte[] end) {
         this.slabs = slabs;
         this.end = end;
-        this.node = start == null ? Nodes.next(slabs, head, 0)
+        this.node = start == null
+                ? Nodes.next(slabs, head, 0)
                 : SkipList.seek(slabs, head, maxHeight, start, Nodes.prefix(start));
         skipToValid();
     }
@@ -48,7 +49,8 @@ final class EntryIterator implements CloseableIterator<Entry> {
         while (node != NULL && previous != NULL && Nodes.sameKey(slabs, previous, node)) {
             node = Nodes.next(slabs, node, 0);
         }
-        if (node != NULL && end != null
+        if (node != NULL
+                && end != null
                 && EntryFormat.compareKey(slabs.slab(node), Nodes.entryOffset(slabs, node), end) >= 0) {
             node = NULL;
         }

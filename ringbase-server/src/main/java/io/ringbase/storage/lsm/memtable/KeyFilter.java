@@ -35,10 +35,10 @@ final class KeyFilter {
 
     /** Bytes of memtable limit per bit of the key filter. */
     static final int LIMIT_BYTES_PER_FILTER_BIT = 8;
+
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private KeyFilter() {
-    }
+    private KeyFilter() {}
 
     /** 64-bit words of the Bloom filter of a memtable of {@code limitBytes}: a power of two. */
     static int words(long limitBytes) {
@@ -51,8 +51,8 @@ final class KeyFilter {
     }
 
     /** Enters a key whose node is not linked yet: its prefix's range and its bits. */
-    static void add(AtomicLong minPrefix, AtomicLong maxPrefix, MemorySegment filter, int mask, long prefix,
-                    long hash) {
+    static void add(
+            AtomicLong minPrefix, AtomicLong maxPrefix, MemorySegment filter, int mask, long prefix, long hash) {
         for (long min = minPrefix.get(); Long.compareUnsigned(prefix, min) < 0; min = minPrefix.get()) {
             if (minPrefix.compareAndSet(min, prefix)) {
                 break;
@@ -74,9 +74,10 @@ final class KeyFilter {
      * Whether the filter rules out a key of this prefix and hash: it is outside the key range (always
      * so while the memtable is empty), or its bits are not all set.
      */
-    static boolean rulesOut(AtomicLong minPrefix, AtomicLong maxPrefix, MemorySegment filter, int mask,
-                            long prefix, long hash) {
-        return Long.compareUnsigned(prefix, minPrefix.get()) < 0 || Long.compareUnsigned(prefix, maxPrefix.get()) > 0
+    static boolean rulesOut(
+            AtomicLong minPrefix, AtomicLong maxPrefix, MemorySegment filter, int mask, long prefix, long hash) {
+        return Long.compareUnsigned(prefix, minPrefix.get()) < 0
+                || Long.compareUnsigned(prefix, maxPrefix.get()) > 0
                 || !mightContain(filter, mask, hash);
     }
 

@@ -207,7 +207,11 @@ public final class Memtable {
         if (reservation == NO_ROOM) {
             return false;
         }
-        insert(reservation, entry.key(), entry.version(), entry.expiresAtMs(),
+        insert(
+                reservation,
+                entry.key(),
+                entry.version(),
+                entry.expiresAtMs(),
                 value == null ? null : MemorySegment.ofArray(value));
         return true;
     }

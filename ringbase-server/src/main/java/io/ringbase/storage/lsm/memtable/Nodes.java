@@ -49,8 +49,7 @@ final class Nodes {
     private static final int OFF_NEXT = 16;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private Nodes() {
-    }
+    private Nodes() {}
 
     /** Bytes of the head node: the tallest node's links, no entry. */
     static long headBytes() {
@@ -145,7 +144,8 @@ final class Nodes {
 
     static boolean sameKey(Slabs slabs, long a, long b) {
         return prefixOf(slabs, a) == prefixOf(slabs, b)
-                && EntryFormat.compareKeys(slabs.slab(a), entryOffset(slabs, a), slabs.slab(b), entryOffset(slabs, b)) == 0;
+                && EntryFormat.compareKeys(slabs.slab(a), entryOffset(slabs, a), slabs.slab(b), entryOffset(slabs, b))
+                        == 0;
     }
 
     /** Node order: key ascending, then newest first. */

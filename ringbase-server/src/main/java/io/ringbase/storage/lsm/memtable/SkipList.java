@@ -28,8 +28,7 @@ final class SkipList {
     /** Per-thread search state of an insert: predecessor and successor at each level. */
     private static final ThreadLocal<long[]> SPLICE = ThreadLocal.withInitial(() -> new long[SPLICE_LONGS]);
 
-    private SkipList() {
-    }
+    private SkipList() {}
 
     /** Links a filled node at every level of its height; false if a newer or equal entry was there. */
     static boolean link(Slabs slabs, long head, AtomicInteger maxHeight, long node) {
@@ -86,7 +85,8 @@ final class SkipList {
      * {@code splices} from {@code base}, and returns that node.
      */
     static long findSplice(Slabs slabs, long x, long node, int level, long[] splices, int base) {
-        for (long next = searchStep(slabs, x, node, level, splices, base); next != NULL;
+        for (long next = searchStep(slabs, x, node, level, splices, base);
+                next != NULL;
                 next = searchStep(slabs, x, node, level, splices, base)) {
             x = next;
         }

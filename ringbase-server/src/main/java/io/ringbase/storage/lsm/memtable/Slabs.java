@@ -39,13 +39,16 @@ final class Slabs {
     private final Arena arena = Arena.ofShared();
     /** Slab bytes of every memtable of the owner (an engine) not freed yet; added to and given back here. */
     private final AtomicLong ownerBytes;
+
     private final long limitBytes;
     private final int slabBytes;
     /** Slabs by index; replaced whole (copy on grow) under {@code this}, read without a lock. */
     private volatile MemorySegment[] slabs = new MemorySegment[16];
+
     private int slabCount; // guarded by this
     /** The slab being carved: index in the high 32 bits, next free offset in the low 32. */
     private final AtomicLong cursor = new AtomicLong();
+
     private final AtomicLong bytes = new AtomicLong();
     private volatile long allocations;
     private boolean freed; // guarded by this

@@ -31,8 +31,7 @@ final class BlockCompression {
     private static final LZ4Compressor COMPRESSOR = FACTORY.fastCompressor();
     private static final LZ4SafeDecompressor DECOMPRESSOR = FACTORY.safeDecompressor();
 
-    private BlockCompression() {
-    }
+    private BlockCompression() {}
 
     /** The most bytes {@link #compress} writes for {@code rawLength} bytes of input. */
     static int maxCompressedLength(int rawLength) {
@@ -68,8 +67,8 @@ final class BlockCompression {
             throw new CorruptionException(file, offset, "block does not decompress: " + e.getMessage(), e);
         }
         if (n != rawLength) {
-            throw new CorruptionException(file, offset, "block decompresses to " + n + " bytes, the index says "
-                    + rawLength);
+            throw new CorruptionException(
+                    file, offset, "block decompresses to " + n + " bytes, the index says " + rawLength);
         }
     }
 }

@@ -33,6 +33,7 @@ final class BlockLoader {
     private final boolean compact;
     /** The block cache, or {@code null} when it holds nothing (so point reads skip it, and their buffers stay block-sized). */
     private final BlockCache cache;
+
     private final long tableId = BlockCache.newTableId();
     /** The table opened for {@code pread}, or {@code null} (every read then goes through the mapping). */
     private final NativeFile file;
@@ -102,8 +103,9 @@ final class BlockLoader {
      *
      * @param scratch the thread's scratch if the caller has it, else {@code null}
      */
-    private void loadMapped(long b, EntryLocation loc, boolean cached, long offset, long stored, int raw,
-                            Scratch scratch) throws CorruptionException {
+    private void loadMapped(
+            long b, EntryLocation loc, boolean cached, long offset, long stored, int raw, Scratch scratch)
+            throws CorruptionException {
         byte compression = data.get(U8, offset + stored);
         int crc = data.get(I32, offset + stored + 1);
         if (compression == BlockCompression.NONE || (compact && compression == BlockCompression.SINGLE_ENTRY)) {
@@ -111,20 +113,24 @@ final class BlockLoader {
                 throw new CorruptionException(path, offset, "block " + b + " checksum mismatch");
             }
             if (stored != raw) {
-                throw new CorruptionException(path, offset, "raw block " + b + " of " + stored
-                        + " bytes, the index says " + raw);
+                throw new CorruptionException(
+                        path, offset, "raw block " + b + " of " + stored + " bytes, the index says " + raw);
             }
             located(b, loc, data, offset, offset + stored, compact && compression == BlockCompression.NONE);
             return;
         }
-        if (cached && cache != null && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) { // checked when it was put
+        if (cached
+                && cache != null
+                && cache.get(tableId, b, loc.buffer(BlockCache.FRAME_BYTES)) == raw) { // checked when it was put
             located(b, loc, loc.bufferSegment(), 0, raw, compact);
             return;
         }
         if (scratch == null) {
             scratch = SCRATCH.get();
         }
-        MemorySegment input = stored + 1 <= Scratch.BYTES ? scratch.nativeInput : Arena.ofAuto().allocate(stored + 1);
+        MemorySegment input = stored + 1 <= Scratch.BYTES
+                ? scratch.nativeInput
+                : Arena.ofAuto().allocate(stored + 1);
         ByteBuffer inputView = input == scratch.nativeInput ? scratch.nativeInputView : input.asByteBuffer();
         MemorySegment.copy(data, offset, input, 0, stored + 1);
         checkCrc(b, offset, inputView, (int) stored, crc, scratch);
@@ -135,8 +141,8 @@ final class BlockLoader {
      * {@link #load} with {@code pread}: the block's payload and trailer into {@code scratch}, checked, then
      * copied or decompressed into {@code loc}'s buffer; the read's time goes to the gauge.
      */
-    private void readBlock(long b, EntryLocation loc, boolean cached, long offset, int stored, int raw,
-                           Scratch scratch) throws IOException {
+    private void readBlock(long b, EntryLocation loc, boolean cached, long offset, int stored, int raw, Scratch scratch)
+            throws IOException {
         long begin = System.nanoTime();
         file.read(offset, scratch.nativeInput, stored + BlockTable.TRAILER_SIZE);
         gauge.record(System.nanoTime() - begin);
@@ -145,8 +151,8 @@ final class BlockLoader {
         checkCrc(b, offset, scratch.nativeInputView, stored, input.get(I32, stored + 1), scratch);
         if (compression == BlockCompression.NONE || (compact && compression == BlockCompression.SINGLE_ENTRY)) {
             if (stored != raw) {
-                throw new CorruptionException(path, offset, "raw block " + b + " of " + stored
-                        + " bytes, the index says " + raw);
+                throw new CorruptionException(
+                        path, offset, "raw block " + b + " of " + stored + " bytes, the index says " + raw);
             }
             MemorySegment.copy(input, 0, loc.buffer(stored), 0, stored);
             located(b, loc, loc.bufferSegment(), 0, stored, compact && compression == BlockCompression.NONE);
@@ -172,11 +178,19 @@ final class BlockLoader {
      * Decompresses the checked block payload {@code input[0, stored)} into {@code loc}'s buffer, puts it in
      * the block cache if {@code cached}, and points {@code loc} at it.
      */
-    private void inflate(long b, EntryLocation loc, boolean cached, long offset, ByteBuffer input, int stored,
-                         byte compression, int raw) throws CorruptionException {
+    private void inflate(
+            long b,
+            EntryLocation loc,
+            boolean cached,
+            long offset,
+            ByteBuffer input,
+            int stored,
+            byte compression,
+            int raw)
+            throws CorruptionException {
         if (compression != BlockCompression.LZ4) {
-            throw new CorruptionException(path, offset + stored, "block " + b + " has unknown compression code "
-                    + (compression & 0xFF));
+            throw new CorruptionException(
+                    path, offset + stored, "block " + b + " has unknown compression code " + (compression & 0xFF));
         }
         MemorySegment out = loc.buffer(raw);
         BlockCompression.decompress(path, offset, input, stored, loc.bufferView(), raw);
@@ -193,13 +207,17 @@ final class BlockLoader {
      * @param compactEntries whether the block holds compact entries (else section 2.1 ones)
      * @throws CorruptionException if the restart count or an offset does not fit the block
      */
-    private void located(long b, EntryLocation loc, MemorySegment segment, long start, long rawEnd,
-                         boolean compactEntries) throws CorruptionException {
+    private void located(
+            long b, EntryLocation loc, MemorySegment segment, long start, long rawEnd, boolean compactEntries)
+            throws CorruptionException {
         long count = segment.get(I32, rawEnd - 4) & 0xFFFF_FFFFL;
         long entriesEnd = rawEnd - 4 - 4 * count;
         if (count < 1 || entriesEnd < start + minEntrySize(compactEntries) || segment.get(I32, entriesEnd) != 0) {
-            throw new CorruptionException(path, segment == data ? start : -1, "block " + b + " has a bad restart array ("
-                    + count + " restarts in " + (rawEnd - start) + " bytes)");
+            throw new CorruptionException(
+                    path,
+                    segment == data ? start : -1,
+                    "block " + b + " has a bad restart array (" + count + " restarts in " + (rawEnd - start)
+                            + " bytes)");
         }
         loc.blockSegment = segment;
         loc.blockStart = start;
@@ -226,6 +244,7 @@ final class BlockLoader {
         final MemorySegment nativeInput = Arena.ofAuto().allocate(BYTES, 8);
         /** A view of {@link #nativeInput} for the checksum and the LZ4 codec. */
         final ByteBuffer nativeInputView = nativeInput.asByteBuffer();
+
         final CRC32C crc = new CRC32C();
         /** Point reads through the mapping so far, for sampling. */
         int loads;

@@ -89,7 +89,9 @@ final class BlockTable implements TableBody {
         int skip = commonPrefix.length;
         for (long b = 0; b < blockCount; b++) {
             long at = entryAt(b);
-            prefixes.setAtIndex(ValueLayout.JAVA_LONG, b,
+            prefixes.setAtIndex(
+                    ValueLayout.JAVA_LONG,
+                    b,
                     EntryFormat.keyPrefix(index, at + INDEX_ENTRY_HEADER + skip, index.get(I32, at + 16) - skip));
         }
     }
@@ -165,7 +167,8 @@ final class BlockTable implements TableBody {
             }
             pos += size;
         }
-        throw new CorruptionException(path, blockOffset(b), "block " + b + " ends before the last key its index entry names");
+        throw new CorruptionException(
+                path, blockOffset(b), "block " + b + " ends before the last key its index entry names");
     }
 
     @Override
@@ -215,7 +218,8 @@ final class BlockTable implements TableBody {
         while (lo < hi) {
             long mid = (lo + hi) >>> 1;
             long at = entryAt(mid);
-            int c = EntryFormat.compareKeyBytes(index, at + INDEX_ENTRY_HEADER, index.get(I32, at + 16), key, keyPrefix);
+            int c = EntryFormat.compareKeyBytes(
+                    index, at + INDEX_ENTRY_HEADER, index.get(I32, at + 16), key, keyPrefix);
             if (c < 0) {
                 lo = mid + 1;
             } else {
@@ -247,9 +251,12 @@ final class BlockTable implements TableBody {
     /** Offset in the index section of index entry {@code i}, its key checked to lie inside the entries. */
     private long entryAt(long i) throws CorruptionException {
         long at = index.get(I64, startsAt + 8 * i);
-        if (at < 0 || at > startsAt - INDEX_ENTRY_HEADER
+        if (at < 0
+                || at > startsAt - INDEX_ENTRY_HEADER
                 || (index.get(I32, at + 16) & 0xFFFF_FFFFL) > startsAt - INDEX_ENTRY_HEADER - at) {
-            throw new CorruptionException(path, footer.indexOffset() + startsAt + 8 * i,
+            throw new CorruptionException(
+                    path,
+                    footer.indexOffset() + startsAt + 8 * i,
                     "index entry " + i + " lies outside the index: " + at);
         }
         return at;
@@ -279,9 +286,13 @@ final class BlockTable implements TableBody {
         long stored = index.get(I32, at + 8) & 0xFFFF_FFFFL;
         int raw = index.get(I32, at + 12);
         if (offset < 0 || raw < CompactEntry.MIN_SIZE || stored > data.byteSize() - TRAILER_SIZE - offset) {
-            throw new CorruptionException(path, footer.indexOffset() + at, "index entry " + b
-                    + " names a block outside the data section: offset " + offset + ", " + stored + " bytes stored, "
-                    + raw + " raw");
+            throw new CorruptionException(
+                    path,
+                    footer.indexOffset() + at,
+                    "index entry " + b
+                            + " names a block outside the data section: offset " + offset + ", " + stored
+                            + " bytes stored, "
+                            + raw + " raw");
         }
         loader.load(b, loc, pointRead, mayPread, offset, stored, raw);
     }
@@ -295,8 +306,10 @@ final class BlockTable implements TableBody {
         long end = loc.blockEnd;
         long at = loc.blockStart + (block.get(I32, end + 4L * i) & 0xFFFF_FFFFL);
         if (at > end - BlockLoader.minEntrySize(loc.blockCompact)) {
-            throw new CorruptionException(path, block == data ? end + 4L * i : -1, "restart point " + i
-                    + " lies outside its block's entries");
+            throw new CorruptionException(
+                    path,
+                    block == data ? end + 4L * i : -1,
+                    "restart point " + i + " lies outside its block's entries");
         }
         if (!loc.blockCompact) {
             entrySize(block, at, end);
@@ -310,7 +323,8 @@ final class BlockTable implements TableBody {
         try {
             return d.decode(block, pos, end, restart);
         } catch (IllegalArgumentException e) {
-            throw new CorruptionException(path, block == data ? pos : -1, "invalid entry in a block: " + e.getMessage(), e);
+            throw new CorruptionException(
+                    path, block == data ? pos : -1, "invalid entry in a block: " + e.getMessage(), e);
         }
     }
 
@@ -319,7 +333,8 @@ final class BlockTable implements TableBody {
         try {
             return EntryFormat.checkedSize(block, pos, end);
         } catch (IllegalArgumentException e) {
-            throw new CorruptionException(path, block == data ? pos : -1, "invalid entry in a block: " + e.getMessage(), e);
+            throw new CorruptionException(
+                    path, block == data ? pos : -1, "invalid entry in a block: " + e.getMessage(), e);
         }
     }
 
@@ -336,6 +351,7 @@ final class BlockTable implements TableBody {
         long end;
         /** Whether {@link #pos} is its block's first entry, whose key shares nothing. */
         boolean blockStart;
+
         MemorySegment entrySegment;
         long entryOffset;
         /** End of the current entry's encoding in {@link #entrySegment}. */
@@ -435,8 +451,10 @@ final class BlockTable implements TableBody {
 
         @Override
         Entry fetch() throws IOException {
-            if (exhausted || !walk.advance()
-                    || (endKey != null && EntryFormat.compareKey(walk.entrySegment, walk.entryOffset, endKey, endPrefix) >= 0)) {
+            if (exhausted
+                    || !walk.advance()
+                    || (endKey != null
+                            && EntryFormat.compareKey(walk.entrySegment, walk.entryOffset, endKey, endPrefix) >= 0)) {
                 return null;
             }
             return EntryFormat.read(walk.entrySegment, walk.entryOffset, walk.entryEnd);

@@ -1,10 +1,10 @@
 package io.ringbase.storage.lsm.sstable;
 
-import io.ringbase.hash.XxHash64;
 import static io.ringbase.storage.Layouts.I32;
 import static io.ringbase.storage.Layouts.I64;
 import static io.ringbase.storage.Layouts.U8;
 
+import io.ringbase.hash.XxHash64;
 import io.ringbase.storage.CorruptionException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -73,12 +73,12 @@ final class BloomFilter {
 
     /** Bits in a block of a {@link Layout#BLOCKED} filter: one 64-byte cache line. */
     static final int BLOCK_BITS = 512;
+
     static final int MAX_PROBES = 30;
     /** Largest filter written, in bits (4 GiB); more keys than ~3.4 billion only raise the false-positive rate. */
     static final long MAX_BITS = 1L << 35;
     /** Bytes before the bits: bitCount, probeCount. */
     static final int HEADER_SIZE = 8 + 4;
-
 
     private final MemorySegment bits;
     private final long bitCount;
@@ -101,9 +101,11 @@ final class BloomFilter {
      *
      * @throws CorruptionException if the header is invalid or does not match the section length
      */
-    static BloomFilter read(Path file, MemorySegment section, long fileOffset, Layout layout) throws CorruptionException {
+    static BloomFilter read(Path file, MemorySegment section, long fileOffset, Layout layout)
+            throws CorruptionException {
         if (section.byteSize() < HEADER_SIZE) {
-            throw new CorruptionException(file, fileOffset, "Bloom section of " + section.byteSize() + " bytes is shorter than its header");
+            throw new CorruptionException(
+                    file, fileOffset, "Bloom section of " + section.byteSize() + " bytes is shorter than its header");
         }
         long m = section.get(I64, 0);
         int k = section.get(I32, 8);
@@ -114,7 +116,8 @@ final class BloomFilter {
             throw new CorruptionException(file, fileOffset + 8, "invalid Bloom probe count " + k);
         }
         if (section.byteSize() != HEADER_SIZE + m / 8) {
-            throw new CorruptionException(file, fileOffset, "Bloom section of " + section.byteSize() + " bytes does not hold " + m + " bits");
+            throw new CorruptionException(
+                    file, fileOffset, "Bloom section of " + section.byteSize() + " bytes does not hold " + m + " bits");
         }
         return new BloomFilter(section.asSlice(HEADER_SIZE), m, k, layout);
     }

@@ -44,15 +44,18 @@ final class CompactEntry {
     private static final int FLAG_EXPIRY = 2;
     /** The version is stored whole (an i64), not as a difference: at every restart point. */
     private static final int FLAG_WHOLE_VERSION = 4;
+
     private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY | FLAG_WHOLE_VERSION;
 
     /** The decoded entry's key: its first {@link #keyLength} bytes. */
     private byte[] key = new byte[64];
+
     private int keyLength;
     private int flags;
     private long version;
     /** The version of the last entry decoded with a whole version, the base of the differences after it. */
     private long baseVersion;
+
     private boolean hasBase;
     private long expiresAt;
     private MemorySegment valueSegment;
@@ -76,8 +79,14 @@ final class CompactEntry {
         int unshared = keyLength - shared;
         boolean expiry = (src.get(U8, offset) & FLAG_EXPIRY) != 0;
         int version = restart ? 8 : varintSize(zigzag(EntryFormat.version(src, offset) - baseVersion));
-        return varintSize(shared) + varintSize(unshared) + varintSize(valueLength) + 1 + version + (expiry ? 8 : 0)
-                + unshared + (long) valueLength;
+        return varintSize(shared)
+                + varintSize(unshared)
+                + varintSize(valueLength)
+                + 1
+                + version
+                + (expiry ? 8 : 0)
+                + unshared
+                + (long) valueLength;
     }
 
     /**
@@ -89,8 +98,8 @@ final class CompactEntry {
      *                    version is written as a difference from
      * @return the offset just past what was written
      */
-    static long write(MemorySegment src, long offset, int shared, boolean restart, long baseVersion,
-                      MemorySegment dst, long at) {
+    static long write(
+            MemorySegment src, long offset, int shared, boolean restart, long baseVersion, MemorySegment dst, long at) {
         int keyLength = EntryFormat.keyLength(src, offset);
         int valueLength = EntryFormat.valueLength(src, offset);
         int flags = src.get(U8, offset) & 0xFF;
@@ -272,7 +281,8 @@ final class CompactEntry {
     MemorySegment expand() {
         long size = expandedSize();
         if (expanded.byteSize() < size) {
-            expanded = Arena.ofAuto().allocate(Math.max(size, Math.min(Integer.MAX_VALUE - 8, 2 * expanded.byteSize())), 8);
+            expanded = Arena.ofAuto()
+                    .allocate(Math.max(size, Math.min(Integer.MAX_VALUE - 8, 2 * expanded.byteSize())), 8);
         }
         MemorySegment dst = expanded;
         dst.set(U8, 0, (byte) flags);

@@ -9,8 +9,7 @@ final class Crc32c {
     /** Largest slice handed to {@link CRC32C#update(java.nio.ByteBuffer)} at once. */
     private static final long CHUNK = 1L << 30;
 
-    private Crc32c() {
-    }
+    private Crc32c() {}
 
     /** CRC32C of all bytes of {@code segment}, as the u32 stored on disk (in an {@code int}). */
     static int of(MemorySegment segment) {
@@ -49,7 +48,8 @@ final class Crc32c {
 
     static void update(CRC32C crc, MemorySegment segment) {
         for (long p = 0; p < segment.byteSize(); p += CHUNK) {
-            crc.update(segment.asSlice(p, Math.min(CHUNK, segment.byteSize() - p)).asByteBuffer());
+            crc.update(
+                    segment.asSlice(p, Math.min(CHUNK, segment.byteSize() - p)).asByteBuffer());
         }
     }
 }

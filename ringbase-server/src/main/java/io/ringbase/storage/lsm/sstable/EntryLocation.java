@@ -29,12 +29,15 @@ public final class EntryLocation {
 
     /** The block last loaded into or through this location ({@link BlockTable}): its raw entries. */
     MemorySegment blockSegment;
+
     long blockStart;
     /** End of the block's entries, where its restart array begins. */
     long blockEnd;
+
     int restartCount;
     /** Whether that block holds compact entries ({@link CompactEntry}), which {@link #decoder()} reads. */
     boolean blockCompact;
+
     private CompactEntry decoder;
 
     /** The decoder of this location's compact entries, created on first use. */

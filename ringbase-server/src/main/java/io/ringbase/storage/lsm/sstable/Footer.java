@@ -27,9 +27,20 @@ import java.nio.file.Path;
  * @param indexCrc       CRC32C of the index section
  * @param bloomCrc       CRC32C of the Bloom section
  */
-record Footer(int formatVersion, long dataLength, long indexOffset, long indexLength, long bloomOffset, long bloomLength,
-              long entryCount, long tombstoneCount, long minVersion, long maxVersion, long blockCount,
-              int indexCrc, int bloomCrc) {
+record Footer(
+        int formatVersion,
+        long dataLength,
+        long indexOffset,
+        long indexLength,
+        long bloomOffset,
+        long bloomLength,
+        long entryCount,
+        long tombstoneCount,
+        long minVersion,
+        long maxVersion,
+        long blockCount,
+        int indexCrc,
+        int bloomCrc) {
 
     /** Version 1's footer: nine u64 fields, indexCrc, bloomCrc, formatVersion, footerCrc, magic. */
     static final int V1_SIZE = 9 * 8 + 4 + 4 + 4 + 4 + 8;
@@ -49,10 +60,32 @@ record Footer(int formatVersion, long dataLength, long indexOffset, long indexLe
     /**
      * A footer of a block table: format version 2, 3 or 4.
      */
-    static Footer blocks(int formatVersion, long dataLength, long indexLength, long bloomLength, long entryCount, long tombstoneCount,
-                     long minVersion, long maxVersion, long blockCount, int indexCrc, int bloomCrc) {
-        return new Footer(formatVersion, dataLength, dataLength, indexLength, dataLength + indexLength, bloomLength, entryCount,
-                tombstoneCount, minVersion, maxVersion, blockCount, indexCrc, bloomCrc);
+    static Footer blocks(
+            int formatVersion,
+            long dataLength,
+            long indexLength,
+            long bloomLength,
+            long entryCount,
+            long tombstoneCount,
+            long minVersion,
+            long maxVersion,
+            long blockCount,
+            int indexCrc,
+            int bloomCrc) {
+        return new Footer(
+                formatVersion,
+                dataLength,
+                dataLength,
+                indexLength,
+                dataLength + indexLength,
+                bloomLength,
+                entryCount,
+                tombstoneCount,
+                minVersion,
+                maxVersion,
+                blockCount,
+                indexCrc,
+                bloomCrc);
     }
 
     /** Size in bytes of this footer's encoding. */
@@ -67,10 +100,29 @@ record Footer(int formatVersion, long dataLength, long indexOffset, long indexLe
     /** Encodes this footer (with format version, footer checksum and magic) into {@code dst} at 0. */
     void writeTo(MemorySegment dst) {
         long[] fields = formatVersion == 1
-                ? new long[] {dataLength, indexOffset, indexLength, bloomOffset, bloomLength,
-                        entryCount, tombstoneCount, minVersion, maxVersion}
-                : new long[] {dataLength, indexOffset, indexLength, bloomOffset, bloomLength,
-                        entryCount, tombstoneCount, minVersion, maxVersion, blockCount};
+                ? new long[] {
+                    dataLength,
+                    indexOffset,
+                    indexLength,
+                    bloomOffset,
+                    bloomLength,
+                    entryCount,
+                    tombstoneCount,
+                    minVersion,
+                    maxVersion
+                }
+                : new long[] {
+                    dataLength,
+                    indexOffset,
+                    indexLength,
+                    bloomOffset,
+                    bloomLength,
+                    entryCount,
+                    tombstoneCount,
+                    minVersion,
+                    maxVersion,
+                    blockCount
+                };
         for (int i = 0; i < fields.length; i++) {
             dst.set(I64, 8L * i, fields[i]);
         }
@@ -95,17 +147,23 @@ record Footer(int formatVersion, long dataLength, long indexOffset, long indexLe
         }
         long magic = mapped.get(I64, fileSize - 8);
         if (magic != MAGIC) {
-            throw new CorruptionException(file, fileSize - 8, "bad magic 0x" + Long.toHexString(magic) + ", not an SSTable or truncated");
+            throw new CorruptionException(
+                    file, fileSize - 8, "bad magic 0x" + Long.toHexString(magic) + ", not an SSTable or truncated");
         }
         int version = mapped.get(I32, fileSize - TAIL_SIZE);
         if (version < 1 || version > LATEST_VERSION) {
-            throw new CorruptionException(file, fileSize - TAIL_SIZE, "unsupported SSTable format version "
-                    + Integer.toUnsignedString(version));
+            throw new CorruptionException(
+                    file,
+                    fileSize - TAIL_SIZE,
+                    "unsupported SSTable format version " + Integer.toUnsignedString(version));
         }
         int size = sizeOf(version);
         if (fileSize < size) {
-            throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is shorter than the " + size
-                    + "-byte footer of format version " + version);
+            throw new CorruptionException(
+                    file,
+                    0,
+                    "file of " + fileSize + " bytes is shorter than the " + size + "-byte footer of format version "
+                            + version);
         }
         long at = fileSize - size;
         MemorySegment f = mapped.asSlice(at, size);
@@ -114,26 +172,44 @@ record Footer(int formatVersion, long dataLength, long indexOffset, long indexLe
             throw new CorruptionException(file, at, "footer checksum mismatch");
         }
         int crcs = version == 1 ? 72 : 80;
-        Footer footer = new Footer(version, f.get(I64, 0), f.get(I64, 8), f.get(I64, 16), f.get(I64, 24), f.get(I64, 32),
-                f.get(I64, 40), f.get(I64, 48), f.get(I64, 56), f.get(I64, 64), version == 1 ? 0 : f.get(I64, 72),
-                f.get(I32, crcs), f.get(I32, crcs + 4));
+        Footer footer = new Footer(
+                version,
+                f.get(I64, 0),
+                f.get(I64, 8),
+                f.get(I64, 16),
+                f.get(I64, 24),
+                f.get(I64, 32),
+                f.get(I64, 40),
+                f.get(I64, 48),
+                f.get(I64, 56),
+                f.get(I64, 64),
+                version == 1 ? 0 : f.get(I64, 72),
+                f.get(I32, crcs),
+                f.get(I32, crcs + 4));
         footer.checkLayout(file, at);
         return footer;
     }
 
     private void checkLayout(Path file, long footerOffset) throws CorruptionException {
-        boolean ok = dataLength >= 0 && dataLength <= footerOffset && entryCount >= 0 && tombstoneCount >= 0
+        boolean ok = dataLength >= 0
+                && dataLength <= footerOffset
+                && entryCount >= 0
+                && tombstoneCount >= 0
                 && tombstoneCount <= entryCount
                 && indexOffset == dataLength
-                && indexLength >= 0 && indexLength <= footerOffset
+                && indexLength >= 0
+                && indexLength <= footerOffset
                 && bloomOffset == indexOffset + indexLength
-                && bloomLength >= 0 && bloomLength <= footerOffset
+                && bloomLength >= 0
+                && bloomLength <= footerOffset
                 && bloomOffset + bloomLength == footerOffset
                 && minVersion <= maxVersion;
         if (formatVersion == 1) {
             ok &= entryCount <= dataLength / V1Table.MIN_RECORD_SIZE && indexLength == 8 * entryCount;
         } else {
-            ok &= blockCount >= 0 && blockCount <= indexLength / 8 && (blockCount == 0) == (entryCount == 0)
+            ok &= blockCount >= 0
+                    && blockCount <= indexLength / 8
+                    && (blockCount == 0) == (entryCount == 0)
                     && blockCount <= dataLength / BlockTable.TRAILER_SIZE;
         }
         if (!ok) {

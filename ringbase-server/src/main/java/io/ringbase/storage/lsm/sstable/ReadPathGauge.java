@@ -49,6 +49,7 @@ final class ReadPathGauge {
 
     /** Samples in the window (high 32 bits) and slow ones among them (low 32 bits). */
     private final AtomicLong window = new AtomicLong();
+
     private volatile boolean pread;
     private final AtomicLong switches = new AtomicLong();
 

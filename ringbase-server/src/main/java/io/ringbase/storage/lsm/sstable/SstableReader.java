@@ -52,16 +52,24 @@ public final class SstableReader implements AutoCloseable {
     private final Footer footer;
     /** The whole file, mapped. */
     private final MemorySegment mapping;
+
     private final TableBody body;
     private final BloomFilter bloom;
     /** Owns the mapping: closed when {@link #refs} reaches zero. */
     private final Arena arena;
     /** The file opened for {@code pread} ({@link BlockTable}), or {@code null}; closed with the arena. */
     private final NativeFile file;
+
     private final RefCount refs = new RefCount();
 
-    private SstableReader(Path path, Footer footer, MemorySegment mapping, TableBody body, BloomFilter bloom, Arena arena,
-                          NativeFile file) {
+    private SstableReader(
+            Path path,
+            Footer footer,
+            MemorySegment mapping,
+            TableBody body,
+            BloomFilter bloom,
+            Arena arena,
+            NativeFile file) {
         this.arena = arena;
         this.file = file;
         this.path = path;
@@ -112,7 +120,9 @@ public final class SstableReader implements AutoCloseable {
             // segment class made C2 throw compiled code away (class-check traps) at a node's first
             // compaction (SstableWriter's buffers say more)
             MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            mapped = MemorySegment.ofAddress(mapping.address()).reinterpret(size, arena, null).asReadOnly();
+            mapped = MemorySegment.ofAddress(mapping.address())
+                    .reinterpret(size, arena, null)
+                    .asReadOnly();
         }
         Footer footer = Footer.read(file, mapped);
         MemorySegment index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
@@ -123,8 +133,8 @@ public final class SstableReader implements AutoCloseable {
         if (Crc32c.of(bloomSection) != footer.bloomCrc()) {
             throw new CorruptionException(file, footer.bloomOffset(), "Bloom filter checksum mismatch");
         }
-        BloomFilter bloom = BloomFilter.read(file, bloomSection, footer.bloomOffset(),
-                BloomFilter.Layout.of(footer.formatVersion()));
+        BloomFilter bloom = BloomFilter.read(
+                file, bloomSection, footer.bloomOffset(), BloomFilter.Layout.of(footer.formatVersion()));
         if (footer.formatVersion() == 1) {
             return new SstableReader(file, footer, mapped, new V1Table(file, footer, mapped), bloom, arena, null);
         }
@@ -152,7 +162,8 @@ public final class SstableReader implements AutoCloseable {
      * @throws IOException if {@code anyFile} cannot be opened
      */
     public static void loadClasses(Path anyFile) throws IOException {
-        try (Arena arena = Arena.ofShared(); FileChannel ch = FileChannel.open(anyFile, StandardOpenOption.READ)) {
+        try (Arena arena = Arena.ofShared();
+                FileChannel ch = FileChannel.open(anyFile, StandardOpenOption.READ)) {
             ch.map(FileChannel.MapMode.READ_ONLY, 0, 0, arena);
         }
         BlockCompression.maxCompressedLength(0);
@@ -170,8 +181,10 @@ public final class SstableReader implements AutoCloseable {
         try {
             return NativeFile.open(file).orElse(null);
         } catch (IOException e) {
-            log.warn("point reads of {} will go through its mapping only, also when it is not in the page cache: {}",
-                    file, e.getMessage());
+            log.warn(
+                    "point reads of {} will go through its mapping only, also when it is not in the page cache: {}",
+                    file,
+                    e.getMessage());
             return null;
         }
     }

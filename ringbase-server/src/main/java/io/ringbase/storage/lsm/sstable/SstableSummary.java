@@ -9,5 +9,4 @@ package io.ringbase.storage.lsm.sstable;
  * @param maxVersion     largest entry version, 0 for an empty table
  * @param tombstoneCount number of entries that are tombstones
  */
-public record SstableSummary(long entryCount, long fileBytes, long minVersion, long maxVersion, long tombstoneCount) {
-}
+public record SstableSummary(long entryCount, long fileBytes, long minVersion, long maxVersion, long tombstoneCount) {}

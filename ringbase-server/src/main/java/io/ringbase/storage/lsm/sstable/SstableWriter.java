@@ -44,9 +44,14 @@ public final class SstableWriter implements Closeable {
     private static final int OUT_BUFFER_SIZE = 1 << 20;
     /** Bytes of index entries gathered before a write to the side file (an entry holds a key of up to 64 KiB). */
     private static final int INDEX_BUFFER_SIZE = 128 * 1024;
+
     private static final String INDEX_SUFFIX = ".idx";
 
-    private enum State { OPEN, FINISHED, CLOSED }
+    private enum State {
+        OPEN,
+        FINISHED,
+        CLOSED
+    }
 
     private final Path file;
     private final Path indexFile;
@@ -56,6 +61,7 @@ public final class SstableWriter implements Closeable {
     private final int formatVersion;
     /** Where {@link #add(Entry)} encodes an entry of at most a block before adding it as encoded. */
     private final MemorySegment entryScratch;
+
     private final Arena arena = Arena.ofShared();
     private final MemorySegment out;
     private final MemorySegment indexBuffer;
@@ -73,25 +79,30 @@ public final class SstableWriter implements Closeable {
      */
     /** The raw block being gathered: entries back to back. */
     private final MemorySegment blockSegment;
+
     private final ByteBuffer blockBuffer;
     private int blockUsed;
     /** Offsets in {@link #blockSegment} of the restart points of the block being gathered. */
     private int[] restarts = new int[16];
+
     private int restartCount;
     private int blockEntries;
     /** The version of the block's last restart point: version 3 stores the others' as differences from it. */
     private long restartVersion;
     /** Where a block is compressed to. */
     private final MemorySegment compressed;
+
     private final ByteBuffer compressedBuffer;
     /** The previous entry's key, copied (an input's memory may change once the caller moves on). */
     private final MemorySegment lastKey;
+
     private int lastKeyLength = -1;
 
     private int outUsed;
     private int indexUsed;
     /** File offset of the next byte to write. */
     private long position;
+
     private long indexLength;
     private long blockCount;
     private long entryCount;
@@ -167,8 +178,12 @@ public final class SstableWriter implements Closeable {
         try {
             bloom = new BloomFilter.Builder(expectedEntries, BloomFilter.Layout.of(formatVersion));
             data = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            index = io.open(indexFile, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            index = io.open(
+                    indexFile,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
         } catch (IOException | RuntimeException | Error e) {
             boolean created = data != null;
             release();
@@ -231,8 +246,8 @@ public final class SstableWriter implements Closeable {
             MemorySegment.copy(src, offset, blockSegment, blockUsed, size);
             blockUsed += (int) size;
         } else {
-            blockUsed = (int) CompactEntry.write(src, offset, restart ? 0 : shared, restart, restartVersion, blockSegment,
-                    blockUsed);
+            blockUsed = (int) CompactEntry.write(
+                    src, offset, restart ? 0 : shared, restart, restartVersion, blockSegment, blockUsed);
             if (restart) {
                 restartVersion = EntryFormat.version(src, offset);
             }
@@ -269,9 +284,10 @@ public final class SstableWriter implements Closeable {
             return 0;
         }
         long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength, lastKey, 0, lastKeyLength);
-        boolean after = mismatch >= 0 && mismatch != keyLength
+        boolean after = mismatch >= 0
+                && mismatch != keyLength
                 && (mismatch == lastKeyLength
-                || (src.get(U8, keyOffset + mismatch) & 0xFF) > (lastKey.get(U8, mismatch) & 0xFF));
+                        || (src.get(U8, keyOffset + mismatch) & 0xFF) > (lastKey.get(U8, mismatch) & 0xFF));
         if (!after) {
             throw new IllegalArgumentException("key " + Keys.toDisplay(EntryFormat.copyOf(src, keyOffset, keyLength))
                     + " does not sort after the previous key "
@@ -380,7 +396,8 @@ public final class SstableWriter implements Closeable {
         for (long done = 0; done < indexLength; ) {
             long n = index.transferTo(done, indexLength - done, data);
             if (n <= 0) {
-                throw new IOException(indexFile + ": index side file ended after " + done + " of " + indexLength + " bytes");
+                throw new IOException(
+                        indexFile + ": index side file ended after " + done + " of " + indexLength + " bytes");
             }
             done += n;
         }
@@ -391,8 +408,17 @@ public final class SstableWriter implements Closeable {
         writeFully(data, bloomSection);
         long fullIndexLength = indexLength + 8 * blockCount;
         boolean empty = entryCount == 0;
-        Footer footer = Footer.blocks(formatVersion, dataLength, fullIndexLength, bloomSection.byteSize(), entryCount, tombstoneCount,
-                empty ? 0 : minVersion, empty ? 0 : maxVersion, blockCount, (int) indexCrc.getValue(),
+        Footer footer = Footer.blocks(
+                formatVersion,
+                dataLength,
+                fullIndexLength,
+                bloomSection.byteSize(),
+                entryCount,
+                tombstoneCount,
+                empty ? 0 : minVersion,
+                empty ? 0 : maxVersion,
+                blockCount,
+                (int) indexCrc.getValue(),
                 Crc32c.of(bloomSection));
         MemorySegment footerBytes = out.asSlice(0, Footer.V2_SIZE);
         footer.writeTo(footerBytes);
@@ -422,7 +448,8 @@ public final class SstableWriter implements Closeable {
                 chunkStart = p;
                 while (chunk.hasRemaining()) {
                     if (index.read(chunk, chunkStart + chunk.position()) < 0) {
-                        throw new IOException(indexFile + ": index side file ended at " + (chunkStart + chunk.position()));
+                        throw new IOException(
+                                indexFile + ": index side file ended at " + (chunkStart + chunk.position()));
                     }
                 }
                 chunk.flip();
@@ -498,7 +525,8 @@ public final class SstableWriter implements Closeable {
     /** Writes all of {@code bytes} at the channel's position, in slices a {@code ByteBuffer} can view. */
     static void writeFully(FileChannel channel, MemorySegment bytes) throws IOException {
         for (long p = 0; p < bytes.byteSize(); p += OUT_BUFFER_SIZE) {
-            var bb = bytes.asSlice(p, Math.min(OUT_BUFFER_SIZE, bytes.byteSize() - p)).asByteBuffer();
+            var bb = bytes.asSlice(p, Math.min(OUT_BUFFER_SIZE, bytes.byteSize() - p))
+                    .asByteBuffer();
             while (bb.hasRemaining()) {
                 channel.write(bb);
             }

@@ -133,8 +133,10 @@ final class V1Table implements TableBody {
             throw new CorruptionException(path, offset, "invalid entry: " + e.getMessage(), e);
         }
         if (size != end - entryOffset) {
-            throw new CorruptionException(path, offset, "entry of " + size + " bytes does not fill its record of "
-                    + (end - offset) + " bytes");
+            throw new CorruptionException(
+                    path,
+                    offset,
+                    "entry of " + size + " bytes does not fill its record of " + (end - offset) + " bytes");
         }
     }
 
@@ -142,7 +144,10 @@ final class V1Table implements TableBody {
     private long recordOffset(long i) throws CorruptionException {
         long offset = index.get(I64, i * 8);
         if (offset < 0 || offset > footer.dataLength() - MIN_RECORD_SIZE) {
-            throw new CorruptionException(path, footer.indexOffset() + i * 8, "index entry " + i + " points outside the data section: " + offset);
+            throw new CorruptionException(
+                    path,
+                    footer.indexOffset() + i * 8,
+                    "index entry " + i + " points outside the data section: " + offset);
         }
         return offset;
     }
@@ -151,7 +156,10 @@ final class V1Table implements TableBody {
     private long recordEnd(long i) throws CorruptionException {
         long end = i + 1 < footer.entryCount() ? recordOffset(i + 1) : footer.dataLength();
         if (end - index.get(I64, i * 8) < MIN_RECORD_SIZE) {
-            throw new CorruptionException(path, footer.indexOffset() + i * 8, "index entries " + i + " and " + (i + 1) + " are not increasing");
+            throw new CorruptionException(
+                    path,
+                    footer.indexOffset() + i * 8,
+                    "index entries " + i + " and " + (i + 1) + " are not increasing");
         }
         return end;
     }

@@ -32,6 +32,7 @@ final class WalBatchWriter {
      * PUT load, and up to 32 MiB of anonymous RSS held by dead buffers.
      */
     private final Arena bufferArena = Arena.ofShared();
+
     private final ByteBuffer batchBuffer =
             bufferArena.allocate(WalWriter.BATCH_BYTES, 4096).asByteBuffer().order(Layouts.ORDER);
     private final CRC32C crc = new CRC32C();
@@ -86,8 +87,14 @@ final class WalBatchWriter {
     }
 
     /** Writes one record at {@code offset}; returns the offset past it. */
-    private int encode(byte[] key, long version, long expiresAtMs, MemorySegment value, MemorySegment seg,
-                       ByteBuffer buf, int offset) {
+    private int encode(
+            byte[] key,
+            long version,
+            long expiresAtMs,
+            MemorySegment value,
+            MemorySegment seg,
+            ByteBuffer buf,
+            int offset) {
         int payloadStart = offset + WalFormat.RECORD_HEADER_SIZE;
         int end = (int) EntryFormat.write(seg, payloadStart, key, version, expiresAtMs, value);
         seg.set(I32, offset + WalFormat.OFF_LENGTH, end - payloadStart);
@@ -104,8 +111,8 @@ final class WalBatchWriter {
     private long writeLarge(WalWaiter w, MemorySegment seg, ByteBuffer buf) throws IOException {
         long valueLength = w.value == null ? 0 : w.value.byteSize();
         int payloadStart = WalFormat.RECORD_HEADER_SIZE;
-        int headEnd = (int) EntryFormat.writeHead(seg, payloadStart, w.key, w.version, w.expiresAtMs,
-                w.value == null, valueLength);
+        int headEnd = (int)
+                EntryFormat.writeHead(seg, payloadStart, w.key, w.version, w.expiresAtMs, w.value == null, valueLength);
         seg.set(I32, WalFormat.OFF_LENGTH, Math.toIntExact(headEnd - payloadStart + valueLength));
         seg.set(U8, WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
         ByteBuffer value = valueLength == 0 ? ByteBuffer.allocate(0) : w.value.asByteBuffer();

@@ -53,6 +53,5 @@ final class WalFormat {
         }
     }
 
-    private WalFormat() {
-    }
+    private WalFormat() {}
 }

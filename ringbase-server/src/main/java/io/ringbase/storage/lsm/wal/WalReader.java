@@ -37,11 +37,9 @@ public final class WalReader {
      * @param tornTail   true if bytes after {@code validBytes} were ignored as a torn tail, or the file
      *                   was shorter than its segment header
      */
-    public record ReplayResult(long records, long validBytes, boolean tornTail) {
-    }
+    public record ReplayResult(long records, long validBytes, boolean tornTail) {}
 
-    private WalReader() {
-    }
+    private WalReader() {}
 
     /**
      * Replays every valid record of {@code file}, in file order, into {@code sink}. Entries passed to
@@ -67,11 +65,10 @@ public final class WalReader {
         Objects.requireNonNull(sink, "sink");
         Objects.requireNonNull(mode, "mode");
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-             Arena arena = Arena.ofConfined()) {
+                Arena arena = Arena.ofConfined()) {
             long size = channel.size();
-            MemorySegment seg = size == 0
-                    ? MemorySegment.NULL
-                    : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+            MemorySegment seg =
+                    size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             return new Replay(file, seg, size, sink, mode).run();
         }
     }
@@ -98,8 +95,8 @@ public final class WalReader {
         ReplayResult run() throws CorruptionException {
             if (size < WalFormat.SEGMENT_HEADER_SIZE) {
                 checkHeaderPrefix();
-                return torn(size, "segment header cut off (" + size + " of "
-                        + WalFormat.SEGMENT_HEADER_SIZE + " bytes)");
+                return torn(
+                        size, "segment header cut off (" + size + " of " + WalFormat.SEGMENT_HEADER_SIZE + " bytes)");
             }
             int magic = seg.get(I32, 0);
             if (magic != WalFormat.MAGIC) {
@@ -107,7 +104,8 @@ public final class WalReader {
             }
             int version = seg.get(I32, 4);
             if (version != WalFormat.VERSION) {
-                throw new CorruptionException(file, 4, "unknown WAL format version " + Integer.toUnsignedString(version));
+                throw new CorruptionException(
+                        file, 4, "unknown WAL format version " + Integer.toUnsignedString(version));
             }
             long pos = WalFormat.SEGMENT_HEADER_SIZE;
             while (pos < size) {
@@ -157,7 +155,9 @@ public final class WalReader {
                 if (size - payload >= EntryFormat.HEADER_SIZE) {
                     long declared = declaredEntrySize(payload);
                     if (declared != length) {
-                        return damaged(pos, Math.min(size, payload + declared),
+                        return damaged(
+                                pos,
+                                Math.min(size, payload + declared),
                                 "record length " + length + " disagrees with its entry (" + declared + " bytes)");
                     }
                 }
@@ -166,7 +166,8 @@ public final class WalReader {
             }
             long end = payload + length;
             crc.reset();
-            crc.update(seg.asSlice(pos + WalFormat.OFF_LENGTH, end - pos - WalFormat.OFF_LENGTH).asByteBuffer());
+            crc.update(seg.asSlice(pos + WalFormat.OFF_LENGTH, end - pos - WalFormat.OFF_LENGTH)
+                    .asByteBuffer());
             if ((int) crc.getValue() != storedCrc) {
                 return damaged(pos, end, "record checksum mismatch");
             }
@@ -204,15 +205,27 @@ public final class WalReader {
             for (long i = end; i < size; i++) {
                 if (seg.get(U8, i) != 0) {
                     if (mode == WalRecoveryMode.TRUNCATE_AFTER_CORRUPTION) {
-                        log.error("WAL segment {}: {} at byte {}, followed by more data at byte {}: dropping the "
-                                + "{} bytes from byte {} on (--wal-recovery={}); {} records before it replayed",
-                                file, what, pos, i, size - pos, pos, mode.flag(), records);
+                        log.error(
+                                "WAL segment {}: {} at byte {}, followed by more data at byte {}: dropping the "
+                                        + "{} bytes from byte {} on (--wal-recovery={}); {} records before it replayed",
+                                file,
+                                what,
+                                pos,
+                                i,
+                                size - pos,
+                                pos,
+                                mode.flag(),
+                                records);
                         tornWhat = what + " (dropped with what follows)";
                         return -1;
                     }
-                    throw new CorruptionException(file, pos, what + ", followed by more data at byte " + i
-                            + "; to start anyway, replaying up to the last good record and dropping the rest of "
-                            + "this segment, use --wal-recovery=" + WalRecoveryMode.TRUNCATE_AFTER_CORRUPTION.flag());
+                    throw new CorruptionException(
+                            file,
+                            pos,
+                            what + ", followed by more data at byte " + i
+                                    + "; to start anyway, replaying up to the last good record and dropping the rest of "
+                                    + "this segment, use --wal-recovery="
+                                    + WalRecoveryMode.TRUNCATE_AFTER_CORRUPTION.flag());
                 }
             }
             tornWhat = what + " in the last record";
@@ -220,8 +233,13 @@ public final class WalReader {
         }
 
         private ReplayResult torn(long validBytes, String what) {
-            log.warn("WAL segment {}: torn tail at byte {} ({}): ignoring {} bytes after {} records",
-                    file, validBytes, what, size - validBytes, records);
+            log.warn(
+                    "WAL segment {}: torn tail at byte {} ({}): ignoring {} bytes after {} records",
+                    file,
+                    validBytes,
+                    what,
+                    size - validBytes,
+                    records);
             return new ReplayResult(records, validBytes, true);
         }
     }

@@ -1,6 +1,7 @@
 package io.ringbase.storage.lsm.wal;
 
 import io.ringbase.storage.WalSyncPolicy;
+
 /**
  * What recovery does with a WAL segment damaged before its end (a bad record followed by more data),
  * as after a power loss under {@link WalSyncPolicy#PERIODIC}, when writeback left a hole of zeros or
@@ -43,7 +44,7 @@ public enum WalRecoveryMode {
                 return m;
             }
         }
-        throw new IllegalArgumentException("--wal-recovery must be 'refuse' or 'truncate-after-corruption', got '"
-                + value + "'");
+        throw new IllegalArgumentException(
+                "--wal-recovery must be 'refuse' or 'truncate-after-corruption', got '" + value + "'");
     }
 }

@@ -58,6 +58,7 @@ public final class WalWriter implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
     /** An fsync that takes longer than this, ms, logs a WARN: a WAL fsync on a healthy SSD takes well under 10 ms. */
     static final long SLOW_SYNC_MS = 100;
+
     private static final long SLOW_SYNC_NANOS = TimeUnit.MILLISECONDS.toNanos(SLOW_SYNC_MS);
     private static final ThreadLocal<WalWaiter> WAITER = ThreadLocal.withInitial(WalWaiter::new);
 
@@ -68,12 +69,13 @@ public final class WalWriter implements Closeable {
     private final ReentrantLock lock = new ReentrantLock();
     /** Held around every fsync (periodic or asked for); never taken while holding {@code lock}. */
     private final ReentrantLock syncLock = new ReentrantLock();
+
     private final ArrayDeque<WalWaiter> writers = new ArrayDeque<>(); // guarded by lock
     private final Thread syncer;
     private final WalStats stats;
 
     private boolean closed; // guarded by lock
-    private volatile Runnable onPoisoned = () -> { };
+    private volatile Runnable onPoisoned = () -> {};
     private volatile IOException failure;
     private volatile long sizeBytes;
     private volatile long writeCalls;
@@ -83,12 +85,13 @@ public final class WalWriter implements Closeable {
 
     /** Encodes and writes the leader's batch; owned by the current leader (one at a time, handed over under the lock). */
     private final WalBatchWriter batchWriter;
+
     private boolean leaderWriting; // guarded by lock: a leader is between its unlock and relock in lead()
     private boolean freeWhenIdle; // guarded by lock: close() found a leader writing, which frees the buffer
     private final List<WalWaiter> batch = new ArrayList<>();
 
-    private WalWriter(Path path, FileChannel channel, WalSyncPolicy policy, long periodicSyncIntervalMs,
-                      WalStats stats) {
+    private WalWriter(
+            Path path, FileChannel channel, WalSyncPolicy policy, long periodicSyncIntervalMs, WalStats stats) {
         this.path = path;
         this.stats = stats;
         this.channel = channel;
@@ -98,7 +101,10 @@ public final class WalWriter implements Closeable {
         this.sizeBytes = WalFormat.SEGMENT_HEADER_SIZE;
         this.lastSyncNanos = System.nanoTime();
         this.syncer = policy == WalSyncPolicy.PERIODIC
-                ? Thread.ofPlatform().name("wal-sync-" + path.getFileName()).daemon(true).unstarted(this::runSyncer)
+                ? Thread.ofPlatform()
+                        .name("wal-sync-" + path.getFileName())
+                        .daemon(true)
+                        .unstarted(this::runSyncer)
                 : null;
     }
 
@@ -115,8 +121,7 @@ public final class WalWriter implements Closeable {
      * @throws IOException                              if the file cannot be created or synced
      * @throws IllegalArgumentException                 if {@code periodicSyncIntervalMs <= 0}
      */
-    public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs)
-            throws IOException {
+    public static WalWriter create(Path file, WalSyncPolicy policy, long periodicSyncIntervalMs) throws IOException {
         return create(file, policy, periodicSyncIntervalMs, new WalStats());
     }
 
@@ -133,8 +138,9 @@ public final class WalWriter implements Closeable {
      * {@link #create(Path, WalSyncPolicy, long, WalStats)} through {@code io}: the segment is created,
      * written and fsynced, and its directory fsynced, by {@code io}'s channel and calls.
      */
-    public static WalWriter create(FileIo io, Path file, WalSyncPolicy policy, long periodicSyncIntervalMs,
-                                   WalStats stats) throws IOException {
+    public static WalWriter create(
+            FileIo io, Path file, WalSyncPolicy policy, long periodicSyncIntervalMs, WalStats stats)
+            throws IOException {
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(stats, "stats");
@@ -145,7 +151,8 @@ public final class WalWriter implements Closeable {
         FileChannel channel = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
             // direct, as the batch buffer is: one ByteBuffer class in the JDK's write path
-            ByteBuffer header = ByteBuffer.allocateDirect(WalFormat.SEGMENT_HEADER_SIZE).order(Layouts.ORDER);
+            ByteBuffer header =
+                    ByteBuffer.allocateDirect(WalFormat.SEGMENT_HEADER_SIZE).order(Layouts.ORDER);
             header.putInt(WalFormat.MAGIC).putInt(WalFormat.VERSION).flip();
             while (header.hasRemaining()) {
                 channel.write(header);
@@ -466,7 +473,8 @@ public final class WalWriter implements Closeable {
     }
 
     /** Writes the records of {@link #batch}, {@code bytes} in all, with one {@code write()}. */
-    @SuppressWarnings("NonAtomicVolatileUpdate") // one leader at a time, handed over under the lock; volatile for readers
+    @SuppressWarnings(
+            "NonAtomicVolatileUpdate") // one leader at a time, handed over under the lock; volatile for readers
     private void writeRecords(long bytes) throws IOException {
         long written = batchWriter.write(batch, bytes);
         writeCalls++;
@@ -507,10 +515,15 @@ public final class WalWriter implements Closeable {
         if (took > SLOW_SYNC_NANOS) {
             long heldBack = stats.slowSyncLog().tryLog();
             if (heldBack >= 0) {
-                log.warn("WAL fsync of {} took {} ms (fsyncs over {} ms since the last such line: {}); {}. The disk, or "
-                        + "its writeback of other files, is slow: check the device (iostat -x) or give the data "
-                        + "directory a faster one", path.getFileName(), TimeUnit.NANOSECONDS.toMillis(took),
-                        SLOW_SYNC_MS, heldBack + 1, policy == WalSyncPolicy.ALWAYS
+                log.warn(
+                        "WAL fsync of {} took {} ms (fsyncs over {} ms since the last such line: {}); {}. The disk, or "
+                                + "its writeback of other files, is slow: check the device (iostat -x) or give the data "
+                                + "directory a faster one",
+                        path.getFileName(),
+                        TimeUnit.NANOSECONDS.toMillis(took),
+                        SLOW_SYNC_MS,
+                        heldBack + 1,
+                        policy == WalSyncPolicy.ALWAYS
                                 ? "every write waits for its fsync before it is acknowledged"
                                 : "writes to the segment can block in write() behind it");
             }

@@ -68,7 +68,8 @@ class CompactionPriorityTest {
     @Test
     void behindFromHalfTheSlowdownTrigger() {
         FakeScheduler os = new FakeScheduler();
-        CompactionPriority p = CompactionPriority.forOptions(CompactionOptions.defaults().withWriteTriggers(8, 12), os::set);
+        CompactionPriority p =
+                CompactionPriority.forOptions(CompactionOptions.defaults().withWriteTriggers(8, 12), os::set);
         p.adjust(3);
         assertThat(p.currentNice()).isEqualTo(CompactionPriority.IDLE_NICE);
         p.adjust(4);

@@ -31,7 +31,8 @@ class SizeTieredPickerTest {
 
     @Test
     void dissimilarLargeTablesAreNotMerged() {
-        assertThat(picker.pick(tables(100 * MB, 400 * MB, 1600 * MB, 6400 * MB))).isEmpty();
+        assertThat(picker.pick(tables(100 * MB, 400 * MB, 1600 * MB, 6400 * MB)))
+                .isEmpty();
     }
 
     @Test
@@ -66,7 +67,10 @@ class SizeTieredPickerTest {
                 if (pick.isEmpty()) {
                     break;
                 }
-                long total = live.stream().filter(t -> pick.contains(t.number())).mapToLong(TableInfo::sizeBytes).sum();
+                long total = live.stream()
+                        .filter(t -> pick.contains(t.number()))
+                        .mapToLong(TableInfo::sizeBytes)
+                        .sum();
                 live.removeIf(t -> pick.contains(t.number()));
                 live.add(new TableInfo(next++, total));
             }

@@ -18,8 +18,7 @@ class TombstonePurgeTest {
     private static final long GRACE_MS = 10_000;
 
     /** An entry, whether another source may hold its key, and whether the rule drops it. */
-    private record Case(String what, Entry entry, boolean othersMayHold, boolean dropped) {
-    }
+    private record Case(String what, Entry entry, boolean othersMayHold, boolean dropped) {}
 
     private static long versionAt(long ms) {
         return HybridLogicalClock.fromPhysicalMs(ms);
@@ -31,13 +30,25 @@ class TombstonePurgeTest {
         byte[] value = utf8("v");
         List<Case> cases = List.of(
                 new Case("a live value", Entry.value(key, versionAt(NOW_MS - 2 * GRACE_MS), value), false, false),
-                new Case("a tombstone older than the grace", Entry.tombstone(key, versionAt(NOW_MS - GRACE_MS - 1)),
-                        false, true),
-                new Case("... whose key another source may hold", Entry.tombstone(key, versionAt(NOW_MS - GRACE_MS - 1)),
-                        true, false),
-                new Case("a tombstone within the grace", Entry.tombstone(key, versionAt(NOW_MS - GRACE_MS + 1)),
-                        false, false),
-                new Case("a value expired before the grace", new Entry(key, 1, NOW_MS - GRACE_MS - 1, value), false,
+                new Case(
+                        "a tombstone older than the grace",
+                        Entry.tombstone(key, versionAt(NOW_MS - GRACE_MS - 1)),
+                        false,
+                        true),
+                new Case(
+                        "... whose key another source may hold",
+                        Entry.tombstone(key, versionAt(NOW_MS - GRACE_MS - 1)),
+                        true,
+                        false),
+                new Case(
+                        "a tombstone within the grace",
+                        Entry.tombstone(key, versionAt(NOW_MS - GRACE_MS + 1)),
+                        false,
+                        false),
+                new Case(
+                        "a value expired before the grace",
+                        new Entry(key, 1, NOW_MS - GRACE_MS - 1, value),
+                        false,
                         true),
                 new Case("a value expired within the grace", new Entry(key, 1, NOW_MS - 1, value), false, false),
                 new Case("a value that expires later", new Entry(key, 1, NOW_MS + 1, value), false, false));

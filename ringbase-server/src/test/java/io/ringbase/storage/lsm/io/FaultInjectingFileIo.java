@@ -54,11 +54,9 @@ public final class FaultInjectingFileIo implements FileIo {
      * @param position file offset of a write
      * @param data     the bytes of a write, else {@code null}
      */
-    public record Event(Op op, Path path, Path target, long position, byte[] data) {
-    }
+    public record Event(Op op, Path path, Path target, long position, byte[] data) {}
 
-    private record Rule(Op op, Predicate<Path> files, DiskFault fault, AtomicLong countdown, boolean sticky) {
-    }
+    private record Rule(Op op, Predicate<Path> files, DiskFault fault, AtomicLong countdown, boolean sticky) {}
 
     private final List<Rule> rules = new ArrayList<>(); // guarded by this
     private final Map<Op, Long> delays = new EnumMap<>(Op.class); // guarded by this

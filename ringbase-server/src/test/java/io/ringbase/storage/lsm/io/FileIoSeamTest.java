@@ -49,7 +49,8 @@ class FileIoSeamTest {
     void theNthWalWriteFailsWithTheInjectedErrnoMessage() throws IOException {
         FaultInjectingFileIo io = new FaultInjectingFileIo();
         Path file = tmp.resolve("wal-000001.log");
-        try (WalWriter w = WalWriter.create(io, file, WalSyncPolicy.ALWAYS, 1000, new io.ringbase.storage.lsm.wal.WalStats())) {
+        try (WalWriter w =
+                WalWriter.create(io, file, WalSyncPolicy.ALWAYS, 1000, new io.ringbase.storage.lsm.wal.WalStats())) {
             io.failNth(Op.WRITE, 2, DiskFault.DISK_FULL);
             w.append(Entry.value(Keys.utf8("a"), 1, Keys.utf8("1")));
             assertThatThrownBy(() -> w.append(Entry.value(Keys.utf8("b"), 2, Keys.utf8("2"))))
@@ -64,8 +65,8 @@ class FileIoSeamTest {
     void aSegmentWhoseCreationFailsIsNotLeftBehind() {
         FaultInjectingFileIo io = new FaultInjectingFileIo().failNth(Op.FORCE, 1, DiskFault.IO_ERROR);
         Path file = tmp.resolve("wal-000001.log");
-        assertThatThrownBy(() -> WalWriter.create(io, file, WalSyncPolicy.PERIODIC, 1000,
-                new io.ringbase.storage.lsm.wal.WalStats()))
+        assertThatThrownBy(() -> WalWriter.create(
+                        io, file, WalSyncPolicy.PERIODIC, 1000, new io.ringbase.storage.lsm.wal.WalStats()))
                 .satisfies(e -> assertThat(DiskFault.classify(e)).isEqualTo(DiskFault.IO_ERROR));
         assertThat(file).doesNotExist();
     }
@@ -91,8 +92,16 @@ class FileIoSeamTest {
         try (LsmEngine engine = LsmEngine.open(LsmOptions.defaults(dir).withFileIo(io))) {
             engine.apply(Entry.value(Keys.utf8("a"), ++version, Keys.utf8("1")));
             byte[] before = Files.readAllBytes(FileNames.manifest(dir));
-            io.failNth(Op.RENAME, 1, DiskFault.IO_ERROR, p -> p.getFileName().toString().startsWith("MANIFEST"));
-            io.failNth(Op.RENAME, 2, DiskFault.IO_ERROR, p -> p.getFileName().toString().startsWith("MANIFEST"));
+            io.failNth(
+                    Op.RENAME,
+                    1,
+                    DiskFault.IO_ERROR,
+                    p -> p.getFileName().toString().startsWith("MANIFEST"));
+            io.failNth(
+                    Op.RENAME,
+                    2,
+                    DiskFault.IO_ERROR,
+                    p -> p.getFileName().toString().startsWith("MANIFEST"));
             try {
                 engine.flush(); // may fail fast with the flush's cause while the flusher retries
             } catch (io.ringbase.storage.StorageFaultException e) {
@@ -101,7 +110,8 @@ class FileIoSeamTest {
             // the flusher retries by itself; the flush completes once the faults are used up. Wait for the
             // table to be published too, not only for the renamed manifest: until then the flush still
             // counts as failing, and close() would report that failure
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> !java.util.Arrays.equals(Files.readAllBytes(FileNames.manifest(dir)), before)
                             && engine.tableCount() > 0);
             assertThat(Files.readAllBytes(FileNames.manifest(dir))).isNotEqualTo(before);

@@ -55,9 +55,12 @@ class ManifestTest {
     void fileNamesRoundTrip() {
         assertThat(FileNames.parse(FileNames.wal(dir, 7).getFileName().toString()))
                 .contains(new FileNames.Parsed(FileNames.Kind.WAL, 7));
-        assertThat(FileNames.parse(FileNames.sstable(dir, 123456789012L).getFileName().toString()))
+        assertThat(FileNames.parse(
+                        FileNames.sstable(dir, 123456789012L).getFileName().toString()))
                 .contains(new FileNames.Parsed(FileNames.Kind.SSTABLE, 123456789012L));
-        assertThat(FileNames.parse(FileNames.sstableTmp(dir, 5).getFileName().toString()).orElseThrow().kind())
+        assertThat(FileNames.parse(FileNames.sstableTmp(dir, 5).getFileName().toString())
+                        .orElseThrow()
+                        .kind())
                 .isEqualTo(FileNames.Kind.TEMPORARY);
         assertThat(FileNames.parse("notes.txt")).isEmpty();
     }

@@ -25,6 +25,7 @@ class MemtableConcurrentBatchTest {
 
     /** Rounds of {@link #TABLES} fresh memtables: one race per memtable, over its first batch. */
     private static final int ROUNDS = 10;
+
     private static final int TABLES = 100;
     /** Keys of the writer's batch: the duplicates run while it links the keys after the first. */
     private static final int BATCH = 16;
@@ -110,10 +111,13 @@ class MemtableConcurrentBatchTest {
                 for (int t = 0; t < TABLES; t++) {
                     assertFound(tables[t], round, t, "while the duplicates may run");
                 }
-                assertThat(duplicator.get(60, TimeUnit.SECONDS)).as("older versions linked").isZero();
+                assertThat(duplicator.get(60, TimeUnit.SECONDS))
+                        .as("older versions linked")
+                        .isZero();
                 for (int t = 0; t < TABLES; t++) {
                     assertFound(tables[t], round, t, "after the duplicates");
-                    assertThat(tables[t].count()).as("round %d, memtable %d: entries linked", round, t)
+                    assertThat(tables[t].count())
+                            .as("round %d, memtable %d: entries linked", round, t)
                             .isEqualTo(BATCH);
                     tables[t].release();
                 }
@@ -179,8 +183,9 @@ class MemtableConcurrentBatchTest {
 
     private static void assertFound(Memtable mt, int round, int table, String when) {
         for (int i = 0; i < BATCH; i++) {
-            assertThat(mt.find(key(i))).as("round %d, memtable %d, %s: key %d of a returned batch",
-                    round, table, when, i).isNotZero();
+            assertThat(mt.find(key(i)))
+                    .as("round %d, memtable %d, %s: key %d of a returned batch", round, table, when, i)
+                    .isNotZero();
         }
     }
 

@@ -31,7 +31,9 @@ class MemtableKeyFilterTest {
         }
         for (int i = 0; i < n; i++) {
             byte[] k = key("k", i);
-            assertThat(mt.filterMightContain(Memtable.keyHash(k))).as("key %d", i).isTrue();
+            assertThat(mt.filterMightContain(Memtable.keyHash(k)))
+                    .as("key %d", i)
+                    .isTrue();
             assertThat(mt.find(k, Memtable.keyHash(k))).as("key %d", i).isNotZero();
             assertThat(mt.get(k).version()).isEqualTo(i + 1);
         }
@@ -91,7 +93,8 @@ class MemtableKeyFilterTest {
         Memtable mt = new Memtable(64 << 20);
         int keys = 64;
         int versions = 3_000;
-        java.util.concurrent.atomic.AtomicLongArray acknowledged = new java.util.concurrent.atomic.AtomicLongArray(keys);
+        java.util.concurrent.atomic.AtomicLongArray acknowledged =
+                new java.util.concurrent.atomic.AtomicLongArray(keys);
         AtomicInteger violations = new AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         Thread[] writers = new Thread[2];

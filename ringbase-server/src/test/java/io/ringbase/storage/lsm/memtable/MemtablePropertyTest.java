@@ -37,7 +37,8 @@ class MemtablePropertyTest {
     void concurrentWritesMatchATreeMapOfTheNewestAcceptedEntries(
             @ForAll("operations") List<Entry> operations,
             @ForAll @IntRange(min = 1, max = 4) int threads,
-            @ForAll @IntRange(min = 16, max = 256) int limitKiB) throws Exception {
+            @ForAll @IntRange(min = 16, max = 256) int limitKiB)
+            throws Exception {
         check(operations, threads, limitKiB, 1);
     }
 
@@ -46,7 +47,8 @@ class MemtablePropertyTest {
             @ForAll("operations") List<Entry> operations,
             @ForAll @IntRange(min = 1, max = 4) int threads,
             @ForAll @IntRange(min = 16, max = 256) int limitKiB,
-            @ForAll @IntRange(min = 2, max = 24) int batch) throws Exception {
+            @ForAll @IntRange(min = 2, max = 24) int batch)
+            throws Exception {
         check(operations, threads, limitKiB, batch);
     }
 
@@ -65,8 +67,7 @@ class MemtablePropertyTest {
         for (List<Entry> mine : perThread) {
             accepted.add(pool.submit(() -> {
                 assertThat(start.await(60, TimeUnit.SECONDS)).isTrue();
-                return batch
- == 1 ? putOneByOne(mt, mine) : putInBatches(mt, mine, batch);
+                return batch == 1 ? putOneByOne(mt, mine) : putInBatches(mt, mine, batch);
             }));
         }
         start.countDown();
@@ -78,8 +79,10 @@ class MemtablePropertyTest {
         }
         pool.shutdown();
         try {
-            assertThat(mt.sizeBytes()).as("within the limit (one oversize entry allowed when empty)")
-                    .isLessThanOrEqualTo(Math.max(limitKiB * 1024L,
+            assertThat(mt.sizeBytes())
+                    .as("within the limit (one oversize entry allowed when empty)")
+                    .isLessThanOrEqualTo(Math.max(
+                            limitKiB * 1024L,
                             Slabs.slabBytesFor(limitKiB * 1024L) + Slabs.align(maxEntryNode(operations))));
             for (Entry e : operations) {
                 assertThat(mt.get(e.key())).as("get %s", e).isEqualTo(model.get(e.key()));
@@ -94,7 +97,8 @@ class MemtablePropertyTest {
                 byte[] from = bounds.get(i);
                 byte[] to = bounds.get(i + 1);
                 List<Entry> expected = Keys.compare(from, to) < 0
-                        ? List.copyOf(model.subMap(from, true, to, false).values()) : List.of();
+                        ? List.copyOf(model.subMap(from, true, to, false).values())
+                        : List.of();
                 assertThat(scan(mt, from, to)).containsExactlyElementsOf(expected);
             }
         } finally {
@@ -128,7 +132,12 @@ class MemtablePropertyTest {
                     full = true;
                     break;
                 }
-                mt.fill(node, e.key(), e.version(), e.expiresAtMs(), value == null ? null : MemorySegment.ofArray(value));
+                mt.fill(
+                        node,
+                        e.key(),
+                        e.version(),
+                        e.expiresAtMs(),
+                        value == null ? null : MemorySegment.ofArray(value));
                 nodes[n++] = node;
                 stored.add(e);
                 next++;
@@ -165,11 +174,15 @@ class MemtablePropertyTest {
                 net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, 5)));
         // mostly small values, sometimes one over a quarter slab (a slab of its own), sometimes a tombstone
         Arbitrary<byte[]> values = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(8, Arbitraries.bytes().array(byte[].class).ofMaxSize(300)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(4_000, 20_000).map(byte[]::new)),
+                net.jqwik.api.Tuple.of(
+                        8, Arbitraries.bytes().array(byte[].class).ofMaxSize(300)),
+                net.jqwik.api.Tuple.of(
+                        1, Arbitraries.integers().between(4_000, 20_000).map(byte[]::new)),
                 net.jqwik.api.Tuple.of(2, Arbitraries.just((byte[]) null)));
         return Combinators.combine(keys, versions, expiries, values)
                 .as((k, v, x, val) -> new Entry(k, v, val == null ? Entry.NO_EXPIRY : x, val))
-                .list().ofMinSize(1).ofMaxSize(400);
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(400);
     }
 }

@@ -28,8 +28,11 @@ class MemtableTest {
         mt.put(put("a", 1, "one"));
         mt.put(put("a", 3, "three"));
         mt.put(put("a", 2, "two"));
-        assertThat(new String(mt.get(Keys.utf8("a")).value(), StandardCharsets.UTF_8)).isEqualTo("three");
-        assertThat(mt.count()).as("the older write after a newer one is not linked").isEqualTo(2);
+        assertThat(new String(mt.get(Keys.utf8("a")).value(), StandardCharsets.UTF_8))
+                .isEqualTo("three");
+        assertThat(mt.count())
+                .as("the older write after a newer one is not linked")
+                .isEqualTo(2);
         assertThat(mt.maxVersion()).isEqualTo(3);
         assertThat(keys(mt, null, null)).as("iteration gives one entry per key").containsExactly("a");
         mt.release();
@@ -108,12 +111,15 @@ class MemtableTest {
         assertThat(oneSlab).isEqualTo(16 * 1024);
         int n = 0;
         while (mt.sizeBytes() == oneSlab) {
-            assertThat(mt.put(Entry.value(Keys.utf8("k" + n), n, filled(3000, n)))).isTrue();
+            assertThat(mt.put(Entry.value(Keys.utf8("k" + n), n, filled(3000, n))))
+                    .isTrue();
             n++;
         }
         assertThat(n).as("entries until one ran past the first slab's end").isBetween(5, 6);
         assertThat(mt.sizeBytes()).isEqualTo(2 * oneSlab);
-        assertThat(mt.put(Entry.value(Keys.utf8("large"), 1, filled(5000, 7)))).as("a slab of its own").isTrue();
+        assertThat(mt.put(Entry.value(Keys.utf8("large"), 1, filled(5000, 7))))
+                .as("a slab of its own")
+                .isTrue();
         assertThat(mt.sizeBytes()).isBetween(2 * oneSlab + 5000, 2 * oneSlab + 5200);
         for (int i = 0; i < n; i++) {
             assertThat(mt.get(Keys.utf8("k" + i)).value()).as("k%d", i).isEqualTo(filled(3000, i));
@@ -215,7 +221,8 @@ class MemtableTest {
         assertThat(EntryFormat.version(s, e)).isEqualTo(42);
         assertThat(EntryFormat.expiresAtMs(s, e)).isEqualTo(9_000);
         assertThat(s.asSlice(EntryFormat.valueOffset(s, e), EntryFormat.valueLength(s, e))
-                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).isEqualTo(Keys.utf8("value"));
+                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+                .isEqualTo(Keys.utf8("value"));
         assertThat(mt.find(Keys.utf8("ke"))).isZero();
         assertThat(mt.find(Keys.utf8("keyz"))).isZero();
         mt.release();

@@ -127,16 +127,22 @@ class BlockCacheTest {
             EntryLocation at = new EntryLocation();
             for (int round = 0; round < 2; round++) {
                 for (Entry e : entries) {
-                    assertThat(r.locate(e.key(), EntryFormat.keyPrefix(e.key()), at)).isTrue();
-                    assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize())).isEqualTo(e);
+                    assertThat(r.locate(e.key(), EntryFormat.keyPrefix(e.key()), at))
+                            .isTrue();
+                    assertThat(EntryFormat.read(
+                                    at.segment(), at.offset(), at.segment().byteSize()))
+                            .isEqualTo(e);
                 }
             }
-            assertThat(cache.hits()).as("the second round, and the first round's later keys of each block")
+            assertThat(cache.hits())
+                    .as("the second round, and the first round's later keys of each block")
                     .isGreaterThan(1000);
             try (var scan = r.iterator(null, null)) {
-                scan.forEachRemaining(e -> { });
+                scan.forEachRemaining(e -> {});
             }
-            assertThat(cache.hits() + cache.misses()).as("a scan does not use the cache").isEqualTo(2000);
+            assertThat(cache.hits() + cache.misses())
+                    .as("a scan does not use the cache")
+                    .isEqualTo(2000);
         }
     }
 }

@@ -37,7 +37,9 @@ class BlockTablePreadTest {
 
     @BeforeEach
     void preadAvailable() {
-        assumeThat(NativeFile.available()).as("pread through the foreign function API (Linux)").isTrue();
+        assumeThat(NativeFile.available())
+                .as("pread through the foreign function API (Linux)")
+                .isTrue();
     }
 
     private static String key(int i) {
@@ -84,7 +86,9 @@ class BlockTablePreadTest {
         List<Entry> entries = entries(3000, compressible, version == 3);
         Tables.write(file, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, version);
         try (SstableReader r = SstableReader.open(file, new BlockCache(cacheBytes))) {
-            assertThat(r.readPathGauge().preads()).as("a new table is read through its mapping").isFalse();
+            assertThat(r.readPathGauge().preads())
+                    .as("a new table is read through its mapping")
+                    .isFalse();
             EntryLocation at = new EntryLocation();
             SplittableRandom rnd = new SplittableRandom(version * 10 + (compressible ? 1 : 0));
             for (int n = 0; n < 1500; n++) {
@@ -93,9 +97,13 @@ class BlockTablePreadTest {
                 byte[] k = utf8(key(i));
                 assertThat(r.locate(k, EntryFormat.keyPrefix(k), at)).as(key(i)).isTrue();
                 Entry want = entries.get(i);
-                assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize())).isEqualTo(want);
+                assertThat(EntryFormat.read(
+                                at.segment(), at.offset(), at.segment().byteSize()))
+                        .isEqualTo(want);
                 if (want.value() == null || want.value().length < 40_000) {
-                    assertThat(r.inMapping(at.segment())).as("read with pread, not in the mapping").isFalse();
+                    assertThat(r.inMapping(at.segment()))
+                            .as("read with pread, not in the mapping")
+                            .isFalse();
                 }
                 byte[] absent = utf8(key(i) + "x");
                 assertThat(r.locate(absent, EntryFormat.keyPrefix(absent), at)).isFalse();
@@ -118,17 +126,23 @@ class BlockTablePreadTest {
     @Test
     void aLargeEntryIsReadInPlaceInTheMappingEvenWhenTheTableIsReadWithPread() throws IOException {
         Path file = dir.resolve("l.sst");
-        List<Entry> entries = List.of(Entry.value(utf8("a"), 1, utf8("small")), Entry.value(utf8("b"), 2, new byte[100_000]),
+        List<Entry> entries = List.of(
+                Entry.value(utf8("a"), 1, utf8("small")),
+                Entry.value(utf8("b"), 2, new byte[100_000]),
                 Entry.value(utf8("c"), 3, utf8("small too")));
         Tables.write(file, entries);
         try (SstableReader r = SstableReader.open(file)) {
             assertThat(r.readsWithPread()).isFalse();
             preads(r);
-            assertThat(r.readsWithPread()).as("what the engine's statistics count").isTrue();
+            assertThat(r.readsWithPread())
+                    .as("what the engine's statistics count")
+                    .isTrue();
             EntryLocation at = new EntryLocation();
-            assertThat(r.locate(utf8("b"), EntryFormat.keyPrefix(utf8("b")), at)).isTrue();
+            assertThat(r.locate(utf8("b"), EntryFormat.keyPrefix(utf8("b")), at))
+                    .isTrue();
             assertThat(r.inMapping(at.segment())).isTrue();
-            assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize())).isEqualTo(entries.get(1));
+            assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize()))
+                    .isEqualTo(entries.get(1));
             assertThat(r.get(utf8("c"))).isEqualTo(entries.get(2));
         }
     }

@@ -70,14 +70,19 @@ class BlockTableTest {
             for (int i = 0; i < entries.size(); i += 37) {
                 byte[] k = utf8(key(i));
                 assertThat(r.locate(k, EntryFormat.keyPrefix(k), at)).isTrue();
-                assertThat(r.inMapping(at.segment())).as("a decompressed block is in the location's own buffer").isFalse();
-                assertThat(at.segment().isNative()).as("native, as everything the engine reads").isTrue();
+                assertThat(r.inMapping(at.segment()))
+                        .as("a decompressed block is in the location's own buffer")
+                        .isFalse();
+                assertThat(at.segment().isNative())
+                        .as("native, as everything the engine reads")
+                        .isTrue();
                 assertThat(r.get(k)).isEqualTo(entries.get(i));
             }
             byte[] absent = utf8("key000010x");
             assertThat(r.get(absent)).isNull();
             assertThat(r.get(utf8("zzz"))).isNull();
-            assertThat(Tables.scan(r, utf8(key(500)), utf8(key(510)))).containsExactlyElementsOf(entries.subList(500, 510));
+            assertThat(Tables.scan(r, utf8(key(500)), utf8(key(510))))
+                    .containsExactlyElementsOf(entries.subList(500, 510));
         }
     }
 
@@ -92,9 +97,13 @@ class BlockTableTest {
             EntryLocation at = new EntryLocation();
             byte[] k = utf8(key(1234));
             assertThat(r.locate(k, EntryFormat.keyPrefix(k), at)).isTrue();
-            assertThat(r.inMapping(at.segment())).as("a raw block is read in the mapping").isTrue();
-            assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize())).isEqualTo(entries.get(1234));
-            assertThat(Tables.scan(r, utf8(key(700)), utf8(key(720)))).containsExactlyElementsOf(entries.subList(700, 720));
+            assertThat(r.inMapping(at.segment()))
+                    .as("a raw block is read in the mapping")
+                    .isTrue();
+            assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize()))
+                    .isEqualTo(entries.get(1234));
+            assertThat(Tables.scan(r, utf8(key(700)), utf8(key(720))))
+                    .containsExactlyElementsOf(entries.subList(700, 720));
             assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(entries);
         }
     }
@@ -104,8 +113,10 @@ class BlockTableTest {
         List<Entry> entries = entries(4000, 1000, false); // raw blocks: the saving is not LZ4's
         Path v2 = dir.resolve("v2.sst");
         Path v3 = dir.resolve("v3.sst");
-        long v2Bytes = Tables.write(v2, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, 2).fileBytes();
-        long v3Bytes = Tables.write(v3, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, 3).fileBytes();
+        long v2Bytes = Tables.write(v2, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, 2)
+                .fileBytes();
+        long v3Bytes = Tables.write(v3, entries, entries.size(), SstableWriter.DEFAULT_BLOCK_BYTES, 3)
+                .fileBytes();
         // per entry, version 2: a 25-byte header and the 9-byte key; version 3: lengths in 4 bytes, flags and
         // version in 9, and the key's last byte or two (the whole key at a restart point, one in 8)
         assertThat(v2Bytes - v3Bytes).as("bytes saved").isGreaterThanOrEqualTo(15L * entries.size());
@@ -114,11 +125,14 @@ class BlockTableTest {
             for (int i = 0; i < entries.size(); i += 7) {
                 byte[] k = utf8(key(i));
                 assertThat(r.locate(k, EntryFormat.keyPrefix(k), at)).isTrue();
-                assertThat(EntryFormat.read(at.segment(), at.offset(), at.segment().byteSize())).isEqualTo(entries.get(i));
+                assertThat(EntryFormat.read(
+                                at.segment(), at.offset(), at.segment().byteSize()))
+                        .isEqualTo(entries.get(i));
             }
             assertThat(r.get(utf8("key000010x"))).isNull();
             assertThat(r.get(utf8("key0"))).isNull();
-            assertThat(Tables.scan(r, utf8("key0017"), utf8("key0018"))).containsExactlyElementsOf(entries.subList(1700, 1800));
+            assertThat(Tables.scan(r, utf8("key0017"), utf8("key0018")))
+                    .containsExactlyElementsOf(entries.subList(1700, 1800));
             assertThat(Tables.scan(r, utf8("key001234x"), null)).containsExactlyElementsOf(entries.subList(1235, 4000));
             assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(entries);
         }
@@ -128,13 +142,16 @@ class BlockTableTest {
     void anEntryLargerThanABlockGetsARawBlockOfItsOwn() throws IOException {
         Path file = dir.resolve("l.sst");
         byte[] big = new byte[100_000]; // zeros: compressible, yet stored raw
-        List<Entry> entries = List.of(Entry.value(utf8("a"), 1, utf8("small")), Entry.value(utf8("b"), 2, big),
+        List<Entry> entries = List.of(
+                Entry.value(utf8("a"), 1, utf8("small")),
+                Entry.value(utf8("b"), 2, big),
                 Entry.value(utf8("c"), 3, utf8("small too")));
         SstableSummary summary = Tables.write(file, entries);
         assertThat(summary.fileBytes()).isGreaterThan(big.length);
         try (SstableReader r = SstableReader.open(file)) {
             EntryLocation at = new EntryLocation();
-            assertThat(r.locate(utf8("b"), EntryFormat.keyPrefix(utf8("b")), at)).isTrue();
+            assertThat(r.locate(utf8("b"), EntryFormat.keyPrefix(utf8("b")), at))
+                    .isTrue();
             assertThat(r.inMapping(at.segment())).isTrue();
             assertThat(Tables.scan(r, null, null)).containsExactlyElementsOf(entries);
             assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(entries);
@@ -204,16 +221,28 @@ class BlockTableTest {
         try (SstableReader r = SstableReader.open(file)) {
             for (int i = 0; i < 3000; i++) {
                 assertThat(r.get(utf8(prefix + String.format("%08d", 2 * i)))).isEqualTo(entries.get(i));
-                assertThat(r.get(utf8(prefix + String.format("%08d", 2 * i + 1)))).isNull();
+                assertThat(r.get(utf8(prefix + String.format("%08d", 2 * i + 1))))
+                        .isNull();
             }
             // below, inside and above the shared prefix, and prefixes of it
-            for (String k : List.of("", "t", "tenant-0041/zzz", "tenant-0042", "tenant-0042/user", prefix,
-                    "tenant-0042/user9", "tenant-0043", "u")) {
+            for (String k : List.of(
+                    "",
+                    "t",
+                    "tenant-0041/zzz",
+                    "tenant-0042",
+                    "tenant-0042/user",
+                    prefix,
+                    "tenant-0042/user9",
+                    "tenant-0043",
+                    "u")) {
                 assertThat(r.get(utf8(k))).as(k).isNull();
-                int from = Keys.compare(utf8(k), entries.get(0).key()) <= 0 ? 0
+                int from = Keys.compare(utf8(k), entries.get(0).key()) <= 0
+                        ? 0
                         : Keys.compare(utf8(k), entries.get(2999).key()) > 0 ? 3000 : -1;
                 if (from >= 0) {
-                    assertThat(Tables.scan(r, utf8(k), null)).as(k).containsExactlyElementsOf(entries.subList(from, 3000));
+                    assertThat(Tables.scan(r, utf8(k), null))
+                            .as(k)
+                            .containsExactlyElementsOf(entries.subList(from, 3000));
                 }
             }
             assertThat(Tables.scan(r, utf8(prefix + "00001000"), utf8(prefix + "00001011")))
@@ -250,13 +279,17 @@ class BlockTableTest {
                 Tables.write(sst, content, content.size(), SstableWriter.DEFAULT_BLOCK_BYTES, version);
             }
         }
-        assertThat(tables(data)).hasSize(2).allSatisfy(p -> assertThat(version(p)).isEqualTo(version));
+        assertThat(tables(data))
+                .hasSize(2)
+                .allSatisfy(p -> assertThat(version(p)).isEqualTo(version));
         try (LsmEngine engine = LsmEngine.open(options)) {
             for (Entry e : first) {
                 assertThat(engine.get(e.key())).isEqualTo(e);
             }
             assertThat(engine.compactAll()).isEqualTo(2);
-            assertThat(tables(data)).hasSize(1).allSatisfy(p -> assertThat(version(p)).isEqualTo(Footer.LATEST_VERSION));
+            assertThat(tables(data))
+                    .hasSize(1)
+                    .allSatisfy(p -> assertThat(version(p)).isEqualTo(Footer.LATEST_VERSION));
             for (Entry e : first) {
                 assertThat(engine.get(e.key())).isEqualTo(e);
             }
@@ -265,7 +298,9 @@ class BlockTableTest {
 
     private static List<Path> tables(Path data) throws IOException {
         try (Stream<Path> files = Files.list(data)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".sst")).sorted().toList();
+            return files.filter(p -> p.getFileName().toString().endsWith(".sst"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -285,10 +320,13 @@ class BlockTableTest {
         try (SstableReader r = SstableReader.open(file)) {
             EntryLocation at = new EntryLocation();
             for (Entry e : entries) {
-                assertThat(r.locate(e.key(), EntryFormat.keyPrefix(e.key()), at)).isTrue();
+                assertThat(r.locate(e.key(), EntryFormat.keyPrefix(e.key()), at))
+                        .isTrue();
             }
             MemorySegment buffer = at.bufferSegment();
-            assertThat(buffer.byteSize()).as("a cache frame, rounded up to 4 KiB").isLessThanOrEqualTo(12 * 1024);
+            assertThat(buffer.byteSize())
+                    .as("a cache frame, rounded up to 4 KiB")
+                    .isLessThanOrEqualTo(12 * 1024);
         }
     }
 }

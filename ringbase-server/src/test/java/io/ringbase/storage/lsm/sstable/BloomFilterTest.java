@@ -79,17 +79,22 @@ class BloomFilterTest {
                         long h = random.nextLong();
                         boolean reference = true;
                         for (int i = 0; i < layout.probes && reference; i++) {
-                            long bit = layout == Layout.STANDARD ? BloomFilter.probeBit(h, i, m)
+                            long bit = layout == Layout.STANDARD
+                                    ? BloomFilter.probeBit(h, i, m)
                                     : 8 * BloomFilter.blockByteOffset(h, m) + BloomFilter.blockProbeBit(h, i);
                             reference = isSet(section, bit);
                         }
-                        assertThat(filter.mightContainHash(h)).as("h %x, %d of %d", h, added, expected).isEqualTo(reference);
+                        assertThat(filter.mightContainHash(h))
+                                .as("h %x, %d of %d", h, added, expected)
+                                .isEqualTo(reference);
                         if (reference) {
                             agreedTrue++;
                         }
                     }
                     if (added > expected) {
-                        assertThat(agreedTrue).as("hashes passing every probe, filter of %d", expected).isGreaterThan(1_000);
+                        assertThat(agreedTrue)
+                                .as("hashes passing every probe, filter of %d", expected)
+                                .isGreaterThan(1_000);
                     }
                 }
             }
@@ -119,7 +124,9 @@ class BloomFilterTest {
             }
             BloomFilter filter = read(builder, layout);
             for (int i = 0; i < n; i++) {
-                assertThat(filter.mightContain(Keys.utf8("present-" + i))).as("key %d", i).isTrue();
+                assertThat(filter.mightContain(Keys.utf8("present-" + i)))
+                        .as("key %d", i)
+                        .isTrue();
             }
         }
     }
@@ -149,7 +156,8 @@ class BloomFilterTest {
     void aBlockedSectionWhoseBitsAreNotWholeBlocksIsCorrupt() {
         try (var builder = new BloomFilter.Builder(7, Layout.STANDARD)) { // 128 bits
             assertThatThrownBy(() -> BloomFilter.read(FILE, builder.section(), 0, Layout.BLOCKED))
-                    .isInstanceOf(CorruptionException.class).hasMessageContaining("invalid Bloom bit count 128");
+                    .isInstanceOf(CorruptionException.class)
+                    .hasMessageContaining("invalid Bloom bit count 128");
         }
     }
 

@@ -71,7 +71,8 @@ class CompactEntryTest {
             // unsigned byte order, and a key sorts before the longer keys it is a prefix of
             byte[] longer = java.util.Arrays.copyOf(key, key.length + 1);
             assertThat(d.compareKey(longer)).isNegative();
-            assertThat(d.compareKey(java.util.Arrays.copyOf(key, key.length - 1))).isPositive();
+            assertThat(d.compareKey(java.util.Arrays.copyOf(key, key.length - 1)))
+                    .isPositive();
             longer[key.length - 1] = (byte) 0xFF;
             assertThat(d.compareKey(longer)).isNegative();
         }
@@ -95,32 +96,43 @@ class CompactEntryTest {
         // the second entry shares 3 bytes and stores a version difference: decoded as a restart point, or
         // after nothing, it is refused
         assertThatThrownBy(() -> new CompactEntry().decode(block, ends[0], ends[1], true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a difference from none (a restart point)");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a difference from none (a restart point)");
         assertThatThrownBy(() -> new CompactEntry().decode(block, ends[0], ends[1], false))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a difference from no entry before it");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a difference from no entry before it");
         CompactEntry keyless = new CompactEntry();
-        keyless.decode(MemorySegment.ofArray(block(List.of(Entry.value(new byte[0], 5, utf8("x"))), new long[1])
-                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)), 0, 3 + 1 + 8 + 1, true);
+        keyless.decode(
+                MemorySegment.ofArray(block(List.of(Entry.value(new byte[0], 5, utf8("x"))), new long[1])
+                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)),
+                0,
+                3 + 1 + 8 + 1,
+                true);
         assertThatThrownBy(() -> keyless.decode(block, ends[0], ends[1], false))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("previous key of 0 bytes");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("previous key of 0 bytes");
         // cut short: inside the header, inside the key, inside the value
         for (long limit : new long[] {2, 10, ends[0] - 1}) {
             assertThatThrownBy(() -> d.decode(block, 0, limit, true))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("passes the end");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("passes the end");
         }
         MemorySegment copy = MemorySegment.ofArray(block.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
         copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x0C); // flags: an unknown bit
         assertThatThrownBy(() -> d.decode(copy, 0, ends[1], true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown entry flags");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown entry flags");
         copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x05); // a tombstone with a 1-byte value
         assertThatThrownBy(() -> d.decode(copy, 0, ends[1], true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tombstone with value length 1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tombstone with value length 1");
         copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 1, (byte) 0xFF); // unshared: a varint that never ends
         copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 2, (byte) 0xFF);
         copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0xFF);
         copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 4, (byte) 0xFF);
         copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 5, (byte) 0xFF);
         assertThatThrownBy(() -> d.decode(copy, 0, ends[1], true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("passes the end");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("passes the end");
     }
 }

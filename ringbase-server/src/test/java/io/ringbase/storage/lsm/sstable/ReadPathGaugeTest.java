@@ -31,8 +31,10 @@ class ReadPathGaugeTest {
     void aTableMostlyOutOfThePageCacheAtOpenStartsOnPread() {
         assertThat(new ReadPathGauge(0).preads()).isTrue();
         assertThat(new ReadPathGauge(0.5).preads()).isTrue();
-        assertThat(new ReadPathGauge(ReadPathGauge.MAPPED_FROM_RESIDENT - 0.001).preads()).isTrue();
-        assertThat(new ReadPathGauge(ReadPathGauge.MAPPED_FROM_RESIDENT).preads()).isFalse();
+        assertThat(new ReadPathGauge(ReadPathGauge.MAPPED_FROM_RESIDENT - 0.001).preads())
+                .isTrue();
+        assertThat(new ReadPathGauge(ReadPathGauge.MAPPED_FROM_RESIDENT).preads())
+                .isFalse();
         assertThat(new ReadPathGauge(1).preads()).isFalse();
         assertThat(new ReadPathGauge(-1).preads()).as("residency unknown").isFalse();
     }

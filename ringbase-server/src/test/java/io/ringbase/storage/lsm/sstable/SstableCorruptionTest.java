@@ -24,6 +24,7 @@ class SstableCorruptionTest {
 
     @TempDir
     Path dir;
+
     Path file;
     Footer footer;
     long footerOffset;
@@ -83,7 +84,12 @@ class SstableCorruptionTest {
     void fileShorterThanFooterFailsOpen() throws IOException {
         byte[] bytes = Files.readAllBytes(file);
         byte[] shortFile = new byte[40]; // the footer's last 16 bytes (version, crc, magic) intact, the rest cut
-        System.arraycopy(bytes, bytes.length - Footer.TAIL_SIZE, shortFile, shortFile.length - Footer.TAIL_SIZE, Footer.TAIL_SIZE);
+        System.arraycopy(
+                bytes,
+                bytes.length - Footer.TAIL_SIZE,
+                shortFile,
+                shortFile.length - Footer.TAIL_SIZE,
+                Footer.TAIL_SIZE);
         Files.write(file, shortFile);
         assertOpenFails("shorter than the 96-byte footer of format version 1");
     }

@@ -22,8 +22,7 @@ import net.jqwik.api.Provide;
 class SstablePropertyTest {
 
     /** A format version and, for versions 2 to 4, the block size in bytes. */
-    record Format(int version, int blockBytes) {
-    }
+    record Format(int version, int blockBytes) {}
 
     /**
      * Every format: version 1, or versions 2 to 4 with blocks of 256 B to 4 KiB, so that tables have many
@@ -31,8 +30,11 @@ class SstablePropertyTest {
      * and, in versions 3 and 4, keys sharing prefixes with the one before.
      */
     @Property(tries = 400)
-    void tableMatchesTreeMapModel(@ForAll("entries") List<Entry> generated, @ForAll("keys") List<byte[]> probes,
-                                  @ForAll("formats") Format format) throws IOException {
+    void tableMatchesTreeMapModel(
+            @ForAll("entries") List<Entry> generated,
+            @ForAll("keys") List<byte[]> probes,
+            @ForAll("formats") Format format)
+            throws IOException {
         NavigableMap<byte[], Entry> model = new TreeMap<>(Keys.ORDER);
         for (Entry e : generated) {
             model.put(e.key(), e);
@@ -62,7 +64,9 @@ class SstablePropertyTest {
                             ? List.copyOf(model.subMap(start, true, end, false).values())
                             : List.of();
                     assertThat(Tables.scan(r, start, end)).containsExactlyElementsOf(expected);
-                    assertThat(Tables.scan(r, start, null)).containsExactlyElementsOf(model.tailMap(start, true).values());
+                    assertThat(Tables.scan(r, start, null))
+                            .containsExactlyElementsOf(
+                                    model.tailMap(start, true).values());
                 }
             }
         } finally {
@@ -73,23 +77,35 @@ class SstablePropertyTest {
 
     @Provide
     Arbitrary<Format> formats() {
-        return Arbitraries.of(new Format(1, 0), new Format(2, 256), new Format(2, 4096),
-                new Format(3, 256), new Format(3, 512), new Format(3, 4096), new Format(4, 256), new Format(4, 4096));
+        return Arbitraries.of(
+                new Format(1, 0),
+                new Format(2, 256),
+                new Format(2, 4096),
+                new Format(3, 256),
+                new Format(3, 512),
+                new Format(3, 4096),
+                new Format(4, 256),
+                new Format(4, 4096));
     }
 
     @Provide
     Arbitrary<List<Entry>> entries() {
         Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(20);
-        Arbitrary<byte[]> repetitive = Arbitraries.integers().between(0, 600).map(n -> new byte[n]); // zeros: LZ4 blocks
-        Arbitrary<byte[]> large = Arbitraries.bytes().array(byte[].class).ofMinSize(300).ofMaxSize(700); // above small blocks
+        Arbitrary<byte[]> repetitive =
+                Arbitraries.integers().between(0, 600).map(n -> new byte[n]); // zeros: LZ4 blocks
+        Arbitrary<byte[]> large =
+                Arbitraries.bytes().array(byte[].class).ofMinSize(300).ofMaxSize(700); // above small blocks
         Arbitrary<byte[]> value = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(6, random), net.jqwik.api.Tuple.of(3, repetitive), net.jqwik.api.Tuple.of(1, large))
+                        net.jqwik.api.Tuple.of(6, random),
+                        net.jqwik.api.Tuple.of(3, repetitive),
+                        net.jqwik.api.Tuple.of(1, large))
                 .injectNull(0.2);
         Arbitrary<Long> version = Arbitraries.longs().between(1, Long.MAX_VALUE);
         Arbitrary<Long> expiry = Arbitraries.longs().between(1, Long.MAX_VALUE).injectNull(0.7);
         return Combinators.combine(key(), version, expiry, value)
                 .as((k, v, x, val) -> new Entry(k, v, x == null ? Entry.NO_EXPIRY : x, val))
-                .list().ofMaxSize(120);
+                .list()
+                .ofMaxSize(120);
     }
 
     @Provide
@@ -103,7 +119,9 @@ class SstablePropertyTest {
      */
     private static Arbitrary<byte[]> key() {
         return Arbitraries.of((byte) 0, (byte) 1, (byte) 'a', (byte) 0x7F, (byte) 0x80, (byte) 0xFF)
-                .list().ofMinSize(0).ofMaxSize(6)
+                .list()
+                .ofMinSize(0)
+                .ofMaxSize(6)
                 .map(bs -> {
                     byte[] k = new byte[bs.size()];
                     for (int i = 0; i < k.length; i++) {
@@ -112,5 +130,4 @@ class SstablePropertyTest {
                     return k;
                 });
     }
-
 }

@@ -55,7 +55,9 @@ class SstableRoundTripTest {
         SstableSummary summary = Tables.write(file, entries);
 
         assertThat(summary).isEqualTo(new SstableSummary(8, Files.size(file), 2, 21, 2));
-        assertThat(Files.exists(dir.resolve("t.sst.idx"))).as("side file deleted").isFalse();
+        assertThat(Files.exists(dir.resolve("t.sst.idx")))
+                .as("side file deleted")
+                .isFalse();
         try (SstableReader r = SstableReader.open(file)) {
             assertThat(r.entryCount()).isEqualTo(8);
             assertThat(r.fileBytes()).isEqualTo(summary.fileBytes());
@@ -143,7 +145,8 @@ class SstableRoundTripTest {
     void writerRefusesToOverwriteExistingFile() throws IOException {
         Path file = dir.resolve("t.sst.tmp");
         Files.write(file, new byte[] {1});
-        assertThatThrownBy(() -> new SstableWriter(file, 1)).isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+        assertThatThrownBy(() -> new SstableWriter(file, 1))
+                .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
         assertThat(Files.readAllBytes(file)).containsExactly(1);
     }
 
@@ -168,10 +171,14 @@ class SstableRoundTripTest {
         Files.delete(file);
         assertThat(r.isMapped()).isTrue();
         assertThat(Tables.drain(it)).hasSize(4);
-        assertThat(MappedFiles.under(file)).as("still mapped while a reference is held").isNotEmpty();
+        assertThat(MappedFiles.under(file))
+                .as("still mapped while a reference is held")
+                .isNotEmpty();
         r.release();
         assertThat(r.isMapped()).isFalse();
-        assertThat(MappedFiles.under(file)).as("/proc/self/maps after the last release").isEmpty();
+        assertThat(MappedFiles.under(file))
+                .as("/proc/self/maps after the last release")
+                .isEmpty();
         assertThat(r.tryRetain()).as("no reference once unmapped").isFalse();
         assertThatThrownBy(() -> r.get(small().getFirst().key())).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(r::release).isInstanceOf(IllegalStateException.class);
@@ -216,7 +223,8 @@ class SstableRoundTripTest {
             entries.add(Entry.value(key(i), i, value(i)));
         }
         Tables.write(file, entries);
-        try (SstableReader r = SstableReader.open(file); ExecutorService pool = Executors.newFixedThreadPool(8)) {
+        try (SstableReader r = SstableReader.open(file);
+                ExecutorService pool = Executors.newFixedThreadPool(8)) {
             List<Future<?>> futures = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 int offset = t;
@@ -244,7 +252,7 @@ class SstableRoundTripTest {
 
     private static List<String> keys(SstableReader r, String start, String end) {
         return Tables.scan(r, utf8(start), end == null ? null : utf8(end)).stream()
-                .map(e -> new String(e.key(), java.nio.charset.StandardCharsets.UTF_8)).toList();
+                .map(e -> new String(e.key(), java.nio.charset.StandardCharsets.UTF_8))
+                .toList();
     }
-
 }

@@ -15,8 +15,7 @@ import java.util.List;
 /** Test fixtures: write a table from a list, flip bytes, read the footer. */
 final class Tables {
 
-    private Tables() {
-    }
+    private Tables() {}
 
     static SstableSummary write(Path file, Iterable<Entry> entries, long expected) throws IOException {
         try (SstableWriter w = new SstableWriter(file, expected)) {
@@ -39,7 +38,8 @@ final class Tables {
     /** Writes a table in block format {@code version} (2 or 3) with blocks of {@code blockBytes}. */
     static SstableSummary write(Path file, Iterable<Entry> entries, long expected, int blockBytes, int version)
             throws IOException {
-        try (SstableWriter w = new SstableWriter(io.ringbase.storage.lsm.io.FileIo.DISK, file, expected, blockBytes, version)) {
+        try (SstableWriter w =
+                new SstableWriter(io.ringbase.storage.lsm.io.FileIo.DISK, file, expected, blockBytes, version)) {
             for (Entry e : entries) {
                 w.add(e);
             }

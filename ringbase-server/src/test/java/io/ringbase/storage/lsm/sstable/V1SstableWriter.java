@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
@@ -37,10 +36,15 @@ final class V1SstableWriter implements Closeable {
     static final int MIN_RECORD_SIZE = V1Table.MIN_RECORD_SIZE;
     /** Records up to this size are assembled in the reused buffer; larger ones in a temporary one. */
     static final int BUFFER_SIZE = 1 << 20;
+
     private static final int INDEX_BUFFER_SIZE = 64 * 1024;
     private static final String INDEX_SUFFIX = ".idx";
 
-    private enum State { OPEN, FINISHED, CLOSED }
+    private enum State {
+        OPEN,
+        FINISHED,
+        CLOSED
+    }
 
     private final Path file;
     private final Path indexFile;
@@ -59,12 +63,14 @@ final class V1SstableWriter implements Closeable {
     private int indexBufferUsed;
     /** File offset of the next record. */
     private long position;
+
     private long entryCount;
     private long tombstoneCount;
     private long minVersion = Long.MAX_VALUE;
     private long maxVersion = Long.MIN_VALUE;
     /** Where the previous entry's key lies (its memtable slab, an input's mapping, or its entry's array). */
     private MemorySegment lastKeySegment;
+
     private long lastKeyOffset;
     private int lastKeyLength;
     /** A {@code ByteBuffer} view of {@link #buffer}, for checksums without a view per entry. */
@@ -101,8 +107,12 @@ final class V1SstableWriter implements Closeable {
         try {
             bloom = new BloomFilter.Builder(expectedEntries, BloomFilter.Layout.STANDARD);
             data = io.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            index = io.open(indexFile, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            index = io.open(
+                    indexFile,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
         } catch (IOException | RuntimeException | Error e) {
             boolean created = data != null;
             release();
@@ -126,7 +136,8 @@ final class V1SstableWriter implements Closeable {
         byte[] key = e.key();
         if (lastKeySegment != null && compareToLastKey(MemorySegment.ofArray(key), 0, key.length) <= 0) {
             throw new IllegalArgumentException("key " + Keys.toDisplay(key) + " does not sort after the previous key "
-                    + Keys.toDisplay(lastKeySegment.asSlice(lastKeyOffset, lastKeyLength)
+                    + Keys.toDisplay(lastKeySegment
+                            .asSlice(lastKeyOffset, lastKeyLength)
                             .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
         }
         long recordOffset = position;
@@ -166,7 +177,8 @@ final class V1SstableWriter implements Closeable {
         if (lastKeySegment != null && compareToLastKey(src, keyOffset, keyLength) <= 0) {
             byte[] key = src.asSlice(keyOffset, keyLength).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             throw new IllegalArgumentException("key " + Keys.toDisplay(key) + " does not sort after the previous key "
-                    + Keys.toDisplay(lastKeySegment.asSlice(lastKeyOffset, lastKeyLength)
+                    + Keys.toDisplay(lastKeySegment
+                            .asSlice(lastKeyOffset, lastKeyLength)
                             .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
         }
         long recordOffset = position;
@@ -207,8 +219,8 @@ final class V1SstableWriter implements Closeable {
 
     /** Compares a key in a segment with the previous entry's key, wherever that one lies. */
     private int compareToLastKey(MemorySegment src, long keyOffset, int keyLength) {
-        long mismatch = MemorySegment.mismatch(src, keyOffset, keyOffset + keyLength,
-                lastKeySegment, lastKeyOffset, lastKeyOffset + lastKeyLength);
+        long mismatch = MemorySegment.mismatch(
+                src, keyOffset, keyOffset + keyLength, lastKeySegment, lastKeyOffset, lastKeyOffset + lastKeyLength);
         if (mismatch < 0) {
             return 0;
         }
@@ -218,7 +230,8 @@ final class V1SstableWriter implements Closeable {
         if (mismatch == lastKeyLength) {
             return 1;
         }
-        return Integer.compare(src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, keyOffset + mismatch) & 0xFF,
+        return Integer.compare(
+                src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, keyOffset + mismatch) & 0xFF,
                 lastKeySegment.get(java.lang.foreign.ValueLayout.JAVA_BYTE, lastKeyOffset + mismatch) & 0xFF);
     }
 
@@ -274,7 +287,8 @@ final class V1SstableWriter implements Closeable {
         for (long done = 0; done < indexLength; ) {
             long n = index.transferTo(done, indexLength - done, data);
             if (n <= 0) {
-                throw new IOException(indexFile + ": index side file ended after " + done + " of " + indexLength + " bytes");
+                throw new IOException(
+                        indexFile + ": index side file ended after " + done + " of " + indexLength + " bytes");
             }
             done += n;
         }
@@ -282,9 +296,20 @@ final class V1SstableWriter implements Closeable {
         SstableWriter.writeFully(data, bloomSection);
         long bloomOffset = dataLength + indexLength;
         boolean empty = entryCount == 0;
-        Footer footer = new Footer(1, dataLength, dataLength, indexLength, bloomOffset, bloomSection.byteSize(),
-                entryCount, tombstoneCount, empty ? 0 : minVersion, empty ? 0 : maxVersion, 0,
-                (int) indexCrc.getValue(), Crc32c.of(bloomSection));
+        Footer footer = new Footer(
+                1,
+                dataLength,
+                dataLength,
+                indexLength,
+                bloomOffset,
+                bloomSection.byteSize(),
+                entryCount,
+                tombstoneCount,
+                empty ? 0 : minVersion,
+                empty ? 0 : maxVersion,
+                0,
+                (int) indexCrc.getValue(),
+                Crc32c.of(bloomSection));
         MemorySegment footerBytes = buffer.asSlice(0, Footer.V1_SIZE);
         footer.writeTo(footerBytes);
         SstableWriter.writeFully(data, footerBytes);

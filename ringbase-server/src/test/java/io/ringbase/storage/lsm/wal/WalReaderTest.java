@@ -123,7 +123,8 @@ class WalReaderTest {
         byte[] payload = EntryFormat.toBytes(entry);
         assertThat(b.getInt(SEGMENT_HEADER + 4)).isEqualTo(payload.length); // length
         assertThat(b.get(SEGMENT_HEADER + 8)).isEqualTo((byte) 1); // type FULL
-        assertThat(Arrays.copyOfRange(b.array(), SEGMENT_HEADER + RECORD_HEADER, b.capacity())).isEqualTo(payload);
+        assertThat(Arrays.copyOfRange(b.array(), SEGMENT_HEADER + RECORD_HEADER, b.capacity()))
+                .isEqualTo(payload);
         CRC32C crc = new CRC32C();
         crc.update(b.array(), SEGMENT_HEADER + 4, RECORD_HEADER - 4 + payload.length); // length, type, payload
         assertThat(b.getInt(SEGMENT_HEADER)).isEqualTo((int) crc.getValue());
@@ -173,7 +174,8 @@ class WalReaderTest {
                     .as("flip at %d", at)
                     .isInstanceOf(CorruptionException.class)
                     .hasMessageContaining("checksum mismatch")
-                    .satisfies(e -> assertThat(((CorruptionException) e).offset()).isEqualTo(second));
+                    .satisfies(
+                            e -> assertThat(((CorruptionException) e).offset()).isEqualTo(second));
             assertThat(replayed).containsExactlyElementsOf(threeEntries().subList(0, 1));
         }
     }
@@ -199,7 +201,7 @@ class WalReaderTest {
         byte[] damaged = bytes.clone();
         damaged[(int) second + 4 + 1] ^= 0x01; // length += 256: now runs past the end of the file
 
-        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> {}))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("disagrees with its entry")
                 .satisfies(e -> assertThat(((CorruptionException) e).offset()).isEqualTo(second));
@@ -214,7 +216,7 @@ class WalReaderTest {
         damaged[(int) second + 8] = 2; // type 2 is not defined
         rewriteCrc(damaged, second, offsets.get(2));
 
-        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> {}))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("unknown record type 2");
     }
@@ -228,7 +230,7 @@ class WalReaderTest {
         damaged[(int) second + RECORD_HEADER] = (byte) 0x80; // entry flags: unknown bit
         rewriteCrc(damaged, second, offsets.get(2));
 
-        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> {}))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("invalid entry");
     }
@@ -254,7 +256,7 @@ class WalReaderTest {
         byte[] damaged = bytes.clone();
         Arrays.fill(damaged, (int) second, (int) (long) offsets.get(2), (byte) 0); // a hole where record 2 was
 
-        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(damaged), e -> {}))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("zero record header")
                 .satisfies(e -> assertThat(((CorruptionException) e).offset()).isEqualTo(second));
@@ -266,22 +268,22 @@ class WalReaderTest {
         byte[] bytes = Files.readAllBytes(file);
 
         byte[] badMagic = flip(bytes, 0);
-        assertThatThrownBy(() -> WalReader.replay(copyWith(badMagic), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(badMagic), e -> {}))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("not a WAL segment");
 
         byte[] version2 = bytes.clone();
         version2[4] = 2;
-        assertThatThrownBy(() -> WalReader.replay(copyWith(version2), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(version2), e -> {}))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("unknown WAL format version 2");
 
         byte[] shortForeign = Keys.utf8("RBX");
-        assertThatThrownBy(() -> WalReader.replay(copyWith(shortForeign), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(shortForeign), e -> {}))
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("not a WAL segment");
 
-        assertThatThrownBy(() -> WalReader.replay(copyWith(Keys.utf8("hello, world\n")), e -> { }))
+        assertThatThrownBy(() -> WalReader.replay(copyWith(Keys.utf8("hello, world\n")), e -> {}))
                 .isInstanceOf(CorruptionException.class);
     }
 

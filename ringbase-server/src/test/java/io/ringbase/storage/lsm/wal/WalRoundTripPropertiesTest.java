@@ -35,8 +35,8 @@ class WalRoundTripPropertiesTest {
     }
 
     @Property(tries = 100)
-    void anyTruncationReplaysAPrefix(@ForAll("entries") List<Entry> entries,
-                                     @ForAll @IntRange(min = 0, max = 1_000_000) int cutPerMillion)
+    void anyTruncationReplaysAPrefix(
+            @ForAll("entries") List<Entry> entries, @ForAll @IntRange(min = 0, max = 1_000_000) int cutPerMillion)
             throws IOException {
         withSegment(entries, file -> {
             byte[] bytes = Files.readAllBytes(file);
@@ -56,7 +56,8 @@ class WalRoundTripPropertiesTest {
     void aFlippedByteIsCorruptionOrATornTailButNeverWrongData(
             @ForAll("entries") List<Entry> entries,
             @ForAll @IntRange(min = 0, max = 1_000_000) int atPerMillion,
-            @ForAll @IntRange(min = 1, max = 255) int mask) throws IOException {
+            @ForAll @IntRange(min = 1, max = 255) int mask)
+            throws IOException {
         withSegment(entries, file -> {
             byte[] bytes = Files.readAllBytes(file);
             int at = (int) ((long) (bytes.length - 1) * atPerMillion / 1_000_000);
@@ -78,9 +79,11 @@ class WalRoundTripPropertiesTest {
     @Provide
     Arbitrary<List<Entry>> entries() {
         Arbitrary<byte[]> keys = Arbitraries.bytes().array(byte[].class).ofMaxSize(40);
-        Arbitrary<byte[]> values = Arbitraries.bytes().array(byte[].class).ofMaxSize(3000).injectNull(0.2);
+        Arbitrary<byte[]> values =
+                Arbitraries.bytes().array(byte[].class).ofMaxSize(3000).injectNull(0.2);
         Arbitrary<Long> versions = Arbitraries.longs();
-        Arbitrary<Long> expiries = Arbitraries.longs().between(1, Long.MAX_VALUE).injectNull(0.7);
+        Arbitrary<Long> expiries =
+                Arbitraries.longs().between(1, Long.MAX_VALUE).injectNull(0.7);
         Arbitrary<Entry> entry = Combinators.combine(keys, versions, expiries, values)
                 .as((k, v, exp, val) -> new Entry(k, v, exp == null ? Entry.NO_EXPIRY : exp, val));
         return entry.list().ofMinSize(1).ofMaxSize(60);

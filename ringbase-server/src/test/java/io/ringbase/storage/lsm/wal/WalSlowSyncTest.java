@@ -51,7 +51,8 @@ class WalSlowSyncTest {
         }
         List<String> lines = warnings();
         assertThat(lines).hasSize(1);
-        assertThat(lines.getFirst()).startsWith("WAL fsync of " + first.getFileName() + " took ")
+        assertThat(lines.getFirst())
+                .startsWith("WAL fsync of " + first.getFileName() + " took ")
                 .contains("(fsyncs over 100 ms since the last such line: 1)")
                 .contains("every write waits for its fsync before it is acknowledged")
                 .contains("iostat");

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.WalSyncPolicy;
-import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
+import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -34,12 +34,16 @@ class WalSyncWaitsTest {
             io.record(true);
             w.append(Entry.value(Keys.utf8("a"), 1, Keys.utf8("1")));
             // until the syncer has begun its (slow) force
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1))
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(1))
                     .until(() -> io.count(Op.FORCE), n -> n > forcesBefore);
             assertThat(io.count(Op.FORCE)).isGreaterThan(forcesBefore);
             w.sync();
-            boolean forced = io.events().stream().anyMatch(e -> e.op() == Op.FORCE && e.path().equals(file));
-            assertThat(forced).as("an fsync covering the record completed before sync() returned").isTrue();
+            boolean forced = io.events().stream()
+                    .anyMatch(e -> e.op() == Op.FORCE && e.path().equals(file));
+            assertThat(forced)
+                    .as("an fsync covering the record completed before sync() returned")
+                    .isTrue();
             io.heal();
         }
     }

@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.WalSyncPolicy;
-import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import io.ringbase.storage.lsm.io.FaultInjectingFileIo;
+import io.ringbase.storage.lsm.io.FaultInjectingFileIo.Op;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -57,7 +57,9 @@ class WalWriterTest {
 
     /** Polls {@code value} until it reaches {@code atLeast}; fails after {@code deadline}. */
     private static void awaitAtLeast(LongSupplier value, long atLeast, Duration deadline) {
-        await().atMost(deadline).pollInterval(Duration.ofMillis(5)).alias("waited " + deadline + " for " + atLeast)
+        await().atMost(deadline)
+                .pollInterval(Duration.ofMillis(5))
+                .alias("waited " + deadline + " for " + atLeast)
                 .until(value::getAsLong, v -> v >= atLeast);
     }
 
@@ -149,7 +151,9 @@ class WalWriterTest {
             awaitAtLeast(w::syncCalls, 1, Duration.ofSeconds(10));
             long syncs = w.syncCalls();
             // several intervals with nothing unsynced: no fsync throughout
-            await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+            await().during(Duration.ofMillis(100))
+                    .atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(5))
                     .until(w::syncCalls, n -> n == syncs);
             assertThat(w.syncCalls()).isEqualTo(syncs);
         }
@@ -203,7 +207,10 @@ class WalWriterTest {
         io.ringbase.storage.WriteBatch batch = new io.ringbase.storage.WriteBatch(8);
         for (int i = 0; i < 6; i++) {
             byte[] value = i == 3 ? null : Keys.utf8("value-" + i); // one tombstone
-            batch.add(Keys.utf8("k" + i), 100 + i, i == 4 ? 5_000 : Entry.NO_EXPIRY,
+            batch.add(
+                    Keys.utf8("k" + i),
+                    100 + i,
+                    i == 4 ? 5_000 : Entry.NO_EXPIRY,
                     value == null ? null : java.lang.foreign.MemorySegment.ofArray(value));
         }
         long sizeBefore;
@@ -272,7 +279,9 @@ class WalWriterTest {
                 .hasMessageContaining("unusable");
         assertThatThrownBy(w::sync).isInstanceOf(IOException.class);
         assertThatThrownBy(w::close).isInstanceOf(IOException.class);
-        assertThat(w.bufferFreedForTest()).as("a poisoned segment's buffer is freed at close too").isTrue();
+        assertThat(w.bufferFreedForTest())
+                .as("a poisoned segment's buffer is freed at close too")
+                .isTrue();
         w.close(); // idempotent
 
         List<Entry> replayed = new ArrayList<>();
@@ -315,7 +324,9 @@ class WalWriterTest {
             assertThat(w.bufferFreedForTest()).isFalse();
             w.close();
             assertThat(w.bufferFreedForTest()).isTrue();
-            assertThatThrownBy(() -> w.append(entry(0, 1))).isInstanceOf(IOException.class).hasMessageContaining("closed");
+            assertThatThrownBy(() -> w.append(entry(0, 1)))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("closed");
             assertThat(replay(file)).containsExactly(entry(0, round));
         }
     }
@@ -347,7 +358,8 @@ class WalWriterTest {
                 appenders.add(pool.submit(() -> {
                     for (int i = 0; i < 1000; i++) {
                         if (i == 999) { // each thread's last append comes after close() returned
-                            assertThat(closeReturned.await(30, TimeUnit.SECONDS)).isTrue();
+                            assertThat(closeReturned.await(30, TimeUnit.SECONDS))
+                                    .isTrue();
                         }
                         Entry e = entry(thread, i);
                         try {
@@ -364,7 +376,9 @@ class WalWriterTest {
                     return null;
                 }));
             }
-            assertThat(someWritten.await(30, TimeUnit.SECONDS)).as("100 appends acknowledged").isTrue();
+            assertThat(someWritten.await(30, TimeUnit.SECONDS))
+                    .as("100 appends acknowledged")
+                    .isTrue();
             w.close();
             closeReturned.countDown();
         }
@@ -377,8 +391,13 @@ class WalWriterTest {
         assertThat(replay(segment())).containsExactlyInAnyOrderElementsOf(acknowledged);
         assertThat(acknowledged.size() + refused.get()).isEqualTo(4000);
         for (List<Boolean> mine : outcomes) {
-            assertThat(mine).as("the append after close() returned").hasSize(1000).endsWith(false);
-            assertThat(mine.subList(mine.indexOf(false), mine.size())).as("appends after a refused one").containsOnly(false);
+            assertThat(mine)
+                    .as("the append after close() returned")
+                    .hasSize(1000)
+                    .endsWith(false);
+            assertThat(mine.subList(mine.indexOf(false), mine.size()))
+                    .as("appends after a refused one")
+                    .containsOnly(false);
         }
         assertThatThrownBy(() -> w.append(entry(9, 9))).isInstanceOf(IOException.class);
     }
@@ -395,7 +414,9 @@ class WalWriterTest {
                 w.append(entry(0, 1));
                 return null;
             });
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).alias("the first append's fsync began")
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(1))
+                    .alias("the first append's fsync began")
                     .until(() -> io.count(Op.FORCE), n -> n > forcesBefore);
             Future<?> queued = pool.submit(() -> {
                 second.set(Thread.currentThread());
@@ -403,13 +424,17 @@ class WalWriterTest {
                 return null;
             });
             // the second append waits in the writer's queue (parked on the writer) behind that fsync
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).alias("the second append queued")
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(1))
+                    .alias("the second append queued")
                     .until(() -> second.get() != null && LockSupport.getBlocker(second.get()) == w);
             w.close();
             first.get(10, TimeUnit.SECONDS);
             queued.get(10, TimeUnit.SECONDS); // served by close(), not refused
         }
         assertThat(replay(segment())).containsExactly(entry(0, 1), entry(1, 1));
-        assertThatThrownBy(() -> w.append(entry(2, 1))).isInstanceOf(IOException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> w.append(entry(2, 1)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("closed");
     }
 }
