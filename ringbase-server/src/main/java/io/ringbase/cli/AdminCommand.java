@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         sortOptions = false,
-        description = "Operate a running node: status, repair, flush, compact, snapshot.",
+        description = "Operate a running node: status, ring, repair, flush, compact, snapshot.",
         footerHeading = "%nExit codes:%n",
         footer = {
             "  0  done",
@@ -236,6 +236,74 @@ public final class AdminCommand {
                     sleep(poll.millis());
                 }
             }
+        });
+    }
+
+    @Command(
+            name = "ring",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
+            description = "Show every node of the cluster as the node at --url lists them: state, node id,"
+                    + " share of the keys it replicates, load and membership (GET /v0/status of each)."
+                    + " Exit 1 if a node is down, refuses reads or disagrees on the membership.")
+    int ring() {
+        return run((client, out) -> {
+            JsonNode first = parse(client, client.send("GET", "/v0/status"));
+            List<String> nodes = new ArrayList<>(List.of(client.url()));
+            for (JsonNode p : first.path("peers")) {
+                nodes.add(p.path("url").textValue());
+            }
+            JsonNode m = first.path("membership");
+            String digest = m.path("digest").asText("-");
+            int rf = m.path("replicationFactor").asInt(nodes.size());
+            out.printf(
+                    Locale.ROOT,
+                    "cluster '%s', %d nodes, replication factor %d, membership %s, epoch %d%n",
+                    m.path("cluster").asText("-"),
+                    nodes.size(),
+                    rf,
+                    digest,
+                    m.path("epoch").asLong(0));
+            out.printf(
+                    Locale.ROOT, "%-28s %-10s %4s %6s %14s  %s%n", "node", "state", "id", "owns", "load bytes", "note");
+            boolean healthy = true;
+            for (String node : nodes) {
+                String state;
+                String id = "-";
+                String load = "-";
+                String note = "";
+                try {
+                    JsonNode s = node.equals(client.url())
+                            ? first
+                            : parse(client, client.at(node).send("GET", "/v0/status"));
+                    JsonNode nm = s.path("membership");
+                    state = nm.path("state").asText("NORMAL");
+                    id = nm.path("nodeId").asText("-");
+                    load = String.format(
+                            Locale.ROOT,
+                            "%,.0f",
+                            s.path("engine").path("sstableBytes").asDouble(Double.NaN));
+                    if (!nm.path("digest").asText(digest).equals(digest)) {
+                        note = "membership " + nm.path("digest").asText() + " differs";
+                        healthy = false;
+                    }
+                    healthy &= state.equals("NORMAL");
+                } catch (AdminClient.Failure f) {
+                    state = "down";
+                    note = f.getMessage();
+                    healthy = false;
+                }
+                out.printf(
+                        Locale.ROOT,
+                        "%-28s %-10s %4s %5.1f%% %14s  %s%n",
+                        node,
+                        state,
+                        id,
+                        100.0 * rf / nodes.size(),
+                        load,
+                        note);
+            }
+            return healthy ? 0 : AdminClient.EXIT_FAILED;
         });
     }
 

@@ -5,6 +5,7 @@ import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.node.Node;
 import io.ringbase.storage.EngineKind;
@@ -60,6 +61,15 @@ public final class ServeCommand implements Callable<Integer> {
             description =
                     "This node's URL in --cluster; required when the list has more than one node (default: the only URL of a one-node list).")
     String self;
+
+    @Option(
+            names = "--cluster-name",
+            defaultValue = Membership.DEFAULT_NAME,
+            paramLabel = "NAME",
+            description = "The cluster's name, the same on every node: a data directory is refused by a node of "
+                    + "another name, and nodes of different names refuse each other's requests "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String clusterName;
 
     @Option(
             names = "--engine",
@@ -420,7 +430,8 @@ public final class ServeCommand implements Callable<Integer> {
                     accessLog,
                     EngineKind.parse(engine),
                     SpeculativeRetry.parse(speculativeRetry),
-                    TimeSource.SYSTEM);
+                    TimeSource.SYSTEM,
+                    clusterName);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

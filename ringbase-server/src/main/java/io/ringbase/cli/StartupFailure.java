@@ -1,5 +1,6 @@
 package io.ringbase.cli;
 
+import io.ringbase.cluster.membership.IdentityMismatchException;
 import io.ringbase.node.ListenException;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.DirectoryLockedException;
@@ -44,6 +45,7 @@ record StartupFailure(int exitCode, String message) {
         return switch (t) {
             case ListenException l -> new StartupFailure(PORT, l.getMessage());
             case DirectoryLockedException d -> new StartupFailure(DATA_DIR, d.getMessage());
+            case IdentityMismatchException m -> new StartupFailure(DATA_DIR, m.getMessage());
             case CorruptionException c ->
                 new StartupFailure(
                         DAMAGED,

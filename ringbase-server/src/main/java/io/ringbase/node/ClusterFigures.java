@@ -4,6 +4,9 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.hint.HintedHandoff;
+import io.ringbase.cluster.membership.LocalMembership;
+import io.ringbase.cluster.membership.Membership;
+import io.ringbase.cluster.membership.NodeIdentity;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.replication.Coordinator;
@@ -22,6 +25,7 @@ final class ClusterFigures implements ClusterSource {
     private final HintedHandoff hints;
     private final Coordinator coordinator;
     private final AntiEntropyRepair repair;
+    private final LocalMembership membership;
 
     ClusterFigures(
             Topology topology,
@@ -29,7 +33,9 @@ final class ClusterFigures implements ClusterSource {
             PeerCallStats calls,
             HintedHandoff hints,
             Coordinator coordinator,
-            AntiEntropyRepair repair) {
+            AntiEntropyRepair repair,
+            LocalMembership membership) {
+        this.membership = membership;
         this.topology = topology;
         this.liveness = liveness;
         this.calls = calls;
@@ -72,5 +78,15 @@ final class ClusterFigures implements ClusterSource {
     @Override
     public RepairStatus repair() {
         return repair.status();
+    }
+
+    @Override
+    public NodeIdentity identity() {
+        return membership.identity();
+    }
+
+    @Override
+    public Membership membership() {
+        return membership.membership();
     }
 }

@@ -8,17 +8,21 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintedHandoff;
+import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.cluster.proxy.ClusterKeyValueService;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairOptions;
 import io.ringbase.cluster.repair.RepairPeer;
 import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.SpeculationTimers;
 import io.ringbase.cluster.rpc.PeerCallStats;
+import io.ringbase.cluster.rpc.PeerGate;
+import io.ringbase.cluster.rpc.RemoteHello;
 import io.ringbase.cluster.rpc.RemoteRepairPeer;
 import io.ringbase.cluster.rpc.RemoteReplica;
 import io.ringbase.cluster.rpc.ReplicaClient;
@@ -55,6 +59,11 @@ final class ClusterServices implements NodeServices {
     /** How long a stop waits for a read-repair write that is already running (ms). */
     private static final long READ_REPAIR_STOP_MS = 10_000;
 
+    /** How often a replacement's streaming logs its progress, ms. */
+    private static final long STREAM_PROGRESS_LOG_MS = 10_000;
+
+    private final LocalMembership membership;
+    private final String selfUrl;
     private final Coordinator coordinator;
     private final HintedHandoff hints;
     private final AntiEntropyRepair repair;
@@ -75,12 +84,19 @@ final class ClusterServices implements NodeServices {
             TimeSource time,
             RequestSigner signer,
             EventLoopGroup ioGroup,
-            Resources resources)
+            Resources resources,
+            LocalMembership membership)
             throws IOException {
         Topology topology = config.topology();
+        this.membership = membership;
+        this.selfUrl = topology.self().toString();
         ReplicaClient client = resources.add(
                 new ReplicaClient(
-                        ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()), signer, ioGroup, time),
+                        ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()),
+                        signer,
+                        ioGroup,
+                        time,
+                        membership.membership()),
                 ReplicaClient::close);
         ThreadPoolExecutor localScans = pool(2, 256, "ringbase-local-scan");
         // a coordinator's local write that would wait (a flush behind) runs here, off the event loop
@@ -95,7 +111,7 @@ final class ClusterServices implements NodeServices {
             }
             replicas.add(
                     n.equals(topology.self())
-                            ? new LocalReplica(n, engine, localScans, localWrites, localReads)
+                            ? new LocalReplica(n, engine, localScans, localWrites, localReads, membership)
                             : new RemoteReplica(n, client));
         }
         hints = resources.add(
@@ -150,8 +166,34 @@ final class ClusterServices implements NodeServices {
                 Liveness.PROBE_INTERVAL_MS,
                 Liveness.PROBE_INTERVAL_MS,
                 TimeUnit.MILLISECONDS);
+        // registered last, it stops first: no hello or replacement step runs into a closed client or repair
+        resources.add(membership, LocalMembership::close);
+        membership.start(new RemoteHello(client, topology.self().toString()), this::streamFromPeers);
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
-        figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair);
+        figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair, membership);
+    }
+
+    /**
+     * One anti-entropy repair against every peer, started here or already running (an operator's): a node
+     * that lost its data has it back when one ends {@link RepairStatus.Outcome#OK}.
+     */
+    private boolean streamFromPeers() throws InterruptedException {
+        var _ = repair.start(); // false: a run is under way already, and its outcome counts as well
+        while (!repair.awaitIdle(STREAM_PROGRESS_LOG_MS)) {
+            RepairStatus.Run p = repair.status().progress();
+            log.info(
+                    "replacement: {}/{} ranges streamed, {} keys received",
+                    p.rangesDone(),
+                    p.rangesTotal(),
+                    p.keysReceived());
+        }
+        RepairStatus.Run last = repair.status().lastRun();
+        return last != null && last.outcome() == RepairStatus.Outcome.OK;
+    }
+
+    @Override
+    public PeerGate peerGate() {
+        return PeerGate.of(selfUrl, membership);
     }
 
     /** The key-value service: requests coordinated over the key's replicas. */

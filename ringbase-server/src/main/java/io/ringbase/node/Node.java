@@ -11,6 +11,8 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
+import io.ringbase.cluster.membership.LocalMembership;
+import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.SpeculativeRetry;
@@ -24,6 +26,7 @@ import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -60,6 +63,9 @@ public final class Node implements AutoCloseable {
      *                         default {@link SpeculativeRetry#DEFAULT})
      * @param time             the wall clock of TTLs, hints, signatures and status (default
      *                         {@link TimeSource#SYSTEM}; tests move their own)
+     * @param clusterName      the cluster's name ({@code --cluster-name}, default
+     *                         {@value Membership#DEFAULT_NAME}): a node refuses a data directory of another
+     *                         cluster, and nodes of different names refuse each other's requests
      */
     public record Config(
             HttpServerConfig http,
@@ -73,8 +79,10 @@ public final class Node implements AutoCloseable {
             boolean accessLog,
             EngineKind engine,
             SpeculativeRetry speculativeRetry,
-            TimeSource time) {
+            TimeSource time,
+            String clusterName) {
         public Config {
+            Membership.checkName(clusterName);
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
             }
@@ -108,7 +116,8 @@ public final class Node implements AutoCloseable {
                     accessLog,
                     engine,
                     SpeculativeRetry.DEFAULT,
-                    TimeSource.SYSTEM);
+                    TimeSource.SYSTEM,
+                    Membership.DEFAULT_NAME);
         }
 
         /** A config on our own engine ({@link EngineKind#LSM}). */
@@ -160,7 +169,8 @@ public final class Node implements AutoCloseable {
                     accessLog,
                     engine,
                     retry,
-                    time);
+                    time,
+                    clusterName);
         }
 
         /** This config with another storage engine. */
@@ -177,7 +187,8 @@ public final class Node implements AutoCloseable {
                     accessLog,
                     kind,
                     speculativeRetry,
-                    time);
+                    time,
+                    clusterName);
         }
 
         /** This config with other clock options. */
@@ -194,7 +205,8 @@ public final class Node implements AutoCloseable {
                     accessLog,
                     engine,
                     speculativeRetry,
-                    time);
+                    time,
+                    clusterName);
         }
 
         /** This config with metrics on or off. */
@@ -211,7 +223,8 @@ public final class Node implements AutoCloseable {
                     accessLog,
                     engine,
                     speculativeRetry,
-                    time);
+                    time,
+                    clusterName);
         }
 
         /** This config with the access log on or off. */
@@ -228,7 +241,8 @@ public final class Node implements AutoCloseable {
                     on,
                     engine,
                     speculativeRetry,
-                    time);
+                    time,
+                    clusterName);
         }
 
         /** This config with another wall clock (tests). */
@@ -245,7 +259,26 @@ public final class Node implements AutoCloseable {
                     accessLog,
                     engine,
                     speculativeRetry,
-                    source);
+                    source,
+                    clusterName);
+        }
+
+        /** This config with another cluster name ({@code --cluster-name}). */
+        public Config withClusterName(String name) {
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    name);
         }
     }
 
@@ -253,6 +286,7 @@ public final class Node implements AutoCloseable {
     private final Resources resources;
     private final ManagedEngine engine;
     private final NodeServices services;
+    private final @Nullable LocalMembership membership;
     private final int port;
 
     private Node(Config config, Resources resources) throws IOException {
@@ -260,14 +294,24 @@ public final class Node implements AutoCloseable {
         this.resources = resources;
         TimeSource time = config.time();
         Topology topology = config.topology();
-        HybridLogicalClock clock = config.clock().newClock(topology.self().index());
+        engine = resources.add(Engines.open(config.engine(), config.storage()));
+        long newestStored = engine.maxVersion();
+        Membership agreed = Membership.of(config.clusterName(), topology, topology.size());
+        // a member's version bits come from the node id its data directory was given, checked against
+        // the list here; a node alone is node 0
+        @Nullable
+        LocalMembership local = topology.isAlone()
+                ? null
+                : LocalMembership.open( // its thread starts, and is registered, with the cluster services
+                        config.storage().dataDir(), agreed, topology, newestStored == Long.MIN_VALUE, time);
+        this.membership = local;
+        HybridLogicalClock clock =
+                config.clock().newClock(local == null ? 0 : local.identity().nodeId());
         if (config.clock().testOffsetMs() != 0) {
             log.warn(
                     "this node's clock is skewed by {} ms for a test (--test-clock-offset-ms)",
                     config.clock().testOffsetMs());
         }
-        engine = resources.add(Engines.open(config.engine(), config.storage()));
-        long newestStored = engine.maxVersion();
         if (newestStored != Long.MIN_VALUE) { // MIN_VALUE: nothing stored
             clock.observeStored(newestStored);
         }
@@ -277,9 +321,9 @@ public final class Node implements AutoCloseable {
         EventLoopGroup ioGroup = resources.add(
                 Transport.newEventLoopGroup(config.http().ioThreads(), RingbaseHttpServer.IO_THREAD_NAME),
                 g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS));
-        services = topology.isAlone()
-                ? new StandaloneServices(topology, engine, clock, time)
-                : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources);
+        services = local == null
+                ? new StandaloneServices(topology, engine, clock, time, agreed)
+                : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources, local);
         HttpApi.Builder api = NodeRoutes.api(
                 services.kv(),
                 engine,
@@ -288,6 +332,7 @@ public final class Node implements AutoCloseable {
                 signer,
                 topology,
                 services.repairSource(),
+                services.peerGate(),
                 config.http().maxBodyBytes());
         @Nullable RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
         NodeStatus status = new NodeStatus(
@@ -351,6 +396,11 @@ public final class Node implements AutoCloseable {
     /** The engine (for tests and admin). */
     public ManagedEngine engine() {
         return engine;
+    }
+
+    /** This node's identity and state in its cluster; empty for a node alone. */
+    public Optional<LocalMembership> membership() {
+        return Optional.ofNullable(membership);
     }
 
     /**

@@ -5,10 +5,12 @@ import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.rpc.EntryCodec;
 import io.ringbase.cluster.rpc.InternalProtocol;
+import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.cluster.rpc.ReplicaServer;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalKeyValueService;
@@ -37,8 +39,9 @@ public final class NodeRoutes {
             RequestSigner signer,
             Topology topology,
             RepairSource repairSource,
+            PeerGate gate,
             int maxBodyBytes) {
-        RpcRoute rpc = new RpcRoute(new ReplicaServer(engine, clock, signer, time, topology, repairSource));
+        RpcRoute rpc = new RpcRoute(new ReplicaServer(engine, clock, signer, time, topology, repairSource, gate));
         return HttpApi.builder(kv, time, maxBodyBytes)
                 .path(InternalProtocol.ENTRY, "internal_entry", rpc)
                 .path(InternalProtocol.BATCH, "internal_batch", rpc)
@@ -63,6 +66,7 @@ public final class NodeRoutes {
                         RequestSigner.NONE,
                         single,
                         new RepairSource(engine, new Ring(single), single.self(), 1),
+                        PeerGate.alone(single.self().toString(), Membership.of(Membership.DEFAULT_NAME, single, 1)),
                         maxBodyBytes)
                 .build();
     }

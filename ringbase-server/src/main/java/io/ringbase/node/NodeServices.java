@@ -5,6 +5,7 @@ import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.ClusterSource;
 import java.util.List;
@@ -26,6 +27,9 @@ interface NodeServices {
 
     /** The repair behind {@code /v0/admin/repair}. */
     RepairControl repairControl();
+
+    /** What the node-to-node API checks requests against (membership, reads allowed) and how it answers hellos. */
+    PeerGate peerGate();
 
     /** The cluster's figures for metrics and status; empty for a node alone, which has no peers. */
     Optional<ClusterSource> figures();

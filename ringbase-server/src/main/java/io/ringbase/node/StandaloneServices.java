@@ -5,10 +5,12 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintedHandoff;
+import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.ring.Ring;
+import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalKeyValueService;
 import io.ringbase.observe.ClusterSource;
@@ -25,9 +27,12 @@ final class StandaloneServices implements NodeServices {
 
     private final KeyValueService kv;
     private final RepairSource repairSource;
+    private final PeerGate gate;
 
-    StandaloneServices(Topology topology, StorageEngine engine, HybridLogicalClock clock, TimeSource time) {
+    StandaloneServices(
+            Topology topology, StorageEngine engine, HybridLogicalClock clock, TimeSource time, Membership membership) {
         this.kv = new LocalKeyValueService(engine, clock, time);
+        this.gate = PeerGate.alone(topology.self().toString(), membership);
         this.repairSource = new RepairSource(engine, new Ring(topology), topology.self(), 1);
     }
 
@@ -39,6 +44,11 @@ final class StandaloneServices implements NodeServices {
     @Override
     public RepairSource repairSource() {
         return repairSource;
+    }
+
+    @Override
+    public PeerGate peerGate() {
+        return gate;
     }
 
     @Override

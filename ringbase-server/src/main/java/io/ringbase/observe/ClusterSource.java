@@ -1,6 +1,8 @@
 package io.ringbase.observe;
 
 import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.membership.Membership;
+import io.ringbase.cluster.membership.NodeIdentity;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import java.util.List;
@@ -37,4 +39,10 @@ public interface ClusterSource {
 
     /** Anti-entropy repair's state and progress. */
     RepairStatus repair();
+
+    /** This node's identity: node id, incarnation and state (whether it answers reads). */
+    NodeIdentity identity();
+
+    /** The membership this node and its peers must agree on. */
+    Membership membership();
 }

@@ -13,6 +13,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.membership.NodeState;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.EngineStats;
@@ -353,6 +354,14 @@ public final class NodeMetrics {
                     "Reads sent to one more replica because the speculative retry delay passed",
                     cluster.speculativeReads()));
 
+            GaugeSnapshot.Builder state = GaugeSnapshot.builder()
+                    .name("ringbase_node_state")
+                    .help("This node's state (1 for the current one): NORMAL answers reads; PENDING and REPLACING"
+                            + " (a new or wiped data directory streaming its data back) answer none");
+            for (NodeState st : NodeState.values()) {
+                state.dataPoint(point(cluster.identity().state() == st ? 1 : 0, "state", st.name()));
+            }
+            out.add(state.build());
             RepairStatus r = cluster.repair();
             RepairStatus.Run run = r.progress();
             out.add(gauge(

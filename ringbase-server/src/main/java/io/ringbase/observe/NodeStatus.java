@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.membership.NodeIdentity;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.storage.EngineStats;
 import java.math.BigDecimal;
@@ -137,6 +138,19 @@ public final class NodeStatus {
         out.put("speculativeReads", cluster.map(ClusterSource::speculativeReads).orElse(0L));
         cluster.map(ClusterSource::repair)
                 .ifPresentOrElse(r -> out.set("repair", r.tree()), () -> out.putNull("repair"));
+        cluster.ifPresentOrElse(
+                c -> {
+                    NodeIdentity id = c.identity();
+                    out.putObject("membership")
+                            .put("cluster", id.clusterName())
+                            .put("nodeId", id.nodeId())
+                            .put("incarnation", id.incarnationHex())
+                            .put("state", id.state().name())
+                            .put("replicationFactor", c.membership().replicationFactor())
+                            .put("epoch", 0)
+                            .put("digest", c.membership().digestHex());
+                },
+                () -> out.putNull("membership"));
         return out;
     }
 

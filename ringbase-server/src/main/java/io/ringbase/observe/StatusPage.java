@@ -118,6 +118,7 @@ public final class StatusPage {
                 .append("th,td{padding:6px 12px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}")
                 .append("th{background:#f0f0f0;font-weight:600}td.url,th.url{text-align:left}")
                 .append(".state-up{color:#0a7d32;font-weight:600}.state-down{color:#c62828;font-weight:600}")
+                .append(".state-pending,.state-replacing{color:#b26a00;font-weight:600}")
                 .append("td.error{text-align:left;color:#c62828}")
                 .append("tr.self td.url::after{content:\" (this node)\";color:#888}")
                 .append("</style></head><body>\n");
@@ -149,7 +150,10 @@ public final class StatusPage {
 
     private void row(StringBuilder out, Row r, boolean isSelf, JsonNode mine) {
         JsonNode s = r.status();
-        String state = s != null ? "up" : "down";
+        String nodeState =
+                s == null ? "NORMAL" : s.path("membership").path("state").asText("NORMAL");
+        // a node that answers but serves no reads yet (new, or streaming lost data back) says which
+        String state = s == null ? "down" : nodeState.equals("NORMAL") ? "up" : nodeState.toLowerCase(Locale.ROOT);
         out.append("<tr class=\"node")
                 .append(isSelf ? " self" : "")
                 .append("\" data-url=\"")

@@ -80,6 +80,13 @@ class AdminCommandTest {
                     .contains("peer      " + c.url(1))
                     .contains("peer      " + c.url(2))
                     .contains("repair    idle");
+            CommandRun ring = admin("ring", "--url", url);
+            assertThat(ring.exitCode()).as(ring.out() + ring.err()).isZero();
+            assertThat(ring.out()).contains("cluster 'ringbase', 3 nodes, replication factor 3");
+            for (int i = 0; i < 3; i++) {
+                assertThat(ring.out())
+                        .containsPattern(java.util.regex.Pattern.quote(c.url(i)) + " +NORMAL +" + i + " ");
+            }
             CommandRun json = admin("status", "--json", "--url", url);
             assertThat(json.out()).startsWith("{\"node\":\"" + url + "\"");
 
@@ -118,6 +125,11 @@ class AdminCommandTest {
             assertThat(compact.exitCode()).as(compact.err()).isZero();
             assertThat(compact.out()).contains("\"merged\":2,\"sstables\":1");
             assertThat(c.node(0).engine().tableCount()).isEqualTo(1);
+
+            c.stop(2);
+            CommandRun degraded = admin("ring", "--url", url, "--timeout", "2s");
+            assertThat(degraded.exitCode()).as(degraded.out() + degraded.err()).isEqualTo(1);
+            assertThat(degraded.out()).containsPattern(java.util.regex.Pattern.quote(c.url(2)) + " +down ");
         }
     }
 

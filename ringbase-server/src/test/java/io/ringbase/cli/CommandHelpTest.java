@@ -43,6 +43,7 @@ class CommandHelpTest {
                         List.of("serve"),
                         List.of("admin"),
                         List.of("admin", "status"),
+                        List.of("admin", "ring"),
                         List.of("admin", "repair"),
                         List.of("admin", "flush"),
                         List.of("admin", "compact"),

@@ -43,6 +43,14 @@ public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
         return appender.list.stream().filter(e -> e.getLevel() == Level.WARN).toList();
     }
 
+    /** The formatted messages of the ERROR events logged so far in this test, oldest first. */
+    public List<String> errorMessages() {
+        return appender.list.stream()
+                .filter(e -> e.getLevel() == Level.ERROR)
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
+    }
+
     /** The formatted messages of {@link #warnings()}. */
     public List<String> warningMessages() {
         return warnings().stream().map(ILoggingEvent::getFormattedMessage).toList();

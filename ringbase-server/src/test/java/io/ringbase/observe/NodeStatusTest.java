@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.hint.HintStats;
+import io.ringbase.cluster.membership.Membership;
+import io.ringbase.cluster.membership.NodeIdentity;
+import io.ringbase.cluster.membership.NodeState;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.storage.EngineStats;
@@ -74,7 +77,9 @@ class NodeStatusTest {
                         "hints",
                         "readRepairs",
                         "speculativeReads",
-                        "repair");
+                        "repair",
+                        "membership");
+        assertThat(s.path("membership").isNull()).isTrue();
         assertThat(s.path("node").textValue()).isEqualTo("http://localhost:8080");
         assertThat(s.path("version").textValue()).isEqualTo("1.2.3");
         assertThat(s.path("dataDir").textValue()).isEqualTo("/data/dir \"quoted\"\n");
@@ -156,6 +161,16 @@ class NodeStatusTest {
                         RepairStatus.Run.NONE,
                         new RepairStatus.Run(1, 2, 3, 0, 3, 4, 5, RepairStatus.Outcome.OK, "peer said \"no\""));
             }
+
+            @Override
+            public NodeIdentity identity() {
+                return new NodeIdentity("c1", 2, 0xabcL, NodeState.REPLACING, 0);
+            }
+
+            @Override
+            public Membership membership() {
+                return new Membership("c1", List.of("http://a:8080", "http://b:8080", "http://c:8080"), 3);
+            }
         };
         JsonNode s = JSON.readTree(new NodeStatus(
                         () -> "http://a:8080",
@@ -204,5 +219,11 @@ class NodeStatusTest {
         assertThat(repair.path("state").textValue()).isEqualTo("idle");
         assertThat(repair.path("lastRun").path("outcome").textValue()).isEqualTo("ok");
         assertThat(repair.path("lastRun").path("lastError").textValue()).isEqualTo("peer said \"no\"");
+        JsonNode member = s.path("membership");
+        assertThat(fields(member))
+                .containsExactly("cluster", "nodeId", "incarnation", "state", "replicationFactor", "epoch", "digest");
+        assertThat(member.path("state").textValue()).isEqualTo("REPLACING");
+        assertThat(member.path("nodeId").intValue()).isEqualTo(2);
+        assertThat(member.path("incarnation").textValue()).isEqualTo("0000000000000abc");
     }
 }

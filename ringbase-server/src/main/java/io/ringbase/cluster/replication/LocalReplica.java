@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This node's own engine as a {@link Replica}. Reads and writes run on the calling thread and return a
@@ -26,6 +27,7 @@ import java.util.concurrent.RejectedExecutionException;
 public final class LocalReplica implements Replica {
 
     private final NodeId node;
+    private final ReadGate gate;
     private final StorageEngine engine;
 
     private final Executor scanExecutor;
@@ -61,6 +63,21 @@ public final class LocalReplica implements Replica {
      */
     public LocalReplica(
             NodeId node, StorageEngine engine, Executor scanExecutor, Executor blockingWrites, Executor blockingReads) {
+        this(node, engine, scanExecutor, blockingWrites, blockingReads, ReadGate.OPEN);
+    }
+
+    /**
+     * As {@link #LocalReplica(NodeId, StorageEngine, Executor, Executor, Executor)}, with reads, version
+     * queries and scans failing ({@link ReplicaException.Failed}) while {@code gate} refuses them.
+     */
+    public LocalReplica(
+            NodeId node,
+            StorageEngine engine,
+            Executor scanExecutor,
+            Executor blockingWrites,
+            Executor blockingReads,
+            ReadGate gate) {
+        this.gate = gate;
         this.node = node;
         this.engine = engine;
         this.scanExecutor = scanExecutor;
@@ -78,8 +95,18 @@ public final class LocalReplica implements Replica {
         return engine;
     }
 
+    /** A failed future if the gate refuses reads now, else {@code null}. */
+    private <T> @Nullable CompletableFuture<T> refused() {
+        String why = gate.readRefusal();
+        return why == null ? null : CompletableFuture.failedFuture(new ReplicaException.Failed(node, why, null));
+    }
+
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
+        CompletableFuture<Entry> refused = refused();
+        if (refused != null) {
+            return refused;
+        }
         try {
             Entry found = tryGet(engine, key);
             if (!wouldWait(found)) {
@@ -93,6 +120,10 @@ public final class LocalReplica implements Replica {
 
     @Override
     public CompletableFuture<Long> version(byte[] key) {
+        CompletableFuture<Long> refused = refused();
+        if (refused != null) {
+            return refused;
+        }
         try {
             long version = tryVersionOf(engine, key);
             if (version != VERSION_WOULD_WAIT) {
@@ -249,6 +280,10 @@ public final class LocalReplica implements Replica {
 
     @Override
     public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
+        CompletableFuture<EntryPage> refused = refused();
+        if (refused != null) {
+            return refused;
+        }
         try {
             return onExecutor(scanExecutor, () -> page(start, end, maxBytes));
         } catch (RejectedExecutionException e) {

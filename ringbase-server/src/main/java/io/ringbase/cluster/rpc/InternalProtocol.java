@@ -1,8 +1,11 @@
 package io.ringbase.cluster.rpc;
 
+import io.ringbase.cluster.membership.HelloSender;
+import io.ringbase.cluster.membership.NodeIdentity;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.storage.Entry;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -34,6 +37,19 @@ public final class InternalProtocol {
      * order. Used by {@link ReplicaBatcher} for the calls a coordinator makes on an event loop.
      */
     public static final String BATCH = PREFIX + "batch";
+    /**
+     * {@code POST} with the body {@code url incarnation state} (the sender's URL, its incarnation in hex,
+     * its state's letter, {@link #helloBody}): 200 with what this node remembers of the sender after it
+     * ({@link #helloAnswer}). How a node learns whether it lost data ({@code cluster.membership}).
+     */
+    public static final String HELLO = PREFIX + "hello";
+    /**
+     * Request header of every internal call: the sender's membership digest (16 hex digits,
+     * {@link io.ringbase.cluster.membership.Membership#digestHex()}). A node answers a request whose digest
+     * differs from its own with 409 and a body naming its own membership.
+     */
+    public static final String MEMBERSHIP = "x-rb-membership";
+
     /** {@code GET}: 200 with an empty body; a liveness probe. */
     public static final String PING = PREFIX + "ping";
 
@@ -68,10 +84,40 @@ public final class InternalProtocol {
      */
     public static final String REPAIR_ENTRIES = PREFIX + "repair/entries";
 
+    /** Every path of the protocol; any other under {@link #PREFIX} is answered 400. */
+    public static final java.util.Set<String> PATHS =
+            java.util.Set.of(ENTRY, ENTRIES, BATCH, HELLO, PING, REPAIR_TREE, REPAIR_ENTRIES);
+
     /** Response header of {@link #ENTRIES}: hex start key of the next page; absent on the last page. */
     public static final String NEXT = "x-rb-next";
 
     private static final HexFormat HEX = HexFormat.of();
+
+    /** The body of a {@link #HELLO}: {@code url incarnation state}, UTF-8. */
+    public static byte[] helloBody(String url, NodeIdentity me) {
+        return (url + " " + me.incarnationHex() + " " + me.state().code()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A {@link #HELLO} answer's body: {@code remembers <16 hex digits>} or {@code remembers none}. */
+    public static byte[] helloAnswer(HelloSender.Answer answer) {
+        return ("remembers " + (answer.remembers() ? NodeIdentity.hex(answer.remembered()) : "none") + "\n")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Decodes a {@link #helloAnswer}.
+     *
+     * @throws IllegalArgumentException if it is not one
+     */
+    public static HelloSender.Answer parseHelloAnswer(byte[] body) {
+        String[] parts = new String(body, StandardCharsets.UTF_8).trim().split(" ");
+        if (parts.length != 2 || !parts[0].equals("remembers")) {
+            throw new IllegalArgumentException("not a hello answer");
+        }
+        return parts[1].equals("none")
+                ? HelloSender.Answer.NONE
+                : new HelloSender.Answer(Long.parseUnsignedLong(parts[1], 16), true);
+    }
 
     private InternalProtocol() {}
 

@@ -30,7 +30,9 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.logging.LogThrottle;
 import io.ringbase.transport.Transport;
 import java.net.ConnectException;
 import java.util.List;
@@ -99,6 +101,9 @@ public final class ReplicaClient implements AutoCloseable {
 
     private final ClientConfig config;
     private final RequestSigner signer;
+    private final @Nullable Membership membership;
+    private final @Nullable AsciiString membershipDigest;
+    private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
     private final EventLoopGroup group;
     private final boolean ownsGroup;
     private final List<EventLoop> loops;
@@ -131,6 +136,22 @@ public final class ReplicaClient implements AutoCloseable {
      */
     public ReplicaClient(
             ClientConfig config, RequestSigner signer, @Nullable EventLoopGroup sharedGroup, TimeSource time) {
+        this(config, signer, sharedGroup, time, null);
+    }
+
+    /**
+     * As {@link #ReplicaClient(ClientConfig, RequestSigner, EventLoopGroup, TimeSource)}, with every request
+     * carrying {@code membership}'s digest in {@link InternalProtocol#MEMBERSHIP} ({@code null}: no header, for tests
+     * of the transport alone). A peer that refuses it (409) is logged at ERROR, at most once per 10 s.
+     */
+    public ReplicaClient(
+            ClientConfig config,
+            RequestSigner signer,
+            @Nullable EventLoopGroup sharedGroup,
+            TimeSource time,
+            @Nullable Membership membership) {
+        this.membership = membership;
+        this.membershipDigest = membership == null ? null : new AsciiString(membership.digestHex());
         this.config = config;
         this.signer = java.util.Objects.requireNonNull(signer, "signer (RequestSigner.NONE for none)");
         this.time = time;
@@ -210,6 +231,9 @@ public final class ReplicaClient implements AutoCloseable {
                         HttpHeaderNames.HOST,
                         hostHeaders.computeIfAbsent(node, n -> new AsciiString(n.host() + ":" + n.port())));
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (membershipDigest != null) {
+            request.headers().set(MEMBERSHIP_HEADER, membershipDigest);
+        }
         if (signer.signs()) {
             request.headers()
                     .set(RequestSigner.HEADER, signer.sign(method.name(), uri, body, time.currentTimeMillis()));
@@ -302,6 +326,23 @@ public final class ReplicaClient implements AutoCloseable {
         }
     }
 
+    private static final AsciiString MEMBERSHIP_HEADER = AsciiString.cached(InternalProtocol.MEMBERSHIP);
+
+    /** One line naming both memberships when a peer refuses this node's membership. */
+    private void logRefusal(NodeId node, FullHttpResponse response) {
+        long heldBack = refusedLog.tryLog();
+        if (heldBack >= 0) {
+            log.error(
+                    "node {} refuses this node's requests ({} more since the last line): {}; this node has {}",
+                    node,
+                    heldBack,
+                    response.content()
+                            .toString(java.nio.charset.StandardCharsets.UTF_8)
+                            .trim(),
+                    membership == null ? "no membership" : membership.describe());
+        }
+    }
+
     /** Completes the call whose request is outstanding on this connection. */
     private final class ResponseHandler extends ChannelInboundHandlerAdapter {
         @Override
@@ -322,6 +363,9 @@ public final class ReplicaClient implements AutoCloseable {
                     call.fail(new ReplicaException.Failed(
                             call.node, "bad response", response.decoderResult().cause()));
                 } else {
+                    if (response.status().code() == 409) {
+                        logRefusal(call.node, response);
+                    }
                     call.succeed(new Response(
                             response.status().code(),
                             response.headers().get(InternalProtocol.NEXT),

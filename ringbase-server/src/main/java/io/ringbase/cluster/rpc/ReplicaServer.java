@@ -6,11 +6,14 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.membership.HelloSender;
+import io.ringbase.cluster.membership.NodeState;
 import io.ringbase.cluster.repair.MerkleTree;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.logging.LogThrottle;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
@@ -19,6 +22,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -117,6 +121,8 @@ public final class ReplicaServer {
     private final TimeSource time;
     private final Topology topology;
     private final RepairSource repair;
+    private final PeerGate gate;
+    private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
 
     /**
      * @param engine   this node's engine
@@ -125,6 +131,8 @@ public final class ReplicaServer {
      * @param time     the wall clock a signature's age is measured on
      * @param topology the cluster
      * @param repair   answers other nodes' anti-entropy requests
+     * @param gate     the membership every request must carry, whether replica reads may be answered, and
+     *                 the answers to hellos
      */
     public ReplicaServer(
             StorageEngine engine,
@@ -132,8 +140,10 @@ public final class ReplicaServer {
             RequestSigner signer,
             TimeSource time,
             Topology topology,
-            RepairSource repair) {
+            RepairSource repair,
+            PeerGate gate) {
         this.engine = engine;
+        this.gate = gate;
         this.clock = clock;
         this.signer = signer;
         this.time = time;
@@ -168,10 +178,28 @@ public final class ReplicaServer {
     public Answer handle(RpcRequest request, boolean mayWait) throws RpcException, IOException {
         byte[] body = request.body();
         authenticate(request, body);
+        if (!InternalProtocol.PATHS.contains(request.path())) {
+            throw badRequest("unknown internal path " + request.path());
+        }
+        // a ping carries no data and changes nothing: any node (or an operator's probe) may ask it
+        String refusal = request.path().equals(InternalProtocol.PING)
+                ? null
+                : gate.refusal(request.header(InternalProtocol.MEMBERSHIP));
+        if (refusal != null) {
+            long heldBack = refusedLog.tryLog();
+            if (heldBack >= 0) {
+                log.error("refused a node-to-node request ({} more since the last line): {}", heldBack, refusal);
+            }
+            return text(409, refusal);
+        }
         String method = request.method();
         switch (request.path()) {
             case InternalProtocol.ENTRY -> {
                 if (method.equals("GET")) {
+                    String readRefusal = gate.readRefusal();
+                    if (readRefusal != null) {
+                        return text(503, readRefusal);
+                    }
                     byte[] key = hexKey(request, "id");
                     Entry found = mayWait ? engine.get(key) : LocalReplica.tryGet(engine, key);
                     if (LocalReplica.wouldWait(found)) {
@@ -195,6 +223,10 @@ public final class ReplicaServer {
             }
             case InternalProtocol.ENTRIES -> {
                 requireGet(method);
+                String readRefusal = gate.readRefusal();
+                if (readRefusal != null) {
+                    return text(503, readRefusal);
+                }
                 byte[] start = hexKey(request, "start");
                 String end = request.param("end");
                 int max = intParam(request, "max", MAX_PAGE_BYTES);
@@ -229,6 +261,12 @@ public final class ReplicaServer {
                 }
                 List<ReplicaBatch.Result> results = batch(body, mayWait);
                 return results == null ? BLOCKED : binary(ReplicaBatch.encodeResults(results), Map.of());
+            }
+            case InternalProtocol.HELLO -> {
+                if (!method.equals("POST")) {
+                    throw notAllowed(method, "POST");
+                }
+                return hello(body);
             }
             case InternalProtocol.PING -> {
                 requireGet(method);
@@ -265,6 +303,12 @@ public final class ReplicaServer {
                         results.add(new ReplicaBatch.Written(stored));
                         answerBytes += 9;
                     }
+                    case ReplicaBatch.QueryVersion q
+                    when gate.readRefusal() != null ->
+                        results.add(new ReplicaBatch.Failed(String.valueOf(gate.readRefusal())));
+                    case ReplicaBatch.Read r
+                    when gate.readRefusal() != null ->
+                        results.add(new ReplicaBatch.Failed(String.valueOf(gate.readRefusal())));
                     case ReplicaBatch.QueryVersion q -> {
                         long version = mayWait
                                 ? LocalReplica.versionOf(engine, q.key())
@@ -318,6 +362,24 @@ public final class ReplicaServer {
             throw badRequest(e.getMessage());
         }
         return mayWait ? LocalReplica.applyChecked(engine, entry) : LocalReplica.tryApplyChecked(engine, entry);
+    }
+
+    /**
+     * A peer's hello: the body is {@code url incarnation state} ({@link InternalProtocol#helloBody}); the
+     * answer what this node remembers of it ({@link InternalProtocol#helloAnswer}).
+     */
+    private Reply hello(byte[] body) throws RpcException, IOException {
+        String[] parts = new String(body, StandardCharsets.UTF_8).trim().split(" ");
+        try {
+            if (parts.length != 3 || parts[2].length() != 1) {
+                throw new IllegalArgumentException("expected 'url incarnation state'");
+            }
+            HelloSender.Answer answer =
+                    gate.hello(parts[0], Long.parseUnsignedLong(parts[1], 16), NodeState.ofCode(parts[2].charAt(0)));
+            return new Reply(200, TEXT, InternalProtocol.helloAnswer(answer), Map.of());
+        } catch (IllegalArgumentException e) {
+            throw badRequest("undecodable hello: " + e.getMessage());
+        }
     }
 
     private static Reply page(EntryPage page) {
