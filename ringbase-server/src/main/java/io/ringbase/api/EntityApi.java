@@ -198,9 +198,12 @@ final class EntityApi {
         int rf = kv.replicationFactor();
         int from = query.integer("from", rf);
         int ack = query.integer("ack", Quorum.majority(from));
-        if (ack <= 0 || ack > from || from > rf) {
+        if (from > rf) {
+            throw new BadRequestException("from " + from + " exceeds the replication factor " + rf);
+        }
+        if (ack <= 0 || ack > from) {
             throw new BadRequestException(
-                    "need 0 < ack <= from <= " + rf + " (the cluster size), got ack=" + ack + " from=" + from);
+                    "need 0 < ack <= from <= " + rf + " (the replication factor), got ack=" + ack + " from=" + from);
         }
         return new Quorum(ack, from);
     }

@@ -144,6 +144,11 @@ public final class AdminCommand {
                     e.path("compactions").asDouble(Double.NaN),
                     e.path("diskErrors").asDouble(Double.NaN));
             if (!s.path("peers").isEmpty()) {
+                out.printf(
+                        Locale.ROOT,
+                        "cluster   %d nodes, replication factor %d%n",
+                        s.path("peers").size() + 1,
+                        s.path("replicationFactor").asInt(0));
                 for (JsonNode p : s.path("peers")) {
                     double last = p.path("lastContactMs").asDouble(Double.NaN);
                     out.printf(

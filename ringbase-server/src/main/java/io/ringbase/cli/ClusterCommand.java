@@ -47,6 +47,13 @@ public final class ClusterCommand implements Callable<Integer> {
     int nodes;
 
     @Option(
+            names = "--replication-factor",
+            paramLabel = "N",
+            description = "Copies of each key, as serve's --replication-factor, 1 to --nodes "
+                    + "(default: --nodes, so every node holds every key).")
+    Integer replicationFactor;
+
+    @Option(
             names = "--base-port",
             defaultValue = "8080",
             description = "HTTP port of node 1; node n listens on base-port + n - 1 (default: ${DEFAULT-VALUE}).")
@@ -144,6 +151,10 @@ public final class ClusterCommand implements Callable<Integer> {
         if (basePort < 1 || (long) basePort + nodes - 1 > 65535) {
             throw bad("--base-port must leave room for " + nodes + " ports in 1..65535, got " + basePort);
         }
+        int rf = replicationFactor == null ? nodes : replicationFactor;
+        if (rf < 1 || rf > nodes) {
+            throw bad("--replication-factor must be between 1 and " + nodes + " (--nodes), got " + rf);
+        }
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
             urls.add("http://localhost:" + (basePort + i));
@@ -162,7 +173,7 @@ public final class ClusterCommand implements Callable<Integer> {
         }
         List<Node.Config> configs = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
-            Topology topology = Topology.parse(urls, urls.get(i));
+            Topology topology = Topology.parse(urls, urls.get(i), rf);
             HttpServerConfig http = HttpServerConfig.defaults(basePort + i).withHost(BIND_HOST);
             LsmOptions storage = LsmOptions.defaults(dataDir.resolve("node-" + (i + 1)))
                     .withTombstoneGraceMs(nodes == 1 ? 0 : TOMBSTONE_GRACE_MS) // as serve does

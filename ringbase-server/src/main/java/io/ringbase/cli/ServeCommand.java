@@ -72,6 +72,15 @@ public final class ServeCommand implements Callable<Integer> {
     String clusterName;
 
     @Option(
+            names = "--replication-factor",
+            paramLabel = "N",
+            description = "Copies of each key: the first N nodes of its placement order hold it, and a request's "
+                    + "from may be at most N (its default; ack defaults to a majority of from). The same on every "
+                    + "node, 1 to the number of nodes in --cluster (default: the number of nodes in --cluster, "
+                    + "so every node holds every key).")
+    Integer replicationFactor;
+
+    @Option(
             names = "--engine",
             defaultValue = "lsm",
             paramLabel = "lsm|rocksdb",
@@ -330,7 +339,8 @@ public final class ServeCommand implements Callable<Integer> {
         String cluster = config.topology().isAlone()
                 ? ""
                 : ", node " + (config.topology().self().index() + 1) + " of "
-                        + config.topology().size();
+                        + config.topology().size() + ", replication factor "
+                        + config.topology().replicationFactor();
         System.out.println(
                 "Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port() + " (data in "
                         + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
@@ -439,7 +449,16 @@ public final class ServeCommand implements Callable<Integer> {
 
     private Topology topology() {
         if (cluster == null || cluster.isEmpty()) {
+            if (replicationFactor != null && replicationFactor != 1) {
+                throw bad("--replication-factor " + replicationFactor
+                        + " needs a --cluster of at least that many nodes; a node alone holds 1 copy");
+            }
             return Topology.single(host, port == 0 ? 1 : port);
+        }
+        int rf = replicationFactor == null ? cluster.size() : replicationFactor;
+        if (rf < 1 || rf > cluster.size()) {
+            throw bad("--replication-factor must be between 1 and " + cluster.size()
+                    + " (the number of nodes in --cluster), got " + rf);
         }
         String me = self;
         if (me == null) {
@@ -449,7 +468,7 @@ public final class ServeCommand implements Callable<Integer> {
             me = cluster.getFirst();
         }
         try {
-            Topology t = Topology.parse(cluster, me);
+            Topology t = Topology.parse(cluster, me, rf);
             if (!spec.commandLine().getParseResult().hasMatchedOption("--port")) {
                 port = t.self().port(); // the node listens where the others will call it
             } else if (t.self().port() != port) {

@@ -9,13 +9,24 @@ import java.util.Set;
 
 /**
  * The static membership of a cluster: every node is started with the same ordered list of URLs and
- * its own URL ({@code --self}). Immutable.
+ * its own URL ({@code --self}), and the same replication factor. Immutable.
  *
- * @param nodes all nodes, in list order ({@link NodeId#index()} is the position)
- * @param self  this node, one of {@code nodes}
+ * <p>The replication factor (Dynamo's N, Cassandra's {@code replication_factor}) is how many nodes hold
+ * each key: the first {@code replicationFactor} of its rendezvous order ({@code ring.Ring}). It is the
+ * largest {@code from} a request may ask for and its default. A cluster started from a list alone has
+ * replication factor = the list's size, so every node holds every key (the course's semantics).
+ *
+ * @param nodes             all nodes, in list order ({@link NodeId#index()} is the position)
+ * @param self              this node, one of {@code nodes}
+ * @param replicationFactor copies of each key, {@code 1..nodes.size()}; every node of a cluster must use
+ *                          the same value, or they disagree on where keys live
  */
-public record Topology(List<NodeId> nodes, NodeId self) {
+public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
 
+    /**
+     * @throws IllegalArgumentException if {@code nodes} is empty or over 64, out of index order, does not
+     *         hold {@code self}, or {@code replicationFactor} is outside {@code 1..nodes.size()}
+     */
     public Topology {
         nodes = List.copyOf(nodes);
         if (nodes.isEmpty()) {
@@ -34,6 +45,15 @@ public record Topology(List<NodeId> nodes, NodeId self) {
         if (!nodes.contains(self)) {
             throw new IllegalArgumentException("self " + self + " is not in the cluster " + nodes);
         }
+        if (replicationFactor < 1 || replicationFactor > nodes.size()) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " must be between 1 and "
+                    + nodes.size() + " (the number of nodes)");
+        }
+    }
+
+    /** A topology whose replication factor is the number of nodes: every node holds every key. */
+    public Topology(List<NodeId> nodes, NodeId self) {
+        this(nodes, self, nodes.size());
     }
 
     /** A one-node cluster: the node alone. */
@@ -43,14 +63,24 @@ public record Topology(List<NodeId> nodes, NodeId self) {
     }
 
     /**
+     * Parses the {@code --cluster} list and {@code --self}, with replication factor = the list's size.
+     *
+     * @throws IllegalArgumentException as {@link #parse(List, String, int)}
+     */
+    public static Topology parse(List<String> urls, String selfUrl) {
+        return parse(urls, selfUrl, urls.size());
+    }
+
+    /**
      * Parses the {@code --cluster} list and {@code --self}.
      *
      * @param urls    {@code http://host:port} URLs; duplicates are an error
      * @param selfUrl this node's URL, which must be in {@code urls}
+     * @param replicationFactor copies of each key, {@code 1..urls.size()}
      * @throws IllegalArgumentException with a message fit for the command line if a URL is malformed,
-     *         repeated, or {@code selfUrl} is not in the list
+     *         repeated, {@code selfUrl} is not in the list, or the replication factor is out of bounds
      */
-    public static Topology parse(List<String> urls, String selfUrl) {
+    public static Topology parse(List<String> urls, String selfUrl, int replicationFactor) {
         Set<URI> seen = new LinkedHashSet<>();
         List<NodeId> nodes = new ArrayList<>();
         for (String url : urls) {
@@ -63,7 +93,7 @@ public record Topology(List<NodeId> nodes, NodeId self) {
         URI me = parseUrl(selfUrl);
         for (NodeId n : nodes) {
             if (n.uri().equals(me)) {
-                return new Topology(nodes, n);
+                return new Topology(nodes, n, replicationFactor);
             }
         }
         throw new IllegalArgumentException("--self " + me + " is not in the cluster list " + seen);
@@ -116,9 +146,9 @@ public record Topology(List<NodeId> nodes, NodeId self) {
         return null;
     }
 
-    /** The default replication factor of a request: every node (the issue's {@code from} default). */
+    /** The default {@code from} of a request: the replication factor. */
     public int defaultFrom() {
-        return nodes.size();
+        return replicationFactor;
     }
 
     /** The default {@code ack} for {@code from} replicas: a majority, {@code from / 2 + 1}. */

@@ -45,6 +45,11 @@ final class ClusterFigures implements ClusterSource {
     }
 
     @Override
+    public int replicationFactor() {
+        return topology.replicationFactor();
+    }
+
+    @Override
     public List<Peer> peers() {
         List<Peer> out = new ArrayList<>();
         for (NodeId n : topology.nodes()) {

@@ -140,7 +140,7 @@ final class ClusterServices implements NodeServices {
                 config.speculativeRetry(),
                 new SpeculationTimers(ioGroup),
                 time);
-        repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.size());
+        repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.replicationFactor());
         RepairOptions repairOptions = RepairOptions.defaults();
         List<RepairPeer> peers = new ArrayList<>();
         for (Replica r : replicas) {

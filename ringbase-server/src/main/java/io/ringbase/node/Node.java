@@ -296,7 +296,7 @@ public final class Node implements AutoCloseable {
         Topology topology = config.topology();
         engine = resources.add(Engines.open(config.engine(), config.storage()));
         long newestStored = engine.maxVersion();
-        Membership agreed = Membership.of(config.clusterName(), topology, topology.size());
+        Membership agreed = Membership.of(config.clusterName(), topology);
         // a member's version bits come from the node id its data directory was given, checked against
         // the list here; a node alone is node 0
         @Nullable

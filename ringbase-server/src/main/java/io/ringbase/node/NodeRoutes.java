@@ -66,7 +66,7 @@ public final class NodeRoutes {
                         RequestSigner.NONE,
                         single,
                         new RepairSource(engine, new Ring(single), single.self(), 1),
-                        PeerGate.alone(single.self().toString(), Membership.of(Membership.DEFAULT_NAME, single, 1)),
+                        PeerGate.alone(single.self().toString(), Membership.of(Membership.DEFAULT_NAME, single)),
                         maxBodyBytes)
                 .build();
     }

@@ -25,6 +25,9 @@ public interface ClusterSource {
      */
     record Peer(String url, boolean up, long downSinceMs, boolean slow, PeerCallStats.Snapshot calls) {}
 
+    /** Copies of each key: how many nodes hold it, the largest and the default {@code from} of a request. */
+    int replicationFactor();
+
     /** Every other node of the cluster, in {@code --cluster} order. */
     List<Peer> peers();
 

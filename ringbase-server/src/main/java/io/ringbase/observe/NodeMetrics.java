@@ -178,6 +178,10 @@ public final class NodeMetrics {
                     "ringbase_uptime_seconds",
                     "Time since the node started",
                     point((time.currentTimeMillis() - startedMs) / 1000.0)));
+            out.add(gauge(
+                    "ringbase_replication_factor",
+                    "Copies of each key in the cluster (1 on a single node): the largest and the default from",
+                    point(cluster.map(ClusterSource::replicationFactor).orElse(1))));
             http(out);
             engine(out, engine.get());
             cluster.ifPresent(c -> cluster(out, c));

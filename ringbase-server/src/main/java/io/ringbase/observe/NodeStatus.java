@@ -74,9 +74,9 @@ public final class NodeStatus {
 
     /**
      * The status as a JSON tree, its fields in this order (docs/http-api.md, "Status"): {@code node},
-     * {@code version}, {@code startedAtMs}, {@code uptimeSeconds}, {@code dataDir}, {@code requests}
-     * ({@code null} with metrics off, else {@code perSecond}, {@code p99Ms}, {@code windowSeconds}, three
-     * decimals), {@code engine}, {@code peers} (empty on a single node), {@code hints} ({@code null} on a
+     * {@code version}, {@code startedAtMs}, {@code uptimeSeconds}, {@code dataDir}, {@code replicationFactor}
+     * (1 on a single node), {@code requests} ({@code null} with metrics off, else {@code perSecond},
+     * {@code p99Ms}, {@code windowSeconds}, three decimals), {@code engine}, {@code peers} (empty on a single node), {@code hints} ({@code null} on a
      * single node), {@code readRepairs}, {@code speculativeReads}, {@code repair} ({@code null} on a single node, else
      * {@link RepairStatus#tree()}).
      */
@@ -88,6 +88,9 @@ public final class NodeStatus {
         out.put("startedAtMs", startedMs);
         out.put("uptimeSeconds", (now - startedMs) / 1000);
         out.put("dataDir", dataDir);
+        out.put(
+                "replicationFactor",
+                cluster.map(ClusterSource::replicationFactor).orElse(1));
         if (requests == null) {
             out.putNull("requests");
         } else {

@@ -77,6 +77,7 @@ class AdminCommandTest {
             assertThat(status.exitCode()).as(status.err()).isZero();
             assertThat(status.out())
                     .contains("node      " + url)
+                    .contains("cluster   3 nodes, replication factor 3")
                     .contains("peer      " + c.url(1))
                     .contains("peer      " + c.url(2))
                     .contains("repair    idle");

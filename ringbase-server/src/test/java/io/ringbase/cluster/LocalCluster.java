@@ -3,6 +3,7 @@ package io.ringbase.cluster;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.lsm.LsmOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -95,6 +97,24 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** How many keys starting with {@code prefix} node {@code i}'s engine stores (tombstones included); the node must run. */
+    public int storedKeys(int i, String prefix) {
+        byte[] start = prefix.getBytes(StandardCharsets.UTF_8);
+        int n = 0;
+        try (StorageEngine.CloseableIterator<Entry> it = nodes[i].engine().scan(start, null, false)) {
+            while (it.hasNext()) {
+                byte[] key = it.next().key();
+                if (key.length < start.length || !Arrays.equals(key, 0, start.length, start, 0, start.length)) {
+                    break;
+                }
+                n++;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return n;
+    }
+
     /** The indices of the running nodes whose engine stores anything for {@code key}. */
     public List<Integer> holders(String key) {
         List<Integer> out = new ArrayList<>();
@@ -119,6 +139,17 @@ public final class LocalCluster implements AutoCloseable {
         }
         if (running != nodes.length) {
             throw new IllegalStateException("awaitAllUp needs every node running");
+        }
+        if (nodes[0].coordinator().topology().replicationFactor() < nodes.length) {
+            // no request reaches every node: ask each node's failure detector instead
+            for (int i = 0; i < nodes.length; i++) {
+                Node n = nodes[i];
+                await(
+                        deadline,
+                        "node " + i + " to see all nodes up",
+                        () -> n.coordinator().upReplicas().size() == nodes.length);
+            }
+            return;
         }
         for (int i = 0; i < nodes.length; i++) {
             int via = i;
@@ -149,6 +180,24 @@ public final class LocalCluster implements AutoCloseable {
                 "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
         return customize.apply(
                 new Node.Config(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
+    }
+
+    /** A config customizer that sets the cluster's replication factor ({@code serve --replication-factor}). */
+    public static UnaryOperator<Node.Config> withReplicationFactor(int rf) {
+        return c -> new Node.Config(
+                c.http(),
+                c.storage(),
+                new Topology(c.topology().nodes(), c.topology().self(), rf),
+                c.replicaTimeoutMs(),
+                c.clusterSecret(),
+                c.hints(),
+                c.clock(),
+                c.metrics(),
+                c.accessLog(),
+                c.engine(),
+                c.speculativeRetry(),
+                c.time(),
+                c.clusterName());
     }
 
     /** A config customizer that drops every hint (a 1-byte hint store), for tests that need a stale replica. */

@@ -40,6 +40,40 @@ class TopologyTest {
     }
 
     @Test
+    void aListAloneHasReplicationFactorItsSizeAndFromDefaultsToIt() {
+        Topology t = Topology.parse(urls(5), urls(5).get(2));
+        assertThat(t.replicationFactor()).isEqualTo(5);
+        assertThat(t.defaultFrom()).isEqualTo(5);
+        assertThat(new Topology(t.nodes(), t.self()).replicationFactor()).isEqualTo(5);
+        assertThat(Topology.single("localhost", 8080).replicationFactor()).isEqualTo(1);
+    }
+
+    @Test
+    void aGivenReplicationFactorIsTheDefaultFrom() {
+        Topology t = Topology.parse(urls(6), urls(6).get(0), 3);
+        assertThat(t.size()).isEqualTo(6);
+        assertThat(t.replicationFactor()).isEqualTo(3);
+        assertThat(t.defaultFrom()).isEqualTo(3);
+        assertThat(Topology.quorum(t.defaultFrom())).as("default ack").isEqualTo(2);
+        assertThat(Topology.parse(urls(6), urls(6).get(0), 1).defaultFrom()).isEqualTo(1);
+        assertThat(Topology.parse(urls(6), urls(6).get(0), 6).defaultFrom()).isEqualTo(6);
+    }
+
+    @Test
+    void aReplicationFactorOutside1ToTheNodeCountIsRefusedInOneLine() {
+        assertThatThrownBy(() -> Topology.parse(urls(3), urls(3).get(0), 4))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("replication factor 4 must be between 1 and 3 (the number of nodes)");
+        assertThatThrownBy(() -> Topology.parse(urls(3), urls(3).get(0), 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("replication factor 0 must be between 1 and 3 (the number of nodes)");
+        Topology t = Topology.parse(urls(3), urls(3).get(0));
+        assertThatThrownBy(() -> new Topology(t.nodes(), t.self(), -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("replication factor -1");
+    }
+
+    @Test
     void atMost64NodesBecauseVersionsCarryTheNodeIndexIn6Bits() {
         assertThat(Topology.parse(urls(64), urls(64).get(63)).size()).isEqualTo(64);
         assertThatThrownBy(() -> Topology.parse(urls(65), urls(65).get(0)))

@@ -47,6 +47,7 @@ class CliTest {
         defaults.put("--data-dir", "./data");
         defaults.put("--cluster", null);
         defaults.put("--self", null);
+        defaults.put("--replication-factor", null);
         defaults.put("--wal-sync", "periodic");
         defaults.put("--wal-sync-interval-ms", "1000");
         defaults.put("--memtable-size", "16m");
@@ -128,6 +129,26 @@ class CliTest {
                 "http://c:3");
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.stderr()).contains("--self http://c:3 is not in the cluster list");
+    }
+
+    @Test
+    void aReplicationFactorAboveTheListIsRefusedInOneLine() throws Exception {
+        NodeProcess.Result r = NodeProcess.run(
+                tmp,
+                RUN_DEADLINE,
+                "serve",
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--cluster",
+                "http://127.0.0.1:1,http://127.0.0.1:2",
+                "--self",
+                "http://127.0.0.1:1",
+                "--replication-factor",
+                "3");
+        assertThat(r.exitCode()).isNotZero();
+        assertThat(r.stdout()).doesNotContain("ready");
+        assertThat(r.stderr().lines().findFirst().orElse(""))
+                .contains("--replication-factor must be between 1 and 2 (the number of nodes in --cluster), got 3");
     }
 
     @Test

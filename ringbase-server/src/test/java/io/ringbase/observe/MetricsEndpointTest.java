@@ -108,6 +108,7 @@ class MetricsEndpointTest {
             assertThat(value(m, "jvm_buffer_pool_used_bytes{pool=\"direct\"}")).isPositive();
             assertThat(m).containsPattern("(?m)^jvm_gc_collection_seconds_count\\{gc=\"[^\"]+\"\\} ");
             assertThat(m).doesNotContain("ringbase_peers_up");
+            assertThat(value(m, "ringbase_replication_factor")).isEqualTo(1);
             assertThat(value(m, "jvm_threads_current")).isPositive();
             assertThat(m)
                     .as("no deadlock gauges: each costs a safepoint per scrape")
@@ -146,6 +147,7 @@ class MetricsEndpointTest {
             String peer1 = c.url(1);
             String peer2 = c.url(2);
             assertThat(value(m, "ringbase_peers")).isEqualTo(2);
+            assertThat(value(m, "ringbase_replication_factor")).isEqualTo(3);
             assertThat(value(m, "ringbase_peer_up{peer=\"" + peer1 + "\"}")).isEqualTo(1);
             assertThat(value(m, "ringbase_replica_calls_total{peer=\"" + peer1 + "\"}"))
                     .isGreaterThanOrEqualTo(2);

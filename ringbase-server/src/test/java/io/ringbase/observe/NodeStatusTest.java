@@ -71,6 +71,7 @@ class NodeStatusTest {
                         "startedAtMs",
                         "uptimeSeconds",
                         "dataDir",
+                        "replicationFactor",
                         "requests",
                         "engine",
                         "peers",
@@ -83,6 +84,9 @@ class NodeStatusTest {
         assertThat(s.path("node").textValue()).isEqualTo("http://localhost:8080");
         assertThat(s.path("version").textValue()).isEqualTo("1.2.3");
         assertThat(s.path("dataDir").textValue()).isEqualTo("/data/dir \"quoted\"\n");
+        assertThat(s.path("replicationFactor").intValue())
+                .as("a node alone holds one copy")
+                .isEqualTo(1);
         assertThat(s.path("requests").isNull()).isTrue();
         assertThat(fields(s.path("engine")))
                 .containsExactly(
@@ -133,6 +137,11 @@ class NodeStatusTest {
     void aClusterNodeListsPeersHintsAndRepair() throws Exception {
         ClusterSource cluster = new ClusterSource() {
             @Override
+            public int replicationFactor() {
+                return 2;
+            }
+
+            @Override
             public List<Peer> peers() {
                 return List.of(
                         new Peer("http://b:8080", true, 0, true, new PeerCallStats.Snapshot(10, 7, 1, 1, 1, 1234)),
@@ -182,6 +191,7 @@ class NodeStatusTest {
                         TimeSource.SYSTEM)
                 .json());
         assertThat(s.path("peers")).hasSize(2);
+        assertThat(s.path("replicationFactor").intValue()).isEqualTo(2);
         JsonNode b = s.path("peers").get(0);
         assertThat(fields(b))
                 .containsExactly(

@@ -41,10 +41,10 @@ public record Membership(String clusterName, List<String> urls, int replicationF
         }
     }
 
-    /** The membership of {@code topology} under {@code clusterName}. */
-    public static Membership of(String clusterName, Topology topology, int replicationFactor) {
+    /** The membership of {@code topology} (its list and replication factor) under {@code clusterName}. */
+    public static Membership of(String clusterName, Topology topology) {
         return new Membership(
-                clusterName, topology.nodes().stream().map(NodeId::toString).toList(), replicationFactor);
+                clusterName, topology.nodes().stream().map(NodeId::toString).toList(), topology.replicationFactor());
     }
 
     /**

@@ -4,6 +4,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.scan.ClusterScan;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The key-value service of a node in a cluster of more than one: each request is coordinated over the
  * key's replicas by the {@link Coordinator} (quorum reads with read repair, writes with hints), and a
- * range scan merges the pages of enough replicas to see every key written with the default quorum
+ * range scan merges the pages of enough nodes to see every key written with the default quorum
  * ({@link ClusterScan}). It has no inline path: point requests always go through the coordinator, whose
  * calls never block a read's thread (replica calls are asynchronous, the local replica hands disk waits to
  * its own threads). Thread-safe.
@@ -112,14 +113,36 @@ public final class ClusterKeyValueService implements KeyValueService {
         if (localOnly) {
             return new LocalBatchSource(engine.scan(start, end, true));
         }
-        // Every key written with the default quorum is on any (n - quorum + 1) nodes.
-        int n = replicationFactor();
-        int needed = n - Quorum.majority(n) + 1;
+        int nodes = coordinator.topology().size();
+        int needed = scanNodesNeeded(nodes, replicationFactor());
         List<Replica> up = upReplicas(needed);
         if (up.size() < needed) {
-            throw new QuorumException.Unavailable(needed, n, up.size());
+            throw new QuorumException.Unavailable(needed, nodes, up.size());
         }
-        return new ClusterScan(up, start, end, time);
+        Ring ring = coordinator.ring();
+        int rf = replicationFactor();
+        return new ClusterScan(up, start, end, time, (node, key) -> ring.isReplica(Ring.keyHash(key), rf, node));
+    }
+
+    /**
+     * How many of {@code nodes} nodes a cluster scan must merge so that it sees every key written with
+     * the default quorum ({@code majority(rf)} of the key's {@code rf} replicas), whichever nodes are
+     * missing: {@code nodes - majority(rf) + 1}. A scan that misses m nodes misses m of some key's
+     * replicas (rendezvous order puts any {@code m <= rf} nodes first for some keys), and that key's write
+     * may be on exactly those when {@code m >= majority(rf)}. With {@code rf = nodes} this is the read quorum
+     * {@code rf - majority(rf) + 1} of the course's semantics.
+     */
+    static int scanNodesNeeded(int nodes, int rf) {
+        return nodes - Quorum.majority(rf) + 1;
+    }
+
+    /**
+     * How many of {@code nodes} nodes must be up for every key to reach the default quorum: a key keeps
+     * {@code rf - m} replicas when m nodes are down, all of them its own in the worst case, so at most
+     * {@code rf - majority(rf)} may be down. With {@code rf = nodes} this is {@code majority(nodes)}.
+     */
+    static int readyNodesNeeded(int nodes, int rf) {
+        return nodes - (rf - Quorum.majority(rf));
     }
 
     /** The replicas up, probing believed-down ones first when fewer than {@code needed}; blocks (a worker). */
@@ -141,7 +164,7 @@ public final class ClusterKeyValueService implements KeyValueService {
             return engineReason;
         }
         int n = coordinator.topology().size();
-        int needed = Quorum.majority(n);
+        int needed = readyNodesNeeded(n, replicationFactor());
         int up = coordinator.upReplicas().size();
         return up < needed ? up + " of " + n + " nodes reachable, " + needed + " needed for the default quorum" : null;
     }

@@ -20,8 +20,10 @@ import java.util.Objects;
  *
  * <p>A key is <em>shared</em> by this node and {@code peer} if both are among the first {@code rf}
  * replicas of its hash ({@link Ring#isReplica}). Every node of a cluster must use the same {@code rf}
- * (the cluster size, the default {@code from}), or the two sides of a comparison would cover different
- * keys and disagree everywhere.
+ * (the cluster's replication factor, the default {@code from}), or the two sides of a comparison would
+ * cover different keys and disagree everywhere. So repair never copies a key to a node outside its first
+ * {@code rf} replicas; it does copy a key written with a smaller {@code from} to all {@code rf} of them,
+ * since entries do not record their write's {@code from} (docs/design.md, "What is compared").
  *
  * <p>Both methods make one pass over the engine from the given start key, tombstones and expired
  * entries included (a repair must carry deletes). Stateless and thread-safe.
@@ -37,7 +39,7 @@ public final class RepairSource {
      * @param engine the local engine
      * @param ring   placement of the cluster
      * @param self   this node
-     * @param rf     replication factor repair assumes, {@code 1..ring.size()} (pass the cluster size)
+     * @param rf     replication factor repair assumes, {@code 1..ring.size()} (pass the cluster's replication factor)
      * @throws IllegalArgumentException if {@code rf} is out of bounds
      */
     public RepairSource(StorageEngine engine, Ring ring, NodeId self, int rf) {

@@ -206,7 +206,7 @@ public final class Coordinator {
      * Writes {@code entry} (value or tombstone, version already assigned) to its first {@code from}
      * replicas and completes after {@code ack} acknowledgements.
      *
-     * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
+     * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
      */
     public CompletableFuture<Void> write(Entry entry, int ack, int from) {
         if (isQuorum(ack, from)) {
@@ -394,7 +394,7 @@ public final class Coordinator {
      * {@code from} replicas up; fails with {@link QuorumException.NotEnoughAnswers} if it cannot); every
      * other read repairs the stale replicas it asked in the background once all of them have answered.
      *
-     * @throws IllegalArgumentException unless {@code 0 < ack <= from <= cluster size}
+     * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
      */
     public CompletableFuture<Entry> read(byte[] key, int ack, int from) {
         List<NodeId> targets = ring.replicas(key, checkAck(ack, from));
@@ -507,9 +507,10 @@ public final class Coordinator {
     }
 
     private int checkAck(int ack, int from) {
-        if (from <= 0 || from > topology.size() || ack <= 0 || ack > from) {
-            throw new IllegalArgumentException("need 0 < ack <= from <= " + topology.size()
-                    + " (the cluster size), got ack=" + ack + " from=" + from);
+        int rf = topology.replicationFactor();
+        if (from <= 0 || from > rf || ack <= 0 || ack > from) {
+            throw new IllegalArgumentException(
+                    "need 0 < ack <= from <= " + rf + " (the replication factor), got ack=" + ack + " from=" + from);
         }
         return from;
     }

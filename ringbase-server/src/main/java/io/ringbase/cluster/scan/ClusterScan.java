@@ -1,5 +1,6 @@
 package io.ringbase.cluster.scan;
 
+import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
@@ -12,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -24,8 +26,13 @@ import java.util.function.LongSupplier;
  * <p><b>Which replicas.</b> The caller decides: it passes every node it wants merged (the local node
  * is a {@link Replica} too). A replica that is down or fails mid-scan fails the scan (the batch
  * future completes exceptionally with the {@link ReplicaException}); there is no fail-over here. A key
- * is only as complete as the replicas asked: with replication factor N, skipping a node can miss keys
- * whose other replicas hold an older version or none.
+ * is only as complete as the replicas asked: skipping a node can miss keys whose other replicas hold an
+ * older version or none. With replication factor RF on N nodes the caller passes enough nodes that
+ * every key keeps a read quorum of its replicas among them ({@code N - majority(RF) + 1}), and every
+ * key is still emitted once. A node's entries for keys it does not replicate ({@code holds} says which)
+ * are left out of the merge: a node holds none of those while membership is unchanged, and a copy left
+ * behind on a node that is no longer a replica after the list changed (nothing removes it) must not
+ * outvote the replicas, nor come back once they have purged the key's tombstone.
  *
  * <p><b>Paging and memory.</b> Per replica the scan holds the rest of one page (fetched with
  * {@link Replica#scan replica.scan(cursor, end, pageBytes)}) and at most one more page in flight,
@@ -51,6 +58,7 @@ public final class ClusterScan implements EntryBatchSource {
     private final byte[] end;
     private final LongSupplier wallClockMs;
     private final int pageBytes;
+    private final BiPredicate<NodeId, byte[]> holds;
     // Guarded by this: the merge runs under the lock (it never waits while holding it), so close()
     // from another thread cannot see a cursor mid-step.
     private boolean closed;
@@ -63,17 +71,40 @@ public final class ClusterScan implements EntryBatchSource {
      * @param start       inclusive lower bound
      * @param end         exclusive upper bound, or {@code null} for none
      * @param wallClockMs current Unix epoch ms, for hiding expired entries
+     * @param holds       whether a node replicates a key: only such entries are merged
      */
+    public ClusterScan(
+            List<? extends Replica> replicas,
+            byte[] start,
+            byte[] end,
+            LongSupplier wallClockMs,
+            BiPredicate<NodeId, byte[]> holds) {
+        this(replicas, start, end, wallClockMs, DEFAULT_PAGE_BYTES, holds);
+    }
+
+    /** A scan that merges every entry of every replica, with {@link #DEFAULT_PAGE_BYTES} pages. */
     public ClusterScan(List<? extends Replica> replicas, byte[] start, byte[] end, LongSupplier wallClockMs) {
         this(replicas, start, end, wallClockMs, DEFAULT_PAGE_BYTES);
+    }
+
+    /** A scan that merges every entry of every replica. */
+    public ClusterScan(
+            List<? extends Replica> replicas, byte[] start, byte[] end, LongSupplier wallClockMs, int pageBytes) {
+        this(replicas, start, end, wallClockMs, pageBytes, (node, key) -> true);
     }
 
     /**
      * @param pageBytes the {@code maxBytes} asked of each replica per page, positive
      */
     public ClusterScan(
-            List<? extends Replica> replicas, byte[] start, byte[] end, LongSupplier wallClockMs, int pageBytes) {
+            List<? extends Replica> replicas,
+            byte[] start,
+            byte[] end,
+            LongSupplier wallClockMs,
+            int pageBytes,
+            BiPredicate<NodeId, byte[]> holds) {
         Objects.requireNonNull(start, "start");
+        this.holds = Objects.requireNonNull(holds, "holds");
         this.end = end;
         this.wallClockMs = Objects.requireNonNull(wallClockMs, "wallClockMs");
         if (pageBytes <= 0) {
@@ -213,7 +244,7 @@ public final class ClusterScan implements EntryBatchSource {
                 EntryPage p = takePending();
                 byte[] requested = next;
                 check(p, requested);
-                page = p.entries();
+                page = held(p.entries());
                 pos = 0;
                 next = p.next();
                 if (p.entries().isEmpty() && next != null && Keys.compare(next, requested) <= 0) {
@@ -222,6 +253,23 @@ public final class ClusterScan implements EntryBatchSource {
                 prefetchIfLow();
             }
             return true;
+        }
+
+        /** The entries of {@code entries} whose key this cursor's node replicates. */
+        private List<Entry> held(List<Entry> entries) {
+            NodeId node = replica.node();
+            for (int i = 0; i < entries.size(); i++) {
+                if (!holds.test(node, entries.get(i).key())) {
+                    List<Entry> out = new ArrayList<>(entries.subList(0, i)); // rare: copy only then
+                    for (int j = i + 1; j < entries.size(); j++) {
+                        if (holds.test(node, entries.get(j).key())) {
+                            out.add(entries.get(j));
+                        }
+                    }
+                    return out;
+                }
+            }
+            return entries;
         }
 
         private void prefetchIfLow() {

@@ -22,7 +22,7 @@ class LocalMembershipTest {
 
     private static final List<String> URLS = List.of("http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3");
     private static final Topology FIRST = Topology.parse(URLS, URLS.get(0));
-    private static final Membership MEMBERSHIP = Membership.of("test", FIRST, 3);
+    private static final Membership MEMBERSHIP = Membership.of("test", FIRST);
 
     @TempDir
     Path dir;
@@ -122,13 +122,13 @@ class LocalMembershipTest {
         local.close();
         local = null;
 
-        assertThatThrownBy(() ->
-                        LocalMembership.open(dir, Membership.of("other", FIRST, 3), FIRST, true, TimeSource.SYSTEM))
+        assertThatThrownBy(
+                        () -> LocalMembership.open(dir, Membership.of("other", FIRST), FIRST, true, TimeSource.SYSTEM))
                 .isInstanceOf(IdentityMismatchException.class)
                 .hasMessageContaining("belongs to cluster 'test', not to 'other'");
         Topology moved = Topology.parse(List.of(URLS.get(1), URLS.get(0), URLS.get(2)), URLS.get(0));
-        assertThatThrownBy(() ->
-                        LocalMembership.open(dir, Membership.of("test", moved, 3), moved, true, TimeSource.SYSTEM))
+        assertThatThrownBy(
+                        () -> LocalMembership.open(dir, Membership.of("test", moved), moved, true, TimeSource.SYSTEM))
                 .isInstanceOf(IdentityMismatchException.class)
                 .hasMessageContaining("is node 0")
                 .hasMessageContaining("at position 2");

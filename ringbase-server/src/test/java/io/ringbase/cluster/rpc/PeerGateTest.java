@@ -27,7 +27,7 @@ class PeerGateTest {
 
     private static final List<String> URLS = List.of("http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3");
     private static final Topology TOPOLOGY = Topology.parse(URLS, URLS.get(0));
-    private static final Membership MINE = Membership.of("c", TOPOLOGY, 3);
+    private static final Membership MINE = Membership.of("c", TOPOLOGY);
 
     private final InMemoryEngine engine = new InMemoryEngine();
     private final AtomicReference<@Nullable String> readRefusal = new AtomicReference<>();

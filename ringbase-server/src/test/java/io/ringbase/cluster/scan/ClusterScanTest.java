@@ -3,6 +3,7 @@ package io.ringbase.cluster.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.kv.EntryBatchSource;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -86,6 +88,23 @@ class ClusterScanTest {
         FakeReplica b = new FakeReplica(1).put(Entry.tombstone(k("a"), 2)).put(Entry.tombstone(k("c"), 7));
         assertThat(render(drain(scan(List.of(a, b), "a", null, 1024), 1024)))
                 .containsExactly("b=b", "c=newer than the delete");
+    }
+
+    @Test
+    void aCopyOnANodeThatDoesNotReplicateTheKeyIsLeftOutOfTheMerge() throws Exception {
+        // b replicates only keys starting with "b"; its other copies are leftovers of an older list: a
+        // value whose replicas dropped its purged tombstone, and a newer-looking version of "a2"
+        FakeReplica a = new FakeReplica(0).put(v("a2", 3, "a2")).put(v("b1", 1, "b1 old"));
+        FakeReplica b = new FakeReplica(1)
+                .put(v("a1", 5, "resurrected"))
+                .put(v("a2", 9, "stale"))
+                .put(v("b1", 2, "b1"));
+        BiPredicate<NodeId, byte[]> holds = (node, key) -> node.index() == 0 || key[0] == 'b';
+        assertThat(render(drain(new ClusterScan(List.of(a, b), k("a"), null, NOW, 1, holds), 1024)))
+                .containsExactly("a2=a2", "b1=b1");
+        assertThat(render(drain(new ClusterScan(List.of(a, b), k("a"), null, NOW, 1024, holds), 1024)))
+                .as("with every entry in one page")
+                .containsExactly("a2=a2", "b1=b1");
     }
 
     @Test
