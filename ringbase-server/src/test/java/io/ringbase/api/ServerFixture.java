@@ -2,6 +2,9 @@ package io.ringbase.api;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.membership.Membership;
+import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.node.NodeRoutes;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
@@ -15,6 +18,10 @@ import java.time.Duration;
 
 /** A real server on a loopback ephemeral port plus an HTTP/1.1 client, for black-box tests. */
 final class ServerFixture implements AutoCloseable {
+
+    /** The membership digest of the bare server of {@link NodeRoutes#standalone}: a node alone. */
+    static final String MEMBERSHIP = Membership.of(Membership.DEFAULT_NAME, Topology.single("localhost", 1))
+            .digestHex();
 
     final RingbaseHttpServer server;
     final int port;
@@ -60,11 +67,13 @@ final class ServerFixture implements AutoCloseable {
             throws IOException, InterruptedException {
         HttpRequest.BodyPublisher publisher =
                 body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body);
-        HttpRequest request = HttpRequest.newBuilder(uri(pathAndQuery))
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(pathAndQuery))
                 .timeout(Duration.ofSeconds(30))
-                .method(method, publisher)
-                .build();
-        return client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                .method(method, publisher);
+        if (pathAndQuery.startsWith(InternalProtocol.PREFIX)) { // as a peer sends it
+            request.header(InternalProtocol.MEMBERSHIP, MEMBERSHIP);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     HttpResponse<byte[]> get(String pathAndQuery) throws IOException, InterruptedException {

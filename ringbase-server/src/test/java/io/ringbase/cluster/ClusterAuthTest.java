@@ -33,7 +33,11 @@ class ClusterAuthTest {
     int internal(LocalCluster c, int node, String method, String uri, byte[] body, String auth) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(c.url(node) + uri))
                 .timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(body))
+                // the cluster's membership, as a peer sends it: only the signature differs between the calls
+                .header(
+                        InternalProtocol.MEMBERSHIP,
+                        c.node(node).membership().orElseThrow().membership().digestHex());
         if (auth != null) {
             b.header(RequestSigner.HEADER, auth);
         }
@@ -113,7 +117,7 @@ class ClusterAuthTest {
 
     @Test
     void nodesWithDifferentSecretsCannotReachQuorumTogether() throws Exception {
-        try (LocalCluster c = new LocalCluster(
+        try (LocalCluster c = LocalCluster.unsettled(
                 tmp,
                 3,
                 config -> config.topology().self().index() == 2

@@ -1,6 +1,7 @@
 package io.ringbase.cluster;
 
 import io.ringbase.api.HttpServerConfig;
+import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.node.Node;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
@@ -51,6 +52,19 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     public LocalCluster(Path root, int size, UnaryOperator<Node.Config> customize) throws IOException {
+        this(root, size, customize, true);
+    }
+
+    /**
+     * A cluster whose nodes may never agree (different secrets, names or lists): started without waiting
+     * for every node to be a full replica its peers know.
+     */
+    public static LocalCluster unsettled(Path root, int size, UnaryOperator<Node.Config> customize) throws IOException {
+        return new LocalCluster(root, size, customize, false);
+    }
+
+    private LocalCluster(Path root, int size, UnaryOperator<Node.Config> customize, boolean awaitSettled)
+            throws IOException {
         this.root = root;
         this.customize = customize;
         this.nodes = new Node[size];
@@ -59,6 +73,15 @@ public final class LocalCluster implements AutoCloseable {
         }
         for (int i = 0; i < size; i++) {
             start(i);
+        }
+        // as a client waits for /ready: a new node answers reads (and quorum writes' version queries)
+        // once its peers have said it lost nothing, and they remember it once it has told them
+        for (int i = 0; awaitSettled && i < size; i++) {
+            Node n = nodes[i];
+            await(
+                    Duration.ofSeconds(30),
+                    "node " + i + " to be a full replica its peers know",
+                    () -> n.membership().map(LocalMembership::isSettled).orElse(true));
         }
     }
 
@@ -140,7 +163,7 @@ public final class LocalCluster implements AutoCloseable {
         if (running != nodes.length) {
             throw new IllegalStateException("awaitAllUp needs every node running");
         }
-        if (nodes[0].coordinator().topology().replicationFactor() < nodes.length) {
+        if (nodes[0].config().topology().replicationFactor() < nodes.length) {
             // no request reaches every node: ask each node's failure detector instead
             for (int i = 0; i < nodes.length; i++) {
                 Node n = nodes[i];

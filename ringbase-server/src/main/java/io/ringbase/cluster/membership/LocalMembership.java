@@ -66,6 +66,7 @@ public final class LocalMembership implements ReadGate, AutoCloseable {
     private final Set<NodeId> answeredNone = new HashSet<>(); // guarded by lock: PENDING peers that know none
     private final Set<NodeId> greeted = new HashSet<>(); // guarded by lock: answered a hello in this state
     private @Nullable Thread worker; // guarded by lock
+    private boolean greetNow; // guarded by lock: a new state or a peer that came up, greet without waiting
     private volatile boolean closing;
 
     private LocalMembership(
@@ -152,6 +153,16 @@ public final class LocalMembership implements ReadGate, AutoCloseable {
         return membership;
     }
 
+    /**
+     * Whether this node is a full replica and every peer has answered a hello in that state (so every
+     * peer remembers this incarnation): what a test or a tool waits for after starting a cluster.
+     */
+    public boolean isSettled() {
+        synchronized (lock) {
+            return identity.state() == NodeState.NORMAL && greeted.size() == peers.size();
+        }
+    }
+
     @Override
     public @Nullable String readRefusal() {
         NodeState s = identity.state();
@@ -174,7 +185,8 @@ public final class LocalMembership implements ReadGate, AutoCloseable {
         }
         synchronized (lock) {
             if (peers.stream().anyMatch(p -> p.toString().equals(url) && !greeted.contains(p))) {
-                lock.notifyAll(); // a peer that just came up: greet it now rather than at the next retry
+                greetNow = true; // a peer that just came up: greet it now rather than at the next retry
+                lock.notifyAll();
             }
         }
         Long remembered = memory.incarnationOf(url);
@@ -224,6 +236,7 @@ public final class LocalMembership implements ReadGate, AutoCloseable {
         identity = next;
         greeted.clear();
         answeredNone.clear();
+        greetNow = true;
         lock.notifyAll();
     }
 
@@ -241,7 +254,7 @@ public final class LocalMembership implements ReadGate, AutoCloseable {
                         greeted.clear();
                         lastRefresh = now;
                     }
-                    if (!closing && identity.state() != NodeState.REPLACING) {
+                    if (!closing && !greetNow && identity.state() != NodeState.REPLACING) {
                         lock.wait(greeted.size() == peers.size() ? REFRESH_MS : RETRY_MS);
                     }
                 }
@@ -265,6 +278,7 @@ public final class LocalMembership implements ReadGate, AutoCloseable {
         NodeIdentity sent = identity;
         List<NodeId> targets;
         synchronized (lock) {
+            greetNow = false;
             targets = peers.stream().filter(p -> !greeted.contains(p)).toList();
         }
         List<CompletableFuture<HelloSender.Answer>> calls =

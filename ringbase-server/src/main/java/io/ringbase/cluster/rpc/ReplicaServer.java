@@ -181,10 +181,12 @@ public final class ReplicaServer {
         if (!InternalProtocol.PATHS.contains(request.path())) {
             throw badRequest("unknown internal path " + request.path());
         }
-        // a ping carries no data and changes nothing: any node (or an operator's probe) may ask it
-        String refusal = request.path().equals(InternalProtocol.PING)
-                ? null
-                : gate.refusal(request.header(InternalProtocol.MEMBERSHIP));
+        // a ping carries no data and changes nothing: any node (or an operator's probe) may ask it; no
+        // path takes HEAD, which is answered 405 below
+        String refusal =
+                request.path().equals(InternalProtocol.PING) || request.method().equals("HEAD")
+                        ? null
+                        : gate.refusal(request.header(InternalProtocol.MEMBERSHIP));
         if (refusal != null) {
             long heldBack = refusedLog.tryLog();
             if (heldBack >= 0) {

@@ -36,7 +36,7 @@ class MembershipClusterTest {
 
     @Test
     void aNodeOfAnotherMembershipIsRefusedWithOneLineNamingBoth() throws Exception {
-        try (LocalCluster c = new LocalCluster(
+        try (LocalCluster c = LocalCluster.unsettled(
                 tmp, 3, cfg -> cfg.topology().self().index() == 2 ? cfg.withClusterName("other") : cfg)) {
             for (int i = 0; i < 2; i++) {
                 int n = i;
