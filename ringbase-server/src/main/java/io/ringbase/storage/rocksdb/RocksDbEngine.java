@@ -1,6 +1,5 @@
 package io.ringbase.storage.rocksdb;
 
-import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.DataDirectory;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.EngineStats;
@@ -283,13 +282,13 @@ public final class RocksDbEngine implements ManagedEngine {
                     break;
                 }
                 byte[] value = it.value();
-                if (droppable(value, now, horizon)) {
+                if (RocksValueFormat.droppable(value, now, horizon)) {
                     byte[] key = it.key();
                     ReentrantLock stripe = stripe(key);
                     stripe.lock();
                     try {
                         byte[] current = db.get(data, key);
-                        if (current != null && droppable(current, now, horizon)) {
+                        if (current != null && RocksValueFormat.droppable(current, now, horizon)) {
                             db.delete(data, writeOptions, key);
                             deleted++;
                         }
@@ -307,20 +306,6 @@ public final class RocksDbEngine implements ManagedEngine {
         }
         purged.add(deleted);
         return deleted;
-    }
-
-    private static boolean droppable(byte[] value, long now, long horizon) {
-        long deadAt;
-        if (RocksValueFormat.isTombstone(value)) {
-            deadAt = HybridLogicalClock.physicalMs(RocksValueFormat.version(value));
-        } else {
-            long expires = RocksValueFormat.expiresAtMs(value);
-            if (expires == Entry.NO_EXPIRY || expires > now) {
-                return false;
-            }
-            deadAt = expires;
-        }
-        return deadAt <= horizon;
     }
 
     private void purgeQuietly() {

@@ -1,5 +1,6 @@
 package io.ringbase.storage.rocksdb;
 
+import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Layouts;
 import java.lang.foreign.MemorySegment;
@@ -72,5 +73,23 @@ final class RocksValueFormat {
             throw new IllegalArgumentException("not a Ringbase RocksDB value (" + bytes.length + " bytes, flags 0x"
                     + Integer.toHexString(bytes.length == 0 ? 0 : bytes[0] & 0xff) + ")");
         }
+    }
+
+    /**
+     * Whether a stored value may be dropped by the purge: a tombstone whose version's physical time, or
+     * an expired entry whose expiry, is at or before {@code horizon} (Unix ms; now minus the grace).
+     */
+    static boolean droppable(byte[] value, long now, long horizon) {
+        long deadAt;
+        if (isTombstone(value)) {
+            deadAt = HybridLogicalClock.physicalMs(version(value));
+        } else {
+            long expires = expiresAtMs(value);
+            if (expires == Entry.NO_EXPIRY || expires > now) {
+                return false;
+            }
+            deadAt = expires;
+        }
+        return deadAt <= horizon;
     }
 }
