@@ -27,6 +27,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
@@ -139,7 +140,8 @@ public final class MetadataService implements AutoCloseable {
                     .setRaftGroup(group)
                     .setClientRpc(new NettyFactory(new Parameters()).newRaftClientRpc(ClientId.randomId(), properties))
                     .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                            (int) Math.max(1, options.requestTimeoutMs() / RETRY_SLEEP_MS), ms(RETRY_SLEEP_MS)))
+                            // more attempts than fit in the deadline: submit's deadline ends them
+                            (int) Math.max(1, 2 * options.requestTimeoutMs() / RETRY_SLEEP_MS), ms(RETRY_SLEEP_MS)))
                     .build();
             log.info(
                     "metadata server {} started on {} ({} storage in {}), group {}",
@@ -388,7 +390,8 @@ public final class MetadataService implements AutoCloseable {
     private static RaftClientReply successful(@Nullable RaftClientReply reply, @Nullable Throwable error, String what) {
         if (error != null) {
             Throwable cause = unwrap(error);
-            if (cause instanceof TimeoutException) {
+            // the deadline passed, or (in case it comes first) the client's attempts ran out
+            if (cause instanceof TimeoutException || cause instanceof RaftRetryFailureException) {
                 throw new MetadataUnavailableException(
                         what + ": no answer from a metadata quorum in time (too few metadata servers reachable,"
                                 + " or no leader); it may still be committed later",
