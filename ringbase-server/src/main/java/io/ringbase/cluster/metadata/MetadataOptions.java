@@ -21,12 +21,25 @@ import java.util.TreeMap;
  *                             {@value #DEFAULT_REQUEST_TIMEOUT_MS}
  * @param snapshotEveryEntries applied log entries between two snapshots; default
  *                             {@value #DEFAULT_SNAPSHOT_EVERY_ENTRIES}
+ * @param logSegmentBytes      size of a Raft log segment file, bytes, at least {@value #MIN_LOG_SEGMENT_BYTES};
+ *                             closed segments wholly covered by a snapshot are deleted, so the log on disk stays
+ *                             within a few segments; also the largest batch the leader sends a follower at once,
+ *                             and (+ 8) the size of the server's direct write buffer; default
+ *                             {@value #DEFAULT_LOG_SEGMENT_BYTES} (4 MiB, above the largest record of
+ *                             docs/metadata-format.md)
  */
 public record MetadataOptions(
-        int selfId, Map<Integer, String> peers, Path directory, long requestTimeoutMs, long snapshotEveryEntries) {
+        int selfId,
+        Map<Integer, String> peers,
+        Path directory,
+        long requestTimeoutMs,
+        long snapshotEveryEntries,
+        long logSegmentBytes) {
 
     public static final long DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
     public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 1024;
+    public static final long DEFAULT_LOG_SEGMENT_BYTES = 4L << 20;
+    public static final long MIN_LOG_SEGMENT_BYTES = 8L << 10;
 
     public MetadataOptions {
         Objects.requireNonNull(directory, "directory");
@@ -52,20 +65,33 @@ public record MetadataOptions(
         if (snapshotEveryEntries <= 0) {
             throw new IllegalArgumentException("snapshotEveryEntries must be positive, got " + snapshotEveryEntries);
         }
+        if (logSegmentBytes < MIN_LOG_SEGMENT_BYTES) {
+            throw new IllegalArgumentException(
+                    "logSegmentBytes must be at least " + MIN_LOG_SEGMENT_BYTES + ", got " + logSegmentBytes);
+        }
     }
 
     /** These peers and directory with the defaults listed above. */
     public static MetadataOptions of(int selfId, Map<Integer, String> peers, Path directory) {
         return new MetadataOptions(
-                selfId, peers, directory, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+                selfId,
+                peers,
+                directory,
+                DEFAULT_REQUEST_TIMEOUT_MS,
+                DEFAULT_SNAPSHOT_EVERY_ENTRIES,
+                DEFAULT_LOG_SEGMENT_BYTES);
     }
 
     public MetadataOptions withRequestTimeoutMs(long ms) {
-        return new MetadataOptions(selfId, peers, directory, ms, snapshotEveryEntries);
+        return new MetadataOptions(selfId, peers, directory, ms, snapshotEveryEntries, logSegmentBytes);
     }
 
     public MetadataOptions withSnapshotEveryEntries(long entries) {
-        return new MetadataOptions(selfId, peers, directory, requestTimeoutMs, entries);
+        return new MetadataOptions(selfId, peers, directory, requestTimeoutMs, entries, logSegmentBytes);
+    }
+
+    public MetadataOptions withLogSegmentBytes(long bytes) {
+        return new MetadataOptions(selfId, peers, directory, requestTimeoutMs, snapshotEveryEntries, bytes);
     }
 
     /** This server's own {@code host:port}. */

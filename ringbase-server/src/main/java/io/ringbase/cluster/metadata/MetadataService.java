@@ -34,6 +34,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -215,6 +216,16 @@ public final class MetadataService implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, options.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, options.snapshotEveryEntries()));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        // the log: segments of logSegmentBytes, and those a snapshot covers deleted, so that it stays bounded.
+        // Ratis wants its (direct) write buffer to hold the leader's largest batch plus an 8-byte frame, and
+        // its defaults are an 8 MiB buffer and a 4 MiB batch; a segment's worth of both is plenty here
+        SizeInBytes segment = SizeInBytes.valueOf(options.logSegmentBytes());
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, segment);
+        RaftServerConfigKeys.Log.setPreallocatedSize(p, segment);
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, segment);
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(options.logSegmentBytes() + 8));
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, options.snapshotEveryEntries()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, ms(ELECTION_TIMEOUT_MIN_MS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, ms(ELECTION_TIMEOUT_MAX_MS));
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, ms(FIRST_ELECTION_TIMEOUT_MIN_MS));

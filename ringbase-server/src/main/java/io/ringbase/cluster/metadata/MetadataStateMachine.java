@@ -28,6 +28,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -66,15 +67,28 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-        super.initialize(server, groupId, raftStorage);
-        storage.init(raftStorage);
-        load(storage.loadLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> {
+            super.initialize(server, groupId, raftStorage);
+            storage.init(raftStorage);
+            load(storage.loadLatestSnapshot());
+        });
     }
 
-    /** After the leader installed a snapshot on this server: load it. */
+    /**
+     * Before the leader's snapshot is installed on this server. Ratis checks that the state machine's life
+     * cycle is PAUSED before it calls {@link #reinitialize()}, and leaves the transitions to the state machine
+     * ({@code BaseStateMachine.pause()} does nothing, and the install then kills the server).
+     */
+    @Override
+    public void pause() {
+        getLifeCycle().transition(LifeCycle.State.PAUSING);
+        getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+
+    /** After the leader's snapshot was installed on this server: load it and run again. */
     @Override
     public void reinitialize() throws IOException {
-        load(storage.loadLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> load(storage.loadLatestSnapshot()));
     }
 
     @Override

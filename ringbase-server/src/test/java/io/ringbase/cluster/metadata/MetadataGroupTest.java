@@ -46,6 +46,7 @@ class MetadataGroupTest {
 
     private final Map<Integer, String> peers = new TreeMap<>();
     private final Map<Integer, MetadataService> running = new TreeMap<>();
+    private long logSegmentBytes = MetadataOptions.DEFAULT_LOG_SEGMENT_BYTES;
 
     @AfterEach
     void closeAll() throws IOException {
@@ -113,6 +114,36 @@ class MetadataGroupTest {
     }
 
     @Test
+    void aServerBehindTheStartOfTheLeadersLogIsSentASnapshot() throws Exception {
+        logSegmentBytes = MetadataOptions.MIN_LOG_SEGMENT_BYTES;
+        startGroup(3);
+        awaitAllAt(submit(1, new Transformation.Initialize(CLUSTER, 2, founders(3))));
+        running.remove(3).close();
+
+        // about 1 KiB per START_JOIN: 2 servers write and snapshot enough to close and delete segments
+        String labels = ("a".repeat(60) + ".").repeat(15);
+        ClusterMetadata latest = null;
+        for (int i = 0; i < 20; i++) {
+            ClusterMetadata joining = submit(
+                    1, new Transformation.StartJoin("http://" + labels + "n" + i + ":8080", "10.9.0." + i + ":9000"));
+            int id = joining.changeInProgress().orElseThrow().id();
+            latest = submit(2, new Transformation.RemoveNode(id));
+        }
+        awaitAllAt(latest);
+        for (int id = 1; id <= 2; id++) {
+            assertThat(logSegments(id))
+                    .as("server %d deleted the segments its snapshots cover", id)
+                    .noneMatch(name -> name.startsWith("log_0-") || name.equals("log_inprogress_0"));
+        }
+
+        // its own log ends where the others' now begin: only a snapshot can bring it up to date
+        MetadataService behind = MetadataService.start(options(3));
+        running.put(3, behind);
+        awaitAllAt(latest);
+        assertThat(behind.current().epoch()).isEqualTo(41);
+    }
+
+    @Test
     void aLoneSurvivorCannotCommitAndFailsWithinItsTimeout() throws Exception {
         startGroup(3);
         ClusterMetadata initialized = submit(1, new Transformation.Initialize(CLUSTER, 2, founders(3)));
@@ -163,7 +194,19 @@ class MetadataGroupTest {
     private MetadataOptions options(int id) {
         return MetadataOptions.of(id, peers, dir.resolve("node-" + id))
                 .withRequestTimeoutMs(TIMEOUT_MS)
-                .withSnapshotEveryEntries(3);
+                .withSnapshotEveryEntries(3)
+                .withLogSegmentBytes(logSegmentBytes);
+    }
+
+    private List<String> logSegments(int id) throws IOException {
+        Path current = dir.resolve("node-" + id)
+                .resolve(MetadataService.GROUP_ID.toString())
+                .resolve("current");
+        try (Stream<Path> files = Files.list(current)) {
+            return files.map(f -> f.getFileName().toString())
+                    .filter(name -> name.startsWith("log_"))
+                    .toList();
+        }
     }
 
     private static List<Transformation.Founder> founders(int n) {

@@ -16,6 +16,7 @@ class MetadataOptionsTest {
         MetadataOptions o = MetadataOptions.of(2, Map.of(1, "h:1", 2, "h:2"), DIR);
         assertThat(o.requestTimeoutMs()).isEqualTo(MetadataOptions.DEFAULT_REQUEST_TIMEOUT_MS);
         assertThat(o.snapshotEveryEntries()).isEqualTo(MetadataOptions.DEFAULT_SNAPSHOT_EVERY_ENTRIES);
+        assertThat(o.logSegmentBytes()).isEqualTo(MetadataOptions.DEFAULT_LOG_SEGMENT_BYTES);
         assertThat(o.selfAddress()).isEqualTo("h:2");
     }
 
@@ -31,6 +32,8 @@ class MetadataOptionsTest {
                 .hasMessage("the metadata group needs at least one peer");
         assertThatThrownBy(() -> MetadataOptions.of(1, Map.of(1, "h:1"), DIR).withRequestTimeoutMs(0))
                 .hasMessage("requestTimeoutMs must be positive, got 0");
+        assertThatThrownBy(() -> MetadataOptions.of(1, Map.of(1, "h:1"), DIR).withLogSegmentBytes(1024))
+                .hasMessage("logSegmentBytes must be at least 8192, got 1024");
         assertThatThrownBy(() -> MetadataOptions.of(1, Map.of(1, "h"), DIR))
                 .hasMessage("metadata address must be host:port, got h");
     }
