@@ -1,6 +1,8 @@
 package io.ringbase.cluster.metadata;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,6 +123,7 @@ public final class MetadataService implements AutoCloseable {
         }
         RaftGroup group = RaftGroup.valueOf(groupId, peers);
         RaftProperties properties = properties(options);
+        requireBindable(options);
         boolean existing = Files.isDirectory(options.directory().resolve(GROUP_ID.toString()));
 
         Listeners listeners = new Listeners();
@@ -164,6 +167,26 @@ public final class MetadataService implements AutoCloseable {
                     e);
             closeAfterFailedStart(client, server, failure);
             throw failure;
+        }
+    }
+
+    /**
+     * Fails before anything is opened if this server's port cannot be bound. Ratis cannot release all it
+     * opened when its own bind fails (see {@link #closeAfterFailedStart}: the RPC service's event loop and
+     * two executor threads stay), so the common case, a port in use, is caught here; only a port taken
+     * between this check and Ratis's bind still goes that way.
+     */
+    private static void requireBindable(MetadataOptions options) throws IOException {
+        String self = options.selfAddress();
+        int colon = self.lastIndexOf(':');
+        String host = unbracket(self.substring(0, colon));
+        int port = Integer.parseInt(self.substring(colon + 1));
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(host, port));
+        } catch (IOException e) {
+            throw new IOException(
+                    "metadata server " + options.selfId() + " cannot listen on " + self + ": " + e.getMessage(), e);
         }
     }
 
