@@ -134,6 +134,53 @@ class ArchitectureTest {
     }
 
     @Test
+    void clusterMetadataStandsOnItsOwn() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.ringbase.cluster.metadata..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.ringbase.api..",
+                        "io.ringbase.kv..",
+                        "io.ringbase.node..",
+                        "io.ringbase.observe..",
+                        "io.ringbase.cli..",
+                        "io.ringbase.storage..",
+                        "io.ringbase.cluster.hint..",
+                        "io.ringbase.cluster.proxy..",
+                        "io.ringbase.cluster.repair..",
+                        "io.ringbase.cluster.replication..",
+                        "io.ringbase.cluster.rpc..",
+                        "io.ringbase.cluster.scan..")
+                .check(main);
+    }
+
+    @Test
+    void nothingUsesTheClusterMetadataBeforeItIsWiredIn() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("io.ringbase.cluster.metadata..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.ringbase.cluster.metadata..")
+                .because("the metadata log is a building block not yet wired into the node; drop this rule when it is")
+                .check(main);
+    }
+
+    @Test
+    void ratisStaysInsideTheClusterMetadata() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("io.ringbase.cluster.metadata..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.apache.ratis..")
+                .because("the metadata service's API speaks ClusterMetadata and Transformation, never Ratis types")
+                .check(main);
+    }
+
+    @Test
     void observabilityReadsFiguresWithoutKnowingTheApiOrTheNode() {
         noClasses()
                 .that()
