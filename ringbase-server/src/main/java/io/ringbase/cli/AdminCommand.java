@@ -249,7 +249,8 @@ public final class AdminCommand {
             mixinStandardHelpOptions = true,
             versionProvider = Main.Version.class,
             description = "Show every node of the cluster as the node at --url lists them: state, node id,"
-                    + " share of the keys it replicates, load and membership (GET /v0/status of each)."
+                    + " share of the keys it replicates, load (SSTable and memtable bytes) and membership"
+                    + " (GET /v0/status of each)."
                     + " Exit 1 if a node is down, refuses reads or disagrees on the membership.")
     int ring() {
         return run((client, out) -> {
@@ -284,10 +285,12 @@ public final class AdminCommand {
                     JsonNode nm = s.path("membership");
                     state = nm.path("state").asText("NORMAL");
                     id = nm.path("nodeId").asText("-");
+                    JsonNode engine = s.path("engine");
                     load = String.format(
                             Locale.ROOT,
                             "%,.0f",
-                            s.path("engine").path("sstableBytes").asDouble(Double.NaN));
+                            engine.path("sstableBytes").asDouble(Double.NaN)
+                                    + engine.path("memtableBytes").asDouble(Double.NaN));
                     if (!nm.path("digest").asText(digest).equals(digest)) {
                         note = "membership " + nm.path("digest").asText() + " differs";
                         healthy = false;
