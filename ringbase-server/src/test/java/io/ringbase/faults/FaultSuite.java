@@ -159,7 +159,7 @@ public final class FaultSuite {
                 results.add(r);
                 System.out.printf(
                         "fault suite: %s done in %.1f s: %s%n",
-                        r.fault(), (System.nanoTime() - t) / 1e9, r.pass() ? "pass" : "FAIL " + r.failures());
+                        r.fault(), (System.nanoTime() - t) / 1e9, r.pass() ? "pass" : "FAIL: " + failing(r));
             }
         } finally {
             NsCluster.killLeftovers(pidFile);
@@ -168,6 +168,18 @@ public final class FaultSuite {
         Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
         System.out.println(report);
         return results;
+    }
+
+    /** The failing checkers and the failure notes of a run, for the console. */
+    static String failing(FaultResult r) {
+        List<String> out = new ArrayList<>();
+        r.verdicts().forEach((checker, v) -> {
+            if (!v.pass()) {
+                out.add(checker + " (" + v.summary() + ")");
+            }
+        });
+        r.failures().forEach(n -> out.add(n.text()));
+        return String.join("; ", out);
     }
 
     private static String stackTrace(Throwable e) {
