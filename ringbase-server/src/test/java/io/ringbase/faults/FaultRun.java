@@ -1,7 +1,5 @@
 package io.ringbase.faults;
 
-import static org.awaitility.Awaitility.await;
-
 import io.ringbase.faults.checker.FinalRead;
 import io.ringbase.faults.checker.Linearizability;
 import io.ringbase.faults.checker.SetCheckers;
@@ -16,24 +14,26 @@ import io.ringbase.faults.nemesis.Nemesis;
 import io.ringbase.faults.net.NetworkLab;
 import io.ringbase.faults.net.Shell;
 import java.io.IOException;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
-import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One fault's run: a fresh cluster, the workload, the nemesis alternating injections and heals for
- * {@link SuiteSettings#faultSeconds()}, a final heal, then the final reads, repair and scans, and the
- * checkers. Failing checkers' histories are written under {@code outputDir/<fault>/}.
+ * {@link SuiteSettings#faultSeconds()}, a final heal, then the final reads, repair (and, for
+ * {@link Tombstones#PURGED}, the {@link PurgePhase}) and scans, and the checkers. Anything else that goes
+ * wrong (a node that exits by itself, a cluster that does not heal, a final read that keeps failing, a
+ * repair that does not finish) is a {@link Note.Severity#FAILURE} note, which fails the run as a failing
+ * checker does. Failing checkers' histories are written under {@code outputDir/<fault>/}.
  */
 final class FaultRun {
 
@@ -47,9 +47,36 @@ final class FaultRun {
     /** The serve flags of every node: small memtables, so the runs flush and compact. */
     static final List<String> NODE_FLAGS = List.of("--memtable-size", "4m");
 
+    /** Time the final reads of a run may spend retrying reads that failed (ms): the cluster is healed then. */
+    static final long FINAL_READ_RETRY_BUDGET_MS = 30_000;
+    /** Time one final read may spend retrying (ms), so that one failing key does not spend the whole budget. */
+    static final long FINAL_READ_RETRY_PER_READ_MS = 5_000;
+    /** Pause between two attempts of a failed final read (ms). */
+    static final long FINAL_READ_RETRY_INTERVAL_MS = 200;
+
+    /** What happens to tombstones in a run. */
+    enum Tombstones {
+        /** The default grace (10 days): no tombstone is dropped during the run. */
+        KEPT,
+        /**
+         * A 1 s hint window during the faults, so that repair rather than hints delivers most of what a node
+         * missed; after the first repair the {@link PurgePhase} drops every tombstone and repairs again.
+         */
+        PURGED;
+
+        /** The serve flags of the run's nodes besides {@link #NODE_FLAGS}. */
+        List<String> flags() {
+            return switch (this) {
+                case KEPT -> List.of();
+                case PURGED -> List.of("--hint-window", "1s");
+            };
+        }
+    }
+
     private final SuiteSettings settings;
     private final NetworkLab lab;
     private final Nemesis nemesis;
+    private final Tombstones tombstones;
     private final Path dir;
     private final Path pidFile;
     private final Random random;
@@ -57,47 +84,67 @@ final class FaultRun {
     /** {inject, heal} nanoTime of each fault window. */
     private final List<long[]> faultWindows = new ArrayList<>();
 
-    private final List<String> notes = new ArrayList<>();
+    private final List<Note> notes = new ArrayList<>();
+    private final Set<String> notedExits = new HashSet<>();
     private long origin;
 
-    FaultRun(SuiteSettings settings, NetworkLab lab, Nemesis nemesis, Path dir, Path pidFile, long seed) {
+    FaultRun(
+            SuiteSettings settings,
+            NetworkLab lab,
+            Nemesis nemesis,
+            Tombstones tombstones,
+            Path dir,
+            Path pidFile,
+            long seed) {
         this.settings = settings;
         this.lab = lab;
         this.nemesis = nemesis;
+        this.tombstones = tombstones;
         this.dir = dir;
         this.pidFile = pidFile;
         this.random = new Random(seed);
+    }
+
+    /** The report row's name: the nemesis', and the tombstone purge if the run has one. */
+    static String name(Nemesis nemesis, Tombstones tombstones) {
+        return tombstones == Tombstones.PURGED ? nemesis.name() + " + tombstone purge" : nemesis.name();
     }
 
     FaultResult run() throws Exception {
         deleteTree(dir);
         Files.createDirectories(dir);
         resetNetwork();
-        NsCluster cluster = new NsCluster(SuiteSettings.NODES, dir, pidFile, NODE_FLAGS);
+        List<String> flags = new ArrayList<>(NODE_FLAGS);
+        flags.addAll(tombstones.flags());
+        NsCluster cluster = new NsCluster(SuiteSettings.NODES, dir, pidFile, flags);
         origin = System.nanoTime();
         History history = new History(origin);
         List<NodeApi> apis = new ArrayList<>();
         for (int i = 0; i < cluster.size(); i++) {
             apis.add(new NodeApi(cluster.url(i)));
         }
+        ClusterAdmin admin = new ClusterAdmin(apis, notes, this::event);
         Workload workload =
-                new Workload(apis, history, settings.clients(), random.nextLong(), settings.opsPerRegisterKey());
+                new Workload(apis, history, settings.clients(), random.nextLong(), settings.registerKeyLifetimeMs());
+        Checked checked;
         try {
             nemesis.prepare(cluster, lab);
             cluster.start();
-            awaitHealthy(cluster, apis, 60_000);
+            if (!admin.awaitHealthy(cluster.size(), 60_000)) {
+                throw new IllegalStateException("the fresh cluster did not answer ack=3 reads within 60 s");
+            }
             event("cluster up");
             workload.start();
-            Thread.sleep(1_000);
+            Thread.sleep(1_000); // the clients open their connections before the first fault
             long end = System.nanoTime() + settings.faultSeconds() * 1_000_000_000L;
             while (System.nanoTime() < end) {
                 event("inject: " + nemesis.inject(cluster, lab, random));
                 long injected = System.nanoTime();
-                Thread.sleep(settings.activeMs());
+                Thread.sleep(settings.activeMs()); // the fault lasts this long
                 long healing = System.nanoTime();
                 event("heal: " + nemesis.heal(cluster, lab));
                 faultWindows.add(new long[] {injected, healing});
-                Thread.sleep(settings.quietMs());
+                Thread.sleep(settings.quietMs()); // healthy between faults
             }
             String last = nemesis.heal(cluster, lab);
             if (last != null) {
@@ -107,24 +154,38 @@ final class FaultRun {
             workload.stop();
             event("clients stopped");
             restartDead(cluster);
-            if (!awaitHealthy(cluster, apis, 60_000)) {
-                notes.add("the cluster did not answer ack=3 reads on every node within 60 s of healing");
+            if (!admin.awaitHealthy(cluster.size(), 60_000)) {
+                notes.add(Note.failure("the cluster did not answer ack=3 reads on every node within 60 s of healing"));
             }
-            return check(cluster, apis, history);
+            checked = check(cluster, apis, admin, history);
         } finally {
             workload.stop();
             try {
                 nemesis.heal(cluster, lab);
             } catch (Exception e) {
-                notes.add("final heal failed: " + e);
+                notes.add(Note.failure("final heal failed: " + e));
             }
             cluster.close();
             nemesis.cleanup(cluster, lab);
             Files.write(dir.resolve("events.log"), events, StandardCharsets.UTF_8);
         }
+        noteUnexpectedExits(cluster); // those while the checks ran (the nodes are gone now)
+        return new FaultResult(
+                name(nemesis, tombstones),
+                checked.verdicts(),
+                checked.ok(),
+                checked.failed(),
+                checked.unknown(),
+                notes,
+                checked.faultLatency());
     }
 
-    private FaultResult check(NsCluster cluster, List<NodeApi> apis, History history) throws Exception {
+    /** What {@link #check} found. */
+    private record Checked(Map<String, Verdict> verdicts, int ok, int failed, int unknown, String faultLatency) {}
+
+    private Checked check(NsCluster cluster, List<NodeApi> apis, ClusterAdmin admin, History history) throws Exception {
+        FinalReads reads = new FinalReads(
+                FINAL_READ_RETRY_BUDGET_MS, FINAL_READ_RETRY_PER_READ_MS, FINAL_READ_RETRY_INTERVAL_MS, notes);
         // final register reads through every node, appended to the history (sequential, after every client)
         List<String> registerKeys = new ArrayList<>();
         for (String key : history.byKey().keySet()) {
@@ -134,33 +195,46 @@ final class FaultRun {
         }
         for (String key : registerKeys) {
             for (int i = 0; i < apis.size(); i++) {
-                long invoke = System.nanoTime();
-                NodeApi.Answer a = apis.get(i).get(key);
+                NodeApi api = apis.get(i);
+                long[] invoke = {0};
+                NodeApi.Answer a = reads.read("final read of " + key + " through n" + i, () -> {
+                    invoke[0] = System.nanoTime();
+                    return api.get(key);
+                });
                 history.add(new Op(
-                        "final@n" + i, Op.Fn.READ, key, a.value(), invoke, System.nanoTime(), a.outcome(), a.note()));
-                if (a.outcome() != Op.Outcome.OK) {
-                    notes.add("final read of " + key + " through n" + i + " failed: " + a.note());
-                }
+                        "final@n" + i,
+                        Op.Fn.READ,
+                        key,
+                        a.value(),
+                        invoke[0],
+                        System.nanoTime(),
+                        a.outcome(),
+                        a.note()));
             }
         }
         event("final register reads done");
         List<Op> all = history.ops();
         List<Op> setOps =
                 all.stream().filter(op -> !Workload.isRegisterKey(op.key())).toList();
-        Map<String, FinalRead> afterHeal = readSetKeys(apis, setOps, false);
+        Map<String, FinalRead> afterHeal = readSetKeys(reads, apis, setOps, false);
         event("final set reads done");
-        repairEveryNode(apis);
-        Map<String, FinalRead> afterRepair = readSetKeys(apis, setOps, true);
+        ClusterAdmin.RepairTotals repaired = admin.repairEveryNode("repair");
+        notes.add(Note.info("repair after healing moved " + (repaired.keysReceived() + repaired.keysSent()) + " keys"));
+        if (tombstones == Tombstones.PURGED) {
+            PurgePhase.run(cluster, admin, NODE_FLAGS, acknowledgedDeletes(setOps), notes, this::event);
+        }
+        Map<String, FinalRead> afterRepair = readSetKeys(reads, apis, setOps, true);
         Map<String, Map<String, String>> scans = new LinkedHashMap<>();
         for (int i = 0; i < apis.size(); i++) {
-            try {
-                scans.put("n" + i, apis.get(i).scan(Workload.SET_START, Workload.SET_END));
-            } catch (IOException e) {
-                scans.put("n" + i, null);
-                notes.add("scan through n" + i + ": " + e.getMessage());
-            }
+            NodeApi api = apis.get(i);
+            scans.put(
+                    "n" + i,
+                    reads.call(
+                            "scan of the set keys through n" + i,
+                            () -> api.scan(Workload.SET_START, Workload.SET_END)));
         }
         event("scans done");
+        reads.finish();
 
         Map<String, List<Op>> registers = new LinkedHashMap<>();
         history.byKey().forEach((k, ops) -> {
@@ -169,7 +243,12 @@ final class FaultRun {
             }
         });
         Map<String, Verdict> verdicts = new LinkedHashMap<>();
+        long t = System.nanoTime();
         verdicts.put(LINEARIZABLE, Linearizability.check(registers, Linearizability.DEFAULT_MAX_STEPS));
+        long searchMs = (System.nanoTime() - t) / 1_000_000;
+        notes.add(Note.info(keysAcrossAFault(registers) + " of " + registers.size()
+                + " register keys used from before a fault's injection to after its heal; linearizability search "
+                + searchMs + " ms"));
         verdicts.put(NO_LOST_WRITES, SetCheckers.noLostWrites(setOps, afterHeal));
         verdicts.put(NO_RESURRECTION, SetCheckers.noResurrection(setOps, afterRepair));
         verdicts.put(SCANS_COMPLETE, SetCheckers.scansComplete(setOps, scans));
@@ -187,134 +266,88 @@ final class FaultRun {
                 case UNKNOWN -> unknown++;
             }
         }
+        noteUnexpectedExits(cluster);
         saveFailures(history, verdicts, registers, setOps, cluster);
-        return new FaultResult(nemesis.name(), verdicts, ok, failed, unknown, notes, faultLatency(all));
+        return new Checked(verdicts, ok, failed, unknown, FaultLatency.byCoordinator(all, faultWindows));
     }
 
     /** One quorum read per set key (or per deleted key), through the nodes in turn. */
-    private Map<String, FinalRead> readSetKeys(List<NodeApi> apis, List<Op> setOps, boolean deletedOnly) {
+    private static Map<String, FinalRead> readSetKeys(
+            FinalReads reads, List<NodeApi> apis, List<Op> setOps, boolean deletedOnly) {
         Map<String, FinalRead> out = new LinkedHashMap<>();
         int i = 0;
         for (Op op : setOps) {
             if (out.containsKey(op.key()) || (deletedOnly && op.f() != Op.Fn.DELETE)) {
                 continue;
             }
-            NodeApi.Answer a = apis.get(i++ % apis.size()).get(op.key());
+            int node = i++ % apis.size();
+            NodeApi api = apis.get(node);
+            NodeApi.Answer a = reads.read(
+                    (deletedOnly ? "read after repair of deleted " : "final read of ") + op.key() + " through n" + node,
+                    () -> api.get(op.key()));
             out.put(op.key(), new FinalRead(op.key(), a.outcome() == Op.Outcome.OK, a.value(), a.note()));
         }
         return out;
     }
 
-    /** POST /v0/admin/repair on each node in turn, waiting for each run to end. */
-    private void repairEveryNode(List<NodeApi> apis) throws InterruptedException {
-        for (int i = 0; i < apis.size(); i++) {
-            HttpResponse<String> started = apis.get(i).raw("POST", "/v0/admin/repair");
-            if (started == null || started.statusCode() != 202) {
-                notes.add(
-                        "repair on n" + i + " not started: " + (started == null ? "no answer" : started.statusCode()));
-                continue;
-            }
-            NodeApi api = apis.get(i);
-            String[] last = {""};
-            try {
-                await().atMost(Duration.ofMinutes(2))
-                        .pollInterval(Duration.ofMillis(200))
-                        .until(() -> {
-                            HttpResponse<String> r = api.raw("GET", "/v0/admin/repair");
-                            last[0] = r == null ? "no answer" : r.body();
-                            return last[0].contains("\"state\":\"idle\"");
-                        });
-            } catch (ConditionTimeoutException e) {
-                // noted below
-            }
-            String status = last[0];
-            event("repair n" + i + ": " + status.strip());
-            if (!status.contains("\"state\":\"idle\"")) {
-                notes.add("repair on n" + i + " did not finish in 120 s");
-            } else if (!status.contains("\"outcome\":\"ok\"")) {
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                                "\"rangesFailed\":(\\d+),\"rangesTotal\":(\\d+)[^{]*\"outcome\":\"(\\w+)\",\"lastError\":(.*)\\}\\}")
-                        .matcher(status);
-                notes.add("repair on n" + i + " "
-                        + (m.find()
-                                ? m.group(3) + ", " + m.group(1) + "/" + m.group(2) + " ranges failed, last error "
-                                        + m.group(4)
-                                : status.strip()));
-            }
-        }
-    }
-
-    /**
-     * The latency of the clients' operations invoked inside a fault window (whatever their outcome: what a
-     * client waited), by the node they went through (a client's process is {@code c<k>@n<i>}): p50 and p99
-     * in ms and the count. Under a majority/minority partition, the majority side's figures are those to
-     * hold against the replica timeout; nothing here is asserted.
-     */
-    private String faultLatency(List<Op> all) {
-        java.util.TreeMap<String, List<Long>> byNode = new java.util.TreeMap<>();
-        for (Op op : all) {
-            int at = op.process().indexOf('@');
-            if (op.process().startsWith("final") || at < 0) {
-                continue;
+    /** How many register keys the clients used both before a fault window began and after it ended. */
+    private int keysAcrossAFault(Map<String, List<Op>> registers) {
+        int across = 0;
+        for (List<Op> ops : registers.values()) {
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
+            for (Op op : ops) {
+                if (!op.process().startsWith("final")) {
+                    first = Math.min(first, op.invokeNanos());
+                    last = Math.max(last, op.completeNanos());
+                }
             }
             for (long[] w : faultWindows) {
-                if (op.invokeNanos() >= w[0] && op.invokeNanos() < w[1]) {
-                    byNode.computeIfAbsent(op.process().substring(at + 1), n -> new ArrayList<>())
-                            .add(op.completeNanos() - op.invokeNanos());
+                if (first <= w[0] && last >= w[1]) {
+                    across++;
                     break;
                 }
             }
         }
-        List<String> parts = new ArrayList<>();
-        byNode.forEach((node, nanos) -> {
-            java.util.Collections.sort(nanos);
-            parts.add(String.format(
-                    java.util.Locale.ROOT,
-                    "%s p50 %.1f / p99 %.1f ms (%d)",
-                    node,
-                    percentile(nanos, 50) / 1e6,
-                    percentile(nanos, 99) / 1e6,
-                    nanos.size()));
-        });
-        return String.join(", ", parts);
+        return across;
     }
 
-    /** The nearest-rank percentile of sorted {@code values}. */
-    static long percentile(List<Long> sorted, double p) {
-        int rank = (int) Math.ceil(p / 100 * sorted.size());
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    /** The set keys whose delete was acknowledged, in the order deleted. */
+    private static List<String> acknowledgedDeletes(List<Op> setOps) {
+        List<String> out = new ArrayList<>();
+        for (Op op : setOps) {
+            if (op.f() == Op.Fn.DELETE && op.outcome() == Op.Outcome.OK) {
+                out.add(op.key());
+            }
+        }
+        return out;
     }
 
-    /** Restarts nodes whose process is gone (a crash the nemesis did not cause is noted). */
-    private void restartDead(NsCluster cluster) throws IOException {
+    /** Notes, once each, every exit of a node's process that no nemesis or run asked for. */
+    private void noteUnexpectedExits(NsCluster cluster) {
         for (NsNode n : cluster.nodes()) {
-            if (!n.isAlive()) {
-                notes.add("n" + n.index() + " had exited by itself; restarted for the final checks");
-                event("restart dead n" + n.index());
-                try {
-                    n.start(0).join();
-                } catch (RuntimeException e) {
-                    notes.add("n" + n.index() + " did not restart: " + e.getMessage());
+            for (String exit : n.unexpectedExits()) {
+                if (notedExits.add("n" + n.index() + " " + exit)) {
+                    notes.add(Note.failure("n" + n.index() + " exited by itself: " + exit));
                 }
             }
         }
     }
 
-    /** Waits until every node answers a read with ack=3 (all nodes see each other); false on timeout. */
-    private boolean awaitHealthy(NsCluster cluster, List<NodeApi> apis, long timeoutMs) {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-        for (NodeApi api : apis) {
-            Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 200_000_000L));
-            try {
-                await().atMost(left).pollInterval(Duration.ofMillis(100)).until(() -> {
-                    HttpResponse<String> r = api.raw("GET", "/v0/entity?id=health&ack=" + cluster.size());
-                    return r != null && (r.statusCode() == 404 || r.statusCode() == 200);
-                });
-            } catch (ConditionTimeoutException e) {
-                return false;
+    /** Restarts nodes whose process is gone: a crash the nemesis did not cause, a failure of the run. */
+    private void restartDead(NsCluster cluster) throws IOException {
+        for (NsNode n : cluster.nodes()) {
+            if (!n.isAlive()) {
+                notes.add(Note.failure(
+                        "n" + n.index() + " was not running after the last heal; restarted for the " + "final checks"));
+                event("restart dead n" + n.index());
+                try {
+                    n.start(0).join();
+                } catch (RuntimeException e) {
+                    notes.add(Note.failure("n" + n.index() + " did not restart: " + e.getMessage()));
+                }
             }
         }
-        return true;
     }
 
     /** Flushes iptables rules and qdiscs a previous run may have left in the namespaces. */
@@ -334,7 +367,7 @@ final class FaultRun {
             List<Op> setOps,
             NsCluster cluster)
             throws IOException {
-        boolean anyFailed = false;
+        boolean anyFailed = notes.stream().anyMatch(Note::isFailure);
         for (Map.Entry<String, Verdict> v : verdicts.entrySet()) {
             if (v.getValue().pass()) {
                 continue;

@@ -21,6 +21,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -33,18 +34,67 @@ public final class FaultSuite {
 
     private FaultSuite() {}
 
-    /** The faults, one row each, in run order. */
-    static List<Nemesis> nemeses() {
+    /**
+     * One row of the suite: a nemesis, and what happens to tombstones in its run.
+     *
+     * @param nemesis    the fault
+     * @param tombstones {@link FaultRun.Tombstones#PURGED} to drop every tombstone after the first repair
+     *                   and repair again ({@link PurgePhase})
+     */
+    record Fault(Nemesis nemesis, FaultRun.Tombstones tombstones) {
+
+        /** The row's name (a nemesis' name may change once it is prepared). */
+        String name() {
+            return FaultRun.name(nemesis, tombstones);
+        }
+    }
+
+    /**
+     * The faults, one row each, in run order. The tombstone purge rides on the single-node kill: a killed
+     * node misses deletes, which with a 1 s hint window mostly only repair delivers. Not here yet: a wiped
+     * disk (SIGKILL, delete the node's data directory, restart it empty), which needs the replacement of a
+     * node (streaming its ranges to it before it serves reads); {@link io.ringbase.faults.cluster.NsNode}
+     * has every other piece (kill, {@code dataDir()}, start).
+     */
+    static List<Fault> faults() {
         return List.of(
-                Nemesis.none(),
-                new ProcessNemesis(ProcessNemesis.Kind.KILL),
-                new ProcessNemesis(ProcessNemesis.Kind.PAUSE),
-                new PartitionNemesis(PartitionNemesis.Kind.MAJORITY_MINORITY),
-                new PartitionNemesis(PartitionNemesis.Kind.BRIDGE),
-                new PartitionNemesis(PartitionNemesis.Kind.ASYMMETRIC),
-                new SlowNetworkNemesis(),
-                new ProcessNemesis(ProcessNemesis.Kind.CLOCK_SKEW),
-                new FullDiskNemesis());
+                new Fault(Nemesis.none(), FaultRun.Tombstones.KEPT),
+                new Fault(new ProcessNemesis(ProcessNemesis.Kind.KILL), FaultRun.Tombstones.PURGED),
+                new Fault(new ProcessNemesis(ProcessNemesis.Kind.KILL_MAJORITY), FaultRun.Tombstones.KEPT),
+                new Fault(new ProcessNemesis(ProcessNemesis.Kind.PAUSE), FaultRun.Tombstones.KEPT),
+                new Fault(new PartitionNemesis(PartitionNemesis.Kind.MAJORITY_MINORITY), FaultRun.Tombstones.KEPT),
+                new Fault(new PartitionNemesis(PartitionNemesis.Kind.BRIDGE), FaultRun.Tombstones.KEPT),
+                new Fault(new PartitionNemesis(PartitionNemesis.Kind.ASYMMETRIC), FaultRun.Tombstones.KEPT),
+                new Fault(new PartitionNemesis(PartitionNemesis.Kind.CLIENT), FaultRun.Tombstones.KEPT),
+                new Fault(new SlowNetworkNemesis(), FaultRun.Tombstones.KEPT),
+                new Fault(new ProcessNemesis(ProcessNemesis.Kind.CLOCK_SKEW), FaultRun.Tombstones.KEPT),
+                new Fault(new FullDiskNemesis(), FaultRun.Tombstones.KEPT));
+    }
+
+    /**
+     * The faults whose name contains one of the comma-separated, case-insensitive {@code filter}'s parts
+     * ({@code -Dringbase.faults.only=kill,client}), or all if it is blank: for a developer's run.
+     *
+     * @throws IllegalArgumentException if the filter matches no fault
+     */
+    static List<Fault> selected(List<Fault> faults, String filter) {
+        if (filter.isBlank()) {
+            return faults;
+        }
+        List<String> parts = new ArrayList<>();
+        for (String p : filter.split(",")) {
+            if (!p.isBlank()) {
+                parts.add(p.strip().toLowerCase(Locale.ROOT));
+            }
+        }
+        List<Fault> out = faults.stream()
+                .filter(f -> parts.stream()
+                        .anyMatch(p -> f.name().toLowerCase(Locale.ROOT).contains(p)))
+                .toList();
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("ringbase.faults.only=" + filter + " matches no fault");
+        }
+        return out;
     }
 
     /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
@@ -95,26 +145,21 @@ public final class FaultSuite {
         long started = System.nanoTime();
         try (NetworkLab lab = NetworkLab.create(SuiteSettings.NODES)) {
             long seed = settings.seed();
-            for (Nemesis nemesis : nemeses()) {
-                Path dir = out.resolve(nemesis.name().replaceAll("[^a-z]+", "-").replaceAll("^-|-$", ""));
+            for (Fault fault : selected(faults(), System.getProperty("ringbase.faults.only", ""))) {
+                Path dir = out.resolve(fault.name().replaceAll("[^a-z]+", "-").replaceAll("^-|-$", ""));
                 long t = System.nanoTime();
                 FaultResult r;
                 try {
-                    r = new FaultRun(settings, lab, nemesis, dir, pidFile, seed++).run();
+                    r = new FaultRun(settings, lab, fault.nemesis(), fault.tombstones(), dir, pidFile, seed++).run();
                 } catch (Exception | AssertionError e) {
-                    r = new FaultResult(
-                            nemesis.name(), java.util.Map.of(), 0, 0, 0, List.of("the run itself failed: " + e), "");
+                    r = FaultResult.runFailed(fault.name(), e);
                     Files.createDirectories(dir);
                     Files.writeString(dir.resolve("run-error.txt"), stackTrace(e), StandardCharsets.UTF_8);
                 }
                 results.add(r);
                 System.out.printf(
                         "fault suite: %s done in %.1f s: %s%n",
-                        r.fault(),
-                        (System.nanoTime() - t) / 1e9,
-                        r.pass() && r.notes().stream().noneMatch(n -> n.startsWith("the run itself"))
-                                ? "pass"
-                                : "FAIL");
+                        r.fault(), (System.nanoTime() - t) / 1e9, r.pass() ? "pass" : "FAIL: " + failing(r));
             }
         } finally {
             NsCluster.killLeftovers(pidFile);
@@ -123,6 +168,18 @@ public final class FaultSuite {
         Files.writeString(out.resolve("report.md"), report, StandardCharsets.UTF_8);
         System.out.println(report);
         return results;
+    }
+
+    /** The failing checkers and the failure notes of a run, for the console. */
+    static String failing(FaultResult r) {
+        List<String> out = new ArrayList<>();
+        r.verdicts().forEach((checker, v) -> {
+            if (!v.pass()) {
+                out.add(checker + " (" + v.summary() + ")");
+            }
+        });
+        r.failures().forEach(n -> out.add(n.text()));
+        return String.join("; ", out);
     }
 
     private static String stackTrace(Throwable e) {

@@ -36,15 +36,22 @@ public final class Linearizability {
     public record KeyResult(
             String key, boolean linearizable, boolean decided, int ops, long steps, List<Op> longestLinearizedPrefix) {}
 
-    /** Checks every key of {@code byKey}; one problem line per key that is not linearizable or undecided. */
+    /**
+     * Checks every key of {@code byKey}; one problem line per key that is not linearizable or undecided. The
+     * summary gives the search's cost too: {@code "K keys, N ops (longest key L ops, at most S steps)"}.
+     */
     public static Verdict check(Map<String, List<Op>> byKey, long maxStepsPerKey) {
         List<String> problems = new ArrayList<>();
         int keys = 0;
         int ops = 0;
+        int longest = 0;
+        long mostSteps = 0;
         for (Map.Entry<String, List<Op>> e : byKey.entrySet()) {
             KeyResult r = checkKey(e.getKey(), e.getValue(), maxStepsPerKey);
             keys++;
             ops += r.ops();
+            longest = Math.max(longest, r.ops());
+            mostSteps = Math.max(mostSteps, r.steps());
             if (!r.decided()) {
                 problems.add(
                         "key " + e.getKey() + ": undecided after " + r.steps() + " search steps (" + r.ops() + " ops)");
@@ -66,7 +73,8 @@ public final class Linearizability {
                 problems.add(b.toString());
             }
         }
-        String summary = keys + " keys, " + ops + " ops";
+        String summary =
+                keys + " keys, " + ops + " ops (longest key " + longest + " ops, at most " + mostSteps + " steps)";
         return problems.isEmpty() ? Verdict.pass(summary) : Verdict.fail(problems.size() + " of " + summary, problems);
     }
 

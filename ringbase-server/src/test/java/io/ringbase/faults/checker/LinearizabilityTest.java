@@ -211,6 +211,22 @@ class LinearizabilityTest {
         }
     }
 
+    /**
+     * Register keys live a whole fault window, so a key's history runs to thousands of operations, a tenth
+     * of them unknown (each unknown write or delete may take effect at any later time): the search must
+     * stay far below its bound of {@link Linearizability#DEFAULT_MAX_STEPS} steps per key.
+     */
+    @Test
+    void historiesOfThousandsOfOperationsOnOneKeyStayCheapToSearch() {
+        Random random = new Random(23);
+        for (int round = 0; round < 5; round++) {
+            List<Op> ops = simulate(random, 6, 3_000);
+            Linearizability.KeyResult r = Linearizability.checkKey("k", ops, Linearizability.DEFAULT_MAX_STEPS / 100);
+            assertThat(r.decided()).as("round %d: %d steps", round, r.steps()).isTrue();
+            assertThat(r.linearizable()).as("round %d", round).isTrue();
+        }
+    }
+
     @Test
     void randomHistoriesWithOneReadCorruptedAreUsuallyCaught() {
         Random random = new Random(11);

@@ -7,7 +7,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -16,9 +15,11 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <ul>
  *   <li><b>registers</b> (keys {@code r-<slot>-<generation>}): reads, writes of unique values and deletes
- *       on a few keys at a time, for the linearizability checker; a key is retired after
- *       {@link #opsPerRegisterKey} operations (as Jepsen's independent keys), so each key's history
- *       stays small enough to search;</li>
+ *       on {@link #REGISTER_SLOTS} keys at a time, for the linearizability checker; a key is retired
+ *       after {@code keyLifetimeMs} (as Jepsen's independent keys, but by time rather than by count, so
+ *       that a key lives across a fault's injection and heal however fast the clients go), and the slots'
+ *       generations are staggered by a {@link #REGISTER_SLOTS}-th of that, so keys do not all change at
+ *       once;</li>
  *   <li><b>set</b> (keys {@code s-c<client>-<n>}): each key written once with a unique value, some deleted
  *       once after an acknowledged write, for the lost-write, resurrection and scan checkers.</li>
  * </ul>
@@ -28,8 +29,6 @@ public final class Workload {
 
     /** Register keys in use at once. */
     static final int REGISTER_SLOTS = 6;
-    /** Operations per register key before it is retired. */
-    final int opsPerRegisterKey;
     /** Pause between one client's operations (ms). */
     static final long THINK_MS = 3;
 
@@ -37,22 +36,36 @@ public final class Workload {
     private final History history;
     private final int clients;
     private final long seed;
-    private final AtomicInteger[] registerOps = new AtomicInteger[REGISTER_SLOTS];
+    private final long keyLifetimeNanos;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopping;
+    private volatile long startNanos;
 
     /**
-     * @param coordinators one API per node, by node index
+     * Clients that have not started yet ({@link #start}).
+     *
+     * @param coordinators  one API per node, by node index
+     * @param keyLifetimeMs how long each register key is used before its slot moves on to a new key (ms)
+     * @throws IllegalArgumentException if {@code keyLifetimeMs} is not positive
      */
-    public Workload(List<NodeApi> coordinators, History history, int clients, long seed, int opsPerRegisterKey) {
+    public Workload(List<NodeApi> coordinators, History history, int clients, long seed, long keyLifetimeMs) {
+        if (keyLifetimeMs < 1) {
+            throw new IllegalArgumentException("register key lifetime must be positive, got " + keyLifetimeMs + " ms");
+        }
         this.coordinators = coordinators;
         this.history = history;
         this.clients = clients;
         this.seed = seed;
-        this.opsPerRegisterKey = opsPerRegisterKey;
-        for (int i = 0; i < REGISTER_SLOTS; i++) {
-            registerOps[i] = new AtomicInteger();
-        }
+        this.keyLifetimeNanos = keyLifetimeMs * 1_000_000;
+    }
+
+    /**
+     * The register key of {@code slot} at {@code elapsedNanos} since the clients started: generation
+     * {@code (elapsed + slot * lifetime / REGISTER_SLOTS) / lifetime}.
+     */
+    static String registerKey(int slot, long elapsedNanos, long keyLifetimeNanos) {
+        long stagger = keyLifetimeNanos / REGISTER_SLOTS * slot;
+        return "r-" + slot + "-" + (elapsedNanos + stagger) / keyLifetimeNanos;
     }
 
     /** Whether {@code key} belongs to the register workload. */
@@ -66,6 +79,7 @@ public final class Workload {
     public static final String SET_END = "s.";
 
     public void start() {
+        startNanos = System.nanoTime();
         for (int c = 0; c < clients; c++) {
             int client = c;
             threads.add(Thread.ofPlatform().daemon().name("faults-client-" + c).start(() -> run(client)));
@@ -97,7 +111,7 @@ public final class Workload {
             String value = "c" + client + "-" + seq;
             if (random.nextInt(10) < 6) {
                 int slot = random.nextInt(REGISTER_SLOTS);
-                String key = "r-" + slot + "-" + registerOps[slot].getAndIncrement() / opsPerRegisterKey;
+                String key = registerKey(slot, System.nanoTime() - startNanos, keyLifetimeNanos);
                 int dice = random.nextInt(10);
                 if (dice < 5) {
                     record(process, Op.Fn.READ, key, null, () -> api.get(key));

@@ -10,9 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One node of the fault suite's cluster: a child JVM ({@code io.ringbase.cli.Main serve}) in node
@@ -31,8 +33,12 @@ public final class NsNode {
     private final Path dataDir;
     private final Path log;
     private final Path pidFile;
-    private final List<String> extraFlags;
+    private List<String> extraFlags;
     private Process process;
+    /** Set before this node's current process is killed or stopped on purpose; one per process. */
+    private AtomicBoolean exitExpected = new AtomicBoolean();
+
+    private final List<String> unexpectedExits = Collections.synchronizedList(new ArrayList<>());
     private boolean paused;
 
     /**
@@ -58,6 +64,21 @@ public final class NsNode {
 
     public Path dataDir() {
         return dataDir;
+    }
+
+    /** The serve flags of the next start (the run's own, after the cluster's and the node's). */
+    public void setExtraFlags(List<String> flags) {
+        this.extraFlags = List.copyOf(flags);
+    }
+
+    /**
+     * Every exit of this node's processes that no {@link #kill} or {@link #stop} asked for (a crash, an
+     * exit on an error), each as {@code "pid P exited with code C"}, in the order seen.
+     */
+    public List<String> unexpectedExits() {
+        synchronized (unexpectedExits) {
+            return List.copyOf(unexpectedExits);
+        }
     }
 
     /** Whether the process is running (paused counts as running). */
@@ -117,6 +138,14 @@ public final class NsNode {
                 .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
         paused = false;
+        AtomicBoolean expected = new AtomicBoolean();
+        exitExpected = expected;
+        Process started = process;
+        CompletableFuture<Void> unused = started.onExit().thenRun(() -> {
+            if (!expected.get()) {
+                unexpectedExits.add("pid " + started.pid() + " exited with code " + started.exitValue());
+            }
+        });
         process.getOutputStream().close();
         Files.writeString(
                 pidFile,
@@ -147,6 +176,7 @@ public final class NsNode {
         if (process == null) {
             return;
         }
+        exitExpected.set(true);
         if (paused) {
             resume(); // a stopped process dies of SIGKILL too, but be explicit
         }
@@ -161,6 +191,7 @@ public final class NsNode {
         if (process == null || !process.isAlive()) {
             return;
         }
+        exitExpected.set(true);
         if (paused) {
             resume();
         }

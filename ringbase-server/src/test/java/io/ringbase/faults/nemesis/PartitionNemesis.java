@@ -7,15 +7,21 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Network partitions between nodes, by iptables DROP rules inside the nodes' namespaces. The rules
- * match every packet, so connections already open (the coordinators' pooled keep-alive connections)
- * are cut as well as new ones. Clients (the test JVM, {@code 10.77.0.1}) still reach every node.
+ * Network partitions, by iptables DROP rules inside the nodes' namespaces. The rules match every
+ * packet, so connections already open (the coordinators' and the clients' pooled keep-alive
+ * connections) are cut as well as new ones. In the partitions between nodes the clients (the test JVM,
+ * {@link NetworkLab#hostIp()}) still reach every node; in {@link Kind#CLIENT} the nodes still reach each
+ * other.
  *
  * <ul>
  *   <li>{@link Kind#MAJORITY_MINORITY}: one node cut off from all the others, both ways;</li>
  *   <li>{@link Kind#BRIDGE}: two nodes cut off from each other, a third still talking to both;</li>
  *   <li>{@link Kind#ASYMMETRIC}: one node receives nothing from the others, but its packets reach them
- *       (its requests are applied, their answers lost).</li>
+ *       (its requests are applied, their answers lost);</li>
+ *   <li>{@link Kind#CLIENT}: the clients cannot reach one node, which still talks to the others: its
+ *       rules match only the clients' address, either both ways or, in about half the windows, only its
+ *       packets to the clients (a request on an open connection arrives and is carried out, its answer
+ *       is lost: the client sees a timeout for an operation that happened).</li>
  * </ul>
  */
 public final class PartitionNemesis implements Nemesis {
@@ -24,7 +30,8 @@ public final class PartitionNemesis implements Nemesis {
     public enum Kind {
         MAJORITY_MINORITY,
         BRIDGE,
-        ASYMMETRIC
+        ASYMMETRIC,
+        CLIENT
     }
 
     private final Kind kind;
@@ -40,6 +47,7 @@ public final class PartitionNemesis implements Nemesis {
             case MAJORITY_MINORITY -> "partition majority/minority";
             case BRIDGE -> "partition bridge";
             case ASYMMETRIC -> "partition asymmetric (one-way DROP)";
+            case CLIENT -> "partition client/node";
         };
     }
 
@@ -74,6 +82,15 @@ public final class PartitionNemesis implements Nemesis {
                     lab.exec(a, "iptables", "-A", "INPUT", "-s", NetworkLab.ip(o), "-j", "DROP");
                 }
                 return "n" + a + " drops every packet from " + others + " (its own still arrive)";
+            }
+            case CLIENT -> {
+                String clients = NetworkLab.hostIp();
+                lab.exec(a, "iptables", "-A", "OUTPUT", "-d", clients, "-j", "DROP");
+                if (random.nextBoolean()) {
+                    return "n" + a + " drops its packets to the clients (their requests arrive, no answer leaves)";
+                }
+                lab.exec(a, "iptables", "-A", "INPUT", "-s", clients, "-j", "DROP");
+                return "clients cut off from n" + a + " both ways (nodes still reach each other)";
             }
         }
         throw new AssertionError(kind);

@@ -3,25 +3,32 @@ package io.ringbase.faults.nemesis;
 import io.ringbase.faults.cluster.NsCluster;
 import io.ringbase.faults.cluster.NsNode;
 import io.ringbase.faults.net.NetworkLab;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Faults of a node's process: SIGKILL and restart ({@link Kind#KILL}), SIGSTOP and SIGCONT
- * ({@link Kind#PAUSE}), or a restart with a skewed clock ({@link Kind#CLOCK_SKEW}: SIGTERM, then
- * {@code serve --test-clock-offset-ms} with an offset of 0.2 to 3 s either way, beyond the 500 ms bound
- * about 90% of the time; healed by a restart with no offset). One node at a time.
+ * Faults of nodes' processes: SIGKILL and restart of one node ({@link Kind#KILL}) or of a majority at once
+ * ({@link Kind#KILL_MAJORITY}: {@code n/2 + 1} nodes, 2 of 3, so no quorum is left until they are back;
+ * restarted together), SIGSTOP and SIGCONT ({@link Kind#PAUSE}), or a restart with a skewed clock
+ * ({@link Kind#CLOCK_SKEW}: SIGTERM, then {@code serve --test-clock-offset-ms} with an offset of 0.2 to 3 s
+ * either way, beyond the 500 ms bound about 90% of the time; healed by a restart with no offset). One
+ * node at a time except for {@link Kind#KILL_MAJORITY}.
  */
 public final class ProcessNemesis implements Nemesis {
 
     /** The fault. */
     public enum Kind {
         KILL,
+        KILL_MAJORITY,
         PAUSE,
         CLOCK_SKEW
     }
 
     private final Kind kind;
-    private NsNode victim;
+    private final List<NsNode> victims = new ArrayList<>();
 
     public ProcessNemesis(Kind kind) {
         this.kind = kind;
@@ -31,6 +38,7 @@ public final class ProcessNemesis implements Nemesis {
     public String name() {
         return switch (kind) {
             case KILL -> "kill (SIGKILL, restart)";
+            case KILL_MAJORITY -> "kill majority (SIGKILL 2 of 3, restart)";
             case PAUSE -> "pause (SIGSTOP/SIGCONT)";
             case CLOCK_SKEW -> "clock skew (restart with offset)";
         };
@@ -38,7 +46,18 @@ public final class ProcessNemesis implements Nemesis {
 
     @Override
     public String inject(NsCluster cluster, NetworkLab lab, Random random) throws Exception {
-        victim = cluster.node(random.nextInt(cluster.size()));
+        victims.clear();
+        if (kind == Kind.KILL_MAJORITY) {
+            List<NsNode> all = new ArrayList<>(cluster.nodes());
+            Collections.shuffle(all, random);
+            victims.addAll(all.subList(0, cluster.size() / 2 + 1));
+            for (NsNode v : victims) { // one after the other, a few ms apart: writes between go to the rest
+                v.kill();
+            }
+            return "SIGKILL " + names(victims);
+        }
+        NsNode victim = cluster.node(random.nextInt(cluster.size()));
+        victims.add(victim);
         switch (kind) {
             case KILL -> {
                 victim.kill();
@@ -54,32 +73,48 @@ public final class ProcessNemesis implements Nemesis {
                 victim.start(offset).join();
                 return "restart n" + victim.index() + " with clock offset " + offset + " ms";
             }
+            case KILL_MAJORITY -> throw new AssertionError(kind); // above
         }
         throw new AssertionError(kind);
     }
 
     @Override
     public String heal(NsCluster cluster, NetworkLab lab) throws Exception {
-        if (victim == null) {
+        if (victims.isEmpty()) {
             return null;
         }
-        NsNode v = victim;
-        victim = null;
+        List<NsNode> healing = List.copyOf(victims);
+        victims.clear();
         switch (kind) {
-            case KILL -> {
-                v.start(0).join();
-                return "restart n" + v.index();
+            case KILL, KILL_MAJORITY -> {
+                // started together, each ready within NsNode's ready timeout (the futures time out)
+                List<CompletableFuture<Void>> ready = new ArrayList<>();
+                for (NsNode v : healing) {
+                    ready.add(v.start(0));
+                }
+                CompletableFuture.allOf(ready.toArray(CompletableFuture[]::new)).join();
+                return "restart " + names(healing);
             }
             case PAUSE -> {
-                v.resume();
-                return "SIGCONT n" + v.index();
+                healing.forEach(NsNode::resume);
+                return "SIGCONT " + names(healing);
             }
             case CLOCK_SKEW -> {
-                v.stop();
-                v.start(0).join();
-                return "restart n" + v.index() + " with no clock offset";
+                for (NsNode v : healing) {
+                    v.stop();
+                    v.start(0).join();
+                }
+                return "restart " + names(healing) + " with no clock offset";
             }
         }
         throw new AssertionError(kind);
+    }
+
+    private static String names(List<NsNode> nodes) {
+        List<String> out = new ArrayList<>();
+        for (NsNode n : nodes) {
+            out.add("n" + n.index());
+        }
+        return String.join(", ", out);
     }
 }

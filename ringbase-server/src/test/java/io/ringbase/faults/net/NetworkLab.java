@@ -90,6 +90,11 @@ public final class NetworkLab implements AutoCloseable {
         return PREFIX + "n" + i;
     }
 
+    /** The clients' address: the test JVM's end of the lab, in the root namespace. */
+    public static String hostIp() {
+        return HOST_IP;
+    }
+
     /** Node {@code i}'s address. */
     public static String ip(int i) {
         return "10.77.0." + (11 + i);
