@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.faults.client.NodeApi;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -172,7 +173,21 @@ final class ClusterAdmin {
     /** What node {@code i} itself holds for {@code key}: its raw entry, tombstones included. */
     Held held(int i, String key) {
         String hex = HexFormat.of().formatHex(key.getBytes(StandardCharsets.UTF_8));
-        HttpResponse<String> r = apis.get(i).raw("GET", "/internal/v0/entry?id=" + hex);
+        // an internal request must carry the cluster's membership digest, as a peer's does
+        HttpResponse<String> status = apis.get(i).raw("GET", "/v0/status");
+        String digest;
+        try {
+            digest = status == null
+                    ? ""
+                    : JSON.readTree(status.body())
+                            .path("membership")
+                            .path("digest")
+                            .asText("");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return Held.UNKNOWN;
+        }
+        HttpResponse<String> r = apis.get(i)
+                .raw("GET", "/internal/v0/entry?id=" + hex, java.util.Map.of(InternalProtocol.MEMBERSHIP, digest));
         if (r == null) {
             return Held.UNKNOWN;
         }

@@ -77,13 +77,17 @@ public final class NodeApi {
 
     /** Any request; {@code null} on a failure to get an answer. */
     public HttpResponse<String> raw(String method, String pathAndQuery) {
+        return raw(method, pathAndQuery, Map.of());
+    }
+
+    /** Any request with extra header fields; {@code null} on a failure to get an answer. */
+    public HttpResponse<String> raw(String method, String pathAndQuery, Map<String, String> headers) {
         try {
-            return http.send(
-                    HttpRequest.newBuilder(URI.create(base + pathAndQuery))
-                            .timeout(Duration.ofSeconds(10))
-                            .method(method, HttpRequest.BodyPublishers.noBody())
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + pathAndQuery))
+                    .timeout(Duration.ofSeconds(10))
+                    .method(method, HttpRequest.BodyPublishers.noBody());
+            headers.forEach(b::header);
+            return http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {
