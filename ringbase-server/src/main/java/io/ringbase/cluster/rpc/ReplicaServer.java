@@ -198,9 +198,9 @@ public final class ReplicaServer {
         switch (request.path()) {
             case InternalProtocol.ENTRY -> {
                 if (method.equals("GET")) {
-                    String readRefusal = gate.readRefusal();
-                    if (readRefusal != null) {
-                        return text(503, readRefusal);
+                    Reply refused = refusedRead();
+                    if (refused != null) {
+                        return refused;
                     }
                     byte[] key = hexKey(request, "id");
                     Entry found = mayWait ? engine.get(key) : LocalReplica.tryGet(engine, key);
@@ -225,9 +225,9 @@ public final class ReplicaServer {
             }
             case InternalProtocol.ENTRIES -> {
                 requireGet(method);
-                String readRefusal = gate.readRefusal();
-                if (readRefusal != null) {
-                    return text(503, readRefusal);
+                Reply refused = refusedRead();
+                if (refused != null) {
+                    return refused;
                 }
                 byte[] start = hexKey(request, "start");
                 String end = request.param("end");
@@ -292,6 +292,9 @@ public final class ReplicaServer {
             throw badRequest("undecodable batch: " + e.getMessage());
         }
         List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
+        // one answer for the whole batch: its reads are refused or served alike
+        String readRefusal = gate.readRefusal();
+        ReplicaBatch.@Nullable Failed refusedRead = readRefusal == null ? null : new ReplicaBatch.Failed(readRefusal);
         long answerBytes = 0;
         boolean anyFound = false;
         for (ReplicaBatch.Op op : ops) {
@@ -305,12 +308,8 @@ public final class ReplicaServer {
                         results.add(new ReplicaBatch.Written(stored));
                         answerBytes += 9;
                     }
-                    case ReplicaBatch.QueryVersion q
-                    when gate.readRefusal() != null ->
-                        results.add(new ReplicaBatch.Failed(String.valueOf(gate.readRefusal())));
-                    case ReplicaBatch.Read r
-                    when gate.readRefusal() != null ->
-                        results.add(new ReplicaBatch.Failed(String.valueOf(gate.readRefusal())));
+                    case ReplicaBatch.QueryVersion _, ReplicaBatch.Read _
+                    when refusedRead != null -> results.add(refusedRead);
                     case ReplicaBatch.QueryVersion q -> {
                         long version = mayWait
                                 ? LocalReplica.versionOf(engine, q.key())
@@ -364,6 +363,12 @@ public final class ReplicaServer {
             throw badRequest(e.getMessage());
         }
         return mayWait ? LocalReplica.applyChecked(engine, entry) : LocalReplica.tryApplyChecked(engine, entry);
+    }
+
+    /** The 503 answer to a replica read while this node answers none, or {@code null} if it may answer. */
+    private @Nullable Reply refusedRead() {
+        String why = gate.readRefusal();
+        return why == null ? null : text(503, why);
     }
 
     /**
