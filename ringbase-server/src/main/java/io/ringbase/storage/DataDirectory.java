@@ -1,11 +1,13 @@
 package io.ringbase.storage;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.regex.Pattern;
 
@@ -68,6 +70,29 @@ public final class DataDirectory implements AutoCloseable {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         }
+    }
+
+    /**
+     * Replaces {@code file} with {@code bytes} so that a crash leaves the old content or the new: writes
+     * {@code <file>.tmp} (creating the parent directory if needed), fsyncs it, renames it over {@code file}
+     * and fsyncs the directory.
+     *
+     * @throws IOException if any step fails ({@code file} is then unchanged, a {@code .tmp} may remain)
+     */
+    public static void writeAtomically(Path file, byte[] bytes) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = dir.resolve(file.getFileName() + ".tmp");
+        try (FileChannel ch = FileChannel.open(
+                tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        fsync(dir);
     }
 
     /**

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -99,17 +98,6 @@ public enum EngineKind {
         if (Files.exists(marker)) {
             return;
         }
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve(MARKER + ".tmp");
-        try (var ch = java.nio.channels.FileChannel.open(
-                tmp,
-                java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.WRITE,
-                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
-            ch.write(java.nio.ByteBuffer.wrap((flagName + "\n").getBytes(StandardCharsets.UTF_8)));
-            ch.force(true);
-        }
-        Files.move(tmp, marker, StandardCopyOption.ATOMIC_MOVE);
-        DataDirectory.fsync(dir);
+        DataDirectory.writeAtomically(marker, (flagName + "\n").getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -5,12 +5,9 @@ import io.ringbase.storage.DataDirectory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
@@ -77,7 +74,7 @@ public final class IdentityFile {
      * @throws IOException if it cannot be written and synced
      */
     public static void write(Path dataDir, NodeIdentity identity) throws IOException {
-        writeAtomically(path(dataDir), encode(identity));
+        DataDirectory.writeAtomically(path(dataDir), encode(identity));
     }
 
     static byte[] encode(NodeIdentity id) {
@@ -127,22 +124,5 @@ public final class IdentityFile {
         byte[] name = new byte[nameLength];
         b.get(name);
         return new NodeIdentity(new String(name, StandardCharsets.UTF_8), nodeId, incarnation, state, createdAtMs);
-    }
-
-    /** Writes {@code bytes} to a temporary file, fsyncs it, renames it to {@code file}, fsyncs the directory. */
-    static void writeAtomically(Path file, byte[] bytes) throws IOException {
-        Path dir = file.getParent();
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve(file.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(
-                tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-            ch.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        DataDirectory.fsync(dir);
     }
 }

@@ -1,6 +1,7 @@
 package io.ringbase.cluster.membership;
 
 import io.ringbase.storage.CorruptionException;
+import io.ringbase.storage.DataDirectory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -82,7 +83,7 @@ public final class PeerMemory {
         }
         Map<String, Long> next = new LinkedHashMap<>(incarnations);
         next.put(url, incarnation);
-        IdentityFile.writeAtomically(file, encode(next));
+        DataDirectory.writeAtomically(file, encode(next));
         incarnations.put(url, incarnation);
         return true;
     }
