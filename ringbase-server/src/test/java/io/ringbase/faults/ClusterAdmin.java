@@ -31,6 +31,7 @@ final class ClusterAdmin {
     private final List<NodeApi> apis;
     private final List<Note> notes;
     private final Consumer<String> events;
+    private final java.util.Map<Integer, String> digests = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Admin calls through {@code apis}.
@@ -124,7 +125,12 @@ final class ClusterAdmin {
 
     /** The node's repair status, or {@code null} if it did not answer with one. */
     private static JsonNode status(NodeApi api) {
-        HttpResponse<String> r = api.raw("GET", "/v0/admin/repair");
+        return json(api, "/v0/admin/repair");
+    }
+
+    /** The node's JSON answer to {@code GET path}, or {@code null} if it did not answer 200 with JSON. */
+    private static JsonNode json(NodeApi api, String path) {
+        HttpResponse<String> r = api.raw("GET", path);
         if (r == null || r.statusCode() != 200) {
             return null;
         }
@@ -170,22 +176,33 @@ final class ClusterAdmin {
         UNKNOWN
     }
 
+    /**
+     * The membership digest of node {@code i} ({@code /v0/status}), asked once per node: a restart with
+     * other flags keeps it. {@code null} while the node does not answer with one.
+     */
+    private String membershipDigest(int i) {
+        String known = digests.get(i);
+        if (known != null) {
+            return known;
+        }
+        JsonNode status = json(apis.get(i), "/v0/status");
+        String digest =
+                status == null ? "" : status.path("membership").path("digest").asText("");
+        if (digest.isEmpty()) {
+            return null;
+        }
+        digests.put(i, digest);
+        return digest;
+    }
+
     /** What node {@code i} itself holds for {@code key}: its raw entry, tombstones included. */
     Held held(int i, String key) {
         String hex = HexFormat.of().formatHex(key.getBytes(StandardCharsets.UTF_8));
-        // an internal request must carry the cluster's membership digest, as a peer's does
-        HttpResponse<String> status = apis.get(i).raw("GET", "/v0/status");
-        String digest;
-        try {
-            digest = status == null
-                    ? ""
-                    : JSON.readTree(status.body())
-                            .path("membership")
-                            .path("digest")
-                            .asText("");
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        String digest = membershipDigest(i);
+        if (digest == null) {
             return Held.UNKNOWN;
         }
+        // an internal request must carry the cluster's membership digest, as a peer's does
         HttpResponse<String> r = apis.get(i)
                 .raw("GET", "/internal/v0/entry?id=" + hex, java.util.Map.of(InternalProtocol.MEMBERSHIP, digest));
         if (r == null) {
