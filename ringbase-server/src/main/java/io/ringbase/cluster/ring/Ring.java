@@ -1,5 +1,6 @@
 package io.ringbase.cluster.ring;
 
+import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.hash.XxHash64;
@@ -11,7 +12,7 @@ import java.util.List;
  * Placement by rendezvous (highest-random-weight) hashing (Thaler and Ravishankar, "Using name-based
  * mappings to increase hit rates", IEEE/ACM ToN 1998): every node gets a pseudo-random weight per key,
  * {@code fmix64(xxh64(key) ^ xxh64(nodeUrl))}, and the key's replica list is the nodes by descending
- * weight (ties, which need a 64-bit collision, by list index).
+ * weight (ties, which need a 64-bit collision, by list order).
  *
  * <p>Why not a token ring with vnodes: with a static topology rendezvous hashing gives every node its
  * fair share of keys with only sampling noise (about 0.3% for 1,000,000 keys on 10 nodes), where a
@@ -26,13 +27,60 @@ public final class Ring {
 
     private final List<NodeId> nodes;
     private final long[] seeds;
+    /** Position in {@code nodes} by node index; -1 for an index not in the ring. */
+    private final int[] positions;
 
+    /** The ring of a static topology: its nodes, each weighted by its URL. */
     public Ring(Topology topology) {
-        this.nodes = topology.nodes();
-        this.seeds = new long[nodes.size()];
-        for (int i = 0; i < seeds.length; i++) {
-            seeds[i] = XxHash64.hash(nodes.get(i).toString().getBytes(StandardCharsets.UTF_8));
+        this(topology.nodes());
+    }
+
+    /** A ring of {@code nodes}, each weighted by its URL ({@link NodeId#toString()}). */
+    public Ring(List<NodeId> nodes) {
+        this(nodes, nodes.stream().map(NodeId::toString).toList());
+    }
+
+    /**
+     * A ring of {@code nodes} whose weights come from {@code seedNames}, one per node: a replacement
+     * takes the seed name of the node it replaced, so that it takes over exactly that node's keys.
+     *
+     * @param nodes     distinct indexes, each below {@link HybridLogicalClock#MAX_NODES}; ties (a 64-bit
+     *                  collision) go to the earlier node of this list
+     * @param seedNames the name each node's weight is hashed from, in {@code nodes}' order
+     * @throws IllegalArgumentException if the lists differ in size, {@code nodes} is empty, or an index
+     *                                  repeats or is out of bounds
+     */
+    public Ring(List<NodeId> nodes, List<String> seedNames) {
+        if (nodes.isEmpty() || nodes.size() != seedNames.size()) {
+            throw new IllegalArgumentException(
+                    "a ring needs one seed name per node, at least one node: " + nodes + " / " + seedNames);
         }
+        this.nodes = List.copyOf(nodes);
+        this.seeds = new long[nodes.size()];
+        this.positions = new int[HybridLogicalClock.MAX_NODES];
+        java.util.Arrays.fill(positions, -1);
+        for (int i = 0; i < seeds.length; i++) {
+            int index = nodes.get(i).index();
+            if (index >= positions.length || positions[index] >= 0) {
+                throw new IllegalArgumentException("node index " + index + " repeats or is not below "
+                        + HybridLogicalClock.MAX_NODES + " in " + nodes);
+            }
+            positions[index] = i;
+            seeds[i] = XxHash64.hash(seedNames.get(i).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** The nodes of this ring, in the order given. */
+    public List<NodeId> nodes() {
+        return nodes;
+    }
+
+    /** Whether {@code node} is one of this ring's nodes. */
+    public boolean contains(NodeId node) {
+        int index = node.index();
+        return index < positions.length
+                && positions[index] >= 0
+                && nodes.get(positions[index]).equals(node);
     }
 
     /** The 64-bit hash placement (and anti-entropy ranges) is computed from: XXH64 of the key bytes. */
@@ -82,14 +130,18 @@ public final class Ring {
 
     /** Whether {@code node} is among the first {@code from} replicas of the key with hash {@code keyHash}. */
     public boolean isReplica(long keyHash, int from, NodeId node) {
-        long mine = fmix64(keyHash ^ seeds[node.index()]);
+        if (!contains(node)) {
+            return false;
+        }
+        int position = positions[node.index()];
+        long mine = fmix64(keyHash ^ seeds[position]);
         int ahead = 0;
         for (int i = 0; i < seeds.length; i++) {
-            if (i == node.index()) {
+            if (i == position) {
                 continue;
             }
             int c = Long.compareUnsigned(fmix64(keyHash ^ seeds[i]), mine);
-            if (c > 0 || (c == 0 && i < node.index())) {
+            if (c > 0 || (c == 0 && i < position)) {
                 ahead++;
             }
         }
