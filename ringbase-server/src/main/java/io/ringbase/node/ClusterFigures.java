@@ -1,7 +1,6 @@
 package io.ringbase.node;
 
 import io.ringbase.cluster.NodeId;
-import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
@@ -11,6 +10,7 @@ import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.observe.ClusterSource;
 import java.util.ArrayList;
@@ -19,7 +19,6 @@ import java.util.List;
 /** A cluster node's figures for metrics and status, read from its services. Thread-safe. */
 final class ClusterFigures implements ClusterSource {
 
-    private final Topology topology;
     private final Liveness liveness;
     private final PeerCallStats calls;
     private final HintedHandoff hints;
@@ -28,7 +27,6 @@ final class ClusterFigures implements ClusterSource {
     private final LocalMembership membership;
 
     ClusterFigures(
-            Topology topology,
             Liveness liveness,
             PeerCallStats calls,
             HintedHandoff hints,
@@ -36,7 +34,6 @@ final class ClusterFigures implements ClusterSource {
             AntiEntropyRepair repair,
             LocalMembership membership) {
         this.membership = membership;
-        this.topology = topology;
         this.liveness = liveness;
         this.calls = calls;
         this.hints = hints;
@@ -46,14 +43,15 @@ final class ClusterFigures implements ClusterSource {
 
     @Override
     public int replicationFactor() {
-        return topology.replicationFactor();
+        return coordinator.placement().replicationFactor();
     }
 
     @Override
     public List<Peer> peers() {
         List<Peer> out = new ArrayList<>();
-        for (NodeId n : topology.nodes()) {
-            if (!n.equals(topology.self())) {
+        Placement placement = coordinator.placement();
+        for (NodeId n : placement.nodes()) {
+            if (!n.equals(placement.self())) {
                 out.add(new Peer(
                         n.toString(),
                         liveness.isUp(n),

@@ -20,6 +20,7 @@ import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.SpeculationTimers;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.cluster.rpc.RemoteHello;
@@ -38,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +67,8 @@ final class ClusterServices implements NodeServices {
     private final LocalMembership membership;
     private final String selfUrl;
     private final Coordinator coordinator;
+    private final Placement initialPlacement;
+    private volatile @Nullable Coordinator opened; // the coordinator once it is open
     private final HintedHandoff hints;
     private final AntiEntropyRepair repair;
     private final RepairSource repairSource;
@@ -90,6 +94,7 @@ final class ClusterServices implements NodeServices {
         Topology topology = config.topology();
         this.membership = membership;
         this.selfUrl = topology.self().toString();
+        this.initialPlacement = Placement.of(topology);
         ReplicaClient client = resources.add(
                 new ReplicaClient(
                         ReplicaClient.ClientConfig.defaults(config.replicaTimeoutMs()),
@@ -117,8 +122,11 @@ final class ClusterServices implements NodeServices {
         hints = resources.add(
                 HintedHandoff.open(
                         config.storage().dataDir().resolve("hints"),
-                        topology,
-                        n -> replicas.get(n.index()),
+                        this::placement,
+                        n -> {
+                            Coordinator c = opened;
+                            return c != null ? c.replica(n) : replicas.get(n.index());
+                        },
                         config.hints(),
                         config.storage().walSync(),
                         time),
@@ -127,7 +135,7 @@ final class ClusterServices implements NodeServices {
         // hints, they stop before them: their queued writes finish while the hint store is still open
         resources.add(localScans, scans -> stopLocalPools(scans, localWrites, localReads));
         hints.start();
-        Liveness liveness = new Liveness(topology.size());
+        Liveness liveness = new Liveness(HybridLogicalClock.MAX_NODES);
         ThreadPoolExecutor background =
                 resources.add(pool(1, 4096, "ringbase-read-repair"), ClusterServices::stopReadRepairs);
         coordinator = new Coordinator(
@@ -140,7 +148,8 @@ final class ClusterServices implements NodeServices {
                 config.speculativeRetry(),
                 new SpeculationTimers(ioGroup),
                 time);
-        repairSource = new RepairSource(engine, coordinator.ring(), topology.self(), topology.replicationFactor());
+        opened = coordinator;
+        repairSource = new RepairSource(engine, coordinator::placement);
         RepairOptions repairOptions = RepairOptions.defaults();
         List<RepairPeer> peers = new ArrayList<>();
         for (Replica r : replicas) {
@@ -170,7 +179,7 @@ final class ClusterServices implements NodeServices {
         resources.add(membership, LocalMembership::close);
         membership.start(new RemoteHello(client, topology.self().toString()), this::streamFromPeers);
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
-        figures = new ClusterFigures(topology, liveness, client.stats(), hints, coordinator, repair, membership);
+        figures = new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership);
     }
 
     /**
@@ -189,6 +198,12 @@ final class ClusterServices implements NodeServices {
         }
         RepairStatus.Run last = repair.status().lastRun();
         return last != null && last.outcome() == RepairStatus.Outcome.OK;
+    }
+
+    @Override
+    public Placement placement() {
+        Coordinator c = opened;
+        return c == null ? initialPlacement : c.placement(); // hints recovered before the coordinator opens
     }
 
     @Override

@@ -330,7 +330,7 @@ public final class Node implements AutoCloseable {
                 clock,
                 time,
                 signer,
-                topology,
+                services::placement,
                 services.repairSource(),
                 services.peerGate(),
                 config.http().maxBodyBytes());

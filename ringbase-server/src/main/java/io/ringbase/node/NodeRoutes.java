@@ -7,6 +7,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.rpc.EntryCodec;
 import io.ringbase.cluster.rpc.InternalProtocol;
@@ -16,6 +17,7 @@ import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalKeyValueService;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
+import java.util.function.Supplier;
 
 /**
  * What a node serves over HTTP: the public API on its key-value service and, as added routes, the
@@ -37,11 +39,11 @@ public final class NodeRoutes {
             HybridLogicalClock clock,
             TimeSource time,
             RequestSigner signer,
-            Topology topology,
+            Supplier<Placement> placement,
             RepairSource repairSource,
             PeerGate gate,
             int maxBodyBytes) {
-        RpcRoute rpc = new RpcRoute(new ReplicaServer(engine, clock, signer, time, topology, repairSource, gate));
+        RpcRoute rpc = new RpcRoute(new ReplicaServer(engine, clock, signer, time, placement, repairSource, gate));
         return HttpApi.builder(kv, time, maxBodyBytes)
                 .path(InternalProtocol.ENTRY, "internal_entry", rpc)
                 .path(InternalProtocol.BATCH, "internal_batch", rpc)
@@ -64,7 +66,7 @@ public final class NodeRoutes {
                         clock,
                         time,
                         RequestSigner.NONE,
-                        single,
+                        () -> Placement.of(single),
                         new RepairSource(engine, new Ring(single), single.self(), 1),
                         PeerGate.alone(single.self().toString(), Membership.of(Membership.DEFAULT_NAME, single)),
                         maxBodyBytes)

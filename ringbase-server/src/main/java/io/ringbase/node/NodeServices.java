@@ -5,6 +5,7 @@ import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.ClusterSource;
@@ -18,6 +19,9 @@ import java.util.Optional;
  * either.
  */
 interface NodeServices {
+
+    /** Where keys live now: the node's rings and replication factor, at its latest metadata epoch. */
+    Placement placement();
 
     /** The key-value service the public API calls. */
     KeyValueService kv();

@@ -9,7 +9,7 @@ import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.Coordinator;
-import io.ringbase.cluster.ring.Ring;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalKeyValueService;
@@ -28,12 +28,19 @@ final class StandaloneServices implements NodeServices {
     private final KeyValueService kv;
     private final RepairSource repairSource;
     private final PeerGate gate;
+    private final Placement placement;
 
     StandaloneServices(
             Topology topology, StorageEngine engine, HybridLogicalClock clock, TimeSource time, Membership membership) {
         this.kv = new LocalKeyValueService(engine, clock, time);
         this.gate = PeerGate.alone(topology.self().toString(), membership);
-        this.repairSource = new RepairSource(engine, new Ring(topology), topology.self(), 1);
+        this.placement = Placement.of(topology);
+        this.repairSource = new RepairSource(engine, () -> placement);
+    }
+
+    @Override
+    public Placement placement() {
+        return placement;
     }
 
     @Override

@@ -288,7 +288,7 @@ class ClusterNodeDownTest {
     @Test
     void aNodeOutsideAKeysReplicasIsNotNeededForIt() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp, 3)) {
-            Ring ring = c.node(0).coordinator().ring();
+            Ring ring = c.node(0).coordinator().placement().current();
             String key = null;
             for (int k = 0; key == null; k++) {
                 String candidate = "placed-" + k;

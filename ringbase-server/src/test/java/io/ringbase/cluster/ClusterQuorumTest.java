@@ -114,7 +114,7 @@ class ClusterQuorumTest {
     @ParameterizedTest(name = "from={0}")
     @ValueSource(ints = {1, 2, 3})
     void aWriteWithFromFStoresExactlyFCopiesOnTheKeysFirstFReplicas(int from) {
-        Ring ring = c.node(0).coordinator().ring();
+        Ring ring = c.node(0).coordinator().placement().current();
         for (int k = 0; k < 20; k++) {
             String key = "copies-" + from + "-" + k;
             // ack=from: every copy is in place when the answer comes
@@ -151,9 +151,10 @@ class ClusterQuorumTest {
     @Test
     void ringPlacementIsTheSameOnEveryNode() {
         byte[] key = "placement".getBytes(StandardCharsets.UTF_8);
-        List<NodeId> first = c.node(0).coordinator().ring().replicas(key, 3);
+        List<NodeId> first = c.node(0).coordinator().placement().current().replicas(key, 3);
         for (int i = 1; i < 3; i++) {
-            assertThat(c.node(i).coordinator().ring().replicas(key, 3)).isEqualTo(first);
+            assertThat(c.node(i).coordinator().placement().current().replicas(key, 3))
+                    .isEqualTo(first);
         }
     }
 

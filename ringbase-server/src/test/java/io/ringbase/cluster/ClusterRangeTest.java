@@ -116,7 +116,8 @@ class ClusterRangeTest {
             String key = "k-extra" + n;
             if (c.node(0)
                             .coordinator()
-                            .ring()
+                            .placement()
+                            .current()
                             .replicas(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), 1)
                             .getFirst()
                             .index()

@@ -46,7 +46,7 @@ class ReplicationFactorClusterTest {
     void sixNodesWithReplicationFactor3HoldHalfTheKeysEachAndRepairKeepsItSo() throws Exception {
         try (LocalCluster c = new LocalCluster(tmp, NODES, LocalCluster.withReplicationFactor(RF))) {
             c.awaitAllUp(DEADLINE);
-            Ring ring = c.node(0).coordinator().ring();
+            Ring ring = c.node(0).coordinator().placement().current();
             List<String> expectedScan = new ArrayList<>();
             for (int i = 0; i < KEYS; i++) {
                 assertThat(c.put(i % NODES, key(i), value(i)).status())
@@ -114,7 +114,7 @@ class ReplicationFactorClusterTest {
 
             // a wiped node gets back by repair exactly the keys it replicates, not every key
             int wiped = 2;
-            NodeId wipedId = c.node(0).coordinator().topology().node(wiped);
+            NodeId wipedId = c.node(0).coordinator().placement().node(wiped);
             int itsKeys = 0;
             for (int i = 0; i < KEYS; i++) {
                 itsKeys += ring.isReplica(Ring.keyHash(bytes(key(i))), RF, wipedId) ? 1 : 0;

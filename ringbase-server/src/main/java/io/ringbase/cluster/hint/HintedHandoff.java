@@ -2,8 +2,8 @@ package io.ringbase.cluster.hint;
 
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
-import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.WalSyncPolicy;
 import java.io.Closeable;
@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,7 @@ public final class HintedHandoff implements Closeable {
         }
     }
 
-    private final Topology topology;
+    private final Supplier<Placement> placement;
     private final HintStore store;
     private final Function<NodeId, Replica> replicas;
     private final HintOptions options;
@@ -99,12 +100,12 @@ public final class HintedHandoff implements Closeable {
      * A service over an open store; the bounds and pacing are the store's {@link HintStore#options()}.
      * Call {@link #start()} to run it.
      *
-     * @param topology the cluster: hint targets are its nodes other than {@code self}
-     * @param store    the hint store; closed by {@link #close()}
-     * @param replicas the remote replica of a node (called for every probe and round; may cache)
+     * @param placement the cluster's placement now: hint targets are its nodes other than {@code self}
+     * @param store     the hint store; closed by {@link #close()}
+     * @param replicas  the remote replica of a node (called for every probe and round; may cache)
      */
-    public HintedHandoff(Topology topology, HintStore store, Function<NodeId, Replica> replicas) {
-        this.topology = Objects.requireNonNull(topology, "topology");
+    public HintedHandoff(Supplier<Placement> placement, HintStore store, Function<NodeId, Replica> replicas) {
+        this.placement = Objects.requireNonNull(placement, "placement");
         this.store = Objects.requireNonNull(store, "store");
         this.replicas = Objects.requireNonNull(replicas, "replicas");
         this.options = store.options();
@@ -121,20 +122,18 @@ public final class HintedHandoff implements Closeable {
      */
     public static HintedHandoff open(
             Path dir,
-            Topology topology,
+            Supplier<Placement> placement,
             Function<NodeId, Replica> replicas,
             HintOptions options,
             WalSyncPolicy walSync,
             TimeSource time)
             throws IOException {
         return new HintedHandoff(
-                topology,
-                HintStore.open(
-                        dir,
-                        options,
-                        walSync,
-                        time,
-                        i -> i < topology.size() ? topology.node(i).toString() : null),
+                placement,
+                HintStore.open(dir, options, walSync, time, i -> {
+                    NodeId n = placement.get().node(i);
+                    return n == null ? null : n.toString();
+                }),
                 replicas);
     }
 
@@ -159,10 +158,11 @@ public final class HintedHandoff implements Closeable {
      */
     public CompletableFuture<Void> hint(NodeId target, Entry entry) {
         Objects.requireNonNull(entry, "entry");
-        if (target.index() >= topology.size() || !topology.node(target.index()).equals(target)) {
-            throw new IllegalArgumentException(target + " is not a node of the cluster " + topology.nodes());
+        Placement now = placement.get();
+        if (!target.equals(now.node(target.index()))) {
+            throw new IllegalArgumentException(target + " is not a node of the cluster " + now.nodes());
         }
-        if (target.equals(topology.self())) {
+        if (target.equals(now.self())) {
             throw new IllegalArgumentException("a node does not hint itself: " + target);
         }
         CompletableFuture<Void> stored = new CompletableFuture<>();
@@ -229,8 +229,9 @@ public final class HintedHandoff implements Closeable {
                 if (closing) {
                     return;
                 }
-                NodeId node = topology.byUrl(url);
-                if (node == null || node.equals(topology.self())) {
+                Placement at = placement.get();
+                NodeId node = at.byUrl(url);
+                if (node == null || node.equals(at.self())) {
                     continue; // hints for a node no longer in the list: they stay until the list has it again
                 }
                 Target t = targets.computeIfAbsent(url, u -> new Target(node));

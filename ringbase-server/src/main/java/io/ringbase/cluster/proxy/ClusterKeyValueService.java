@@ -4,6 +4,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.scan.ClusterScan;
 import io.ringbase.kv.EntryBatchSource;
@@ -55,7 +56,7 @@ public final class ClusterKeyValueService implements KeyValueService {
 
     @Override
     public int replicationFactor() {
-        return coordinator.topology().defaultFrom();
+        return coordinator.placement().replicationFactor();
     }
 
     @Override
@@ -113,14 +114,16 @@ public final class ClusterKeyValueService implements KeyValueService {
         if (localOnly) {
             return new LocalBatchSource(engine.scan(start, end, true));
         }
-        int nodes = coordinator.topology().size();
-        int needed = scanNodesNeeded(nodes, replicationFactor());
-        List<Replica> up = upReplicas(needed);
+        Placement placement = coordinator.placement();
+        Ring ring = placement.current(); // a node that joins holds none of its keys yet: only the current ring counts
+        int rf = placement.replicationFactor();
+        int nodes = ring.size();
+        int needed = scanNodesNeeded(nodes, rf);
+        List<Replica> up =
+                upReplicas(needed).stream().filter(r -> ring.contains(r.node())).toList();
         if (up.size() < needed) {
             throw new QuorumException.Unavailable(needed, nodes, up.size());
         }
-        Ring ring = coordinator.ring();
-        int rf = replicationFactor();
         return new ClusterScan(up, start, end, time, (node, key) -> ring.isReplica(Ring.keyHash(key), rf, node));
     }
 
@@ -163,9 +166,12 @@ public final class ClusterKeyValueService implements KeyValueService {
         if (engineReason != null) {
             return engineReason;
         }
-        int n = coordinator.topology().size();
+        Ring ring = coordinator.placement().current();
+        int n = ring.size();
         int needed = readyNodesNeeded(n, replicationFactor());
-        int up = coordinator.upReplicas().size();
+        int up = (int) coordinator.upReplicas().stream()
+                .filter(r -> ring.contains(r.node()))
+                .count();
         return up < needed ? up + " of " + n + " nodes reachable, " + needed + " needed for the default quorum" : null;
     }
 }

@@ -2,6 +2,7 @@ package io.ringbase.cluster.repair;
 
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The local side of repair: Merkle trees and pages of this node's entries, restricted to the keys this
@@ -31,9 +33,7 @@ import java.util.Objects;
 public final class RepairSource {
 
     private final StorageEngine engine;
-    private final Ring ring;
-    private final NodeId self;
-    private final int rf;
+    private final Supplier<Placement> placement;
 
     /**
      * @param engine the local engine
@@ -43,22 +43,39 @@ public final class RepairSource {
      * @throws IllegalArgumentException if {@code rf} is out of bounds
      */
     public RepairSource(StorageEngine engine, Ring ring, NodeId self, int rf) {
-        this.engine = Objects.requireNonNull(engine, "engine");
-        this.ring = Objects.requireNonNull(ring, "ring");
-        this.self = Objects.requireNonNull(self, "self");
+        Objects.requireNonNull(ring, "ring");
+        Objects.requireNonNull(self, "self");
         if (rf < 1 || rf > ring.size()) {
             throw new IllegalArgumentException("rf must be 1.." + ring.size() + ", got " + rf);
         }
-        this.rf = rf;
+        Placement fixed = new Placement(0, self, rf, ring, ring);
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.placement = () -> fixed;
+    }
+
+    /**
+     * A source over the cluster's placement as it changes: keys are compared under the current ring (the
+     * one reads use) and replication factor of the moment each is looked at. Two nodes at different
+     * epochs may compare different key sets for a while; a key then copied to a node that no longer
+     * holds it is dropped again by that node's cleanup.
+     *
+     * @param placement the placement now (read for every key)
+     */
+    public RepairSource(StorageEngine engine, Supplier<Placement> placement) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.placement = Objects.requireNonNull(placement, "placement");
     }
 
     public NodeId self() {
-        return self;
+        return placement.get().self();
     }
 
     /** Whether the key with hash {@code keyHash} is replicated on both this node and {@code peer}. */
     public boolean shared(long keyHash, NodeId peer) {
-        return ring.isReplica(keyHash, rf, self) && ring.isReplica(keyHash, rf, peer);
+        Placement p = placement.get();
+        Ring ring = p.current();
+        int rf = p.replicationFactor();
+        return ring.isReplica(keyHash, rf, p.self()) && ring.isReplica(keyHash, rf, peer);
     }
 
     /**

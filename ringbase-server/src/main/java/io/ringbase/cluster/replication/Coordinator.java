@@ -5,6 +5,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.Entry;
@@ -14,8 +15,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,9 +75,12 @@ public final class Coordinator {
 
     private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
 
-    private final Topology topology;
-    private final Ring ring;
-    private final List<Replica> replicas;
+    private volatile Placement placement;
+    /** Every node's replica, by node index; filled as nodes join, never emptied. */
+    private final AtomicReferenceArray<Replica> replicas = new AtomicReferenceArray<>(HybridLogicalClock.MAX_NODES);
+    /** The replicas of {@link Placement#nodes()}, current ring first. */
+    private volatile List<Replica> members;
+
     private final Liveness liveness;
     private final HintSink hints;
     private final HybridLogicalClock clock;
@@ -141,9 +147,11 @@ public final class Coordinator {
         if (replicas.size() != topology.size()) {
             throw new IllegalArgumentException(replicas.size() + " replicas for " + topology.size() + " nodes");
         }
-        this.topology = topology;
-        this.ring = new Ring(topology);
-        this.replicas = List.copyOf(replicas);
+        this.placement = Placement.of(topology);
+        for (Replica r : replicas) {
+            this.replicas.set(r.node().index(), r);
+        }
+        this.members = List.copyOf(replicas);
         this.liveness = liveness;
         this.hints = hints;
         this.clock = clock;
@@ -151,16 +159,42 @@ public final class Coordinator {
         this.retry = retry;
         this.scheduler = scheduler;
         this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
-        this.probes = new PeerProbes(topology.self(), this.replicas, liveness, time);
+        this.probes = new PeerProbes(topology.self(), () -> members, replicas::get, liveness, time);
         this.readRepair = new ReadRepair(this::replica, probes::classify, liveness, background);
     }
 
-    public Topology topology() {
-        return topology;
+    /** The placement requests use now. */
+    public Placement placement() {
+        return placement;
     }
 
-    public Ring ring() {
-        return ring;
+    /**
+     * Moves to a newer placement (a membership change moved on): requests that start from now on use it.
+     * A node new to this coordinator gets its replica from {@code newReplica}. A placement whose epoch is
+     * not above the current one is ignored.
+     *
+     * @param newReplica the replica of a node this coordinator has no replica of yet
+     * @throws IllegalArgumentException if the placement is of another node
+     */
+    public synchronized void place(Placement next, Function<NodeId, Replica> newReplica) {
+        if (!next.self().equals(placement.self())) {
+            throw new IllegalArgumentException("placement of " + next.self() + " given to " + placement.self());
+        }
+        if (next.epoch() <= placement.epoch()) {
+            return;
+        }
+        List<Replica> all = new ArrayList<>();
+        for (NodeId n : next.nodes()) {
+            Replica r = replicas.get(n.index());
+            if (r == null || !r.node().equals(n)) {
+                r = newReplica.apply(n);
+                replicas.set(n.index(), r);
+            }
+            all.add(r);
+        }
+        members = List.copyOf(all);
+        placement = next;
+        log.info("placement at epoch {}: {}", next.epoch(), next);
     }
 
     /** The replica of {@code node}. */
@@ -168,9 +202,9 @@ public final class Coordinator {
         return replicas.get(node.index());
     }
 
-    /** All replicas, by node index. */
+    /** The replicas of every node of the placement, current ring first. */
     public List<Replica> replicas() {
-        return replicas;
+        return members;
     }
 
     /** The replicas of every node the failure detector holds up (this node always), by node index. */
@@ -229,16 +263,25 @@ public final class Coordinator {
      * The first phase asks for versions only ({@link Replica#version}), no values.
      */
     private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
-        List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
+        Placement p = placement;
+        long hash = Ring.keyHash(entry.key());
+        List<NodeId> targets = p.readReplicas(hash, checkAck(p, ack, from));
+        List<NodeId> pending = p.pendingReplicas(hash, targets, from);
         List<NodeId> up = probes.up(targets, true);
         if (up.size() < ack) {
             return probes.afterProbing(
-                    targets, ack, from, true, background, nowUp -> quorumWrite(entry, ack, from, targets, nowUp));
+                    targets,
+                    ack,
+                    from,
+                    true,
+                    background,
+                    nowUp -> quorumWrite(entry, ack, from, targets, nowUp, pending));
         }
-        return quorumWrite(entry, ack, from, targets, up);
+        return quorumWrite(entry, ack, from, targets, up, pending);
     }
 
-    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from, List<NodeId> targets, List<NodeId> up) {
+    private CompletableFuture<Void> quorumWrite(
+            Entry entry, int ack, int from, List<NodeId> targets, List<NodeId> up, List<NodeId> pending) {
         return versionsOf(entry.key(), ack, from, up).thenCompose(answers -> {
             long newest = Replica.NO_VERSION;
             for (Tally.Answer<Long> a : answers) {
@@ -247,7 +290,7 @@ public final class Coordinator {
             Entry versioned = newest < entry.version()
                     ? entry
                     : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
-            return write(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, false);
+            return writeWithPending(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, pending, false);
         });
     }
 
@@ -258,7 +301,7 @@ public final class Coordinator {
      */
     private CompletableFuture<List<Tally.Answer<Long>>> versionsOf(byte[] key, int ack, int from, List<NodeId> up) {
         Tally<Long> tally = Tally.deferred(ack, from, up.size());
-        NodeId self = topology.self();
+        NodeId self = placement.self();
         fanOut(tally, up, ack, (f, t) -> {
             long sentAt = System.nanoTime();
             var _ = replica(t).version(key).whenComplete((version, failure) -> {
@@ -294,7 +337,10 @@ public final class Coordinator {
     static final int MAX_WRITE_ATTEMPTS = 3;
 
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
-        List<NodeId> targets = ring.replicas(entry.key(), checkAck(ack, from));
+        Placement p = placement;
+        long hash = Ring.keyHash(entry.key());
+        List<NodeId> targets = p.readReplicas(hash, checkAck(p, ack, from));
+        List<NodeId> pending = p.pendingReplicas(hash, targets, from);
         List<NodeId> up = probes.up(targets, true);
         if (up.size() < ack) {
             return probes.afterProbing(
@@ -303,18 +349,53 @@ public final class Coordinator {
                     from,
                     true,
                     background,
-                    nowUp -> write(entry, ack, from, attempt, targets, nowUp, true));
+                    nowUp -> writeWithPending(entry, ack, from, attempt, targets, nowUp, pending, true));
         }
-        return write(entry, ack, from, attempt, targets, up, true);
+        return writeWithPending(entry, ack, from, attempt, targets, up, pending, true);
     }
 
     /**
-     * Sends {@code entry} to {@code up}, hints the other {@code targets}. With {@code reversion}, an ack
+     * A write to {@code targets} (of which {@code up} are up) and to the {@code pending} replicas of a
+     * membership change: each pending replica adds one to the acknowledgements needed and to the replicas
+     * written, as Cassandra's pending ranges do, so that the acknowledged copies form a quorum of the old
+     * placement and of the new one.
+     */
+    private CompletableFuture<Void> writeWithPending(
+            Entry entry,
+            int ack,
+            int from,
+            int attempt,
+            List<NodeId> targets,
+            List<NodeId> up,
+            List<NodeId> pending,
+            boolean reversion) {
+        if (pending.isEmpty()) {
+            return write(entry, ack, from, attempt, targets, up, reversion, ack, from);
+        }
+        List<NodeId> allTargets = new ArrayList<>(targets);
+        allTargets.addAll(pending);
+        List<NodeId> allUp = new ArrayList<>(up);
+        allUp.addAll(probes.up(pending, true));
+        int extra = pending.size();
+        return write(entry, ack + extra, from + extra, attempt, allTargets, allUp, reversion, ack, from);
+    }
+
+    /**
+     * Sends {@code entry} to {@code up}, hints the other {@code targets}. A re-sent write starts over from the
+     * request's own {@code requestAck} of {@code requestFrom}. With {@code reversion}, an ack
      * answer holding a newer version makes the write be sent again under a newer version (up to
      * {@link #MAX_WRITE_ATTEMPTS} in all); without, such an answer counts as an acknowledgement.
      */
     private CompletableFuture<Void> write(
-            Entry entry, int ack, int from, int attempt, List<NodeId> targets, List<NodeId> up, boolean reversion) {
+            Entry entry,
+            int ack,
+            int from,
+            int attempt,
+            List<NodeId> targets,
+            List<NodeId> up,
+            boolean reversion,
+            int requestAck,
+            int requestFrom) {
         HintWaits hinted = new HintWaits();
         for (NodeId t : targets) {
             if (!up.contains(t)) {
@@ -322,7 +403,7 @@ public final class Coordinator {
             }
         }
         Tally<Long> tally = new Tally<>(ack, from, up.size());
-        NodeId self = topology.self();
+        NodeId self = placement.self();
         for (NodeId t : up) {
             if (!t.equals(self)) {
                 var _ = replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
@@ -376,8 +457,8 @@ public final class Coordinator {
             log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
             try { // off the answering thread: the local replica may block
                 @SuppressWarnings("FutureReturnValueIgnored") // the nested future is flattened right below
-                CompletableFuture<CompletableFuture<Void>> nested =
-                        CompletableFuture.supplyAsync(() -> write(again, ack, from, attempt + 1), background);
+                CompletableFuture<CompletableFuture<Void>> nested = CompletableFuture.supplyAsync(
+                        () -> write(again, requestAck, requestFrom, attempt + 1), background);
                 return nested.thenCompose(f -> f);
             } catch (RejectedExecutionException e) { // the background queue is full: give up here
                 return CompletableFuture.<Void>failedFuture(QuorumException.LostToNewerVersions.queueFull(
@@ -397,7 +478,8 @@ public final class Coordinator {
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
      */
     public CompletableFuture<Entry> read(byte[] key, int ack, int from) {
-        List<NodeId> targets = ring.replicas(key, checkAck(ack, from));
+        Placement p = placement;
+        List<NodeId> targets = p.readReplicas(Ring.keyHash(key), checkAck(p, ack, from));
         List<NodeId> up = probes.up(targets, false);
         if (up.size() < ack) {
             return probes.afterProbing(targets, ack, from, false, background, nowUp -> read(key, ack, from, nowUp));
@@ -414,7 +496,7 @@ public final class Coordinator {
                 readRepair.inBackground(all);
             }
         };
-        NodeId self = topology.self();
+        NodeId self = placement.self();
         fanOut(tally, up, ack, (f, t) -> {
             if (t.equals(self)) {
                 var _ = replica(self).read(key).whenComplete((e, failure) -> {
@@ -456,7 +538,7 @@ public final class Coordinator {
      * @param send sends the read to one replica and reports its outcome to the fan-out
      */
     private <T> void fanOut(Tally<T> tally, List<NodeId> up, int ack, BiConsumer<ReadFanout<T>, NodeId> send) {
-        NodeId self = topology.self();
+        NodeId self = placement.self();
         List<NodeId> order = new ArrayList<>(up.size());
         List<NodeId> slow = null;
         if (up.contains(self)) {
@@ -506,8 +588,8 @@ public final class Coordinator {
         return 2 * ack > from;
     }
 
-    private int checkAck(int ack, int from) {
-        int rf = topology.replicationFactor();
+    private static int checkAck(Placement placement, int ack, int from) {
+        int rf = placement.replicationFactor();
         if (from <= 0 || from > rf || ack <= 0 || ack > from) {
             throw new IllegalArgumentException(
                     "need 0 < ack <= from <= " + rf + " (the replication factor), got ack=" + ack + " from=" + from);

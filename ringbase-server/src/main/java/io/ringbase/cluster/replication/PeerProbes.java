@@ -1,5 +1,6 @@
 package io.ringbase.cluster.replication;
 
+import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.kv.QuorumException;
@@ -11,6 +12,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +35,8 @@ public final class PeerProbes {
     public static final long IDLE_PROBE_AFTER_MS = 1_000;
 
     private final NodeId self;
-    private final List<Replica> replicas;
+    private final Supplier<List<Replica>> replicas;
+    private final IntFunction<Replica> byIndex;
     private final Liveness liveness;
     private final TimeSource time;
     /** The probe in flight to each node, by node index ({@code null}: none). */
@@ -40,16 +44,23 @@ public final class PeerProbes {
 
     /**
      * @param self     this node, always up
-     * @param replicas one per node, by {@link NodeId#index()}
+     * @param replicas the replicas of the nodes of the current placement (read each time: it changes)
+     * @param byIndex  the replica of a node index
      * @param liveness the failure detector's state, which probes update
      * @param time     the wall clock a node's going down is recorded on
      */
-    PeerProbes(NodeId self, List<Replica> replicas, Liveness liveness, TimeSource time) {
+    PeerProbes(
+            NodeId self,
+            Supplier<List<Replica>> replicas,
+            IntFunction<Replica> byIndex,
+            Liveness liveness,
+            TimeSource time) {
         this.self = self;
         this.replicas = replicas;
+        this.byIndex = byIndex;
         this.liveness = liveness;
         this.time = time;
-        this.probes = new AtomicReferenceArray<>(replicas.size());
+        this.probes = new AtomicReferenceArray<>(HybridLogicalClock.MAX_NODES);
     }
 
     /** This node always counts as up; the others as the failure detector says. */
@@ -64,8 +75,9 @@ public final class PeerProbes {
 
     /** The replicas of every node held up, by node index. */
     List<Replica> upReplicas() {
-        List<Replica> up = new ArrayList<>(replicas.size());
-        for (Replica r : replicas) {
+        List<Replica> all = replicas.get();
+        List<Replica> up = new ArrayList<>(all.size());
+        for (Replica r : all) {
             if (isUp(r.node())) {
                 up.add(r);
             }
@@ -83,7 +95,7 @@ public final class PeerProbes {
             return CompletableFuture.completedFuture(up);
         }
         List<CompletableFuture<Void>> pending = new ArrayList<>();
-        for (Replica r : replicas) {
+        for (Replica r : replicas.get()) {
             if (!isUp(r.node())) {
                 pending.add(probe(r.node()));
             }
@@ -174,7 +186,7 @@ public final class PeerProbes {
             boolean wasUp = liveness.isUp(node);
             CompletableFuture<String> call;
             try {
-                call = replicas.get(i).ping();
+                call = byIndex.apply(i).ping();
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
@@ -206,7 +218,7 @@ public final class PeerProbes {
      */
     public void probeRound(ToLongFunction<NodeId> lastAnswerMs) {
         long now = time.currentTimeMillis();
-        for (Replica r : replicas) {
+        for (Replica r : replicas.get()) {
             NodeId node = r.node();
             if (node.equals(self)) {
                 continue;

@@ -5,7 +5,6 @@ import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
-import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.membership.HelloSender;
 import io.ringbase.cluster.membership.NodeState;
 import io.ringbase.cluster.repair.MerkleTree;
@@ -13,6 +12,7 @@ import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.logging.LogThrottle;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
@@ -23,6 +23,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -119,7 +120,7 @@ public final class ReplicaServer {
     private final HybridLogicalClock clock;
     private final RequestSigner signer;
     private final TimeSource time;
-    private final Topology topology;
+    private final Supplier<Placement> placement;
     private final RepairSource repair;
     private final PeerGate gate;
     private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
@@ -129,7 +130,7 @@ public final class ReplicaServer {
      * @param clock    observes every replicated version, so this node never issues a lower one
      * @param signer   checks every request's HMAC ({@link RequestSigner#NONE}: no secret, unsigned accepted)
      * @param time     the wall clock a signature's age is measured on
-     * @param topology the cluster
+     * @param placement the cluster's placement now (whom a requester index names)
      * @param repair   answers other nodes' anti-entropy requests
      * @param gate     the membership every request must carry, whether replica reads may be answered, and
      *                 the answers to hellos
@@ -139,7 +140,7 @@ public final class ReplicaServer {
             HybridLogicalClock clock,
             RequestSigner signer,
             TimeSource time,
-            Topology topology,
+            Supplier<Placement> placement,
             RepairSource repair,
             PeerGate gate) {
         this.engine = engine;
@@ -147,7 +148,7 @@ public final class ReplicaServer {
         this.clock = clock;
         this.signer = signer;
         this.time = time;
-        this.topology = topology;
+        this.placement = placement;
         this.repair = repair;
     }
 
@@ -409,12 +410,18 @@ public final class ReplicaServer {
 
     private NodeId requester(RpcRequest request) throws RpcException {
         String s = request.param("requester");
+        Placement now = placement.get();
+        NodeId node;
         try {
-            return topology.node(Integer.parseInt(s));
+            node = now.node(Integer.parseInt(s));
         } catch (RuntimeException e) {
-            throw badRequest(
-                    "parameter 'requester' must be a node index 0.." + (topology.size() - 1) + ", got '" + s + "'");
+            node = null;
         }
+        if (node == null) {
+            throw badRequest("parameter 'requester' must be the index of a node of the cluster at epoch " + now.epoch()
+                    + " " + now.nodes() + ", got '" + s + "'");
+        }
+        return node;
     }
 
     private void authenticate(RpcRequest request, byte[] body) throws RpcException {

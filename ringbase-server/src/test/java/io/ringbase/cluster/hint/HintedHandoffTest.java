@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.WalSyncPolicy;
@@ -42,7 +43,8 @@ class HintedHandoffTest {
     private HintedHandoff handoff;
 
     private HintedHandoff open(HintOptions options) throws IOException {
-        handoff = new HintedHandoff(TOPOLOGY, HintStore.open(tmp.resolve("hints"), options), replicas);
+        handoff = new HintedHandoff(
+                () -> Placement.of(TOPOLOGY), HintStore.open(tmp.resolve("hints"), options), replicas);
         return handoff;
     }
 
@@ -167,7 +169,7 @@ class HintedHandoffTest {
         }
         FakeReplica flaky = new FakeReplica(B, true);
         flaky.downAfterWrites(5);
-        handoff = new HintedHandoff(TOPOLOGY, store, n -> flaky);
+        handoff = new HintedHandoff(() -> Placement.of(TOPOLOGY), store, n -> flaky);
         handoff.start();
 
         assertThat(await(5_000, () -> handoff.stats().delivered() == 5 && flaky.probes.get() >= 3))
@@ -202,8 +204,10 @@ class HintedHandoffTest {
         FakeReplica newB = new FakeReplica(reordered.node(2), true);
         FakeReplica newC = new FakeReplica(reordered.node(1), true);
         Map<NodeId, Replica> byNode = Map.of(reordered.node(2), newB, reordered.node(1), newC);
-        handoff =
-                new HintedHandoff(reordered, HintStore.open(tmp.resolve("hints"), HintOptions.defaults()), byNode::get);
+        handoff = new HintedHandoff(
+                () -> Placement.of(reordered),
+                HintStore.open(tmp.resolve("hints"), HintOptions.defaults()),
+                byNode::get);
         handoff.start();
 
         assertThat(await(5_000, () -> handoff.stats().pendingHints() == 0)).isTrue();

@@ -73,7 +73,8 @@ class CoordinatorReplicationFactorTest {
             assertThat(written())
                     .as("key%d", i)
                     .hasSize(3)
-                    .containsExactlyInAnyOrderElementsOf(coordinator.ring().replicas(key, 3));
+                    .containsExactlyInAnyOrderElementsOf(
+                            coordinator.placement().current().replicas(key, 3));
         }
         assertThat(hinted).isEmpty();
     }
@@ -81,7 +82,7 @@ class CoordinatorReplicationFactorTest {
     @Test
     void aSmallerFromTakesAPrefixOfTheKeysReplicas() throws Exception {
         byte[] key = "prefix".getBytes(StandardCharsets.UTF_8);
-        List<NodeId> three = coordinator.ring().replicas(key, 3);
+        List<NodeId> three = coordinator.placement().current().replicas(key, 3);
         for (int from = 1; from <= 3; from++) {
             coordinator
                     .write(Entry.value(key, 10 + from, new byte[] {1}), 1, from)

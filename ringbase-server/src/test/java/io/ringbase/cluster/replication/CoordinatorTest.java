@@ -649,7 +649,8 @@ class CoordinatorTest {
                 }
             }
             assertThat(written)
-                    .containsExactlyInAnyOrderElementsOf(coordinator.ring().replicas(KEY, from));
+                    .containsExactlyInAnyOrderElementsOf(
+                            coordinator.placement().current().replicas(KEY, from));
         }
     }
 

@@ -71,7 +71,7 @@ class SpeculativeRetryTest {
     /** The remote replicas of {@link CoordinatorTest#KEY} in ring order: the first is asked before the second. */
     FakeReplica remote(int i) {
         List<FakeReplica> remotes = new ArrayList<>();
-        for (NodeId n : coordinator.ring().replicas(KEY, 3)) {
+        for (NodeId n : coordinator.placement().current().replicas(KEY, 3)) {
             if (!n.equals(N0)) {
                 remotes.add(all.get(n.index()));
             }

@@ -12,6 +12,7 @@ import io.ringbase.cluster.membership.HelloSender;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.membership.NodeState;
 import io.ringbase.cluster.repair.RepairSource;
+import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.storage.Entry;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,7 @@ class PeerGateTest {
             new HybridLogicalClock(),
             RequestSigner.NONE,
             TimeSource.SYSTEM,
-            TOPOLOGY,
+            () -> Placement.of(TOPOLOGY),
             new RepairSource(engine, new Ring(TOPOLOGY), TOPOLOGY.self(), 3),
             PeerGate.of(URLS.get(0), MINE, readRefusal::get, (url, incarnation, state) -> {
                 if (state == NodeState.NORMAL) {
