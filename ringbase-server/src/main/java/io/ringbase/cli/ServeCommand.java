@@ -4,6 +4,7 @@ import io.ringbase.api.HttpServerConfig;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.elastic.ElasticOptions;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.SpeculativeRetry;
@@ -70,6 +71,24 @@ public final class ServeCommand implements Callable<Integer> {
                     + "another name, and nodes of different names refuse each other's requests "
                     + "(default: ${DEFAULT-VALUE}).")
     String clusterName;
+
+    @Option(
+            names = "--metadata-port-offset",
+            defaultValue = "0",
+            paramLabel = "N",
+            description = "Take the membership from the cluster metadata log instead of the static list: each node "
+                    + "of --cluster runs a metadata (Raft) server at its HTTP port + N, the same N on every node, and "
+                    + "nodes can then join and be decommissioned while the cluster serves (default: 0, a static "
+                    + "cluster).")
+    int metadataPortOffset;
+
+    @Option(
+            names = "--join",
+            paramLabel = "URL",
+            description = "Join the cluster of the node at URL (started with --metadata-port-offset): this node, "
+                    + "--self, takes its share of the keys and streams them before it answers reads. Needs --self "
+                    + "and an empty data directory the first time.")
+    String join;
 
     @Option(
             names = "--replication-factor",
@@ -393,7 +412,8 @@ public final class ServeCommand implements Callable<Integer> {
             default -> throw bad("--wal-sync must be 'always' or 'periodic', got '" + walSync + "'");
         };
         Topology topology = topology();
-        if (!topology.isAlone() && tombstoneGrace.millis() <= hintWindow.millis()) {
+        boolean alone = topology.isAlone() && join == null && metadataPortOffset == 0;
+        if (!alone && tombstoneGrace.millis() <= hintWindow.millis()) {
             // a hint delivered after compaction purged the delete it lost to would bring the key back
             throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
                     + "): a hint delivered after a purged delete would bring the deleted key back");
@@ -418,7 +438,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withWalSyncIntervalMs(walSyncIntervalMs)
                     .withMemtableBytes(memtableSize.bytes())
                     .withBlockCacheBytes(blockCacheBytes())
-                    .withTombstoneGraceMs(topology.isAlone() ? 0 : tombstoneGrace.millis());
+                    .withTombstoneGraceMs(alone ? 0 : tombstoneGrace.millis());
             if (compactionSlowdownTables < 1 || compactionStopTables < compactionSlowdownTables) {
                 throw bad("need 1 <= --compaction-slowdown-tables <= --compaction-stop-tables, got "
                         + compactionSlowdownTables + " and " + compactionStopTables);
@@ -429,25 +449,49 @@ public final class ServeCommand implements Callable<Integer> {
                     HintOptions.defaults().withMaxAgeMs(hintWindow.millis()).withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
             return new Node.Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeout.millis(),
-                    secret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    EngineKind.parse(engine),
-                    SpeculativeRetry.parse(speculativeRetry),
-                    TimeSource.SYSTEM,
-                    clusterName);
+                            http,
+                            storage,
+                            topology,
+                            replicaTimeout.millis(),
+                            secret,
+                            hints,
+                            clock,
+                            metrics,
+                            accessLog,
+                            EngineKind.parse(engine),
+                            SpeculativeRetry.parse(speculativeRetry),
+                            TimeSource.SYSTEM,
+                            clusterName)
+                    .withElastic(new ElasticOptions(metadataPortOffset, join));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
     }
 
     private Topology topology() {
+        if (join != null) {
+            if (cluster != null && !cluster.isEmpty()) {
+                throw bad(
+                        "--join and --cluster exclude each other: a joining node learns the members from the cluster");
+            }
+            if (self == null) {
+                throw bad("--join needs --self, the URL the other nodes will call this node at");
+            }
+            if (replicationFactor != null) {
+                throw bad("--replication-factor is the cluster's: a joining node takes it from the cluster");
+            }
+            try {
+                Topology t = Topology.parse(List.of(self), self); // replaced by the members once joined
+                if (!spec.commandLine().getParseResult().hasMatchedOption("--port")) {
+                    port = t.self().port();
+                } else if (t.self().port() != port) {
+                    throw bad("--self " + t.self() + " does not match --port " + port);
+                }
+                return t;
+            } catch (IllegalArgumentException e) {
+                throw bad(e.getMessage());
+            }
+        }
         if (cluster == null || cluster.isEmpty()) {
             if (replicationFactor != null && replicationFactor != 1) {
                 throw bad("--replication-factor " + replicationFactor

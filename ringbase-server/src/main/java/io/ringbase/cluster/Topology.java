@@ -16,7 +16,9 @@ import java.util.Set;
  * largest {@code from} a request may ask for and its default. A cluster started from a list alone has
  * replication factor = the list's size, so every node holds every key (the course's semantics).
  *
- * @param nodes             all nodes, in list order ({@link NodeId#index()} is the position)
+ * @param nodes             all nodes, by ascending {@link NodeId#index()}: in a static cluster the index is the
+ *                          position in the {@code --cluster} list; in one whose membership comes from the
+ *                          metadata log it is the node id less one, and ids of nodes that left leave gaps
  * @param self              this node, one of {@code nodes}
  * @param replicationFactor copies of each key, {@code 1..nodes.size()}; every node of a cluster must use
  *                          the same value, or they disagree on where keys live
@@ -24,7 +26,8 @@ import java.util.Set;
 public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
 
     /**
-     * @throws IllegalArgumentException if {@code nodes} is empty or over 64, out of index order, does not
+     * @throws IllegalArgumentException if {@code nodes} is empty or over 64, not in ascending index order or an
+     *         index is 64 or more, does not
      *         hold {@code self}, or {@code replicationFactor} is outside {@code 1..nodes.size()}
      */
     public Topology {
@@ -37,9 +40,10 @@ public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
                     + " nodes (versions carry the node index in 6 bits), got " + nodes.size());
         }
         for (int i = 0; i < nodes.size(); i++) {
-            if (nodes.get(i).index() != i) {
-                throw new IllegalArgumentException(
-                        "node " + nodes.get(i) + " has index " + nodes.get(i).index() + " but sits at position " + i);
+            int index = nodes.get(i).index();
+            if ((i > 0 && index <= nodes.get(i - 1).index()) || index >= HybridLogicalClock.MAX_NODES) {
+                throw new IllegalArgumentException("node " + nodes.get(i) + " has index " + index
+                        + ": indexes must ascend and stay below " + HybridLogicalClock.MAX_NODES);
             }
         }
         if (!nodes.contains(self)) {
@@ -129,8 +133,21 @@ public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
         return nodes.size() == 1;
     }
 
+    /**
+     * The node with this index.
+     *
+     * @throws IllegalArgumentException if no node has it
+     */
     public NodeId node(int index) {
-        return nodes.get(index);
+        if (index < nodes.size() && nodes.get(index).index() == index) {
+            return nodes.get(index); // a static list: the index is the position
+        }
+        for (NodeId n : nodes) {
+            if (n.index() == index) {
+                return n;
+            }
+        }
+        throw new IllegalArgumentException("no node has index " + index + " in " + nodes);
     }
 
     /**

@@ -7,6 +7,8 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.elastic.ElasticMembership;
+import io.ringbase.cluster.elastic.MoveContext;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.cluster.proxy.ClusterKeyValueService;
@@ -18,15 +20,20 @@ import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.replication.LocalReplica;
+import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.SpeculationTimers;
 import io.ringbase.cluster.ring.Placement;
+import io.ringbase.cluster.rpc.MetadataClient;
+import io.ringbase.cluster.rpc.MetadataEndpoint;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.cluster.rpc.RemoteHello;
 import io.ringbase.cluster.rpc.RemoteRepairPeer;
 import io.ringbase.cluster.rpc.RemoteReplica;
+import io.ringbase.cluster.rpc.RemoteStreamPeer;
 import io.ringbase.cluster.rpc.ReplicaClient;
+import io.ringbase.cluster.streaming.StreamOptions;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.ClusterSource;
 import io.ringbase.storage.ManagedEngine;
@@ -61,10 +68,14 @@ final class ClusterServices implements NodeServices {
     /** How long a stop waits for a read-repair write that is already running (ms). */
     private static final long READ_REPAIR_STOP_MS = 10_000;
 
+    /** How long one streaming page request may take, ms. */
+    private static final long STREAM_CALL_TIMEOUT_MS = 30_000;
+
     /** How often a replacement's streaming logs its progress, ms. */
     private static final long STREAM_PROGRESS_LOG_MS = 10_000;
 
     private final LocalMembership membership;
+    private final @Nullable ElasticMembership elastic;
     private final String selfUrl;
     private final Coordinator coordinator;
     private final Placement initialPlacement;
@@ -89,8 +100,18 @@ final class ClusterServices implements NodeServices {
             RequestSigner signer,
             EventLoopGroup ioGroup,
             Resources resources,
-            LocalMembership membership)
+            LocalMembership membership,
+            @Nullable ElasticMembership elastic)
             throws IOException {
+        this.elastic = elastic;
+        // a node serves reads once it holds its data: by its peers' memory (a wiped node) and, when the
+        // membership comes from the metadata log, by its state there (a joining node)
+        ReadGate gate = elastic == null
+                ? membership
+                : () -> {
+                    String refusal = membership.readRefusal();
+                    return refusal != null ? refusal : elastic.readRefusal();
+                };
         Topology topology = config.topology();
         this.membership = membership;
         this.selfUrl = topology.self().toString();
@@ -116,7 +137,7 @@ final class ClusterServices implements NodeServices {
             }
             replicas.add(
                     n.equals(topology.self())
-                            ? new LocalReplica(n, engine, localScans, localWrites, localReads, membership)
+                            ? new LocalReplica(n, engine, localScans, localWrites, localReads, gate)
                             : new RemoteReplica(n, client));
         }
         hints = resources.add(
@@ -178,6 +199,22 @@ final class ClusterServices implements NodeServices {
         // registered last, it stops first: no hello or replacement step runs into a closed client or repair
         resources.add(membership, LocalMembership::close);
         membership.start(new RemoteHello(client, topology.self().toString()), this::streamFromPeers);
+        if (elastic != null) {
+            elastic.attach(coordinator, n -> new RemoteReplica(n, client));
+            elastic.start(new MoveContext(
+                    engine,
+                    clock,
+                    config.storage().dataDir(),
+                    StreamOptions.defaults(),
+                    n -> new RemoteStreamPeer((RemoteReplica) coordinator.replica(n), STREAM_CALL_TIMEOUT_MS),
+                    coordinator::replica,
+                    new MetadataClient(
+                            signer,
+                            membership.membership().digestHex(),
+                            time,
+                            Math.max(1_000, config.replicaTimeoutMs())),
+                    config.replicaTimeoutMs()));
+        }
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
         figures = new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership);
     }
@@ -204,6 +241,11 @@ final class ClusterServices implements NodeServices {
     public Placement placement() {
         Coordinator c = opened;
         return c == null ? initialPlacement : c.placement(); // hints recovered before the coordinator opens
+    }
+
+    @Override
+    public MetadataEndpoint metadataEndpoint() {
+        return elastic == null ? MetadataEndpoint.NONE : elastic;
     }
 
     @Override

@@ -9,6 +9,9 @@ import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.elastic.ElasticMembership;
+import io.ringbase.cluster.elastic.ElasticOptions;
+import io.ringbase.cluster.elastic.JoinBootstrap;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
@@ -16,6 +19,7 @@ import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.SpeculativeRetry;
+import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.observe.NodeMetrics;
 import io.ringbase.observe.NodeStatus;
 import io.ringbase.observe.RequestMetrics;
@@ -66,6 +70,8 @@ public final class Node implements AutoCloseable {
      * @param clusterName      the cluster's name ({@code --cluster-name}, default
      *                         {@value Membership#DEFAULT_NAME}): a node refuses a data directory of another
      *                         cluster, and nodes of different names refuse each other's requests
+     * @param elastic          whether the membership comes from the metadata log, and how
+     *                         ({@link ElasticOptions#STATIC}: the static {@code --cluster} list)
      */
     public record Config(
             HttpServerConfig http,
@@ -80,8 +86,10 @@ public final class Node implements AutoCloseable {
             EngineKind engine,
             SpeculativeRetry speculativeRetry,
             TimeSource time,
-            String clusterName) {
+            String clusterName,
+            ElasticOptions elastic) {
         public Config {
+            Objects.requireNonNull(elastic, "elastic");
             Membership.checkName(clusterName);
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
@@ -90,6 +98,76 @@ public final class Node implements AutoCloseable {
             Objects.requireNonNull(engine, "engine");
             Objects.requireNonNull(speculativeRetry, "speculativeRetry");
             Objects.requireNonNull(time, "time");
+        }
+
+        /** A config of a static cluster (no metadata log). */
+        public Config(
+                HttpServerConfig http,
+                LsmOptions storage,
+                Topology topology,
+                long replicaTimeoutMs,
+                byte[] clusterSecret,
+                HintOptions hints,
+                ClockOptions clock,
+                boolean metrics,
+                boolean accessLog,
+                EngineKind engine,
+                SpeculativeRetry speculativeRetry,
+                TimeSource time,
+                String clusterName) {
+            this(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    ElasticOptions.STATIC);
+        }
+
+        /** This config with another topology (a joining node's, from the cluster metadata). */
+        public Config withTopology(Topology other) {
+            return new Config(
+                    http,
+                    storage,
+                    other,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    elastic);
+        }
+
+        /** This config with its membership taken from the metadata log ({@code --metadata-port-offset}, {@code --join}). */
+        public Config withElastic(ElasticOptions options) {
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    options);
         }
 
         /** A config with the default speculative retry and the system clock. */
@@ -170,7 +248,8 @@ public final class Node implements AutoCloseable {
                     engine,
                     retry,
                     time,
-                    clusterName);
+                    clusterName,
+                    elastic);
         }
 
         /** This config with another storage engine. */
@@ -188,7 +267,8 @@ public final class Node implements AutoCloseable {
                     kind,
                     speculativeRetry,
                     time,
-                    clusterName);
+                    clusterName,
+                    elastic);
         }
 
         /** This config with other clock options. */
@@ -206,7 +286,8 @@ public final class Node implements AutoCloseable {
                     engine,
                     speculativeRetry,
                     time,
-                    clusterName);
+                    clusterName,
+                    elastic);
         }
 
         /** This config with metrics on or off. */
@@ -224,7 +305,8 @@ public final class Node implements AutoCloseable {
                     engine,
                     speculativeRetry,
                     time,
-                    clusterName);
+                    clusterName,
+                    elastic);
         }
 
         /** This config with the access log on or off. */
@@ -242,7 +324,8 @@ public final class Node implements AutoCloseable {
                     engine,
                     speculativeRetry,
                     time,
-                    clusterName);
+                    clusterName,
+                    elastic);
         }
 
         /** This config with another wall clock (tests). */
@@ -260,7 +343,8 @@ public final class Node implements AutoCloseable {
                     engine,
                     speculativeRetry,
                     source,
-                    clusterName);
+                    clusterName,
+                    elastic);
         }
 
         /** This config with another cluster name ({@code --cluster-name}). */
@@ -278,7 +362,8 @@ public final class Node implements AutoCloseable {
                     engine,
                     speculativeRetry,
                     time,
-                    name);
+                    name,
+                    elastic);
         }
     }
 
@@ -289,18 +374,33 @@ public final class Node implements AutoCloseable {
     private final @Nullable LocalMembership membership;
     private final int port;
 
-    private Node(Config config, Resources resources) throws IOException {
+    private Node(Config config, Resources resources, JoinBootstrap.@Nullable Joined joined) throws IOException {
         this.config = config;
         this.resources = resources;
         TimeSource time = config.time();
         Topology topology = config.topology();
         engine = resources.add(Engines.open(config.engine(), config.storage()));
         long newestStored = engine.maxVersion();
-        Membership agreed = Membership.of(config.clusterName(), topology);
+        Membership agreed = config.elastic().isElastic()
+                ? Membership.elastic(config.clusterName())
+                : Membership.of(config.clusterName(), topology);
+        @Nullable ElasticMembership elastic = null;
+        if (joined != null) {
+            elastic = resources.add(
+                    ElasticMembership.following(metadataClient(config, agreed), topology.self(), joined.metadata()),
+                    ElasticMembership::close);
+        } else if (config.elastic().isElastic()) {
+            elastic = resources.add(
+                    ElasticMembership.founding(
+                            topology,
+                            config.elastic().metadataPortOffset(),
+                            config.storage().dataDir()),
+                    ElasticMembership::close);
+        }
         // a member's version bits come from the node id its data directory was given, checked against
         // the list here; a node alone is node 0
         @Nullable
-        LocalMembership local = topology.isAlone()
+        LocalMembership local = topology.isAlone() && elastic == null
                 ? null
                 : LocalMembership.open( // its thread starts, and is registered, with the cluster services
                         config.storage().dataDir(), agreed, topology, newestStored == Long.MIN_VALUE, time);
@@ -323,7 +423,7 @@ public final class Node implements AutoCloseable {
                 g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS));
         services = local == null
                 ? new StandaloneServices(topology, engine, clock, time, agreed)
-                : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources, local);
+                : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources, local, elastic);
         HttpApi.Builder api = NodeRoutes.api(
                 services.kv(),
                 engine,
@@ -333,6 +433,7 @@ public final class Node implements AutoCloseable {
                 services::placement,
                 services.repairSource(),
                 services.peerGate(),
+                services.metadataEndpoint(),
                 config.http().maxBodyBytes());
         @Nullable RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
         NodeStatus status = new NodeStatus(
@@ -363,13 +464,46 @@ public final class Node implements AutoCloseable {
      *         closed again first.
      */
     public static Node start(Config config) throws IOException {
+        JoinBootstrap.@Nullable Joined joined = null;
+        if (config.elastic().joins()) {
+            String joinUrl = java.util.Objects.requireNonNull(config.elastic().joinUrl());
+            String selfUrl = config.topology().self().toString();
+            try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()))) {
+                joined = JoinBootstrap.join(
+                        client,
+                        joinUrl,
+                        selfUrl,
+                        joinerMetadataAddress(config),
+                        config.storage().dataDir());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while joining through " + joinUrl);
+            }
+            config = config.withTopology(joined.topology());
+        }
         Resources resources = new Resources();
         try {
-            return new Node(config, resources);
+            return new Node(config, resources, joined);
         } catch (IOException | RuntimeException | Error e) {
             resources.closeAfter(e);
             throw e;
         }
+    }
+
+    /** A client of other nodes' metadata endpoints, signed with the cluster secret. */
+    private static MetadataClient metadataClient(Config config, Membership membership) {
+        return new MetadataClient(
+                RequestSigner.of(config.clusterSecret()),
+                membership.digestHex(),
+                config.time(),
+                Math.max(1_000, config.replicaTimeoutMs()));
+    }
+
+    /** The metadata address recorded for a joining node, which runs no metadata server: its HTTP address + offset. */
+    private static String joinerMetadataAddress(Config config) {
+        var self = config.topology().self();
+        return self.host() + ":"
+                + Math.min(65535, self.port() + config.elastic().metadataPortOffset());
     }
 
     /**

@@ -11,6 +11,7 @@ import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.rpc.EntryCodec;
 import io.ringbase.cluster.rpc.InternalProtocol;
+import io.ringbase.cluster.rpc.MetadataEndpoint;
 import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.cluster.rpc.ReplicaServer;
 import io.ringbase.kv.KeyValueService;
@@ -42,8 +43,10 @@ public final class NodeRoutes {
             Supplier<Placement> placement,
             RepairSource repairSource,
             PeerGate gate,
+            MetadataEndpoint metadata,
             int maxBodyBytes) {
-        RpcRoute rpc = new RpcRoute(new ReplicaServer(engine, clock, signer, time, placement, repairSource, gate));
+        RpcRoute rpc =
+                new RpcRoute(new ReplicaServer(engine, clock, signer, time, placement, repairSource, gate, metadata));
         return HttpApi.builder(kv, time, maxBodyBytes)
                 .path(InternalProtocol.ENTRY, "internal_entry", rpc)
                 .path(InternalProtocol.BATCH, "internal_batch", rpc)
@@ -69,6 +72,7 @@ public final class NodeRoutes {
                         () -> Placement.of(single),
                         new RepairSource(engine, new Ring(single), single.self(), 1),
                         PeerGate.alone(single.self().toString(), Membership.of(Membership.DEFAULT_NAME, single)),
+                        MetadataEndpoint.NONE,
                         maxBodyBytes)
                 .build();
     }

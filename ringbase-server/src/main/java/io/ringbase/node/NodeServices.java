@@ -6,6 +6,7 @@ import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.ring.Placement;
+import io.ringbase.cluster.rpc.MetadataEndpoint;
 import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.ClusterSource;
@@ -22,6 +23,11 @@ interface NodeServices {
 
     /** Where keys live now: the node's rings and replication factor, at its latest metadata epoch. */
     Placement placement();
+
+    /** What the node-to-node API serves of the cluster metadata log ({@link MetadataEndpoint#NONE}: none). */
+    default MetadataEndpoint metadataEndpoint() {
+        return MetadataEndpoint.NONE;
+    }
 
     /** The key-value service the public API calls. */
     KeyValueService kv();

@@ -23,6 +23,12 @@ import java.util.Objects;
  */
 public record Membership(String clusterName, List<String> urls, int replicationFactor) {
 
+    /**
+     * The one "URL" of an {@link #elastic} membership: the members come from the metadata log, so the
+     * digest covers the name alone.
+     */
+    public static final String FROM_METADATA_LOG = "metadata-log";
+
     /** The cluster name of a node started without {@code --cluster-name}. */
     public static final String DEFAULT_NAME = "ringbase";
 
@@ -45,6 +51,19 @@ public record Membership(String clusterName, List<String> urls, int replicationF
     public static Membership of(String clusterName, Topology topology) {
         return new Membership(
                 clusterName, topology.nodes().stream().map(NodeId::toString).toList(), topology.replicationFactor());
+    }
+
+    /**
+     * The membership of a cluster whose members come from its metadata log: every node of it, founding or
+     * joined, agrees on the name alone (the log keeps members and the replication factor consistent).
+     */
+    public static Membership elastic(String clusterName) {
+        return new Membership(clusterName, List.of(FROM_METADATA_LOG), 1);
+    }
+
+    /** Whether this is an {@link #elastic} membership. */
+    public boolean isElastic() {
+        return urls.equals(List.of(FROM_METADATA_LOG));
     }
 
     /**
@@ -89,6 +108,9 @@ public record Membership(String clusterName, List<String> urls, int replicationF
      * {@code cluster 'name', rf 3, nodes [http://a:1, http://b:2] (membership 0123456789abcdef)}.
      */
     public String describe() {
+        if (isElastic()) {
+            return "cluster '" + clusterName + "', members from its metadata log (membership " + digestHex() + ")";
+        }
         return "cluster '" + clusterName + "', rf " + replicationFactor + ", nodes " + urls + " (membership "
                 + digestHex() + ")";
     }

@@ -50,6 +50,15 @@ public final class InternalProtocol {
      */
     public static final String MEMBERSHIP = "x-rb-membership";
 
+    /**
+     * The cluster metadata log ({@code cluster.elastic}). {@code GET}: 200 with this node's newest
+     * {@code ClusterMetadata} record (docs/metadata-format.md), 503 if it has none (a static cluster).
+     * {@code POST} with a transformation record: 200 with the metadata right after it once the log committed
+     * it, 409 with the one-line reason if it was rejected, 503 if this node is not of the metadata group or
+     * the log has no quorum.
+     */
+    public static final String METADATA = PREFIX + "metadata";
+
     /** {@code GET}: 200 with an empty body; a liveness probe. */
     public static final String PING = PREFIX + "ping";
 
@@ -86,7 +95,7 @@ public final class InternalProtocol {
 
     /** Every path of the protocol; any other under {@link #PREFIX} is answered 400. */
     public static final java.util.Set<String> PATHS =
-            java.util.Set.of(ENTRY, ENTRIES, BATCH, HELLO, PING, REPAIR_TREE, REPAIR_ENTRIES);
+            java.util.Set.of(ENTRY, ENTRIES, BATCH, HELLO, PING, REPAIR_TREE, REPAIR_ENTRIES, METADATA);
 
     /** Response header of {@link #ENTRIES}: hex start key of the next page; absent on the last page. */
     public static final String NEXT = "x-rb-next";

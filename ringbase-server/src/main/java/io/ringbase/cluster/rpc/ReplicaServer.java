@@ -22,7 +22,9 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -116,12 +118,16 @@ public final class ReplicaServer {
         }
     }
 
+    /** The longest a metadata POST waits for the log (the log's own timeout ends it first), ms. */
+    private static final long METADATA_SUBMIT_WAIT_MS = 15_000;
+
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
     private final RequestSigner signer;
     private final TimeSource time;
     private final Supplier<Placement> placement;
     private final RepairSource repair;
+    private final MetadataEndpoint metadata;
     private final PeerGate gate;
     private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
 
@@ -134,6 +140,7 @@ public final class ReplicaServer {
      * @param repair   answers other nodes' anti-entropy requests
      * @param gate     the membership every request must carry, whether replica reads may be answered, and
      *                 the answers to hellos
+     * @param metadata the cluster metadata log's endpoint ({@link MetadataEndpoint#NONE} for a static cluster)
      */
     public ReplicaServer(
             StorageEngine engine,
@@ -142,7 +149,9 @@ public final class ReplicaServer {
             TimeSource time,
             Supplier<Placement> placement,
             RepairSource repair,
-            PeerGate gate) {
+            PeerGate gate,
+            MetadataEndpoint metadata) {
+        this.metadata = metadata;
         this.engine = engine;
         this.gate = gate;
         this.clock = clock;
@@ -235,6 +244,9 @@ public final class ReplicaServer {
                 int max = intParam(request, "max", MAX_PAGE_BYTES);
                 return page(LocalReplica.page(
                         engine, start, end == null ? null : unhex(end, "end"), Math.min(max, MAX_PAGE_BYTES)));
+            }
+            case InternalProtocol.METADATA -> {
+                return metadata(method, body);
             }
             case InternalProtocol.REPAIR_TREE -> {
                 requireGet(method);
@@ -402,6 +414,32 @@ public final class ReplicaServer {
 
     private static Reply text(int status, String text) {
         return new Reply(status, TEXT, (text + "\n").getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    /** {@link InternalProtocol#METADATA}: blocks a worker for at most the log's request timeout on a POST. */
+    private Reply metadata(String method, byte[] body) throws RpcException {
+        try {
+            if (method.equals("GET")) {
+                return binary(metadata.current(), Map.of());
+            }
+            if (method.equals("POST")) {
+                return binary(metadata.submit(body).get(METADATA_SUBMIT_WAIT_MS, TimeUnit.MILLISECONDS), Map.of());
+            }
+        } catch (IllegalStateException e) {
+            return text(503, String.valueOf(e.getMessage()));
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IllegalArgumentException) {
+                return text(409, String.valueOf(cause.getMessage()));
+            }
+            return text(503, String.valueOf(cause == null ? e.getMessage() : cause.getMessage()));
+        } catch (TimeoutException e) {
+            return text(503, "the metadata log did not commit the change within " + METADATA_SUBMIT_WAIT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return text(503, "interrupted while submitting to the metadata log");
+        }
+        throw notAllowed(method, "GET, POST");
     }
 
     private static int range(RpcRequest request) throws RpcException {

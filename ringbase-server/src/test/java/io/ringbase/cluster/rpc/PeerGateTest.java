@@ -47,7 +47,8 @@ class PeerGateTest {
                 }
                 Long r = remembered.get(url);
                 return r == null ? HelloSender.Answer.NONE : new HelloSender.Answer(r, true);
-            }));
+            }),
+            MetadataEndpoint.NONE);
 
     private static ReplicaServer.RpcRequest request(
             String method, String path, Map<String, String> params, @Nullable String membership, byte[] body) {

@@ -1,0 +1,303 @@
+package io.ringbase.cluster.elastic;
+
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.metadata.ClusterMetadata;
+import io.ringbase.cluster.metadata.Member;
+import io.ringbase.cluster.metadata.MemberState;
+import io.ringbase.cluster.metadata.MetadataCodec;
+import io.ringbase.cluster.metadata.MetadataFormatException;
+import io.ringbase.cluster.metadata.MetadataOptions;
+import io.ringbase.cluster.metadata.MetadataService;
+import io.ringbase.cluster.metadata.Transformation;
+import io.ringbase.cluster.replication.Coordinator;
+import io.ringbase.cluster.replication.ReadGate;
+import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.rpc.MetadataClient;
+import io.ringbase.cluster.rpc.MetadataEndpoint;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's membership as the cluster metadata log has it (CEP-21's transactional cluster metadata): which
+ * nodes hold which keys at the latest epoch, this node's state in that, and the membership changes this
+ * node drives (its own join, its own decommission).
+ *
+ * <p>A founding node (one of the {@code --cluster} list started with {@code --metadata-port-offset}) runs a
+ * replica of the log ({@link MetadataService}, a Raft group of the founding nodes) and initializes it with
+ * the list; a node that joined later follows the log through the others ({@link FollowedMetadataLog}). Every
+ * new epoch moves the coordinator to its placement ({@link Placements}); requests never wait for the log.
+ *
+ * <p>Reads are refused while this node is JOINING or REPLACING (it has not streamed its keys yet) or LEFT.
+ * Thread-safe.
+ */
+public final class ElasticMembership implements ReadGate, MetadataEndpoint, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ElasticMembership.class);
+
+    private final MetadataLog metadataLog;
+    private final NodeId self;
+    private final int selfId;
+    private final boolean inGroup;
+    private final ExecutorService background;
+    private volatile @Nullable Coordinator coordinator;
+    private volatile @Nullable Function<NodeId, Replica> newReplica;
+    private volatile boolean closing;
+    private volatile @Nullable MoveContext moves;
+    private volatile MoveStatus move = MoveStatus.NONE;
+    private final java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private ElasticMembership(MetadataLog metadataLog, NodeId self, boolean inGroup, ExecutorService background) {
+        this.metadataLog = metadataLog;
+        this.self = self;
+        this.selfId = self.index() + 1;
+        this.inGroup = inGroup;
+        this.background = background;
+        metadataLog.addListener(this::moved);
+    }
+
+    /**
+     * The membership of a founding node: starts its replica of the metadata log (the Raft group of the
+     * founding nodes, each at its HTTP port plus {@code portOffset}, storage in {@code <data-dir>/metadata})
+     * and, in the background, initializes the log with the founding list if no founding node has yet.
+     *
+     * @throws IOException if the metadata server cannot start (port in use, damaged storage)
+     */
+    public static ElasticMembership founding(Topology founders, int portOffset, Path dataDir) throws IOException {
+        Map<Integer, String> peers = new LinkedHashMap<>();
+        for (NodeId n : founders.nodes()) {
+            peers.put(n.index() + 1, metadataAddress(n, portOffset));
+        }
+        MetadataService service = MetadataService.start(
+                MetadataOptions.of(founders.self().index() + 1, peers, dataDir.resolve("metadata")));
+        ExecutorService background = Executors.newCachedThreadPool(
+                r -> Thread.ofPlatform().daemon().name("ringbase-elastic").unstarted(r));
+        ElasticMembership m = new ElasticMembership(new RaftMetadataLog(service), founders.self(), true, background);
+        background.execute(() -> m.initialize(founders, portOffset));
+        return m;
+    }
+
+    /**
+     * The membership of a node outside the metadata group, following the log from {@code initial} (what
+     * {@link JoinBootstrap} fetched).
+     */
+    public static ElasticMembership following(MetadataClient client, NodeId self, ClusterMetadata initial) {
+        ExecutorService background = Executors.newCachedThreadPool(
+                r -> Thread.ofPlatform().daemon().name("ringbase-elastic").unstarted(r));
+        FollowedMetadataLog followed = new FollowedMetadataLog(client, self.toString(), initial, background);
+        ElasticMembership m = new ElasticMembership(followed, self, false, background);
+        followed.start();
+        return m;
+    }
+
+    /** {@code host:(port + offset)}: where a founding node's metadata server listens. */
+    static String metadataAddress(NodeId node, int portOffset) {
+        int port = node.port() + portOffset;
+        if (port > 65535) {
+            throw new IllegalArgumentException("metadata port " + node.port() + " + " + portOffset + " of " + node
+                    + " is above 65535: pick a smaller --metadata-port-offset");
+        }
+        return node.host() + ":" + port;
+    }
+
+    /** Submits the INITIALIZE of the founding list until it or another founding node's is committed. */
+    private void initialize(Topology founders, int portOffset) {
+        List<Transformation.Founder> list = new ArrayList<>();
+        for (NodeId n : founders.nodes()) {
+            list.add(new Transformation.Founder(n.toString(), metadataAddress(n, portOffset)));
+        }
+        Transformation init = new Transformation.Initialize(UUID.randomUUID(), founders.replicationFactor(), list);
+        while (!closing && !metadataLog.current().isInitialized()) {
+            try {
+                var _ = metadataLog.submit(init).get();
+                log.info(
+                        "cluster metadata initialized with {} founding nodes, rf {}",
+                        list.size(),
+                        founders.replicationFactor());
+            } catch (InterruptedException e) {
+                return;
+            } catch (Exception e) {
+                if (!metadataLog.current().isInitialized()) {
+                    log.info("initializing the cluster metadata: {}; retrying", e.getMessage());
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts moving {@code coordinator} with the log: it gets the placement of every newer epoch, and a node
+     * it has no replica of gets one from {@code newReplica}.
+     */
+    public void attach(Coordinator coordinator, Function<NodeId, Replica> newReplica) {
+        this.newReplica = newReplica;
+        this.coordinator = coordinator;
+        moved(metadataLog.current());
+    }
+
+    private void moved(ClusterMetadata metadata) {
+        Coordinator c = coordinator;
+        Function<NodeId, Replica> replicas = newReplica;
+        if (c == null || replicas == null || !metadata.isInitialized()) {
+            return;
+        }
+        try {
+            c.place(Placements.of(metadata, self), replicas);
+        } catch (RuntimeException e) {
+            log.error("cannot take the placement of epoch {}: {}", metadata.epoch(), e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Gives this node what the changes it drives need, and resumes its join if it is JOINING (a join that
+     * a crash interrupted goes on from the streams' cursors).
+     */
+    public void start(MoveContext context) {
+        this.moves = context;
+        if (selfState() == MemberState.JOINING) {
+            drive(() -> JoinDriver.run(this, context, s -> move = s));
+        }
+    }
+
+    /**
+     * Starts this node's decommission in the background: LEAVING, its keys streamed to their next owners,
+     * then LEFT. Progress in {@link #moveStatus()}.
+     *
+     * @throws IllegalStateException if this node is not NORMAL or LEAVING, a change it drives is running, or
+     *                               it has not started
+     */
+    public void decommission() {
+        MoveContext context = moves;
+        if (context == null) {
+            throw new IllegalStateException("the node has not finished starting");
+        }
+        MemberState state = selfState();
+        if (state != MemberState.NORMAL && state != MemberState.LEAVING) {
+            throw new IllegalStateException("this node is " + state + "; only a NORMAL node can be decommissioned");
+        }
+        if (!drive(() -> DecommissionDriver.run(this, context, s -> move = s))) {
+            throw new IllegalStateException("a " + move.kind() + " driven by this node is running already");
+        }
+    }
+
+    /** Runs one change at a time; false if one is running. */
+    private boolean drive(Runnable change) {
+        if (!moving.compareAndSet(false, true)) {
+            return false;
+        }
+        background.execute(() -> {
+            try {
+                change.run();
+            } finally {
+                moving.set(false);
+            }
+        });
+        return true;
+    }
+
+    /** Progress of the change this node drives (its join or decommission). */
+    public MoveStatus moveStatus() {
+        return move;
+    }
+
+    /** The newest metadata this node knows. */
+    public ClusterMetadata metadata() {
+        return metadataLog.current();
+    }
+
+    /** This node's member record at the newest epoch, if it has one. */
+    public Optional<Member> selfMember() {
+        return metadataLog.current().member(selfId);
+    }
+
+    /** This node's state at the newest epoch; NORMAL before the log is initialized (a founding node). */
+    public MemberState selfState() {
+        return selfMember().map(Member::state).orElse(MemberState.NORMAL);
+    }
+
+    /** This node's id in the metadata (its node index + 1). */
+    public int selfId() {
+        return selfId;
+    }
+
+    public NodeId self() {
+        return self;
+    }
+
+    /** The log, for the membership changes this node drives. */
+    MetadataLog log() {
+        return metadataLog;
+    }
+
+    /** A peer showed {@code epoch}: catch up if it is newer. */
+    public void sawEpoch(long epoch) {
+        metadataLog.sawEpoch(epoch);
+    }
+
+    /** The current epoch (0 before the log is initialized). */
+    public long epoch() {
+        return metadataLog.current().epoch();
+    }
+
+    @Override
+    public @Nullable String readRefusal() {
+        return switch (selfState()) {
+            case NORMAL, LEAVING -> null;
+            case JOINING -> "this node is joining: it answers reads once it has streamed its keys";
+            case REPLACING -> "this node is replacing another: it answers reads once it has streamed its keys";
+            case LEFT -> "this node has left the cluster";
+        };
+    }
+
+    @Override
+    public byte[] current() {
+        ClusterMetadata m = metadataLog.current();
+        if (!m.isInitialized()) {
+            throw new IllegalStateException("the cluster metadata is not initialized yet");
+        }
+        return MetadataCodec.encode(m);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> submit(byte[] transformation) {
+        if (!inGroup) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException(self + " is not of the metadata group: submit through a founding node"));
+        }
+        Transformation change;
+        try {
+            change = MetadataCodec.decodeTransformation(transformation);
+        } catch (MetadataFormatException e) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(e.getMessage(), e));
+        }
+        return metadataLog.submit(change).thenApply(MetadataCodec::encode);
+    }
+
+    /** Runs {@code task} on this membership's background threads (closing stops them). */
+    void runInBackground(Runnable task) {
+        background.execute(task);
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    @Override
+    public void close() throws IOException {
+        closing = true;
+        background.shutdownNow();
+        metadataLog.close();
+    }
+}

@@ -1,0 +1,140 @@
+package io.ringbase.cluster.elastic;
+
+import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.metadata.ClusterMetadata;
+import io.ringbase.cluster.metadata.MemberState;
+import io.ringbase.cluster.metadata.Transformation;
+import io.ringbase.cluster.ring.Placement;
+import io.ringbase.cluster.streaming.StreamFailedException;
+import io.ringbase.cluster.streaming.StreamPlan;
+import io.ringbase.cluster.streaming.StreamProgress;
+import io.ringbase.cluster.streaming.StreamSession;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A joining node's side of its join (Cassandra's bootstrap, in CEP-21's steps): it is JOINING already (the
+ * log committed its StartJoin), so every coordinator that has that epoch sends it the writes of the keys it
+ * will own. Once every node has the epoch and older requests have ended, it streams those keys from the
+ * nodes that hand them over, each from the one node it displaces (a source that fails is replaced by the
+ * key's other old replicas), then commits FinishJoin: from that epoch on, reads use it. A failed attempt
+ * leaves it JOINING and is retried; streams resume from their cursors.
+ */
+final class JoinDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(JoinDriver.class);
+
+    /** Wait between two attempts of a failed join, ms. */
+    static final long RETRY_MS = 5_000;
+
+    private JoinDriver() {}
+
+    static void run(ElasticMembership membership, MoveContext context, Consumer<MoveStatus> status) {
+        while (!membership.closing() && membership.selfState() == MemberState.JOINING) {
+            try {
+                attempt(membership, context, status);
+                return;
+            } catch (InterruptedException e) {
+                return;
+            } catch (IOException | StreamFailedException | RuntimeException e) {
+                log.error(
+                        "joining failed: {}; this node stays JOINING and tries again in {} ms",
+                        e.getMessage(),
+                        RETRY_MS,
+                        e);
+                status.accept(new MoveStatus(
+                        "join", "failed", membership.epoch(), 0, 0, 0, 0, 0, String.valueOf(e.getMessage())));
+                try {
+                    TimeUnit.MILLISECONDS.sleep(RETRY_MS);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private static void attempt(ElasticMembership membership, MoveContext context, Consumer<MoveStatus> status)
+            throws IOException, InterruptedException, StreamFailedException {
+        ClusterMetadata m = membership.metadata();
+        NodeId self = membership.self();
+        status.accept(new MoveStatus("join", "waiting", m.epoch(), 0, 0, 0, 0, 0, ""));
+        Changes.awaitEveryoneAt(m, self, context, context.replicaTimeoutMs());
+        Placement p = Placements.of(m, self);
+        List<NodeId> sources = p.current().nodes();
+        long started = System.nanoTime();
+        long entries = 0;
+        long bytes = 0;
+        int done = 0;
+        for (NodeId source : sources) {
+            status.accept(progress(m, done, sources.size(), entries, bytes, started, "streaming"));
+            StreamProgress got;
+            try {
+                got = stream(
+                        context,
+                        new StreamPlan(m.epoch(), p.replicationFactor(), p.current(), p.next(), source, self, false));
+            } catch (StreamFailedException e) {
+                log.warn(
+                        "streaming from {} failed ({}); taking its keys from their other old replicas",
+                        source,
+                        e.getMessage());
+                got = new StreamProgress(0, 0, 0, 0, 0, true);
+                for (NodeId other : sources) {
+                    if (!other.equals(source)) {
+                        StreamProgress more = stream(
+                                context,
+                                new StreamPlan(
+                                        m.epoch(), p.replicationFactor(), p.current(), p.next(), other, self, true));
+                        got = new StreamProgress(
+                                got.entries() + more.entries(), got.bytes() + more.bytes(), 0, 0, 0, true);
+                    }
+                }
+            }
+            entries += got.entries();
+            bytes += got.bytes();
+            done++;
+        }
+        MoveStatus finished = progress(m, done, sources.size(), entries, bytes, started, "finishing");
+        status.accept(finished);
+        log.info(
+                "join streaming done: {} entries, {} MB from {} nodes in {} s ({} MB/s)",
+                entries,
+                String.format("%.1f", bytes / 1e6),
+                sources.size(),
+                String.format("%.1f", finished.elapsedMs() / 1e3),
+                String.format("%.1f", finished.megabytesPerSecond()));
+        ClusterMetadata after =
+                Changes.commit(membership.log(), new Transformation.FinishJoin(membership.selfId()), 10);
+        status.accept(progress(m, done, sources.size(), entries, bytes, started, "done"));
+        log.info("joined: node {} is NORMAL at epoch {}", membership.selfId(), after.epoch());
+    }
+
+    private static StreamProgress stream(MoveContext context, StreamPlan plan)
+            throws IOException, InterruptedException, StreamFailedException {
+        return new StreamSession(
+                        plan,
+                        context.sources().apply(plan.source()),
+                        context.engine(),
+                        context.clock(),
+                        context.dataDir(),
+                        context.streaming())
+                .run();
+    }
+
+    private static MoveStatus progress(
+            ClusterMetadata m, int done, int total, long entries, long bytes, long startedNanos, String phase) {
+        return new MoveStatus(
+                "join",
+                phase,
+                m.epoch(),
+                done,
+                total,
+                entries,
+                bytes,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos),
+                "");
+    }
+}

@@ -1,0 +1,99 @@
+package io.ringbase.cluster.rpc;
+
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.TimeSource;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Asks a node for its cluster metadata, or to submit a change to the metadata log
+ * ({@link InternalProtocol#METADATA}): what a joining node does before it has a replica client, and what a
+ * node outside the metadata group does to follow the log. Requests are signed and carry the membership
+ * digest as every internal request does. Blocking; thread-safe.
+ */
+public final class MetadataClient implements AutoCloseable {
+
+    /**
+     * A node's answer other than 200: {@link #status()} 409 for a rejected change (or another membership),
+     * 503 for no metadata or no quorum.
+     */
+    public static final class Refused extends IOException {
+        private final int status;
+
+        Refused(String url, int status, String body) {
+            super(url + " answered " + status + ": " + body.strip());
+            this.status = status;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+
+    private final HttpClient http;
+    private final RequestSigner signer;
+    private final String membershipDigest;
+    private final TimeSource time;
+    private final long timeoutMs;
+
+    /**
+     * @param membershipDigest the {@link InternalProtocol#MEMBERSHIP} header value
+     * @param timeoutMs        how long one call waits for its answer, ms
+     */
+    public MetadataClient(RequestSigner signer, String membershipDigest, TimeSource time, long timeoutMs) {
+        this.http = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofMillis(timeoutMs))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
+        this.signer = signer;
+        this.membershipDigest = membershipDigest;
+        this.time = time;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /**
+     * The metadata record the node at {@code url} holds.
+     *
+     * @throws Refused      if it answered other than 200
+     * @throws IOException  if it could not be reached in time
+     */
+    public byte[] fetch(String url) throws IOException, InterruptedException {
+        return call(url, "GET", new byte[0]);
+    }
+
+    /**
+     * Submits a transformation record through the node at {@code url}: the metadata right after it.
+     *
+     * @throws Refused     409 with the reason if the log rejected it; 503 if that node cannot submit
+     * @throws IOException if it could not be reached in time
+     */
+    public byte[] submit(String url, byte[] transformation) throws IOException, InterruptedException {
+        return call(url, "POST", transformation);
+    }
+
+    private byte[] call(String url, String method, byte[] body) throws IOException, InterruptedException {
+        String uri = InternalProtocol.METADATA;
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + uri))
+                .timeout(Duration.ofMillis(method.equals("POST") ? 2 * timeoutMs : timeoutMs))
+                .header(InternalProtocol.MEMBERSHIP, membershipDigest)
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+        if (signer.signs()) {
+            request.header(RequestSigner.HEADER, signer.sign(method, uri, body, time.currentTimeMillis()));
+        }
+        HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (response.statusCode() != 200) {
+            throw new Refused(url, response.statusCode(), new String(response.body(), StandardCharsets.UTF_8));
+        }
+        return response.body();
+    }
+
+    @Override
+    public void close() {
+        http.close();
+    }
+}
