@@ -157,14 +157,14 @@ class ArchitectureTest {
     }
 
     @Test
-    void nothingUsesTheClusterMetadataBeforeItIsWiredIn() {
+    void onlyTheElasticMembershipUsesTheClusterMetadata() {
         noClasses()
                 .that()
-                .resideOutsideOfPackage("io.ringbase.cluster.metadata..")
+                .resideOutsideOfPackages("io.ringbase.cluster.metadata..", "io.ringbase.cluster.elastic..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("io.ringbase.cluster.metadata..")
-                .because("the metadata log is a building block not yet wired into the node; drop this rule when it is")
+                .because("the node reaches the metadata log through cluster.elastic, which turns it into placements")
                 .check(main);
     }
 

@@ -45,6 +45,8 @@ public final class JoinBootstrap {
     private JoinBootstrap() {}
 
     /**
+     * Registers this node with the cluster of {@code joinUrl}, or finds it registered already.
+     *
      * @param metadataAddress the {@code host:port} recorded for this node (it runs no metadata server)
      * @throws IdentityMismatchException if the metadata holds this URL as a member this data directory is not
      * @throws IOException               if the node joined through cannot be reached, or the log refuses the join

@@ -26,6 +26,7 @@ import java.util.List;
 public final class Ring {
 
     private final List<NodeId> nodes;
+    private final List<String> seedNames;
     private final long[] seeds;
     /** Position in {@code nodes} by node index; -1 for an index not in the ring. */
     private final int[] positions;
@@ -56,6 +57,7 @@ public final class Ring {
                     "a ring needs one seed name per node, at least one node: " + nodes + " / " + seedNames);
         }
         this.nodes = List.copyOf(nodes);
+        this.seedNames = List.copyOf(seedNames);
         this.seeds = new long[nodes.size()];
         this.positions = new int[HybridLogicalClock.MAX_NODES];
         java.util.Arrays.fill(positions, -1);
@@ -73,6 +75,11 @@ public final class Ring {
     /** The nodes of this ring, in the order given. */
     public List<NodeId> nodes() {
         return nodes;
+    }
+
+    /** The name each node's weight is hashed from, in {@link #nodes()}' order: what re-creates this ring. */
+    public List<String> seedNames() {
+        return seedNames;
     }
 
     /** Whether {@code node} is one of this ring's nodes. */

@@ -93,9 +93,16 @@ public final class InternalProtocol {
      */
     public static final String REPAIR_ENTRIES = PREFIX + "repair/entries";
 
+    /**
+     * Streaming: {@code POST ?start=<hex>&max=<bytes>} with an encoded stream plan as the body
+     * ({@code StreamPlanCodec}): 200 with a page of the entries the plan wants that this node holds,
+     * {@link #NEXT} if more; 400 if the plan does not decode or names another node as its source.
+     */
+    public static final String STREAM = PREFIX + "stream";
+
     /** Every path of the protocol; any other under {@link #PREFIX} is answered 400. */
     public static final java.util.Set<String> PATHS =
-            java.util.Set.of(ENTRY, ENTRIES, BATCH, HELLO, PING, REPAIR_TREE, REPAIR_ENTRIES, METADATA);
+            java.util.Set.of(ENTRY, ENTRIES, BATCH, HELLO, PING, REPAIR_TREE, REPAIR_ENTRIES, METADATA, STREAM);
 
     /** Response header of {@link #ENTRIES}: hex start key of the next page; absent on the last page. */
     public static final String NEXT = "x-rb-next";

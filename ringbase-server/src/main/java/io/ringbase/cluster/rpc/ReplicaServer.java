@@ -13,6 +13,8 @@ import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
+import io.ringbase.cluster.streaming.StreamPlanCodec;
+import io.ringbase.cluster.streaming.StreamSource;
 import io.ringbase.logging.LogThrottle;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
@@ -128,6 +130,7 @@ public final class ReplicaServer {
     private final Supplier<Placement> placement;
     private final RepairSource repair;
     private final MetadataEndpoint metadata;
+    private final StreamSource stream;
     private final PeerGate gate;
     private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
 
@@ -152,6 +155,7 @@ public final class ReplicaServer {
             PeerGate gate,
             MetadataEndpoint metadata) {
         this.metadata = metadata;
+        this.stream = new StreamSource(engine, placement.get().self());
         this.engine = engine;
         this.gate = gate;
         this.clock = clock;
@@ -266,6 +270,21 @@ public final class ReplicaServer {
                     int max = Math.min(intParam(request, "max", MAX_PAGE_BYTES), MAX_PAGE_BYTES);
                     return page(
                             repair.entries(range(request), requester(request), leaves, hexKey(request, "start"), max));
+                } catch (IllegalArgumentException e) {
+                    throw badRequest(e.getMessage());
+                }
+            }
+            case InternalProtocol.STREAM -> {
+                if (!method.equals("POST")) {
+                    throw notAllowed(method, "POST");
+                }
+                Reply refused = refusedRead(); // a node that lost its data must not stream what is left
+                if (refused != null) {
+                    return refused;
+                }
+                try {
+                    int max = Math.min(intParam(request, "max", MAX_PAGE_BYTES), MAX_PAGE_BYTES);
+                    return page(stream.entries(StreamPlanCodec.decode(body), hexKey(request, "start"), max));
                 } catch (IllegalArgumentException e) {
                     throw badRequest(e.getMessage());
                 }
