@@ -28,22 +28,32 @@ final class AdminApi implements Route {
     static final String FLUSH = PREFIX + "flush";
     static final String COMPACT = PREFIX + "compact";
     static final String SNAPSHOT = PREFIX + "snapshot";
+    static final String DECOMMISSION = PREFIX + "decommission";
+    static final String CLEANUP = PREFIX + "cleanup";
 
     private static final byte[] EMPTY = new byte[0];
 
     private final RepairControl repair;
+    private final MembershipControl membership;
     private final AdminControl control;
     private final RequestSigner signer;
     private final TimeSource time;
 
     /**
      * @param repair  the repair service ({@link RepairControl#NONE} on a node alone)
+     * @param membership decommission and cleanup ({@link MembershipControl#NONE} for a static cluster)
      * @param control flush, compaction and snapshots ({@link AdminControl#NONE} for a bare server)
      * @param signer  checks every request's signature ({@link RequestSigner#NONE} when the node has no secret)
      * @param time    the wall clock a signature's age is measured on
      */
-    AdminApi(RepairControl repair, AdminControl control, RequestSigner signer, TimeSource time) {
+    AdminApi(
+            RepairControl repair,
+            MembershipControl membership,
+            AdminControl control,
+            RequestSigner signer,
+            TimeSource time) {
         this.repair = repair;
+        this.membership = membership;
         this.control = control;
         this.signer = signer;
         this.time = time;
@@ -52,7 +62,12 @@ final class AdminApi implements Route {
     @Override
     public Outcome handle(Request request, String path, QueryString query, boolean mayWait)
             throws BadRequestException, NotFoundException, MethodNotAllowedException, ForbiddenException, IOException {
-        boolean known = path.equals(REPAIR) || path.equals(FLUSH) || path.equals(COMPACT) || path.equals(SNAPSHOT);
+        boolean known = path.equals(REPAIR)
+                || path.equals(FLUSH)
+                || path.equals(COMPACT)
+                || path.equals(SNAPSHOT)
+                || path.equals(DECOMMISSION)
+                || path.equals(CLEANUP);
         if (!known) {
             throw new BadRequestException("unknown path " + path);
         }
@@ -68,8 +83,22 @@ final class AdminApi implements Route {
             }
             throw new MethodNotAllowedException(method.name(), "GET, POST");
         }
+        if (path.equals(DECOMMISSION) && method.equals(HttpMethod.GET)) {
+            return json(membership.changeJson());
+        }
         if (!method.equals(HttpMethod.POST)) {
-            throw new MethodNotAllowedException(method.name(), "POST");
+            throw new MethodNotAllowedException(method.name(), path.equals(DECOMMISSION) ? "GET, POST" : "POST");
+        }
+        if (path.equals(DECOMMISSION) || path.equals(CLEANUP)) {
+            try {
+                return path.equals(DECOMMISSION) ? json(membership.decommission()) : json(membership.cleanup());
+            } catch (IllegalStateException e) {
+                return new Outcome.Reply(
+                        409,
+                        "text/plain; charset=utf-8",
+                        (e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8),
+                        java.util.Map.of());
+            }
         }
         return switch (path) {
             case FLUSH -> json(control.flush());

@@ -73,6 +73,7 @@ public final class HttpApi {
         private NodeReports reports = NodeReports.NONE;
         private AdminControl admin = AdminControl.NONE;
         private RepairControl repair = RepairControl.NONE;
+        private MembershipControl membership = MembershipControl.NONE;
         private RequestSigner signer = RequestSigner.NONE;
         private final List<Added> added = new ArrayList<>();
         private int bodyOverheadBytes;
@@ -100,6 +101,12 @@ public final class HttpApi {
         /** The anti-entropy repair behind {@code /v0/admin/repair}. */
         public Builder repair(RepairControl repair) {
             this.repair = repair;
+            return this;
+        }
+
+        /** Decommission and cleanup behind {@code /v0/admin/decommission} and {@code /v0/admin/cleanup}. */
+        public Builder membership(MembershipControl membership) {
+            this.membership = membership;
             return this;
         }
 
@@ -161,7 +168,7 @@ public final class HttpApi {
                     table.path(a.path(), a.endpoint(), a.route());
                 }
             }
-            table.prefix(AdminApi.PREFIX, "admin", new AdminApi(repair, admin, signer, time))
+            table.prefix(AdminApi.PREFIX, "admin", new AdminApi(repair, membership, admin, signer, time))
                     .path(OpsApi.HEALTH, "health", ops.health)
                     .path(OpsApi.READY, "ready", ops.ready)
                     .path(OpsApi.METRICS, "metrics", ops.metrics)
