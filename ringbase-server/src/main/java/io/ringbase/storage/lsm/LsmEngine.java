@@ -320,6 +320,9 @@ public final class LsmEngine implements ManagedEngine {
     @Override
     public long cleanup(KeyFilter keep) throws IOException {
         Objects.requireNonNull(keep, "keep");
+        if (health.closing()) {
+            throw new IOException("storage engine is closed"); // before the flush touches freed memtables
+        }
         long started = System.nanoTime();
         flush(); // every write acknowledged before the call is in a table the cleanup merges
         Cleanup.Result done = compaction.cleanup(keep);
