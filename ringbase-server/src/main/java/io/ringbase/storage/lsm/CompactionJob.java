@@ -2,8 +2,10 @@ package io.ringbase.storage.lsm;
 
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.InsufficientSpaceException;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.lsm.View.Frozen;
 import io.ringbase.storage.lsm.View.LiveTable;
+import io.ringbase.storage.lsm.compaction.Cleanup;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.Compactor;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,8 +100,41 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
      */
     @Override
     public void compact(Retained retained, Set<Long> pick) throws IOException {
-        List<LiveTable> tables = retained.tables();
         long started = System.nanoTime();
+        Merged merged = merge(retained.tables(), pick, droppable(pick));
+        log.info(
+                "compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms",
+                pick.size(),
+                merged.inputBytes(),
+                merged.output(),
+                merged.entryCount(),
+                merged.outputBytes(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /**
+     * Merges as {@link #compact}, leaving out every entry of the keys {@code keep} rejects. The caller
+     * logs it ({@code LsmEngine.cleanup}, with the flush before it).
+     */
+    @Override
+    public Cleanup.Result cleanup(Retained retained, Set<Long> pick, KeyFilter keep) throws IOException {
+        if (pick.isEmpty()) {
+            return Cleanup.Result.NOTHING;
+        }
+        LongAdder dropped = new LongAdder();
+        Merged merged = merge(retained.tables(), pick, Cleanup.droppingRejected(keep, droppable(pick), dropped));
+        return new Cleanup.Result(dropped.sum(), merged.inputBytes(), merged.outputBytes());
+    }
+
+    /** What {@link #merge} wrote: input and output file bytes, the output's entries and file name. */
+    private record Merged(long inputBytes, long outputBytes, long entryCount, String output) {}
+
+    /**
+     * Merges the tables of {@code tables} numbered in {@code pick} into one, leaving out what
+     * {@code droppable} says, publishes it in their place and deletes them: a crash before the manifest
+     * names the output leaves the inputs live (the output is deleted as unlisted), after, the output.
+     */
+    private Merged merge(List<LiveTable> tables, Set<Long> pick, Compactor.Droppable droppable) throws IOException {
         List<SstableReader> inputs = new ArrayList<>();
         for (LiveTable t : tables) {
             if (pick.contains(t.number())) {
@@ -111,7 +147,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         Path tmp = FileNames.sstableTmp(dir, number);
         SstableSummary summary;
         try {
-            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable(pick), () -> {
+            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable, () -> {
                 priority.adjust(state.current().tables().size()); // behind: at the flush's priority
                 return health.closing();
             });
@@ -145,22 +181,22 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         if (added != null) {
             added.reader().close(); // the new view holds the table now
         }
+        long outputBytes = output == null ? 0 : output.reader().fileBytes();
         counters.compactions.increment();
         counters.compactionBytesIn.add(inputBytes);
-        counters.compactionBytesOut.add(output == null ? 0 : output.reader().fileBytes());
+        counters.compactionBytesOut.add(outputBytes);
         for (long n : pick) {
             // Readers that still hold an older view keep the inputs mapped; the last one to finish unmaps
             // them (View.release), and the space of the deleted files comes back then.
             options.fileIo().delete(FileNames.sstable(dir, n));
         }
-        log.info(
-                "compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms",
-                pick.size(),
+        return new Merged(
                 inputBytes,
-                output == null ? "nothing" : output.reader().path().getFileName(),
+                outputBytes,
                 summary.entryCount(),
-                output == null ? 0 : output.reader().fileBytes(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                output == null
+                        ? "nothing"
+                        : output.reader().path().getFileName().toString());
     }
 
     /** The file bytes of those of {@code tables} whose numbers are in {@code pick}: a merge's input. */

@@ -6,11 +6,13 @@ import io.ringbase.storage.DataDirectory;
 import io.ringbase.storage.EngineStats;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.InsufficientSpaceException;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.Snapshot;
 import io.ringbase.storage.WriteBatch;
 import io.ringbase.storage.lsm.View.LiveTable;
+import io.ringbase.storage.lsm.compaction.Cleanup;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
@@ -22,6 +24,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *       and memtable, their switch, spare segments;</li>
  *   <li>{@link ReadPath}: point reads and scans over a pinned {@link View};</li>
  *   <li>{@link Flusher}: memtables to SSTables, with retries; {@link CompactionScheduler} and
- *       {@link CompactionJob}: what to merge, and the merge; {@link Quarantine}: damaged tables;</li>
+ *       {@link CompactionJob}: what to merge, and the merge (also of a {@link #cleanup}); {@link Quarantine}:
+ *       damaged tables;</li>
  *   <li>{@link StatePublisher}: the only way the live view and the manifest change;</li>
  *   <li>{@link Snapshots}, {@link EngineHealth}, {@link EngineCounters}.</li>
  * </ul>
@@ -297,6 +301,39 @@ public final class LsmEngine implements ManagedEngine {
     @Override
     public int compactAll() throws IOException {
         return compaction.compactAll();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: flushes the memtables, then merges every live SSTable into one on the compaction thread (a
+     * major compaction, after any compaction under way), leaving out every entry of a rejected key, and
+     * publishes it through the manifest as any compaction: a crash mid-cleanup leaves either the old
+     * tables or the new one, never a mix, and nothing is changed until the new table is published. Reads
+     * see the old tables until then. Writes after the flush go to the new memtable and are kept, whatever
+     * their key. Logs one INFO line: keys removed, SSTable bytes before and after, milliseconds.
+     *
+     * @throws IOException also if the flush failed or timed out ({@link LsmOptions#flushStallTimeoutMs()}),
+     *         or {@code keep} threw (the cause); the tables then stay as they were
+     * @throws io.ringbase.storage.CorruptionException if a table is damaged; it was quarantined if still live
+     */
+    @Override
+    public long cleanup(KeyFilter keep) throws IOException {
+        Objects.requireNonNull(keep, "keep");
+        if (health.closing()) {
+            throw new IOException("storage engine is closed"); // before the flush touches freed memtables
+        }
+        long started = System.nanoTime();
+        flush(); // every write acknowledged before the call is in a table the cleanup merges
+        Cleanup.Result done = compaction.cleanup(keep);
+        log.info(
+                "cleanup removed the entries of {} keys this node no longer replicates: SSTables {} bytes before, "
+                        + "{} bytes after, in {} ms",
+                done.droppedKeys(),
+                done.bytesBefore(),
+                done.bytesAfter(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        return done.droppedKeys();
     }
 
     /**

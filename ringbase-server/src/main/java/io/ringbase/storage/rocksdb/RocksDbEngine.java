@@ -4,6 +4,7 @@ import io.ringbase.storage.DataDirectory;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.EngineStats;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.Snapshot;
 import io.ringbase.storage.WalSyncPolicy;
@@ -353,6 +354,12 @@ public final class RocksDbEngine implements ManagedEngine {
         return before;
     }
 
+    /** {@inheritDoc} Here: deletes with RocksDB's own delete, then compacts all keys ({@link RocksCleanup}). */
+    @Override
+    public long cleanup(KeyFilter keep) throws IOException {
+        return RocksCleanup.run(this, keep);
+    }
+
     /**
      * Flushes and writes a RocksDB checkpoint (hard links to the immutable SST files, copies of the rest)
      * into {@code <data-dir>/snapshots/<name>/rocksdb/}, with the {@code ENGINE} marker beside it: a
@@ -540,7 +547,7 @@ public final class RocksDbEngine implements ManagedEngine {
 
     // ---------------------------------------------------------------- internals
 
-    private void enter() throws IOException {
+    void enter() throws IOException {
         closeLock.readLock().lock();
         if (closed) {
             closeLock.readLock().unlock();
@@ -548,8 +555,22 @@ public final class RocksDbEngine implements ManagedEngine {
         }
     }
 
-    private void exit() {
+    void exit() {
         closeLock.readLock().unlock();
+    }
+
+    /** Whether close has begun: a long pass over the keys stops. */
+    boolean isClosing() {
+        return closing;
+    }
+
+    WriteOptions writeOptions() {
+        return writeOptions;
+    }
+
+    /** File bytes of the {@code default} column family's SST files; the caller holds the close lock's read side. */
+    long sstBytes() {
+        return db.getColumnFamilyMetaData(data).size();
     }
 
     private ReentrantLock stripe(byte[] key) {

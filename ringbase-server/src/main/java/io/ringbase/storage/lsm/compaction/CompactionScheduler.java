@@ -3,6 +3,7 @@ package io.ringbase.storage.lsm.compaction;
 import io.ringbase.logging.LogThrottle;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.InsufficientSpaceException;
+import io.ringbase.storage.KeyFilter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.HashSet;
@@ -23,9 +24,10 @@ import org.slf4j.Logger;
  * {@link SizeTieredPicker} picks, round after round, until the picker finds nothing; a major compaction
  * ({@link #compactAll()}) merges every live table. A merge that lacks disk space is postponed to the next
  * flush; one whose input is damaged has that input quarantined rather than retried forever; other
- * failures are retried after the next flush.
+ * failures are retried after the next flush. A {@link #cleanup} is a major compaction that also leaves out
+ * the keys a node no longer replicates.
  *
- * <p>Concurrency: {@link #schedule()} and {@link #compactAll()} may be called from any thread; all merges
+ * <p>Concurrency: {@link #schedule()}, {@link #compactAll()} and {@link #cleanup} may be called from any thread; all merges
  * and quarantines run on the compaction thread, one at a time.
  *
  * @param <T> the host's retained live tables
@@ -58,6 +60,16 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
          * @throws InterruptedIOException     if the merge was aborted for shutdown
          */
         void compact(T tables, Set<Long> pick) throws IOException;
+
+        /**
+         * As {@link #compact}, and also leaves out every entry of the keys {@code keep} rejects
+         * ({@link Cleanup}); with an empty {@code pick}, does nothing.
+         *
+         * @throws InsufficientSpaceException before anything is written, if the disk lacks room for it
+         * @throws CorruptionException        if an input is damaged (nothing was published)
+         * @throws InterruptedIOException     if the merge was aborted for shutdown
+         */
+        Cleanup.Result cleanup(T tables, Set<Long> pick, KeyFilter keep) throws IOException;
 
         /**
          * If {@code damage} lies in one of {@code tables}: drops that table from the live set and moves it
@@ -173,7 +185,34 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
      * @throws IOException if the compaction failed (the tables stay as they were) or the engine closed
      */
     public int compactAll() throws IOException {
-        Future<Integer> done;
+        return major("compaction", (tables, all) -> {
+            if (!all.isEmpty()) {
+                host.compact(tables, all);
+            }
+            return all.size();
+        });
+    }
+
+    /**
+     * A major compaction that also leaves out every entry of the keys {@code keep} rejects ({@link Cleanup}),
+     * run and waited for as {@link #compactAll()}, with the same errors; an exception {@code keep} throws
+     * fails it as an {@link IOException} with that cause, the tables staying as they were.
+     *
+     * @return what it did ({@link Cleanup.Result#NOTHING} if there were no tables)
+     */
+    public Cleanup.Result cleanup(KeyFilter keep) throws IOException {
+        return major("cleanup", (tables, all) -> host.cleanup(tables, all, keep));
+    }
+
+    /** What a major compaction does on the compaction thread with the live tables, all picked. */
+    @FunctionalInterface
+    private interface MajorJob<T, R> {
+        R run(T tables, Set<Long> all) throws IOException;
+    }
+
+    /** Runs {@code job} on the compaction thread over every live table and waits for it. */
+    private <R> R major(String what, MajorJob<T, R> job) throws IOException {
+        Future<R> done;
         try {
             done = thread.submit(() -> {
                 try (T tables = host.acquireTables()) { // they stay mapped while the merge reads them
@@ -181,10 +220,7 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
                     for (TableInfo t : tables.infos()) {
                         all.add(t.number());
                     }
-                    if (!all.isEmpty()) {
-                        host.compact(tables, all);
-                    }
-                    return all.size();
+                    return job.run(tables, all);
                 }
             });
         } catch (RejectedExecutionException e) {
@@ -194,7 +230,7 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
             return done.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for a compaction");
+            throw new InterruptedIOException("interrupted while waiting for a " + what);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof CorruptionException c) {
                 try (T tables = host.acquireTables()) {
@@ -209,7 +245,7 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
                 host.backgroundError();
                 throw io;
             }
-            throw new IOException("compaction failed", e.getCause());
+            throw new IOException(what + " failed", e.getCause());
         }
     }
 

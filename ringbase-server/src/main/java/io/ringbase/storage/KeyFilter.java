@@ -1,0 +1,23 @@
+package io.ringbase.storage;
+
+/**
+ * Which keys a node still replicates, for {@link ManagedEngine#cleanup}: the entries of every key it
+ * rejects are removed from this node's disk (Cassandra's {@code nodetool cleanup}, run on the old
+ * replicas of the ranges that moved to a node after its bootstrap).
+ *
+ * <p>Called by the engine's own thread (the LSM engine's compaction thread, the caller's for RocksDB), for
+ * each stored key once, in {@link Keys#ORDER}. It must give the same answer for a key throughout one
+ * cleanup, be thread-safe and not block (it runs once per key of the whole data set). An exception it
+ * throws ends the cleanup with that exception ({@link ManagedEngine#cleanup} says what is changed then).
+ */
+@FunctionalInterface
+public interface KeyFilter {
+
+    /**
+     * Whether this node keeps {@code key}.
+     *
+     * @param key the key's bytes, a copy the filter may keep but that the engine does not read after the call
+     * @return {@code true} to keep every entry of the key, {@code false} to remove them all from this node
+     */
+    boolean keep(byte[] key);
+}
