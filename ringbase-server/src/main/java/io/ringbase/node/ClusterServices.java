@@ -1,6 +1,7 @@
 package io.ringbase.node;
 
 import io.netty.channel.EventLoopGroup;
+import io.ringbase.api.MembershipControl;
 import io.ringbase.api.RepairControl;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.HybridLogicalClock;
@@ -76,6 +77,7 @@ final class ClusterServices implements NodeServices {
 
     private final LocalMembership membership;
     private final @Nullable ElasticMembership elastic;
+    private final ManagedEngine engine;
     private final String selfUrl;
     private final Coordinator coordinator;
     private final Placement initialPlacement;
@@ -104,6 +106,7 @@ final class ClusterServices implements NodeServices {
             @Nullable ElasticMembership elastic)
             throws IOException {
         this.elastic = elastic;
+        this.engine = engine;
         // a node serves reads once it holds its data: by its peers' memory (a wiped node) and, when the
         // membership comes from the metadata log, by its state there (a joining node)
         ReadGate gate = elastic == null
@@ -201,6 +204,7 @@ final class ClusterServices implements NodeServices {
         membership.start(new RemoteHello(client, topology.self().toString()), this::streamFromPeers);
         if (elastic != null) {
             elastic.attach(coordinator, n -> new RemoteReplica(n, client));
+            client.sendEpoch(elastic::epoch);
             elastic.start(new MoveContext(
                     engine,
                     clock,
@@ -241,6 +245,32 @@ final class ClusterServices implements NodeServices {
     public Placement placement() {
         Coordinator c = opened;
         return c == null ? initialPlacement : c.placement(); // hints recovered before the coordinator opens
+    }
+
+    @Override
+    public MembershipControl membershipControl() {
+        ElasticMembership m = elastic;
+        if (m == null) {
+            return MembershipControl.NONE;
+        }
+        return new MembershipControl() {
+            @Override
+            public String decommission() {
+                m.decommission();
+                return changeJson();
+            }
+
+            @Override
+            public String changeJson() {
+                return ElasticStatus.moveJson(m);
+            }
+
+            @Override
+            public String cleanup() throws IOException {
+                long dropped = m.cleanup(engine);
+                return "{\"dropped\":" + dropped + ",\"epoch\":" + m.epoch() + "}";
+            }
+        };
     }
 
     @Override

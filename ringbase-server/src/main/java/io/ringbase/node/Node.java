@@ -372,6 +372,7 @@ public final class Node implements AutoCloseable {
     private final ManagedEngine engine;
     private final NodeServices services;
     private final @Nullable LocalMembership membership;
+    private final @Nullable ElasticMembership elastic;
     private final int port;
 
     private Node(Config config, Resources resources, JoinBootstrap.@Nullable Joined joined) throws IOException {
@@ -405,6 +406,7 @@ public final class Node implements AutoCloseable {
                 : LocalMembership.open( // its thread starts, and is registered, with the cluster services
                         config.storage().dataDir(), agreed, topology, newestStored == Long.MIN_VALUE, time);
         this.membership = local;
+        this.elastic = elastic;
         HybridLogicalClock clock =
                 config.clock().newClock(local == null ? 0 : local.identity().nodeId());
         if (config.clock().testOffsetMs() != 0) {
@@ -445,6 +447,7 @@ public final class Node implements AutoCloseable {
         api.reports(new Reports(metrics, status, new StatusPage(status, services.peerUrls(), time)))
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
+                .membership(services.membershipControl())
                 .signer(signer);
         RingbaseHttpServer server = resources.add(
                 new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup));
@@ -530,6 +533,11 @@ public final class Node implements AutoCloseable {
     /** The engine (for tests and admin). */
     public ManagedEngine engine() {
         return engine;
+    }
+
+    /** This node's membership from the cluster metadata log; empty for a static cluster. */
+    public Optional<ElasticMembership> elastic() {
+        return Optional.ofNullable(elastic);
     }
 
     /** This node's identity and state in its cluster; empty for a node alone. */

@@ -1,5 +1,6 @@
 package io.ringbase.node;
 
+import io.ringbase.api.MembershipControl;
 import io.ringbase.api.RepairControl;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
@@ -27,6 +28,11 @@ interface NodeServices {
     /** What the node-to-node API serves of the cluster metadata log ({@link MetadataEndpoint#NONE}: none). */
     default MetadataEndpoint metadataEndpoint() {
         return MetadataEndpoint.NONE;
+    }
+
+    /** Decommission and cleanup for the admin API ({@link MembershipControl#NONE}: a static cluster). */
+    default MembershipControl membershipControl() {
+        return MembershipControl.NONE;
     }
 
     /** The key-value service the public API calls. */

@@ -13,8 +13,11 @@ import io.ringbase.cluster.metadata.Transformation;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
+import io.ringbase.cluster.ring.Placement;
+import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.rpc.MetadataEndpoint;
+import io.ringbase.storage.ManagedEngine;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -58,7 +62,7 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
     private volatile boolean closing;
     private volatile @Nullable MoveContext moves;
     private volatile MoveStatus move = MoveStatus.NONE;
-    private final java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean moving = new AtomicBoolean();
 
     private ElasticMembership(MetadataLog metadataLog, NodeId self, boolean inGroup, ExecutorService background) {
         this.metadataLog = metadataLog;
@@ -207,6 +211,43 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
         return true;
     }
 
+    /**
+     * Drops from {@code engine} the keys this node replicates in neither ring of the current placement
+     * (Cassandra's {@code nodetool cleanup}): after a join moved some of its keys to the new node.
+     *
+     * @return entries dropped
+     * @throws IllegalStateException while a membership change is in progress, or while a live member has not
+     *                               reached this node's epoch (a coordinator still on an older one may read here)
+     * @throws IOException           if the engine fails
+     */
+    public long cleanup(ManagedEngine engine) throws IOException {
+        MoveContext context = moves;
+        if (context == null) {
+            throw new IllegalStateException("the node has not finished starting");
+        }
+        ClusterMetadata m = metadataLog.current();
+        Placement p = Placements.of(m, self);
+        if (p.changing()) {
+            throw new IllegalStateException(
+                    "a membership change is in progress at epoch " + m.epoch() + ": clean up once it has finished");
+        }
+        for (Member member : m.members().values()) {
+            if (member.state().isLive() && member.id() != selfId) {
+                long theirs = Changes.epochOf(context, member.url());
+                if (theirs < m.epoch()) {
+                    throw new IllegalStateException(
+                            "node " + member.url() + " is at epoch " + theirs + ", this node at " + m.epoch()
+                                    + ": it may still read here; clean up once it has caught up");
+                }
+            }
+        }
+        int rf = p.replicationFactor();
+        Ring ring = p.current();
+        long dropped = engine.cleanup(key -> ring.isReplica(Ring.keyHash(key), rf, self));
+        log.info("cleanup at epoch {}: {} entries of keys this node no longer replicates dropped", m.epoch(), dropped);
+        return dropped;
+    }
+
     /** Progress of the change this node drives (its join or decommission). */
     public MoveStatus moveStatus() {
         return move;
@@ -242,6 +283,7 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
     }
 
     /** A peer showed {@code epoch}: catch up if it is newer. */
+    @Override
     public void sawEpoch(long epoch) {
         metadataLog.sawEpoch(epoch);
     }

@@ -59,6 +59,14 @@ public final class InternalProtocol {
      */
     public static final String METADATA = PREFIX + "metadata";
 
+    /**
+     * Request header of every internal call in a cluster whose membership comes from the metadata log: the
+     * sender's metadata epoch, decimal. A node at an older epoch fetches the newer metadata at once; it acts
+     * on the request meanwhile, which is safe because a replica's reads and writes of an entry do not depend
+     * on the placement (only a coordinator's choice of replicas does).
+     */
+    public static final String EPOCH = "x-rb-epoch";
+
     /** {@code GET}: 200 with an empty body; a liveness probe. */
     public static final String PING = PREFIX + "ping";
 

@@ -23,6 +23,9 @@ public interface MetadataEndpoint {
         }
     };
 
+    /** A peer's request carried {@code epoch} ({@link InternalProtocol#EPOCH}): catch up if it is newer. */
+    default void sawEpoch(long epoch) {}
+
     /**
      * The newest metadata this node knows, encoded.
      *

@@ -41,6 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -234,6 +235,10 @@ public final class ReplicaClient implements AutoCloseable {
         if (membershipDigest != null) {
             request.headers().set(MEMBERSHIP_HEADER, membershipDigest);
         }
+        LongSupplier epoch = epochSource;
+        if (epoch != null) {
+            request.headers().set(EPOCH_HEADER, Long.toString(epoch.getAsLong()));
+        }
         if (signer.signs()) {
             request.headers()
                     .set(RequestSigner.HEADER, signer.sign(method.name(), uri, body, time.currentTimeMillis()));
@@ -324,6 +329,19 @@ public final class ReplicaClient implements AutoCloseable {
         if (!closed && pool != null) { // a closed pool has nobody left to notify; a call is sent with its pool
             var _ = pool.release(ch);
         }
+    }
+
+    private static final AsciiString EPOCH_HEADER = AsciiString.cached(InternalProtocol.EPOCH);
+
+    /** The metadata epoch every request carries ({@link InternalProtocol#EPOCH}); null: none (a static cluster). */
+    private volatile @Nullable LongSupplier epochSource;
+
+    /**
+     * Makes every request from now on carry this node's metadata epoch ({@link InternalProtocol#EPOCH}), so
+     * that a node behind it catches up.
+     */
+    public void sendEpoch(LongSupplier epoch) {
+        this.epochSource = epoch;
     }
 
     private static final AsciiString MEMBERSHIP_HEADER = AsciiString.cached(InternalProtocol.MEMBERSHIP);

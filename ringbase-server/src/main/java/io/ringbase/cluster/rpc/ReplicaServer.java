@@ -208,6 +208,14 @@ public final class ReplicaServer {
             }
             return text(409, refusal);
         }
+        String epoch = request.header(InternalProtocol.EPOCH);
+        if (epoch != null) {
+            try {
+                metadata.sawEpoch(Long.parseLong(epoch));
+            } catch (NumberFormatException e) {
+                throw badRequest("header " + InternalProtocol.EPOCH + " must be a decimal epoch, got '" + epoch + "'");
+            }
+        }
         String method = request.method();
         switch (request.path()) {
             case InternalProtocol.ENTRY -> {

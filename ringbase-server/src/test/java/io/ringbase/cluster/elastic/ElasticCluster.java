@@ -1,0 +1,210 @@
+package io.ringbase.cluster.elastic;
+
+import io.ringbase.api.HttpServerConfig;
+import io.ringbase.cluster.LocalCluster;
+import io.ringbase.cluster.Topology;
+import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.metadata.MemberState;
+import io.ringbase.node.Node;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.lsm.LsmOptions;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Nodes of a cluster whose membership comes from the metadata log, in this process: founding nodes started
+ * from a {@code --cluster} list with {@code --metadata-port-offset}, and nodes that join through the first.
+ */
+final class ElasticCluster implements AutoCloseable {
+
+    /** Metadata port = HTTP port + this, on every founding node. */
+    static final int OFFSET = 7;
+
+    private final Path root;
+    private final int replicationFactor;
+    private final List<String> founders = new ArrayList<>();
+    private final List<String> urls = new ArrayList<>();
+    private final List<Node> nodes = new ArrayList<>();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    ElasticCluster(Path root, int founding, int replicationFactor) throws IOException {
+        this.root = root;
+        this.replicationFactor = replicationFactor;
+        for (int port : portsWithMetadataPort(founding)) {
+            founders.add("http://127.0.0.1:" + port);
+        }
+        urls.addAll(founders);
+        for (int i = 0; i < founding; i++) {
+            nodes.add(null);
+        }
+        for (int i = 0; i < founding; i++) {
+            nodes.set(i, Node.start(config(i)));
+        }
+        for (int i = 0; i < founding; i++) {
+            awaitState(i, MemberState.NORMAL);
+        }
+    }
+
+    /** {@code n} ports p with p and p + {@link #OFFSET} free a moment ago. */
+    private static List<Integer> portsWithMetadataPort(int n) throws IOException {
+        List<Integer> out = new ArrayList<>();
+        for (int attempt = 0; out.size() < n && attempt < 1000; attempt++) {
+            int p = LocalCluster.freePorts(1).getFirst();
+            if (p + OFFSET > 65535 || out.contains(p) || out.contains(p + OFFSET) || out.contains(p - OFFSET)) {
+                continue;
+            }
+            try {
+                new ServerSocket(p + OFFSET).close();
+                out.add(p);
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        if (out.size() < n) {
+            throw new IOException("no " + n + " port pairs free");
+        }
+        return out;
+    }
+
+    Node.Config config(int i) {
+        String url = urls.get(i);
+        boolean founding = i < founders.size();
+        Topology t = founding ? Topology.parse(founders, url, replicationFactor) : Topology.parse(List.of(url), url);
+        LsmOptions storage =
+                LsmOptions.defaults(root.resolve("node-" + i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
+        HttpServerConfig httpConfig = new HttpServerConfig(
+                "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
+        return new Node.Config(httpConfig, storage, t, 1000, null, HintOptions.defaults())
+                .withElastic(new ElasticOptions(OFFSET, founding ? null : founders.getFirst()));
+    }
+
+    /** Starts a new node that joins through the first founding node; its index. */
+    int join() throws IOException {
+        int port = LocalCluster.freePorts(1).getFirst();
+        urls.add("http://127.0.0.1:" + port);
+        int i = urls.size() - 1;
+        nodes.add(Node.start(config(i)));
+        return i;
+    }
+
+    /** Restarts node {@code i} (stopped before). */
+    void start(int i) throws IOException {
+        nodes.set(i, Node.start(config(i)));
+    }
+
+    void stop(int i) throws IOException {
+        Node n = nodes.get(i);
+        nodes.set(i, null);
+        if (n != null) {
+            n.close();
+        }
+    }
+
+    Node node(int i) {
+        return nodes.get(i);
+    }
+
+    int size() {
+        return nodes.size();
+    }
+
+    String url(int i) {
+        return urls.get(i);
+    }
+
+    ElasticMembership elastic(int i) {
+        return nodes.get(i).elastic().orElseThrow();
+    }
+
+    void awaitState(int i, MemberState state) {
+        LocalCluster.await(
+                Duration.ofSeconds(60),
+                "node " + i + " to be " + state,
+                () -> nodes.get(i)
+                        .elastic()
+                        .map(m -> m.selfState() == state && m.metadata().isInitialized())
+                        .orElse(false));
+    }
+
+    /** Waits until every running node is at the same epoch, the newest. */
+    void awaitSameEpoch() {
+        LocalCluster.await(Duration.ofSeconds(30), "every node at the same epoch", () -> {
+            long epoch = -1;
+            for (Node n : nodes) {
+                if (n == null) {
+                    continue;
+                }
+                long e = n.elastic().orElseThrow().epoch();
+                if (epoch >= 0 && e != epoch) {
+                    return false;
+                }
+                epoch = e;
+            }
+            return true;
+        });
+    }
+
+    /** Entries (tombstones included) in node {@code i}'s engine. */
+    long storedEntries(int i) throws IOException {
+        long n = 0;
+        try (StorageEngine.CloseableIterator<Entry> it = nodes.get(i).engine().scan(new byte[0], null, false)) {
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    LocalCluster.Reply send(int via, String method, String pathAndQuery, String body) {
+        try {
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(urls.get(via) + pathAndQuery))
+                            .timeout(Duration.ofSeconds(20))
+                            .method(method, HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new LocalCluster.Reply(r.statusCode(), r.body());
+        } catch (IOException e) {
+            return new LocalCluster.Reply(-1, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new LocalCluster.Reply(-1, e.toString());
+        }
+    }
+
+    LocalCluster.Reply put(int via, String key, String value) {
+        return send(via, "PUT", "/v0/entity?id=" + key, value);
+    }
+
+    LocalCluster.Reply get(int via, String key) {
+        return send(via, "GET", "/v0/entity?id=" + key, "");
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            try {
+                stop(i);
+            } catch (IOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        http.close();
+        if (first != null) {
+            throw first;
+        }
+    }
+}

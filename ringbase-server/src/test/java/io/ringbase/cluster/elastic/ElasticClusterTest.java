@@ -1,0 +1,93 @@
+package io.ringbase.cluster.elastic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringbase.cluster.LocalCluster;
+import io.ringbase.cluster.metadata.MemberState;
+import io.ringbase.testing.IntegrationTest;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cluster whose membership comes from the metadata log grows and shrinks while it holds data: nodes join
+ * (streaming their keys before they answer reads) and are decommissioned (streaming theirs away before they
+ * leave), in-process over loopback HTTP.
+ */
+@IntegrationTest
+@Timeout(300)
+class ElasticClusterTest {
+
+    private static final int KEYS = 1500;
+
+    @TempDir
+    Path tmp;
+
+    private static void writeKeys(ElasticCluster c, String prefix) {
+        for (int k = 0; k < KEYS; k++) {
+            LocalCluster.Reply r = c.put(k % c.size(), prefix + k, "v" + k);
+            assertThat(r.status()).as("put %s%d: %s", prefix, k, r.body()).isEqualTo(201);
+        }
+    }
+
+    private static void assertEveryKeyReadable(ElasticCluster c, String prefix, int via) {
+        for (int k = 0; k < KEYS; k++) {
+            LocalCluster.Reply r = c.get(via, prefix + k);
+            assertThat(r.status())
+                    .as("get %s%d through node %d: %s", prefix, k, via, r.body())
+                    .isEqualTo(200);
+            assertThat(r.body()).isEqualTo("v" + k);
+        }
+    }
+
+    @Test
+    void growingFromThreeToSixNodesWithRf3HalvesEachNodesShare() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
+            writeKeys(c, "g");
+            for (int i = 0; i < 3; i++) {
+                assertThat(c.storedEntries(i)).isEqualTo(KEYS);
+            }
+            for (int j = 0; j < 3; j++) {
+                int joined = c.join();
+                c.awaitState(joined, MemberState.NORMAL);
+                c.awaitSameEpoch();
+                assertEveryKeyReadable(c, "g", joined);
+            }
+            for (int i = 0; i < c.size(); i++) {
+                LocalCluster.Reply r = c.send(i, "POST", "/v0/admin/cleanup", "");
+                assertThat(r.status()).as("cleanup of node %d: %s", i, r.body()).isEqualTo(200);
+            }
+            for (int i = 0; i < c.size(); i++) {
+                double share = (double) c.storedEntries(i) / KEYS;
+                assertThat(share).as("share of node %d", i).isBetween(0.40, 0.60);
+            }
+            for (int i = 0; i < c.size(); i++) {
+                assertEveryKeyReadable(c, "g", i);
+            }
+        }
+    }
+
+    @Test
+    void aDecommissionedNodeHandsItsKeysOverAndLeaves() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 2)) {
+            int joined = c.join();
+            c.awaitState(joined, MemberState.NORMAL);
+            c.awaitSameEpoch();
+            writeKeys(c, "d");
+            assertThat(c.storedEntries(joined)).isPositive();
+            LocalCluster.Reply r = c.send(joined, "POST", "/v0/admin/decommission", "");
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            c.awaitState(joined, MemberState.LEFT);
+            c.awaitSameEpoch();
+            for (int i = 0; i < 3; i++) {
+                assertEveryKeyReadable(c, "d", i);
+            }
+            long held = 0;
+            for (int i = 0; i < 3; i++) {
+                held += c.storedEntries(i);
+            }
+            assertThat(held).as("copies on the three remaining nodes").isEqualTo(2L * KEYS);
+        }
+    }
+}
