@@ -30,6 +30,7 @@ final class AdminApi implements Route {
     static final String SNAPSHOT = PREFIX + "snapshot";
     static final String DECOMMISSION = PREFIX + "decommission";
     static final String CLEANUP = PREFIX + "cleanup";
+    static final String REMOVE = PREFIX + "remove";
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -67,7 +68,8 @@ final class AdminApi implements Route {
                 || path.equals(COMPACT)
                 || path.equals(SNAPSHOT)
                 || path.equals(DECOMMISSION)
-                || path.equals(CLEANUP);
+                || path.equals(CLEANUP)
+                || path.equals(REMOVE);
         if (!known) {
             throw new BadRequestException("unknown path " + path);
         }
@@ -89,9 +91,13 @@ final class AdminApi implements Route {
         if (!method.equals(HttpMethod.POST)) {
             throw new MethodNotAllowedException(method.name(), path.equals(DECOMMISSION) ? "GET, POST" : "POST");
         }
-        if (path.equals(DECOMMISSION) || path.equals(CLEANUP)) {
+        if (path.equals(DECOMMISSION) || path.equals(CLEANUP) || path.equals(REMOVE)) {
             try {
-                return path.equals(DECOMMISSION) ? json(membership.decommission()) : json(membership.cleanup());
+                return switch (path) {
+                    case DECOMMISSION -> json(membership.decommission());
+                    case CLEANUP -> json(membership.cleanup());
+                    default -> json(membership.remove(nodeParam(query)));
+                };
             } catch (IllegalStateException e) {
                 return new Outcome.Reply(
                         409,
@@ -115,6 +121,20 @@ final class AdminApi implements Route {
                 }
             }
         };
+    }
+
+    private static int nodeParam(QueryString query) throws BadRequestException {
+        String node = query.string("node");
+        try {
+            int id = Integer.parseInt(String.valueOf(node));
+            if (id >= 1) {
+                return id;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new BadRequestException(
+                "parameter 'node' must be a node id of at least 1 (ringbase admin ring), got '" + node + "'");
     }
 
     private static Outcome json(String json) {

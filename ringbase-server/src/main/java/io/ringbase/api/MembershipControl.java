@@ -23,6 +23,12 @@ public interface MembershipControl {
         }
 
         @Override
+        public String remove(int nodeId) {
+            throw new IllegalStateException(
+                    "this node's membership is a static --cluster list: change the list on every node instead");
+        }
+
+        @Override
         public String cleanup() {
             throw new IllegalStateException(
                     "this node's membership is a static --cluster list: every node holds the keys it always held");
@@ -39,6 +45,15 @@ public interface MembershipControl {
 
     /** The membership change this node drives, as one JSON object (kind, phase, epoch, progress). */
     String changeJson();
+
+    /**
+     * Removes the dead node {@code nodeId} from the cluster; the nodes that take over its keys stream them
+     * from their other replicas.
+     *
+     * @return {@code {"removed": id, "epoch": e}}
+     * @throws IllegalStateException (answered 409) if the cluster refuses it or cannot commit it
+     */
+    String remove(int nodeId);
 
     /**
      * Drops the keys this node no longer replicates under the current placement (after a join moved them

@@ -91,6 +91,15 @@ public final class ServeCommand implements Callable<Integer> {
     String join;
 
     @Option(
+            names = "--replace",
+            defaultValue = "0",
+            paramLabel = "NODE_ID",
+            description = "With --join: take the place of node NODE_ID (dead, or this node before its data directory "
+                    + "was lost), as shown by ringbase admin ring. The new node streams that node's keys from their "
+                    + "other replicas before it answers reads; the replaced node then leaves (default: 0, none).")
+    int replace;
+
+    @Option(
             names = "--replication-factor",
             paramLabel = "N",
             description = "Copies of each key: the first N nodes of its placement order hold it, and a request's "
@@ -462,7 +471,7 @@ public final class ServeCommand implements Callable<Integer> {
                             SpeculativeRetry.parse(speculativeRetry),
                             TimeSource.SYSTEM,
                             clusterName)
-                    .withElastic(new ElasticOptions(metadataPortOffset, join));
+                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

@@ -266,6 +266,16 @@ final class ClusterServices implements NodeServices {
             }
 
             @Override
+            public String remove(int nodeId) {
+                try {
+                    return "{\"removed\":" + nodeId + ",\"epoch\":"
+                            + m.remove(nodeId).epoch() + "}";
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalStateException(e.getMessage(), e);
+                }
+            }
+
+            @Override
             public String cleanup() throws IOException {
                 long dropped = m.cleanup(engine);
                 return "{\"dropped\":" + dropped + ",\"epoch\":" + m.epoch() + "}";

@@ -477,6 +477,7 @@ public final class Node implements AutoCloseable {
                         joinUrl,
                         selfUrl,
                         joinerMetadataAddress(config),
+                        config.elastic().replaces(),
                         config.storage().dataDir());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -61,6 +61,7 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
     private volatile @Nullable Function<NodeId, Replica> newReplica;
     private volatile boolean closing;
     private volatile @Nullable MoveContext moves;
+    private volatile @Nullable ClusterMetadata seen; // the metadata of the last placement taken
     private volatile MoveStatus move = MoveStatus.NONE;
     private final AtomicBoolean moving = new AtomicBoolean();
 
@@ -158,9 +159,69 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
             return;
         }
         try {
-            c.place(Placements.of(metadata, self), replicas);
+            Placement before = c.placement();
+            Placement after = Placements.of(metadata, self);
+            c.place(after, replicas);
+            ClusterMetadata previous = seen;
+            seen = metadata;
+            rebuildAfterRemoval(previous, metadata, before, after);
         } catch (RuntimeException e) {
             log.error("cannot take the placement of epoch {}: {}", metadata.epoch(), e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Starts a rebuild if a NORMAL node was removed between {@code previous} and {@code metadata} (not a
+     * decommission, which streamed its keys away before it left) and this node holds keys.
+     */
+    private void rebuildAfterRemoval(
+            @Nullable ClusterMetadata previous, ClusterMetadata metadata, Placement before, Placement after) {
+        MoveContext context = moves;
+        if (previous == null || context == null || selfState() != MemberState.NORMAL) {
+            return;
+        }
+        for (Member was : previous.members().values()) {
+            Member now = metadata.member(was.id()).orElse(null);
+            boolean removed = was.state() == MemberState.NORMAL
+                    && now != null
+                    && now.state() == MemberState.LEFT
+                    && previous.inState(MemberState.REPLACING).stream().noneMatch(r -> r.replaces() == was.id());
+            if (removed && before.current().contains(Placements.nodeOf(was))) {
+                NodeId gone = Placements.nodeOf(was);
+                log.info(
+                        "node {} was removed at epoch {}: streaming its keys this node now replicates",
+                        gone,
+                        metadata.epoch());
+                background.execute(() -> RebuildDriver.run(this, context, before, after, gone, s -> move = s));
+            }
+        }
+    }
+
+    /**
+     * Removes a dead node from the cluster (Cassandra's {@code removenode}): it leaves every placement at
+     * once, and each node that takes over some of its keys streams them from their other replicas.
+     *
+     * @return the metadata after the removal
+     * @throws IllegalArgumentException if the log rejects it (no such live node, a change in progress, fewer
+     *                                  NORMAL nodes than the replication factor would remain)
+     * @throws IllegalStateException    if it cannot be committed
+     */
+    public ClusterMetadata remove(int nodeId) {
+        try {
+            return metadataLog
+                    .submit(new Transformation.RemoveNode(nodeId))
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IllegalArgumentException rejected) {
+                throw rejected;
+            }
+            throw new IllegalStateException(
+                    "removing node " + nodeId + ": " + e.getCause().getMessage(), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("removing node " + nodeId + " was not committed within 30 s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while removing node " + nodeId, e);
         }
     }
 
@@ -170,7 +231,8 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
      */
     public void start(MoveContext context) {
         this.moves = context;
-        if (selfState() == MemberState.JOINING) {
+        MemberState state = selfState();
+        if (state == MemberState.JOINING || state == MemberState.REPLACING) {
             drive(() -> JoinDriver.run(this, context, s -> move = s));
         }
     }

@@ -12,12 +12,19 @@ import org.jspecify.annotations.Nullable;
  *                           node must use the same offset.
  * @param joinUrl            {@code http://host:port} of a member to join through ({@code --join}), or null for
  *                           a founding node
+ * @param replaces           the node id a joining node replaces ({@code --replace}: a dead node, or the node
+ *                           whose data directory this one lost), 0 for none
  */
 public record ElasticOptions(
-        int metadataPortOffset, @Nullable String joinUrl) {
+        int metadataPortOffset, @Nullable String joinUrl, int replaces) {
 
     /** A node of a static cluster: no metadata log. */
-    public static final ElasticOptions STATIC = new ElasticOptions(0, null);
+    public static final ElasticOptions STATIC = new ElasticOptions(0, null, 0);
+
+    /** A founding node ({@code joinUrl} null) or a node that joins, replacing none. */
+    public ElasticOptions(int metadataPortOffset, @Nullable String joinUrl) {
+        this(metadataPortOffset, joinUrl, 0);
+    }
 
     /** @throws IllegalArgumentException for a negative or too large offset, or a malformed join URL */
     public ElasticOptions {
@@ -26,6 +33,9 @@ public record ElasticOptions(
         }
         if (joinUrl != null) {
             joinUrl = Topology.parseUrl(joinUrl).toString();
+        }
+        if (replaces < 0 || (replaces > 0 && joinUrl == null)) {
+            throw new IllegalArgumentException("--replace needs --join and a node id of at least 1, got " + replaces);
         }
     }
 

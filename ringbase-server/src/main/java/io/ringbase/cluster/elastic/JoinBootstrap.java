@@ -14,7 +14,8 @@ import io.ringbase.cluster.metadata.Transformation;
 import io.ringbase.cluster.rpc.MetadataClient;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Optional;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,25 +49,31 @@ public final class JoinBootstrap {
      * Registers this node with the cluster of {@code joinUrl}, or finds it registered already.
      *
      * @param metadataAddress the {@code host:port} recorded for this node (it runs no metadata server)
+     * @param replaces        the id of the node this one replaces, 0 for a plain join
      * @throws IdentityMismatchException if the metadata holds this URL as a member this data directory is not
      * @throws IOException               if the node joined through cannot be reached, or the log refuses the join
      */
     public static Joined join(
-            MetadataClient client, String joinUrl, String selfUrl, String metadataAddress, Path dataDir)
+            MetadataClient client, String joinUrl, String selfUrl, String metadataAddress, int replaces, Path dataDir)
             throws IOException, InterruptedException {
         ClusterMetadata m = fetch(client, joinUrl);
         @Nullable NodeIdentity identity = IdentityFile.read(dataDir);
-        Optional<Member> existing = m.liveMemberWithUrl(selfUrl);
-        Member me;
-        if (existing.isPresent()) {
-            me = existing.get();
-            boolean same = identity != null && identity.nodeId() == me.id() - 1;
-            if (!same && me.state() != MemberState.JOINING) {
-                throw new IdentityMismatchException(selfUrl + " is node " + me.id() + " (" + me.state()
-                        + ") of the cluster, but data directory " + dataDir
-                        + " does not hold it (wiped, or another directory): its keys would be missing. Start it"
-                        + " on its own data directory, or remove it (ringbase admin remove) and join anew");
+        Member me = null;
+        for (Member candidate : m.members().values()) {
+            if (!candidate.state().isLive() || !candidate.url().equals(selfUrl) || candidate.id() == replaces) {
+                continue;
             }
+            boolean same = identity != null && identity.nodeId() == candidate.id() - 1;
+            boolean streaming = candidate.state() == MemberState.JOINING || candidate.state() == MemberState.REPLACING;
+            if (!same && !streaming) {
+                throw new IdentityMismatchException(selfUrl + " is node " + candidate.id() + " (" + candidate.state()
+                        + ") of the cluster, but data directory " + dataDir
+                        + " does not hold it (wiped, or another directory): its keys would be missing. Start it on"
+                        + " its own data directory, or replace it: serve --join URL --replace " + candidate.id());
+            }
+            me = candidate;
+        }
+        if (me != null) {
             log.info("{} is node {} ({}) at epoch {}: resuming", selfUrl, me.id(), me.state(), m.epoch());
         } else {
             if (identity != null) {
@@ -78,15 +85,43 @@ public final class JoinBootstrap {
                 throw new IOException("the cluster has used all " + HybridLogicalClock.MAX_NODES
                         + " node ids (versions carry the node id in 6 bits); no node can join");
             }
-            byte[] after = client.submit(
-                    joinUrl, MetadataCodec.encode(new Transformation.StartJoin(selfUrl, metadataAddress)));
+            Transformation change = replaces > 0
+                    ? new Transformation.StartReplace(replaces, selfUrl, metadataAddress)
+                    : new Transformation.StartJoin(selfUrl, metadataAddress);
+            byte[] after;
+            try {
+                after = client.submit(joinUrl, MetadataCodec.encode(change));
+            } catch (MetadataClient.Refused e) {
+                throw new IOException(
+                        "the cluster refused " + (replaces > 0 ? "the replacement" : "the join") + ": "
+                                + e.getMessage(),
+                        e);
+            }
             m = MetadataCodec.decodeMetadata(after);
-            me = m.liveMemberWithUrl(selfUrl)
-                    .orElseThrow(() -> new IOException("the log took the join but holds no member " + selfUrl));
-            log.info("{} joins as node {} at epoch {}: JOINING", selfUrl, me.id(), m.epoch());
+            for (Member candidate : m.members().values()) {
+                if (candidate.url().equals(selfUrl)
+                        && (candidate.state() == MemberState.JOINING || candidate.state() == MemberState.REPLACING)) {
+                    me = candidate;
+                }
+            }
+            if (me == null) {
+                throw new IOException("the log took the change but holds no joining member " + selfUrl);
+            }
+            log.info(
+                    "{} {} as node {} at epoch {}: {}",
+                    selfUrl,
+                    replaces > 0 ? "replaces node " + replaces : "joins",
+                    me.id(),
+                    m.epoch(),
+                    me.state());
         }
         NodeId self = Placements.nodeOf(me);
-        var nodes = Placements.liveNodes(m);
+        List<NodeId> nodes = new ArrayList<>();
+        for (NodeId n : Placements.liveNodes(m)) {
+            if (n.equals(self) || !n.toString().equals(selfUrl)) { // a replaced node at this URL is not a peer
+                nodes.add(n);
+            }
+        }
         return new Joined(m, new Topology(nodes, self, Math.min(m.replicationFactor(), nodes.size())));
     }
 

@@ -23,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * nodes that hand them over, each from the one node it displaces (a source that fails is replaced by the
  * key's other old replicas), then commits FinishJoin: from that epoch on, reads use it. A failed attempt
  * leaves it JOINING and is retried; streams resume from their cursors.
+ *
+ * <p>A replacement (REPLACING, Cassandra's {@code replace_address}) runs the same steps, but the node it
+ * replaces is dead: it takes that node's keys from every other old replica of them, then commits
+ * FinishReplace (it NORMAL, the replaced node LEFT).
  */
 final class JoinDriver {
 
@@ -34,7 +38,8 @@ final class JoinDriver {
     private JoinDriver() {}
 
     static void run(ElasticMembership membership, MoveContext context, Consumer<MoveStatus> status) {
-        while (!membership.closing() && membership.selfState() == MemberState.JOINING) {
+        while (!membership.closing()
+                && (membership.selfState() == MemberState.JOINING || membership.selfState() == MemberState.REPLACING)) {
             try {
                 attempt(membership, context, status);
                 return;
@@ -61,22 +66,30 @@ final class JoinDriver {
             throws IOException, InterruptedException, StreamFailedException {
         ClusterMetadata m = membership.metadata();
         NodeId self = membership.self();
-        status.accept(new MoveStatus("join", "waiting", m.epoch(), 0, 0, 0, 0, 0, ""));
+        boolean replacing = membership.selfState() == MemberState.REPLACING;
+        status.accept(new MoveStatus(kind(replacing), "waiting", m.epoch(), 0, 0, 0, 0, 0, ""));
         Changes.awaitEveryoneAt(m, self, context, context.replicaTimeoutMs());
         Placement p = Placements.of(m, self);
-        List<NodeId> sources = p.current().nodes();
+        // a replacement takes the replaced node's keys from their other replicas: the replaced node is dead
+        int replacedIndex = replacing ? membership.selfMember().orElseThrow().replaces() - 1 : -1;
+        List<NodeId> sources = p.current().nodes().stream()
+                .filter(n -> n.index() != replacedIndex)
+                .toList();
         long started = System.nanoTime();
         long entries = 0;
         long bytes = 0;
         int done = 0;
         for (NodeId source : sources) {
-            status.accept(progress(m, done, sources.size(), entries, bytes, started, "streaming"));
+            status.accept(progress(kind(replacing), m, done, sources.size(), entries, bytes, started, "streaming"));
             StreamProgress got;
             try {
                 got = stream(
                         context,
                         new StreamPlan(m.epoch(), p.replicationFactor(), p.current(), p.next(), source, self, false));
             } catch (StreamFailedException e) {
+                if (replacing) {
+                    throw e; // every other replica is a source already
+                }
                 log.warn(
                         "streaming from {} failed ({}); taking its keys from their other old replicas",
                         source,
@@ -97,19 +110,28 @@ final class JoinDriver {
             bytes += got.bytes();
             done++;
         }
-        MoveStatus finished = progress(m, done, sources.size(), entries, bytes, started, "finishing");
+        MoveStatus finished = progress(kind(replacing), m, done, sources.size(), entries, bytes, started, "finishing");
         status.accept(finished);
         log.info(
-                "join streaming done: {} entries, {} MB from {} nodes in {} s ({} MB/s)",
+                "{} streaming done: {} entries, {} MB from {} nodes in {} s ({} MB/s)",
+                kind(replacing),
                 entries,
                 String.format("%.1f", bytes / 1e6),
                 sources.size(),
                 String.format("%.1f", finished.elapsedMs() / 1e3),
                 String.format("%.1f", finished.megabytesPerSecond()));
-        ClusterMetadata after =
-                Changes.commit(membership.log(), new Transformation.FinishJoin(membership.selfId()), 10);
-        status.accept(progress(m, done, sources.size(), entries, bytes, started, "done"));
-        log.info("joined: node {} is NORMAL at epoch {}", membership.selfId(), after.epoch());
+        ClusterMetadata after = Changes.commit(
+                membership.log(),
+                replacing
+                        ? new Transformation.FinishReplace(membership.selfId())
+                        : new Transformation.FinishJoin(membership.selfId()),
+                10);
+        status.accept(progress(kind(replacing), m, done, sources.size(), entries, bytes, started, "done"));
+        log.info(
+                "{}: node {} is NORMAL at epoch {}",
+                replacing ? "replaced" : "joined",
+                membership.selfId(),
+                after.epoch());
     }
 
     private static StreamProgress stream(MoveContext context, StreamPlan plan)
@@ -124,10 +146,21 @@ final class JoinDriver {
                 .run();
     }
 
+    private static String kind(boolean replacing) {
+        return replacing ? "replace" : "join";
+    }
+
     private static MoveStatus progress(
-            ClusterMetadata m, int done, int total, long entries, long bytes, long startedNanos, String phase) {
+            String kind,
+            ClusterMetadata m,
+            int done,
+            int total,
+            long entries,
+            long bytes,
+            long startedNanos,
+            String phase) {
         return new MoveStatus(
-                "join",
+                kind,
                 phase,
                 m.epoch(),
                 done,
