@@ -16,7 +16,8 @@ public interface KeyFilter {
     /**
      * Whether this node keeps {@code key}.
      *
-     * @param key the key's bytes, a copy the filter may keep but that the engine does not read after the call
+     * @param key the key's bytes, a fresh copy: the filter may keep it but must not change it (the engine
+     *            may still use it, to delete the key)
      * @return {@code true} to keep every entry of the key, {@code false} to remove them all from this node
      */
     boolean keep(byte[] key);

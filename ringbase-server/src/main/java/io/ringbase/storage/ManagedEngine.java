@@ -33,8 +33,8 @@ public interface ManagedEngine extends StorageEngine {
      * of each key that {@code keep} rejects, without writing a tombstone: a purely local removal, as
      * Cassandra's {@code nodetool cleanup}, for the keys this node no longer replicates once a bootstrap
      * moved their range to another node. A tombstone would be a replicated delete, which anti-entropy
-     * would spread to the key's real replicas. Keys {@code keep} accepts keep their entries exactly as a
-     * {@link #compactAll} would.
+     * would spread to the key's real replicas. Keys {@code keep} accepts lose nothing a compaction would
+     * not drop anyway (shadowed versions; tombstones and expired entries past the tombstone grace).
      *
      * <p>Afterwards {@link #get} and {@link #scan} return nothing of a rejected key that was stored when
      * the cleanup began (no older version surfaces either), and so it stays after a restart.

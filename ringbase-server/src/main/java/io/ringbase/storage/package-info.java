@@ -1,7 +1,8 @@
 /**
  * The storage engine API: what a node needs of the engine that keeps its data on its own disk, whichever
  * engine that is. {@link io.ringbase.storage.StorageEngine} (reads, writes, scans) and
- * {@link io.ringbase.storage.ManagedEngine} (figures, compaction, snapshots); the
+ * {@link io.ringbase.storage.ManagedEngine} (figures, compaction, cleanup of the keys a
+ * {@link io.ringbase.storage.KeyFilter} rejects, snapshots); the
  * {@link io.ringbase.storage.Entry} model and the encoding both engines share
  * ({@link io.ringbase.storage.EntryFormat}, {@link io.ringbase.storage.Layouts}, which a
  * {@link io.ringbase.storage.ReadCursor} points into); key order ({@link io.ringbase.storage.Keys});

@@ -1,6 +1,7 @@
 package io.ringbase.storage.lsm;
 
 import io.ringbase.storage.StorageFaultException;
+import io.ringbase.storage.StoreBusyException;
 import io.ringbase.storage.lsm.View.Frozen;
 import io.ringbase.storage.lsm.View.LiveTable;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
@@ -9,7 +10,10 @@ import io.ringbase.storage.lsm.memtable.Memtable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,6 +81,53 @@ final class Flusher {
             rotation.switchTo(rotation.takeSpare(true), current);
         }
         awaitNoImmutables(deadline);
+    }
+
+    /**
+     * Flushes every write made before the call and waits for that, but not for the memtables of writes
+     * made since, as {@link #flush()} does: under a steady write load there may be no moment with nothing
+     * waiting for a flush. For a cleanup, whose merge must see every write acknowledged before it.
+     *
+     * @throws StoreBusyException if that took longer than the flush stall timeout
+     * @throws IOException if the engine closed, or a flush fails (its cause)
+     */
+    void flushWritesSoFar() throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
+        String timeout = "flush did not finish in " + options.flushStallTimeoutMs() + " ms";
+        View now = state.current();
+        Memtable active = now.active();
+        Set<Memtable> pending = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Frozen f : now.immutables()) {
+            pending.add(f.memtable());
+        }
+        if (!active.isEmpty()) {
+            pending.add(active);
+            while (state.current().active() == active) { // switched out by us, or by a writer that filled it
+                if (health.closing()) {
+                    throw new IOException("storage engine is closed");
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new StoreBusyException(timeout);
+                }
+                state.awaitFlushes(
+                        () -> state.current().active() == active
+                                && !state.current().immutables().isEmpty(),
+                        deadline,
+                        timeout);
+                rotation.switchTo(rotation.takeSpare(true), active); // does nothing unless still active
+            }
+        }
+        state.awaitFlushes(
+                () -> {
+                    for (Frozen f : state.current().immutables()) {
+                        if (pending.contains(f.memtable())) {
+                            return true;
+                        }
+                    }
+                    return false;
+                },
+                deadline,
+                timeout);
     }
 
     private void awaitNoImmutables(long deadlineNanos) throws IOException {

@@ -306,12 +306,14 @@ public final class LsmEngine implements ManagedEngine {
     /**
      * {@inheritDoc}
      *
-     * <p>Here: flushes the memtables, then merges every live SSTable into one on the compaction thread (a
+     * <p>Here: flushes the memtables that hold the writes made before the call (not those of writes made
+     * since, which a steady write load would never let it finish), then merges every live SSTable into one on the compaction thread (a
      * major compaction, after any compaction under way), leaving out every entry of a rejected key, and
      * publishes it through the manifest as any compaction: a crash mid-cleanup leaves either the old
      * tables or the new one, never a mix, and nothing is changed until the new table is published. Reads
-     * see the old tables until then. Writes after the flush go to the new memtable and are kept, whatever
-     * their key. Logs one INFO line: keys removed, SSTable bytes before and after, milliseconds.
+     * see the old tables until then. A write made during the cleanup is kept whatever its key if its
+     * memtable is not flushed before the merge takes the live tables (removed, if rejected, otherwise).
+     * Logs one INFO line: keys removed, SSTable bytes before and after, milliseconds.
      *
      * @throws IOException also if the flush failed or timed out ({@link LsmOptions#flushStallTimeoutMs()}),
      *         or {@code keep} threw (the cause); the tables then stay as they were
@@ -324,7 +326,7 @@ public final class LsmEngine implements ManagedEngine {
             throw new IOException("storage engine is closed"); // before the flush touches freed memtables
         }
         long started = System.nanoTime();
-        flush(); // every write acknowledged before the call is in a table the cleanup merges
+        flusher.flushWritesSoFar(); // every write acknowledged before the call is in a table the cleanup merges
         Cleanup.Result done = compaction.cleanup(keep);
         log.info(
                 "cleanup removed the entries of {} keys this node no longer replicates: SSTables {} bytes before, "

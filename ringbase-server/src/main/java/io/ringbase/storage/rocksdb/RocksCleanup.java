@@ -55,7 +55,7 @@ final class RocksCleanup {
                 WriteBatch batch = new WriteBatch()) {
             bytesBefore = engine.sstBytes();
             for (it.seekToFirst(); it.isValid(); it.next()) {
-                if (engine.isClosing()) {
+                if (engine.closing) {
                     throw new IOException("storage engine is closing; cleanup stopped after " + deleted + " keys");
                 }
                 byte[] key = it.key();
@@ -63,14 +63,14 @@ final class RocksCleanup {
                     batch.delete(engine.data, key);
                     deleted++;
                     if (batch.count() >= BATCH_KEYS || batch.getDataSize() >= BATCH_BYTES) {
-                        engine.db.write(engine.writeOptions(), batch);
+                        engine.db.write(engine.writeOptions, batch);
                         batch.clear();
                     }
                 }
             }
             it.status();
             if (batch.count() > 0) {
-                engine.db.write(engine.writeOptions(), batch);
+                engine.db.write(engine.writeOptions, batch);
             }
             engine.db.compactRange(engine.data);
             bytesAfter = engine.sstBytes();

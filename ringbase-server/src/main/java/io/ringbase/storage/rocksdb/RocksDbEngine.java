@@ -93,7 +93,7 @@ public final class RocksDbEngine implements ManagedEngine {
     final ColumnFamilyHandle data;
     private final ColumnFamilyHandle meta;
     private final List<AutoCloseable> natives; // closed in reverse order after the database
-    private final WriteOptions writeOptions;
+    final WriteOptions writeOptions;
     private final Statistics statistics;
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
     /** Read side: any call that touches the database; write side: close. */
@@ -109,7 +109,7 @@ public final class RocksDbEngine implements ManagedEngine {
     private final LongAdder purged = new LongAdder();
     final AtomicReference<String> backgroundError = new AtomicReference<>();
     volatile boolean closed;
-    private volatile boolean closing; // set before close waits for calls in flight: a purge pass stops
+    volatile boolean closing; // set before close waits for calls in flight: a purge or cleanup pass stops
 
     private RocksDbEngine(
             RocksDbOptions options,
@@ -557,15 +557,6 @@ public final class RocksDbEngine implements ManagedEngine {
 
     void exit() {
         closeLock.readLock().unlock();
-    }
-
-    /** Whether close has begun: a long pass over the keys stops. */
-    boolean isClosing() {
-        return closing;
-    }
-
-    WriteOptions writeOptions() {
-        return writeOptions;
     }
 
     /** File bytes of the {@code default} column family's SST files; the caller holds the close lock's read side. */

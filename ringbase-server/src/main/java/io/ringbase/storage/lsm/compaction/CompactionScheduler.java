@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 
@@ -24,7 +25,8 @@ import org.slf4j.Logger;
  * {@link SizeTieredPicker} picks, round after round, until the picker finds nothing; a major compaction
  * ({@link #compactAll()}) merges every live table. A merge that lacks disk space is postponed to the next
  * flush; one whose input is damaged has that input quarantined rather than retried forever; other
- * failures are retried after the next flush. A {@link #cleanup} is a major compaction that also leaves out
+ * failures are retried after the next flush. A round gives way to a major compaction or cleanup waiting
+ * for the thread, and goes on after it. A {@link #cleanup} is a major compaction that also leaves out
  * the keys a node no longer replicates.
  *
  * <p>Concurrency: {@link #schedule()}, {@link #compactAll()} and {@link #cleanup} may be called from any thread; all merges
@@ -92,6 +94,11 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     private final BooleanSupplier closing;
     private final Logger log;
     private final AtomicBoolean queued = new AtomicBoolean();
+    /**
+     * Major compactions and cleanups submitted and not begun: a round of {@link #compactWhileNeeded} stops
+     * for them, since under a steady write load the picker always finds a merge and the round would never end.
+     */
+    private final AtomicInteger majorsWaiting = new AtomicInteger();
 
     /**
      * @param thread  the single compaction thread (the engine shuts it down)
@@ -124,7 +131,7 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     }
 
     private void compactWhileNeeded() {
-        while (!closing.getAsBoolean()) {
+        while (!closing.getAsBoolean() && majorsWaiting.get() == 0) {
             try (T tables = host.acquireTables()) { // they stay mapped while the merge reads them
                 if (!compactOnce(tables)) {
                     return;
@@ -213,17 +220,22 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     /** Runs {@code job} on the compaction thread over every live table and waits for it. */
     private <R> R major(String what, MajorJob<T, R> job) throws IOException {
         Future<R> done;
+        majorsWaiting.incrementAndGet();
         try {
             done = thread.submit(() -> {
+                majorsWaiting.decrementAndGet();
                 try (T tables = host.acquireTables()) { // they stay mapped while the merge reads them
                     Set<Long> all = new HashSet<>();
                     for (TableInfo t : tables.infos()) {
                         all.add(t.number());
                     }
                     return job.run(tables, all);
+                } finally {
+                    schedule(); // a round that stopped for this one goes on, with the flushes since
                 }
             });
         } catch (RejectedExecutionException e) {
+            majorsWaiting.decrementAndGet();
             throw new IOException("storage engine is closed");
         }
         try {
