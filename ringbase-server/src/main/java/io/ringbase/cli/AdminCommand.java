@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         sortOptions = false,
-        description = "Operate a running node: status, ring, repair, flush, compact, snapshot.",
+        description = "Operate a running node: status, ring, repair, decommission, cleanup, remove, flush, compact,"
+                + " snapshot.",
         footerHeading = "%nExit codes:%n",
         footer = {
             "  0  done",
@@ -312,6 +313,103 @@ public final class AdminCommand {
                         note);
             }
             return healthy ? 0 : AdminClient.EXIT_FAILED;
+        });
+    }
+
+    @Command(
+            name = "decommission",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
+            description = "Decommission the node at --url: it streams its keys to their next owners, with a progress"
+                    + " bar, then leaves the cluster (POST, then GET /v0/admin/decommission). Exit 1 if it fails.")
+    @SuppressWarnings("try") // the bar is closed early, so that its last line comes before the summary
+    int decommission(
+            @Option(names = "--no-wait", description = "Only start it.") boolean noWait,
+            @Option(
+                            names = "--poll",
+                            defaultValue = "500ms",
+                            paramLabel = "DURATION",
+                            description = "How often to ask for progress (default: ${DEFAULT-VALUE}).")
+                    TimeSpan poll) {
+        return run((client, out) -> {
+            parse(client, client.send("POST", "/v0/admin/decommission"));
+            out.println("decommission started on " + client.url());
+            if (noWait) {
+                return 0;
+            }
+            try (ProgressBar bar = bar("decommission", 1)) {
+                while (true) {
+                    JsonNode s = parse(client, client.send("GET", "/v0/admin/decommission"));
+                    String phase = s.path("phase").asText("");
+                    int total = s.path("streamsTotal").asInt(0);
+                    if (total > 0) {
+                        bar.maxHint(total);
+                        bar.stepTo(s.path("streamsDone").asInt(0));
+                    }
+                    bar.setExtraMessage(String.format(
+                            Locale.ROOT,
+                            "%s, %,d entries, %.1f MB at %.1f MB/s",
+                            phase,
+                            s.path("entries").asLong(0),
+                            s.path("bytes").asDouble(0) / 1e6,
+                            s.path("megabytesPerSecond").asDouble(0)));
+                    if (s.path("state").asText("").equals("LEFT") || phase.equals("failed")) {
+                        bar.close();
+                        if (phase.equals("failed")) {
+                            out.println(
+                                    "decommission failed: " + s.path("error").asText("")
+                                            + "; the node stays LEAVING: run the decommission again");
+                            return AdminClient.EXIT_FAILED;
+                        }
+                        out.printf(
+                                Locale.ROOT,
+                                "decommissioned: %,d entries streamed to %d nodes; the node left at epoch %d and may"
+                                        + " be stopped%n",
+                                s.path("entries").asLong(0),
+                                total,
+                                s.path("epoch").asLong(0));
+                        return 0;
+                    }
+                    sleep(poll.millis());
+                }
+            }
+        });
+    }
+
+    @Command(
+            name = "cleanup",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
+            description = "Drop the keys the node at --url no longer replicates, after nodes joined (POST"
+                    + " /v0/admin/cleanup). Exit 1 while a membership change is in progress.")
+    int cleanup() {
+        return run((client, out) -> {
+            JsonNode s = parse(client, client.send("POST", "/v0/admin/cleanup"));
+            out.printf(
+                    Locale.ROOT,
+                    "%s: %,d entries dropped at epoch %d%n",
+                    client.url(),
+                    s.path("dropped").asLong(0),
+                    s.path("epoch").asLong(0));
+            return 0;
+        });
+    }
+
+    @Command(
+            name = "remove",
+            mixinStandardHelpOptions = true,
+            versionProvider = Main.Version.class,
+            description = "Remove a dead node from the cluster; the nodes that take over its keys stream them from"
+                    + " their other replicas (POST /v0/admin/remove?node=ID).")
+    int remove(@CommandLine.Parameters(paramLabel = "NODE_ID", description = "The node's id (admin ring).") int id) {
+        return run((client, out) -> {
+            JsonNode s = parse(client, client.send("POST", "/v0/admin/remove?node=" + id));
+            out.printf(
+                    Locale.ROOT,
+                    "node %d removed at epoch %d%n",
+                    id,
+                    s.path("epoch").asLong(0));
+            return 0;
         });
     }
 

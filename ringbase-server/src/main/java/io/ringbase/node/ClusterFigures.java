@@ -1,6 +1,8 @@
 package io.ringbase.node;
 
 import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.elastic.ElasticMembership;
+import io.ringbase.cluster.elastic.MoveStatus;
 import io.ringbase.cluster.hint.HintStats;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
@@ -13,8 +15,11 @@ import io.ringbase.cluster.replication.Liveness;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.rpc.PeerCallStats;
 import io.ringbase.observe.ClusterSource;
+import io.ringbase.observe.ElasticFigures;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** A cluster node's figures for metrics and status, read from its services. Thread-safe. */
 final class ClusterFigures implements ClusterSource {
@@ -25,6 +30,7 @@ final class ClusterFigures implements ClusterSource {
     private final Coordinator coordinator;
     private final AntiEntropyRepair repair;
     private final LocalMembership membership;
+    private final @Nullable ElasticMembership elastic;
 
     ClusterFigures(
             Liveness liveness,
@@ -32,8 +38,10 @@ final class ClusterFigures implements ClusterSource {
             HintedHandoff hints,
             Coordinator coordinator,
             AntiEntropyRepair repair,
-            LocalMembership membership) {
+            LocalMembership membership,
+            @Nullable ElasticMembership elastic) {
         this.membership = membership;
+        this.elastic = elastic;
         this.liveness = liveness;
         this.calls = calls;
         this.hints = hints;
@@ -91,5 +99,25 @@ final class ClusterFigures implements ClusterSource {
     @Override
     public Membership membership() {
         return membership.membership();
+    }
+
+    @Override
+    public Optional<ElasticFigures> elastic() {
+        ElasticMembership m = elastic;
+        if (m == null) {
+            return Optional.empty();
+        }
+        MoveStatus s = m.moveStatus();
+        return Optional.of(new ElasticFigures(
+                m.epoch(),
+                m.selfId(),
+                m.selfStateName(),
+                s.kind(),
+                s.phase(),
+                s.streamsDone(),
+                s.streamsTotal(),
+                s.entries(),
+                s.bytes(),
+                s.elapsedMs()));
     }
 }

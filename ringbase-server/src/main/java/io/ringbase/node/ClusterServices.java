@@ -220,7 +220,7 @@ final class ClusterServices implements NodeServices {
                     config.replicaTimeoutMs()));
         }
         kv = new ClusterKeyValueService(coordinator, engine, clock, time);
-        figures = new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership);
+        figures = new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership, elastic);
     }
 
     /**
@@ -268,8 +268,7 @@ final class ClusterServices implements NodeServices {
             @Override
             public String remove(int nodeId) {
                 try {
-                    return "{\"removed\":" + nodeId + ",\"epoch\":"
-                            + m.remove(nodeId).epoch() + "}";
+                    return "{\"removed\":" + nodeId + ",\"epoch\":" + m.remove(nodeId) + "}";
                 } catch (IllegalArgumentException e) {
                     throw new IllegalStateException(e.getMessage(), e);
                 }
@@ -326,7 +325,17 @@ final class ClusterServices implements NodeServices {
 
     @Override
     public List<String> peerUrls() {
-        return List.copyOf(peerUrls);
+        if (elastic == null) {
+            return List.copyOf(peerUrls);
+        }
+        Placement p = placement();
+        List<String> urls = new ArrayList<>();
+        for (NodeId n : p.nodes()) {
+            if (!n.equals(p.self())) {
+                urls.add(n.toString());
+            }
+        }
+        return urls;
     }
 
     @Override

@@ -15,7 +15,7 @@ final class ElasticStatus {
      */
     static String moveJson(ElasticMembership m) {
         MoveStatus s = m.moveStatus();
-        return "{\"epoch\":" + m.epoch() + ",\"nodeId\":" + m.selfId() + ",\"state\":\"" + m.selfState()
+        return "{\"epoch\":" + m.epoch() + ",\"nodeId\":" + m.selfId() + ",\"state\":\"" + m.selfStateName()
                 + "\",\"kind\":\"" + s.kind() + "\",\"phase\":\"" + s.phase() + "\",\"changeEpoch\":" + s.epoch()
                 + ",\"streamsDone\":" + s.streamsDone() + ",\"streamsTotal\":" + s.streamsTotal() + ",\"entries\":"
                 + s.entries() + ",\"bytes\":" + s.bytes() + ",\"elapsedMs\":" + s.elapsedMs()

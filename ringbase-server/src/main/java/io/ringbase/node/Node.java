@@ -444,7 +444,7 @@ public final class Node implements AutoCloseable {
         NodeMetrics metrics = requests != null // metrics on
                 ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time)
                 : null;
-        api.reports(new Reports(metrics, status, new StatusPage(status, services.peerUrls(), time)))
+        api.reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
                 .membership(services.membershipControl())

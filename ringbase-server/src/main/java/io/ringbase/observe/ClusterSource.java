@@ -48,4 +48,9 @@ public interface ClusterSource {
 
     /** The membership this node and its peers must agree on. */
     Membership membership();
+
+    /** The node's elastic membership; empty for a static cluster. */
+    default java.util.Optional<ElasticFigures> elastic() {
+        return java.util.Optional.empty();
+    }
 }

@@ -366,6 +366,38 @@ public final class NodeMetrics {
                 state.dataPoint(point(cluster.identity().state() == st ? 1 : 0, "state", st.name()));
             }
             out.add(state.build());
+            cluster.elastic().ifPresent(e -> {
+                out.add(gauge(
+                        "ringbase_metadata_epoch",
+                        "The newest cluster metadata epoch this node knows",
+                        point(e.epoch())));
+                out.add(gauge(
+                        "ringbase_membership_change_active",
+                        "Whether this node drives a membership change (join, replace, decommission, rebuild) that is"
+                                + " under way (1) or not (0)",
+                        point(
+                                e.changePhase().equals("waiting")
+                                                || e.changePhase().equals("streaming")
+                                                || e.changePhase().equals("finishing")
+                                        ? 1
+                                        : 0)));
+                out.add(gauge(
+                        "ringbase_streaming_entries",
+                        "Entries streamed by this node's current or last membership change",
+                        point(e.streamedEntries())));
+                out.add(gauge(
+                        "ringbase_streaming_bytes",
+                        "Bytes of entries streamed by this node's current or last membership change",
+                        point(e.streamedBytes())));
+                out.add(gauge(
+                        "ringbase_streaming_streams_done",
+                        "Streams of this node's current or last membership change that finished",
+                        point(e.streamsDone())));
+                out.add(gauge(
+                        "ringbase_streaming_streams_total",
+                        "Streams of this node's current or last membership change",
+                        point(e.streamsTotal())));
+            });
             RepairStatus r = cluster.repair();
             RepairStatus.Run run = r.progress();
             out.add(gauge(

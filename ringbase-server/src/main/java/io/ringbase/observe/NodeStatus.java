@@ -144,14 +144,33 @@ public final class NodeStatus {
         cluster.ifPresentOrElse(
                 c -> {
                     NodeIdentity id = c.identity();
-                    out.putObject("membership")
+                    var m = out.putObject("membership")
                             .put("cluster", id.clusterName())
                             .put("nodeId", id.nodeId())
                             .put("incarnation", id.incarnationHex())
                             .put("state", id.state().name())
-                            .put("replicationFactor", c.membership().replicationFactor())
+                            .put("replicationFactor", c.replicationFactor())
                             .put("epoch", 0)
                             .put("digest", c.membership().digestHex());
+                    c.elastic().ifPresent(el -> {
+                        // a node that lost its data (PENDING, REPLACING by its peers' memory) shows that first
+                        m.put("nodeId", el.nodeId())
+                                .put("epoch", el.epoch())
+                                .put(
+                                        "state",
+                                        id.state().name().equals("NORMAL")
+                                                ? el.state()
+                                                : id.state().name());
+                        m.putObject("change")
+                                .put("kind", el.changeKind())
+                                .put("phase", el.changePhase())
+                                .put("streamsDone", el.streamsDone())
+                                .put("streamsTotal", el.streamsTotal())
+                                .put("entries", el.streamedEntries())
+                                .put("bytes", el.streamedBytes())
+                                .put("elapsedMs", el.elapsedMs())
+                                .put("megabytesPerSecond", decimal(el.megabytesPerSecond()));
+                    });
                 },
                 () -> out.putNull("membership"));
         return out;

@@ -33,18 +33,19 @@ public final class StatusPage {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final NodeStatus self;
-    private final List<String> peers;
+    private final java.util.function.Supplier<List<String>> peers;
     private final HttpClient http;
     private final TimeSource time;
 
     /**
      * @param self  this node's status
-     * @param peers the other nodes' URLs, in {@code --cluster} order after this one's place
+     * @param peers the other nodes' URLs now, in {@code --cluster} order after this one's place (read for every
+     *              page: nodes join and leave)
      * @param time  the wall clock the page is stamped with
      */
-    public StatusPage(NodeStatus self, List<String> peers, TimeSource time) {
+    public StatusPage(NodeStatus self, java.util.function.Supplier<List<String>> peers, TimeSource time) {
         this.self = self;
-        this.peers = List.copyOf(peers);
+        this.peers = peers;
         this.time = time;
         this.http = HttpClient.newBuilder()
                 .connectTimeout(Duration.ofMillis(FETCH_TIMEOUT_MS))
@@ -58,7 +59,7 @@ public final class StatusPage {
     /** The page now; blocks for up to {@value #FETCH_TIMEOUT_MS} ms (a worker thread). */
     public String render() {
         List<CompletableFuture<Row>> fetches = new ArrayList<>();
-        for (String url : peers) {
+        for (String url : peers.get()) {
             fetches.add(fetch(url));
         }
         JsonNode mine = self.tree();
@@ -118,7 +119,8 @@ public final class StatusPage {
                 .append("th,td{padding:6px 12px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}")
                 .append("th{background:#f0f0f0;font-weight:600}td.url,th.url{text-align:left}")
                 .append(".state-up{color:#0a7d32;font-weight:600}.state-down{color:#c62828;font-weight:600}")
-                .append(".state-pending,.state-replacing{color:#b26a00;font-weight:600}")
+                .append(".state-pending,.state-replacing,.state-joining,.state-leaving{color:#b26a00;font-weight:600}")
+                .append(".state-left{color:#888;font-weight:600}")
                 .append("td.error{text-align:left;color:#c62828}")
                 .append("tr.self td.url::after{content:\" (this node)\";color:#888}")
                 .append("</style></head><body>\n");
@@ -140,7 +142,8 @@ public final class StatusPage {
         out.append("<table id=\"nodes\"><thead><tr><th class=\"url\">node</th><th>state</th><th>version</th>")
                 .append("<th>uptime</th><th>requests/s</th><th>p99 ms</th><th>memtable</th><th>SSTables</th>")
                 .append(
-                        "<th>SSTable size</th><th>hints pending</th><th>repair</th><th>last contact</th></tr></thead><tbody>\n");
+                        "<th>SSTable size</th><th>hints pending</th><th>repair</th><th>streaming</th><th>last contact</th>"
+                                + "</tr></thead><tbody>\n");
         for (Row r : rows) {
             row(out, r, r.url().equals(self.url()), mine);
         }
@@ -176,7 +179,7 @@ public final class StatusPage {
                 .append(state)
                 .append("</td>");
         if (s == null) {
-            out.append("<td colspan=\"9\" class=\"error\">")
+            out.append("<td colspan=\"10\" class=\"error\">")
                     .append(escape(r.error()))
                     .append("</td>");
         } else {
@@ -216,9 +219,33 @@ public final class StatusPage {
             cell(out, "hints", Double.isNaN(hints) ? "-" : String.format(Locale.ROOT, "%.0f", hints));
             String repair = s.path("repair").path("state").textValue();
             cell(out, "repair", repair == null ? "-" : escape(repair));
+            cell(out, "streaming", streaming(s.path("membership").path("change")));
         }
         cell(out, "contact", isSelf ? "-" : lastContact(mine, r.url()));
         out.append("</tr>\n");
+    }
+
+    /**
+     * A membership change's progress, as {@code join 2/3 streams, 120.5 MB at 80.1 MB/s}, or its phase when it is
+     * not streaming; {@code -} for none.
+     */
+    private static String streaming(JsonNode change) {
+        String kind = change.path("kind").asText("none");
+        if (kind.equals("none")) {
+            return "-";
+        }
+        String phase = change.path("phase").asText("");
+        if (!phase.equals("streaming")) {
+            return escape(kind + " " + phase);
+        }
+        return escape(String.format(
+                Locale.ROOT,
+                "%s %d/%d streams, %.1f MB at %.1f MB/s",
+                kind,
+                change.path("streamsDone").asInt(),
+                change.path("streamsTotal").asInt(),
+                change.path("bytes").asDouble() / 1e6,
+                change.path("megabytesPerSecond").asDouble()));
     }
 
     /** When this node last heard from {@code url}, from its own status's peer list. */

@@ -201,16 +201,17 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
      * Removes a dead node from the cluster (Cassandra's {@code removenode}): it leaves every placement at
      * once, and each node that takes over some of its keys streams them from their other replicas.
      *
-     * @return the metadata after the removal
+     * @return the epoch of the removal
      * @throws IllegalArgumentException if the log rejects it (no such live node, a change in progress, fewer
      *                                  NORMAL nodes than the replication factor would remain)
      * @throws IllegalStateException    if it cannot be committed
      */
-    public ClusterMetadata remove(int nodeId) {
+    public long remove(int nodeId) {
         try {
             return metadataLog
                     .submit(new Transformation.RemoveNode(nodeId))
-                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .epoch();
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof IllegalArgumentException rejected) {
                 throw rejected;
@@ -328,6 +329,11 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
     /** This node's state at the newest epoch; NORMAL before the log is initialized (a founding node). */
     public MemberState selfState() {
         return selfMember().map(Member::state).orElse(MemberState.NORMAL);
+    }
+
+    /** {@link #selfState()}'s name: NORMAL, JOINING, LEAVING, REPLACING or LEFT. */
+    public String selfStateName() {
+        return selfState().name();
     }
 
     /** This node's id in the metadata (its node index + 1). */

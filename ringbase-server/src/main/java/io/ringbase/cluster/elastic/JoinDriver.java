@@ -85,7 +85,8 @@ final class JoinDriver {
             try {
                 got = stream(
                         context,
-                        new StreamPlan(m.epoch(), p.replicationFactor(), p.current(), p.next(), source, self, false));
+                        new StreamPlan(
+                                m.epoch(), p.replicationFactor(), p.current(), p.next(), source, self, replacing));
             } catch (StreamFailedException e) {
                 if (replacing) {
                     throw e; // every other replica is a source already

@@ -17,6 +17,7 @@
  * field, so {@code MetadataService.current()} never blocks and never waits for the metadata quorum.
  * Listeners run on that updater thread and must return quickly.
  *
- * <p>Not yet used by the node: the node still runs on its static {@code --cluster} list.
+ * <p>The node reaches it only through {@code io.ringbase.cluster.elastic}, which turns each epoch into a
+ * placement; a cluster started from a static {@code --cluster} list alone never runs it.
  */
 package io.ringbase.cluster.metadata;

@@ -35,6 +35,7 @@ final class ElasticCluster implements AutoCloseable {
     private final List<String> founders = new ArrayList<>();
     private final List<String> urls = new ArrayList<>();
     private final List<Node> nodes = new ArrayList<>();
+    private final java.util.Map<Integer, Integer> replaces = new java.util.HashMap<>();
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -86,7 +87,8 @@ final class ElasticCluster implements AutoCloseable {
         HttpServerConfig httpConfig = new HttpServerConfig(
                 "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
         return new Node.Config(httpConfig, storage, t, 1000, null, HintOptions.defaults())
-                .withElastic(new ElasticOptions(OFFSET, founding ? null : founders.getFirst()));
+                .withElastic(
+                        new ElasticOptions(OFFSET, founding ? null : founders.getFirst(), replaces.getOrDefault(i, 0)));
     }
 
     /** Starts a new node that joins through the first founding node; its index. */
@@ -101,6 +103,24 @@ final class ElasticCluster implements AutoCloseable {
     /** Restarts node {@code i} (stopped before). */
     void start(int i) throws IOException {
         nodes.set(i, Node.start(config(i)));
+    }
+
+    /** Restarts node {@code i} (stopped, its data directory wiped) as the replacement of node id {@code replaced}. */
+    void startReplacing(int i, int replaced) throws IOException {
+        replaces.put(i, replaced);
+        start(i);
+    }
+
+    /** Deletes node {@code i}'s data directory (stopped before). */
+    void wipe(int i) throws IOException {
+        Path dir = root.resolve("node-" + i);
+        if (java.nio.file.Files.exists(dir)) {
+            try (var paths = java.nio.file.Files.walk(dir)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    java.nio.file.Files.delete(p);
+                }
+            }
+        }
     }
 
     void stop(int i) throws IOException {

@@ -1,8 +1,10 @@
 package io.ringbase.cluster.elastic;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.cluster.LocalCluster;
+import io.ringbase.cluster.membership.IdentityMismatchException;
 import io.ringbase.cluster.metadata.MemberState;
 import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
@@ -64,6 +66,58 @@ class ElasticClusterTest {
             }
             for (int i = 0; i < c.size(); i++) {
                 assertEveryKeyReadable(c, "g", i);
+            }
+        }
+    }
+
+    @Test
+    void aWipedNodeIsRefusedThenReplacedAndServesOnlyAfterStreaming() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
+            int joined = c.join();
+            c.awaitState(joined, MemberState.NORMAL);
+            c.awaitSameEpoch();
+            int id = c.elastic(joined).selfId();
+            writeKeys(c, "r");
+            long held = c.storedEntries(joined);
+            assertThat(held).isPositive();
+            c.stop(joined);
+            c.wipe(joined);
+            assertThatThrownBy(() -> c.start(joined))
+                    .isInstanceOf(IdentityMismatchException.class)
+                    .hasMessageContaining("--replace " + id);
+            c.startReplacing(joined, id);
+            c.awaitState(joined, MemberState.NORMAL);
+            c.awaitSameEpoch();
+            assertThat(c.elastic(0).metadata().member(id).orElseThrow().state()).isEqualTo(MemberState.LEFT);
+            assertThat(c.storedEntries(joined))
+                    .as("keys streamed to the replacement")
+                    .isEqualTo(held);
+            for (int i = 0; i < c.size(); i++) {
+                assertEveryKeyReadable(c, "r", i);
+            }
+        }
+    }
+
+    @Test
+    void aRemovedNodesKeysAreStreamedFromTheirOtherReplicas() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
+            int joined = c.join();
+            c.awaitState(joined, MemberState.NORMAL);
+            c.awaitSameEpoch();
+            int id = c.elastic(joined).selfId();
+            writeKeys(c, "x");
+            c.stop(joined);
+            LocalCluster.Reply r = c.send(0, "POST", "/v0/admin/remove?node=" + id, "");
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            LocalCluster.await(java.time.Duration.ofSeconds(60), "every founding node to hold every key again", () -> {
+                try {
+                    return c.storedEntries(0) == KEYS && c.storedEntries(1) == KEYS && c.storedEntries(2) == KEYS;
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            for (int i = 0; i < 3; i++) {
+                assertEveryKeyReadable(c, "x", i);
             }
         }
     }
