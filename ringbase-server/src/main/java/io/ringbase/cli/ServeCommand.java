@@ -100,6 +100,14 @@ public final class ServeCommand implements Callable<Integer> {
     int replace;
 
     @Option(
+            names = "--stream-rate",
+            defaultValue = "64m",
+            paramLabel = "SIZE",
+            description = "Most bytes of entries per second this node streams when keys move (a join, replacement,"
+                    + " decommission or rebuild); 0 for no limit (default: ${DEFAULT-VALUE}, per second).")
+    ByteSize streamRate;
+
+    @Option(
             names = "--replication-factor",
             paramLabel = "N",
             description = "Copies of each key: the first N nodes of its placement order hold it, and a request's "
@@ -471,7 +479,7 @@ public final class ServeCommand implements Callable<Integer> {
                             SpeculativeRetry.parse(speculativeRetry),
                             TimeSource.SYSTEM,
                             clusterName)
-                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace));
+                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRate.bytes()));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

@@ -209,7 +209,7 @@ final class ClusterServices implements NodeServices {
                     engine,
                     clock,
                     config.storage().dataDir(),
-                    StreamOptions.defaults(),
+                    StreamOptions.defaults().withBytesPerSecond(config.elastic().streamBytesPerSecond()),
                     n -> new RemoteStreamPeer((RemoteReplica) coordinator.replica(n), STREAM_CALL_TIMEOUT_MS),
                     coordinator::replica,
                     new MetadataClient(

@@ -7,6 +7,8 @@ import io.ringbase.cluster.metadata.Transformation;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
+import io.ringbase.cluster.streaming.ByteRateLimiter;
+import io.ringbase.cluster.streaming.Sleeper;
 import io.ringbase.cluster.streaming.StreamPlan;
 import io.ringbase.cluster.streaming.StreamSource;
 import io.ringbase.storage.Entry;
@@ -28,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * StartDecommission (LEAVING: it still serves reads, and writes also reach the keys' next owners), waits
  * until every node has that epoch, sends each key it holds to the node that takes it over (the pages of
  * {@link StreamSource} for a plan from itself to each node of the next ring, written as replica writes,
- * which keep the newer version), then commits FinishDecommission: LEFT, out of every placement.
+ * which keep the newer version; rate-limited as streams are), then commits FinishDecommission: LEFT, out of every placement.
  */
 final class DecommissionDriver {
 
@@ -70,6 +72,8 @@ final class DecommissionDriver {
         Changes.awaitEveryoneAt(m, self, context, context.replicaTimeoutMs());
         Placement p = Placements.of(m, self);
         StreamSource local = new StreamSource(context.engine(), self);
+        ByteRateLimiter limiter =
+                new ByteRateLimiter(context.streaming().bytesPerSecond(), System::nanoTime, Sleeper.SYSTEM);
         List<NodeId> targets = p.next().nodes();
         long started = System.nanoTime();
         long entries = 0;
@@ -82,11 +86,14 @@ final class DecommissionDriver {
             byte[] start = new byte[0];
             while (true) {
                 EntryPage page = local.entries(plan, start, PAGE_BYTES);
+                long pageBytes = 0;
+                for (Entry e : page.entries()) {
+                    pageBytes += EntryFormat.encodedSize(e);
+                }
+                limiter.acquire(pageBytes);
                 send(replica, page.entries());
                 entries += page.entries().size();
-                for (Entry e : page.entries()) {
-                    bytes += EntryFormat.encodedSize(e);
-                }
+                bytes += pageBytes;
                 status.accept(new MoveStatus(
                         "decommission",
                         "streaming",

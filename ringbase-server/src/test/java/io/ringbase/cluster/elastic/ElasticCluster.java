@@ -87,8 +87,11 @@ final class ElasticCluster implements AutoCloseable {
         HttpServerConfig httpConfig = new HttpServerConfig(
                 "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
         return new Node.Config(httpConfig, storage, t, 1000, null, HintOptions.defaults())
-                .withElastic(
-                        new ElasticOptions(OFFSET, founding ? null : founders.getFirst(), replaces.getOrDefault(i, 0)));
+                .withElastic(new ElasticOptions(
+                        OFFSET,
+                        founding ? null : founders.getFirst(),
+                        replaces.getOrDefault(i, 0),
+                        ElasticOptions.DEFAULT_STREAM_BYTES_PER_SECOND));
     }
 
     /** Starts a new node that joins through the first founding node; its index. */
