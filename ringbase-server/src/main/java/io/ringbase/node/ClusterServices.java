@@ -16,6 +16,7 @@ import io.ringbase.cluster.proxy.ClusterKeyValueService;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairOptions;
 import io.ringbase.cluster.repair.RepairPeer;
+import io.ringbase.cluster.repair.RepairSchedule;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.replication.Coordinator;
@@ -174,7 +175,9 @@ final class ClusterServices implements NodeServices {
                 time);
         opened = coordinator;
         repairSource = new RepairSource(engine, coordinator::placement);
-        RepairOptions repairOptions = RepairOptions.defaults();
+        // repair pulls no faster than streaming: both move data in the background, beside client requests
+        RepairOptions repairOptions =
+                RepairOptions.defaults().withBytesPerSecond(config.elastic().streamBytesPerSecond());
         List<RepairPeer> peers = new ArrayList<>();
         for (Replica r : replicas) {
             if (r instanceof RemoteReplica remote) {
@@ -187,6 +190,8 @@ final class ClusterServices implements NodeServices {
         ScheduledExecutorService prober = resources.add(
                 Executors.newSingleThreadScheduledExecutor(r -> Node.daemon(r, "ringbase-liveness")),
                 ScheduledExecutorService::shutdownNow);
+        RepairSchedule.start(
+                prober, repair, RepairSchedule.intervalFor(config.storage().tombstoneGraceMs()));
         PeerCallStats calls = client.stats();
         var _ = prober.scheduleWithFixedDelay(
                 () -> {

@@ -5,7 +5,10 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.cluster.streaming.ByteRateLimiter;
+import io.ringbase.cluster.streaming.Sleeper;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
@@ -54,6 +57,9 @@ public final class AntiEntropyRepair implements AutoCloseable {
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
     private final List<RepairPeer> peers;
+    /** Paces the pages pulled from peers at {@link RepairOptions#bytesPerSecond()}. */
+    private final ByteRateLimiter limiter;
+
     private final RepairOptions options;
     private final LongSupplier wallClockMs;
     private volatile boolean closing;
@@ -87,6 +93,7 @@ public final class AntiEntropyRepair implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.peers = List.copyOf(peers);
         this.options = Objects.requireNonNull(options, "options");
+        this.limiter = new ByteRateLimiter(this.options.bytesPerSecond(), System::nanoTime, Sleeper.SYSTEM);
         this.wallClockMs = Objects.requireNonNull(wallClockMs, "wallClockMs");
         if (this.peers.stream().map(RepairPeer::node).distinct().count() != this.peers.size()) {
             throw new IllegalArgumentException("a peer appears twice");
@@ -234,7 +241,15 @@ public final class AntiEntropyRepair implements AutoCloseable {
         }
         int pageBytes = options.pageBytes();
         Cursor ours = new Cursor(start -> local.entries(range, peer.node(), leaves, start, pageBytes));
-        Cursor remote = new Cursor(start -> await(peer, peer.entries(range, self, leaves, start, pageBytes)));
+        Cursor remote = new Cursor(start -> {
+            EntryPage page = await(peer, peer.entries(range, self, leaves, start, pageBytes));
+            long bytes = 0;
+            for (Entry e : page.entries()) {
+                bytes += EntryFormat.encodedSize(e);
+            }
+            limiter.acquire(bytes); // the peer's entries are what crosses the network
+            return page;
+        });
         List<CompletableFuture<Void>> sending = new ArrayList<>();
         while (ours.peek() != null || remote.peek() != null) {
             Entry a = ours.peek();

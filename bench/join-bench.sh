@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# One join under load: the streaming rate of the join and the client p99 before and during it.
+# Three founding nodes (--metadata-port-offset, replication factor 3) are prefilled with KEYS keys of
+# VALUE_SIZE-byte values; a constant-rate load of RATE req/s (half PUT, half GET of KEYSPACE keys, two
+# bench/rategen processes, latency corrected for coordinated omission) runs through node 1 for BEFORE
+# seconds; then a fourth node joins (serve --join) while the load goes on, and the load ends at most
+# MAX_JOIN seconds later. Reported: the joining node's "join streaming done" line (entries, MB, MB/s) and
+# p99 / p99.9 of the answered requests intended before the join and during it (from rategen's records).
+#
+#   bench/join-bench.sh                                   # 300000 keys x 1000 B, 5000 req/s
+#   bench/join-bench.sh --keys 100000 --rate 5000 -- --stream-rate 0     # flags after -- go to every node
+#
+# Layout: every node pinned to SERVER_CPU (0), the generators to LOAD_CPU (1); 127.0.0.1 only; every
+# wait is bounded. Output: stdout.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="$(mktemp -d /tmp/ringbase-join-bench.XXXXXX)"
+. "$ROOT/bench/lib.sh"
+LOAD_CPU=${LOAD_CPU:-1}
+KEYS=300000
+VALUE_SIZE=1000
+RATE=5000
+KEYSPACE=1000000
+BEFORE=30
+MAX_JOIN=120
+PREFILL_RATE=8000
+OFFSET=100
+SERVE_FLAGS=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keys) KEYS=$2; shift 2 ;;
+    --value-size) VALUE_SIZE=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
+    --before) BEFORE=$2; shift 2 ;;
+    --max-join) MAX_JOIN=$2; shift 2 ;;
+    --) shift; SERVE_FLAGS="$*"; break ;;
+    *) die "unknown argument $1 (see the head of $0)" ;;
+  esac
+done
+stop_all_on_exit
+GEN="$WORK/rategen"
+cc -O2 -o "$GEN" "$ROOT/bench/rategen/rategen.c" || die "could not compile bench/rategen/rategen.c"
+ensure_ringbase
+head -c "$VALUE_SIZE" /dev/zero | tr '\0' 'v' >"$WORK/body"
+
+P1=$(free_port); P2=$(free_port); P3=$(free_port); P4=$(free_port)
+CLUSTER="http://127.0.0.1:$P1,http://127.0.0.1:$P2,http://127.0.0.1:$P3"
+echo "join-bench $(date -u +%FT%TZ) commit $(git -C "$ROOT" rev-parse --short HEAD)"
+echo "keys $KEYS x $VALUE_SIZE B, load $RATE req/s (half PUT, half GET of $KEYSPACE keys) through node 1,"
+echo "nodes on CPU $SERVER_CPU, load on CPU $LOAD_CPU, extra serve flags: ${SERVE_FLAGS:-none}"
+SERVE_FLAGS="--replication-factor 3 --metadata-port-offset $OFFSET $SERVE_FLAGS"
+for i in 1 2 3; do
+  eval "port=\$P$i"
+  start_node "node$i" "$port" --cluster "$CLUSTER" --self "http://127.0.0.1:$port"
+done
+sleep 3   # the metadata log elects a leader and commits its INITIALIZE
+
+secs=$(( (KEYS + PREFILL_RATE - 1) / PREFILL_RATE ))
+log "prefill: $KEYS PUTs at $PREFILL_RATE/s (${secs} s)"
+taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$P1/v0/entity?id={key}" -P pre -m PUT -b "$WORK/body" \
+  -R "$PREFILL_RATE" -d "$secs" -c 64 -t 30 | head -n 1
+
+dur=$((BEFORE + MAX_JOIN))
+log "load: $RATE req/s for up to $dur s"
+half=$((RATE / 2))
+taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$P1/v0/entity?id={key}" -K "$KEYSPACE" -P k -m PUT \
+  -b "$WORK/body" -R "$half" -d "$dur" -c 32 -t 10 -o "$WORK/put.rec" >"$WORK/put.out" &
+PUT_PID=$!
+taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$P1/v0/entity?id={key}" -K "$KEYSPACE" -P k -m GET \
+  -R "$half" -d "$dur" -c 32 -t 10 -o "$WORK/get.rec" >"$WORK/get.out" &
+GET_PID=$!
+T0=$(date +%s.%N)
+sleep "$BEFORE"
+JOIN_START=$(python3 -c "import time; print(time.time() - $T0)")
+log "node4 joins"
+SERVE_FLAGS="--metadata-port-offset $OFFSET ${SERVE_FLAGS#*--metadata-port-offset $OFFSET}" \
+  start_node node4 "$P4" --join "http://127.0.0.1:$P1" --self "http://127.0.0.1:$P4"
+JOIN_END=""
+for i in $(seq 1 $((MAX_JOIN * 10))); do
+  if grep -q 'joined: node' "$WORK/node4/log" "$WORK/node4/out" 2>/dev/null; then
+    JOIN_END=$(python3 -c "import time; print(time.time() - $T0)"); break
+  fi
+  sleep 0.1
+done
+[ -n "$JOIN_END" ] || log "node4 did not finish joining within $MAX_JOIN s"
+kill "$PUT_PID" "$GET_PID" 2>/dev/null || true
+wait "$PUT_PID" "$GET_PID" 2>/dev/null || true
+grep -h 'join streaming done\|joined: node' "$WORK/node4/log" "$WORK/node4/out" 2>/dev/null | sed 's/^/node4: /' || true
+python3 - "$WORK" "$BEFORE" "$JOIN_START" "${JOIN_END:-$JOIN_START}" <<'PY'
+import struct, sys
+work, before, js, je = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+lat = {"before": [], "during": []}
+errors = {"before": 0, "during": 0}
+for name in ("put", "get"):
+    try:
+        data = open(f"{work}/{name}.rec", "rb").read()
+    except FileNotFoundError:
+        continue
+    for off in range(0, len(data) - 11, 12):
+        t_us, l_us, status, _ = struct.unpack_from("<IIHH", data, off)
+        t = t_us / 1e6
+        w = "before" if t < before else ("during" if js <= t < je else None)
+        if w is None:
+            continue
+        lat[w].append(l_us / 1000)
+        if status >= 500:
+            errors[w] += 1
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(p * len(v)))] if v else float("nan")
+for w in ("before", "during"):
+    v = lat[w]
+    print(f"{w:7s} requests {len(v):7d}  p50 {pct(v, .5):7.2f} ms  p99 {pct(v, .99):7.2f} ms"
+          f"  p99.9 {pct(v, .999):7.2f} ms  max {max(v) if v else float('nan'):7.2f} ms  5xx {errors[w]}")
+print(f"join took {je - js:.1f} s; p99 during / before = {pct(lat['during'], .99) / pct(lat['before'], .99):.2f}")
+PY
