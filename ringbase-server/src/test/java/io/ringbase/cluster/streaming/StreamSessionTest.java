@@ -94,6 +94,9 @@ class StreamSessionTest {
         StreamProgress done = session(flaky, target).run();
         assertThat(done.done()).isTrue();
         assertThat(sleeps).containsExactly(100L, 200L, 250L);
+        assertThat(done.elapsedMs())
+                .as("the waits are this test's clock's only movement")
+                .isEqualTo(550);
         assertThat(flaky.starts.get(3)).isEqualTo(flaky.starts.get(2)); // the same page asked again
         assertThat(StreamFixture.all(target))
                 .hasSize(StreamFixture.wanted(source, PLAN).size());

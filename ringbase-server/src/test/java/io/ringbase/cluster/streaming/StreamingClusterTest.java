@@ -113,6 +113,7 @@ class StreamingClusterTest {
         assertThat(done.done()).isTrue();
         assertThat(done.entries()).isEqualTo(wanted.size());
         assertThat(done.pages()).isGreaterThan(10);
+        assertThat(done.elapsedMs()).isPositive().isEqualTo(session.progress().elapsedMs());
         assertThat(received()).isEqualTo(wanted);
         assertThat(received()).anyMatch(s -> s.endsWith("tombstone")).anyMatch(s -> !s.contains(" exp 0 "));
         assertThat(StreamCursor.read(StreamCursor.file(cluster.dataDir(1), n0)).done())
