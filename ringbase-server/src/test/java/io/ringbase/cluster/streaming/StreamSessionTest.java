@@ -146,6 +146,19 @@ class StreamSessionTest {
     }
 
     @Test
+    void aDamagedCursorIsIgnoredAndTheStreamStartsOver() throws Exception {
+        Path file = StreamCursor.file(targetDir, SOURCE);
+        java.nio.file.Files.createDirectories(file.getParent());
+        java.nio.file.Files.write(file, new byte[] {'R', 'B', 'S', 'C', 1, 0, 0});
+        LocalStreamPeer good = peer(i -> false);
+        assertThat(session(good, target).run().done()).isTrue();
+        assertThat(good.starts.getFirst()).isEmpty();
+        assertThat(StreamCursor.read(file).done()).isTrue();
+        assertThat(StreamFixture.all(target))
+                .hasSize(StreamFixture.wanted(source, PLAN).size());
+    }
+
+    @Test
     void noCursorIsStoredBeforeTheEntriesBeforeItAreDurable() {
         // an engine whose flush fails: no cursor may then be stored
         StorageEngine noFlush = (StorageEngine) Proxy.newProxyInstance(
