@@ -143,7 +143,8 @@ public final class StreamSession {
      *
      * @return the final progress ({@code done})
      * @throws StreamFailedException if a page failed more than {@link StreamOptions#maxRetries()} further
-     *                               times, or an entry's version is too far ahead of this node's clock;
+     *                               times, the source refused the plan ({@link StreamRefusedException}, not
+     *                               retried), or an entry's version is too far ahead of this node's clock;
      *                               a new session resumes from the last durable cursor
      * @throws IOException           if the engine or the cursor file fail
      * @throws InterruptedException  if the thread is interrupted
@@ -314,6 +315,13 @@ public final class StreamSession {
                 throw e;
             }
             failures++;
+            if (failure instanceof StreamRefusedException) {
+                throw new StreamFailedException(
+                        "stream " + plan.describe() + ": source " + plan.source() + " refused the plan; resume from"
+                                + " durable cursor " + show(durable.next()) + " once the plan is fixed: "
+                                + failure.getMessage(),
+                        failure);
+            }
             if (failures > options.maxRetries()) {
                 throw new StreamFailedException(
                         "stream " + plan.describe() + " gave up on source " + plan.source() + " after " + failures

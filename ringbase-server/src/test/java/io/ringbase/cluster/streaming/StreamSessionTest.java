@@ -177,6 +177,18 @@ class StreamSessionTest {
     }
 
     @Test
+    void aSourceThatRefusesThePlanFailsTheSessionAtOnceWithoutRetries() {
+        // the peer is reached as the plan's source, but the node there is another one
+        LocalStreamPeer elsewhere = new LocalStreamPeer(new StreamSource(source, TARGET), SOURCE, i -> false);
+        assertThatThrownBy(() -> session(elsewhere, target).run())
+                .isInstanceOf(StreamFailedException.class)
+                .hasMessageContaining("source http://127.0.0.1:7001 refused the plan")
+                .hasMessageContaining("stream plan names source http://127.0.0.1:7001, this node is");
+        assertThat(elsewhere.starts).hasSize(1);
+        assertThat(sleeps).isEmpty();
+    }
+
+    @Test
     void aPeerThatIsNotThePlansSourceIsRefused() {
         LocalStreamPeer other = new LocalStreamPeer(new StreamSource(source, TARGET), TARGET, i -> false);
         assertThatThrownBy(() -> session(other, target)).hasMessageContaining("is not the plan's source");

@@ -12,7 +12,6 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.EntryPage;
-import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.cluster.rpc.RemoteReplica;
 import io.ringbase.cluster.rpc.RemoteStreamPeer;
@@ -184,8 +183,24 @@ class StreamingClusterTest {
         StreamPlan backwards = StreamFixture.join(11, n1, n0);
         assertThatThrownBy(() ->
                         remote(n0).entries(backwards, new byte[0], 1 << 20).get(30, TimeUnit.SECONDS))
-                .hasCauseInstanceOf(ReplicaException.Failed.class)
+                .hasCauseInstanceOf(StreamRefusedException.class)
                 .hasMessageContaining("answered 400: stream plan names source " + n1 + ", this node is " + n0);
+        // node 0 reached by another name: a session fails at once, asking no more than once
+        NodeId alias = new NodeId(0, "localhost", n0.port());
+        StreamPlan misnamed = StreamFixture.join(12, alias, n1);
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> new StreamSession(
+                                misnamed,
+                                remote(alias),
+                                cluster.node(1).engine(),
+                                new HybridLogicalClock(),
+                                cluster.dataDir(1),
+                                OPTIONS)
+                        .run())
+                .isInstanceOf(StreamFailedException.class)
+                .hasMessageContaining("refused the plan")
+                .hasMessageContaining("this node is " + n0);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5_000);
         ReplicaClient.Response garbage = new RemoteReplica(n0, client)
                 .call(HttpMethod.POST, InternalProtocol.STREAM + "?start=&max=100", new byte[40])
                 .get(30, TimeUnit.SECONDS);
