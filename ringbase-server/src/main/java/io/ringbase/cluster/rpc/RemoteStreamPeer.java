@@ -6,11 +6,14 @@ import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.streaming.StreamPeer;
 import io.ringbase.cluster.streaming.StreamPlan;
 import io.ringbase.cluster.streaming.StreamPlanCodec;
+import io.ringbase.cluster.streaming.StreamRefusedException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
- * A stream's source on another node, over {@link InternalProtocol#STREAM}. Failures complete the future
- * with a {@link io.ringbase.cluster.replication.ReplicaException} (wrapped). Non-blocking; thread-safe.
+ * A stream's source on another node, over {@link InternalProtocol#STREAM}. A 400 (the plan refused)
+ * completes the future with a {@link StreamRefusedException}, other failures with a
+ * {@link io.ringbase.cluster.replication.ReplicaException} (wrapped). Non-blocking; thread-safe.
  */
 public final class RemoteStreamPeer implements StreamPeer {
 
@@ -37,6 +40,10 @@ public final class RemoteStreamPeer implements StreamPeer {
         String uri = InternalProtocol.STREAM + "?start=" + InternalProtocol.hex(startKey) + "&max=" + maxBytes;
         return replica.call(HttpMethod.POST, uri, StreamPlanCodec.encode(plan), callTimeoutMs)
                 .thenApply(r -> {
+                    if (r.status() == 400) { // the plan itself: asking again cannot help
+                        throw new CompletionException(new StreamRefusedException(
+                                RemoteReplica.failure(node(), "POST stream", r).getMessage()));
+                    }
                     if (r.status() != 200) {
                         throw replica.failed("POST stream", r);
                     }

@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The server side of the node-to-node API ({@link InternalProtocol}, documented in {@code docs/http-api.md}):
  * replica reads, writes and batches of them with their versions, scan pages, the anti-entropy trees and
- * entries, and a ping, all answered from this node's engine through {@link LocalReplica}'s rules. It knows
+ * entries, streaming pages ({@link io.ringbase.cluster.streaming.StreamSource}), and a ping, all answered from this node's engine through {@link LocalReplica}'s rules. It knows
  * the protocol, not the transport: the node's HTTP server hands it each request under
  * {@link InternalProtocol#PREFIX} as an {@link RpcRequest} and sends back the {@link Reply} it answers.
  *

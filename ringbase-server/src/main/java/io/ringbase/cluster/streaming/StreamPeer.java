@@ -7,7 +7,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The sender of a stream as a {@link StreamSession} sees it: its {@link StreamSource}, reached
  * asynchronously (over the internal HTTP API in a cluster, in process in tests). Failures complete the
- * future exceptionally, with a {@link io.ringbase.cluster.replication.ReplicaException} over the network.
+ * future exceptionally: with a {@link StreamRefusedException} if the source refuses the plan itself, else
+ * (over the network) with a {@link io.ringbase.cluster.replication.ReplicaException}, which may pass.
  */
 public interface StreamPeer {
 

@@ -62,6 +62,12 @@ public final class StreamSession {
     private volatile boolean started;
     private volatile boolean done;
 
+    /** Where this run's time went, ns (run thread only): waiting for pages, applying them, checkpoints. */
+    private long waitingNs;
+
+    private long applyingNs;
+    private long checkpointNs;
+
     /** Bytes earlier runs made durable (run thread only). */
     private long resumedBytes;
 
@@ -126,7 +132,8 @@ public final class StreamSession {
 
     /** A snapshot of the counters; fields are read one by one, so one may be a page ahead of another. */
     public StreamProgress progress() {
-        long elapsedNs = !started ? 0 : (done || endNanos != 0 ? endNanos : nanoTime.getAsLong()) - startNanos;
+        long end = endNanos;
+        long elapsedNs = !started ? 0 : (end != 0 ? end : nanoTime.getAsLong()) - startNanos;
         return new StreamProgress(
                 entries, bytes, resumedEntries, pages, TimeUnit.NANOSECONDS.toMillis(elapsedNs), done);
     }
@@ -136,7 +143,8 @@ public final class StreamSession {
      *
      * @return the final progress ({@code done})
      * @throws StreamFailedException if a page failed more than {@link StreamOptions#maxRetries()} further
-     *                               times, or an entry's version is too far ahead of this node's clock;
+     *                               times, the source refused the plan ({@link StreamRefusedException}, not
+     *                               retried), or an entry's version is too far ahead of this node's clock;
      *                               a new session resumes from the last durable cursor
      * @throws IOException           if the engine or the cursor file fail
      * @throws InterruptedException  if the thread is interrupted
@@ -153,7 +161,9 @@ public final class StreamSession {
         try {
             return stream();
         } finally {
-            endNanos = nanoTime.getAsLong();
+            if (endNanos == 0) { // a failure; a finished stream stopped its clock already
+                endNanos = nanoTime.getAsLong();
+            }
         }
     }
 
@@ -165,6 +175,7 @@ public final class StreamSession {
         resumedEntries = durable.entries();
         resumedBytes = durable.bytes();
         if (durable.done()) {
+            endNanos = nanoTime.getAsLong();
             done = true;
             log.info("stream {} already complete: {} entries", plan.describe(), entries);
             return progress();
@@ -174,7 +185,10 @@ public final class StreamSession {
         CompletableFuture<EntryPage> inFlight = request(requested);
         try {
             while (true) {
+                long t0 = nanoTime.getAsLong();
                 EntryPage page = await(inFlight, requested);
+                long t1 = nanoTime.getAsLong();
+                waitingNs += t1 - t0;
                 byte[] next = page.next();
                 if (next != null) { // the next page is fetched while this one is applied
                     requested = next;
@@ -185,15 +199,18 @@ public final class StreamSession {
                     pageBytes += EntryFormat.encodedSize(e);
                 }
                 limiter.acquire(pageBytes);
+                long t2 = nanoTime.getAsLong();
                 for (Entry e : page.entries()) {
                     apply(e);
                 }
+                applyingNs += nanoTime.getAsLong() - t2;
                 entries += page.entries().size();
                 bytes += pageBytes;
                 pages++;
                 sinceCheckpoint += pageBytes;
                 if (next == null) {
                     checkpoint(new byte[0], true);
+                    endNanos = nanoTime.getAsLong();
                     done = true;
                     logFinished();
                     return progress();
@@ -246,10 +263,12 @@ public final class StreamSession {
 
     /** Makes every applied entry durable, then stores the cursor {@code next} (the durability point). */
     private void checkpoint(byte[] next, boolean finished) throws IOException {
+        long t0 = nanoTime.getAsLong();
         engine.flush();
         StreamCursor c = new StreamCursor(plan.epoch(), durable.planDigest(), next, entries, bytes, finished);
         c.write(cursorFile);
         durable = c;
+        checkpointNs += nanoTime.getAsLong() - t0;
     }
 
     private void apply(Entry e) throws IOException, StreamFailedException {
@@ -296,6 +315,13 @@ public final class StreamSession {
                 throw e;
             }
             failures++;
+            if (failure instanceof StreamRefusedException) {
+                throw new StreamFailedException(
+                        "stream " + plan.describe() + ": source " + plan.source() + " refused the plan; resume from"
+                                + " durable cursor " + show(durable.next()) + " once the plan is fixed: "
+                                + failure.getMessage(),
+                        failure);
+            }
             if (failures > options.maxRetries()) {
                 throw new StreamFailedException(
                         "stream " + plan.describe() + " gave up on source " + plan.source() + " after " + failures
@@ -323,12 +349,16 @@ public final class StreamSession {
         double seconds = elapsedNs / 1e9;
         double mb = (bytes - resumedBytes) / 1e6; // this run's bytes, as the time is this run's
         log.info(
-                "stream {} done: {} entries, {} MB in {} s ({} MB/s){}",
+                "stream {} done: {} entries, {} MB in {} s ({} MB/s; {} s waiting for pages, {} s applying,"
+                        + " {} s in checkpoints){}",
                 plan.describe(),
                 entries - resumedEntries,
                 String.format("%.1f", mb),
                 String.format("%.2f", seconds),
                 String.format("%.1f", mb / seconds),
+                String.format("%.2f", waitingNs / 1e9),
+                String.format("%.2f", applyingNs / 1e9),
+                String.format("%.2f", checkpointNs / 1e9),
                 resumedEntries > 0 ? ", resumed after " + resumedEntries + " entries" : "");
     }
 

@@ -39,6 +39,8 @@ final class LocalStreamPeer implements StreamPeer {
         }
         try {
             return CompletableFuture.completedFuture(source.entries(plan, startKey, maxBytes));
+        } catch (IllegalArgumentException e) { // what the server answers 400
+            return CompletableFuture.failedFuture(new StreamRefusedException(e.getMessage()));
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }

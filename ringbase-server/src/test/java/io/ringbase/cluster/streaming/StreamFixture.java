@@ -25,7 +25,7 @@ final class StreamFixture {
 
     /**
      * Writes {@code count} keys {@code prefix-00000..} to {@code engine}: every 10th a tombstone, every
-     * 17th expired, the rest live values of {@code valueBytes} bytes.
+     * 17th expired a minute ago, the rest live values of {@code valueBytes} bytes.
      */
     static void fill(StorageEngine engine, String prefix, int count, int valueBytes) throws IOException {
         HybridLogicalClock clock = new HybridLogicalClock();
@@ -37,7 +37,9 @@ final class StreamFixture {
             if (i % 10 == 0) {
                 e = Entry.tombstone(key, clock.now());
             } else if (i % 17 == 0) {
-                e = new Entry(key, clock.now(), 1, value.clone()); // expired long ago
+                long version = clock.now();
+                // expired a minute ago: within any tombstone grace, so no flush may drop it yet
+                e = new Entry(key, version, HybridLogicalClock.physicalMs(version) - 60_000, value.clone());
             } else {
                 e = Entry.value(key, clock.now(), value.clone());
             }

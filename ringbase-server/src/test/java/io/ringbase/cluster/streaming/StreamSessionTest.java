@@ -70,7 +70,7 @@ class StreamSessionTest {
     void everyWantedEntryArrivesTombstonesAndExpiredIncludedAndNothingElse() throws Exception {
         List<String> wanted = StreamFixture.described(StreamFixture.wanted(source, PLAN));
         assertThat(wanted).hasSizeBetween(1_500, 2_500); // about half the keys move to the new node
-        assertThat(wanted).anyMatch(s -> s.endsWith("tombstone")).anyMatch(s -> s.contains(" exp 1 "));
+        assertThat(wanted).anyMatch(s -> s.endsWith("tombstone")).anyMatch(s -> !s.contains(" exp 0 "));
         StreamSession session = session(peer(i -> false), target);
         StreamProgress done = session.run();
         assertThat(StreamFixture.described(StreamFixture.all(target))).isEqualTo(wanted);
@@ -94,6 +94,9 @@ class StreamSessionTest {
         StreamProgress done = session(flaky, target).run();
         assertThat(done.done()).isTrue();
         assertThat(sleeps).containsExactly(100L, 200L, 250L);
+        assertThat(done.elapsedMs())
+                .as("the waits are this test's clock's only movement")
+                .isEqualTo(550);
         assertThat(flaky.starts.get(3)).isEqualTo(flaky.starts.get(2)); // the same page asked again
         assertThat(StreamFixture.all(target))
                 .hasSize(StreamFixture.wanted(source, PLAN).size());
@@ -143,6 +146,19 @@ class StreamSessionTest {
     }
 
     @Test
+    void aDamagedCursorIsIgnoredAndTheStreamStartsOver() throws Exception {
+        Path file = StreamCursor.file(targetDir, SOURCE);
+        java.nio.file.Files.createDirectories(file.getParent());
+        java.nio.file.Files.write(file, new byte[] {'R', 'B', 'S', 'C', 1, 0, 0});
+        LocalStreamPeer good = peer(i -> false);
+        assertThat(session(good, target).run().done()).isTrue();
+        assertThat(good.starts.getFirst()).isEmpty();
+        assertThat(StreamCursor.read(file).done()).isTrue();
+        assertThat(StreamFixture.all(target))
+                .hasSize(StreamFixture.wanted(source, PLAN).size());
+    }
+
+    @Test
     void noCursorIsStoredBeforeTheEntriesBeforeItAreDurable() {
         // an engine whose flush fails: no cursor may then be stored
         StorageEngine noFlush = (StorageEngine) Proxy.newProxyInstance(
@@ -158,6 +174,18 @@ class StreamSessionTest {
                 });
         assertThatThrownBy(() -> session(peer(i -> false), noFlush).run()).hasMessage("flush failed");
         assertThat(StreamCursor.file(targetDir, SOURCE)).doesNotExist();
+    }
+
+    @Test
+    void aSourceThatRefusesThePlanFailsTheSessionAtOnceWithoutRetries() {
+        // the peer is reached as the plan's source, but the node there is another one
+        LocalStreamPeer elsewhere = new LocalStreamPeer(new StreamSource(source, TARGET), SOURCE, i -> false);
+        assertThatThrownBy(() -> session(elsewhere, target).run())
+                .isInstanceOf(StreamFailedException.class)
+                .hasMessageContaining("source http://127.0.0.1:7001 refused the plan")
+                .hasMessageContaining("stream plan names source http://127.0.0.1:7001, this node is");
+        assertThat(elsewhere.starts).hasSize(1);
+        assertThat(sleeps).isEmpty();
     }
 
     @Test
