@@ -116,7 +116,7 @@ public final class StatusPage {
                 .append("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}")
                 .append("h1{font-size:20px;margin:0 0 4px}p.sub{color:#666;margin:0 0 16px}")
                 .append("table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0002}")
-                .append("th,td{padding:6px 12px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}")
+                .append("th,td{padding:5px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}")
                 .append("th{background:#f0f0f0;font-weight:600}td.url,th.url{text-align:left}")
                 .append(".state-up{color:#0a7d32;font-weight:600}.state-down{color:#c62828;font-weight:600}")
                 .append(".state-pending,.state-replacing,.state-joining,.state-leaving{color:#b26a00;font-weight:600}")

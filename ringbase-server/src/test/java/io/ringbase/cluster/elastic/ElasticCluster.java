@@ -25,7 +25,7 @@ import java.util.List;
  * Nodes of a cluster whose membership comes from the metadata log, in this process: founding nodes started
  * from a {@code --cluster} list with {@code --metadata-port-offset}, and nodes that join through the first.
  */
-final class ElasticCluster implements AutoCloseable {
+public final class ElasticCluster implements AutoCloseable {
 
     /** Metadata port = HTTP port + this, on every founding node. */
     static final int OFFSET = 7;
@@ -39,7 +39,7 @@ final class ElasticCluster implements AutoCloseable {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    ElasticCluster(Path root, int founding, int replicationFactor) throws IOException {
+    public ElasticCluster(Path root, int founding, int replicationFactor) throws IOException {
         this.root = root;
         this.replicationFactor = replicationFactor;
         for (int port : portsWithMetadataPort(founding)) {
@@ -95,7 +95,7 @@ final class ElasticCluster implements AutoCloseable {
     }
 
     /** Starts a new node that joins through the first founding node; its index. */
-    int join() throws IOException {
+    public int join() throws IOException {
         int port = LocalCluster.freePorts(1).getFirst();
         urls.add("http://127.0.0.1:" + port);
         int i = urls.size() - 1;
@@ -126,7 +126,7 @@ final class ElasticCluster implements AutoCloseable {
         }
     }
 
-    void stop(int i) throws IOException {
+    public void stop(int i) throws IOException {
         Node n = nodes.get(i);
         nodes.set(i, null);
         if (n != null) {
@@ -134,23 +134,23 @@ final class ElasticCluster implements AutoCloseable {
         }
     }
 
-    Node node(int i) {
+    public Node node(int i) {
         return nodes.get(i);
     }
 
-    int size() {
+    public int size() {
         return nodes.size();
     }
 
-    String url(int i) {
+    public String url(int i) {
         return urls.get(i);
     }
 
-    ElasticMembership elastic(int i) {
+    public ElasticMembership elastic(int i) {
         return nodes.get(i).elastic().orElseThrow();
     }
 
-    void awaitState(int i, MemberState state) {
+    public void awaitState(int i, MemberState state) {
         LocalCluster.await(
                 Duration.ofSeconds(60),
                 "node " + i + " to be " + state,
@@ -161,7 +161,7 @@ final class ElasticCluster implements AutoCloseable {
     }
 
     /** Waits until every running node is at the same epoch, the newest. */
-    void awaitSameEpoch() {
+    public void awaitSameEpoch() {
         LocalCluster.await(Duration.ofSeconds(30), "every node at the same epoch", () -> {
             long epoch = -1;
             for (Node n : nodes) {
@@ -179,7 +179,7 @@ final class ElasticCluster implements AutoCloseable {
     }
 
     /** Entries (tombstones included) in node {@code i}'s engine. */
-    long storedEntries(int i) throws IOException {
+    public long storedEntries(int i) throws IOException {
         long n = 0;
         try (StorageEngine.CloseableIterator<Entry> it = nodes.get(i).engine().scan(new byte[0], null, false)) {
             while (it.hasNext()) {
@@ -190,7 +190,7 @@ final class ElasticCluster implements AutoCloseable {
         return n;
     }
 
-    LocalCluster.Reply send(int via, String method, String pathAndQuery, String body) {
+    public LocalCluster.Reply send(int via, String method, String pathAndQuery, String body) {
         try {
             HttpResponse<String> r = http.send(
                     HttpRequest.newBuilder(URI.create(urls.get(via) + pathAndQuery))
@@ -207,11 +207,11 @@ final class ElasticCluster implements AutoCloseable {
         }
     }
 
-    LocalCluster.Reply put(int via, String key, String value) {
+    public LocalCluster.Reply put(int via, String key, String value) {
         return send(via, "PUT", "/v0/entity?id=" + key, value);
     }
 
-    LocalCluster.Reply get(int via, String key) {
+    public LocalCluster.Reply get(int via, String key) {
         return send(via, "GET", "/v0/entity?id=" + key, "");
     }
 
