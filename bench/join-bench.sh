@@ -10,8 +10,9 @@
 #   bench/join-bench.sh                                   # 300000 keys x 1000 B, 5000 req/s
 #   bench/join-bench.sh --keys 100000 --rate 5000 -- --stream-rate 0     # flags after -- go to every node
 #
-# Layout: every node pinned to SERVER_CPU (0), the generators to LOAD_CPU (1); 127.0.0.1 only; every
-# wait is bounded. Output: stdout.
+# Layout: every node pinned to SERVER_CPU (0), the generators to LOAD_CPU (1); SERVER_CPU=0,1 LOAD_CPU=0,1
+# lets everything share both CPUs. 127.0.0.1 only; every wait is bounded. Output: stdout; the nodes' logs
+# are kept in KEEP (default /tmp/join-bench-last).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$(mktemp -d /tmp/ringbase-join-bench.XXXXXX)"
@@ -37,7 +38,9 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument $1 (see the head of $0)" ;;
   esac
 done
-stop_all_on_exit
+KEEP=${KEEP:-/tmp/join-bench-last}
+keep_logs() { rm -rf "$KEEP"; mkdir -p "$KEEP"; for d in "$WORK"/node*; do [ -d "$d" ] && cp "$d/log" "$KEEP/$(basename "$d").log" 2>/dev/null; done; true; }
+stop_all_on_exit keep_logs
 GEN="$WORK/rategen"
 cc -O2 -o "$GEN" "$ROOT/bench/rategen/rategen.c" || die "could not compile bench/rategen/rategen.c"
 ensure_ringbase

@@ -10,8 +10,15 @@ import io.ringbase.cluster.streaming.StreamPlan;
 import io.ringbase.cluster.streaming.StreamProgress;
 import io.ringbase.cluster.streaming.StreamSession;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * A joining node's side of its join (Cassandra's bootstrap, in CEP-21's steps): it is JOINING already (the
  * log committed its StartJoin), so every coordinator that has that epoch sends it the writes of the keys it
  * will own. Once every node has the epoch and older requests have ended, it streams those keys from the
- * nodes that hand them over, each from the one node it displaces (a source that fails is replaced by the
+ * nodes that hand them over (from all of them at once, sharing the rate limit), each from the one node it displaces (a source that fails is replaced by the
  * key's other old replicas), then commits FinishJoin: from that epoch on, reads use it. A failed attempt
  * leaves it JOINING and is retried; streams resume from their cursors.
  *
@@ -31,6 +38,9 @@ import org.slf4j.LoggerFactory;
 final class JoinDriver {
 
     private static final Logger log = LoggerFactory.getLogger(JoinDriver.class);
+
+    /** Most sources streamed from at once. */
+    static final int MAX_PARALLEL_STREAMS = 4;
 
     /** Wait between two attempts of a failed join, ms. */
     static final long RETRY_MS = 5_000;
@@ -76,41 +86,56 @@ final class JoinDriver {
                 .filter(n -> n.index() != replacedIndex)
                 .toList();
         long started = System.nanoTime();
-        long entries = 0;
-        long bytes = 0;
-        int done = 0;
-        for (NodeId source : sources) {
-            status.accept(progress(kind(replacing), m, done, sources.size(), entries, bytes, started, "streaming"));
-            StreamProgress got;
-            try {
-                got = stream(
-                        context,
-                        new StreamPlan(
-                                m.epoch(), p.replicationFactor(), p.current(), p.next(), source, self, replacing));
-            } catch (StreamFailedException e) {
-                if (replacing) {
-                    throw e; // every other replica is a source already
-                }
-                log.warn(
-                        "streaming from {} failed ({}); taking its keys from their other old replicas",
-                        source,
-                        e.getMessage());
-                got = new StreamProgress(0, 0, 0, 0, 0, true);
-                for (NodeId other : sources) {
-                    if (!other.equals(source)) {
-                        StreamProgress more = stream(
-                                context,
-                                new StreamPlan(
-                                        m.epoch(), p.replicationFactor(), p.current(), p.next(), other, self, true));
-                        got = new StreamProgress(
-                                got.entries() + more.entries(), got.bytes() + more.bytes(), 0, 0, 0, true);
+        // every source streams at once (their scans run on their own nodes); they share the rate limit
+        int parallel = Math.min(sources.size(), MAX_PARALLEL_STREAMS);
+        MoveContext shared = context.withStreaming(
+                context.streaming().withBytesPerSecond(context.streaming().bytesPerSecond() / parallel));
+        AtomicLong entriesDone = new AtomicLong();
+        AtomicLong bytesDone = new AtomicLong();
+        AtomicInteger streamsDone = new AtomicInteger();
+        ExecutorService streams = Executors.newFixedThreadPool(
+                parallel,
+                r -> Thread.ofPlatform().daemon().name("ringbase-stream").unstarted(r));
+        try {
+            List<Future<StreamProgress>> running = new ArrayList<>();
+            for (NodeId source : sources) {
+                running.add(streams.submit(() -> {
+                    StreamProgress got = fromSource(shared, m, p, sources, source, self, replacing);
+                    entriesDone.addAndGet(got.entries());
+                    bytesDone.addAndGet(got.bytes());
+                    status.accept(progress(
+                            kind(replacing),
+                            m,
+                            streamsDone.incrementAndGet(),
+                            sources.size(),
+                            entriesDone.get(),
+                            bytesDone.get(),
+                            started,
+                            "streaming"));
+                    return got;
+                }));
+            }
+            status.accept(progress(kind(replacing), m, 0, sources.size(), 0, 0, started, "streaming"));
+            for (Future<StreamProgress> f : running) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof StreamFailedException failed) {
+                        throw failed;
                     }
+                    if (cause instanceof IOException io) {
+                        throw io;
+                    }
+                    throw new IOException("streaming failed: " + cause, cause);
                 }
             }
-            entries += got.entries();
-            bytes += got.bytes();
-            done++;
+        } finally {
+            streams.shutdownNow();
         }
+        long entries = entriesDone.get();
+        long bytes = bytesDone.get();
+        int done = streamsDone.get();
         MoveStatus finished = progress(kind(replacing), m, done, sources.size(), entries, bytes, started, "finishing");
         status.accept(finished);
         log.info(
@@ -133,6 +158,46 @@ final class JoinDriver {
                 replacing ? "replaced" : "joined",
                 membership.selfId(),
                 after.epoch());
+    }
+
+    /**
+     * The keys this node takes over from {@code source}: from it alone, or, for a join whose source fails,
+     * from their other old replicas.
+     */
+    private static StreamProgress fromSource(
+            MoveContext context,
+            ClusterMetadata m,
+            Placement p,
+            List<NodeId> sources,
+            NodeId source,
+            NodeId self,
+            boolean replacing)
+            throws IOException, InterruptedException, StreamFailedException {
+        try {
+            return stream(
+                    context,
+                    new StreamPlan(m.epoch(), p.replicationFactor(), p.current(), p.next(), source, self, replacing));
+        } catch (StreamFailedException e) {
+            if (replacing) {
+                throw e; // every other replica is a source already
+            }
+            log.warn(
+                    "streaming from {} failed ({}); taking its keys from their other old replicas",
+                    source,
+                    e.getMessage());
+            long entries = 0;
+            long bytes = 0;
+            for (NodeId other : sources) {
+                if (!other.equals(source)) {
+                    StreamProgress more = stream(
+                            context,
+                            new StreamPlan(m.epoch(), p.replicationFactor(), p.current(), p.next(), other, self, true));
+                    entries += more.entries();
+                    bytes += more.bytes();
+                }
+            }
+            return new StreamProgress(entries, bytes, 0, 0, 0, true);
+        }
     }
 
     private static StreamProgress stream(MoveContext context, StreamPlan plan)

@@ -26,4 +26,10 @@ public record MoveContext(
         Function<NodeId, StreamPeer> sources,
         Function<NodeId, Replica> replicas,
         MetadataClient metadataClient,
-        long replicaTimeoutMs) {}
+        long replicaTimeoutMs) {
+
+    /** This context with other streaming options. */
+    public MoveContext withStreaming(StreamOptions options) {
+        return new MoveContext(engine, clock, dataDir, options, sources, replicas, metadataClient, replicaTimeoutMs);
+    }
+}

@@ -154,13 +154,16 @@ public final class HintedHandoff implements Closeable {
      *
      * @return completes (never exceptionally) once the hint is in the store's WAL, or was dropped; on
      *     the writer thread, so callbacks must not block
-     * @throws IllegalArgumentException if {@code target} is not a node of the topology or is this node
+     * @throws IllegalArgumentException if {@code target} is this node
      */
     public CompletableFuture<Void> hint(NodeId target, Entry entry) {
         Objects.requireNonNull(entry, "entry");
         Placement now = placement.get();
         if (!target.equals(now.node(target.index()))) {
-            throw new IllegalArgumentException(target + " is not a node of the cluster " + now.nodes());
+            // the node left the placement since the write began (a decommission or removal finished): it
+            // holds none of the key's copies any more, so there is nothing to hand it
+            log.debug("no hint for {}: not a node of the cluster at epoch {}", target, now.epoch());
+            return CompletableFuture.completedFuture(null);
         }
         if (target.equals(now.self())) {
             throw new IllegalArgumentException("a node does not hint itself: " + target);

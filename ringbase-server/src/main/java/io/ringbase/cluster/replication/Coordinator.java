@@ -159,7 +159,7 @@ public final class Coordinator {
         this.retry = retry;
         this.scheduler = scheduler;
         this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
-        this.probes = new PeerProbes(topology.self(), () -> members, replicas::get, liveness, time);
+        this.probes = new PeerProbes(topology.self(), () -> members, this.replicas::get, liveness, time);
         this.readRepair = new ReadRepair(this::replica, probes::classify, liveness, background);
     }
 
@@ -377,6 +377,15 @@ public final class Coordinator {
         List<NodeId> allUp = new ArrayList<>(up);
         allUp.addAll(probes.up(pending, true));
         int extra = pending.size();
+        if (allUp.size() < ack + extra) { // as for any write: probe the ones believed down before refusing
+            return probes.afterProbing(
+                    allTargets,
+                    ack + extra,
+                    from + extra,
+                    true,
+                    background,
+                    nowUp -> write(entry, ack + extra, from + extra, attempt, allTargets, nowUp, reversion, ack, from));
+        }
         return write(entry, ack + extra, from + extra, attempt, allTargets, allUp, reversion, ack, from);
     }
 
