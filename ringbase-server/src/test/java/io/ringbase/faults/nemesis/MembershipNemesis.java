@@ -37,10 +37,12 @@ import org.awaitility.core.ConditionTimeoutException;
  *
  * Each injection is one whole cycle (the run's fault window holds it). Each change is awaited through the
  * node's {@code GET /v0/admin/decommission} ({@code state}, {@code phase}, {@code epoch}), then until every
- * founding node has its epoch. A change that does not finish within its bound ({@link #JOIN_TIMEOUT_MS},
- * {@link #DECOMMISSION_TIMEOUT_MS}), a refused decommission, a node that exits, and a failed attempt with no
- * other fault injected, are failure {@link Finding}s; after one, later injections change nothing (the nodes
- * left over stay up until the run ends, so the checks see the cluster as the failure left it).
+ * founding node has its epoch, then (a join) until every running founding node holds the new node up
+ * ({@link #PEER_UP_TIMEOUT_MS}). A change that does not finish within its bound ({@link #JOIN_TIMEOUT_MS},
+ * {@link #DECOMMISSION_TIMEOUT_MS}), a refused decommission, a node that exits, a joined node held down, and a
+ * failed attempt with no other fault injected, are failure {@link Finding}s; after a change that did not
+ * finish, later injections change nothing (the nodes left over stay up until the run ends, so the checks see
+ * the cluster as the failure left it).
  */
 public final class MembershipNemesis implements Nemesis {
 
@@ -56,6 +58,12 @@ public final class MembershipNemesis implements Nemesis {
     static final long DECOMMISSION_TIMEOUT_MS = 120_000;
     /** How long the founding nodes may take to reach a finished change's epoch, ms. */
     static final long EPOCH_TIMEOUT_MS = 30_000;
+    /**
+     * How long the running founding nodes may hold a joined node down ({@code GET /v0/status}: its peer
+     * {@code state}) once it is NORMAL and they have its epoch, ms. A node held down gets only hints and no
+     * reads from that coordinator, and counts against the quorum.
+     */
+    static final long PEER_UP_TIMEOUT_MS = 5_000;
     /** How long {@link Kind#JOIN_DURING_KILL} keeps the founding node down, ms. */
     static final long KILL_MS = 5_000;
     /** Nodes {@link Kind#GROW_SHRINK} adds, then removes. */
@@ -149,7 +157,7 @@ public final class MembershipNemesis implements Nemesis {
     }
 
     /**
-     * Starts a node that joins and waits until it is NORMAL and every founding node has its epoch; with a
+     * Starts a node that joins and waits until it is NORMAL, every founding node has its epoch and holds it up; with a
      * {@code random}, SIGKILLs a random founding node once the joining node has started and restarts it after
      * {@link #KILL_MS}.
      *
@@ -195,6 +203,7 @@ public final class MembershipNemesis implements Nemesis {
                 "n%d NORMAL at epoch %d in %.1f s (%d entries streamed)",
                 n.index(), epoch, (end - start) / 1e9, last.path("entries").asLong()));
         awaitFoundersAt(cluster, epoch, "n" + n.index() + "'s join");
+        awaitFoundersHoldUp(cluster, n);
         return n;
     }
 
@@ -290,6 +299,57 @@ public final class MembershipNemesis implements Nemesis {
         } catch (ConditionTimeoutException e) {
             findings.add(Finding.failure("the founding nodes did not reach epoch " + epoch + " of " + change
                     + " within " + EPOCH_TIMEOUT_MS / 1000 + " s: epochs by node " + seen));
+        }
+    }
+
+    /** Waits until every running founding node holds {@code n} up; a failure finding if not. */
+    private void awaitFoundersHoldUp(NsCluster cluster, NsNode n) {
+        Map<Integer, String> seen = new HashMap<>();
+        try {
+            await().atMost(Duration.ofMillis(PEER_UP_TIMEOUT_MS))
+                    .pollInterval(POLL)
+                    .pollInSameThread()
+                    .until(() -> {
+                        boolean all = true;
+                        for (NsNode f : cluster.nodes()) {
+                            if (f.isAlive()) {
+                                String state = peerState(f, n.url());
+                                seen.put(f.index(), state);
+                                all &= state.startsWith("up");
+                            }
+                        }
+                        return all;
+                    });
+        } catch (ConditionTimeoutException e) {
+            findings.add(
+                    Finding.failure("founding nodes still held n" + n.index() + " down " + PEER_UP_TIMEOUT_MS / 1000
+                            + " s after it was NORMAL and they had its epoch (peer state in GET /v0/status by founding "
+                            + "node: " + seen + "): they hint its writes, leave it out of reads and count it against "
+                            + "the quorum"));
+        }
+    }
+
+    /**
+     * What founding node {@code f} holds of the node at {@code url}: its peer {@code state} and, when down,
+     * since when ({@code "down since 1795836930677"}), or {@code "not a peer"}, or {@code "no status"}.
+     */
+    private String peerState(NsNode f, String url) {
+        HttpResponse<String> r = api(f).raw("GET", "/v0/status");
+        if (r == null || r.statusCode() != 200) {
+            return "no status";
+        }
+        try {
+            for (JsonNode p : JSON.readTree(r.body()).path("peers")) {
+                if (p.path("url").asText().equals(url)) {
+                    String state = p.path("state").asText();
+                    return state.equals("up")
+                            ? state
+                            : state + " since " + p.path("downSinceMs").asLong();
+                }
+            }
+            return "not a peer";
+        } catch (IOException e) {
+            return "no status";
         }
     }
 
