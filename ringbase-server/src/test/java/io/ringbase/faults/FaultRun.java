@@ -10,6 +10,8 @@ import io.ringbase.faults.cluster.NsCluster;
 import io.ringbase.faults.cluster.NsNode;
 import io.ringbase.faults.history.History;
 import io.ringbase.faults.history.Op;
+import io.ringbase.faults.nemesis.ChangeWindow;
+import io.ringbase.faults.nemesis.Finding;
 import io.ringbase.faults.nemesis.Nemesis;
 import io.ringbase.faults.net.NetworkLab;
 import io.ringbase.faults.net.Shell;
@@ -32,8 +34,10 @@ import java.util.stream.Stream;
  * {@link SuiteSettings#faultSeconds()}, a final heal, then the final reads, repair (and, for
  * {@link Tombstones#PURGED}, the {@link PurgePhase}) and scans, and the checkers. Anything else that goes
  * wrong (a node that exits by itself, a cluster that does not heal, a final read that keeps failing, a
- * repair that does not finish) is a {@link Note.Severity#FAILURE} note, which fails the run as a failing
- * checker does. Failing checkers' histories are written under {@code outputDir/<fault>/}.
+ * repair that does not finish, what the nemesis found, such as a membership change that did not finish) is
+ * a {@link Note.Severity#FAILURE} note, which fails the run as a failing checker does; so is a client request
+ * that failed during a membership change with no other fault ({@link ChangeRequests}). Failing checkers'
+ * histories are written under {@code outputDir/<fault>/}.
  */
 final class FaultRun {
 
@@ -116,7 +120,7 @@ final class FaultRun {
         resetNetwork();
         List<String> flags = new ArrayList<>(NODE_FLAGS);
         flags.addAll(tombstones.flags());
-        NsCluster cluster = new NsCluster(SuiteSettings.NODES, dir, pidFile, flags);
+        NsCluster cluster = new NsCluster(SuiteSettings.NODES, dir, pidFile, flags, nemesis.membership());
         origin = System.nanoTime();
         History history = new History(origin);
         List<NodeApi> apis = new ArrayList<>();
@@ -153,6 +157,12 @@ final class FaultRun {
             Thread.sleep(2_000); // clients run on a healed cluster for a moment
             workload.stop();
             event("clients stopped");
+            for (Finding f : nemesis.findings()) {
+                notes.add(f.failure() ? Note.failure(f.text()) : Note.info(f.text()));
+            }
+            for (ChangeWindow w : nemesis.changeWindows()) {
+                faultWindows.add(new long[] {w.startNanos(), w.endNanos()});
+            }
             restartDead(cluster);
             if (!admin.awaitHealthy(cluster.size(), 60_000)) {
                 notes.add(Note.failure("the cluster did not answer ack=3 reads on every node within 60 s of healing"));
@@ -252,6 +262,7 @@ final class FaultRun {
         verdicts.put(NO_LOST_WRITES, SetCheckers.noLostWrites(setOps, afterHeal));
         verdicts.put(NO_RESURRECTION, SetCheckers.noResurrection(setOps, afterRepair));
         verdicts.put(SCANS_COMPLETE, SetCheckers.scansComplete(setOps, scans));
+        notes.addAll(ChangeRequests.notes(nemesis.changeWindows(), all, history.originNanos()));
 
         int ok = 0;
         int failed = 0;
@@ -325,7 +336,7 @@ final class FaultRun {
 
     /** Notes, once each, every exit of a node's process that no nemesis or run asked for. */
     private void noteUnexpectedExits(NsCluster cluster) {
-        for (NsNode n : cluster.nodes()) {
+        for (NsNode n : cluster.everyNode()) {
             for (String exit : n.unexpectedExits()) {
                 if (notedExits.add("n" + n.index() + " " + exit)) {
                     notes.add(Note.failure("n" + n.index() + " exited by itself: " + exit));
@@ -394,7 +405,7 @@ final class FaultRun {
                     history.originNanos());
             History.write(dir.resolve("history-set.txt"), nemesis.name() + ", set keys", setOps, history.originNanos());
         } else {
-            for (NsNode n : cluster.nodes()) { // keep the logs of failing runs only
+            for (NsNode n : cluster.everyNode()) { // keep the logs of failing runs only
                 Files.deleteIfExists(n.dataDir().resolveSibling(n.dataDir().getFileName() + ".log"));
             }
         }

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringbase.faults.cluster.NsCluster;
 import io.ringbase.faults.nemesis.FullDiskNemesis;
+import io.ringbase.faults.nemesis.MembershipNemesis;
 import io.ringbase.faults.nemesis.Nemesis;
 import io.ringbase.faults.nemesis.PartitionNemesis;
 import io.ringbase.faults.nemesis.ProcessNemesis;
@@ -72,6 +73,24 @@ public final class FaultSuite {
     }
 
     /**
+     * The full suite's faults: {@link #faults()} and the membership changes ({@link MembershipNemesis}: the
+     * cluster grown 3 to 5 and shrunk back, and a join while a founding node is killed). The short suite
+     * leaves them out: one grow-and-shrink cycle takes longer than every other row's run, so the build runs
+     * it once, in its own test ({@code MembershipFaultTest}, {@link #membershipFault()}).
+     */
+    static List<Fault> fullFaults() {
+        List<Fault> out = new ArrayList<>(faults());
+        out.add(membershipFault());
+        out.add(new Fault(new MembershipNemesis(MembershipNemesis.Kind.JOIN_DURING_KILL), FaultRun.Tombstones.KEPT));
+        return out;
+    }
+
+    /** The cluster grown from 3 nodes to 5 and shrunk back under load, with no other fault. */
+    static Fault membershipFault() {
+        return new Fault(new MembershipNemesis(MembershipNemesis.Kind.GROW_SHRINK), FaultRun.Tombstones.KEPT);
+    }
+
+    /**
      * The faults whose name contains one of the comma-separated, case-insensitive {@code filter}'s parts
      * ({@code -Dringbase.faults.only=kill,client}), or all if it is blank: for a developer's run.
      *
@@ -97,12 +116,16 @@ public final class FaultSuite {
         return out;
     }
 
-    /** Runs the suite; the results, also written to {@code outputDir/report.md} and printed. */
-    static List<FaultResult> run(SuiteSettings settings) throws Exception {
+    /**
+     * Runs {@code faults}, those of them the {@code ringbase.faults.only} filter selects if
+     * {@code filtered}; the results, also written to {@code outputDir/report.md} and printed.
+     */
+    static List<FaultResult> run(SuiteSettings settings, List<Fault> faults, boolean filtered) throws Exception {
+        List<Fault> chosen = filtered ? selected(faults, System.getProperty("ringbase.faults.only", "")) : faults;
         try (FileChannel lockFile =
                         FileChannel.open(MACHINE_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 FileLock _ = machineLock(lockFile)) {
-            return runLocked(settings);
+            return runLocked(settings, chosen);
         }
     }
 
@@ -134,7 +157,7 @@ public final class FaultSuite {
         }
     }
 
-    private static List<FaultResult> runLocked(SuiteSettings settings) throws Exception {
+    private static List<FaultResult> runLocked(SuiteSettings settings, List<Fault> faults) throws Exception {
         Tools.ensure();
         Path out = settings.outputDir().toAbsolutePath();
         Files.createDirectories(out);
@@ -145,7 +168,7 @@ public final class FaultSuite {
         long started = System.nanoTime();
         try (NetworkLab lab = NetworkLab.create(SuiteSettings.NODES)) {
             long seed = settings.seed();
-            for (Fault fault : selected(faults(), System.getProperty("ringbase.faults.only", ""))) {
+            for (Fault fault : faults) {
                 Path dir = out.resolve(fault.name().replaceAll("[^a-z]+", "-").replaceAll("^-|-$", ""));
                 long t = System.nanoTime();
                 FaultResult r;

@@ -22,6 +22,19 @@ class FaultSuiteTest {
     }
 
     @Test
+    void theFullSuiteAddsTheMembershipRowsAndTheShortOneLeavesThemToTheirOwnTest() {
+        List<String> full =
+                FaultSuite.fullFaults().stream().map(FaultSuite.Fault::name).toList();
+        assertThat(full).doesNotHaveDuplicates();
+        assertThat(full)
+                .contains(
+                        FaultSuite.membershipFault().name(),
+                        "membership join during a founder's kill (SIGKILL, restart)");
+        assertThat(full).hasSize(FaultSuite.faults().size() + 2);
+        assertThat(FaultSuite.faults().stream().map(FaultSuite.Fault::name)).noneMatch(n -> n.startsWith("membership"));
+    }
+
+    @Test
     void theFilterKeepsRowsWhoseNameHasOneOfItsParts() {
         List<String> names = FaultSuite.selected(FaultSuite.faults(), " Client, majority ").stream()
                 .map(FaultSuite.Fault::name)

@@ -50,6 +50,11 @@ public record SuiteSettings(int faultSeconds, long quietMs, long activeMs, int c
                 Long.getLong("ringbase.faults.seed", System.currentTimeMillis()));
     }
 
+    /** The same settings, writing to {@code dir} (a suite of its own beside the short one). */
+    public SuiteSettings withOutputDir(Path dir) {
+        return new SuiteSettings(faultSeconds, quietMs, activeMs, clients, dir, seed);
+    }
+
     /**
      * How long one register key is used before it is retired (ms): one fault window and one more fault,
      * {@code 2 * activeMs + quietMs}. A key used for that long holds a whole fault (its injection and

@@ -29,7 +29,8 @@ public final class NsNode {
     public static final int PORT = 8080;
 
     private final int index;
-    private final List<String> clusterUrls;
+    private final String url;
+    private final List<String> membershipFlags;
     private final Path dataDir;
     private final Path log;
     private final Path pidFile;
@@ -42,12 +43,17 @@ public final class NsNode {
     private boolean paused;
 
     /**
-     * @param pidFile every started node's pid is appended here, so a later run can kill what a crashed
-     *                run left (by pid, after checking its command line)
+     * @param url             the node's URL ({@code --self})
+     * @param membershipFlags how it finds its cluster: {@code --cluster URL,...} for a founding node,
+     *                        {@code --join URL} for one that joins, and {@code --metadata-port-offset N} if the
+     *                        membership comes from the metadata log
+     * @param pidFile         every started node's pid is appended here, so a later run can kill what a crashed
+     *                        run left (by pid, after checking its command line)
      */
-    NsNode(int index, List<String> clusterUrls, Path dataDir, Path pidFile, List<String> extraFlags) {
+    NsNode(int index, String url, List<String> membershipFlags, Path dataDir, Path pidFile, List<String> extraFlags) {
         this.index = index;
-        this.clusterUrls = clusterUrls;
+        this.url = url;
+        this.membershipFlags = List.copyOf(membershipFlags);
         this.dataDir = dataDir;
         this.log = dataDir.resolveSibling(dataDir.getFileName() + ".log");
         this.pidFile = pidFile;
@@ -59,7 +65,7 @@ public final class NsNode {
     }
 
     public String url() {
-        return clusterUrls.get(index);
+        return url;
     }
 
     public Path dataDir() {
@@ -113,17 +119,9 @@ public final class NsNode {
                 "-cp",
                 System.getProperty("java.class.path"),
                 "io.ringbase.cli.Main",
-                "serve",
-                "--cluster",
-                String.join(",", clusterUrls),
-                "--self",
-                url(),
-                "--data-dir",
-                dataDir.toString(),
-                "--io-threads",
-                "1",
-                "--workers",
-                "4"));
+                "serve"));
+        cmd.addAll(membershipFlags);
+        cmd.addAll(List.of("--self", url(), "--data-dir", dataDir.toString(), "--io-threads", "1", "--workers", "4"));
         cmd.addAll(extraFlags);
         if (clockOffsetMs != 0) {
             cmd.add("--test-clock-offset-ms=" + clockOffsetMs);

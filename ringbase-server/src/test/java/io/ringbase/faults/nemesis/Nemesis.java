@@ -2,6 +2,7 @@ package io.ringbase.faults.nemesis;
 
 import io.ringbase.faults.cluster.NsCluster;
 import io.ringbase.faults.net.NetworkLab;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -13,6 +14,27 @@ public interface Nemesis {
 
     /** The name in the report (a row of the table). */
     String name();
+
+    /**
+     * Where the run's cluster takes its membership from: {@link NsCluster.Membership#ELASTIC} for a nemesis
+     * that grows and shrinks it.
+     */
+    default NsCluster.Membership membership() {
+        return NsCluster.Membership.STATIC;
+    }
+
+    /**
+     * What the nemesis found while it injected and healed, besides what it did (a membership change that did
+     * not finish in its bound): the run turns each into a note, a failure if {@link Finding#failure()}.
+     */
+    default List<Finding> findings() {
+        return List.of();
+    }
+
+    /** The membership changes it made, each a window of the run's time, for the run's request counts. */
+    default List<ChangeWindow> changeWindows() {
+        return List.of();
+    }
 
     /** Sets up what the fault needs before the nodes start (a small disk). */
     default void prepare(NsCluster cluster, NetworkLab lab) throws Exception {}

@@ -30,7 +30,8 @@ public final class NetworkLab implements AutoCloseable {
     static final String HOST_LINK = PREFIX + "host";
     static final String GUARD_METRIC = "65000";
 
-    private final int nodes;
+    /** Namespaces made so far: the run's founding nodes, then those {@link #addNode()} added. */
+    private int nodes;
 
     private NetworkLab(int nodes) {
         this.nodes = nodes;
@@ -64,21 +65,48 @@ public final class NetworkLab implements AutoCloseable {
         Shell.run("ip", "addr", "add", HOST_IP + "/24", "dev", HOST_LINK);
         Shell.run("ip", "link", "set", HOST_LINK, "up");
         for (int i = 0; i < nodes; i++) {
-            String ns = namespace(i);
-            Shell.run("ip", "netns", "add", ns);
-            Shell.run("ip", "-n", HUB, "link", "add", "n" + i, "type", "veth", "peer", "name", "eth0", "netns", ns);
-            Shell.run("ip", "-n", HUB, "link", "set", "n" + i, "master", "br0");
-            Shell.run("ip", "-n", HUB, "link", "set", "n" + i, "up");
-            Shell.run("ip", "-n", ns, "addr", "add", ip(i) + "/24", "dev", "eth0");
-            Shell.run("ip", "-n", ns, "link", "set", "eth0", "up");
-            Shell.run("ip", "-n", ns, "link", "set", "lo", "up");
+            addNamespace(i);
         }
         for (int i = 0; i < nodes; i++) {
-            String route = Shell.run("ip", "route", "get", ip(i));
-            if (!route.contains("dev " + HOST_LINK)) {
-                throw new IllegalStateException("traffic to " + ip(i) + " would not stay in the lab: " + route.strip());
-            }
+            checkRoute(i);
         }
+    }
+
+    /** Node {@code i}'s namespace, its veth on the bridge and its address. */
+    private static void addNamespace(int i) {
+        String ns = namespace(i);
+        Shell.run("ip", "netns", "add", ns);
+        Shell.run("ip", "-n", HUB, "link", "add", "n" + i, "type", "veth", "peer", "name", "eth0", "netns", ns);
+        Shell.run("ip", "-n", HUB, "link", "set", "n" + i, "master", "br0");
+        Shell.run("ip", "-n", HUB, "link", "set", "n" + i, "up");
+        Shell.run("ip", "-n", ns, "addr", "add", ip(i) + "/24", "dev", "eth0");
+        Shell.run("ip", "-n", ns, "link", "set", "eth0", "up");
+        Shell.run("ip", "-n", ns, "link", "set", "lo", "up");
+    }
+
+    /** Checks that traffic to node {@code i} stays in the lab (the host link), before any is sent. */
+    private static void checkRoute(int i) {
+        String route = Shell.run("ip", "route", "get", ip(i));
+        if (!route.contains("dev " + HOST_LINK)) {
+            throw new IllegalStateException("traffic to " + ip(i) + " would not stay in the lab: " + route.strip());
+        }
+    }
+
+    /**
+     * Adds one more node namespace, as the founding ones (for a node that joins the cluster), and returns its
+     * index; {@link #close()} removes it with the others.
+     *
+     * @throws IllegalStateException if a command fails, or the lab's /24 has no address left
+     */
+    public int addNode() {
+        int i = nodes;
+        if (11 + i > 254) {
+            throw new IllegalStateException("the lab's subnet " + SUBNET + " has no address left for node " + i);
+        }
+        nodes++; // counted before it is made: close() removes a half-made namespace too
+        addNamespace(i);
+        checkRoute(i);
+        return i;
     }
 
     public int nodes() {
