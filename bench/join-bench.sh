@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One join under load: the streaming rate of the join and the client p99 before and during it.
 # Three founding nodes (--metadata-port-offset, replication factor 3) are prefilled with KEYS keys of
-# VALUE_SIZE-byte values; a constant-rate load of RATE req/s (half PUT, half GET of KEYSPACE keys, two
+# VALUE_SIZE-byte values; a constant-rate load of RATE req/s (half PUT of LOAD_VALUE_SIZE-byte values,
+# half GET, of KEYSPACE keys, two
 # bench/rategen processes, latency corrected for coordinated omission) runs through node 1 for BEFORE
 # seconds; then a fourth node joins (serve --join) while the load goes on, and the load ends at most
 # MAX_JOIN seconds later. Reported: the joining node's "join streaming done" line (entries, MB, MB/s) and
@@ -20,6 +21,7 @@ WORK="$(mktemp -d /tmp/ringbase-join-bench.XXXXXX)"
 LOAD_CPU=${LOAD_CPU:-1}
 KEYS=300000
 VALUE_SIZE=1000
+LOAD_VALUE_SIZE=100
 RATE=5000
 KEYSPACE=1000000
 BEFORE=30
@@ -45,11 +47,12 @@ GEN="$WORK/rategen"
 cc -O2 -o "$GEN" "$ROOT/bench/rategen/rategen.c" || die "could not compile bench/rategen/rategen.c"
 ensure_ringbase
 head -c "$VALUE_SIZE" /dev/zero | tr '\0' 'v' >"$WORK/body"
+head -c "$LOAD_VALUE_SIZE" /dev/zero | tr '\0' 'w' >"$WORK/load-body"
 
 P1=$(free_port); P2=$(free_port); P3=$(free_port); P4=$(free_port)
 CLUSTER="http://127.0.0.1:$P1,http://127.0.0.1:$P2,http://127.0.0.1:$P3"
 echo "join-bench $(date -u +%FT%TZ) commit $(git -C "$ROOT" rev-parse --short HEAD)"
-echo "keys $KEYS x $VALUE_SIZE B, load $RATE req/s (half PUT, half GET of $KEYSPACE keys) through node 1,"
+echo "keys $KEYS x $VALUE_SIZE B, load $RATE req/s (half PUT of $LOAD_VALUE_SIZE B, half GET, of $KEYSPACE keys) through node 1,"
 echo "nodes on CPU $SERVER_CPU, load on CPU $LOAD_CPU, extra serve flags: ${SERVE_FLAGS:-none}"
 SERVE_FLAGS="--replication-factor 3 --metadata-port-offset $OFFSET $SERVE_FLAGS"
 for i in 1 2 3; do
@@ -67,7 +70,7 @@ dur=$((BEFORE + MAX_JOIN))
 log "load: $RATE req/s for up to $dur s"
 half=$((RATE / 2))
 taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$P1/v0/entity?id={key}" -K "$KEYSPACE" -P k -m PUT \
-  -b "$WORK/body" -R "$half" -d "$dur" -c 32 -t 10 -o "$WORK/put.rec" >"$WORK/put.out" &
+  -b "$WORK/load-body" -R "$half" -d "$dur" -c 32 -t 10 -o "$WORK/put.rec" >"$WORK/put.out" &
 PUT_PID=$!
 taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$P1/v0/entity?id={key}" -K "$KEYSPACE" -P k -m GET \
   -R "$half" -d "$dur" -c 32 -t 10 -o "$WORK/get.rec" >"$WORK/get.out" &
