@@ -78,25 +78,27 @@ public final class ServeCommand implements Callable<Integer> {
             paramLabel = "N",
             description = "Take the membership from the cluster metadata log instead of the static list: each node "
                     + "of --cluster runs a metadata (Raft) server at its HTTP port + N, the same N on every node, and "
-                    + "nodes can then join and be decommissioned while the cluster serves (default: 0, a static "
-                    + "cluster).")
+                    + "nodes can then join and be decommissioned while the cluster serves; 0 keeps the static list "
+                    + "(default: 0).")
     int metadataPortOffset;
 
     @Option(
             names = "--join",
             paramLabel = "URL",
-            description = "Join the cluster of the node at URL (started with --metadata-port-offset): this node, "
-                    + "--self, takes its share of the keys and streams them before it answers reads. Needs --self "
-                    + "and an empty data directory the first time.")
+            description =
+                    "Join the cluster of the node at URL (started with --metadata-port-offset): this node, "
+                            + "--self, takes its share of the keys and streams them before it answers reads. Needs --self "
+                            + "and an empty data directory the first time; without it the node founds or is static (default: none).")
     String join;
 
     @Option(
             names = "--replace",
             defaultValue = "0",
             paramLabel = "NODE_ID",
-            description = "With --join: take the place of node NODE_ID (dead, or this node before its data directory "
-                    + "was lost), as shown by ringbase admin ring. The new node streams that node's keys from their "
-                    + "other replicas before it answers reads; the replaced node then leaves (default: 0, none).")
+            description =
+                    "With --join: take the place of node NODE_ID (dead, or this node before its data directory "
+                            + "was lost), as shown by ringbase admin ring. The new node streams that node's keys from their "
+                            + "other replicas before it answers reads; the replaced node then leaves; 0 replaces none (default: 0).")
     int replace;
 
     @Option(
@@ -104,7 +106,7 @@ public final class ServeCommand implements Callable<Integer> {
             defaultValue = "64m",
             paramLabel = "SIZE",
             description = "Most bytes of entries per second this node streams when keys move (a join, replacement,"
-                    + " decommission or rebuild); 0 for no limit (default: ${DEFAULT-VALUE}, per second).")
+                    + " decommission or rebuild), per second; 0 for no limit (default: ${DEFAULT-VALUE}).")
     ByteSize streamRate;
 
     @Option(

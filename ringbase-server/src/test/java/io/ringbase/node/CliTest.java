@@ -55,6 +55,10 @@ class CliTest {
         defaults.put("--max-body-size", "16m");
         defaults.put("--workers", "8");
         defaults.put("--queue", "1024");
+        defaults.put("--metadata-port-offset", "0");
+        defaults.put("--join", "none");
+        defaults.put("--replace", "0");
+        defaults.put("--stream-rate", "64m");
         defaults.put("--replica-timeout", "1s");
         defaults.put("--speculative-retry", "99p");
         defaults.put("--cluster-secret-file", "none");
