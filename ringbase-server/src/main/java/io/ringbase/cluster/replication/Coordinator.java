@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -76,10 +75,7 @@ public final class Coordinator {
     private static final Logger log = LoggerFactory.getLogger(Coordinator.class);
 
     private volatile Placement placement;
-    /** Every node's replica, by node index; filled as nodes join, never emptied. */
-    private final AtomicReferenceArray<Replica> replicas = new AtomicReferenceArray<>(HybridLogicalClock.MAX_NODES);
-    /** The replicas of {@link Placement#nodes()}, current ring first. */
-    private volatile List<Replica> members;
+    private final ReplicaDirectory replicas;
 
     private final Liveness liveness;
     private final HintSink hints;
@@ -148,10 +144,7 @@ public final class Coordinator {
             throw new IllegalArgumentException(replicas.size() + " replicas for " + topology.size() + " nodes");
         }
         this.placement = Placement.of(topology);
-        for (Replica r : replicas) {
-            this.replicas.set(r.node().index(), r);
-        }
-        this.members = List.copyOf(replicas);
+        this.replicas = new ReplicaDirectory(replicas);
         this.liveness = liveness;
         this.hints = hints;
         this.clock = clock;
@@ -159,7 +152,7 @@ public final class Coordinator {
         this.retry = retry;
         this.scheduler = scheduler;
         this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
-        this.probes = new PeerProbes(topology.self(), () -> members, this.replicas::get, liveness, time);
+        this.probes = new PeerProbes(topology.self(), this.replicas::members, this.replicas::get, liveness, time);
         this.readRepair = new ReadRepair(this::replica, probes::classify, liveness, background);
     }
 
@@ -183,16 +176,7 @@ public final class Coordinator {
         if (next.epoch() <= placement.epoch()) {
             return;
         }
-        List<Replica> all = new ArrayList<>();
-        for (NodeId n : next.nodes()) {
-            Replica r = replicas.get(n.index());
-            if (r == null || !r.node().equals(n)) {
-                r = newReplica.apply(n);
-                replicas.set(n.index(), r);
-            }
-            all.add(r);
-        }
-        members = List.copyOf(all);
+        replicas.update(next.nodes(), newReplica);
         placement = next;
         log.info("placement at epoch {}: {}", next.epoch(), next);
     }
@@ -204,7 +188,7 @@ public final class Coordinator {
 
     /** The replicas of every node of the placement, current ring first. */
     public List<Replica> replicas() {
-        return members;
+        return replicas.members();
     }
 
     /** The replicas of every node the failure detector holds up (this node always), by node index. */
