@@ -6,9 +6,12 @@ import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
+import io.ringbase.storage.WriteBatch;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -66,6 +69,13 @@ public final class StreamSession {
     private long waitingNs;
 
     private long applyingNs;
+
+    /** The write batch pages are applied through (run thread only). */
+    private final WriteBatch batch = new WriteBatch(BATCH_ENTRIES);
+
+    /** Most entries per write batch. */
+    private static final int BATCH_ENTRIES = 1024;
+
     private long checkpointNs;
 
     /** Bytes earlier runs made durable (run thread only). */
@@ -200,9 +210,7 @@ public final class StreamSession {
                 }
                 limiter.acquire(pageBytes);
                 long t2 = nanoTime.getAsLong();
-                for (Entry e : page.entries()) {
-                    apply(e);
-                }
+                applyAll(page.entries());
                 applyingNs += nanoTime.getAsLong() - t2;
                 entries += page.entries().size();
                 bytes += pageBytes;
@@ -271,17 +279,50 @@ public final class StreamSession {
         checkpointNs += nanoTime.getAsLong() - t0;
     }
 
-    private void apply(Entry e) throws IOException, StreamFailedException {
-        try {
-            clock.observe(e.version());
-        } catch (ClockOffsetException refused) {
-            throw new StreamFailedException(
-                    "stream " + plan.describe() + " received key " + show(e.key())
-                            + " with a version this node's clock refuses; resume from durable cursor "
-                            + show(durable.next()) + ": " + refused.getMessage(),
-                    refused);
+    /**
+     * Applies a page: every version observed by the clock first, then the entries in write batches (one WAL
+     * write per batch, as a coordinator's event loop writes); the entries of a batch the engine cannot take
+     * without waiting (a flush behind) are applied one by one, waiting.
+     */
+    private void applyAll(List<Entry> page) throws IOException, StreamFailedException {
+        for (Entry e : page) {
+            try {
+                clock.observe(e.version());
+            } catch (ClockOffsetException refused) {
+                throw new StreamFailedException(
+                        "stream " + plan.describe() + " received key " + show(e.key())
+                                + " with a version this node's clock refuses; resume from durable cursor "
+                                + show(durable.next()) + ": " + refused.getMessage(),
+                        refused);
+            }
         }
-        engine.apply(e);
+        int next = 0;
+        while (next < page.size()) {
+            batch.clear();
+            int first = next;
+            while (next < page.size()) {
+                Entry e = page.get(next);
+                long valueLength = e.value() == null ? 0 : e.value().length;
+                if (!batch.fits(e.key().length, valueLength)) {
+                    break;
+                }
+                batch.add(
+                        e.key(),
+                        e.version(),
+                        e.expiresAtMs(),
+                        e.value() == null ? null : MemorySegment.ofArray(e.value()));
+                next++;
+            }
+            if (next == first) { // larger than a batch: alone
+                engine.apply(page.get(next++));
+                continue;
+            }
+            if (!engine.tryApplyAll(batch)) {
+                for (int i = first + batch.applied(); i < next; i++) {
+                    engine.apply(page.get(i));
+                }
+            }
+        }
     }
 
     private CompletableFuture<EntryPage> request(byte[] start) {
