@@ -98,6 +98,7 @@ import struct, sys
 work, before, js, je = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 lat = {"before": [], "during": []}
 errors = {"before": 0, "during": 0}
+kinds = {}
 for name in ("put", "get"):
     try:
         data = open(f"{work}/{name}.rec", "rb").read()
@@ -111,6 +112,7 @@ for name in ("put", "get"):
         if w is None:
             continue
         lat[w].append(l_us / 1000)
+        kinds.setdefault((name, w), []).append(l_us / 1000)
         if status >= 500:
             errors[w] += 1
 def pct(v, p):
@@ -120,5 +122,7 @@ for w in ("before", "during"):
     v = lat[w]
     print(f"{w:7s} requests {len(v):7d}  p50 {pct(v, .5):7.2f} ms  p99 {pct(v, .99):7.2f} ms"
           f"  p99.9 {pct(v, .999):7.2f} ms  max {max(v) if v else float('nan'):7.2f} ms  5xx {errors[w]}")
+for (name, w), v in sorted(kinds.items()):
+    print(f"  {name} {w:7s} p99 {pct(v, .99):7.2f} ms")
 print(f"join took {je - js:.1f} s; p99 during / before = {pct(lat['during'], .99) / pct(lat['before'], .99):.2f}")
 PY
