@@ -107,7 +107,7 @@ public final class ServeCommand implements Callable<Integer> {
             paramLabel = "SIZE",
             description = "Most bytes of entries per second this node streams when keys move (a join, replacement,"
                     + " decommission or rebuild), per second; 0 for no limit (default: ${DEFAULT-VALUE}).")
-    ByteSize streamRate;
+    String streamRate;
 
     @Option(
             names = "--replication-factor",
@@ -481,9 +481,18 @@ public final class ServeCommand implements Callable<Integer> {
                             SpeculativeRetry.parse(speculativeRetry),
                             TimeSource.SYSTEM,
                             clusterName)
-                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRate.bytes()));
+                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRateBytes()));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
+        }
+    }
+
+    /** {@code --stream-rate} in bytes/s; 0 for no limit. */
+    private long streamRateBytes() {
+        try {
+            return ByteSize.parseOrZero(streamRate);
+        } catch (IllegalArgumentException e) {
+            throw bad("--stream-rate must be a size such as 64m, or 0 for no limit: " + e.getMessage());
         }
     }
 
