@@ -7,7 +7,7 @@ package io.ringbase.cluster.streaming;
  *                         round trips took twice as long per byte); the session holds two pages at once
  * @param bytesPerSecond   rate limit of received entry bytes, bytes/s; 0 for unlimited (the default)
  * @param checkpointBytes  entry bytes received between two durable cursors: each costs an engine flush
- *                         (default 32 MiB); at most this much is streamed again after a crash
+ *                         (default 128 MiB); at most this much is streamed again after a crash
  * @param maxRetries       further attempts at a page after its first fails, before the session fails (default 8)
  * @param initialBackoffMs wait before the first retry, ms, doubled per retry (default 100)
  * @param maxBackoffMs     longest wait between retries, ms (default 10,000)
@@ -52,7 +52,7 @@ public record StreamOptions(
 
     /** The defaults given above. */
     public static StreamOptions defaults() {
-        return new StreamOptions(MAX_PAGE_BYTES, 0, 32L << 20, 8, 100, 10_000, 60_000);
+        return new StreamOptions(MAX_PAGE_BYTES, 0, 128L << 20, 8, 100, 10_000, 60_000);
     }
 
     public StreamOptions withPageBytes(int bytes) {
