@@ -1,2 +1,6 @@
-/** Placement: which nodes hold a key ({@link io.ringbase.cluster.ring.Ring}, rendezvous hashing). */
+/**
+ * Placement: which nodes hold a key ({@link io.ringbase.cluster.ring.Ring}, rendezvous hashing), and the
+ * placement of one metadata epoch ({@link io.ringbase.cluster.ring.Placement}: the ring reads use and the
+ * ring a membership change moves to, whose pending replicas writes also reach).
+ */
 package io.ringbase.cluster.ring;
