@@ -3,6 +3,7 @@ package io.ringbase.cli;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
+import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.node.Node;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.lsm.LsmOptions;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -85,6 +87,31 @@ public final class ClusterCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** How long the command waits for its nodes to know each other before it says they are ready, ms. */
+    static final long SETTLE_MS = 30_000;
+
+    /**
+     * Waits until every node is a full replica its peers know (a new node answers no reads until its peers
+     * have said it lost nothing, about a hello round after the last one started), so the example request
+     * printed next succeeds; at most {@link #SETTLE_MS}, then says which node is not.
+     */
+    private static void awaitSettled(List<Node> started) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MS);
+        for (int i = 0; i < started.size(); i++) {
+            Node n = started.get(i);
+            while (!n.membership().map(LocalMembership::isSettled).orElse(true)) {
+                if (System.nanoTime() > deadline) {
+                    log.warn(
+                            "node {} does not answer reads yet after {} ms: its peers have not all greeted it",
+                            i + 1,
+                            SETTLE_MS);
+                    return;
+                }
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         List<Node.Config> configs = validate();
@@ -106,6 +133,7 @@ public final class ClusterCommand implements Callable<Integer> {
             closeAll(started);
             return failure.exitCode();
         }
+        awaitSettled(started);
         for (int i = 0; i < started.size(); i++) {
             Node.Config config = configs.get(i);
             System.out.println("Ringbase node " + (i + 1) + " of " + nodes + " ready at "
