@@ -9,7 +9,6 @@ import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Objects;
@@ -120,25 +119,13 @@ public final class RepairSource {
         if (maxBytes < 1) {
             throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
         }
-        List<Entry> page = new ArrayList<>();
         if (leaves.isEmpty()) {
-            return new EntryPage(page, null);
+            return new EntryPage(List.of(), null);
         }
-        long bytes = 0;
-        try (CloseableIterator<Entry> it = engine.scan(startKey, null, false)) {
-            while (it.hasNext()) {
-                Entry e = it.next();
-                long hash = Ring.keyHash(e.key());
-                if (MerkleTree.rangeOf(hash) != range || !leaves.get(MerkleTree.leafOf(hash)) || !shared(hash, peer)) {
-                    continue;
-                }
-                page.add(e);
-                bytes += EntryFormat.encodedSize(e);
-                if (bytes >= maxBytes) {
-                    return new EntryPage(page, EntryPage.successor(e.key()));
-                }
-            }
-        }
-        return new EntryPage(page, null);
+        return EntryPage.scan(
+                engine,
+                startKey,
+                maxBytes,
+                hash -> MerkleTree.rangeOf(hash) == range && leaves.get(MerkleTree.leafOf(hash)) && shared(hash, peer));
     }
 }

@@ -2,14 +2,9 @@ package io.ringbase.cluster.streaming;
 
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
-import io.ringbase.cluster.ring.Ring;
-import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.storage.StorageEngine.CloseableIterator;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -48,24 +43,6 @@ public final class StreamSource {
         if (!plan.source().toString().equals(self.toString())) {
             throw new IllegalArgumentException("stream plan names source " + plan.source() + ", this node is " + self);
         }
-        if (maxBytes < 1) {
-            throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
-        }
-        List<Entry> page = new ArrayList<>();
-        long bytes = 0;
-        try (CloseableIterator<Entry> it = engine.scan(startKey, null, false)) {
-            while (it.hasNext()) {
-                Entry e = it.next();
-                if (!plan.wants(Ring.keyHash(e.key()))) {
-                    continue;
-                }
-                page.add(e);
-                bytes += EntryFormat.encodedSize(e);
-                if (bytes >= maxBytes) {
-                    return new EntryPage(page, EntryPage.successor(e.key()));
-                }
-            }
-        }
-        return new EntryPage(page, null);
+        return EntryPage.scan(engine, startKey, maxBytes, plan::wants);
     }
 }
