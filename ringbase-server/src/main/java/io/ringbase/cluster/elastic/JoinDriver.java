@@ -8,7 +8,6 @@ import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.streaming.StreamFailedException;
 import io.ringbase.cluster.streaming.StreamPlan;
 import io.ringbase.cluster.streaming.StreamProgress;
-import io.ringbase.cluster.streaming.StreamSession;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -174,8 +173,7 @@ final class JoinDriver {
             boolean replacing)
             throws IOException, InterruptedException, StreamFailedException {
         try {
-            return stream(
-                    context,
+            return context.stream(
                     new StreamPlan(m.epoch(), p.replicationFactor(), p.current(), p.next(), source, self, replacing));
         } catch (StreamFailedException e) {
             if (replacing) {
@@ -189,8 +187,7 @@ final class JoinDriver {
             long bytes = 0;
             for (NodeId other : sources) {
                 if (!other.equals(source)) {
-                    StreamProgress more = stream(
-                            context,
+                    StreamProgress more = context.stream(
                             new StreamPlan(m.epoch(), p.replicationFactor(), p.current(), p.next(), other, self, true));
                     entries += more.entries();
                     bytes += more.bytes();
@@ -198,18 +195,6 @@ final class JoinDriver {
             }
             return new StreamProgress(entries, bytes, 0, 0, 0, true);
         }
-    }
-
-    private static StreamProgress stream(MoveContext context, StreamPlan plan)
-            throws IOException, InterruptedException, StreamFailedException {
-        return new StreamSession(
-                        plan,
-                        context.sources().apply(plan.source()),
-                        context.engine(),
-                        context.clock(),
-                        context.dataDir(),
-                        context.streaming())
-                .run();
     }
 
     private static String kind(boolean replacing) {

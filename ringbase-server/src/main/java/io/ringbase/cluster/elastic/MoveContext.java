@@ -4,9 +4,14 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.rpc.MetadataClient;
+import io.ringbase.cluster.streaming.StreamFailedException;
 import io.ringbase.cluster.streaming.StreamOptions;
 import io.ringbase.cluster.streaming.StreamPeer;
+import io.ringbase.cluster.streaming.StreamPlan;
+import io.ringbase.cluster.streaming.StreamProgress;
+import io.ringbase.cluster.streaming.StreamSession;
 import io.ringbase.storage.StorageEngine;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.Function;
 
@@ -27,6 +32,17 @@ public record MoveContext(
         Function<NodeId, Replica> replicas,
         MetadataClient metadataClient,
         long replicaTimeoutMs) {
+
+    /**
+     * Streams {@code plan} into this node's engine from the plan's source, resuming from its cursor: one
+     * {@link StreamSession}, run on the calling thread.
+     *
+     * @throws StreamFailedException if the source keeps failing or refuses the plan
+     * @throws IOException           if the engine or the cursor file fail
+     */
+    public StreamProgress stream(StreamPlan plan) throws IOException, InterruptedException, StreamFailedException {
+        return new StreamSession(plan, sources.apply(plan.source()), engine, clock, dataDir, streaming).run();
+    }
 
     /** This context with other streaming options. */
     public MoveContext withStreaming(StreamOptions options) {

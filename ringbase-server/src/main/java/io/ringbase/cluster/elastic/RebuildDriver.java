@@ -4,7 +4,6 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.streaming.StreamFailedException;
 import io.ringbase.cluster.streaming.StreamPlan;
-import io.ringbase.cluster.streaming.StreamSession;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -54,14 +53,7 @@ final class RebuildDriver {
                             source,
                             self,
                             true);
-                    var got = new StreamSession(
-                                    plan,
-                                    context.sources().apply(source),
-                                    context.engine(),
-                                    context.clock(),
-                                    context.dataDir(),
-                                    context.streaming())
-                            .run();
+                    var got = context.stream(plan);
                     entries += got.entries();
                     bytes += got.bytes();
                 }
