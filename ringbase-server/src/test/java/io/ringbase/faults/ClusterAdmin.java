@@ -3,10 +3,8 @@ package io.ringbase.faults;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.faults.client.NodeApi;
-import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,8 +23,6 @@ final class ClusterAdmin {
 
     /** How long one node's repair may run (ms). */
     static final long REPAIR_TIMEOUT_MS = 120_000;
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<NodeApi> apis;
     private final List<Note> notes;
@@ -125,20 +121,7 @@ final class ClusterAdmin {
 
     /** The node's repair status, or {@code null} if it did not answer with one. */
     private static JsonNode status(NodeApi api) {
-        return json(api, "/v0/admin/repair");
-    }
-
-    /** The node's JSON answer to {@code GET path}, or {@code null} if it did not answer 200 with JSON. */
-    private static JsonNode json(NodeApi api, String path) {
-        HttpResponse<String> r = api.raw("GET", path);
-        if (r == null || r.statusCode() != 200) {
-            return null;
-        }
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            return null;
-        }
+        return api.getJson("/v0/admin/repair");
     }
 
     /** When the status' last finished run started (Unix ms), or -1 if there is none. */
@@ -185,7 +168,7 @@ final class ClusterAdmin {
         if (known != null) {
             return known;
         }
-        JsonNode status = json(apis.get(i), "/v0/status");
+        JsonNode status = apis.get(i).getJson("/v0/status");
         String digest =
                 status == null ? "" : status.path("membership").path("digest").asText("");
         if (digest.isEmpty()) {

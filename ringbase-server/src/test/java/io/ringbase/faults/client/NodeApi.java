@@ -1,5 +1,7 @@
 package io.ringbase.faults.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.faults.history.Op.Outcome;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -78,6 +80,21 @@ public final class NodeApi {
     /** Any request; {@code null} on a failure to get an answer. */
     public HttpResponse<String> raw(String method, String pathAndQuery) {
         return raw(method, pathAndQuery, Map.of());
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The node's JSON answer to {@code GET path}, or {@code null} if it did not answer 200 with JSON. */
+    public JsonNode getJson(String path) {
+        HttpResponse<String> r = raw("GET", path);
+        if (r == null || r.statusCode() != 200) {
+            return null;
+        }
+        try {
+            return JSON.readTree(r.body());
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Any request with extra header fields; {@code null} on a failure to get an answer. */

@@ -3,12 +3,10 @@ package io.ringbase.faults.nemesis;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.faults.client.NodeApi;
 import io.ringbase.faults.cluster.NsCluster;
 import io.ringbase.faults.cluster.NsNode;
 import io.ringbase.faults.net.NetworkLab;
-import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,7 +68,6 @@ public final class MembershipNemesis implements Nemesis {
     static final int GROW_BY = 2;
 
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Kind kind;
     private final List<Finding> findings = new ArrayList<>();
@@ -334,23 +331,19 @@ public final class MembershipNemesis implements Nemesis {
      * since when ({@code "down since 1795836930677"}), or {@code "not a peer"}, or {@code "no status"}.
      */
     private String peerState(NsNode f, String url) {
-        HttpResponse<String> r = api(f).raw("GET", "/v0/status");
-        if (r == null || r.statusCode() != 200) {
+        JsonNode status = api(f).getJson("/v0/status");
+        if (status == null) {
             return "no status";
         }
-        try {
-            for (JsonNode p : JSON.readTree(r.body()).path("peers")) {
-                if (p.path("url").asText().equals(url)) {
-                    String state = p.path("state").asText();
-                    return state.equals("up")
-                            ? state
-                            : state + " since " + p.path("downSinceMs").asLong();
-                }
+        for (JsonNode p : status.path("peers")) {
+            if (p.path("url").asText().equals(url)) {
+                String state = p.path("state").asText();
+                return state.equals("up")
+                        ? state
+                        : state + " since " + p.path("downSinceMs").asLong();
             }
-            return "not a peer";
-        } catch (IOException e) {
-            return "no status";
         }
+        return "not a peer";
     }
 
     private void noteFailedAttempts(NsNode n, String change, Set<String> attemptsFailed, boolean faultInjected) {
@@ -372,15 +365,7 @@ public final class MembershipNemesis implements Nemesis {
 
     /** The node's membership status ({@code GET /v0/admin/decommission}), or {@code null} without one. */
     private JsonNode status(NsNode n) {
-        HttpResponse<String> r = api(n).raw("GET", "/v0/admin/decommission");
-        if (r == null || r.statusCode() != 200) {
-            return null;
-        }
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            return null;
-        }
+        return api(n).getJson("/v0/admin/decommission");
     }
 
     private NodeApi api(NsNode n) {
