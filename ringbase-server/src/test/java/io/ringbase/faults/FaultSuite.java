@@ -74,15 +74,22 @@ public final class FaultSuite {
 
     /**
      * The full suite's faults: {@link #faults()} and the membership changes ({@link MembershipNemesis}: the
-     * cluster grown 3 to 5 and shrunk back, and a join while a founding node is killed). The short suite
-     * leaves them out: one grow-and-shrink cycle takes longer than every other row's run, so the build runs
-     * it once, in its own test ({@code MembershipFaultTest}, {@link #membershipFault()}).
+     * cluster grown 3 to 5 and shrunk back, a join while a founding node is killed, and a wiped disk replaced).
+     * The short suite leaves them out: one cycle takes longer than every other row's run, so the build runs
+     * two of them in their own test ({@code MembershipFaultTest}: {@link #membershipFault()},
+     * {@link #wipeReplaceFault()}).
      */
     static List<Fault> fullFaults() {
         List<Fault> out = new ArrayList<>(faults());
         out.add(membershipFault());
         out.add(new Fault(new MembershipNemesis(MembershipNemesis.Kind.JOIN_DURING_KILL), FaultRun.Tombstones.KEPT));
+        out.add(wipeReplaceFault());
         return out;
+    }
+
+    /** A wiped disk followed by a replacement ({@link MembershipNemesis.Kind#WIPE_REPLACE}). */
+    static Fault wipeReplaceFault() {
+        return new Fault(new MembershipNemesis(MembershipNemesis.Kind.WIPE_REPLACE), FaultRun.Tombstones.KEPT);
     }
 
     /** The cluster grown from 3 nodes to 5 and shrunk back under load, with no other fault. */

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Timeout;
  * (3 to 5 to 3, {@link io.ringbase.faults.nemesis.MembershipNemesis}); every checker must pass, every change
  * finish within its bound, and no client request fail meanwhile. Its own test, not a row of
  * {@link ShortFaultSuiteTest}, because one cycle outlasts the short suite's 7 s window; the full suite has it
- * as a row. Report in {@code target/faults-membership/report.md}. Needs root.
+ * as a row. A second test replaces a wiped node the same way. Reports in {@code target/faults-membership/} and
+ * {@code target/faults-wipe-replace/}. Needs root.
  */
 @RootOnly
 @NeedsCommands({"ip", "tc", "iptables", "nsenter", "kill", "mount", "umount"}) // Tools.COMMANDS
@@ -28,10 +29,24 @@ class MembershipFaultTest {
 
     @Test
     void everyCheckerPassesWhileTheClusterGrowsToFiveNodesAndShrinksBack() throws Exception {
-        SuiteSettings settings = SuiteSettings.shortRun().withOutputDir(Path.of("target", "faults-membership"));
-        List<FaultResult> results = FaultSuite.run(settings, List.of(FaultSuite.membershipFault()), false);
+        assertPasses(FaultSuite.membershipFault(), "faults-membership");
+    }
+
+    /**
+     * A joined node loses its disk (SIGKILL, data directory deleted): it must refuse to start as it was, and
+     * started with {@code --replace ID} it must stream before it answers reads; the linearizability checker sees
+     * any stale read it answered.
+     */
+    @Test
+    void aWipedNodeIsRefusedThenReplacedWithNoStaleRead() throws Exception {
+        assertPasses(FaultSuite.wipeReplaceFault(), "faults-wipe-replace");
+    }
+
+    private static void assertPasses(FaultSuite.Fault fault, String dir) throws Exception {
+        SuiteSettings settings = SuiteSettings.shortRun().withOutputDir(Path.of("target", dir));
+        List<FaultResult> results = FaultSuite.run(settings, List.of(fault), false);
         assertThat(results)
-                .as("see target/faults-membership/report.md")
+                .as("see target/%s/report.md", dir)
                 .singleElement()
                 .satisfies(r -> assertThat(r.pass())
                         .as("%s: %s %s", r.fault(), r.verdicts(), r.notes())

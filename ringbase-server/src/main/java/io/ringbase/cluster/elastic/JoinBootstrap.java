@@ -85,6 +85,9 @@ public final class JoinBootstrap {
                 throw new IOException("the cluster has used all " + HybridLogicalClock.MAX_NODES
                         + " node ids (versions carry the node id in 6 bits); no node can join");
             }
+            if (replaces > 0) {
+                refuseLiveReplaced(client, m, replaces, selfUrl);
+            }
             Transformation change = replaces > 0
                     ? new Transformation.StartReplace(replaces, selfUrl, metadataAddress)
                     : new Transformation.StartJoin(selfUrl, metadataAddress);
@@ -123,6 +126,31 @@ public final class JoinBootstrap {
             }
         }
         return new Joined(m, new Topology(nodes, self, Math.min(m.replicationFactor(), nodes.size())));
+    }
+
+    /**
+     * Refuses to replace a node that still answers at its own URL: a replacement takes the replaced node's
+     * place among a write's replicas on the ground that it is dead (reads never count on it), so a live
+     * one could answer reads that miss writes made meanwhile. Cassandra refuses a live node's
+     * {@code replace_address} the same way. A node at this node's own URL is not running (this one is).
+     *
+     * @throws IOException if the replaced node answers
+     */
+    private static void refuseLiveReplaced(MetadataClient client, ClusterMetadata m, int replaces, String selfUrl)
+            throws IOException, InterruptedException {
+        Member replaced = m.member(replaces).orElse(null);
+        if (replaced == null || replaced.url().equals(selfUrl)) {
+            return; // an unknown id: the log refuses the change with its reason
+        }
+        try {
+            client.fetch(replaced.url());
+        } catch (MetadataClient.Refused e) {
+            // it answered, if only to refuse: it runs
+        } catch (IOException e) {
+            return; // it does not answer: dead, as a replacement needs
+        }
+        throw new IOException("node " + replaces + " at " + replaced.url() + " still answers: stop it before "
+                + "replacing it, or decommission it (ringbase admin decommission) to move its keys while it runs");
     }
 
     /** The metadata of the node at {@code url}, asked again until {@link #FETCH_DEADLINE_MS} passes. */

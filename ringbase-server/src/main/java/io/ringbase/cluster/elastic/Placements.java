@@ -9,8 +9,10 @@ import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -41,8 +43,10 @@ public final class Placements {
             throw new IllegalArgumentException("the cluster metadata is not initialized yet");
         }
         Set<Integer> replaced = new HashSet<>();
+        Map<Integer, NodeId> replacements = new HashMap<>();
         for (Member m : metadata.inState(MemberState.REPLACING)) {
             replaced.add(m.replaces());
+            replacements.put(m.replaces() - 1, nodeOf(m));
         }
         List<Member> current = new ArrayList<>();
         List<Member> next = new ArrayList<>();
@@ -61,7 +65,7 @@ public final class Placements {
         }
         Ring currentRing = ring(metadata, current);
         Ring nextRing = current.equals(next) ? currentRing : ring(metadata, next);
-        return new Placement(metadata.epoch(), self, metadata.replicationFactor(), currentRing, nextRing);
+        return new Placement(metadata.epoch(), self, metadata.replicationFactor(), currentRing, nextRing, replacements);
     }
 
     /** Every live (not LEFT) member's node, by ascending index: whom a node sends requests and hellos to. */

@@ -249,24 +249,35 @@ public final class Coordinator {
     private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
         Placement p = placement;
         long hash = Ring.keyHash(entry.key());
-        List<NodeId> targets = p.readReplicas(hash, checkAck(p, ack, from));
+        List<NodeId> readTargets = p.readReplicas(hash, checkAck(p, ack, from));
+        List<NodeId> targets = p.writeReplicas(readTargets);
         List<NodeId> pending = p.pendingReplicas(hash, targets, from);
-        List<NodeId> up = probes.up(targets, true);
+        List<NodeId> up = probes.up(readTargets, true);
         if (up.size() < ack) {
             return probes.afterProbing(
-                    targets,
+                    readTargets,
                     ack,
                     from,
                     true,
                     background,
-                    nowUp -> quorumWrite(entry, ack, from, targets, nowUp, pending));
+                    nowUp -> quorumWrite(entry, ack, from, readTargets, nowUp, targets, pending));
         }
-        return quorumWrite(entry, ack, from, targets, up, pending);
+        return quorumWrite(entry, ack, from, readTargets, up, targets, pending);
     }
 
+    /**
+     * The two phases once {@code readUp} (of {@code readTargets}) are known: the versions are read where
+     * reads go, the entry written to {@code targets} (they differ only for a node being replaced).
+     */
     private CompletableFuture<Void> quorumWrite(
-            Entry entry, int ack, int from, List<NodeId> targets, List<NodeId> up, List<NodeId> pending) {
-        return versionsOf(entry.key(), ack, from, up).thenCompose(answers -> {
+            Entry entry,
+            int ack,
+            int from,
+            List<NodeId> readTargets,
+            List<NodeId> readUp,
+            List<NodeId> targets,
+            List<NodeId> pending) {
+        return versionsOf(entry.key(), ack, from, readUp).thenCompose(answers -> {
             long newest = Replica.NO_VERSION;
             for (Tally.Answer<Long> a : answers) {
                 newest = Math.max(newest, a.value());
@@ -274,6 +285,7 @@ public final class Coordinator {
             Entry versioned = newest < entry.version()
                     ? entry
                     : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
+            List<NodeId> up = targets == readTargets ? readUp : probes.up(targets, true);
             return writeWithPending(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, pending, false);
         });
     }
@@ -323,7 +335,7 @@ public final class Coordinator {
     private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
         Placement p = placement;
         long hash = Ring.keyHash(entry.key());
-        List<NodeId> targets = p.readReplicas(hash, checkAck(p, ack, from));
+        List<NodeId> targets = p.writeReplicas(p.readReplicas(hash, checkAck(p, ack, from)));
         List<NodeId> pending = p.pendingReplicas(hash, targets, from);
         List<NodeId> up = probes.up(targets, true);
         if (up.size() < ack) {

@@ -103,6 +103,17 @@ public final class ElasticCluster implements AutoCloseable {
         return i;
     }
 
+    /** Starts a new node, at a new URL, that replaces node id {@code replaced}; its index. */
+    public int joinReplacing(int replaced) throws IOException {
+        int port = LocalCluster.freePorts(1).getFirst();
+        urls.add("http://127.0.0.1:" + port);
+        int i = urls.size() - 1;
+        replaces.put(i, replaced);
+        nodes.add(null);
+        nodes.set(i, Node.start(config(i)));
+        return i;
+    }
+
     /** Restarts node {@code i} (stopped before). */
     void start(int i) throws IOException {
         nodes.set(i, Node.start(config(i)));

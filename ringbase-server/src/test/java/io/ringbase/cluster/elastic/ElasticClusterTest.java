@@ -99,6 +99,19 @@ class ElasticClusterTest {
     }
 
     @Test
+    void aLiveNodeCannotBeReplaced() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
+            int joined = c.join();
+            c.awaitState(joined, MemberState.NORMAL);
+            int id = c.elastic(joined).selfId();
+            assertThatThrownBy(() -> c.joinReplacing(id))
+                    .hasMessageContaining("node " + id)
+                    .hasMessageContaining("still answers");
+            assertThat(c.elastic(0).metadata().member(id).orElseThrow().state()).isEqualTo(MemberState.NORMAL);
+        }
+    }
+
+    @Test
     void aRemovedNodesKeysAreStreamedFromTheirOtherReplicas() throws Exception {
         try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
             int joined = c.join();

@@ -13,6 +13,7 @@ import io.ringbase.storage.Entry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -110,6 +111,29 @@ class CoordinatorPlacementTest {
         coordinator.place(new Placement(2, TOPOLOGY.self(), 3, after, after), n -> joining);
         coordinator.read(key, 3, 3).get(5, TimeUnit.SECONDS);
         assertThat(joining.calls).isEqualTo(1);
+    }
+
+    @Test
+    void aReplacementTakesTheReplacedNodesPlaceInsteadOfNeedingOneMoreAcknowledgement() throws Exception {
+        // node 2 is dead and being replaced: the replacement carries its token, so it owns exactly its keys
+        NodeId replacement = new NodeId(4, "10.0.0.5", 8080);
+        FakeReplica replacing = new FakeReplica(replacement);
+        List<NodeId> nextNodes =
+                List.of(TOPOLOGY.nodes().get(0), TOPOLOGY.nodes().get(1), replacement);
+        Ring next = new Ring(nextNodes, List.of(URLS.get(0), URLS.get(1), URLS.get(2)));
+        coordinator.place(new Placement(2, TOPOLOGY.self(), 3, before, next, Map.of(2, replacement)), n -> replacing);
+        replicas.get(2).fails(n -> new ReplicaException.Failed(n, "write", new java.io.IOException("dead")));
+        replicas.get(1).writeBehaviour = e -> CompletableFuture.failedFuture(
+                new ReplicaException.Failed(replicas.get(1).node(), "write", new java.io.IOException("disk full")));
+        // two of the write replicas {0, 1, replacement} acknowledge: a quorum of 2 of 3, no pending surcharge
+        coordinator.write(Entry.value(key(1), 100, new byte[] {1}), 2, 3).get(5, TimeUnit.SECONDS);
+        assertThat(replacing.writes).hasSize(1);
+        assertThat(replicas.get(0).writes).hasSize(1);
+        // reads still ask the current ring: the replacement answers none until the switch
+        replicas.get(2).behaviour = n -> CompletableFuture.completedFuture(null);
+        int callsBefore = replacing.calls;
+        coordinator.read(key(1), 2, 3).get(5, TimeUnit.SECONDS);
+        assertThat(replacing.calls).isEqualTo(callsBefore);
     }
 
     @Test

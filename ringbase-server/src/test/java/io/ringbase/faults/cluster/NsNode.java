@@ -11,8 +11,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -70,6 +72,11 @@ public final class NsNode {
 
     public Path dataDir() {
         return dataDir;
+    }
+
+    /** The serve flags of the next start, after the cluster's and the node's. */
+    public List<String> extraFlags() {
+        return List.copyOf(extraFlags);
     }
 
     /** The serve flags of the next start (the run's own, after the cluster's and the node's). */
@@ -167,6 +174,49 @@ public final class NsNode {
             ready.completeExceptionally(new IllegalStateException("node " + index + " exited before it was ready"));
         });
         return ready.orTimeout(READY_TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Starts the process where it must refuse to start (a wiped node that must not rejoin as a full
+     * replica): waits until it exits and returns its exit code; the exit is an expected one.
+     *
+     * @throws IllegalStateException if it printed its ready line (it is then SIGKILLed), or neither exited
+     *     nor became ready within {@link #READY_TIMEOUT_S}
+     */
+    public int startExpectingRefusal() throws IOException, InterruptedException {
+        CompletableFuture<Void> ready = start(0);
+        exitExpected.set(true); // a JVM takes far longer to start than this line to run
+        Process p = process;
+        try {
+            ready.join();
+        } catch (CompletionException e) {
+            if (p.waitFor(30, TimeUnit.SECONDS)) {
+                return p.exitValue();
+            }
+            kill();
+            throw new IllegalStateException("node " + index + " neither became ready nor exited", e);
+        }
+        kill();
+        throw new IllegalStateException("node " + index + " became ready where it should have refused to start");
+    }
+
+    /**
+     * Deletes the node's data directory, as a lost disk would; its log (beside it) stays.
+     *
+     * @throws IllegalStateException if the process is running
+     */
+    public void wipe() throws IOException {
+        if (isAlive()) {
+            throw new IllegalStateException("node " + index + " is running: stop it before wiping its data");
+        }
+        if (!Files.exists(dataDir)) {
+            return;
+        }
+        try (var paths = Files.walk(dataDir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     /** SIGKILL, then waits for the process to be gone. */

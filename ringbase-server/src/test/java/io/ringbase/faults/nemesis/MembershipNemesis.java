@@ -31,6 +31,11 @@ import org.awaitility.core.ConditionTimeoutException;
  *   <li>{@link Kind#JOIN_DURING_KILL}: a node joins while a random founding node is SIGKILLed (right after
  *       the joining node committed its StartJoin) and restarted {@link #KILL_MS} later; the join must still
  *       finish; then the node is decommissioned and stopped, back to 3.</li>
+ *   <li>{@link Kind#WIPE_REPLACE}: a node joins; once NORMAL it is SIGKILLed and its data directory deleted, as
+ *       a lost disk; started again as it was, it must refuse to start (its metadata says it holds data, its
+ *       directory is empty) and name {@code --replace ID}; started with {@code --replace ID} at the same URL, it
+ *       streams the lost node's keys and must reach NORMAL; then it is decommissioned, back to 3. The history's
+ *       checkers show whether it answered a read before its streaming was done (a stale read).</li>
  * </ul>
  *
  * Each injection is one whole cycle (the run's fault window holds it). Each change is awaited through the
@@ -47,7 +52,8 @@ public final class MembershipNemesis implements Nemesis {
     /** The fault. */
     public enum Kind {
         GROW_SHRINK,
-        JOIN_DURING_KILL
+        JOIN_DURING_KILL,
+        WIPE_REPLACE
     }
 
     /** How long one join may take, from the joining node's start to its NORMAL state, ms. */
@@ -87,6 +93,7 @@ public final class MembershipNemesis implements Nemesis {
         return switch (kind) {
             case GROW_SHRINK -> "membership grow and shrink (join 2, decommission 2)";
             case JOIN_DURING_KILL -> "membership join during a founder's kill (SIGKILL, restart)";
+            case WIPE_REPLACE -> "membership wiped disk, then replace (SIGKILL, rm -rf, --replace)";
         };
     }
 
@@ -129,7 +136,10 @@ public final class MembershipNemesis implements Nemesis {
                 }
             }
         } else {
-            NsNode n = join(cluster, lab, random, did);
+            NsNode n = join(cluster, lab, kind == Kind.JOIN_DURING_KILL ? random : null, did);
+            if (n != null && kind == Kind.WIPE_REPLACE) {
+                n = wipeAndReplace(cluster, n, did) ? n : null;
+            }
             if (n != null) {
                 added.add(n);
             }
@@ -202,6 +212,83 @@ public final class MembershipNemesis implements Nemesis {
         awaitFoundersAt(cluster, epoch, "n" + n.index() + "'s join");
         awaitFoundersHoldUp(cluster, n);
         return n;
+    }
+
+    /**
+     * SIGKILLs joined node {@code n}, deletes its data directory, checks that it refuses to start as it was, then
+     * starts it with {@code --replace ID} and waits until it is NORMAL, every founding node has its epoch and
+     * holds it up.
+     *
+     * @return whether it became NORMAL (a failure finding says why not)
+     */
+    private boolean wipeAndReplace(NsCluster cluster, NsNode n, List<String> did) throws Exception {
+        JsonNode before = status(n);
+        int id = before == null ? 0 : before.path("nodeId").asInt();
+        if (id <= 0) {
+            broken = true;
+            findings.add(Finding.failure("n" + n.index() + " reported no node id before its wipe: " + before));
+            return false;
+        }
+        long start = System.nanoTime();
+        String what = "wipe n" + n.index() + " (node id " + id + ") and replace it";
+        n.kill();
+        n.wipe();
+        did.add("SIGKILL n" + n.index() + ", delete its data directory");
+        String refusal;
+        try {
+            int code = n.startExpectingRefusal();
+            String log = n.logText();
+            refusal = log.contains("--replace " + id)
+                    ? null
+                    : "it exited with code " + code + " without naming --replace " + id;
+        } catch (IllegalStateException e) {
+            refusal = e.getMessage() + ": a wiped node was let back in as a full replica";
+        }
+        if (refusal != null) {
+            broken = true;
+            windows.add(new ChangeWindow(what, start, System.nanoTime(), false));
+            findings.add(Finding.failure("n" + n.index() + ", wiped and started as it was: " + refusal + "; its log: "
+                    + n.dataDir() + ".log"));
+            did.add(what + ": not refused as it should be");
+            return false;
+        }
+        did.add("n" + n.index() + " refused to start without --replace " + id);
+        List<String> flags = new ArrayList<>(n.extraFlags());
+        flags.addAll(List.of("--replace", Integer.toString(id)));
+        n.setExtraFlags(flags);
+        try {
+            n.start(0).join();
+        } catch (CompletionException e) {
+            broken = true;
+            windows.add(new ChangeWindow(what, start, System.nanoTime(), false));
+            findings.add(Finding.failure("n" + n.index() + " did not start with --replace " + id + ": " + e.getMessage()
+                    + "; its log: " + n.dataDir() + ".log"));
+            return false;
+        }
+        Set<String> attemptsFailed = new LinkedHashSet<>();
+        JsonNode last = awaitState(n, "NORMAL", start + JOIN_TIMEOUT_MS * 1_000_000, attemptsFailed);
+        long end = System.nanoTime();
+        // no client talks to the lost node and every key keeps two of its three replicas: no request may fail
+        windows.add(new ChangeWindow(what, start, end, false));
+        noteFailedAttempts(n, "replacement", attemptsFailed, true);
+        if (last == null || !last.path("state").asText().equals("NORMAL")) {
+            broken = true;
+            findings.add(Finding.failure("n" + n.index() + " did not replace node id " + id + " within "
+                    + JOIN_TIMEOUT_MS / 1000 + " s (" + exitOr(n, last) + "); its log: " + n.dataDir() + ".log"));
+            did.add(what + ": not NORMAL within " + JOIN_TIMEOUT_MS / 1000 + " s");
+            return false;
+        }
+        long epoch = last.path("epoch").asLong();
+        did.add(String.format(
+                "n%d NORMAL as node id %d at epoch %d in %.1f s (%d entries streamed)",
+                n.index(),
+                last.path("nodeId").asInt(),
+                epoch,
+                (end - start) / 1e9,
+                last.path("entries").asLong()));
+        awaitFoundersAt(cluster, epoch, "n" + n.index() + "'s replacement");
+        awaitFoundersHoldUp(cluster, n);
+        return true;
     }
 
     /** Decommissions {@code n}, waits until it is LEFT and every founding node has its epoch, then stops it. */
