@@ -23,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * writes the table, publishes a view and manifest that name it and advance the WAL replay point, gives
  * back the engine's reference to the memtable, and only then deletes the flushed WAL segment. A failed
  * flush is retried by itself with backoff; meanwhile writers that would wait for it fail at once with
- * its cause. Also the explicit {@link #flush()}, which switches out the active memtable and waits.
+ * its cause. A flush has worked once its view is published: what fails after that (deleting the flushed
+ * segment) is logged and retried once no flush waits, and after every later flush, but never reported as a failing flush, which
+ * would keep the node unwritable with nothing left to flush. Also the explicit {@link #flush()}, which
+ * switches out the active memtable and waits.
  *
  * <p>Concurrency: {@link #flushPending()} runs on the flush thread only, which owns the table written by
  * a failed attempt; {@link #flush()} may be called from any thread.
@@ -52,6 +55,13 @@ final class Flusher {
     private LiveTable flushedTable;
 
     private Frozen flushedFor;
+
+    /**
+     * Flush thread only: WAL segments whose memtables are flushed but whose delete failed, retried each time
+     * no flush waits. At most one per flush since deletes last worked; a restart deletes them anyway, as
+     * they are below the manifest's replay point.
+     */
+    private final List<Path> obsoleteWals = new ArrayList<>();
 
     Flusher(
             LsmOptions options,
@@ -153,10 +163,7 @@ final class Flusher {
             try {
                 flushOne(imms.getFirst());
                 backoffMs = RETRY_MIN_MS;
-                if (health.flushFailure() != null) {
-                    health.flushFailure(null);
-                    log.info("flushing works again");
-                }
+                flushingWorks();
             } catch (IOException | RuntimeException | Error e) {
                 counters.backgroundErrors.increment();
                 StorageFaultException failure = new StorageFaultException(
@@ -189,8 +196,33 @@ final class Flusher {
                 backoffMs = Math.min(2 * backoffMs, RETRY_MAX_MS);
             }
         }
+        flushingWorks(); // nothing waits for a flush: no failure to report, whichever way the list emptied
+        deleteObsoleteWals();
         rotation.rollIfPoisoned();
         compaction.schedule();
+    }
+
+    /** Clears a reported flush failure: the memtable it was about is flushed, or none waits. */
+    private void flushingWorks() {
+        if (health.flushFailure() != null) {
+            health.flushFailure(null);
+            log.info("flushing works again");
+        }
+    }
+
+    /** Retries deleting the WAL segments of flushed memtables whose delete failed; keeps those that fail again. */
+    private void deleteObsoleteWals() {
+        for (var it = obsoleteWals.iterator(); it.hasNext(); ) {
+            Path wal = it.next();
+            try {
+                options.fileIo().delete(wal);
+                it.remove();
+                log.info("deleted WAL segment {} of a flushed memtable, left behind by a failed delete", wal);
+            } catch (IOException e) {
+                counters.backgroundErrors.increment();
+                log.warn("deleting WAL segment {} of a flushed memtable failed again: {}", wal, e.toString());
+            }
+        }
     }
 
     private void flushOne(Frozen frozen) throws IOException {
@@ -221,12 +253,25 @@ final class Flusher {
                         counters.flushBytesOut.add(table.reader().fileBytes());
                     }
                 }));
+        // Published: the flush has worked. Nothing below may fail it, or the node would be reported unwritable
+        // with its memtable flushed and no later flush due to clear that.
         flushedFor = null;
         flushedTable = null;
         if (table != null) {
             table.reader().close(); // the new view holds the table now
         }
-        options.fileIo().delete(FileNames.wal(dir, frozen.walNumber()));
+        Path wal = FileNames.wal(dir, frozen.walNumber());
+        try {
+            options.fileIo().delete(wal);
+        } catch (IOException e) {
+            counters.backgroundErrors.increment();
+            obsoleteWals.add(wal);
+            log.warn(
+                    "deleting WAL segment {} of a flushed memtable failed; retrying after each flush (a restart "
+                            + "deletes it too, it is below the replay point)",
+                    wal.getFileName(),
+                    e);
+        }
         if (table != null) {
             log.info(
                     "flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms",
