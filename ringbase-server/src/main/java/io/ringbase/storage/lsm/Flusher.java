@@ -82,13 +82,24 @@ final class Flusher {
         this.compaction = compaction;
     }
 
-    /** {@link LsmEngine#flush()}: switches out a non-empty active memtable and waits until nothing waits for a flush. */
+    /**
+     * {@link LsmEngine#flush()}: switches out a non-empty active memtable and waits until nothing waits for
+     * a flush. The active memtable is read from a pinned view: a writer may switch it out and the flusher
+     * free it meanwhile.
+     *
+     * @throws IOException if the engine has closed, a flush failed (its cause) or timed out
+     */
     void flush() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
         awaitNoImmutables(deadline);
-        Memtable current = state.current().active();
-        if (!current.isEmpty()) {
-            rotation.switchTo(rotation.takeSpare(true), current);
+        View v = state.acquireOpen();
+        try {
+            Memtable current = v.active();
+            if (!current.isEmpty()) {
+                rotation.switchTo(rotation.takeSpare(true), current); // does nothing unless still active
+            }
+        } finally {
+            v.release();
         }
         awaitNoImmutables(deadline);
     }
@@ -104,13 +115,20 @@ final class Flusher {
     void flushWritesSoFar() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
         String timeout = "flush did not finish in " + options.flushStallTimeoutMs() + " ms";
-        View now = state.current();
-        Memtable active = now.active();
-        Set<Memtable> pending = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Frozen f : now.immutables()) {
-            pending.add(f.memtable());
+        Set<Memtable> pending = Collections.newSetFromMap(new IdentityHashMap<>()); // compared by identity only
+        Memtable active;
+        boolean activeEmpty;
+        View now = state.acquireOpen(); // pinned: the active memtable may be switched out and freed meanwhile
+        try {
+            active = now.active();
+            activeEmpty = active.isEmpty();
+            for (Frozen f : now.immutables()) {
+                pending.add(f.memtable());
+            }
+        } finally {
+            now.release();
         }
-        if (!active.isEmpty()) {
+        if (!activeEmpty) {
             pending.add(active);
             while (state.current().active() == active) { // switched out by us, or by a writer that filled it
                 if (health.closing()) {
