@@ -23,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * writes the table, publishes a view and manifest that name it and advance the WAL replay point, gives
  * back the engine's reference to the memtable, and only then deletes the flushed WAL segment. A failed
  * flush is retried by itself with backoff; meanwhile writers that would wait for it fail at once with
- * its cause. Also the explicit {@link #flush()}, which switches out the active memtable and waits.
+ * its cause. A flush has worked once its view is published: what fails after that (deleting the flushed
+ * segment) is logged and retried once no flush waits, and after every later flush, but never reported as a failing flush, which
+ * would keep the node unwritable with nothing left to flush. Also the explicit {@link #flush()}, which
+ * switches out the active memtable and waits.
  *
  * <p>Concurrency: {@link #flushPending()} runs on the flush thread only, which owns the table written by
  * a failed attempt; {@link #flush()} may be called from any thread.
@@ -53,6 +56,13 @@ final class Flusher {
 
     private Frozen flushedFor;
 
+    /**
+     * Flush thread only: WAL segments whose memtables are flushed but whose delete failed, retried each time
+     * no flush waits. At most one per flush since deletes last worked; a restart deletes them anyway, as
+     * they are below the manifest's replay point.
+     */
+    private final List<Path> obsoleteWals = new ArrayList<>();
+
     Flusher(
             LsmOptions options,
             Path dir,
@@ -72,13 +82,24 @@ final class Flusher {
         this.compaction = compaction;
     }
 
-    /** {@link LsmEngine#flush()}: switches out a non-empty active memtable and waits until nothing waits for a flush. */
+    /**
+     * {@link LsmEngine#flush()}: switches out a non-empty active memtable and waits until nothing waits for
+     * a flush. The active memtable is read from a pinned view: a writer may switch it out and the flusher
+     * free it meanwhile.
+     *
+     * @throws IOException if the engine has closed, a flush failed (its cause) or timed out
+     */
     void flush() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
         awaitNoImmutables(deadline);
-        Memtable current = state.current().active();
-        if (!current.isEmpty()) {
-            rotation.switchTo(rotation.takeSpare(true), current);
+        View v = state.acquireOpen();
+        try {
+            Memtable current = v.active();
+            if (!current.isEmpty()) {
+                rotation.switchTo(rotation.takeSpare(true), current); // does nothing unless still active
+            }
+        } finally {
+            v.release();
         }
         awaitNoImmutables(deadline);
     }
@@ -94,13 +115,20 @@ final class Flusher {
     void flushWritesSoFar() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
         String timeout = "flush did not finish in " + options.flushStallTimeoutMs() + " ms";
-        View now = state.current();
-        Memtable active = now.active();
-        Set<Memtable> pending = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Frozen f : now.immutables()) {
-            pending.add(f.memtable());
+        Set<Memtable> pending = Collections.newSetFromMap(new IdentityHashMap<>()); // compared by identity only
+        Memtable active;
+        boolean activeEmpty;
+        View now = state.acquireOpen(); // pinned: the active memtable may be switched out and freed meanwhile
+        try {
+            active = now.active();
+            activeEmpty = active.isEmpty();
+            for (Frozen f : now.immutables()) {
+                pending.add(f.memtable());
+            }
+        } finally {
+            now.release();
         }
-        if (!active.isEmpty()) {
+        if (!activeEmpty) {
             pending.add(active);
             while (state.current().active() == active) { // switched out by us, or by a writer that filled it
                 if (health.closing()) {
@@ -153,10 +181,7 @@ final class Flusher {
             try {
                 flushOne(imms.getFirst());
                 backoffMs = RETRY_MIN_MS;
-                if (health.flushFailure() != null) {
-                    health.flushFailure(null);
-                    log.info("flushing works again");
-                }
+                flushingWorks();
             } catch (IOException | RuntimeException | Error e) {
                 counters.backgroundErrors.increment();
                 StorageFaultException failure = new StorageFaultException(
@@ -189,8 +214,33 @@ final class Flusher {
                 backoffMs = Math.min(2 * backoffMs, RETRY_MAX_MS);
             }
         }
+        flushingWorks(); // nothing waits for a flush: no failure to report, whichever way the list emptied
+        deleteObsoleteWals();
         rotation.rollIfPoisoned();
         compaction.schedule();
+    }
+
+    /** Clears a reported flush failure: the memtable it was about is flushed, or none waits. */
+    private void flushingWorks() {
+        if (health.flushFailure() != null) {
+            health.flushFailure(null);
+            log.info("flushing works again");
+        }
+    }
+
+    /** Retries deleting the WAL segments of flushed memtables whose delete failed; keeps those that fail again. */
+    private void deleteObsoleteWals() {
+        for (var it = obsoleteWals.iterator(); it.hasNext(); ) {
+            Path wal = it.next();
+            try {
+                options.fileIo().delete(wal);
+                it.remove();
+                log.info("deleted WAL segment {} of a flushed memtable, left behind by a failed delete", wal);
+            } catch (IOException e) {
+                counters.backgroundErrors.increment();
+                log.warn("deleting WAL segment {} of a flushed memtable failed again: {}", wal, e.toString());
+            }
+        }
     }
 
     private void flushOne(Frozen frozen) throws IOException {
@@ -221,12 +271,25 @@ final class Flusher {
                         counters.flushBytesOut.add(table.reader().fileBytes());
                     }
                 }));
+        // Published: the flush has worked. Nothing below may fail it, or the node would be reported unwritable
+        // with its memtable flushed and no later flush due to clear that.
         flushedFor = null;
         flushedTable = null;
         if (table != null) {
             table.reader().close(); // the new view holds the table now
         }
-        options.fileIo().delete(FileNames.wal(dir, frozen.walNumber()));
+        Path wal = FileNames.wal(dir, frozen.walNumber());
+        try {
+            options.fileIo().delete(wal);
+        } catch (IOException e) {
+            counters.backgroundErrors.increment();
+            obsoleteWals.add(wal);
+            log.warn(
+                    "deleting WAL segment {} of a flushed memtable failed; retrying after each flush (a restart "
+                            + "deletes it too, it is below the replay point)",
+                    wal.getFileName(),
+                    e);
+        }
         if (table != null) {
             log.info(
                     "flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms",

@@ -283,8 +283,16 @@ public final class LsmEngine implements ManagedEngine {
 
     // ---------------------------------------------------------------- flush, compaction, snapshots
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IOException also if the engine is closing or closed
+     */
     @Override
     public void flush() throws IOException {
+        if (health.closing()) {
+            throw new IOException("storage engine is closed");
+        }
         flusher.flush();
     }
 
@@ -359,6 +367,13 @@ public final class LsmEngine implements ManagedEngine {
      * waits until the flush and compaction threads have stopped (so nothing writes to the directory after
      * this returns) and releases the directory lock. SSTables stay mapped until the readers that still
      * hold a view are done. Idempotent.
+     *
+     * <p>Every step runs even if one before it failed (a final flush that throws still leaves the WAL
+     * closed and the lock released); the first failure is thrown at the end, with the later ones
+     * suppressed in it.
+     *
+     * @throws IOException if the final flush, closing the WAL or releasing the lock failed (the WAL keeps
+     *         what was not flushed, for the next start)
      */
     @Override
     public void close() throws IOException {
@@ -366,25 +381,48 @@ public final class LsmEngine implements ManagedEngine {
             return;
         }
         health.markClosing();
-        IOException failure = null;
-        try {
-            flush();
-        } catch (IOException e) {
-            failure = e;
-            log.error("final flush failed; the WAL keeps the data for the next start", e);
+        Throwable failure = attempt(null, flusher::flush);
+        if (failure != null) {
+            log.error("final flush failed; the WAL keeps the data for the next start", failure);
         }
-        IOException walFailure = rotation.close();
-        failure = failure == null ? walFailure : failure;
+        failure = attempt(failure, () -> {
+            IOException walFailure = rotation.close();
+            if (walFailure != null) {
+                throw walFailure;
+            }
+        });
         compactionThread.shutdown();
         flushThread.shutdown();
         // No background thread may write to the directory (a table, the manifest) once close returns
         awaitStopped(compactionThread, "compaction");
         awaitStopped(flushThread, "flush");
-        flusher.releaseUnpublished();
-        state.close();
-        dir.close();
-        if (failure != null) {
-            throw failure;
+        failure = attempt(failure, flusher::releaseUnpublished);
+        failure = attempt(failure, state::close);
+        failure = attempt(failure, dir::close);
+        switch (failure) {
+            case null -> {}
+            case IOException e -> throw e;
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IOException(failure);
+        }
+    }
+
+    /**
+     * Runs one step of {@link #close()} whatever failed before it.
+     *
+     * @return {@code failure}, or the step's failure if it is the first, the others suppressed in it
+     */
+    private static Throwable attempt(Throwable failure, StatePublisher.IoAction step) {
+        try {
+            step.run();
+            return failure;
+        } catch (IOException | RuntimeException | Error e) {
+            if (failure == null) {
+                return e;
+            }
+            failure.addSuppressed(e);
+            return failure;
         }
     }
 

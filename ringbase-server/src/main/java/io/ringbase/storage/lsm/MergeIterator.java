@@ -28,9 +28,11 @@ public final class MergeIterator implements CloseableIterator<Entry> {
     private Entry next;
 
     /**
-     * @param sources     sorted sources; the merge owns and closes them
+     * @param sources     sorted sources; the merge owns and closes them, also when this constructor throws
      * @param liveOnly    skip tombstones and expired entries
      * @param wallClockMs current Unix epoch ms, consulted for expiry when {@code liveOnly}
+     * @throws java.io.UncheckedIOException if a source fails reading its first entry (damage, EIO); every
+     *                                      source is closed then
      */
     public MergeIterator(List<? extends CloseableIterator<Entry>> sources, boolean liveOnly, LongSupplier wallClockMs) {
         this.sources = new ArrayList<>(sources);
@@ -38,12 +40,40 @@ public final class MergeIterator implements CloseableIterator<Entry> {
         this.wallClockMs = wallClockMs;
         this.heap =
                 new PriorityQueue<>(Math.max(1, sources.size()), (a, b) -> Keys.compare(a.head.key(), b.head.key()));
+        try {
+            for (CloseableIterator<Entry> s : sources) {
+                if (s.hasNext()) {
+                    heap.add(new Source(s, s.next()));
+                }
+            }
+            advance();
+        } catch (RuntimeException | Error e) {
+            // nobody else can close what a constructor that throws was given: a source may pin a view
+            closeAll(e);
+            throw e;
+        }
+    }
+
+    /**
+     * Closes every source of {@code sources} (whatever each throws), then closes the merge with them:
+     * for a caller whose own opening of the sources failed midway, as this constructor does.
+     *
+     * @param failure the failure being thrown; what a close throws is added to it as suppressed
+     */
+    static void closeAll(List<? extends CloseableIterator<Entry>> sources, Throwable failure) {
         for (CloseableIterator<Entry> s : sources) {
-            if (s.hasNext()) {
-                heap.add(new Source(s, s.next()));
+            try {
+                s.close();
+            } catch (RuntimeException | Error e) {
+                failure.addSuppressed(e);
             }
         }
-        advance();
+    }
+
+    private void closeAll(Throwable failure) {
+        closeAll(sources, failure);
+        heap.clear();
+        next = null;
     }
 
     private void advance() {

@@ -106,19 +106,28 @@ final class ReadPath {
         return TryRead.FOUND;
     }
 
-    /** {@link LsmEngine#scan}: a merge of every source of the current view, which it pins until closed. */
+    /**
+     * {@link LsmEngine#scan}: a merge of every source of the current view, which it pins until closed. A
+     * source that fails while opening (a damaged first block) closes those opened and unpins the view
+     * before the failure is thrown: a scan that never started must not keep memtables and mappings.
+     */
     CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) {
         View v = state.acquire();
         List<CloseableIterator<Entry>> sources = new ArrayList<>();
-        sources.add(v.active().iterator(start, end));
-        for (Frozen f : v.immutables()) {
-            sources.add(f.memtable().iterator(start, end));
+        sources.add(CloseableIterator.releasing(v::release)); // first: whatever fails next, closing unpins
+        try {
+            sources.add(v.active().iterator(start, end));
+            for (Frozen f : v.immutables()) {
+                sources.add(f.memtable().iterator(start, end));
+            }
+            for (LiveTable t : v.tables()) {
+                sources.add(t.reader().iterator(start, end));
+            }
+        } catch (RuntimeException | Error e) {
+            MergeIterator.closeAll(sources, e);
+            throw e;
         }
-        for (LiveTable t : v.tables()) {
-            sources.add(t.reader().iterator(start, end));
-        }
-        sources.add(CloseableIterator.releasing(v::release));
-        return new MergeIterator(sources, liveOnly, wallClockMs);
+        return new MergeIterator(sources, liveOnly, wallClockMs); // closes them all if it throws
     }
 
     /** The largest version stored, or {@link Long#MIN_VALUE} if none. */

@@ -59,15 +59,41 @@ final class StatePublisher {
         return view;
     }
 
-    /** The current view, retained: the caller must {@link View#release()} it. */
+    /**
+     * The current view, retained: the caller must {@link View#release()} it.
+     *
+     * @throws IllegalStateException if the engine is closed
+     */
     View acquire() {
+        View v = tryAcquire();
+        if (v == null) {
+            throw new IllegalStateException("storage engine is closed");
+        }
+        return v;
+    }
+
+    /**
+     * {@link #acquire()} for callers that report a closed engine as an {@link IOException}.
+     *
+     * @throws IOException if the engine is closed
+     */
+    View acquireOpen() throws IOException {
+        View v = tryAcquire();
+        if (v == null) {
+            throw new IOException("storage engine is closed");
+        }
+        return v;
+    }
+
+    /** The current view, retained, or {@code null} once the engine has closed (its last view is released). */
+    private View tryAcquire() {
         while (true) {
             View v = view;
             if (v.tryRetain()) {
                 return v;
             }
             if (engineClosed && view == v) {
-                throw new IllegalStateException("storage engine is closed");
+                return null;
             }
         }
     }

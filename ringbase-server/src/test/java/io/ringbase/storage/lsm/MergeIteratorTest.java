@@ -1,6 +1,7 @@
 package io.ringbase.storage.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class MergeIteratorTest {
@@ -46,6 +48,33 @@ class MergeIteratorTest {
         List<String> out =
                 values(new MergeIterator(List.of(a.iterator(null, null), b.iterator(null, null)), true, () -> 200));
         assertThat(out).containsExactly("k3=y", "k4=z");
+    }
+
+    @Test
+    void aSourceFailingOnItsFirstEntryClosesEverySource() {
+        AtomicInteger closed = new AtomicInteger();
+        CloseableIterator<Entry> before = CloseableIterator.releasing(closed::incrementAndGet);
+        CloseableIterator<Entry> failing = new CloseableIterator<>() {
+            @Override
+            public boolean hasNext() {
+                throw new IllegalStateException("damaged block");
+            }
+
+            @Override
+            public Entry next() {
+                throw new IllegalStateException("damaged block");
+            }
+
+            @Override
+            public void close() {
+                closed.incrementAndGet();
+            }
+        };
+        CloseableIterator<Entry> after = CloseableIterator.releasing(closed::incrementAndGet);
+        assertThatThrownBy(() -> new MergeIterator(List.of(before, failing, after), false, () -> 0))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("damaged block");
+        assertThat(closed).as("the merge owns its sources: all closed").hasValue(3);
     }
 
     @Test
