@@ -125,4 +125,18 @@ for w in ("before", "during"):
 for (name, w), v in sorted(kinds.items()):
     print(f"  {name} {w:7s} p99 {pct(v, .99):7.2f} ms")
 print(f"join took {je - js:.1f} s; p99 during / before = {pct(lat['during'], .99) / pct(lat['before'], .99):.2f}")
+# where the tail comes from: p99 and max per second, from 5 s before the join to its end
+per = {}
+for name in ("put", "get"):
+    try:
+        data = open(f"{work}/{name}.rec", "rb").read()
+    except FileNotFoundError:
+        continue
+    for off in range(0, len(data) - 11, 12):
+        t_us, l_us, status, _ = struct.unpack_from("<IIHH", data, off)
+        t = t_us / 1e6
+        if js - 5 <= t < je:
+            per.setdefault(int(t - js + 5), []).append(l_us / 1000)
+print("second since join (p99 / max ms): " + "  ".join(
+    f"{s - 5:+d}:{pct(v, .99):.0f}/{max(v):.0f}" for s, v in sorted(per.items())))
 PY

@@ -153,6 +153,18 @@ public interface StorageEngine extends Closeable {
     /** Writes the memtable to an SSTable and waits for it (used by graceful shutdown and tests). */
     void flush() throws IOException;
 
+    /**
+     * Starts a bulk load of entries in ascending key order ({@link Ingest}). The default applies each
+     * entry as a write and flushes at the end ({@link Ingest#byWrites}).
+     *
+     * @param maxEntries about how many entries the caller adds at most before it finishes, &gt; 0: an engine
+     *                   may size filters by it (more are accepted, at some cost to reads)
+     * @throws IOException if the engine is closed or cannot start one
+     */
+    default Ingest ingest(long maxEntries) throws IOException {
+        return Ingest.byWrites(this);
+    }
+
     /** An iterator over resources (mapped files) that must be released. */
     interface CloseableIterator<T> extends Iterator<T>, AutoCloseable {
         @Override

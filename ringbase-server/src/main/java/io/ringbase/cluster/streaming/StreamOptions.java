@@ -6,8 +6,9 @@ package io.ringbase.cluster.streaming;
  * @param pageBytes        encoded bytes the source puts in one page, 1 .. 4 MiB (default 4 MiB: at 1 MiB the
  *                         round trips took twice as long per byte); the session holds two pages at once
  * @param bytesPerSecond   rate limit of received entry bytes, bytes/s; 0 for unlimited (the default)
- * @param checkpointBytes  entry bytes received between two durable cursors: each costs an engine flush
- *                         (default 128 MiB); at most this much is streamed again after a crash
+ * @param checkpointBytes  entry bytes received between two durable cursors: each finishes an ingest (the LSM
+ *                         engine: one SSTable of about this size, fsynced and published) (default 128 MiB); at
+ *                         most this much is streamed again after a crash
  * @param maxRetries       further attempts at a page after its first fails, before the session fails (default 8)
  * @param initialBackoffMs wait before the first retry, ms, doubled per retry (default 100)
  * @param maxBackoffMs     longest wait between retries, ms (default 10,000)

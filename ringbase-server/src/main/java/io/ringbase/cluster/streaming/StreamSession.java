@@ -5,10 +5,9 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.Ingest;
 import io.ringbase.storage.StorageEngine;
-import io.ringbase.storage.WriteBatch;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
@@ -25,9 +24,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The receiving side of one {@link StreamPlan}: pulls the source's pages in key order until the last,
- * applies each entry to the local engine (versions decide, so an entry older than the one stored, or
- * received twice, changes nothing) and stores a {@link StreamCursor} after every
- * {@link StreamOptions#checkpointBytes()} once the entries before it are durable ({@link StorageEngine#flush}).
+ * loads each entry into the local engine as an {@link Ingest} (the LSM engine writes them straight into an
+ * SSTable, without WAL or memtable; versions decide, so an entry older than the one stored, or received
+ * twice, changes nothing) and stores a {@link StreamCursor} after every {@link StreamOptions#checkpointBytes()}
+ * (or {@link #INGEST_MAX_ENTRIES} entries) once the ingest before it is finished, durable and visible.
  * A crash of either side, or a failure past the retries, loses at most what came after the last cursor: a
  * new session for the same plan resumes there; a session for another plan (another epoch, other rings)
  * starts over.
@@ -70,11 +70,14 @@ public final class StreamSession {
 
     private long applyingNs;
 
-    /** The write batch pages are applied through (run thread only). */
-    private final WriteBatch batch = new WriteBatch(BATCH_ENTRIES);
+    /**
+     * Most entries one ingest (one SSTable) takes before a checkpoint finishes it: bounds its Bloom
+     * filter, built off-heap while it is written, to about 0.7 MiB.
+     */
+    static final long INGEST_MAX_ENTRIES = 512 * 1024;
 
-    /** Most entries per write batch. */
-    private static final int BATCH_ENTRIES = 1024;
+    /** The ingest the entries since the durable cursor go to, or null before the first (run thread only). */
+    private @Nullable Ingest ingest;
 
     private long checkpointNs;
 
@@ -223,7 +226,8 @@ public final class StreamSession {
                     logFinished();
                     return progress();
                 }
-                if (sinceCheckpoint >= options.checkpointBytes()) {
+                if (sinceCheckpoint >= options.checkpointBytes()
+                        || (ingest != null && ingest.entries() >= INGEST_MAX_ENTRIES)) {
                     checkpoint(next, false);
                     sinceCheckpoint = 0;
                 }
@@ -231,6 +235,20 @@ public final class StreamSession {
         } finally {
             if (!done) {
                 inFlight.cancel(false);
+                abandonIngest();
+            }
+        }
+    }
+
+    /** Drops an unfinished ingest: a new session resumes from the durable cursor, before its entries. */
+    private void abandonIngest() {
+        Ingest open = ingest;
+        ingest = null;
+        if (open != null) {
+            try {
+                open.close();
+            } catch (IOException e) {
+                log.warn("stream {}: dropping an unfinished ingest failed: {}", plan.describe(), e.toString());
             }
         }
     }
@@ -272,7 +290,13 @@ public final class StreamSession {
     /** Makes every applied entry durable, then stores the cursor {@code next} (the durability point). */
     private void checkpoint(byte[] next, boolean finished) throws IOException {
         long t0 = nanoTime.getAsLong();
-        engine.flush();
+        Ingest open = ingest;
+        if (open != null) {
+            ingest = null;
+            try (open) {
+                open.finish();
+            }
+        }
         StreamCursor c = new StreamCursor(plan.epoch(), durable.planDigest(), next, entries, bytes, finished);
         c.write(cursorFile);
         durable = c;
@@ -280,9 +304,8 @@ public final class StreamSession {
     }
 
     /**
-     * Applies a page: every version observed by the clock first, then the entries in write batches (one WAL
-     * write per batch, as a coordinator's event loop writes); the entries of a batch the engine cannot take
-     * without waiting (a flush behind) are applied one by one, waiting.
+     * Applies a page: every version observed by the clock first, then the entries added to the ingest in
+     * key order (one is started for the first entry after a checkpoint).
      */
     private void applyAll(List<Entry> page) throws IOException, StreamFailedException {
         for (Entry e : page) {
@@ -296,31 +319,21 @@ public final class StreamSession {
                         refused);
             }
         }
-        int next = 0;
-        while (next < page.size()) {
-            batch.clear();
-            int first = next;
-            while (next < page.size()) {
-                Entry e = page.get(next);
-                long valueLength = e.value() == null ? 0 : e.value().length;
-                if (!batch.fits(e.key().length, valueLength)) {
-                    break;
-                }
-                batch.add(
-                        e.key(),
-                        e.version(),
-                        e.expiresAtMs(),
-                        e.value() == null ? null : MemorySegment.ofArray(e.value()));
-                next++;
-            }
-            if (next == first) { // larger than a batch: alone
-                engine.apply(page.get(next++));
-                continue;
-            }
-            if (!engine.tryApplyAll(batch)) {
-                for (int i = first + batch.applied(); i < next; i++) {
-                    engine.apply(page.get(i));
-                }
+        if (page.isEmpty()) {
+            return;
+        }
+        if (ingest == null) {
+            ingest = engine.ingest(INGEST_MAX_ENTRIES);
+        }
+        for (Entry e : page) {
+            try {
+                ingest.add(e);
+            } catch (IllegalArgumentException outOfOrder) {
+                throw new StreamFailedException(
+                        "stream " + plan.describe() + ": source " + plan.source() + " sent key " + show(e.key())
+                                + " out of key order; resume from durable cursor " + show(durable.next()) + ": "
+                                + outOfOrder.getMessage(),
+                        outOfOrder);
             }
         }
     }

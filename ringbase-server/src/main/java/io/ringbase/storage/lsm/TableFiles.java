@@ -86,6 +86,11 @@ final class TableFiles {
         return install(number, tmp);
     }
 
+    /** The {@code .sst.tmp} file a table numbered {@code number} is written to before {@link #install}. */
+    Path tmpFile(long number) {
+        return FileNames.sstableTmp(dir, number);
+    }
+
     /**
      * Renames a finished {@code .sst.tmp} file to its final name, durably, and opens it. On failure
      * neither file is left behind (the table is not in any manifest yet).

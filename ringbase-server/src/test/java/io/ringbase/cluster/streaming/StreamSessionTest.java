@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.Ingest;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
@@ -169,11 +171,35 @@ class StreamSessionTest {
 
     @Test
     void noCursorIsStoredBeforeTheEntriesBeforeItAreDurable() {
-        // an engine whose flush fails: no cursor may then be stored
+        // an engine whose ingests fail to finish (their table is not made durable): no cursor may be stored
         StorageEngine noFlush = (StorageEngine) Proxy.newProxyInstance(
                 StorageEngine.class.getClassLoader(), new Class<?>[] {StorageEngine.class}, (p, m, args) -> {
                     if (m.getName().equals("flush")) {
                         throw new IOException("flush failed");
+                    }
+                    if (m.getName().equals("ingest")) {
+                        Ingest real = target.ingest((Long) args[0]);
+                        return new Ingest() {
+                            @Override
+                            public void add(Entry entry) throws IOException {
+                                real.add(entry);
+                            }
+
+                            @Override
+                            public long entries() {
+                                return real.entries();
+                            }
+
+                            @Override
+                            public void finish() throws IOException {
+                                throw new IOException("flush failed");
+                            }
+
+                            @Override
+                            public void close() throws IOException {
+                                real.close();
+                            }
+                        };
                     }
                     try {
                         return m.invoke(target, args);
