@@ -9,6 +9,7 @@ import io.ringbase.storage.lsm.compaction.Cleanup;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.Compactor;
+import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
 import io.ringbase.storage.lsm.compaction.TombstonePurge;
 import io.ringbase.storage.lsm.manifest.FileNames;
@@ -58,6 +59,8 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     private final Quarantine quarantine;
     /** The compaction thread's priority, raised while compaction is behind; compaction thread only. */
     private final CompactionPriority priority;
+    /** Counts the tables still to merge, for {@link #priority}. */
+    private final SizeTieredPicker picker;
 
     CompactionJob(
             LsmOptions options,
@@ -67,8 +70,10 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             EngineHealth health,
             EngineCounters counters,
             Quarantine quarantine,
-            CompactionPriority priority) {
+            CompactionPriority priority,
+            SizeTieredPicker picker) {
         this.options = options;
+        this.picker = picker;
         this.dir = dir;
         this.files = files;
         this.state = state;
@@ -148,7 +153,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         SstableSummary summary;
         try {
             summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable, () -> {
-                priority.adjust(state.current().tables().size()); // behind: at the flush's priority
+                priority.adjust(state.current().compactionBacklog(picker)); // behind: at the flush's priority
                 return health.closing();
             });
         } catch (IOException | RuntimeException e) {

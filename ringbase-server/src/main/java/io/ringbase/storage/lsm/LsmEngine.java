@@ -99,14 +99,14 @@ public final class LsmEngine implements ManagedEngine {
         CompactionPriority priority = CompactionPriority.forOptions(options.compaction());
         Quarantine quarantine = new Quarantine(options, dir.path(), state, counters);
         this.compaction = new CompactionScheduler<>(
-                new CompactionJob(options, dir.path(), files, state, health, counters, quarantine, priority),
+                new CompactionJob(options, dir.path(), files, state, health, counters, quarantine, priority, picker),
                 picker,
                 priority,
                 compactionThread,
                 health::closing,
                 log);
         this.flusher = new Flusher(options, dir.path(), files, state, rotation, health, counters, compaction);
-        this.writes = new WritePath(options, rotation, state, health, counters, compaction);
+        this.writes = new WritePath(options, rotation, state, health, counters, compaction, picker);
         this.reads = new ReadPath(state, options.wallClockMs());
         this.snapshots = new Snapshots(dir.path(), files, state, flusher);
     }

@@ -143,7 +143,7 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     /** One round of {@link #compactWhileNeeded} on {@code tables}: whether to go on. */
     private boolean compactOnce(T tables) {
         List<TableInfo> infos = tables.infos();
-        priority.adjust(infos.size());
+        priority.adjust(picker.backlog(infos));
         List<Long> pick = picker.pick(infos);
         if (pick.isEmpty()) {
             return false;
