@@ -17,6 +17,7 @@ import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
+import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
 import io.ringbase.storage.lsm.sstable.SstableReader;
@@ -122,6 +123,7 @@ public final class LsmEngine implements ManagedEngine {
      * @throws IOException         if the directory is locked by another process or cannot be used
      */
     public static LsmEngine open(LsmOptions options) throws IOException {
+        FileIo.createDirectories(options.fileIo(), options.dataDir()); // a new directory's entry fsynced in its parent
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
             Recovery.Result recovered = Recovery.run(

@@ -2,9 +2,9 @@ package io.ringbase.storage.lsm;
 
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.lsm.View.LiveTable;
+import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.manifest.FileNames;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,9 +57,12 @@ final class Quarantine {
             return new View(now.active(), now.activeWalNumber(), now.immutables(), kept);
         }));
         Path target = FileNames.quarantined(dir, number);
-        Files.createDirectories(target.getParent());
-        options.fileIo().rename(FileNames.sstable(dir, number), target);
-        options.fileIo().syncDirectory(dir);
+        FileIo io = options.fileIo();
+        FileIo.createDirectories(io, target.getParent()); // quarantine/, durably
+        io.rename(FileNames.sstable(dir, number), target);
+        // the new name first: a crash between the two fsyncs leaves the file under one name or both, never none
+        io.syncDirectory(target.getParent());
+        io.syncDirectory(dir);
         counters.quarantined.increment();
         log.error(
                 "SSTable {} is damaged at byte {} ({}): moved to {} and dropped from the live set; its entries are "
