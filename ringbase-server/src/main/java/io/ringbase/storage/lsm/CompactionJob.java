@@ -61,6 +61,8 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     private final CompactionPriority priority;
     /** Counts the tables still to merge, for {@link #priority}. */
     private final SizeTieredPicker picker;
+    /** Deletes the inputs once the output is published. */
+    private final ObsoleteFiles obsolete;
 
     CompactionJob(
             LsmOptions options,
@@ -71,9 +73,11 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             EngineCounters counters,
             Quarantine quarantine,
             CompactionPriority priority,
-            SizeTieredPicker picker) {
+            SizeTieredPicker picker,
+            ObsoleteFiles obsolete) {
         this.options = options;
         this.picker = picker;
+        this.obsolete = obsolete;
         this.dir = dir;
         this.files = files;
         this.state = state;
@@ -193,7 +197,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         for (long n : pick) {
             // Readers that still hold an older view keep the inputs mapped; the last one to finish unmaps
             // them (View.release), and the space of the deleted files comes back then.
-            options.fileIo().delete(FileNames.sstable(dir, n));
+            obsolete.delete(FileNames.sstable(dir, n)); // retried in the background if it fails
         }
         return new Merged(
                 inputBytes,

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link ReadPath}: point reads and scans over a pinned {@link View};</li>
  *   <li>{@link Flusher}: memtables to SSTables, with retries; {@link CompactionScheduler} and
  *       {@link CompactionJob}: what to merge, and the merge (also of a {@link #cleanup}); {@link Quarantine}:
- *       damaged tables;</li>
+ *       damaged tables; {@link ObsoleteFiles}: deleting the tables a merge replaced, with retries;</li>
  *   <li>{@link StatePublisher}: the only way the live view and the manifest change;</li>
  *   <li>{@link Snapshots}, {@link EngineHealth}, {@link EngineCounters}.</li>
  * </ul>
@@ -100,7 +100,17 @@ public final class LsmEngine implements ManagedEngine {
         CompactionPriority priority = CompactionPriority.forOptions(options.compaction());
         Quarantine quarantine = new Quarantine(options, dir.path(), state, counters);
         this.compaction = new CompactionScheduler<>(
-                new CompactionJob(options, dir.path(), files, state, health, counters, quarantine, priority, picker),
+                new CompactionJob(
+                        options,
+                        dir.path(),
+                        files,
+                        state,
+                        health,
+                        counters,
+                        quarantine,
+                        priority,
+                        picker,
+                        new ObsoleteFiles(options.fileIo(), compactionThread, health::closing)),
                 picker,
                 priority,
                 compactionThread,
