@@ -90,7 +90,7 @@ public final class LsmEngine implements ManagedEngine {
     private final ReadPath reads;
     private final Snapshots snapshots;
 
-    private LsmEngine(LsmOptions options, DataDirectory dir, TableFiles files) {
+    private LsmEngine(LsmOptions options, DataDirectory dir, TableFiles files, ReadPath.TableProbe probe) {
         this.dir = dir;
         this.files = files;
         this.picker = new SizeTieredPicker(options.compaction());
@@ -118,7 +118,7 @@ public final class LsmEngine implements ManagedEngine {
                 log);
         this.flusher = new Flusher(options, dir.path(), files, state, rotation, health, counters, compaction);
         this.writes = new WritePath(options, rotation, state, health, counters, compaction, picker);
-        this.reads = new ReadPath(state, options.wallClockMs());
+        this.reads = new ReadPath(state, options.wallClockMs(), probe, compaction::quarantineSoon);
         this.snapshots = new Snapshots(dir.path(), files, state, flusher);
     }
 
@@ -133,6 +133,11 @@ public final class LsmEngine implements ManagedEngine {
      * @throws IOException         if the directory is locked by another process or cannot be used
      */
     public static LsmEngine open(LsmOptions options) throws IOException {
+        return open(options, ReadPath.LOCATE);
+    }
+
+    /** {@link #open(LsmOptions)} with point reads looking tables up through {@code probe}; for tests. */
+    static LsmEngine open(LsmOptions options, ReadPath.TableProbe probe) throws IOException {
         FileIo.createDirectories(options.fileIo(), options.dataDir()); // a new directory's entry fsynced in its parent
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
@@ -142,7 +147,7 @@ public final class LsmEngine implements ManagedEngine {
                     options.memtableBytes(),
                     options.walRecovery(),
                     new BlockCache(options.blockCacheBytes()));
-            LsmEngine engine = new LsmEngine(options, dir, recovered.files());
+            LsmEngine engine = new LsmEngine(options, dir, recovered.files(), probe);
             engine.rotation.start(recovered.walNumber());
             SstableReader.loadClasses(engine.rotation.active().path());
             Memtable first = engine.rotation.newMemtable();

@@ -12,7 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves damaged SSTables out of the live set, so that compaction does not retry a damaged input forever:
+ * Moves damaged SSTables out of the live set, so that compaction does not retry a damaged input forever
+ * and reads stop meeting a table the disk cannot read ({@code ReadPath}):
  * a new manifest without the table, its file moved to {@code quarantine/}, an ERROR line naming the
  * file, the offset and what was wrong, and {@link EngineCounters#quarantined} counted. The table's
  * entries are no longer served: a cluster's repair brings them back from other replicas. Runs on the
@@ -65,10 +66,10 @@ final class Quarantine {
         io.syncDirectory(dir);
         counters.quarantined.increment();
         log.error(
-                "SSTable {} is damaged at byte {} ({}): moved to {} and dropped from the live set; its entries are "
+                "SSTable {} is damaged at {} ({}): moved to {} and dropped from the live set; its entries are "
                         + "no longer served (run repair in a cluster)",
                 damage.file().getFileName(),
-                damage.offset(),
+                damage.offset() < 0 ? "an unknown byte" : "byte " + damage.offset(),
                 damage.getMessage(),
                 dir.relativize(target));
         return true;
