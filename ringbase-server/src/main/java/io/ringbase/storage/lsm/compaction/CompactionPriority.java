@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * load that keeps the event loops busy, that leaves it almost nothing: on one CPU a merge of 10 small
  * tables took 11 s of wall time for 0.9 s of CPU, tables piled up to the slowdown trigger, and closed-loop
  * PUT throughput fell by a fifth while writes were delayed. So once {@code behindTables} tables wait for
- * compaction (as the write triggers count them, {@link SizeTieredPicker#backlog})
- * (half the slowdown trigger by default), the thread runs at {@link #behindNice} (5, the flush thread's)
+ * compaction, counted as the write triggers count them ({@link SizeTieredPicker#backlog}; half the
+ * slowdown trigger by default), the thread runs at {@link #behindNice} (5, the flush thread's)
  * until the count drops again. This is the idea of RocksDB's compaction speed-up when level 0 nears its
  * slowdown trigger ({@code level0_slowdown_writes_trigger}), done with the thread's priority rather than
  * more threads.
