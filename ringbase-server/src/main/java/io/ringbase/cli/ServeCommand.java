@@ -154,15 +154,17 @@ public final class ServeCommand implements Callable<Integer> {
             names = "--compaction-slowdown-tables",
             defaultValue = "20",
             paramLabel = "N",
-            description = "With this many live SSTables (compaction behind), each write is delayed 1 ms, as "
-                    + "RocksDB's level0_slowdown_writes_trigger (default: ${DEFAULT-VALUE}).")
+            description = "With this many SSTables waiting for compaction (the smallest size tier's and those of "
+                    + "tiers due for a merge), each write is delayed 1 ms, as RocksDB's "
+                    + "level0_slowdown_writes_trigger (default: ${DEFAULT-VALUE}).")
     int compactionSlowdownTables;
 
     @Option(
             names = "--compaction-stop-tables",
             defaultValue = "36",
             paramLabel = "N",
-            description = "With this many live SSTables, writes wait for compaction, then get 503, as RocksDB's "
+            description = "With this many SSTables waiting for compaction, writes wait for it, then get 503, as "
+                    + "RocksDB's "
                     + "level0_stop_writes_trigger; at least --compaction-slowdown-tables (default: ${DEFAULT-VALUE}).")
     int compactionStopTables;
 

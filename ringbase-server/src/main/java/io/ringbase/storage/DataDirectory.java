@@ -5,10 +5,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.regex.Pattern;
 
 /**
@@ -37,13 +40,13 @@ public final class DataDirectory implements AutoCloseable {
     }
 
     /**
-     * Creates {@code dir} if needed and locks it.
+     * Creates {@code dir} if needed (durably, {@link #createDurably}) and locks it.
      *
      * @throws DirectoryLockedException if another process holds the lock
      * @throws IOException if the directory cannot be created or its lock file opened
      */
     public static DataDirectory lock(Path dir) throws IOException {
-        Files.createDirectories(dir);
+        createDurably(dir);
         FileChannel ch = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock;
         try {
@@ -60,6 +63,31 @@ public final class DataDirectory implements AutoCloseable {
 
     public Path path() {
         return dir;
+    }
+
+    /**
+     * Creates directory {@code dir} and every missing parent, each followed by an fsync of the directory
+     * holding it, outermost first: a new directory's entry survives a power loss only so (ext4, XFS), and
+     * with it the fsynced files inside. An existing {@code dir} is left as it is. The LSM engine does the
+     * same through its file seam ({@code FileIo.createDirectories}) before it locks its directory.
+     *
+     * @throws IOException if a directory cannot be created or a parent's fsync failed
+     */
+    public static void createDurably(Path dir) throws IOException {
+        Deque<Path> missing = new ArrayDeque<>();
+        for (Path d = dir.toAbsolutePath(); d != null && !Files.isDirectory(d); d = d.getParent()) {
+            missing.push(d);
+        }
+        for (Path d : missing) {
+            try {
+                Files.createDirectory(d);
+            } catch (FileAlreadyExistsException e) {
+                if (!Files.isDirectory(d)) {
+                    throw e;
+                } // made meanwhile by another thread: still fsync its parent
+            }
+            fsync(d.getParent());
+        }
     }
 
     /**

@@ -24,7 +24,8 @@ import java.util.List;
  * @param writeStallNanos     time those writes waited, ns
  * @param diskErrors          failed flushes, failed compactions (other than aborts for shutdown) and
  *                            failed WAL writes or fsyncs
- * @param quarantinedTables   SSTables compaction found damaged and moved to {@code quarantine/}
+ * @param quarantinedTables   SSTables found damaged (by compaction) or unreadable (EIO) and moved to
+ *                            {@code quarantine/}
  * @param blockCacheHits      point reads of a compressed SSTable block that found it in the block cache
  * @param blockCacheMisses    ... and that did not (RocksDB: its block cache's hits and misses)
  * @param preadTables         live SSTables whose point reads use {@code pread} now, because their reads

@@ -9,6 +9,7 @@ import io.ringbase.storage.lsm.compaction.Cleanup;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.Compactor;
+import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
 import io.ringbase.storage.lsm.compaction.TombstonePurge;
 import io.ringbase.storage.lsm.manifest.FileNames;
@@ -58,6 +59,10 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     private final Quarantine quarantine;
     /** The compaction thread's priority, raised while compaction is behind; compaction thread only. */
     private final CompactionPriority priority;
+    /** Counts the tables still to merge, for {@link #priority}. */
+    private final SizeTieredPicker picker;
+    /** Deletes the inputs once the output is published. */
+    private final ObsoleteFiles obsolete;
 
     CompactionJob(
             LsmOptions options,
@@ -67,8 +72,12 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             EngineHealth health,
             EngineCounters counters,
             Quarantine quarantine,
-            CompactionPriority priority) {
+            CompactionPriority priority,
+            SizeTieredPicker picker,
+            ObsoleteFiles obsolete) {
         this.options = options;
+        this.picker = picker;
+        this.obsolete = obsolete;
         this.dir = dir;
         this.files = files;
         this.state = state;
@@ -148,7 +157,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         SstableSummary summary;
         try {
             summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable, () -> {
-                priority.adjust(state.current().tables().size()); // behind: at the flush's priority
+                priority.adjust(state.current().compactionBacklog(picker)); // behind: at the flush's priority
                 return health.closing();
             });
         } catch (IOException | RuntimeException e) {
@@ -188,7 +197,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         for (long n : pick) {
             // Readers that still hold an older view keep the inputs mapped; the last one to finish unmaps
             // them (View.release), and the space of the deleted files comes back then.
-            options.fileIo().delete(FileNames.sstable(dir, n));
+            obsolete.delete(FileNames.sstable(dir, n)); // retried in the background if it fails
         }
         return new Merged(
                 inputBytes,

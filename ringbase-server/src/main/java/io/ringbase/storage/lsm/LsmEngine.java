@@ -18,6 +18,7 @@ import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
+import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
 import io.ringbase.storage.lsm.sstable.SstableReader;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link ReadPath}: point reads and scans over a pinned {@link View};</li>
  *   <li>{@link Flusher}: memtables to SSTables, with retries; {@link CompactionScheduler} and
  *       {@link CompactionJob}: what to merge, and the merge (also of a {@link #cleanup}); {@link Quarantine}:
- *       damaged tables;</li>
+ *       damaged tables; {@link ObsoleteFiles}: deleting the tables a merge replaced, with retries;</li>
  *   <li>{@link StatePublisher}: the only way the live view and the manifest change;</li>
  *   <li>{@link Snapshots}, {@link EngineHealth}, {@link EngineCounters}.</li>
  * </ul>
@@ -90,7 +91,7 @@ public final class LsmEngine implements ManagedEngine {
     private final ReadPath reads;
     private final Snapshots snapshots;
 
-    private LsmEngine(LsmOptions options, DataDirectory dir, TableFiles files) {
+    private LsmEngine(LsmOptions options, DataDirectory dir, TableFiles files, ReadPath.TableProbe probe) {
         this.dir = dir;
         this.files = files;
         this.picker = new SizeTieredPicker(options.compaction());
@@ -100,15 +101,25 @@ public final class LsmEngine implements ManagedEngine {
         CompactionPriority priority = CompactionPriority.forOptions(options.compaction());
         Quarantine quarantine = new Quarantine(options, dir.path(), state, counters);
         this.compaction = new CompactionScheduler<>(
-                new CompactionJob(options, dir.path(), files, state, health, counters, quarantine, priority),
+                new CompactionJob(
+                        options,
+                        dir.path(),
+                        files,
+                        state,
+                        health,
+                        counters,
+                        quarantine,
+                        priority,
+                        picker,
+                        new ObsoleteFiles(options.fileIo(), compactionThread, health::closing)),
                 picker,
                 priority,
                 compactionThread,
                 health::closing,
                 log);
         this.flusher = new Flusher(options, dir.path(), files, state, rotation, health, counters, compaction);
-        this.writes = new WritePath(options, rotation, state, health, counters, compaction);
-        this.reads = new ReadPath(state, options.wallClockMs());
+        this.writes = new WritePath(options, rotation, state, health, counters, compaction, picker);
+        this.reads = new ReadPath(state, options.wallClockMs(), probe, compaction::quarantineSoon);
         this.snapshots = new Snapshots(dir.path(), files, state, flusher);
     }
 
@@ -123,6 +134,12 @@ public final class LsmEngine implements ManagedEngine {
      * @throws IOException         if the directory is locked by another process or cannot be used
      */
     public static LsmEngine open(LsmOptions options) throws IOException {
+        return open(options, ReadPath.LOCATE);
+    }
+
+    /** {@link #open(LsmOptions)} with point reads looking tables up through {@code probe}; for tests. */
+    static LsmEngine open(LsmOptions options, ReadPath.TableProbe probe) throws IOException {
+        FileIo.createDirectories(options.fileIo(), options.dataDir()); // a new directory's entry fsynced in its parent
         DataDirectory dir = DataDirectory.lock(options.dataDir());
         try {
             Recovery.Result recovered = Recovery.run(
@@ -131,7 +148,7 @@ public final class LsmEngine implements ManagedEngine {
                     options.memtableBytes(),
                     options.walRecovery(),
                     new BlockCache(options.blockCacheBytes()));
-            LsmEngine engine = new LsmEngine(options, dir, recovered.files());
+            LsmEngine engine = new LsmEngine(options, dir, recovered.files(), probe);
             engine.rotation.start(recovered.walNumber());
             SstableReader.loadClasses(engine.rotation.active().path());
             Memtable first = engine.rotation.newMemtable();

@@ -2,9 +2,9 @@ package io.ringbase.storage.lsm;
 
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.lsm.View.LiveTable;
+import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.manifest.FileNames;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves damaged SSTables out of the live set, so that compaction does not retry a damaged input forever:
+ * Moves damaged SSTables out of the live set, so that compaction does not retry a damaged input forever
+ * and reads stop meeting a table the disk cannot read ({@code ReadPath}):
  * a new manifest without the table, its file moved to {@code quarantine/}, an ERROR line naming the
  * file, the offset and what was wrong, and {@link EngineCounters#quarantined} counted. The table's
  * entries are no longer served: a cluster's repair brings them back from other replicas. Runs on the
@@ -57,15 +58,18 @@ final class Quarantine {
             return new View(now.active(), now.activeWalNumber(), now.immutables(), kept);
         }));
         Path target = FileNames.quarantined(dir, number);
-        Files.createDirectories(target.getParent());
-        options.fileIo().rename(FileNames.sstable(dir, number), target);
-        options.fileIo().syncDirectory(dir);
+        FileIo io = options.fileIo();
+        FileIo.createDirectories(io, target.getParent()); // quarantine/, durably
+        io.rename(FileNames.sstable(dir, number), target);
+        // the new name first: a crash between the two fsyncs leaves the file under one name or both, never none
+        io.syncDirectory(target.getParent());
+        io.syncDirectory(dir);
         counters.quarantined.increment();
         log.error(
-                "SSTable {} is damaged at byte {} ({}): moved to {} and dropped from the live set; its entries are "
+                "SSTable {} is damaged at {} ({}): moved to {} and dropped from the live set; its entries are "
                         + "no longer served (run repair in a cluster)",
                 damage.file().getFileName(),
-                damage.offset(),
+                damage.offset() < 0 ? "an unknown byte" : "byte " + damage.offset(),
                 damage.getMessage(),
                 dir.relativize(target));
         return true;

@@ -1,5 +1,6 @@
 package io.ringbase.storage.lsm;
 
+import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.ReadCursor;
@@ -9,11 +10,14 @@ import io.ringbase.storage.lsm.View.Frozen;
 import io.ringbase.storage.lsm.View.LiveTable;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.EntryLocation;
+import io.ringbase.storage.lsm.sstable.ReadFault;
 import io.ringbase.storage.lsm.sstable.SstableReader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,12 +31,40 @@ final class ReadPath {
     /** {@link #get}'s cursors, one per thread, so that a get reuses its block buffers instead of allocating them. */
     private static final ThreadLocal<ReadCursor> GET_CURSOR = ThreadLocal.withInitial(ReadCursor::new);
 
+    /**
+     * How a point read looks a key up in one table: {@link SstableReader#locate} ({@link #LOCATE}); tests
+     * put a failing disk in between.
+     */
+    @FunctionalInterface
+    interface TableProbe {
+        /** As {@link SstableReader#locate(byte[], long, long, EntryLocation)} of {@code table}. */
+        boolean locate(SstableReader table, byte[] key, long keyPrefix, long keyHash, EntryLocation into)
+                throws IOException;
+    }
+
+    /** The production {@link TableProbe}. */
+    static final TableProbe LOCATE = SstableReader::locate;
+
     private final StatePublisher state;
     private final LongSupplier wallClockMs;
+    private final TableProbe probe;
+    /** Takes a table a read could not read from the disk out of service (on the compaction thread). */
+    private final Consumer<CorruptionException> unreadable;
 
-    ReadPath(StatePublisher state, LongSupplier wallClockMs) {
+    /**
+     * @param probe      how a table is looked up ({@link #LOCATE})
+     * @param unreadable told of each table that a point read could not read from the disk
+     *                   ({@link ReadFault}), to quarantine it
+     */
+    ReadPath(
+            StatePublisher state,
+            LongSupplier wallClockMs,
+            TableProbe probe,
+            Consumer<CorruptionException> unreadable) {
         this.state = state;
         this.wallClockMs = wallClockMs;
+        this.probe = probe;
+        this.unreadable = unreadable;
     }
 
     /** {@link LsmEngine#get}. */
@@ -89,7 +121,7 @@ final class ReadPath {
                 return TryRead.WOULD_WAIT;
             }
             EntryLocation probe = ProbeBuffers.probe(cursor);
-            if (r.locate(key, prefix, hash, probe)
+            if (locate(r, key, prefix, hash, probe)
                     && (bestSegment == null
                             || EntryFormat.compareNewness(probe.segment(), probe.offset(), bestSegment, bestOffset)
                                     > 0)) {
@@ -104,6 +136,26 @@ final class ReadPath {
         }
         cursor.set(bestSegment, bestOffset);
         return TryRead.FOUND;
+    }
+
+    /**
+     * Looks {@code key} up in {@code r}. A disk fault reading it ({@link ReadFault}: EIO on a mapped page,
+     * which the JVM raises as an {@link InternalError}, or on a {@code pread}) fails this read with a
+     * {@link CorruptionException} naming the table, not its thread with an {@code Error}, and has the table
+     * quarantined, as a compaction does with an input whose checksum fails. A checksum mismatch is thrown
+     * as it is (compaction quarantines the table when it merges it).
+     */
+    private boolean locate(SstableReader r, byte[] key, long prefix, long hash, EntryLocation into) throws IOException {
+        try {
+            return probe.locate(r, key, prefix, hash, into);
+        } catch (InternalError | IOException | UncheckedIOException e) {
+            if (!ReadFault.isDiskFault(e)) {
+                throw e;
+            }
+            CorruptionException damage = ReadFault.damage(r.path(), e);
+            unreadable.accept(damage);
+            throw damage;
+        }
     }
 
     /**

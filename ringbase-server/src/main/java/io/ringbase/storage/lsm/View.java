@@ -1,6 +1,8 @@
 package io.ringbase.storage.lsm;
 
 import io.ringbase.storage.ReadCursor;
+import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
+import io.ringbase.storage.lsm.compaction.TableInfo;
 import io.ringbase.storage.lsm.lifetime.RefCount;
 import io.ringbase.storage.lsm.manifest.ManifestState;
 import io.ringbase.storage.lsm.memtable.Memtable;
@@ -33,6 +35,8 @@ final class View implements ReadCursor.Pin {
     final List<LiveTable> tables;
 
     private final RefCount refs = new RefCount();
+    /** {@link #compactionBacklog}, once computed; -1 before. Racy but idempotent: any thread may fill it. */
+    private volatile int compactionBacklog = -1;
 
     View(Memtable active, long activeWalNumber, List<Frozen> immutables, List<LiveTable> tables) {
         this.active = active;
@@ -89,6 +93,28 @@ final class View implements ReadCursor.Pin {
 
     List<LiveTable> tables() {
         return tables;
+    }
+
+    /** The live tables as the compaction picker sees them: numbers and file sizes. */
+    List<TableInfo> tableInfos() {
+        List<TableInfo> infos = new ArrayList<>(tables.size());
+        for (LiveTable t : tables) {
+            infos.add(new TableInfo(t.number(), t.reader().fileBytes()));
+        }
+        return infos;
+    }
+
+    /**
+     * The tables compaction has yet to merge ({@link SizeTieredPicker#backlog}), which the write triggers
+     * count; computed once per view, so a write pays for it only after a switch, flush or compaction.
+     */
+    int compactionBacklog(SizeTieredPicker picker) {
+        int backlog = compactionBacklog;
+        if (backlog < 0) {
+            backlog = picker.backlog(tableInfos());
+            compactionBacklog = backlog;
+        }
+        return backlog;
     }
 
     /** Takes a reference unless the view is already released; see the class comment. */

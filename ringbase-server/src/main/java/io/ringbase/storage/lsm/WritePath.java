@@ -7,6 +7,7 @@ import io.ringbase.storage.WriteBatch;
 import io.ringbase.storage.lsm.WalRotation.NewSegment;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
+import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.wal.WalWriter;
 import java.io.IOException;
@@ -22,7 +23,8 @@ import java.util.concurrent.locks.Lock;
  * record's WAL segment from its memtable, and a record is never in the WAL of a memtable that has no room
  * for it. At most one switched-out memtable waits for its flush: a writer that would need a second
  * waits (bounded by {@link LsmOptions#flushStallTimeoutMs()}), and the {@code try} forms decline instead
- * of waiting. While compaction is behind, writes are delayed, then stopped (RocksDB's level-0 triggers).
+ * of waiting. While compaction is behind, writes are delayed, then stopped (RocksDB's level-0 triggers,
+ * counting the tables compaction has yet to merge).
  * Thread-safe.
  */
 final class WritePath {
@@ -33,6 +35,8 @@ final class WritePath {
     private final EngineHealth health;
     private final EngineCounters counters;
     private final CompactionScheduler<?> compaction;
+    /** Counts the tables the write triggers look at ({@link View#compactionBacklog}). */
+    private final SizeTieredPicker picker;
 
     WritePath(
             LsmOptions options,
@@ -40,8 +44,10 @@ final class WritePath {
             StatePublisher state,
             EngineHealth health,
             EngineCounters counters,
-            CompactionScheduler<?> compaction) {
+            CompactionScheduler<?> compaction,
+            SizeTieredPicker picker) {
         this.options = options;
+        this.picker = picker;
         this.rotation = rotation;
         this.state = state;
         this.health = health;
@@ -52,7 +58,7 @@ final class WritePath {
     /** {@link LsmEngine#apply(byte[], long, long, MemorySegment)}: waits for room, within the stall timeout. */
     void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
         long valueLength = value == null ? 0 : value.byteSize();
-        if (state.current().tables().size() >= options.compaction().slowdownTables()) {
+        if (backlog() >= options.compaction().slowdownTables()) {
             compactionBackpressure();
         }
         long deadline = 0;
@@ -212,7 +218,12 @@ final class WritePath {
      */
     private boolean everyWriteWaits(View v) {
         return options.walSync() == WalSyncPolicy.ALWAYS
-                || v.tables().size() >= options.compaction().slowdownTables();
+                || v.compactionBacklog(picker) >= options.compaction().slowdownTables();
+    }
+
+    /** The tables of the current view that compaction has yet to merge ({@link SizeTieredPicker#backlog}). */
+    private int backlog() {
+        return state.current().compactionBacklog(picker);
     }
 
     /**
@@ -226,7 +237,9 @@ final class WritePath {
 
     /**
      * Write backpressure while compaction is behind (RocksDB's level-0 slowdown and stop triggers):
-     * from {@link CompactionOptions#slowdownTables()} live SSTables on, delays the write
+     * from {@link CompactionOptions#slowdownTables()} SSTables that compaction has yet to merge
+     * ({@link SizeTieredPicker#backlog}: the smallest tier, where flushes land, and every tier compaction
+     * would pick; not settled tiers, which nothing reduces) on, delays the write
      * {@value CompactionOptions#SLOWDOWN_DELAY_MS} ms; from {@link CompactionOptions#stopTables()} on,
      * waits until compaction brings the count below it, at most the flush stall timeout.
      *
@@ -237,14 +250,14 @@ final class WritePath {
         long started = System.nanoTime();
         counters.writeStalls.increment();
         try {
-            if (state.current().tables().size() >= stop) {
+            if (backlog() >= stop) {
                 compaction.schedule();
                 long deadline = started + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
                 state.awaitFlushes(
-                        () -> state.current().tables().size() >= stop && !health.closing(),
+                        () -> backlog() >= stop && !health.closing(),
                         deadline,
-                        "compaction has fallen behind: "
-                                + state.current().tables().size() + " SSTables, writes stop at " + stop);
+                        "compaction has fallen behind: " + backlog() + " SSTables waiting for compaction, writes "
+                                + "stop at " + stop);
             } else {
                 try {
                     Thread.sleep(CompactionOptions.SLOWDOWN_DELAY_MS);

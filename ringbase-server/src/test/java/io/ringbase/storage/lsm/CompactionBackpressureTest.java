@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Writes slow down, then stop, at configurable counts of live SSTables while compaction is behind
- * (RocksDB's level0_slowdown_writes_trigger and level0_stop_writes_trigger).
+ * Writes slow down, then stop, at configurable counts of SSTables waiting for compaction while it is
+ * behind (RocksDB's level0_slowdown_writes_trigger and level0_stop_writes_trigger), and settled size
+ * tiers, which no merge reduces, do not count.
  */
 class CompactionBackpressureTest {
 
@@ -68,6 +69,51 @@ class CompactionBackpressureTest {
             engine.compactAll();
             engine.apply(Entry.value(Keys.utf8("resumed"), ++version, Keys.utf8("v")));
             assertThat(engine.writeMayBlock()).isFalse();
+        }
+    }
+
+    /**
+     * A large store in size-tiered steady state, 7 tiers of 3 tables with nothing to merge, holds 21 live
+     * tables, past both triggers: writes must go on at full speed, since no compaction can bring that count
+     * down. Tables here are made by flushing random (incompressible) values, twice as large per tier.
+     */
+    @Test
+    void settledTiersDoNotSlowWrites() throws Exception {
+        CompactionOptions tiers = new CompactionOptions(4, 32, 0, 0.5, 1.5).withWriteTriggers(5, 10);
+        LsmOptions opts = new LsmOptions(
+                tmp.resolve("d"),
+                WalSyncPolicy.PERIODIC,
+                1000,
+                1 << 20,
+                4 << 20,
+                3_000,
+                tiers,
+                0,
+                System::currentTimeMillis);
+        java.util.Random random = new java.util.Random(36);
+        try (LsmEngine engine = LsmEngine.open(opts)) {
+            for (int tier = 0; tier < 7; tier++) {
+                for (int table = 0; table < 3; table++) {
+                    for (int i = 0; i < 8; i++) {
+                        byte[] value = new byte[256 << tier];
+                        random.nextBytes(value);
+                        engine.apply(Entry.value(Keys.utf8("t" + tier + "-" + table + "-" + i), ++version, value));
+                    }
+                    engine.flush();
+                }
+            }
+            assertThat(engine.tableCount())
+                    .as("nothing was eligible for a merge")
+                    .isEqualTo(21);
+            assertThat(engine.stats().tiers()).hasSize(7);
+            assertThat(engine.writeMayBlock()).isFalse();
+            long stallsBefore = engine.stats().writeStalls();
+            for (int i = 0; i < 100; i++) {
+                engine.apply(Entry.value(Keys.utf8("after" + i), ++version, Keys.utf8("v")));
+            }
+            assertThat(engine.stats().writeStalls()).as("no write was slowed").isEqualTo(stallsBefore);
+            assertThat(engine.tryApply(Keys.utf8("x"), ++version, Entry.NO_EXPIRY, MemorySegment.ofArray(new byte[1])))
+                    .isTrue();
         }
     }
 

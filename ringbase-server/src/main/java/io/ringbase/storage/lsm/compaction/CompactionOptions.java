@@ -9,9 +9,11 @@ package io.ringbase.storage.lsm.compaction;
  * @param bucketLow       a table joins a tier if its size is at least this fraction of the tier's
  *                        average (default 0.5)
  * @param bucketHigh      ... and at most this multiple of it (default 1.5)
- * @param slowdownTables  write backpressure: with this many live SSTables (compaction behind), each
- *                        write is delayed {@value #SLOWDOWN_DELAY_MS} ms (default 20, RocksDB's
- *                        {@code level0_slowdown_writes_trigger})
+ * @param slowdownTables  write backpressure: with this many SSTables waiting for compaction
+ *                        ({@link SizeTieredPicker#backlog}: the smallest tier's, where flushes land, and
+ *                        those of every tier of at least {@code minThreshold}; not settled tiers, which no
+ *                        merge reduces), each write is delayed {@value #SLOWDOWN_DELAY_MS} ms (default 20,
+ *                        RocksDB's {@code level0_slowdown_writes_trigger}, which counts level-0 files)
  * @param stopTables      ... and with this many, writes wait for compaction to merge some, up to the
  *                        flush stall timeout, then fail with 503 (default 36, RocksDB's
  *                        {@code level0_stop_writes_trigger}); at least {@code slowdownTables}
@@ -58,7 +60,7 @@ public record CompactionOptions(
                 DEFAULT_STOP_TABLES);
     }
 
-    /** These settings with writes slowed at {@code slowdown} live tables and stopped at {@code stop}. */
+    /** These settings with writes slowed at {@code slowdown} waiting tables and stopped at {@code stop}. */
     public CompactionOptions withWriteTriggers(int slowdown, int stop) {
         return new CompactionOptions(
                 minThreshold, maxThreshold, smallTableBytes, bucketLow, bucketHigh, slowdown, stop);

@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
  * time the event loops leave, while few SSTables are live. Under a write
  * load that keeps the event loops busy, that leaves it almost nothing: on one CPU a merge of 10 small
  * tables took 11 s of wall time for 0.9 s of CPU, tables piled up to the slowdown trigger, and closed-loop
- * PUT throughput fell by a fifth while writes were delayed. So once {@code behindTables} tables are live
- * (half the slowdown trigger by default), the thread runs at {@link #behindNice} (5, the flush thread's)
+ * PUT throughput fell by a fifth while writes were delayed. So once {@code behindTables} tables wait for
+ * compaction, counted as the write triggers count them ({@link SizeTieredPicker#backlog}; half the
+ * slowdown trigger by default), the thread runs at {@link #behindNice} (5, the flush thread's)
  * until the count drops again. This is the idea of RocksDB's compaction speed-up when level 0 nears its
  * slowdown trigger ({@code level0_slowdown_writes_trigger}), done with the thread's priority rather than
  * more threads.
@@ -41,7 +42,8 @@ public final class CompactionPriority {
     private boolean boostRefused;
 
     /**
-     * @param behindTables from this many live SSTables on, compaction counts as behind
+     * @param behindTables from this many SSTables waiting for compaction ({@link SizeTieredPicker#backlog})
+     *                     on, compaction counts as behind
      * @param setNice      sets the calling thread's level (a nice value or {@link ThreadPriority#IDLE}), answering
      *                     whether it took effect
      *                     ({@link ThreadPriority#setCurrentThread} in production)
@@ -59,7 +61,7 @@ public final class CompactionPriority {
 
     /**
      * For a compaction thread started at nice {@link #IDLE_NICE}: behind from half of
-     * {@code options.slowdownTables()} live tables (at least 1).
+     * {@code options.slowdownTables()} tables waiting for compaction (at least 1).
      */
     public static CompactionPriority forOptions(CompactionOptions options) {
         return forOptions(options, ThreadPriority::setCurrentThread);
@@ -71,26 +73,27 @@ public final class CompactionPriority {
     }
 
     /**
-     * Sets the calling (compaction) thread's priority for {@code liveTables} live SSTables. Cheap
+     * Sets the calling (compaction) thread's priority for {@code waiting} SSTables waiting for
+     * compaction ({@link SizeTieredPicker#backlog}). Cheap
      * when nothing changes: call it before each merge and every few thousand entries within one.
      */
-    public void adjust(int liveTables) {
-        int want = liveTables >= behindTables ? behindNice : idleNice;
+    public void adjust(int waiting) {
+        int want = waiting >= behindTables ? behindNice : idleNice;
         if (want == current || (want < current && boostRefused)) {
             return;
         }
         if (setNice.test(want)) {
             if (want < current) {
-                log.debug("compaction is behind ({} SSTables live): running at nice {}", liveTables, want);
+                log.debug("compaction is behind ({} SSTables waiting): running at nice {}", waiting, want);
             }
             current = want;
         } else if (want < current) {
             boostRefused = true;
             log.info(
-                    "compaction is behind ({} SSTables live) but cannot raise its CPU priority to nice {} (needs "
+                    "compaction is behind ({} SSTables waiting) but cannot raise its CPU priority to nice {} (needs "
                             + "CAP_SYS_NICE or RLIMIT_NICE >= {}, e.g. systemd LimitNICE=); it stays at {}, and "
                             + "writes are slowed sooner under a saturating load",
-                    liveTables,
+                    waiting,
                     want,
                     20 - want,
                     current == ThreadPriority.IDLE ? "idle (SCHED_IDLE)" : "nice " + current);

@@ -6,9 +6,11 @@ import io.ringbase.storage.InsufficientSpaceException;
 import io.ringbase.storage.KeyFilter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -99,6 +101,8 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
      * for them, since under a steady write load the picker always finds a merge and the round would never end.
      */
     private final AtomicInteger majorsWaiting = new AtomicInteger();
+    /** Tables a {@link #quarantineSoon} task is queued for. */
+    private final Set<Path> quarantining = ConcurrentHashMap.newKeySet();
 
     /**
      * @param thread  the single compaction thread (the engine shuts it down)
@@ -118,6 +122,32 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
         this.thread = thread;
         this.closing = closing;
         this.log = log;
+    }
+
+    /**
+     * Any thread: quarantines, soon, on the compaction thread, the table {@code damage} names, if it is
+     * still live ({@link Host#quarantine}); for damage a read found (a point read must not write a
+     * manifest itself). One task per file while one is queued, however many reads meet it.
+     */
+    public void quarantineSoon(CorruptionException damage) {
+        if (closing.getAsBoolean() || !quarantining.add(damage.file())) {
+            return;
+        }
+        try {
+            thread.execute(() -> {
+                try (T tables = host.acquireTables()) {
+                    host.quarantine(tables, damage);
+                } catch (IOException | RuntimeException e) {
+                    host.backgroundError();
+                    log.error(
+                            "quarantine of {} failed; the next read or compaction of it tries again", damage.file(), e);
+                } finally {
+                    quarantining.remove(damage.file());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            quarantining.remove(damage.file()); // closing
+        }
     }
 
     /** Queues a round of compaction, unless one is queued already or the engine is closing. */
@@ -143,7 +173,7 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     /** One round of {@link #compactWhileNeeded} on {@code tables}: whether to go on. */
     private boolean compactOnce(T tables) {
         List<TableInfo> infos = tables.infos();
-        priority.adjust(infos.size());
+        priority.adjust(picker.backlog(infos));
         List<Long> pick = picker.pick(infos);
         if (pick.isEmpty()) {
             return false;

@@ -2,11 +2,13 @@ package io.ringbase.storage.lsm.compaction;
 
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.lsm.io.FileIo;
+import io.ringbase.storage.lsm.sstable.ReadFault;
 import io.ringbase.storage.lsm.sstable.SstableReader;
 import io.ringbase.storage.lsm.sstable.SstableSummary;
 import io.ringbase.storage.lsm.sstable.SstableWriter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,6 +36,36 @@ public final class Compactor {
     }
 
     private Compactor() {}
+
+    /**
+     * An input's cursor that reports a disk fault reading the input ({@link ReadFault}: EIO on a mapped
+     * page, as an {@link InternalError}) as that input's damage, so the compaction fails with a
+     * {@link io.ringbase.storage.CorruptionException} naming it and the input is quarantined, as one whose
+     * checksum fails, instead of the {@code Error} ending the compaction thread's task.
+     */
+    private record InputCursor(SstableReader.Cursor inner, Path file) implements SstableReader.Cursor {
+        @Override
+        public boolean next() throws IOException {
+            try {
+                return inner.next();
+            } catch (InternalError | IOException | UncheckedIOException e) {
+                if (ReadFault.isDiskFault(e)) {
+                    throw ReadFault.damage(file, e);
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public MemorySegment segment() {
+            return inner.segment();
+        }
+
+        @Override
+        public long offset() {
+            return inner.offset();
+        }
+    }
 
     /**
      * Merges {@code inputs} into one table written to {@code output}.
@@ -66,7 +98,7 @@ public final class Compactor {
         });
         for (SstableReader r : inputs) {
             expected += r.entryCount();
-            SstableReader.Cursor c = r.cursor();
+            SstableReader.Cursor c = new InputCursor(r.cursor(), r.path());
             if (c.next()) {
                 heap.add(c);
             }

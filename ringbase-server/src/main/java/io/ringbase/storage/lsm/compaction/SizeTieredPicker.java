@@ -48,6 +48,30 @@ public final class SizeTieredPicker {
     }
 
     /**
+     * How many of {@code tables} compaction has yet to merge, for the write slowdown and stop triggers
+     * (RocksDB counts level-0 files for its {@code level0_slowdown_writes_trigger}): the tables of the
+     * smallest tier, where flush outputs land (the analogue of level 0), plus those of every other tier
+     * holding at least {@link CompactionOptions#minThreshold()} tables. A larger tier below the threshold
+     * is settled data that no merge will reduce until more tables join it: size-tiered compaction holds up
+     * to {@code minThreshold - 1} tables per tier, so counting every live table would slow the writes of
+     * a large store (7 tiers of 3 tables: 21) with nothing able to clear it.
+     *
+     * @param tables the live tables, in any order
+     * @return the count, 0 for no tables
+     */
+    public int backlog(List<TableInfo> tables) {
+        List<List<TableInfo>> tiers = tiers(tables);
+        int count = 0;
+        for (int i = 0; i < tiers.size(); i++) {
+            int size = tiers.get(i).size();
+            if (i == 0 || size >= options.minThreshold()) {
+                count += size;
+            }
+        }
+        return count;
+    }
+
+    /**
      * The tiers {@link #pick} chooses from: {@code tables} grouped by similar size, smallest tier first,
      * each tier's tables smallest first. Also what metrics report as SSTables per tier.
      */

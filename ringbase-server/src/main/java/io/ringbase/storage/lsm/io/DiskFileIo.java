@@ -28,6 +28,16 @@ final class DiskFileIo implements FileIo {
     }
 
     @Override
+    public void createDirectory(Path dir) throws IOException {
+        Files.createDirectory(dir);
+    }
+
+    @Override
+    public void link(Path link, Path existing) throws IOException {
+        Files.createLink(link, existing);
+    }
+
+    @Override
     public void syncDirectory(Path dir) throws IOException {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);

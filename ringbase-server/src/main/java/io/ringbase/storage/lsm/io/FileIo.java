@@ -2,12 +2,17 @@ package io.ringbase.storage.lsm.io;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Deque;
 
 /**
  * How the storage engine touches the file system: every file it writes is created or opened, renamed,
- * deleted and fsynced (with its directory) through one of these. The idea is LevelDB's {@code Env} and
+ * linked, deleted and fsynced (with its directory) through one of these, and every directory it makes
+ * is created here. The idea is LevelDB's {@code Env} and
  * Pebble's {@code vfs.FS}: one seam for tests to make the Nth operation fail or be slow
  * ({@code FaultInjectingFileIo} in the tests) and to record what reached the disk.
  *
@@ -46,6 +51,49 @@ public interface FileIo {
      * @throws IOException if it exists and could not be deleted
      */
     boolean delete(Path file) throws IOException;
+
+    /**
+     * Creates directory {@code dir} ({@code mkdir(2)}); its entry is durable only after
+     * {@link #syncDirectory} of its parent.
+     *
+     * @throws java.nio.file.FileAlreadyExistsException if {@code dir} exists
+     * @throws IOException if it cannot be created (ENOSPC, EIO, a missing parent...)
+     */
+    void createDirectory(Path dir) throws IOException;
+
+    /**
+     * Creates {@code link}, a hard link to the existing file {@code existing} ({@code link(2)}); durable
+     * after {@link #syncDirectory} of the link's directory.
+     *
+     * @throws java.nio.file.FileAlreadyExistsException if {@code link} exists
+     * @throws IOException if the link cannot be made
+     */
+    void link(Path link, Path existing) throws IOException;
+
+    /**
+     * Creates directory {@code dir} and every missing parent durably through {@code io}: each one created is followed by an
+     * fsync of the directory that holds it, outermost first, so that a power loss cannot drop a directory
+     * whose files were fsynced (ext4 and XFS make a new entry durable only with its directory's fsync). An
+     * existing {@code dir} is left as it is, with no fsync.
+     *
+     * @throws IOException if a directory cannot be created or a parent's fsync failed
+     */
+    static void createDirectories(FileIo io, Path dir) throws IOException {
+        Deque<Path> missing = new ArrayDeque<>();
+        for (Path d = dir.toAbsolutePath(); d != null && !Files.isDirectory(d); d = d.getParent()) {
+            missing.push(d);
+        }
+        for (Path d : missing) {
+            try {
+                io.createDirectory(d);
+            } catch (FileAlreadyExistsException e) {
+                if (!Files.isDirectory(d)) {
+                    throw e;
+                } // made meanwhile by another thread: still fsync its parent, the other may not have yet
+            }
+            io.syncDirectory(d.getParent());
+        }
+    }
 
     /**
      * fsyncs directory {@code dir}, making the creations, renames and deletions in it durable.

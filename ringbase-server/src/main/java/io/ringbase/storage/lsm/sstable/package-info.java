@@ -4,7 +4,9 @@
  * CRC32C; a sparse index of one last key per block); {@code SstableReader} reads versions 3 and 2
  * ({@code BlockTable}; version 2 blocks hold entries in the WAL's encoding) and version 1 ({@code V1Table}: checksummed
  * records, an exact index) through a memory-mapped {@code MemorySegment}, with a Bloom filter in front.
- * Owns the SSTable format ({@code docs/format.md}, section 4).
+ * Owns the SSTable format ({@code docs/format.md}, section 4). {@code ReadFault} says which failed reads
+ * mean the disk cannot read a table (EIO on a mapped page or a {@code pread}), for the engine to report
+ * and quarantine it as damage.
  *
  * <p>Concurrency: a writer is used by one thread at a time; a reader is immutable and serves any number
  * of concurrent lookups and iterators, each iterator, cursor and {@code EntryLocation} being used by one

@@ -20,6 +20,32 @@ class SizeTieredPickerTest {
     }
 
     @Test
+    void settledTiersOfThreeAreNoBacklog() {
+        // 7 tiers of 3 tables each, 100 MB to 6.4 GB: nothing to merge, only the smallest tier counts
+        List<Long> sizes = new ArrayList<>();
+        for (int tier = 0; tier < 7; tier++) {
+            for (int i = 0; i < 3; i++) {
+                sizes.add((100 * MB) << tier);
+            }
+        }
+        List<TableInfo> settled =
+                tables(sizes.stream().mapToLong(Long::longValue).toArray());
+        assertThat(picker.pick(settled)).isEmpty();
+        assertThat(picker.backlog(settled)).isEqualTo(3);
+    }
+
+    @Test
+    void backlogCountsTheSmallestTierAndEveryTierDueForAMerge() {
+        // 5 flush outputs (smallest tier), a settled tier of 3 and a due tier of 4
+        List<TableInfo> t = tables(
+                1 * MB, 1 * MB, 2 * MB, 1 * MB, 3 * MB, 400 * MB, 410 * MB, 390 * MB, 1600 * MB, 1610 * MB, 1590 * MB,
+                1605 * MB);
+        assertThat(picker.backlog(t)).isEqualTo(5 + 4);
+        assertThat(picker.backlog(List.of())).isZero();
+        assertThat(picker.backlog(tables(6400 * MB))).isEqualTo(1);
+    }
+
+    @Test
     void fewerThanMinThresholdPicksNothing() {
         assertThat(picker.pick(tables(10 * MB, 11 * MB, 12 * MB))).isEmpty();
     }

@@ -42,7 +42,11 @@ public final class FaultInjectingFileIo implements FileIo {
         RENAME,
         DELETE,
         /** fsync of a directory. */
-        SYNC_DIR
+        SYNC_DIR,
+        /** Creating a directory. */
+        MKDIR,
+        /** Creating a hard link; recorded with the link as path and the existing file as target. */
+        LINK
     }
 
     /**
@@ -202,6 +206,20 @@ public final class FaultInjectingFileIo implements FileIo {
             recordEvent(Op.DELETE, file, null, 0, null);
         }
         return existed;
+    }
+
+    @Override
+    public void createDirectory(Path dir) throws IOException {
+        check(Op.MKDIR, dir);
+        FileIo.DISK.createDirectory(dir);
+        recordEvent(Op.MKDIR, dir, null, 0, null);
+    }
+
+    @Override
+    public void link(Path link, Path existing) throws IOException {
+        check(Op.LINK, link);
+        FileIo.DISK.link(link, existing);
+        recordEvent(Op.LINK, link, existing, 0, null);
     }
 
     @Override

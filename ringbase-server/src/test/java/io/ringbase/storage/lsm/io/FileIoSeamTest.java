@@ -39,6 +39,7 @@ class FileIoSeamTest {
                 engine.flush();
             }
             engine.compactAll();
+            engine.snapshot("seam"); // links and directories
         }
         for (Op op : Op.values()) {
             assertThat(io.count(op)).as(op.name()).isPositive();
