@@ -149,5 +149,15 @@ class EngineCloseTest {
         public void syncDirectory(Path dir) throws IOException {
             FileIo.DISK.syncDirectory(dir);
         }
+
+        @Override
+        public void createDirectory(Path dir) throws IOException {
+            FileIo.DISK.createDirectory(dir);
+        }
+
+        @Override
+        public void link(Path link, Path existing) throws IOException {
+            FileIo.DISK.link(link, existing);
+        }
     }
 }
