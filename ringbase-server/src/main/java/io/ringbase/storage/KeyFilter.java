@@ -1,7 +1,8 @@
 package io.ringbase.storage;
 
 /**
- * Which keys a node still replicates, for {@link ManagedEngine#cleanup}: the entries of every key it
+ * Which keys a node still replicates, for {@link ManagedEngine#cleanup} (and which keys a scan wants, for
+ * {@link StorageEngine#scan(byte[], byte[], boolean, KeyFilter)}): the entries of every key it
  * rejects are removed from this node's disk (Cassandra's {@code nodetool cleanup}, run on the old
  * replicas of the ranges that moved to a node after its bootstrap).
  *
@@ -21,4 +22,41 @@ public interface KeyFilter {
      * @return {@code true} to keep every entry of the key, {@code false} to remove them all from this node
      */
     boolean keep(byte[] key);
+
+    /**
+     * The entries of {@code entries} whose key this filter keeps, in their order; closing it closes
+     * {@code entries}. For iterators that cannot skip a rejected key before decoding it.
+     */
+    default StorageEngine.CloseableIterator<Entry> filter(StorageEngine.CloseableIterator<Entry> entries) {
+        return new StorageEngine.CloseableIterator<>() {
+            private Entry next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && entries.hasNext()) {
+                    Entry e = entries.next();
+                    if (keep(e.key())) {
+                        next = e;
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public Entry next() {
+                if (!hasNext()) {
+                    throw new java.util.NoSuchElementException();
+                }
+                Entry e = next;
+                next = null;
+                return e;
+            }
+
+            @Override
+            public void close() {
+                next = null;
+                entries.close();
+            }
+        };
+    }
 }

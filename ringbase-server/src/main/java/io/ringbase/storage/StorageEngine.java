@@ -142,6 +142,19 @@ public interface StorageEngine extends Closeable {
     CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) throws IOException;
 
     /**
+     * {@link #scan(byte[], byte[], boolean)} of only the keys {@code keys} keeps: for a scan that wants a
+     * few keys of many (a stream or repair source wants the keys of some hash ranges), an engine may skip
+     * a rejected key's value without decoding or copying it. {@code keys} is called at most once per
+     * entry read, in key order, by the iterating thread. The default filters the entries of the plain scan.
+     *
+     * @throws IOException as the plain scan
+     */
+    default CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly, KeyFilter keys)
+            throws IOException {
+        return keys.filter(scan(start, end, liveOnly));
+    }
+
+    /**
      * Why this engine cannot take writes now, for a readiness check: {@code null} when it can, else a
      * short reason for operators (closed, or its WAL failed a write or fsync and refuses every append
      * until the node restarts). The default is {@code null}.

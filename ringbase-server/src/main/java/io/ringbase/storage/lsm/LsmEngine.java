@@ -233,7 +233,13 @@ public final class LsmEngine implements ManagedEngine {
 
     @Override
     public CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) {
-        return reads.scan(start, end, liveOnly);
+        return reads.scan(start, end, liveOnly, null);
+    }
+
+    /** {@inheritDoc} Here the SSTables skip a rejected key's value undecoded; memtables filter decoded entries. */
+    @Override
+    public CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly, KeyFilter keys) {
+        return reads.scan(start, end, liveOnly, java.util.Objects.requireNonNull(keys, "keys"));
     }
 
     /** The largest version stored, or {@link Long#MIN_VALUE} if none; for clocks to observe on start. */

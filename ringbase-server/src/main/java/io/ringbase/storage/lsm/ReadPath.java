@@ -3,6 +3,7 @@ package io.ringbase.storage.lsm;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
 import io.ringbase.storage.StorageEngine.TryRead;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The LSM engine's reads: point reads, scans and the figures that walk the sources. A read takes the
@@ -163,17 +165,17 @@ final class ReadPath {
      * source that fails while opening (a damaged first block) closes those opened and unpins the view
      * before the failure is thrown: a scan that never started must not keep memtables and mappings.
      */
-    CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly) {
+    CloseableIterator<Entry> scan(byte[] start, byte[] end, boolean liveOnly, @Nullable KeyFilter keys) {
         View v = state.acquire();
         List<CloseableIterator<Entry>> sources = new ArrayList<>();
         sources.add(CloseableIterator.releasing(v::release)); // first: whatever fails next, closing unpins
         try {
-            sources.add(v.active().iterator(start, end));
+            sources.add(filtered(v.active().iterator(start, end), keys));
             for (Frozen f : v.immutables()) {
-                sources.add(f.memtable().iterator(start, end));
+                sources.add(filtered(f.memtable().iterator(start, end), keys));
             }
             for (LiveTable t : v.tables()) {
-                sources.add(t.reader().iterator(start, end));
+                sources.add(t.reader().iterator(start, end, keys));
             }
         } catch (RuntimeException | Error e) {
             MergeIterator.closeAll(sources, e);
@@ -211,5 +213,9 @@ final class ReadPath {
         } finally {
             v.release();
         }
+    }
+
+    private static CloseableIterator<Entry> filtered(CloseableIterator<Entry> entries, @Nullable KeyFilter keys) {
+        return keys == null ? entries : keys.filter(entries);
     }
 }

@@ -7,6 +7,7 @@ import io.ringbase.os.NativeFile;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The body of a format version 2, 3 or 4 SSTable ({@code docs/format.md}, sections 4.8-4.10): blocks of
@@ -172,9 +174,9 @@ final class BlockTable implements TableBody {
     }
 
     @Override
-    public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
+    public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end, @Nullable KeyFilter keys) {
         try {
-            return new RangeIterator(start, end);
+            return new RangeIterator(start, end, keys);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -432,9 +434,11 @@ final class BlockTable implements TableBody {
         private final Walk walk;
         private final byte[] endKey;
         private final long endPrefix;
+        private final @Nullable KeyFilter keys;
         private boolean exhausted;
 
-        RangeIterator(byte[] start, byte[] end) throws IOException {
+        RangeIterator(byte[] start, byte[] end, @Nullable KeyFilter keys) throws IOException {
+            this.keys = keys;
             long startPrefix = start == null ? 0 : EntryFormat.keyPrefix(start);
             this.walk = new Walk(start == null ? 0 : blockFor(start, startPrefix), WALK_PREADS);
             this.endKey = end;
@@ -451,13 +455,22 @@ final class BlockTable implements TableBody {
 
         @Override
         Entry fetch() throws IOException {
-            if (exhausted
-                    || !walk.advance()
-                    || (endKey != null
-                            && EntryFormat.compareKey(walk.entrySegment, walk.entryOffset, endKey, endPrefix) >= 0)) {
-                return null;
+            while (true) {
+                if (exhausted
+                        || !walk.advance()
+                        || (endKey != null
+                                && EntryFormat.compareKey(walk.entrySegment, walk.entryOffset, endKey, endPrefix)
+                                        >= 0)) {
+                    return null;
+                }
+                if (keys == null
+                        || keys.keep(EntryFormat.copyOf(
+                                walk.entrySegment,
+                                EntryFormat.keyOffset(walk.entryOffset),
+                                EntryFormat.keyLength(walk.entrySegment, walk.entryOffset)))) {
+                    return EntryFormat.read(walk.entrySegment, walk.entryOffset, walk.entryEnd);
+                }
             }
-            return EntryFormat.read(walk.entrySegment, walk.entryOffset, walk.entryEnd);
         }
     }
 }

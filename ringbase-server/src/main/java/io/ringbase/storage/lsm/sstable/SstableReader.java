@@ -5,6 +5,7 @@ import io.ringbase.os.NativeFile;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.lsm.lifetime.RefCount;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -253,7 +255,15 @@ public final class SstableReader implements AutoCloseable {
      * @param end   exclusive upper bound, or {@code null} for "to the last key"
      */
     public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
-        return body.iterator(start, end);
+        return body.iterator(start, end, null);
+    }
+
+    /**
+     * {@link #iterator(byte[], byte[])} of the keys {@code keys} keeps ({@code null}: all): a rejected key's
+     * entry is skipped with only its key copied, its value neither decoded nor copied.
+     */
+    public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end, @Nullable KeyFilter keys) {
+        return body.iterator(start, end, keys);
     }
 
     /** The table's format version: 1 or 2 ({@code docs/format.md}, section 6). */

@@ -2,8 +2,10 @@ package io.ringbase.storage.lsm.sstable;
 
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The data and index sections of one SSTable as its format version lays them out: {@link V1Table}
@@ -21,8 +23,8 @@ sealed interface TableBody permits V1Table, BlockTable {
      */
     boolean locate(byte[] key, long keyPrefix, EntryLocation into) throws IOException;
 
-    /** See {@link SstableReader#iterator}. */
-    StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end);
+    /** See {@link SstableReader#iterator(byte[], byte[], KeyFilter)}. */
+    StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end, @Nullable KeyFilter keys);
 
     /** See {@link SstableReader#cursor}. */
     SstableReader.Cursor cursor();

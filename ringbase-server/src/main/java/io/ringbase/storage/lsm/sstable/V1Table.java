@@ -6,10 +6,12 @@ import static io.ringbase.storage.Layouts.I64;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.StorageEngine;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The body of a format version 1 SSTable ({@code docs/format.md}, sections 4.1-4.6): checksummed
@@ -62,7 +64,12 @@ final class V1Table implements TableBody {
     }
 
     @Override
-    public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
+    public StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end, @Nullable KeyFilter keys) {
+        StorageEngine.CloseableIterator<Entry> all = iterator(start, end);
+        return keys == null ? all : keys.filter(all);
+    }
+
+    private StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end) {
         try {
             long first = start == null ? 0 : lowerBound(start, EntryFormat.keyPrefix(start));
             if (first > 0) {
