@@ -146,17 +146,23 @@ final class WalRotation {
         }
         WalWriter closing = old;
         flushThread.execute(() -> {
-            prepareSpare();
             try {
-                closing.close();
-            } catch (IOException e) {
-                // its records are in the memtable now being flushed, which makes them durable
-                log.warn(
-                        "closing WAL segment {} failed; its records are durable once its memtable is flushed",
-                        closing.path(),
-                        e);
+                prepareSpare();
+            } finally {
+                // whatever prepareSpare met, the old segment is closed and its memtable flushed: without
+                // that flush no later switch can happen, and every write stalls
+                try {
+                    closing.close();
+                } catch (IOException e) {
+                    // its records are in the memtable now being flushed, which makes them durable
+                    log.warn(
+                            "closing WAL segment {} failed; its records are durable once its memtable is flushed",
+                            closing.path(),
+                            e);
+                } finally {
+                    flushPending.run();
+                }
             }
-            flushPending.run();
         });
     }
 
@@ -200,7 +206,9 @@ final class WalRotation {
             }
             try {
                 spare = newSegment();
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
+                // An Error too (the OutOfMemoryError of a syncer thread that cannot start, under a thread or
+                // memory limit): the caller still has a segment to close and a memtable to flush.
                 log.error(
                         "could not create the next WAL segment ahead of time; the next memtable switch will try again",
                         e);

@@ -174,7 +174,17 @@ public final class WalWriter implements Closeable {
         }
         WalWriter writer = new WalWriter(file, channel, policy, periodicSyncIntervalMs, stats);
         if (writer.syncer != null) {
-            writer.syncer.start();
+            try {
+                writer.syncer.start();
+            } catch (RuntimeException | Error e) { // OutOfMemoryError: unable to create native thread
+                try {
+                    writer.close();
+                    io.delete(file);
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
         }
         return writer;
     }

@@ -56,7 +56,8 @@ public final class FaultInjectingFileIo implements FileIo {
      */
     public record Event(Op op, Path path, Path target, long position, byte[] data) {}
 
-    private record Rule(Op op, Predicate<Path> files, DiskFault fault, AtomicLong countdown, boolean sticky) {}
+    private record Rule(
+            Op op, Predicate<Path> files, DiskFault fault, AtomicLong countdown, boolean sticky, Error error) {}
 
     private final List<Rule> rules = new ArrayList<>(); // guarded by this
     private final Map<Op, Long> delays = new EnumMap<>(Op.class); // guarded by this
@@ -72,7 +73,17 @@ public final class FaultInjectingFileIo implements FileIo {
 
     /** Fails the {@code n}th (1-based) next {@code op} on a file whose name {@code files} accepts, once. */
     public synchronized FaultInjectingFileIo failNth(Op op, long n, DiskFault fault, Predicate<Path> files) {
-        rules.add(new Rule(op, files, fault, new AtomicLong(n), false));
+        rules.add(new Rule(op, files, fault, new AtomicLong(n), false, null));
+        return this;
+    }
+
+    /**
+     * Throws {@code error} from the {@code n}th (1-based) next {@code op} on a file whose name {@code files}
+     * accepts, once: a JVM failure at that point, such as the {@link OutOfMemoryError} of a thread that could
+     * not be started, rather than a disk fault.
+     */
+    public synchronized FaultInjectingFileIo throwNth(Op op, long n, Error error, Predicate<Path> files) {
+        rules.add(new Rule(op, files, null, new AtomicLong(n), false, error));
         return this;
     }
 
@@ -83,7 +94,7 @@ public final class FaultInjectingFileIo implements FileIo {
 
     /** Fails every {@code op} on a file whose name {@code files} accepts, until {@link #heal()}. */
     public synchronized FaultInjectingFileIo failAll(Op op, DiskFault fault, Predicate<Path> files) {
-        rules.add(new Rule(op, files, fault, new AtomicLong(1), true));
+        rules.add(new Rule(op, files, fault, new AtomicLong(1), true, null));
         return this;
     }
 
@@ -123,6 +134,7 @@ public final class FaultInjectingFileIo implements FileIo {
     private void check(Op op, Path file) throws IOException {
         counts.get(op).incrementAndGet();
         DiskFault fault = null;
+        Error error = null;
         long delay;
         synchronized (this) {
             delay = delays.getOrDefault(op, 0L);
@@ -136,6 +148,7 @@ public final class FaultInjectingFileIo implements FileIo {
                     if (r.countdown.decrementAndGet() == 0) {
                         it.remove();
                         fault = r.fault;
+                        error = r.error;
                         break;
                     }
                 }
@@ -147,6 +160,9 @@ public final class FaultInjectingFileIo implements FileIo {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (error != null) {
+            throw error;
         }
         if (fault != null) {
             throw switch (op) {
