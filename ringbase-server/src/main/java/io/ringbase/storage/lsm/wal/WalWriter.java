@@ -40,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * flush. (A periodic fsync run in the queue, by whichever append came due, stalled every append
  * behind it for the length of the fsync, tens of ms once a second.)
  *
+ * <p><b>Order across segments.</b> A segment that takes over from another ({@link #follow}) fsyncs
+ * what that one still holds unsynced before each fsync of its own, and names it and its acknowledged
+ * length in its first record, so that recovery keeps a prefix of the log (docs/format.md, section 3).
+ *
  * <p><b>Threading.</b> All public methods are thread-safe. The queue holds at most one waiter per
  * calling thread, so it is bounded by the number of callers.
  *
@@ -82,6 +86,10 @@ public final class WalWriter implements Closeable {
     private final java.util.concurrent.atomic.AtomicLong syncCalls = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean unsynced;
     private volatile long lastSyncNanos;
+    /** Bytes of the file the last successful fsync covered. */
+    private volatile long syncedBytes = WalFormat.SEGMENT_HEADER_SIZE;
+    /** The segment active before this one, fsynced before this one is; {@code null} once it has nothing left to sync. */
+    private volatile WalWriter predecessor;
 
     /** Encodes and writes the leader's batch; owned by the current leader (one at a time, handed over under the lock). */
     private final WalBatchWriter batchWriter;
@@ -266,6 +274,51 @@ public final class WalWriter implements Closeable {
         WalWaiter self = WAITER.get();
         self.set(null, 0, 0, null, 0, true);
         submit(self, false);
+    }
+
+    /**
+     * Makes this new segment follow {@code previous} (number {@code previousNumber}) in the log, before any
+     * append: writes the {@code PREDECESSOR} record (docs/format.md, section 3) naming it and how many of
+     * its bytes acknowledged writes need ({@link #acknowledgedBytes()}), so that recovery replays this
+     * segment only if that one is at least that long; and makes every fsync of this segment fsync
+     * {@code previous} first, so that no record here is durable before the records there. Without the two,
+     * the OS's writeback or this segment's own syncer could make a later write durable and lose an
+     * earlier one.
+     *
+     * @throws IOException           if the record cannot be written (the segment is then poisoned)
+     * @throws IllegalStateException if anything was appended already
+     */
+    public void follow(long previousNumber, WalWriter previous) throws IOException {
+        lock.lock();
+        try {
+            if (sizeBytes != WalFormat.SEGMENT_HEADER_SIZE || !writers.isEmpty() || failure != null) {
+                throw new IllegalStateException("WAL segment " + path + " is in use: it cannot follow another");
+            }
+            ByteBuffer record = WalFormat.predecessorRecord(previousNumber, previous.acknowledgedBytes());
+            try {
+                while (record.hasRemaining()) {
+                    channel.write(record);
+                }
+            } catch (IOException e) {
+                failure = e;
+                stats.failed();
+                throw e;
+            }
+            sizeBytes = WalFormat.SEGMENT_HEADER_SIZE + WalFormat.PREDECESSOR_RECORD_SIZE; // nothing else written
+            unsynced = true;
+            predecessor = previous;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Bytes of this segment that acknowledged appends need: everything written under
+     * {@link WalSyncPolicy#PERIODIC} (an append is acknowledged once written), what the last fsync covered
+     * under {@link WalSyncPolicy#ALWAYS} (a batch whose fsync failed was never acknowledged).
+     */
+    public long acknowledgedBytes() {
+        return policy == WalSyncPolicy.ALWAYS ? syncedBytes : sizeBytes;
     }
 
     /** Bytes written to the file so far (segment header included); records still queued are not counted. */
@@ -515,9 +568,12 @@ public final class WalWriter implements Closeable {
 
     /** The durability point: forces written records to stable storage. Never retried on failure. Holds syncLock. */
     private void fsync() throws IOException {
+        syncPredecessor();
         unsynced = false;
+        long covered = sizeBytes;
         long started = System.nanoTime();
         channel.force(false);
+        syncedBytes = covered;
         syncCalls.incrementAndGet(); // from the syncer and from queue leaders
         lastSyncNanos = System.nanoTime();
         long took = lastSyncNanos - started;
@@ -537,6 +593,36 @@ public final class WalWriter implements Closeable {
                                 ? "every write waits for its fsync before it is acknowledged"
                                 : "writes to the segment can block in write() behind it");
             }
+        }
+    }
+
+    /**
+     * Holding syncLock, before this segment's fsync: fsyncs what the predecessor (and, through it, the
+     * segments before it) still holds unsynced, so that durability follows the log's order. Lock order:
+     * a segment's syncLock, then its predecessor's. A poisoned predecessor is skipped: recovery drops
+     * this segment's records unless that one's acknowledged bytes survived or were flushed.
+     */
+    private void syncPredecessor() {
+        WalWriter p = predecessor;
+        if (p != null && p.syncForSuccessor()) {
+            predecessor = null; // settled: let it go
+        }
+    }
+
+    /** For the successor: fsyncs what is unsynced here; true once nothing here or before is left to sync. */
+    private boolean syncForSuccessor() {
+        syncLock.lock();
+        try {
+            if (failure == null && unsynced) {
+                try {
+                    fsync();
+                } catch (IOException | RuntimeException e) {
+                    poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
+                }
+            }
+            return predecessor == null && (failure != null || (!unsynced && isClosed()));
+        } finally {
+            syncLock.unlock();
         }
     }
 
