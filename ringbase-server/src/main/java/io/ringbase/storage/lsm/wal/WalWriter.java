@@ -20,8 +20,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Appends {@link Entry entries} to one WAL segment file in the format of {@code docs/format.md},
@@ -59,7 +57,6 @@ public final class WalWriter implements Closeable {
     /** A batch of records stops growing at this many bytes (1 MiB); a larger single record is written alone. */
     static final int BATCH_BYTES = 1024 * 1024;
 
-    private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
     /** An fsync that takes longer than this, ms, logs a WARN: a WAL fsync on a healthy SSD takes well under 10 ms. */
     static final long SLOW_SYNC_MS = 100;
 
@@ -579,20 +576,7 @@ public final class WalWriter implements Closeable {
         long took = lastSyncNanos - started;
         stats.synced(took);
         if (took > SLOW_SYNC_NANOS) {
-            long heldBack = stats.slowSyncLog().tryLog();
-            if (heldBack >= 0) {
-                log.warn(
-                        "WAL fsync of {} took {} ms (fsyncs over {} ms since the last such line: {}); {}. The disk, or "
-                                + "its writeback of other files, is slow: check the device (iostat -x) or give the data "
-                                + "directory a faster one",
-                        path.getFileName(),
-                        TimeUnit.NANOSECONDS.toMillis(took),
-                        SLOW_SYNC_MS,
-                        heldBack + 1,
-                        policy == WalSyncPolicy.ALWAYS
-                                ? "every write waits for its fsync before it is acknowledged"
-                                : "writes to the segment can block in write() behind it");
-            }
+            stats.slowSync(path, took, SLOW_SYNC_MS, policy);
         }
     }
 
