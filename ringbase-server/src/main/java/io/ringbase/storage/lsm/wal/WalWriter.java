@@ -422,6 +422,11 @@ public final class WalWriter implements Closeable {
         return syncCalls.get();
     }
 
+    /** Test hook: whether this segment still holds on to an earlier one it must fsync first. */
+    boolean holdsPredecessorForTest() {
+        return predecessor != null;
+    }
+
     /** Test hook: whether the batch buffer's native memory has been freed. */
     boolean bufferFreedForTest() {
         return batchWriter.freed();
@@ -603,6 +608,8 @@ public final class WalWriter implements Closeable {
                 } catch (IOException | RuntimeException e) {
                     poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
                 }
+            } else {
+                syncPredecessor(); // lets go of settled segments down the chain, which stays a few long
             }
             return predecessor == null && (failure != null || (!unsynced && isClosed()));
         } finally {

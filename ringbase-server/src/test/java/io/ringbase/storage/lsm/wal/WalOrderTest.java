@@ -55,6 +55,30 @@ class WalOrderTest {
     }
 
     @Test
+    void aSegmentLetsGoOfEarlierSegmentsOnceTheyAreClosedAndSynced() throws IOException {
+        WalWriter w1 = WalWriter.create(tmp.resolve("wal-1.log"), WalSyncPolicy.PERIODIC, NEVER_MS);
+        WalWriter w2 = WalWriter.create(tmp.resolve("wal-2.log"), WalSyncPolicy.PERIODIC, NEVER_MS);
+        try (WalWriter w3 = WalWriter.create(tmp.resolve("wal-3.log"), WalSyncPolicy.PERIODIC, NEVER_MS)) {
+            w1.append(Entry.value(Keys.utf8("a"), 1, Keys.utf8("v")));
+            w2.follow(1, w1);
+            w2.append(Entry.value(Keys.utf8("b"), 2, Keys.utf8("v")));
+            w2.close(); // syncs w1 first, which is still open: w2 keeps it
+            assertThat(w2.holdsPredecessorForTest()).isTrue();
+            w1.close();
+            w3.follow(2, w2);
+            w3.append(Entry.value(Keys.utf8("c"), 3, Keys.utf8("v")));
+            w3.sync();
+            assertThat(w3.holdsPredecessorForTest())
+                    .as("no chain of closed segments is kept")
+                    .isFalse();
+            assertThat(w2.holdsPredecessorForTest()).isFalse();
+        } finally {
+            w1.close(); // idempotent
+            w2.close();
+        }
+    }
+
+    @Test
     void theFirstRecordNamesThePredecessorAndItsAcknowledgedLength() throws IOException {
         Path first = tmp.resolve("wal-7.log");
         Path second = tmp.resolve("wal-9.log");
