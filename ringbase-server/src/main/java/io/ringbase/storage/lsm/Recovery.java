@@ -17,8 +17,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.Set;
@@ -149,10 +151,15 @@ final class Recovery {
         // WAL (many segments, or one a failed switch let grow) never needs more memory than a running node.
         Replay replay = new Replay(files, tables, memtableBytes);
         List<Long> replayed = new ArrayList<>();
+        LogOrder order = new LogOrder(manifest.walReplayFrom());
         for (long number : walFiles) {
             Path file = FileNames.wal(path, number);
             if (number < manifest.walReplayFrom()) {
                 io.delete(file);
+                continue;
+            }
+            replayed.add(number); // deleted once the new manifest is written, replayed or dropped
+            if (!order.follows(file)) {
                 continue;
             }
             WalReader.ReplayResult r;
@@ -166,8 +173,9 @@ final class Recovery {
                     r.records(),
                     file.getFileName(),
                     r.tornTail() ? " (torn tail ignored)" : "");
-            replayed.add(number);
+            order.replayed(number, r);
         }
+        order.logDropped(path);
         replay.finish();
         long walNumber = files.nextNumber();
         Manifest.write(
@@ -186,6 +194,77 @@ final class Recovery {
                 tables.size(),
                 replay.entries);
         return new Result(files, tables, walNumber);
+    }
+
+    /**
+     * Which WAL segments continue the log, so that recovery keeps a prefix of the write history: the first
+     * segment that does not, and every one after it, is dropped. A segment with a {@code PREDECESSOR}
+     * record continues the log if that segment was flushed already (numbered below the replay point) or
+     * was replayed to at least the length the record names; one without (version 1, or the first after
+     * an open) if no segment replayed before it ended in a torn tail. This is Pebble's rule that only
+     * the last WAL may end torn, made exact by the length: it also catches an earlier segment that lost
+     * whole records at a record boundary while the OS's writeback kept a later segment's.
+     */
+    private static final class LogOrder {
+        private final long replayFrom;
+        private final Map<Long, Long> validBytes = new HashMap<>();
+        private Long torn; // the last replayed segment that ended torn, if any
+        private String stopReason;
+        private final List<Path> dropped = new ArrayList<>();
+        private long droppedBytes;
+
+        LogOrder(long replayFrom) {
+            this.replayFrom = replayFrom;
+        }
+
+        /** Whether segment {@code file} continues the log; if not, it and every later one are dropped. */
+        boolean follows(Path file) throws IOException {
+            if (stopReason == null) {
+                Optional<WalReader.Predecessor> p = WalReader.predecessor(file);
+                if (p.isPresent()) {
+                    long before = p.get().number();
+                    Long have = validBytes.get(before);
+                    if (before >= replayFrom && (have == null || have < p.get().bytes())) {
+                        stopReason = FileNames.wal(file.getParent(), before).getFileName() + " holds "
+                                + (have == null ? "nothing (it is missing)" : have + " valid bytes")
+                                + " where " + file.getFileName() + " follows "
+                                + p.get().bytes();
+                    }
+                } else if (torn != null && Files.size(file) > WalReader.headerBytes()) {
+                    stopReason = FileNames.wal(file.getParent(), torn).getFileName()
+                            + " ends in a torn tail and is followed by " + file.getFileName();
+                }
+            }
+            if (stopReason != null) {
+                dropped.add(file);
+                droppedBytes += Files.size(file);
+                return false;
+            }
+            return true;
+        }
+
+        void replayed(long number, WalReader.ReplayResult r) {
+            validBytes.put(number, r.validBytes());
+            if (r.tornTail()) {
+                torn = number;
+            }
+        }
+
+        /** One line for the operator if anything was dropped. */
+        void logDropped(Path dir) {
+            if (dropped.isEmpty()) {
+                return;
+            }
+            log.warn(
+                    "{}: {}; dropping the {} bytes of WAL segments {} so that recovery keeps a prefix of the write "
+                            + "history (never a later write without an earlier one). Under --wal-sync periodic "
+                            + "this follows a power loss and costs the writes of about one sync interval. Under "
+                            + "--wal-sync always it means the disk lost fsynced data: check it",
+                    dir.toAbsolutePath(),
+                    stopReason,
+                    droppedBytes,
+                    dropped.stream().map(p -> p.getFileName().toString()).toList());
+        }
     }
 
     /** Fills memtables with replayed records and flushes each to an SSTable when it is full. */

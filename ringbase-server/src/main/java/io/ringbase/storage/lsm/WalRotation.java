@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * WAL segment and memtable always switch together. The next segment is created ahead of time on the flush
  * thread (the spare, guarded by this object's monitor), so a switch is a swap of references: no file is
  * created and nothing is fsynced under the lock or on the writer that triggers it, and segments are
- * activated in file-number order. A segment poisoned by a failed write or fsync is rolled away from on
+ * activated in file-number order; each one activated follows the one before it ({@link WalWriter#follow}),
+ * so durability and recovery keep the log's order across segments. A segment poisoned by a failed write or fsync is rolled away from on
  * the flush thread. Lock order and owners: docs/design.md, "Locking in the LSM engine".
  */
 final class WalRotation {
@@ -108,8 +109,11 @@ final class WalRotation {
     /** A created, empty WAL segment and its file number. */
     record NewSegment(long number, WalWriter writer) {
         void discard(FileIo io) throws IOException {
-            writer.close();
-            io.delete(writer.path());
+            try {
+                writer.close();
+            } finally {
+                io.delete(writer.path());
+            }
         }
     }
 
@@ -129,6 +133,18 @@ final class WalRotation {
                 return;
             }
             old = wal;
+            try {
+                // a write() of one small record, no fsync: recovery replays the new segment only after
+                // every acknowledged record of the old one, and the new one's fsyncs sync the old one first
+                next.writer().follow(v.activeWalNumber(), old);
+            } catch (IOException | RuntimeException e) {
+                try {
+                    next.discard(options.fileIo());
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
             state.switchView(
                     now -> {
                         List<Frozen> imms = new ArrayList<>(now.immutables());
@@ -146,17 +162,23 @@ final class WalRotation {
         }
         WalWriter closing = old;
         flushThread.execute(() -> {
-            prepareSpare();
             try {
-                closing.close();
-            } catch (IOException e) {
-                // its records are in the memtable now being flushed, which makes them durable
-                log.warn(
-                        "closing WAL segment {} failed; its records are durable once its memtable is flushed",
-                        closing.path(),
-                        e);
+                prepareSpare();
+            } finally {
+                // whatever prepareSpare met, the old segment is closed and its memtable flushed: without
+                // that flush no later switch can happen, and every write stalls
+                try {
+                    closing.close();
+                } catch (IOException e) {
+                    // its records are in the memtable now being flushed, which makes them durable
+                    log.warn(
+                            "closing WAL segment {} failed; its records are durable once its memtable is flushed",
+                            closing.path(),
+                            e);
+                } finally {
+                    flushPending.run();
+                }
             }
-            flushPending.run();
         });
     }
 
@@ -200,7 +222,9 @@ final class WalRotation {
             }
             try {
                 spare = newSegment();
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
+                // An Error too (the OutOfMemoryError of a syncer thread that cannot start, under a thread or
+                // memory limit): the caller still has a segment to close and a memtable to flush.
                 log.error(
                         "could not create the next WAL segment ahead of time; the next memtable switch will try again",
                         e);

@@ -6,13 +6,16 @@ import static io.ringbase.storage.Layouts.U8;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.Layouts;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -22,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * Replays a WAL segment written by {@link WalWriter}, applying the reader rules of
  * {@code docs/format.md}, section 3.3: a torn tail (the last record cut off, a bad last record, or
  * trailing zero bytes) ends the replay quietly apart from a warning; damage followed by more data is
- * corruption and throws. Stateless; {@link #replay} may run concurrently on different files.
+ * corruption and throws. A segment's {@code PREDECESSOR} record is no entry: {@link #predecessor} reads
+ * it, for recovery to decide whether the segment follows the one before it. Stateless; {@link #replay}
+ * may run concurrently on different files.
  */
 public final class WalReader {
 
@@ -39,7 +44,52 @@ public final class WalReader {
      */
     public record ReplayResult(long records, long validBytes, boolean tornTail) {}
 
+    /**
+     * A segment's {@code PREDECESSOR} record (docs/format.md, section 3): the segment active before it.
+     *
+     * @param number the earlier segment's file number
+     * @param bytes  how long that segment must be for this one's records to follow every acknowledged
+     *               write there, bytes
+     */
+    public record Predecessor(long number, long bytes) {}
+
     private WalReader() {}
+
+    /** Size of a segment header, bytes: a segment no longer than this holds no record. */
+    public static int headerBytes() {
+        return WalFormat.SEGMENT_HEADER_SIZE;
+    }
+
+    /**
+     * The {@code PREDECESSOR} record at the start of {@code file}, if it holds a whole, valid one (a
+     * version-1 segment, a torn one, or one made at open has none).
+     *
+     * @throws IOException if the file cannot be read
+     */
+    public static Optional<Predecessor> predecessor(Path file) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(WalFormat.SEGMENT_HEADER_SIZE + WalFormat.PREDECESSOR_RECORD_SIZE)
+                .order(Layouts.ORDER);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (b.hasRemaining() && channel.read(b) >= 0) {
+                // read the header and the first record's worth of bytes, or the whole file if shorter
+            }
+        }
+        if (b.hasRemaining() || b.getInt(0) != WalFormat.MAGIC || b.getInt(4) != WalFormat.VERSION) {
+            return Optional.empty();
+        }
+        int at = WalFormat.SEGMENT_HEADER_SIZE;
+        if (b.getInt(at + WalFormat.OFF_LENGTH) != WalFormat.PREDECESSOR_PAYLOAD
+                || b.get(at + WalFormat.OFF_TYPE) != WalFormat.RecordType.PREDECESSOR.code) {
+            return Optional.empty();
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), at + WalFormat.OFF_LENGTH, WalFormat.PREDECESSOR_RECORD_SIZE - WalFormat.OFF_LENGTH);
+        if ((int) crc.getValue() != b.getInt(at + WalFormat.OFF_CRC)) {
+            return Optional.empty();
+        }
+        int payload = at + WalFormat.RECORD_HEADER_SIZE;
+        return Optional.of(new Predecessor(b.getLong(payload), b.getLong(payload + 8)));
+    }
 
     /**
      * Replays every valid record of {@code file}, in file order, into {@code sink}. Entries passed to
@@ -103,11 +153,14 @@ public final class WalReader {
                 throw new CorruptionException(file, 0, "not a WAL segment: magic 0x" + Integer.toHexString(magic));
             }
             int version = seg.get(I32, 4);
-            if (version != WalFormat.VERSION) {
+            if (version != WalFormat.VERSION && version != WalFormat.VERSION_1) {
                 throw new CorruptionException(
                         file, 4, "unknown WAL format version " + Integer.toUnsignedString(version));
             }
             long pos = WalFormat.SEGMENT_HEADER_SIZE;
+            if (version >= WalFormat.VERSION && isPredecessorRecord(pos)) {
+                pos += WalFormat.PREDECESSOR_RECORD_SIZE; // not an entry: recovery reads it with predecessor()
+            }
             while (pos < size) {
                 long next = readRecord(pos);
                 if (next < 0) {
@@ -118,14 +171,36 @@ public final class WalReader {
             return new ReplayResult(records, pos, false);
         }
 
-        /** A file shorter than the header must hold a prefix of it, as a crash right after create leaves. */
+        /** Whether a whole, valid {@code PREDECESSOR} record is at {@code pos}. */
+        private boolean isPredecessorRecord(long pos) {
+            if (size - pos < WalFormat.PREDECESSOR_RECORD_SIZE
+                    || seg.get(I32, pos + WalFormat.OFF_LENGTH) != WalFormat.PREDECESSOR_PAYLOAD
+                    || seg.get(U8, pos + WalFormat.OFF_TYPE) != WalFormat.RecordType.PREDECESSOR.code) {
+                return false;
+            }
+            crc.reset();
+            crc.update(seg.asSlice(pos + WalFormat.OFF_LENGTH, WalFormat.PREDECESSOR_RECORD_SIZE - WalFormat.OFF_LENGTH)
+                    .asByteBuffer());
+            return (int) crc.getValue() == seg.get(I32, pos + WalFormat.OFF_CRC);
+        }
+
+        /** A file shorter than the header must hold a prefix of one, as a crash right after create leaves. */
         private void checkHeaderPrefix() throws CorruptionException {
+            long mismatch = headerPrefixMismatch(WalFormat.VERSION);
+            if (mismatch >= 0 && headerPrefixMismatch(WalFormat.VERSION_1) >= 0) {
+                throw new CorruptionException(file, mismatch, "not a WAL segment: header prefix does not match");
+            }
+        }
+
+        /** The first byte at which the file differs from the segment header of {@code version}, or -1. */
+        private long headerPrefixMismatch(int version) {
             for (long i = 0; i < size; i++) {
-                byte expected = (byte) ((i < 4 ? WalFormat.MAGIC : WalFormat.VERSION) >>> (8 * (i % 4)));
+                byte expected = (byte) ((i < 4 ? WalFormat.MAGIC : version) >>> (8 * (i % 4)));
                 if (seg.get(U8, i) != expected) {
-                    throw new CorruptionException(file, i, "not a WAL segment: header prefix does not match");
+                    return i;
                 }
             }
+            return -1;
         }
 
         /**

@@ -16,9 +16,10 @@ public enum WalRecoveryMode {
     REFUSE("refuse"),
     /**
      * Replay each segment up to its last good record before the damage, drop the rest of that segment
-     * and log (ERROR) the file, the offset and how many bytes were dropped. Other segments replay as
-     * usual. Acknowledged writes in the dropped part are lost; under {@code periodic} they were at most
-     * one sync interval old.
+     * and log (ERROR) the file, the offset and how many bytes were dropped. A later segment then replays
+     * only if the records it follows were not in the dropped part (docs/format.md, section 3.3, "Across
+     * segments"), so what is replayed stays a prefix of the log. Acknowledged writes in the dropped part
+     * are lost; under {@code periodic} they were at most one sync interval old.
      */
     TRUNCATE_AFTER_CORRUPTION("truncate-after-corruption");
 

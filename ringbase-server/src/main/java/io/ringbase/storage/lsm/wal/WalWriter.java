@@ -20,8 +20,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Appends {@link Entry entries} to one WAL segment file in the format of {@code docs/format.md},
@@ -40,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * flush. (A periodic fsync run in the queue, by whichever append came due, stalled every append
  * behind it for the length of the fsync, tens of ms once a second.)
  *
+ * <p><b>Order across segments.</b> A segment that takes over from another ({@link #follow}) fsyncs
+ * what that one still holds unsynced before each fsync of its own, and names it and its acknowledged
+ * length in its first record, so that recovery keeps a prefix of the log (docs/format.md, section 3).
+ *
  * <p><b>Threading.</b> All public methods are thread-safe. The queue holds at most one waiter per
  * calling thread, so it is bounded by the number of callers.
  *
@@ -55,7 +57,6 @@ public final class WalWriter implements Closeable {
     /** A batch of records stops growing at this many bytes (1 MiB); a larger single record is written alone. */
     static final int BATCH_BYTES = 1024 * 1024;
 
-    private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
     /** An fsync that takes longer than this, ms, logs a WARN: a WAL fsync on a healthy SSD takes well under 10 ms. */
     static final long SLOW_SYNC_MS = 100;
 
@@ -82,6 +83,10 @@ public final class WalWriter implements Closeable {
     private final java.util.concurrent.atomic.AtomicLong syncCalls = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean unsynced;
     private volatile long lastSyncNanos;
+    /** Bytes of the file the last successful fsync covered. */
+    private volatile long syncedBytes = WalFormat.SEGMENT_HEADER_SIZE;
+    /** The segment active before this one, fsynced before this one is; {@code null} once it has nothing left to sync. */
+    private volatile WalWriter predecessor;
 
     /** Encodes and writes the leader's batch; owned by the current leader (one at a time, handed over under the lock). */
     private final WalBatchWriter batchWriter;
@@ -174,7 +179,17 @@ public final class WalWriter implements Closeable {
         }
         WalWriter writer = new WalWriter(file, channel, policy, periodicSyncIntervalMs, stats);
         if (writer.syncer != null) {
-            writer.syncer.start();
+            try {
+                writer.syncer.start();
+            } catch (RuntimeException | Error e) { // OutOfMemoryError: unable to create native thread
+                try {
+                    writer.close();
+                    io.delete(file);
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
         }
         return writer;
     }
@@ -256,6 +271,51 @@ public final class WalWriter implements Closeable {
         WalWaiter self = WAITER.get();
         self.set(null, 0, 0, null, 0, true);
         submit(self, false);
+    }
+
+    /**
+     * Makes this new segment follow {@code previous} (number {@code previousNumber}) in the log, before any
+     * append: writes the {@code PREDECESSOR} record (docs/format.md, section 3) naming it and how many of
+     * its bytes acknowledged writes need ({@link #acknowledgedBytes()}), so that recovery replays this
+     * segment only if that one is at least that long; and makes every fsync of this segment fsync
+     * {@code previous} first, so that no record here is durable before the records there. Without the two,
+     * the OS's writeback or this segment's own syncer could make a later write durable and lose an
+     * earlier one.
+     *
+     * @throws IOException           if the record cannot be written (the segment is then poisoned)
+     * @throws IllegalStateException if anything was appended already
+     */
+    public void follow(long previousNumber, WalWriter previous) throws IOException {
+        lock.lock();
+        try {
+            if (sizeBytes != WalFormat.SEGMENT_HEADER_SIZE || !writers.isEmpty() || failure != null) {
+                throw new IllegalStateException("WAL segment " + path + " is in use: it cannot follow another");
+            }
+            ByteBuffer record = WalFormat.predecessorRecord(previousNumber, previous.acknowledgedBytes());
+            try {
+                while (record.hasRemaining()) {
+                    channel.write(record);
+                }
+            } catch (IOException e) {
+                failure = e;
+                stats.failed();
+                throw e;
+            }
+            sizeBytes = WalFormat.SEGMENT_HEADER_SIZE + WalFormat.PREDECESSOR_RECORD_SIZE; // nothing else written
+            unsynced = true;
+            predecessor = previous;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Bytes of this segment that acknowledged appends need: everything written under
+     * {@link WalSyncPolicy#PERIODIC} (an append is acknowledged once written), what the last fsync covered
+     * under {@link WalSyncPolicy#ALWAYS} (a batch whose fsync failed was never acknowledged).
+     */
+    public long acknowledgedBytes() {
+        return policy == WalSyncPolicy.ALWAYS ? syncedBytes : sizeBytes;
     }
 
     /** Bytes written to the file so far (segment header included); records still queued are not counted. */
@@ -360,6 +420,11 @@ public final class WalWriter implements Closeable {
     /** Number of fsyncs made after the segment header (the final one in close included). */
     long syncCalls() {
         return syncCalls.get();
+    }
+
+    /** Test hook: whether this segment still holds on to an earlier one it must fsync first. */
+    boolean holdsPredecessorForTest() {
+        return predecessor != null;
     }
 
     /** Test hook: whether the batch buffer's native memory has been freed. */
@@ -505,28 +570,50 @@ public final class WalWriter implements Closeable {
 
     /** The durability point: forces written records to stable storage. Never retried on failure. Holds syncLock. */
     private void fsync() throws IOException {
+        syncPredecessor();
         unsynced = false;
+        long covered = sizeBytes;
         long started = System.nanoTime();
         channel.force(false);
+        syncedBytes = covered;
         syncCalls.incrementAndGet(); // from the syncer and from queue leaders
         lastSyncNanos = System.nanoTime();
         long took = lastSyncNanos - started;
         stats.synced(took);
         if (took > SLOW_SYNC_NANOS) {
-            long heldBack = stats.slowSyncLog().tryLog();
-            if (heldBack >= 0) {
-                log.warn(
-                        "WAL fsync of {} took {} ms (fsyncs over {} ms since the last such line: {}); {}. The disk, or "
-                                + "its writeback of other files, is slow: check the device (iostat -x) or give the data "
-                                + "directory a faster one",
-                        path.getFileName(),
-                        TimeUnit.NANOSECONDS.toMillis(took),
-                        SLOW_SYNC_MS,
-                        heldBack + 1,
-                        policy == WalSyncPolicy.ALWAYS
-                                ? "every write waits for its fsync before it is acknowledged"
-                                : "writes to the segment can block in write() behind it");
+            stats.slowSync(path, took, SLOW_SYNC_MS, policy);
+        }
+    }
+
+    /**
+     * Holding syncLock, before this segment's fsync: fsyncs what the predecessor (and, through it, the
+     * segments before it) still holds unsynced, so that durability follows the log's order. Lock order:
+     * a segment's syncLock, then its predecessor's. A poisoned predecessor is skipped: recovery drops
+     * this segment's records unless that one's acknowledged bytes survived or were flushed.
+     */
+    private void syncPredecessor() {
+        WalWriter p = predecessor;
+        if (p != null && p.syncForSuccessor()) {
+            predecessor = null; // settled: let it go
+        }
+    }
+
+    /** For the successor: fsyncs what is unsynced here; true once nothing here or before is left to sync. */
+    private boolean syncForSuccessor() {
+        syncLock.lock();
+        try {
+            if (failure == null && unsynced) {
+                try {
+                    fsync();
+                } catch (IOException | RuntimeException e) {
+                    poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
+                }
+            } else {
+                syncPredecessor(); // lets go of settled segments down the chain, which stays a few long
             }
+            return predecessor == null && (failure != null || (!unsynced && isClosed()));
+        } finally {
+            syncLock.unlock();
         }
     }
 

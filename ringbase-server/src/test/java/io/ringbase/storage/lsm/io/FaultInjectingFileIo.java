@@ -60,7 +60,8 @@ public final class FaultInjectingFileIo implements FileIo {
      */
     public record Event(Op op, Path path, Path target, long position, byte[] data) {}
 
-    private record Rule(Op op, Predicate<Path> files, DiskFault fault, AtomicLong countdown, boolean sticky) {}
+    private record Rule(
+            Op op, Predicate<Path> files, DiskFault fault, AtomicLong countdown, boolean sticky, Error error) {}
 
     private final List<Rule> rules = new ArrayList<>(); // guarded by this
     private final Map<Op, Long> delays = new EnumMap<>(Op.class); // guarded by this
@@ -76,7 +77,17 @@ public final class FaultInjectingFileIo implements FileIo {
 
     /** Fails the {@code n}th (1-based) next {@code op} on a file whose name {@code files} accepts, once. */
     public synchronized FaultInjectingFileIo failNth(Op op, long n, DiskFault fault, Predicate<Path> files) {
-        rules.add(new Rule(op, files, fault, new AtomicLong(n), false));
+        rules.add(new Rule(op, files, fault, new AtomicLong(n), false, null));
+        return this;
+    }
+
+    /**
+     * Throws {@code error} from the {@code n}th (1-based) next {@code op} on a file whose name {@code files}
+     * accepts, once: a JVM failure at that point, such as the {@link OutOfMemoryError} of a thread that could
+     * not be started, rather than a disk fault.
+     */
+    public synchronized FaultInjectingFileIo throwNth(Op op, long n, Error error, Predicate<Path> files) {
+        rules.add(new Rule(op, files, null, new AtomicLong(n), false, error));
         return this;
     }
 
@@ -87,7 +98,7 @@ public final class FaultInjectingFileIo implements FileIo {
 
     /** Fails every {@code op} on a file whose name {@code files} accepts, until {@link #heal()}. */
     public synchronized FaultInjectingFileIo failAll(Op op, DiskFault fault, Predicate<Path> files) {
-        rules.add(new Rule(op, files, fault, new AtomicLong(1), true));
+        rules.add(new Rule(op, files, fault, new AtomicLong(1), true, null));
         return this;
     }
 
@@ -127,6 +138,7 @@ public final class FaultInjectingFileIo implements FileIo {
     private void check(Op op, Path file) throws IOException {
         counts.get(op).incrementAndGet();
         DiskFault fault = null;
+        Error error = null;
         long delay;
         synchronized (this) {
             delay = delays.getOrDefault(op, 0L);
@@ -140,6 +152,7 @@ public final class FaultInjectingFileIo implements FileIo {
                     if (r.countdown.decrementAndGet() == 0) {
                         it.remove();
                         fault = r.fault;
+                        error = r.error;
                         break;
                     }
                 }
@@ -151,6 +164,9 @@ public final class FaultInjectingFileIo implements FileIo {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (error != null) {
+            throw error;
         }
         if (fault != null) {
             throw switch (op) {

@@ -119,7 +119,7 @@ class WalReaderTest {
 
         assertThat(Arrays.copyOfRange(b.array(), 0, 4)).isEqualTo(Keys.utf8("RBWL"));
         assertThat(b.getInt(0)).isEqualTo(WalFormat.MAGIC);
-        assertThat(b.getInt(4)).isEqualTo(1); // version
+        assertThat(b.getInt(4)).isEqualTo(2); // version
         byte[] payload = EntryFormat.toBytes(entry);
         assertThat(b.getInt(SEGMENT_HEADER + 4)).isEqualTo(payload.length); // length
         assertThat(b.get(SEGMENT_HEADER + 8)).isEqualTo((byte) 1); // type FULL
@@ -272,11 +272,11 @@ class WalReaderTest {
                 .isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("not a WAL segment");
 
-        byte[] version2 = bytes.clone();
-        version2[4] = 2;
-        assertThatThrownBy(() -> WalReader.replay(copyWith(version2), e -> {}))
+        byte[] version3 = bytes.clone();
+        version3[4] = 3;
+        assertThatThrownBy(() -> WalReader.replay(copyWith(version3), e -> {}))
                 .isInstanceOf(CorruptionException.class)
-                .hasMessageContaining("unknown WAL format version 2");
+                .hasMessageContaining("unknown WAL format version 3");
 
         byte[] shortForeign = Keys.utf8("RBX");
         assertThatThrownBy(() -> WalReader.replay(copyWith(shortForeign), e -> {}))
