@@ -8,6 +8,7 @@ import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.streaming.StreamFailedException;
 import io.ringbase.cluster.streaming.StreamPlan;
 import io.ringbase.cluster.streaming.StreamProgress;
+import io.ringbase.os.ThreadPriority;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,9 +93,9 @@ final class JoinDriver {
         AtomicLong entriesDone = new AtomicLong();
         AtomicLong bytesDone = new AtomicLong();
         AtomicInteger streamsDone = new AtomicInteger();
+        // SCHED_IDLE, as the sources' scans: the ingest takes only CPU time client requests leave idle
         ExecutorService streams = Executors.newFixedThreadPool(
-                parallel,
-                r -> Thread.ofPlatform().daemon().name("ringbase-stream").unstarted(r));
+                parallel, ThreadPriority.background("ringbase-stream", ThreadPriority.IDLE));
         try {
             List<Future<StreamProgress>> running = new ArrayList<>();
             for (NodeId source : sources) {

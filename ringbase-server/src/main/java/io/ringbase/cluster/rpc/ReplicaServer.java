@@ -295,6 +295,8 @@ public final class ReplicaServer {
                     return page(stream.entries(StreamPlanCodec.decode(body), hexKey(request, "start"), max));
                 } catch (IllegalArgumentException e) {
                     throw badRequest(e.getMessage());
+                } catch (StreamSource.Busy e) {
+                    return text(503, String.valueOf(e.getMessage()));
                 }
             }
             case InternalProtocol.BATCH -> {
