@@ -99,6 +99,7 @@ work, before, js, je = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), floa
 lat = {"before": [], "during": []}
 errors = {"before": 0, "during": 0}
 kinds = {}
+records = []  # (op, seconds since the load began, latency ms, status)
 for name in ("put", "get"):
     try:
         data = open(f"{work}/{name}.rec", "rb").read()
@@ -106,15 +107,16 @@ for name in ("put", "get"):
         continue
     for off in range(0, len(data) - 11, 12):
         t_us, l_us, status, _ = struct.unpack_from("<IIHH", data, off)
-        t = t_us / 1e6
-        # the first half of the time before the join is warm-up (the prefill's flushes and compactions)
-        w = "before" if before / 2 <= t < before else ("during" if js <= t < je else None)
-        if w is None:
-            continue
-        lat[w].append(l_us / 1000)
-        kinds.setdefault((name, w), []).append(l_us / 1000)
-        if status >= 500:
-            errors[w] += 1
+        records.append((name, t_us / 1e6, l_us / 1000, status))
+for name, t, ms, status in records:
+    # the first half of the time before the join is warm-up (the prefill's flushes and compactions)
+    w = "before" if before / 2 <= t < before else ("during" if js <= t < je else None)
+    if w is None:
+        continue
+    lat[w].append(ms)
+    kinds.setdefault((name, w), []).append(ms)
+    if status >= 500:
+        errors[w] += 1
 def pct(v, p):
     v = sorted(v)
     return v[min(len(v) - 1, int(p * len(v)))] if v else float("nan")
@@ -127,16 +129,9 @@ for (name, w), v in sorted(kinds.items()):
 print(f"join took {je - js:.1f} s; p99 during / before = {pct(lat['during'], .99) / pct(lat['before'], .99):.2f}")
 # where the tail comes from: p99 and max per second, from 5 s before the join to its end
 per = {}
-for name in ("put", "get"):
-    try:
-        data = open(f"{work}/{name}.rec", "rb").read()
-    except FileNotFoundError:
-        continue
-    for off in range(0, len(data) - 11, 12):
-        t_us, l_us, status, _ = struct.unpack_from("<IIHH", data, off)
-        t = t_us / 1e6
-        if js - 5 <= t < je:
-            per.setdefault(int(t - js + 5), []).append(l_us / 1000)
+for _, t, ms, _ in records:
+    if js - 5 <= t < je:
+        per.setdefault(int(t - js + 5), []).append(ms)
 print("second since join (p99 / max ms): " + "  ".join(
     f"{s - 5:+d}:{pct(v, .99):.0f}/{max(v):.0f}" for s, v in sorted(per.items())))
 PY

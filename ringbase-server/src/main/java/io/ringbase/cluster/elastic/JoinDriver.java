@@ -152,6 +152,7 @@ final class JoinDriver {
                         ? new Transformation.FinishReplace(membership.selfId())
                         : new Transformation.FinishJoin(membership.selfId()),
                 10);
+        context.forgetCursors(); // the change is done: nothing resumes them
         status.accept(progress(kind(replacing), m, done, sources.size(), entries, bytes, started, "done"));
         log.info(
                 "{}: node {} is NORMAL at epoch {}",

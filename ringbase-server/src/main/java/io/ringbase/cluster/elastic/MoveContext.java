@@ -4,6 +4,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.rpc.MetadataClient;
+import io.ringbase.cluster.streaming.StreamCursor;
 import io.ringbase.cluster.streaming.StreamFailedException;
 import io.ringbase.cluster.streaming.StreamOptions;
 import io.ringbase.cluster.streaming.StreamPeer;
@@ -14,6 +15,7 @@ import io.ringbase.storage.StorageEngine;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.function.Function;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a membership change this node drives needs of the node: its engine and clock (streamed entries are
@@ -42,6 +44,16 @@ public record MoveContext(
      */
     public StreamProgress stream(StreamPlan plan) throws IOException, InterruptedException, StreamFailedException {
         return new StreamSession(plan, sources.apply(plan.source()), engine, clock, dataDir, streaming).run();
+    }
+
+    /** Deletes the stream cursors of a finished change ({@link StreamCursor#deleteAll}); logs a failure. */
+    void forgetCursors() {
+        try {
+            StreamCursor.deleteAll(dataDir);
+        } catch (IOException e) {
+            LoggerFactory.getLogger(MoveContext.class)
+                    .warn("could not delete the finished change's stream cursors under {}: {}", dataDir, e.toString());
+        }
     }
 
     /** This context with other streaming options. */

@@ -58,6 +58,7 @@ final class RebuildDriver {
                     bytes += got.bytes();
                 }
                 long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                context.forgetCursors();
                 status.accept(new MoveStatus("rebuild", "done", after.epoch(), 0, 0, entries, bytes, ms, ""));
                 log.info(
                         "rebuilt the keys of removed node {}: {} entries, {} bytes in {} ms",

@@ -73,6 +73,30 @@ public record StreamCursor(long epoch, long planDigest, byte[] next, long entrie
         return dataDir.resolve(DIRECTORY).resolve("from-" + source.index());
     }
 
+    /**
+     * Deletes every cursor under {@code dataDir}'s {@value #DIRECTORY}: once the change they were for has
+     * finished, none will be resumed (a later change has another plan). A failure is left to the next
+     * change, which replaces them.
+     *
+     * @return how many were deleted
+     * @throws IOException if the directory cannot be listed or a file cannot be deleted
+     */
+    public static int deleteAll(Path dataDir) throws IOException {
+        Path dir = dataDir.resolve(DIRECTORY);
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            return 0;
+        }
+        int deleted = 0;
+        try (var files = java.nio.file.Files.list(dir)) {
+            for (Path f : files.toList()) {
+                if (f.getFileName().toString().startsWith("from-") && java.nio.file.Files.deleteIfExists(f)) {
+                    deleted++;
+                }
+            }
+        }
+        return deleted;
+    }
+
     /** Stores this cursor at {@code file} atomically (old content or new after a crash), fsynced. */
     public void write(Path file) throws IOException {
         DataDirectory.writeAtomically(file, encode());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.cluster.membership.IdentityMismatchException;
 import io.ringbase.cluster.metadata.MemberState;
+import io.ringbase.cluster.streaming.StreamCursor;
 import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -76,6 +77,14 @@ class ElasticClusterTest {
             int joined = c.join();
             c.awaitState(joined, MemberState.NORMAL);
             c.awaitSameEpoch();
+            Path cursors = tmp.resolve("node-" + joined).resolve(StreamCursor.DIRECTORY);
+            LocalCluster.await(java.time.Duration.ofSeconds(10), "the finished join's stream cursors deleted", () -> {
+                try (var files = java.nio.file.Files.list(cursors)) {
+                    return files.findAny().isEmpty();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
             int id = c.elastic(joined).selfId();
             writeKeys(c, "r");
             long held = c.storedEntries(joined);
