@@ -19,6 +19,16 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$(mktemp -d /tmp/startup-bench.XXXXXX)"
+STARTED=()
+cleanup() {
+  local p
+  for p in ${STARTED[@]+"${STARTED[@]}"}; do kill -KILL "$p" 2>/dev/null || true; done
+  for p in ${STARTED[@]+"${STARTED[@]}"}; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap 'rc=$?; trap - EXIT INT TERM; cleanup; exit "$rc"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 . "$ROOT/bench/lib.sh"
 
 N=5
@@ -35,16 +45,6 @@ TREES=("$@")
 [ ${#TREES[@]} -gt 0 ] || TREES=("$ROOT")
 NODE_CPUS=${NODE_CPUS:-0,1}
 
-STARTED=()
-cleanup() {
-  local p
-  for p in ${STARTED[@]+"${STARTED[@]}"}; do kill -KILL "$p" 2>/dev/null || true; done
-  for p in ${STARTED[@]+"${STARTED[@]}"}; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap 'rc=$?; trap - EXIT INT TERM; cleanup; exit "$rc"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # Prints "<ns since epoch> <line>" for each line read: when the node wrote it, within a reader's wake-up.
 stamp_lines() {
