@@ -21,9 +21,11 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Load test, profile and report in one command: finds the saturation rate with a constant-rate "
-                    + "ladder, runs at a fraction of it with latency corrected for coordinated omission (rategen, or oha), profiles the "
-                    + "node(s) with async-profiler, measures each node's GC pauses, heap bytes allocated per request and peak "
-                    + "RSS over that run, and writes bench-reports/<date>-<workload>/report.md.",
+                    + "ladder, runs at a fraction of it with latency corrected for coordinated omission (rategen, or oha) and "
+                    + "no profiler attached, which the verdict is judged on, measures each node's GC pauses, heap bytes "
+                    + "allocated per request and peak RSS over that run, then profiles the node(s) with async-profiler "
+                    + "in a separate run at the same rate (its latencies shown 'with profiler', not judged), and writes "
+                    + "bench-reports/<date>-<workload>/report.md.",
             "Compiles rategen (cc) or installs oha (crates.io, cargo), and installs async-profiler (Maven Central), "
                     + "into bench/.cache on first use."
         })
@@ -168,9 +170,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--no-profile",
-            description =
-                    "Do not attach async-profiler during the stable run, for latencies "
-                            + "without its overhead (the report's header says which); it is never attached with --url or --ycsb.")
+            description = "Skip the profiled run after the stable run (no flame graphs; the bench takes one stable-run "
+                    + "length less). The stable run never has the profiler attached either way; there is no "
+                    + "profiled run with --url or --ycsb.")
     boolean noProfile;
 
     @Option(

@@ -32,7 +32,8 @@ import java.util.List;
  * @param ycsbRecords    YCSB record count (default 100,000)
  * @param ycsbOps        YCSB operation count (default 500,000)
  * @param ycsbThreads    YCSB client threads (default 16)
- * @param profile        whether to attach async-profiler during the stable run (default true)
+ * @param profile        whether to follow the stable run, which never has a profiler attached, with a profiled
+ *                       run for the flame graphs (default true)
  * @param serverCpu      CPU the local nodes are pinned to (default 0)
  * @param loadCpu        CPU the load generator is pinned to (default 1)
  * @param commandLine    the arguments as given, for the report

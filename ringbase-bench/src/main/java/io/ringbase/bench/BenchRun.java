@@ -21,8 +21,9 @@ import java.util.stream.Stream;
 
 /**
  * One {@code ringbase bench} run in order: install the tools, start the target, prefill, search the saturation
- * rate, run at a stable fraction of it under async-profiler (unless {@code --no-profile}) while measuring each
- * local node's GC pauses, allocation and RSS ({@link CausesMeter}), or run a YCSB workload instead; then write
+ * rate, run at a stable fraction of it without a profiler while measuring each local node's GC pauses, allocation
+ * and RSS ({@link CausesMeter}), then (unless {@code --no-profile}) as long again at that rate under async-profiler
+ * for the flame graphs ({@link StableRun}), or run a YCSB workload instead; then write
  * the report directory {@code <out>/<date>-<run>/}: report.md, stable.hgrm, two PNG plots, flame graphs,
  * the nodes' GC logs, summary.tsv. Prints the causes on one line at the end.
  */
@@ -131,7 +132,7 @@ public final class BenchRun {
                         0,
                         0,
                         null,
-                        false,
+                        null,
                         List.of(),
                         List.of(),
                         "Not measured for YCSB runs, which have no stable run"
@@ -249,8 +250,11 @@ public final class BenchRun {
         double stableRate =
                 Math.max(1, Math.round((saturation > 0 ? saturation : config.startRate()) * config.stableFraction()));
         log.printf(
-                "bench: saturation %,d req/s; stable run at %,.0f req/s for %d s%s%n",
-                saturation, stableRate, config.durationS(), profiler != null ? " under async-profiler" : "");
+                "bench: saturation %,d req/s; stable run at %,.0f req/s for %d s without a profiler%s%n",
+                saturation,
+                stableRate,
+                config.durationS(),
+                profiler != null ? ", then a profiled run as long at the same rate for the flame graphs" : "");
         if (config.warmupS() > 0) {
             // the ladder ends with its failing, overloaded steps; what they leave behind (queued requests,
             // recompiled code) would otherwise be in the stable run's first seconds
@@ -265,51 +269,39 @@ public final class BenchRun {
                     STABLE_LEAD_IN_S,
                     lead.percentileMs(99)));
         }
-        List<Report.ProfileOutput> profiles = new ArrayList<>();
-        AtomicReference<Exception> profileError = new AtomicReference<>();
-        Thread profiling = null;
-        if (profiler != null) {
-            Path profileDir = Files.createDirectories(dir.resolve("profiles"));
-            profiling = Thread.ofPlatform().name("profiler-schedule").start(() -> {
-                try {
-                    profileDuringRun(profiler, target, profileDir, profiles);
-                } catch (Exception e) {
-                    profileError.set(e);
+        CausesMeter meter = causes;
+        AtomicReference<List<Report.NodeCauses>> measured = new AtomicReference<>(List.of());
+        StableRun.Window window = new StableRun.Window() {
+            @Override
+            public void open(int durationS) {
+                if (meter != null) {
+                    meter.openWindow(durationS);
                 }
-            });
-        }
-        if (causes != null) {
-            causes.openWindow(config.durationS());
-        }
-        ProgressLine progress = new ProgressLine(config.durationS(), log);
-        LoadResult stable = load.run(plan.specs((long) stableRate), config.durationS(), progress::tick);
-        if (profiling != null) {
-            profiling.join();
-            if (profileError.get() != null) {
-                notes.add("Profiling failed: " + profileError.get().getMessage());
-            } else {
-                notes.add("The profiler's overhead in the stable run's latencies: attach/stop via jcmd at each third, "
-                        + "cpu, allocation and lock sampling.");
             }
-        }
-        if (saturation > 0 && stable.percentileMs(99) > config.sloMs()) {
-            String held = String.format(
+
+            @Override
+            public void close(LoadResult run) throws InterruptedException {
+                if (meter != null) { // stops JFR: nothing of it runs in the profiled run
+                    measured.set(meter.results(run.achievedRate(), notes));
+                }
+            }
+        };
+        StableRun.Profiling profiling = profiler == null
+                ? null
+                : (durationS, attached) -> profileDuringRun(
+                        profiler, target, Files.createDirectories(dir.resolve("profiles")), durationS, attached);
+        StableRun.Outcome outcome = new StableRun(config, load, log)
+                .run(plan.specs((long) stableRate), stableRate, saturation, window, profiling, notes);
+        LoadResult stable = outcome.stable();
+        if (outcome.profiled() != null) {
+            LoadResult with = outcome.profiled().withProfiler();
+            log.printf(
                     Locale.ROOT,
-                    "The stable run did not hold the SLO: p99 %.2f ms > %.1f ms at %,.0f req/s "
-                            + "(%.0f%% of the saturation rate) for %d s, although the ladder's %d s steps passed at %,d req/s: work a "
-                            + "node defers past a short step (flushes, compactions) comes due in a longer run, and one stall more or "
-                            + "less decides a step. A longer --step-duration gives a saturation rate closer to what the node sustains.",
-                    stable.percentileMs(99),
-                    config.sloMs(),
-                    stableRate,
-                    100 * config.stableFraction(),
-                    config.durationS(),
-                    config.stepS(),
-                    saturation);
-            log.println("bench: " + held);
-            notes.add(held);
+                    "bench: profiled run (not judged): achieved %,.0f req/s, p99 %.2f ms with profiler%n",
+                    with.achievedRate(),
+                    with.percentileMs(99));
         }
-        List<Report.NodeCauses> nodeCauses = causes == null ? List.of() : causes.results(stable.achievedRate(), notes);
+        List<Report.NodeCauses> nodeCauses = measured.get();
         try (PrintStream hgrm = new PrintStream(Files.newOutputStream(dir.resolve("stable.hgrm")))) {
             stable.latencyUs().outputPercentileDistribution(hgrm, 1000.0);
         }
@@ -321,7 +313,6 @@ public final class BenchRun {
                 stableRate,
                 "Throughput and p99 per second: " + what,
                 dir.resolve("throughput-p99.png"));
-        profiles.sort(Comparator.comparingInt(Report.ProfileOutput::node));
         return new Report(
                 "ringbase bench: " + config.runName(),
                 env,
@@ -329,8 +320,8 @@ public final class BenchRun {
                 saturation,
                 stableRate,
                 stable,
-                profiler != null,
-                profiles,
+                outcome.profiled(),
+                outcome.profiles(),
                 nodeCauses,
                 causes == null
                         ? "Not available: the node was given by --url, "
@@ -342,17 +333,21 @@ public final class BenchRun {
                 notes);
     }
 
-    /** cpu, alloc, lock: each for a third of the stable run, on every local node. */
-    private void profileDuringRun(
-            Profiler profiler, NodeLauncher.Target target, Path profileDir, List<Report.ProfileOutput> out)
+    /**
+     * cpu, alloc, lock: each for a third of the profiled run, on every local node; calls {@code attached} once the
+     * cpu profile runs on every node.
+     */
+    private List<Report.ProfileOutput> profileDuringRun(
+            Profiler profiler, NodeLauncher.Target target, Path profileDir, int durationS, Runnable attached)
             throws IOException, InterruptedException {
-        long thirdMs = config.durationS() * 1000L / 3;
+        long thirdMs = durationS * 1000L / 3;
         List<Report.ProfileOutput> done = new ArrayList<>();
         for (String kind : List.of("cpu", "alloc", "lock")) {
             long started = System.currentTimeMillis();
             for (Process p : target.processes()) {
                 profiler.start(p.pid(), kind);
             }
+            attached.run(); // the first time starts the load; later calls do nothing
             Thread.sleep(Math.max(500, thirdMs - 700 - (System.currentTimeMillis() - started)));
             for (int i = 0; i < target.processes().size(); i++) {
                 String name = "node" + (i + 1) + "-" + kind;
@@ -360,7 +355,7 @@ public final class BenchRun {
                 profiler.stop(
                         target.processes().get(i).pid(),
                         base,
-                        "Ringbase " + config.runName() + " node " + (i + 1) + " " + kind);
+                        "Ringbase " + config.runName() + " node " + (i + 1) + " " + kind + " (profiled run)");
                 String event = kind.equals("cpu") ? profiler.cpuEvent() : kind;
                 done.add(new Report.ProfileOutput(
                         i + 1,
@@ -370,9 +365,7 @@ public final class BenchRun {
                         Profiler.topFrames(Files.readAllLines(Path.of(base + ".txt")), 10)));
             }
         }
-        synchronized (out) {
-            out.addAll(done);
-        }
+        return done;
     }
 
     private static Report withNotes(Report r, List<String> notes) {
@@ -383,7 +376,7 @@ public final class BenchRun {
                 r.saturation(),
                 r.stableTarget(),
                 r.stable(),
-                r.profiled(),
+                r.profiledRun(),
                 r.profiles(),
                 r.causes(),
                 r.causesAbsent(),

@@ -16,10 +16,10 @@ import java.util.Optional;
  * <p>In order: {@link #prepare} before the warm-up starts the JFR recording (so JFR's own start-up, its class
  * loading and the GC that may follow, falls before the measured run) and reads each node's uptime;
  * {@link #openWindow} starts the window of the stable run and the RSS samplers for its length; {@link #results},
- * after the run, stops JFR and cuts the window out of the GC logs and the allocation samples. Nothing in the
- * window runs a jcmd, so with {@code --no-profile} the stable run's latencies carry no measurement overhead but
- * a JFR event per thread per second and a {@code /proc} read every 500 ms. A measure that fails is left out
- * (null) and the reason goes to the notes; it never fails the run.
+ * after the run (before the profiled run), stops JFR and cuts the window out of the GC logs and the allocation
+ * samples. Nothing in the window runs a jcmd (the profiler is never attached in it), so the stable run's
+ * latencies carry no measurement overhead but a JFR event per thread per second and a {@code /proc} read every
+ * 500 ms. A measure that fails is left out (null) and the reason goes to the notes; it never fails the run.
  */
 public final class CausesMeter {
 

@@ -12,8 +12,10 @@ import java.util.Map;
  * @param saturation   the highest passing ladder rate in requests per second (0 when skipped)
  * @param stableTarget the stable run's constant rate in requests per second (0 when there was none)
  * @param stable       what the stable run measured, or null
- * @param profiled     whether async-profiler was attached to the nodes during the stable run
- * @param profiles     flame graphs and top frames, one per node and event
+ * @param profiledRun  the separate run under async-profiler that made the flame graphs, or null when there was
+ *                     none; the stable run never has the profiler attached, so that its latencies and the SLO
+ *                     verdict are the node's own
+ * @param profiles     flame graphs and top frames of the profiled run, one per node and event
  * @param causes       GC pauses, allocation and RSS of each local node over the stable run (empty when not
  *                     measured)
  * @param causesAbsent why there are no causes, for the report to say instead of the table, or null
@@ -29,7 +31,7 @@ public record Report(
         long saturation,
         double stableTarget,
         LoadResult stable,
-        boolean profiled,
+        ProfiledRun profiledRun,
         List<ProfileOutput> profiles,
         List<NodeCauses> causes,
         String causesAbsent,
@@ -40,6 +42,15 @@ public record Report(
 
     /** Percentiles of the stable run's table. */
     public static final List<Double> PERCENTILES = List.of(50.0, 75.0, 90.0, 99.0, 99.9, 99.99);
+
+    /**
+     * The run under async-profiler, after the stable run at the same rate and for as long: its latencies carry
+     * the profiler's overhead and are shown as "with profiler", never judged.
+     *
+     * @param targetRate   its constant rate in requests per second (the stable run's)
+     * @param withProfiler what it measured
+     */
+    public record ProfiledRun(double targetRate, LoadResult withProfiler) {}
 
     /**
      * One profile of one node.

@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * Renders a {@link Report} as {@code report.md} (pure: no I/O but {@link #write}), as {@code summary.json}
  * for programs ({@link #summaryJson}), and its headline figures as {@code summary.tsv}, the file a later run's {@code --baseline} reads ({@link #readSummary}): rates, latency
- * percentiles, whether the profiler was attached, and each node's causes (GC pauses, allocation, peak RSS).
+ * percentiles of the stable run (never profiled), each node's causes (GC pauses, allocation, peak RSS), and
+ * the profiled run's latencies under their own keys.
  */
 public final class ReportWriter {
 
@@ -25,13 +26,16 @@ public final class ReportWriter {
     private ReportWriter() {}
 
     /**
-     * The headline figures: rates in requests per second, latencies in ms, {@code profiled} 1 or 0, the stable
+     * The headline figures: rates in requests per second, latencies in ms, {@code profiled} (0: the stable run
+     * never has the profiler attached; 1 only in reports of older versions, whose stable run had it), the stable
      * run's {@code no_answer} (requests with no answer: never sent, connection errors and timeouts) and
      * {@code no_answer_unsent} (of those, never sent: the schedule ended while their connection still waited), {@code answers_4xx} and
      * {@code answers_5xx} (counts), and per node
      * {@code node<N>_gc_pauses}, {@code _gc_pause_total_ms}, {@code _gc_pause_max_ms}, {@code _deopts} and
      * {@code _deopts_dropping} (JIT deoptimizations, and those that threw compiled code away),
-     * {@code _alloc_bytes_per_request}, {@code _rss_anon_peak_mb}, {@code _rss_file_peak_mb} (MB = 2^20 bytes);
+     * {@code _alloc_bytes_per_request}, {@code _rss_anon_peak_mb}, {@code _rss_file_peak_mb} (MB = 2^20 bytes),
+     * and of the profiled run, whose latencies carry the profiler's overhead, {@code with_profiler_achieved_rps},
+     * {@code with_profiler_p50_ms}, {@code _p99_ms} and {@code _max_ms};
      * keys are stable across versions, and a figure that was not measured has no key.
      */
     public static Map<String, Double> summary(Report r) {
@@ -59,7 +63,14 @@ public final class ReportWriter {
                     m.put(k + "max_ms", result.latencyUs().getMaxValue() / 1000.0);
                 });
             }
-            m.put("profiled", r.profiled() ? 1.0 : 0.0);
+            m.put("profiled", 0.0); // the stable run never has the profiler attached
+        }
+        if (r.profiledRun() != null) {
+            LoadResult p = r.profiledRun().withProfiler();
+            m.put("with_profiler_achieved_rps", p.achievedRate());
+            m.put("with_profiler_p50_ms", p.percentileMs(50));
+            m.put("with_profiler_p99_ms", p.percentileMs(99));
+            m.put("with_profiler_max_ms", p.latencyUs().getMaxValue() / 1000.0);
         }
         for (Report.NodeCauses c : r.causes()) {
             String n = "node" + c.node() + "_";
@@ -92,9 +103,12 @@ public final class ReportWriter {
         StringBuilder sb = new StringBuilder();
         sb.append("# ").append(r.title()).append("\n\n");
         sb.append(
-                r.profiled()
-                        ? "Profiler attached during the stable run: **yes** (latencies include its overhead; `--no-profile` for a clean table).\n\n"
-                        : "Profiler attached during the stable run: **no** (latencies without its overhead).\n\n");
+                r.profiledRun() != null
+                        ? "Profiler attached during the stable run: **no**. Its latencies and the verdict are the node's "
+                                + "own; the flame graphs come from a separate profiled run after it, at the same rate "
+                                + "(its latencies are shown \"with profiler\" and not judged).\n\n"
+                        : "Profiler attached during the stable run: **no**; no profiled run (`--no-profile`, `--url` or "
+                                + "no stable run), so no flame graphs.\n\n");
         sb.append("## Environment\n\n| | |\n|---|---|\n");
         for (String[] row : r.environment()) {
             sb.append("| ")
@@ -133,20 +147,8 @@ public final class ReportWriter {
             renderStable(r, sb);
         }
         renderCauses(r, sb);
-        if (!r.profiles().isEmpty()) {
-            sb.append("\n## Profiles (async-profiler, during the stable run)\n\n");
-            sb.append(
-                    "Each event was profiled for a third of the stable run, one after the other (cpu, alloc, lock).\n");
-            for (Report.ProfileOutput p : r.profiles()) {
-                sb.append(String.format(
-                        "%n### node %d: %s (event=%s)%n%nFlame graph: [%s](%s)%n%n",
-                        p.node(), p.kind(), p.event(), p.html(), p.html()));
-                if (p.topFrames().size() <= 2) {
-                    sb.append(p.kind().equals("lock") ? "(no contended locks sampled)\n" : "(no samples)\n");
-                } else {
-                    sb.append("```\n").append(String.join("\n", p.topFrames())).append("\n```\n");
-                }
-            }
+        if (r.profiledRun() != null) {
+            renderProfiledRun(r, sb);
         }
         if (r.ycsbOutput() != null) {
             sb.append("\n## YCSB output\n\n```\n")
@@ -194,12 +196,10 @@ public final class ReportWriter {
             row(sb, "stable achieved", "stable_achieved_rps", now, base, "%,.0f");
             sb.append("\nBaseline: `").append(r.baselineName()).append("`; ratio = this run / baseline.\n");
             Double baseProfiled = base.get("profiled");
-            if (baseProfiled != null && (baseProfiled != 0) != r.profiled()) {
-                sb.append("\n**Not like for like:** the profiler was attached during ")
-                        .append(r.profiled() ? "this run" : "the baseline")
-                        .append(" and not during ")
-                        .append(r.profiled() ? "the baseline" : "this run")
-                        .append(", so latencies differ by its overhead too.\n");
+            if (baseProfiled != null && baseProfiled != 0) {
+                sb.append("\n**Not like for like:** the profiler was attached during the baseline's stable run (a "
+                        + "report of an older ringbase bench) and not during this run's, so latencies differ by its "
+                        + "overhead too.\n");
             }
         }
         if (s.operations().size() > 1) {
@@ -224,6 +224,51 @@ public final class ReportWriter {
         sb.append("\nFull distribution: [stable.hgrm](stable.hgrm) (HdrHistogram percentile output, ms).\n\n")
                 .append(
                         "![latency by percentile](latency-by-percentile.png)\n\n![throughput and p99 over time](throughput-p99.png)\n");
+    }
+
+    private static void renderProfiledRun(Report r, StringBuilder sb) {
+        LoadResult p = r.profiledRun().withProfiler();
+        sb.append(String.format(
+                Locale.ROOT,
+                "%n## Profiled run (with profiler; not judged)%n%nAfter the stable run, the same load at %,.0f req/s "
+                        + "for %d s with async-profiler attached to every local node, for the flame graphs: each event "
+                        + "for a third of the run, one after the other (cpu, alloc, lock). Its latencies carry the "
+                        + "profiler's overhead (attaching through jcmd, sampling) and are never used for the verdict; "
+                        + "they are here to show that overhead.%n%n",
+                r.profiledRun().targetRate(),
+                p.durationS()));
+        sb.append("| | stable run (no profiler) | profiled run (with profiler) |\n|---|---:|---:|\n");
+        LoadResult s = r.stable();
+        sb.append(String.format(
+                Locale.ROOT,
+                "| achieved req/s | %s | %,.0f |%n",
+                s == null ? "-" : String.format(Locale.ROOT, "%,.0f", s.achievedRate()),
+                p.achievedRate()));
+        for (double q : List.of(50.0, 99.0, 99.9)) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "| p%s ms | %s | %.3f |%n",
+                    pct(q),
+                    s == null ? "-" : String.format(Locale.ROOT, "%.3f", s.percentileMs(q)),
+                    p.percentileMs(q)));
+        }
+        sb.append(String.format(
+                Locale.ROOT,
+                "| max ms | %s | %.3f |%n",
+                s == null
+                        ? "-"
+                        : String.format(Locale.ROOT, "%.3f", s.latencyUs().getMaxValue() / 1000.0),
+                p.latencyUs().getMaxValue() / 1000.0));
+        for (Report.ProfileOutput o : r.profiles()) {
+            sb.append(String.format(
+                    "%n### node %d: %s (event=%s)%n%nFlame graph: [%s](%s)%n%n",
+                    o.node(), o.kind(), o.event(), o.html(), o.html()));
+            if (o.topFrames().size() <= 2) {
+                sb.append(o.kind().equals("lock") ? "(no contended locks sampled)\n" : "(no samples)\n");
+            } else {
+                sb.append("```\n").append(String.join("\n", o.topFrames())).append("\n```\n");
+            }
+        }
     }
 
     private static void renderCauses(Report r, StringBuilder sb) {

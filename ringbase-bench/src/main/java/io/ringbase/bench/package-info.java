@@ -8,6 +8,7 @@
  * {@link io.ringbase.bench.OhaDriver} install and run oha, both through the process handling of
  * {@link io.ringbase.bench.GeneratorProcesses}) and reads its per-request records into an HdrHistogram,
  * {@link io.ringbase.bench.SaturationLadder} decides the rates of the saturation search,
+ * {@link io.ringbase.bench.StableRun} runs the stable run, never profiled, and the profiled run after it,
  * {@link io.ringbase.bench.Profiler} attaches async-profiler, {@link io.ringbase.bench.CausesMeter} measures each
  * local node's GC pauses ({@link io.ringbase.bench.GcLog}, placed in time by {@link io.ringbase.bench.NodeUptime}),
  * allocated bytes ({@link io.ringbase.bench.AllocationSampler}, JFR) and peak RSS

@@ -13,7 +13,7 @@ class ProgressLineTest {
     @Test
     void eachTickPrintsTheElapsedSecondsOfTheRun() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ProgressLine line = new ProgressLine(60, new PrintStream(out, true, StandardCharsets.UTF_8));
+        ProgressLine line = new ProgressLine("stable run", 60, new PrintStream(out, true, StandardCharsets.UTF_8));
         line.tick(1);
         line.tick(2);
         assertThat(out.toString(StandardCharsets.UTF_8).lines().toList())

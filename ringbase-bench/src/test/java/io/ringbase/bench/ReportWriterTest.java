@@ -26,6 +26,15 @@ class ReportWriterTest {
         return r;
     }
 
+    /** The profiled run: 1,000 requests in 10 s, 980 at 3 ms and 20 at 50 ms (the profiler's overhead). */
+    private static LoadResult withProfiler() {
+        LoadResult r = LoadResult.empty(10);
+        for (int i = 0; i < 1000; i++) {
+            r.record(i / 100.0, i < 980 ? 3_000 : 50_000, 201);
+        }
+        return r;
+    }
+
     private static Report report(Map<String, Double> baseline) {
         return report(baseline, true, List.of(), null);
     }
@@ -42,16 +51,18 @@ class ReportWriterTest {
                 100,
                 80,
                 stable(),
-                profiled,
-                List.of(new Report.ProfileOutput(
-                        1,
-                        "cpu",
-                        "itimer",
-                        "profiles/node1-cpu.html",
-                        List.of(
-                                "  ns  percent  samples  top",
-                                "  --  -------  -------  ---",
-                                "  10   50.00%  1  foo"))),
+                profiled ? new Report.ProfiledRun(80, withProfiler()) : null,
+                profiled
+                        ? List.of(new Report.ProfileOutput(
+                                1,
+                                "cpu",
+                                "itimer",
+                                "profiles/node1-cpu.html",
+                                List.of(
+                                        "  ns  percent  samples  top",
+                                        "  --  -------  -------  ---",
+                                        "  10   50.00%  1  foo")))
+                        : List.of(),
                 causes,
                 causesAbsent,
                 null,
@@ -180,16 +191,39 @@ class ReportWriterTest {
     }
 
     @Test
-    void theHeaderSaysWhetherTheProfilerWasAttached() {
+    void theHeaderSaysTheStableRunHadNoProfilerAndWhereTheFlameGraphsComeFrom() {
         assertThat(ReportWriter.render(report(null, true, List.of(), null)))
-                .contains("Profiler attached during the stable run: **yes** (latencies include its overhead");
+                .contains(
+                        "Profiler attached during the stable run: **no**. Its latencies and the verdict are the node's "
+                                + "own; the flame graphs come from a separate profiled run after it");
         assertThat(ReportWriter.render(report(null, false, List.of(), null)))
-                .contains("Profiler attached during the stable run: **no** (latencies without its overhead)");
+                .contains("Profiler attached during the stable run: **no**; no profiled run")
+                .doesNotContain("## Profiled run");
+    }
+
+    @Test
+    void theProfiledRunsLatenciesAreShownWithProfilerAndNeverAsTheStableRuns(@TempDir Path dir) throws IOException {
+        Report r = report(null, true, List.of(), null);
+        String md = ReportWriter.render(r);
+        assertThat(md)
+                .contains("| p99 | 1.000 |")
+                .contains("## Profiled run (with profiler; not judged)")
+                .contains("the same load at 80 req/s for 10 s with async-profiler attached")
+                .contains("| | stable run (no profiler) | profiled run (with profiler) |")
+                .contains("| p99 ms | 1.000 | 50.0")
+                .doesNotContain("| p99 | 50.0");
+        assertThat(md.indexOf("### node 1: cpu (event=itimer)")).isGreaterThan(md.indexOf("## Profiled run"));
+        ReportWriter.write(r, dir);
+        Map<String, Double> back = ReportWriter.readSummary(dir);
+        assertThat(back).containsEntry("p99_ms", 1.0).containsEntry("profiled", 0.0);
+        assertThat(back.get("with_profiler_p99_ms")).isCloseTo(50.0, org.assertj.core.data.Offset.offset(0.1));
+        assertThat(ReportWriter.summary(report(null, false, List.of(), null)))
+                .doesNotContainKey("with_profiler_p99_ms");
     }
 
     @Test
     void causesAreATablePerNodeWithTheGcLogsLinked() {
-        String md = ReportWriter.render(report(null, false, twoNodes(), null));
+        String md = ReportWriter.render(report(null, true, twoNodes(), null));
         assertThat(md)
                 .contains("## Causes (each node, over the stable run)")
                 .contains(
@@ -204,7 +238,7 @@ class ReportWriterTest {
                 .contains("[node1-gc.log](node1-gc.log): uptime 75.250-95.250 s, [node2-gc.log](node2-gc.log))");
         assertThat(md.indexOf("## Causes"))
                 .isGreaterThan(md.indexOf("## Stable run"))
-                .isLessThan(md.indexOf("## Profiles"));
+                .isLessThan(md.indexOf("## Profiled run"));
     }
 
     @Test
@@ -249,11 +283,9 @@ class ReportWriterTest {
     }
 
     @Test
-    void aBaselineWithTheOtherProfilerSettingIsFlagged() {
-        String md = ReportWriter.render(report(Map.of("profiled", 1.0, "p50_ms", 2.0), false, List.of(), null));
-        assertThat(md)
-                .contains(
-                        "**Not like for like:** the profiler was attached during the baseline and not during this run");
+    void aBaselineWhoseStableRunWasProfiledIsFlagged() {
+        String md = ReportWriter.render(report(Map.of("profiled", 1.0, "p50_ms", 2.0), true, List.of(), null));
+        assertThat(md).contains("**Not like for like:** the profiler was attached during the baseline's stable run");
     }
 
     @Test
@@ -307,7 +339,7 @@ class ReportWriterTest {
                 0,
                 100,
                 mixed,
-                false,
+                null,
                 List.of(),
                 List.of(),
                 null,

@@ -9,12 +9,14 @@ import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.node.Node;
+import io.ringbase.os.ProcessAge;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -381,6 +383,7 @@ public final class ServeCommand implements Callable<Integer> {
                 : ", node " + (config.topology().self().index() + 1) + " of "
                         + config.topology().size() + ", replication factor "
                         + config.topology().replicationFactor();
+        logStartup(node);
         System.out.println(
                 "Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port() + " (data in "
                         + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
@@ -391,6 +394,27 @@ public final class ServeCommand implements Callable<Integer> {
         node.close();
         log.info("stopped in {} ms", (System.nanoTime() - started) / 1_000_000);
         return 0;
+    }
+
+    /**
+     * Logs how long the start took and where the time went: from the process's launch (the launcher script
+     * included; {@link ProcessAge}, to 10 ms) to {@code main}, then the command line and logging, then
+     * each phase of the node's start.
+     */
+    private static void logStartup(Node node) {
+        long nodeMs = node.startupPhases().totalMs();
+        long mainMs = Main.sinceMainNanos() / 1_000_000;
+        OptionalLong age = ProcessAge.millis();
+        String launch = age.isPresent()
+                ? "started in " + age.getAsLong() + " ms from launch: launcher and JVM "
+                        + Math.max(0, age.getAsLong() - mainMs) + " ms, "
+                : "started: ";
+        log.info(
+                "{}command line and logging {} ms, node {} ms ({})",
+                launch,
+                Math.max(0, mainMs - nodeMs),
+                nodeMs,
+                node.startupPhases());
     }
 
     /** Prints {@code failure} as one line on stderr; returns its exit code. */

@@ -374,13 +374,17 @@ public final class Node implements AutoCloseable {
     private final @Nullable LocalMembership membership;
     private final @Nullable ElasticMembership elastic;
     private final int port;
+    private final StartupPhases startup;
 
-    private Node(Config config, Resources resources, JoinBootstrap.@Nullable Joined joined) throws IOException {
+    private Node(Config config, Resources resources, JoinBootstrap.@Nullable Joined joined, StartupPhases startup)
+            throws IOException {
         this.config = config;
         this.resources = resources;
+        this.startup = startup;
         TimeSource time = config.time();
         Topology topology = config.topology();
         engine = resources.add(Engines.open(config.engine(), config.storage()));
+        startup.end("engine");
         long newestStored = engine.maxVersion();
         Membership agreed = config.elastic().isElastic()
                 ? Membership.elastic(config.clusterName())
@@ -407,6 +411,7 @@ public final class Node implements AutoCloseable {
                         config.storage().dataDir(), agreed, topology, newestStored == Long.MIN_VALUE, time);
         this.membership = local;
         this.elastic = elastic;
+        startup.end("membership");
         HybridLogicalClock clock =
                 config.clock().newClock(local == null ? 0 : local.identity().nodeId());
         if (config.clock().testOffsetMs() != 0) {
@@ -426,6 +431,7 @@ public final class Node implements AutoCloseable {
         services = local == null
                 ? new StandaloneServices(topology, engine, clock, time, agreed)
                 : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources, local, elastic);
+        startup.end(local == null ? "services" : "cluster services");
         HttpApi.Builder api = NodeRoutes.api(
                 services.kv(),
                 engine,
@@ -449,6 +455,7 @@ public final class Node implements AutoCloseable {
                 .repair(services.repairControl())
                 .membership(services.membershipControl())
                 .signer(signer);
+        startup.end("HTTP API");
         RingbaseHttpServer server = resources.add(
                 new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup));
         try {
@@ -456,6 +463,7 @@ public final class Node implements AutoCloseable {
         } catch (Exception e) { // Netty rethrows the bind's checked exception without declaring it
             throw new ListenException(config.http().host() + ":" + config.http().port(), e);
         }
+        startup.end("listening");
     }
 
     /**
@@ -467,6 +475,7 @@ public final class Node implements AutoCloseable {
      *         closed again first.
      */
     public static Node start(Config config) throws IOException {
+        StartupPhases startup = new StartupPhases();
         JoinBootstrap.@Nullable Joined joined = null;
         if (config.elastic().joins()) {
             String joinUrl = java.util.Objects.requireNonNull(config.elastic().joinUrl());
@@ -484,10 +493,11 @@ public final class Node implements AutoCloseable {
                 throw new java.io.InterruptedIOException("interrupted while joining through " + joinUrl);
             }
             config = config.withTopology(joined.topology());
+            startup.end("join");
         }
         Resources resources = new Resources();
         try {
-            return new Node(config, resources, joined);
+            return new Node(config, resources, joined, startup);
         } catch (IOException | RuntimeException | Error e) {
             resources.closeAfter(e);
             throw e;
@@ -520,6 +530,11 @@ public final class Node implements AutoCloseable {
         }
         String host = config.http().host();
         return "http://" + (host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host) + ":" + port;
+    }
+
+    /** How long each phase of this node's start took, for the line logged at ready. */
+    public StartupPhases startupPhases() {
+        return startup;
     }
 
     /** The bound HTTP port. */

@@ -92,11 +92,17 @@ public final class NodeMetrics {
             Optional<ClusterSource> cluster,
             TimeSource time) {
         registry.register(new RingbaseCollector(version, time.currentTimeMillis(), requests, engine, cluster, time));
-        JvmMetrics.builder().register(registry);
-        // one scrape at start, thrown away: it loads the classes a scrape needs while the node has no load.
-        // Loaded under load, they stalled the event loop for 25-90 ms at the first scrape, also at nice 19
-        // (class loading can deoptimize hot compiled code)
+        // The JVM's metrics are registered on the scrape thread, the first task it runs, so before any scrape:
+        // registering them (the JDK's management beans) took 150 ms of a node's start on the thread that
+        // starts it. Then one scrape, thrown away: it loads the classes a scrape needs while the node has no
+        // load. Loaded under load, they stalled the event loop for 25-90 ms at the first scrape, also at nice
+        // 19 (class loading can deoptimize hot compiled code)
         scraper.execute(() -> {
+            try {
+                JvmMetrics.builder().register(registry);
+            } catch (RuntimeException e) {
+                log.warn("the JVM's metrics (jvm_*) could not be registered and are left out: {}", e.toString());
+            }
             try {
                 collect();
             } catch (RuntimeException e) {
