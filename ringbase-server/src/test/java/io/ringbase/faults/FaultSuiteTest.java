@@ -29,8 +29,9 @@ class FaultSuiteTest {
         assertThat(full)
                 .contains(
                         FaultSuite.membershipFault().name(),
-                        "membership join during a founder's kill (SIGKILL, restart)");
-        assertThat(full).hasSize(FaultSuite.faults().size() + 2);
+                        "membership join during a founder's kill (SIGKILL, restart)",
+                        FaultSuite.wipeReplaceFault().name());
+        assertThat(full).hasSize(FaultSuite.faults().size() + 3);
         assertThat(FaultSuite.faults().stream().map(FaultSuite.Fault::name)).noneMatch(n -> n.startsWith("membership"));
     }
 
