@@ -254,7 +254,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             if (added != null) {
                 tables.add(added);
             }
-            return new View(now.active(), now.activeWalNumber(), now.immutables(), tables);
+            return now.withTables(tables);
         });
     }
 

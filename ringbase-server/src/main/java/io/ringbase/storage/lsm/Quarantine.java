@@ -55,7 +55,7 @@ final class Quarantine {
         state.whilePublishLocked(() -> state.publish(now -> {
             List<LiveTable> kept = new ArrayList<>(now.tables());
             kept.removeIf(t -> t.number() == number);
-            return new View(now.active(), now.activeWalNumber(), now.immutables(), kept);
+            return now.withTables(kept);
         }));
         Path target = FileNames.quarantined(dir, number);
         FileIo io = options.fileIo();

@@ -85,7 +85,7 @@ final class TableIngest implements Ingest {
             state.whilePublishLocked(() -> state.publish(v -> {
                 List<LiveTable> tables = new ArrayList<>(v.tables());
                 tables.add(table);
-                return new View(v.active(), v.activeWalNumber(), v.immutables(), tables);
+                return v.withTables(tables);
             }));
             published = true;
         } finally {

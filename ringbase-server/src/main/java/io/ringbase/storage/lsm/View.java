@@ -67,6 +67,15 @@ final class View implements ReadCursor.Pin {
         }
     }
 
+    /**
+     * A view with this one's memtables and WAL segment and {@code tables} instead of its tables: what a
+     * compaction, a quarantine or an ingest publishes (none of them touches the memtables). It holds its
+     * own references to its memtables and tables, as every new view does.
+     */
+    View withTables(List<LiveTable> tables) {
+        return new View(active, activeWalNumber, immutables, tables);
+    }
+
     private static void retainOrFail(Memtable m) {
         if (!m.retain()) {
             throw new IllegalStateException("a view was made of a freed memtable");
