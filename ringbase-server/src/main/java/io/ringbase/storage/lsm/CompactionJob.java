@@ -197,7 +197,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         for (long n : pick) {
             // Readers that still hold an older view keep the inputs mapped; the last one to finish unmaps
             // them (View.release), and the space of the deleted files comes back then.
-            obsolete.delete(FileNames.sstable(dir, n)); // retried in the background if it fails
+            obsolete.delete(FileNames.sstable(dir, n), "which a compaction replaced"); // retried if it fails
         }
         return new Merged(
                 inputBytes,

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * writes the table, publishes a view and manifest that name it and advance the WAL replay point, gives
  * back the engine's reference to the memtable, and only then deletes the flushed WAL segment. A failed
  * flush is retried by itself with backoff; meanwhile writers that would wait for it fail at once with
- * its cause. A flush has worked once its view is published: what fails after that (deleting the flushed
- * segment) is logged and retried once no flush waits, and after every later flush, but never reported as a failing flush, which
+ * its cause. A flush has worked once its view is published: a failed delete of the flushed segment after
+ * that is retried in the background ({@link ObsoleteFiles}), never reported as a failing flush, which
  * would keep the node unwritable with nothing left to flush. Also the explicit {@link #flush()}, which
  * switches out the active memtable and waits.
  *
@@ -56,12 +56,8 @@ final class Flusher {
 
     private Frozen flushedFor;
 
-    /**
-     * Flush thread only: WAL segments whose memtables are flushed but whose delete failed, retried each time
-     * no flush waits. At most one per flush since deletes last worked; a restart deletes them anyway, as
-     * they are below the manifest's replay point.
-     */
-    private final List<Path> obsoleteWals = new ArrayList<>();
+    /** Deletes the WAL segment of a flushed memtable, retrying in the background if that fails. */
+    private final ObsoleteFiles obsolete;
 
     Flusher(
             LsmOptions options,
@@ -71,7 +67,8 @@ final class Flusher {
             WalRotation rotation,
             EngineHealth health,
             EngineCounters counters,
-            CompactionScheduler<?> compaction) {
+            CompactionScheduler<?> compaction,
+            ObsoleteFiles obsolete) {
         this.options = options;
         this.dir = dir;
         this.files = files;
@@ -80,6 +77,7 @@ final class Flusher {
         this.health = health;
         this.counters = counters;
         this.compaction = compaction;
+        this.obsolete = obsolete;
     }
 
     /**
@@ -215,7 +213,6 @@ final class Flusher {
             }
         }
         flushingWorks(); // nothing waits for a flush: no failure to report, whichever way the list emptied
-        deleteObsoleteWals();
         rotation.rollIfPoisoned();
         compaction.schedule();
     }
@@ -225,21 +222,6 @@ final class Flusher {
         if (health.flushFailure() != null) {
             health.flushFailure(null);
             log.info("flushing works again");
-        }
-    }
-
-    /** Retries deleting the WAL segments of flushed memtables whose delete failed; keeps those that fail again. */
-    private void deleteObsoleteWals() {
-        for (var it = obsoleteWals.iterator(); it.hasNext(); ) {
-            Path wal = it.next();
-            try {
-                options.fileIo().delete(wal);
-                it.remove();
-                log.info("deleted WAL segment {} of a flushed memtable, left behind by a failed delete", wal);
-            } catch (IOException e) {
-                counters.backgroundErrors.increment();
-                log.warn("deleting WAL segment {} of a flushed memtable failed again: {}", wal, e.toString());
-            }
         }
     }
 
@@ -278,18 +260,7 @@ final class Flusher {
         if (table != null) {
             table.reader().close(); // the new view holds the table now
         }
-        Path wal = FileNames.wal(dir, frozen.walNumber());
-        try {
-            options.fileIo().delete(wal);
-        } catch (IOException e) {
-            counters.backgroundErrors.increment();
-            obsoleteWals.add(wal);
-            log.warn(
-                    "deleting WAL segment {} of a flushed memtable failed; retrying after each flush (a restart "
-                            + "deletes it too, it is below the replay point)",
-                    wal.getFileName(),
-                    e);
-        }
+        obsolete.delete(FileNames.wal(dir, frozen.walNumber()), "the WAL segment of a flushed memtable");
         if (table != null) {
             log.info(
                     "flushed memtable ({} bytes) to {} ({} entries, {} bytes) in {} ms",

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link ReadPath}: point reads and scans over a pinned {@link View};</li>
  *   <li>{@link Flusher}: memtables to SSTables, with retries; {@link CompactionScheduler} and
  *       {@link CompactionJob}: what to merge, and the merge (also of a {@link #cleanup}); {@link Quarantine}:
- *       damaged tables; {@link ObsoleteFiles}: deleting the tables a merge replaced, with retries;</li>
+ *       damaged tables; {@link ObsoleteFiles}: deleting the tables a merge replaced and the WAL segments of flushed memtables, with retries;</li>
  *   <li>{@link StatePublisher}: the only way the live view and the manifest change;</li>
  *   <li>{@link Snapshots}, {@link EngineHealth}, {@link EngineCounters}.</li>
  * </ul>
@@ -100,24 +100,17 @@ public final class LsmEngine implements ManagedEngine {
                 new WalRotation(options, dir.path(), files, state, health, counters, flushThread, this::flushPending);
         CompactionPriority priority = CompactionPriority.forOptions(options.compaction());
         Quarantine quarantine = new Quarantine(options, dir.path(), state, counters);
+        ObsoleteFiles obsolete = new ObsoleteFiles(
+                options.fileIo(), compactionThread, health::closing, counters.backgroundErrors::increment);
         this.compaction = new CompactionScheduler<>(
                 new CompactionJob(
-                        options,
-                        dir.path(),
-                        files,
-                        state,
-                        health,
-                        counters,
-                        quarantine,
-                        priority,
-                        picker,
-                        new ObsoleteFiles(options.fileIo(), compactionThread, health::closing)),
+                        options, dir.path(), files, state, health, counters, quarantine, priority, picker, obsolete),
                 picker,
                 priority,
                 compactionThread,
                 health::closing,
                 log);
-        this.flusher = new Flusher(options, dir.path(), files, state, rotation, health, counters, compaction);
+        this.flusher = new Flusher(options, dir.path(), files, state, rotation, health, counters, compaction, obsolete);
         this.writes = new WritePath(options, rotation, state, health, counters, compaction, picker);
         this.reads = new ReadPath(state, options.wallClockMs(), probe, compaction::quarantineSoon);
         this.snapshots = new Snapshots(dir.path(), files, state, flusher);

@@ -14,13 +14,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes the SSTables a compaction has replaced, and retries a delete that failed, so that a
- * transient error (EIO, EBUSY, an NFS hiccup) does not leave the file taking disk space until the next
- * restart (which deletes every table the manifest does not name). A failed delete is retried on the
+ * Deletes the files the manifest no longer needs (the SSTables a compaction has replaced, the WAL segment
+ * of a flushed memtable) and retries a delete that failed, so that a transient error (EIO, EBUSY, an NFS
+ * hiccup) does not leave the file taking disk space until the next restart (which deletes every table the
+ * manifest does not name and every WAL segment below its replay point). A failed delete is retried on the
  * compaction thread after {@value #FIRST_RETRY_MS} ms, the wait doubling up to {@value #MAX_RETRY_MS} ms,
  * at most {@value #MAX_ATTEMPTS} times (about 12 minutes); one WARN line when a file's delete first
  * fails, one INFO line if a retry deletes it, one ERROR line if it is given up. The published manifest
- * no longer names the file, so nothing reads it: the retries are about space only.
+ * no longer needs the file, so nothing reads it: the retries are about space only. Every failed attempt
+ * counts as a disk error in the engine's figures.
  *
  * <p>Thread-safe: {@link #delete} runs on the compaction thread and so do the retries; pending files are
  * at most the inputs of the compactions whose deletes failed.
@@ -39,28 +41,36 @@ final class ObsoleteFiles {
     private final FileIo io;
     private final Executor thread;
     private final BooleanSupplier closing;
+    private final Runnable failedDelete;
     private final Map<Path, Pending> pending = new ConcurrentHashMap<>();
 
     /**
-     * @param io      the file layer deletes go through
-     * @param thread  the compaction thread, which the retries run on
-     * @param closing whether the engine is closing: retries stop then (a restart deletes the files)
+     * @param io           the file layer deletes go through
+     * @param thread       the compaction thread, which the retries run on
+     * @param closing      whether the engine is closing: retries stop then (a restart deletes the files)
+     * @param failedDelete called on every failed attempt (the engine counts a disk error)
      */
-    ObsoleteFiles(FileIo io, Executor thread, BooleanSupplier closing) {
+    ObsoleteFiles(FileIo io, Executor thread, BooleanSupplier closing, Runnable failedDelete) {
         this.io = io;
         this.thread = thread;
         this.closing = closing;
+        this.failedDelete = failedDelete;
     }
 
-    /** Deletes {@code file}, no longer named by the manifest; if that fails, logs it once and retries later. */
-    void delete(Path file) {
+    /**
+     * Deletes {@code file}, which the manifest no longer needs; if that fails, logs it once and retries later.
+     *
+     * @param what what the file is, for the log line ("which a compaction replaced")
+     */
+    void delete(Path file, String what) {
         try {
             io.delete(file);
         } catch (IOException e) {
+            failedDelete.run();
             log.warn(
-                    "could not delete {}, which a compaction replaced ({}); retrying in the background, and a "
-                            + "restart deletes it too",
+                    "could not delete {}, {} ({}); retrying in the background, and a restart deletes it too",
                     file.getFileName(),
+                    what,
                     e.toString());
             retryLater(file, new Pending(0, FIRST_RETRY_MS));
         }
@@ -93,12 +103,13 @@ final class ObsoleteFiles {
             pending.remove(file);
             log.info("deleted {} on retry {}", file.getFileName(), p.attempts() + 1);
         } catch (IOException e) {
+            failedDelete.run();
             int attempts = p.attempts() + 1;
             if (attempts >= MAX_ATTEMPTS) {
                 pending.remove(file);
                 log.error(
                         "gave up deleting {} after {} retries ({}); it takes disk space until it is deleted by hand "
-                                + "or the node restarts (a start deletes every SSTable the manifest does not name)",
+                                + "or the node restarts (a start deletes every file the manifest no longer needs)",
                         file,
                         attempts,
                         e.toString());

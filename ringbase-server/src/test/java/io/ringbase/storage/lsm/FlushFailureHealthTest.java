@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@link LsmEngine#unwritableReason()} says about flushes is true now: a flush that published its
  * table is a flush that worked, even if deleting its WAL segment afterwards failed, so the node stays
  * writable with no later flush needed to clear a stale failure; the segment left behind is deleted by
- * the next flush once deletes work again.
+ * a background retry once deletes work again.
  */
 class FlushFailureHealthTest {
 
@@ -60,7 +60,7 @@ class FlushFailureHealthTest {
             engine.flush();
             await().atMost(Duration.ofSeconds(10))
                     .pollInterval(Duration.ofMillis(5))
-                    .alias("the next flush deleted the segment left behind")
+                    .alias("a background retry deleted the segment left behind")
                     .until(() -> walSegments(dir) == 2);
             assertThat(engine.unwritableReason()).isNull();
         }

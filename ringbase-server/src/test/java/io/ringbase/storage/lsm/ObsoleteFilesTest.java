@@ -66,8 +66,8 @@ class ObsoleteFilesTest {
         ExecutorService thread = Executors.newSingleThreadExecutor();
         AtomicBoolean closing = new AtomicBoolean();
         Path file = Files.writeString(tmp.resolve("sst-00000000000000000001.sst"), "x");
-        ObsoleteFiles obsolete = new ObsoleteFiles(io, thread, closing::get);
-        obsolete.delete(file);
+        ObsoleteFiles obsolete = new ObsoleteFiles(io, thread, closing::get, () -> {});
+        obsolete.delete(file, "which a compaction replaced");
         assertThat(obsolete.pendingCount()).isEqualTo(1);
         await().atMost(Duration.ofSeconds(5))
                 .pollInterval(Duration.ofMillis(20))
