@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * A joining node's side of its join (Cassandra's bootstrap, in CEP-21's steps): it is JOINING already (the
  * log committed its StartJoin), so every coordinator that has that epoch sends it the writes of the keys it
  * will own. Once every node has the epoch and older requests have ended, it streams those keys from the
- * nodes that hand them over (from all of them at once, sharing the rate limit), each from the one node it displaces (a source that fails is replaced by the
- * key's other old replicas), then commits FinishJoin: from that epoch on, reads use it. A failed attempt
- * leaves it JOINING and is retried; streams resume from their cursors.
+ * nodes that hand them over (from all of them at once, sharing the rate limit), each from the one node it
+ * displaces (a source that fails is replaced by the key's other old replicas), then commits FinishJoin:
+ * from that epoch on, reads use it. A failed attempt leaves it JOINING and is retried; streams resume from
+ * their cursors.
  *
  * <p>A replacement (REPLACING, Cassandra's {@code replace_address}) runs the same steps, but the node it
  * replaces is dead: it takes that node's keys from every other old replica of them, then commits

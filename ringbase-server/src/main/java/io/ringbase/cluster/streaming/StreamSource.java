@@ -87,9 +87,6 @@ public final class StreamSource {
         if (!plan.source().toString().equals(self.toString())) {
             throw new IllegalArgumentException("stream plan names source " + plan.source() + ", this node is " + self);
         }
-        if (maxBytes < 1) {
-            throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
-        }
         if (!admitted.tryAcquire()) {
             throw new Busy("this node scans " + MAX_SCANS + " stream pages already; ask again later");
         }
