@@ -222,6 +222,11 @@ public final class ElasticCluster implements AutoCloseable {
         return send(via, "PUT", "/v0/entity?id=" + key, value);
     }
 
+    /** The replication factor the cluster was founded with. */
+    public int replicationFactor() {
+        return replicationFactor;
+    }
+
     public LocalCluster.Reply get(int via, String key) {
         return send(via, "GET", "/v0/entity?id=" + key, "");
     }

@@ -27,9 +27,15 @@ class ElasticClusterTest {
     @TempDir
     Path tmp;
 
+    /**
+     * Writes every key acknowledged by all its replicas, so that counts of stored entries taken right after are
+     * exact: a default quorum write answers before its last replica has applied it.
+     */
     private static void writeKeys(ElasticCluster c, String prefix) {
+        int rf = c.replicationFactor();
         for (int k = 0; k < KEYS; k++) {
-            LocalCluster.Reply r = c.put(k % c.size(), prefix + k, "v" + k);
+            LocalCluster.Reply r =
+                    c.send(k % c.size(), "PUT", "/v0/entity?id=" + prefix + k + "&ack=" + rf + "&from=" + rf, "v" + k);
             assertThat(r.status()).as("put %s%d: %s", prefix, k, r.body()).isEqualTo(201);
         }
     }
