@@ -23,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -152,23 +153,8 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Interval of periodic WAL fsyncs in ms (default: ${DEFAULT-VALUE}).")
     long walSyncIntervalMs;
 
-    @Option(
-            names = "--compaction-slowdown-tables",
-            defaultValue = "20",
-            paramLabel = "N",
-            description = "With this many SSTables waiting for compaction (the smallest size tier's and those of "
-                    + "tiers due for a merge), each write is delayed 1 ms, as RocksDB's "
-                    + "level0_slowdown_writes_trigger (default: ${DEFAULT-VALUE}).")
-    int compactionSlowdownTables;
-
-    @Option(
-            names = "--compaction-stop-tables",
-            defaultValue = "36",
-            paramLabel = "N",
-            description = "With this many SSTables waiting for compaction, writes wait for it, then get 503, as "
-                    + "RocksDB's "
-                    + "level0_stop_writes_trigger; at least --compaction-slowdown-tables (default: ${DEFAULT-VALUE}).")
-    int compactionStopTables;
+    @Mixin
+    CompactionFlags compaction = new CompactionFlags();
 
     @Option(
             names = "--memtable-size",
@@ -484,12 +470,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withMemtableBytes(memtableSize.bytes())
                     .withBlockCacheBytes(blockCacheBytes())
                     .withTombstoneGraceMs(alone ? 0 : tombstoneGrace.millis());
-            if (compactionSlowdownTables < 1 || compactionStopTables < compactionSlowdownTables) {
-                throw bad("need 1 <= --compaction-slowdown-tables <= --compaction-stop-tables, got "
-                        + compactionSlowdownTables + " and " + compactionStopTables);
-            }
-            storage = storage.withCompaction(
-                    storage.compaction().withWriteTriggers(compactionSlowdownTables, compactionStopTables));
+            storage = storage.withCompaction(compaction.options());
             HintOptions hints =
                     HintOptions.defaults().withMaxAgeMs(hintWindow.millis()).withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);

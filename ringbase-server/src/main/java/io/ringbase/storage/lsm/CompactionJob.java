@@ -6,10 +6,10 @@ import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.lsm.View.Frozen;
 import io.ringbase.storage.lsm.View.LiveTable;
 import io.ringbase.storage.lsm.compaction.Cleanup;
+import io.ringbase.storage.lsm.compaction.CompactionPicker;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.Compactor;
-import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
 import io.ringbase.storage.lsm.compaction.TombstonePurge;
 import io.ringbase.storage.lsm.manifest.FileNames;
@@ -37,11 +37,28 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
 
     /** Live tables retained for a merge, without their view's memtables ({@link StatePublisher#acquireTables()}). */
     record Retained(List<LiveTable> tables) implements CompactionScheduler.LiveTables {
+        /** Numbers, sizes and footer counts of the tables, and their files' modification times (a stat each). */
         @Override
         public List<TableInfo> infos() {
-            return tables.stream()
-                    .map(t -> new TableInfo(t.number(), t.reader().fileBytes()))
-                    .toList();
+            List<TableInfo> infos = new ArrayList<>(tables.size());
+            for (LiveTable t : tables) {
+                SstableReader r = t.reader();
+                infos.add(new TableInfo(
+                        t.number(), r.fileBytes(), r.entryCount(), r.tombstoneCount(), r.maxVersion(), writtenAtMs(r)));
+            }
+            return infos;
+        }
+
+        /**
+         * When {@code r}'s file was written, Unix epoch ms: its modification time (an SSTable is never
+         * written after its rename), as Cassandra dates an SSTable; {@link Long#MAX_VALUE} if unknown.
+         */
+        private static long writtenAtMs(SstableReader r) {
+            try {
+                return Files.getLastModifiedTime(r.path()).toMillis();
+            } catch (IOException | RuntimeException e) {
+                return Long.MAX_VALUE; // e.g. deleted by a compaction meanwhile: no longer a candidate anyway
+            }
         }
 
         @Override
@@ -60,7 +77,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     /** The compaction thread's priority, raised while compaction is behind; compaction thread only. */
     private final CompactionPriority priority;
     /** Counts the tables still to merge, for {@link #priority}. */
-    private final SizeTieredPicker picker;
+    private final CompactionPicker picker;
     /** Deletes the inputs once the output is published. */
     private final ObsoleteFiles obsolete;
 
@@ -73,7 +90,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             EngineCounters counters,
             Quarantine quarantine,
             CompactionPriority priority,
-            SizeTieredPicker picker,
+            CompactionPicker picker,
             ObsoleteFiles obsolete) {
         this.options = options;
         this.picker = picker;
@@ -105,10 +122,11 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     /**
      * Merges the tables of {@code retained} whose numbers are in {@code pick} into one and publishes it.
      *
+     * @return the output's file number, or -1 if nothing was kept
      * @throws InsufficientSpaceException before anything is written, see {@link #requireRoomToCompact}
      */
     @Override
-    public void compact(Retained retained, Set<Long> pick) throws IOException {
+    public long compact(Retained retained, Set<Long> pick) throws IOException {
         long started = System.nanoTime();
         Merged merged = merge(retained.tables(), pick, droppable(pick));
         log.info(
@@ -119,6 +137,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
                 merged.entryCount(),
                 merged.outputBytes(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        return merged.number();
     }
 
     /**
@@ -135,8 +154,11 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         return new Cleanup.Result(dropped.sum(), merged.inputBytes(), merged.outputBytes());
     }
 
-    /** What {@link #merge} wrote: input and output file bytes, the output's entries and file name. */
-    private record Merged(long inputBytes, long outputBytes, long entryCount, String output) {}
+    /**
+     * What {@link #merge} wrote: input and output file bytes, the output's entries, file name and number
+     * (-1 for no output).
+     */
+    private record Merged(long inputBytes, long outputBytes, long entryCount, String output, long number) {}
 
     /**
      * Merges the tables of {@code tables} numbered in {@code pick} into one, leaving out what
@@ -205,7 +227,8 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
                 summary.entryCount(),
                 output == null
                         ? "nothing"
-                        : output.reader().path().getFileName().toString());
+                        : output.reader().path().getFileName().toString(),
+                output == null ? -1 : number);
     }
 
     /** The file bytes of those of {@code tables} whose numbers are in {@code pick}: a merge's input. */

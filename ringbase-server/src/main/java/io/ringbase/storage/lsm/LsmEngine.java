@@ -14,10 +14,12 @@ import io.ringbase.storage.Snapshot;
 import io.ringbase.storage.WriteBatch;
 import io.ringbase.storage.lsm.View.LiveTable;
 import io.ringbase.storage.lsm.compaction.Cleanup;
+import io.ringbase.storage.lsm.compaction.CompactionPicker;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
+import io.ringbase.storage.lsm.compaction.TombstoneTrigger;
 import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
@@ -73,8 +75,10 @@ public final class LsmEngine implements ManagedEngine {
 
     private final DataDirectory dir;
     private final TableFiles files;
-    /** Groups the live tables into tiers for {@link #stats()}; the scheduler's picker decides merges. */
-    private final SizeTieredPicker picker;
+    /** Groups the live tables into size tiers for {@link #stats()}, whatever the strategy. */
+    private final SizeTieredPicker tierer;
+    /** The strategy's picker: decides merges and counts the tables waiting for them. */
+    private final CompactionPicker picker;
 
     private final ExecutorService flushThread =
             Executors.newSingleThreadExecutor(ThreadPriority.background("flush", Flusher.NICE));
@@ -94,7 +98,8 @@ public final class LsmEngine implements ManagedEngine {
     private LsmEngine(LsmOptions options, DataDirectory dir, TableFiles files, ReadPath.TableProbe probe) {
         this.dir = dir;
         this.files = files;
-        this.picker = new SizeTieredPicker(options.compaction());
+        this.tierer = new SizeTieredPicker(options.compaction());
+        this.picker = options.compaction().picker();
         this.state = new StatePublisher(options.fileIo(), dir.path(), files, health);
         this.rotation =
                 new WalRotation(options, dir.path(), files, state, health, counters, flushThread, this::flushPending);
@@ -106,6 +111,8 @@ public final class LsmEngine implements ManagedEngine {
                 new CompactionJob(
                         options, dir.path(), files, state, health, counters, quarantine, priority, picker, obsolete),
                 picker,
+                new TombstoneTrigger(options.compaction(), options.tombstoneGraceMs()),
+                options.wallClockMs(),
                 priority,
                 compactionThread,
                 health::closing,
@@ -259,7 +266,7 @@ public final class LsmEngine implements ManagedEngine {
                 .map(t -> new TableInfo(t.number(), t.reader().fileBytes()))
                 .toList();
         List<EngineStats.Tier> tiers = new ArrayList<>();
-        for (List<TableInfo> tier : picker.tiers(tables)) {
+        for (List<TableInfo> tier : tierer.tiers(tables)) {
             tiers.add(new EngineStats.Tier(
                     tiers.size(),
                     tier.size(),
@@ -277,6 +284,15 @@ public final class LsmEngine implements ManagedEngine {
     /** The readers of the live SSTables, newest first; for tests (no reference is taken). */
     List<SstableReader> liveTables() {
         return state.current().tables().stream().map(LiveTable::reader).toList();
+    }
+
+    /**
+     * Whether flushes and compaction have caught up: no memtable waits for a flush, no compaction round
+     * is queued or running, and nothing in the live tables is due for a merge (a merge postponed for lack
+     * of disk space counts as due). For tests and benchmarks that wait for compaction; no lock taken.
+     */
+    public boolean compactionIdle() {
+        return state.current().immutables().isEmpty() && compaction.idle();
     }
 
     /** Number of live SSTables. */

@@ -1,7 +1,7 @@
 package io.ringbase.storage.lsm;
 
 import io.ringbase.storage.ReadCursor;
-import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
+import io.ringbase.storage.lsm.compaction.CompactionPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
 import io.ringbase.storage.lsm.lifetime.RefCount;
 import io.ringbase.storage.lsm.manifest.ManifestState;
@@ -114,10 +114,10 @@ final class View implements ReadCursor.Pin {
     }
 
     /**
-     * The tables compaction has yet to merge ({@link SizeTieredPicker#backlog}), which the write triggers
+     * The tables compaction has yet to merge ({@link CompactionPicker#backlog}), which the write triggers
      * count; computed once per view, so a write pays for it only after a switch, flush or compaction.
      */
-    int compactionBacklog(SizeTieredPicker picker) {
+    int compactionBacklog(CompactionPicker picker) {
         int backlog = compactionBacklog;
         if (backlog < 0) {
             backlog = picker.backlog(tableInfos());

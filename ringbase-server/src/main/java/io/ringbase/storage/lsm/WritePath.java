@@ -6,8 +6,8 @@ import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.WriteBatch;
 import io.ringbase.storage.lsm.WalRotation.NewSegment;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
+import io.ringbase.storage.lsm.compaction.CompactionPicker;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
-import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.wal.WalWriter;
 import java.io.IOException;
@@ -36,7 +36,7 @@ final class WritePath {
     private final EngineCounters counters;
     private final CompactionScheduler<?> compaction;
     /** Counts the tables the write triggers look at ({@link View#compactionBacklog}). */
-    private final SizeTieredPicker picker;
+    private final CompactionPicker picker;
 
     WritePath(
             LsmOptions options,
@@ -45,7 +45,7 @@ final class WritePath {
             EngineHealth health,
             EngineCounters counters,
             CompactionScheduler<?> compaction,
-            SizeTieredPicker picker) {
+            CompactionPicker picker) {
         this.options = options;
         this.picker = picker;
         this.rotation = rotation;
@@ -221,7 +221,7 @@ final class WritePath {
                 || v.compactionBacklog(picker) >= options.compaction().slowdownTables();
     }
 
-    /** The tables of the current view that compaction has yet to merge ({@link SizeTieredPicker#backlog}). */
+    /** The tables of the current view that compaction has yet to merge ({@link CompactionPicker#backlog}). */
     private int backlog() {
         return state.current().compactionBacklog(picker);
     }
@@ -238,8 +238,8 @@ final class WritePath {
     /**
      * Write backpressure while compaction is behind (RocksDB's level-0 slowdown and stop triggers):
      * from {@link CompactionOptions#slowdownTables()} SSTables that compaction has yet to merge
-     * ({@link SizeTieredPicker#backlog}: the smallest tier, where flushes land, and every tier compaction
-     * would pick; not settled tiers, which nothing reduces) on, delays the write
+     * ({@link CompactionPicker#backlog}: where flushes land and what the picker would merge; not a settled
+     * state, which nothing reduces) on, delays the write
      * {@value CompactionOptions#SLOWDOWN_DELAY_MS} ms; from {@link CompactionOptions#stopTables()} on,
      * waits until compaction brings the count below it, at most the flush stall timeout.
      *

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * load that keeps the event loops busy, that leaves it almost nothing: on one CPU a merge of 10 small
  * tables took 11 s of wall time for 0.9 s of CPU, tables piled up to the slowdown trigger, and closed-loop
  * PUT throughput fell by a fifth while writes were delayed. So once {@code behindTables} tables wait for
- * compaction, counted as the write triggers count them ({@link SizeTieredPicker#backlog}; half the
+ * compaction, counted as the write triggers count them ({@link CompactionPicker#backlog}; half the
  * slowdown trigger by default), the thread runs at {@link #behindNice} (5, the flush thread's)
  * until the count drops again. This is the idea of RocksDB's compaction speed-up when level 0 nears its
  * slowdown trigger ({@code level0_slowdown_writes_trigger}), done with the thread's priority rather than
@@ -42,7 +42,7 @@ public final class CompactionPriority {
     private boolean boostRefused;
 
     /**
-     * @param behindTables from this many SSTables waiting for compaction ({@link SizeTieredPicker#backlog})
+     * @param behindTables from this many SSTables waiting for compaction ({@link CompactionPicker#backlog})
      *                     on, compaction counts as behind
      * @param setNice      sets the calling thread's level (a nice value or {@link ThreadPriority#IDLE}), answering
      *                     whether it took effect
@@ -74,7 +74,7 @@ public final class CompactionPriority {
 
     /**
      * Sets the calling (compaction) thread's priority for {@code waiting} SSTables waiting for
-     * compaction ({@link SizeTieredPicker#backlog}). Cheap
+     * compaction ({@link CompactionPicker#backlog}). Cheap
      * when nothing changes: call it before each merge and every few thousand entries within one.
      */
     public void adjust(int waiting) {

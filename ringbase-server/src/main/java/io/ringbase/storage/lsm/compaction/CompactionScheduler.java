@@ -9,6 +9,7 @@ import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -19,12 +20,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 
 /**
  * Decides when compaction runs and what it merges; its {@link Host} (the engine) merges and publishes.
  * Runs on the engine's single compaction thread: after each flush ({@link #schedule()}) it merges what
- * {@link SizeTieredPicker} picks, round after round, until the picker finds nothing; a major compaction
+ * the strategy's {@link CompactionPicker} picks or, when it picks nothing, what the
+ * {@link TombstoneTrigger} chooses, round after round, until neither finds anything; a major compaction
  * ({@link #compactAll()}) merges every live table. A merge that lacks disk space is postponed to the next
  * flush; one whose input is damaged has that input quarantined rather than retried forever; other
  * failures are retried after the next flush. A round gives way to a major compaction or cleanup waiting
@@ -59,11 +62,12 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
         /**
          * Merges the tables of {@code tables} numbered in {@code pick} into one and publishes it.
          *
+         * @return the output's file number, or -1 if nothing was kept (no output)
          * @throws InsufficientSpaceException before anything is written, if the disk lacks room for it
          * @throws CorruptionException        if an input is damaged (nothing was published)
          * @throws InterruptedIOException     if the merge was aborted for shutdown
          */
-        void compact(T tables, Set<Long> pick) throws IOException;
+        long compact(T tables, Set<Long> pick) throws IOException;
 
         /**
          * As {@link #compact}, and also leaves out every entry of the keys {@code keep} rejects
@@ -88,14 +92,24 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     }
 
     private final Host<T> host;
-    private final SizeTieredPicker picker;
+    private final CompactionPicker picker;
+    private final TombstoneTrigger tombstones;
+    private final LongSupplier wallClockMs;
     /** Used on the compaction thread only. */
     private final CompactionPriority priority;
+    /**
+     * Outputs of tombstone compactions that are still live: never chosen by the trigger again, so that
+     * one whose tombstones could not be dropped is not rewritten in a loop. Changed on the compaction
+     * thread only; pruned to the live tables each round.
+     */
+    private final Set<Long> settledByTombstones = ConcurrentHashMap.newKeySet(); // read by idle()
 
     private final ExecutorService thread;
     private final BooleanSupplier closing;
     private final Logger log;
     private final AtomicBoolean queued = new AtomicBoolean();
+    /** A round of {@link #compactWhileNeeded} is running. */
+    private final AtomicBoolean running = new AtomicBoolean();
     /**
      * Major compactions and cleanups submitted and not begun: a round of {@link #compactWhileNeeded} stops
      * for them, since under a steady write load the picker always finds a merge and the round would never end.
@@ -105,19 +119,26 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     private final Set<Path> quarantining = ConcurrentHashMap.newKeySet();
 
     /**
-     * @param thread  the single compaction thread (the engine shuts it down)
-     * @param closing whether the engine is closing: no new round starts then
-     * @param log     the engine's logger, which compaction lines go to
+     * @param picker      the strategy's picker
+     * @param tombstones  chooses a table to compact for its tombstones when {@code picker} picks nothing
+     * @param wallClockMs the wall clock, Unix epoch ms, for {@code tombstones}
+     * @param thread      the single compaction thread (the engine shuts it down)
+     * @param closing     whether the engine is closing: no new round starts then
+     * @param log         the engine's logger, which compaction lines go to
      */
     public CompactionScheduler(
             Host<T> host,
-            SizeTieredPicker picker,
+            CompactionPicker picker,
+            TombstoneTrigger tombstones,
+            LongSupplier wallClockMs,
             CompactionPriority priority,
             ExecutorService thread,
             BooleanSupplier closing,
             Logger log) {
         this.host = host;
         this.picker = picker;
+        this.tombstones = tombstones;
+        this.wallClockMs = wallClockMs;
         this.priority = priority;
         this.thread = thread;
         this.closing = closing;
@@ -154,8 +175,13 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     public void schedule() {
         if (!closing.getAsBoolean() && queued.compareAndSet(false, true)) {
             thread.execute(() -> {
+                running.set(true);
                 queued.set(false);
-                compactWhileNeeded();
+                try {
+                    compactWhileNeeded();
+                } finally {
+                    running.set(false);
+                }
             });
         }
     }
@@ -175,11 +201,19 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
         List<TableInfo> infos = tables.infos();
         priority.adjust(picker.backlog(infos));
         List<Long> pick = picker.pick(infos);
+        boolean forTombstones = false;
+        if (pick.isEmpty()) {
+            pick = pickForTombstones(infos);
+            forTombstones = !pick.isEmpty();
+        }
         if (pick.isEmpty()) {
             return false;
         }
         try {
-            host.compact(tables, Set.copyOf(pick));
+            long output = host.compact(tables, Set.copyOf(pick));
+            if (forTombstones && output >= 0) {
+                settledByTombstones.add(output);
+            }
             return true;
         } catch (InsufficientSpaceException e) {
             if (NO_ROOM_LOG.tryLog() >= 0) {
@@ -209,6 +243,44 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
             host.backgroundError();
             log.error("compaction of SSTables {} failed; will retry after the next flush", pick, e);
             return false;
+        }
+    }
+
+    /** What the tombstone trigger has the picker merge, or an empty list; logs the choice. */
+    private List<Long> pickForTombstones(List<TableInfo> infos) {
+        Set<Long> live = new HashSet<>();
+        for (TableInfo t : infos) {
+            live.add(t.number());
+        }
+        settledByTombstones.retainAll(live);
+        TableInfo candidate = tombstones.choose(infos, wallClockMs.getAsLong(), settledByTombstones);
+        if (candidate == null) {
+            return List.of();
+        }
+        List<Long> pick = picker.pickForTombstones(infos, candidate);
+        log.info(
+                "compacting SSTables {} for the tombstones of {} ({} of {} entries, {} %)",
+                pick,
+                candidate.number(),
+                candidate.tombstoneCount(),
+                candidate.entryCount(),
+                String.format(Locale.ROOT, "%.0f", 100 * candidate.tombstoneRatio()));
+        return pick;
+    }
+
+    /**
+     * Whether compaction has nothing to do now: no round queued or running, and nothing the picker or
+     * the tombstone trigger would merge in the live tables (a major compaction under way is not seen).
+     * Any thread; for tests and benchmarks that wait for compaction to catch up.
+     */
+    public boolean idle() {
+        if (queued.get() || running.get()) {
+            return false;
+        }
+        try (T tables = host.acquireTables()) {
+            List<TableInfo> infos = tables.infos();
+            return picker.pick(infos).isEmpty()
+                    && tombstones.choose(infos, wallClockMs.getAsLong(), settledByTombstones) == null;
         }
     }
 

@@ -13,7 +13,7 @@ import java.util.List;
  * bounds, a shared bucket for small tables); of several eligible tiers this picks the one with the
  * smallest average size, the cheapest merge.
  */
-public final class SizeTieredPicker {
+public final class SizeTieredPicker implements CompactionPicker {
 
     private final CompactionOptions options;
 
@@ -28,6 +28,7 @@ public final class SizeTieredPicker {
      * @return the file numbers of the tables to merge (between minThreshold and maxThreshold of them),
      *         or an empty list if nothing needs compacting
      */
+    @Override
     public List<Long> pick(List<TableInfo> tables) {
         List<List<TableInfo>> tiers = tiers(tables);
         List<TableInfo> best = null;
@@ -59,6 +60,7 @@ public final class SizeTieredPicker {
      * @param tables the live tables, in any order
      * @return the count, 0 for no tables
      */
+    @Override
     public int backlog(List<TableInfo> tables) {
         List<List<TableInfo>> tiers = tiers(tables);
         int count = 0;

@@ -1,9 +1,35 @@
 package io.ringbase.storage.lsm.compaction;
 
 /**
- * What the compaction picker knows of one live SSTable.
+ * What the compaction picker knows of one live SSTable: its file number and size, and from its footer
+ * the counts and newest version the tombstone trigger ({@link TombstoneTrigger}) and the age order of
+ * {@link UniversalPicker} need.
  *
- * @param number    the table's file number
- * @param sizeBytes the table's file size in bytes
+ * @param number         the table's file number
+ * @param sizeBytes      the table's file size in bytes
+ * @param entryCount     entries in the table (values and tombstones)
+ * @param tombstoneCount entries that are tombstones, at most {@code entryCount}
+ * @param maxVersion     the newest entry version in the table (a hybrid logical clock version), 0 if unknown
+ * @param createdAtMs    when the table's file was written (its modification time), Unix epoch ms;
+ *                       {@link Long#MAX_VALUE} if unknown, which keeps the tombstone trigger off it
  */
-public record TableInfo(long number, long sizeBytes) {}
+public record TableInfo(
+        long number, long sizeBytes, long entryCount, long tombstoneCount, long maxVersion, long createdAtMs) {
+
+    public TableInfo {
+        if (tombstoneCount < 0 || entryCount < tombstoneCount) {
+            throw new IllegalArgumentException(
+                    "need 0 <= tombstoneCount <= entryCount, got " + tombstoneCount + ", " + entryCount);
+        }
+    }
+
+    /** A table known only by number and size: no tombstones, no version, age unknown. */
+    public TableInfo(long number, long sizeBytes) {
+        this(number, sizeBytes, 0, 0, 0, Long.MAX_VALUE);
+    }
+
+    /** The fraction of the table's entries that are tombstones, 0 for an empty table. */
+    public double tombstoneRatio() {
+        return entryCount == 0 ? 0 : (double) tombstoneCount / entryCount;
+    }
+}
