@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Option;
  * The compaction strategies side by side on overwrites ({@code bench/engine-bench.sh overwrite}): for
  * each strategy, our LSM engine on a fresh directory is loaded with every key once, in random order, then
  * every key is overwritten {@code --overwrites} times (each pass in a new random order), single-threaded,
- * with incompressible values. Reported per strategy:
+ * with incompressible values, as fast as one thread goes or at most {@code --rate} writes per second.
+ * Reported per strategy:
  * <ul>
  *   <li><b>space amp</b>: bytes of the live SSTables / bytes of the live data, once compaction has caught
  *       up after a final flush ({@link LsmEngine#compactionIdle()}), and the mean and the worst of the
@@ -79,6 +81,12 @@ public final class OverwriteBench implements Callable<Integer> {
             defaultValue = "target/overwrite-bench",
             description = "Where the engines' directories go; emptied first (default: ${DEFAULT-VALUE}).")
     Path dir;
+
+    @Option(
+            names = "--rate",
+            defaultValue = "0",
+            description = "Writes per second at most, 0 for as fast as one thread goes (default: ${DEFAULT-VALUE}).")
+    int rate;
 
     @Option(names = "--out", description = "Also append the result table (markdown) to this file.")
     Path out;
@@ -144,6 +152,13 @@ public final class OverwriteBench implements Callable<Integer> {
                 for (int i = 0; i < keys; i++) {
                     MemorySegment value = pool.asSlice(rnd.nextInt((int) pool.byteSize() - valueSize), valueSize);
                     engine.apply(EngineBench.key(order[i]), ++version, Entry.NO_EXPIRY, value);
+                    if (rate > 0 && (written & 1023) == 0) {
+                        long due = start + (long) (written * 1e9 / rate); // paced by the 1,024
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                        }
+                    }
                     if (++written % sampleEvery == 0 && pass > 0) {
                         EngineStats s = engine.stats();
                         worst = Math.max(worst, s.sstableBytes());
