@@ -104,11 +104,16 @@ final class View implements ReadCursor.Pin {
         return tables;
     }
 
-    /** The live tables as the compaction picker sees them: numbers and file sizes. */
+    /**
+     * The live tables as the compaction picker's backlog sees them: numbers, file sizes and footer counts
+     * (no file ages, which take a stat each and only the tombstone trigger reads).
+     */
     List<TableInfo> tableInfos() {
         List<TableInfo> infos = new ArrayList<>(tables.size());
         for (LiveTable t : tables) {
-            infos.add(new TableInfo(t.number(), t.reader().fileBytes()));
+            SstableReader r = t.reader();
+            infos.add(new TableInfo(
+                    t.number(), r.fileBytes(), r.entryCount(), r.tombstoneCount(), r.maxVersion(), Long.MAX_VALUE));
         }
         return infos;
     }
