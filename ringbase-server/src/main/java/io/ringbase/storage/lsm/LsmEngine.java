@@ -158,6 +158,7 @@ public final class LsmEngine implements ManagedEngine {
                 t.reader().close(); // ... and tables: a file is unmapped with the last view that holds it
             }
             engine.flushThread.execute(engine.rotation::prepareSpare);
+            log.info("compaction: {}", options.compaction().summary());
             engine.compaction.schedule();
             return engine;
         } catch (IOException | RuntimeException e) {

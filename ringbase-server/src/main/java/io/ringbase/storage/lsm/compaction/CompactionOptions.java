@@ -195,6 +195,15 @@ public record CompactionOptions(
                 intervalMs);
     }
 
+    /** One line for the log: the strategy, its main bound and the tombstone trigger. */
+    public String summary() {
+        String bound = strategy == CompactionStrategy.UNIVERSAL
+                ? "every table merged at " + maxSizeAmplificationPercent + " % space amplification"
+                : "tiers of " + minThreshold + " tables merged";
+        return strategy.flagName() + " (" + bound + "); tables of " + tombstoneThreshold
+                + "+ tombstones compacted for them once " + tombstoneIntervalMs + " ms old";
+    }
+
     /** The picker of these settings' strategy. */
     public CompactionPicker picker() {
         return strategy.picker(this);
