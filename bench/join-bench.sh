@@ -14,10 +14,11 @@
 #
 # Layout: every node pinned to SERVER_CPU (0), the generators to LOAD_CPU (1); SERVER_CPU=0,1 LOAD_CPU=0,1
 # lets everything share both CPUs. 127.0.0.1 only; every wait is bounded. Output: stdout; the nodes' logs
-# are kept in KEEP (default /tmp/join-bench-last).
+# are kept in KEEP (default /tmp/join-bench-last). The nodes' data directories are under TMPDIR (default
+# /tmp): TMPDIR=/mnt/tmpfs takes the disk out of the comparison.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="$(mktemp -d /tmp/ringbase-join-bench.XXXXXX)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/ringbase-join-bench.XXXXXX")"
 . "$ROOT/bench/lib.sh"
 LOAD_CPU=${LOAD_CPU:-1}
 KEYS=300000

@@ -23,7 +23,7 @@
 # to 127.0.0.1 only; every run is bounded by the generator's -d. Output: stdout (a table at the end).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="$(mktemp -d /tmp/ringbase-rate-bench.XXXXXX)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/ringbase-rate-bench.XXXXXX")"
 . "$ROOT/bench/lib.sh"
 LOAD_CPU=${LOAD_CPU:-1}
 RATES=10000,20000,40000
