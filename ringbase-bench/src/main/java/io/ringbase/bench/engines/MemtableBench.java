@@ -13,7 +13,9 @@ import picocli.CommandLine.Option;
 
 /**
  * Inserts into a memtable and point lookups in it ({@code bench/memtable-bench.sh}). Each round fills a
- * new memtable with 16-byte keys (random, or increasing with {@code --sequential}) and values of
+ * new memtable with keys {@code --key-prefix} and {@code --key-digits} digits (16 bytes by default;
+ * random numbers, or increasing with {@code --sequential}), or with {@code --random-keys} random bytes
+ * of the same length, and values of
  * {@code --value-size} bytes until it has no room, and prints ns per insert. The last one stays: each
  * round then looks up {@code --lookups} keys it holds and as many it does not (the common case of a read
  * under random keys, where most keys are in SSTables), and prints ns per lookup. The first rounds are
@@ -67,6 +69,19 @@ public final class MemtableBench implements Callable<Integer> {
     int keyDigits;
 
     @Option(
+            names = "--key-prefix",
+            defaultValue = "k",
+            description = "Text before the digits of a key (default: ${DEFAULT-VALUE}). "
+                    + "\"key-\" with --key-digits 28 gives 32-byte keys whose first 20 bytes are all the same.")
+    String keyPrefix;
+
+    @Option(
+            names = "--random-keys",
+            description = "Keys of random bytes (all 256 values), as long as --key-prefix and --key-digits "
+                    + "make them: keys whose first 8 bytes tell them apart.")
+    boolean randomKeys;
+
+    @Option(
             names = "--batch",
             defaultValue = "1",
             description =
@@ -94,7 +109,12 @@ public final class MemtableBench implements Callable<Integer> {
     }
 
     private byte[] key(long n) {
-        return Keys.utf8(String.format(Locale.ROOT, "k%0" + keyDigits + "d", n));
+        if (randomKeys) { // the bytes of a seeded generator: a held key (n even) is never an absent one
+            byte[] key = new byte[keyPrefix.length() + keyDigits];
+            new SplittableRandom(n).nextBytes(key);
+            return key;
+        }
+        return Keys.utf8(String.format(Locale.ROOT, "%s%0" + keyDigits + "d", keyPrefix, n));
     }
 
     /** Inserts entries in groups of {@code --batch} until the memtable is full; returns how many it took. */
@@ -184,10 +204,11 @@ public final class MemtableBench implements Callable<Integer> {
             heldCount = stored;
             System.out.printf(
                     Locale.ROOT,
-                    "fill %d: %.0f ns/insert (%s keys)%n",
+                    "fill %d: %.0f ns/insert (%s keys of %d bytes)%n",
                     fill,
                     nanos / (double) stored,
-                    sequential ? "increasing" : "random");
+                    randomKeys ? "random-byte" : sequential ? "increasing" : "random",
+                    keys[0].length);
             if (evictBytes > 0) {
                 System.out.printf(
                         Locale.ROOT, "  (%d bytes read between operations; checksum %d)%n", evictBytes, evictSum);
