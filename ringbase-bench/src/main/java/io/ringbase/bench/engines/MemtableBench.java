@@ -4,6 +4,8 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -26,6 +28,9 @@ import picocli.CommandLine.Option;
  * models that: after each operation the bench reads N more bytes of a 64 MiB buffer (one long per
  * 64-byte line), so a skip-list search pays for its cache misses as it does in a node. The figures then
  * include those reads: compare builds with the same N, not against runs without it.
+ *
+ * <p>Each figure is given twice: wall time, and the CPU time of the bench's thread (which leaves out the
+ * time the thread waited for a CPU, so it is the steadier of the two on a machine other processes share).
  */
 @Command(
         name = "memtable-bench",
@@ -103,6 +108,8 @@ public final class MemtableBench implements Callable<Integer> {
     private int evictAt;
     /** Sum of the bytes read, printed so that the JIT cannot drop the reads. */
     private long evictSum;
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new MemtableBench()).execute(args));
@@ -190,6 +197,7 @@ public final class MemtableBench implements Callable<Integer> {
             }
             memtable = new Memtable(memtableBytes);
             int stored = 0;
+            long cpuStart = THREADS.getCurrentThreadCpuTime();
             long start = System.nanoTime();
             if (batch <= 1) {
                 while (stored < capacity && memtable.put(entries[stored])) {
@@ -200,13 +208,15 @@ public final class MemtableBench implements Callable<Integer> {
                 stored = fillInBatches(memtable, entries, capacity);
             }
             long nanos = System.nanoTime() - start;
+            long cpuNanos = THREADS.getCurrentThreadCpuTime() - cpuStart;
             held = keys;
             heldCount = stored;
             System.out.printf(
                     Locale.ROOT,
-                    "fill %d: %.0f ns/insert (%s keys of %d bytes)%n",
+                    "fill %d: %.0f ns/insert, cpu %.0f ns/insert (%s keys of %d bytes)%n",
                     fill,
                     nanos / (double) stored,
+                    cpuNanos / (double) stored,
                     randomKeys ? "random-byte" : sequential ? "increasing" : "random",
                     keys[0].length);
             if (evictBytes > 0) {
@@ -228,18 +238,24 @@ public final class MemtableBench implements Callable<Integer> {
                 valueSize,
                 lookups);
         for (int round = 1; round <= rounds; round++) {
+            double[] heldNs = nsPerLookup(memtable, present, true);
+            double[] absentNs = nsPerLookup(memtable, absent, false);
             System.out.printf(
                     Locale.ROOT,
-                    "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup%n",
+                    "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup; cpu %.0f and %.0f%n",
                     round,
-                    nsPerLookup(memtable, present, true),
-                    nsPerLookup(memtable, absent, false));
+                    heldNs[0],
+                    absentNs[0],
+                    heldNs[1],
+                    absentNs[1]);
         }
         memtable.release();
         return 0;
     }
 
-    private double nsPerLookup(Memtable memtable, byte[][] keys, boolean expectFound) {
+    /** Wall and thread CPU ns per lookup of {@code keys}. */
+    private double[] nsPerLookup(Memtable memtable, byte[][] keys, boolean expectFound) {
+        long cpuStart = THREADS.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         int found = 0;
         for (byte[] k : keys) {
@@ -249,10 +265,11 @@ public final class MemtableBench implements Callable<Integer> {
             evict();
         }
         double ns = (System.nanoTime() - start) / (double) keys.length;
+        double cpuNs = (THREADS.getCurrentThreadCpuTime() - cpuStart) / (double) keys.length;
         if (found != (expectFound ? keys.length : 0)) {
             throw new IllegalStateException(
                     "found " + found + " of " + keys.length + " keys, expected " + (expectFound ? "all" : "none"));
         }
-        return ns;
+        return new double[] {ns, cpuNs};
     }
 }
