@@ -54,6 +54,14 @@ class MemtableKeyOrderTest {
             hex("abcdefgh") + "7f",
             hex("abcdefgh") + "80", // after ...7f: unsigned
             hex("abcdefgh") + "ff",
+            // 16 and 24 bytes that differ in the first byte of a whole word past the prefix, where a signed
+            // compare of the words goes wrong
+            hex("abcdefgh") + "0000000000000000",
+            hex("abcdefgh") + "7f00000000000000",
+            hex("abcdefgh") + "8000000000000000",
+            hex("abcdefgh") + "ff00000000000000",
+            hex("abcdefghijklmnop") + "7f00000000000000",
+            hex("abcdefghijklmnop") + "8000000000000000",
             hex("abcdefghi"),
             hex("abcdefghij"),
             hex("abcdefghijklmno"), // 15 bytes: the bytes past the prefix in one partial word
