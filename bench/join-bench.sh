@@ -14,10 +14,11 @@
 #
 # Layout: every node pinned to SERVER_CPU (0), the generators to LOAD_CPU (1); SERVER_CPU=0,1 LOAD_CPU=0,1
 # lets everything share both CPUs. 127.0.0.1 only; every wait is bounded. Output: stdout; the nodes' logs
-# are kept in KEEP (default /tmp/join-bench-last).
+# are kept in KEEP (default /tmp/join-bench-last). The nodes' data directories are under TMPDIR (default
+# /tmp): TMPDIR=/mnt/tmpfs takes the disk out of the comparison.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="$(mktemp -d /tmp/ringbase-join-bench.XXXXXX)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/ringbase-join-bench.XXXXXX")"
 . "$ROOT/bench/lib.sh"
 LOAD_CPU=${LOAD_CPU:-1}
 KEYS=300000
@@ -77,6 +78,14 @@ taskset -c "$LOAD_CPU" "$GEN" -u "http://127.0.0.1:$P1/v0/entity?id={key}" -K "$
   -R "$half" -d "$dur" -c 32 -t 10 -o "$WORK/get.rec" >"$WORK/get.out" &
 GET_PID=$!
 T0=$(date +%s.%N)
+# the disk's writes each second (MB written, ms spent writing), from /proc/diskstats of the data
+# directory's device, to set beside the slow seconds
+DEV=$(lsblk -no PKNAME "$(df --output=source "$WORK" | tail -n 1)" 2>/dev/null | head -n 1)
+[ -n "$DEV" ] || DEV=$(basename "$(df --output=source "$WORK" | tail -n 1)")
+( for _ in $(seq 1 $((dur + 5))); do
+    echo "$(date +%s.%N) $(awk -v d="$DEV" '$3 == d { print $10, $11 }' /proc/diskstats)"; sleep 1
+  done ) >"$WORK/disk.log" 2>/dev/null &
+DISK_PID=$!
 sleep "$BEFORE"
 JOIN_START=$(python3 -c "import time; print(time.time() - $T0)")
 log "node4 joins"
@@ -90,12 +99,12 @@ for i in $(seq 1 $((MAX_JOIN * 10))); do
   sleep 0.1
 done
 [ -n "$JOIN_END" ] || log "node4 did not finish joining within $MAX_JOIN s"
-kill "$PUT_PID" "$GET_PID" 2>/dev/null || true
+kill "$PUT_PID" "$GET_PID" "$DISK_PID" 2>/dev/null || true
 wait "$PUT_PID" "$GET_PID" 2>/dev/null || true
 grep -h 'join streaming done\|joined: node' "$WORK/node4/log" "$WORK/node4/out" 2>/dev/null | sed 's/^/node4: /' || true
-python3 - "$WORK" "$BEFORE" "$JOIN_START" "${JOIN_END:-$JOIN_START}" <<'PY'
+python3 - "$WORK" "$BEFORE" "$JOIN_START" "${JOIN_END:-$JOIN_START}" "$T0" <<'PY'
 import struct, sys
-work, before, js, je = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+work, before, js, je, t0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 lat = {"before": [], "during": []}
 errors = {"before": 0, "during": 0}
 kinds = {}
@@ -134,4 +143,19 @@ for _, t, ms, _ in records:
         per.setdefault(int(t - js + 5), []).append(ms)
 print("second since join (p99 / max ms): " + "  ".join(
     f"{s - 5:+d}:{pct(v, .99):.0f}/{max(v):.0f}" for s, v in sorted(per.items())))
+# disk: MB written and ms spent writing per second, same seconds
+samples = []
+try:
+    for line in open(f"{work}/disk.log"):
+        f = line.split()
+        if len(f) == 3:
+            samples.append((float(f[0]) - t0, int(f[1]), int(f[2])))
+except FileNotFoundError:
+    pass
+cells = []
+for (ta, sa, wa), (tb, sb, wb) in zip(samples, samples[1:]):
+    if js - 5 <= tb < je:
+        cells.append(f"{int(tb - js):+d}:{(sb - sa) * 512 / 1e6:.0f}MB/{wb - wa}ms")
+if cells:
+    print("disk writes per second since join (MB / ms writing): " + "  ".join(cells))
 PY

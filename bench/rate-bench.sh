@@ -11,19 +11,27 @@
 #   bench/rate-bench.sh --rates 20000 -d 60s --only put
 #   bench/rate-bench.sh --keys 200000 -- --memtable-size 8m     # flags after -- go to `ringbase serve`
 #   RINGBASE_JAVA_OPTS=-XX:+UseSerialGC bench/rate-bench.sh   # JVM flags of the node
+#   bench/rate-bench.sh --rates 30000 -d 300s --warmup 0s --no-settle --no-floor --only put  # fresh node
+#
+# --no-floor leaves out nginx's runs. --no-settle measures right after the warm-up, without first
+# waiting for the node's first compaction; --warmup 0s skips the warm-up too, so the measured run starts
+# at the node's ready line. Each measured run also prints its five slowest seconds (by max latency, from
+# rategen's SECOND lines).
 #
 # Layout: the node pinned to CPU 0 (SERVER_CPU), the generator pinned to CPU 1 (LOAD_CPU),
 # 64 connections (CONNS), 100-byte values (VALUE_SIZE), the launcher's 128 MiB heap. Everything talks
 # to 127.0.0.1 only; every run is bounded by the generator's -d. Output: stdout (a table at the end).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="$(mktemp -d /tmp/ringbase-rate-bench.XXXXXX)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/ringbase-rate-bench.XXXXXX")"
 . "$ROOT/bench/lib.sh"
 LOAD_CPU=${LOAD_CPU:-1}
 RATES=10000,20000,40000
 DURATION=20s
 WARMUP=15s
 ONLY="put get"
+SETTLE=1
+FLOOR=1
 SERVE_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,6 +39,8 @@ while [ $# -gt 0 ]; do
     -d) DURATION=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
+    --no-settle) SETTLE=0; shift ;;
+    --no-floor) FLOOR=0; shift ;;
     --keys) KEYS=$2; export KEYS; shift 2 ;;
     --) shift; SERVE_FLAGS=("$@"); break ;;
     *) die "unknown argument $1 (see the head of $0)" ;;
@@ -114,6 +124,7 @@ rss_sampler() { # pid out: peak RssAnon and RssFile (kB) every 0.5 s until kille
 # are then steady state, as a node is after its first clients have come and gone.
 warm_up() {
   local label=$1; shift
+  if [ "${WARMUP%s}" -eq 0 ]; then log "warm-up: none"; return 0; fi
   local half=$(( ${WARMUP%s} / 2 )); [ "$half" -ge 1 ] || half=1
   log "warm-up: $label, two runs of ${half} s"
   local i
@@ -165,6 +176,7 @@ run_rate() {
   read -r gcn gct gcm < <(gc_pauses "$GC_LOG" "$t0" "$t1")
   read -r spn spr spt < <(safepoints "$SP_LOG" "$t0" "$t1")
   read -r anon file < "$WORK/rss"
+  log "slowest seconds of $name at $rate/s (second, p99 us, max us, answered): $(awk '$1 == "SECOND" { p = $3; m = $4; n = $5; sub(/.*[=<]/, "", p); sub(/.*=/, "", m); sub(/.*=/, "", n); print $2, p, m, n }' "$out" | sort -k3,3nr | head -n 5 | paste -sd';' -)"
   row "$name" "$rate" "$out" "$alloc" "$gcn / $gct / $gcm" "$(( (c1 - c0) * 10000 ))" "$(( anon / 1024 )) / $(( file / 1024 ))" \
     "$spn / $spr / $spt"
 }
@@ -213,14 +225,14 @@ start_node() {
 echo "| workload | target/s | achieved/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx | errors | GC pauses n / total ms / max ms | safepoints n / max to reach ms / max total ms | alloc B/req | node CPU us/req | RSS anon / file MB |" >"$WORK/rows"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|" >>"$WORK/rows"
 IFS=, read -r -a RATE_LIST <<<"$RATES"
-nginx_floor
+[ "$FLOOR" -eq 0 ] || nginx_floor
 for w in $ONLY; do
   case "$w" in
     put)
       start_node put
       warm_up "PUT at ${RATE_LIST[0]}/s" -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" \
         -m PUT -b "$WORK/body"
-      settle_writes -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" -m PUT -b "$WORK/body"
+      [ "$SETTLE" -eq 0 ] || settle_writes -u "http://127.0.0.1:$PORT/v0/entity?id=w{key}" -R "${RATE_LIST[0]}" -m PUT -b "$WORK/body"
       for r in "${RATE_LIST[@]}"; do
         log "PUT at $r/s for $DURATION"
         run_rate put "$r" -u "http://127.0.0.1:$PORT/v0/entity?id=u{key}" -m PUT -b "$WORK/body"

@@ -4,6 +4,8 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -13,7 +15,9 @@ import picocli.CommandLine.Option;
 
 /**
  * Inserts into a memtable and point lookups in it ({@code bench/memtable-bench.sh}). Each round fills a
- * new memtable with 16-byte keys (random, or increasing with {@code --sequential}) and values of
+ * new memtable with keys {@code --key-prefix} and {@code --key-digits} digits (16 bytes by default;
+ * random numbers, or increasing with {@code --sequential}), or with {@code --random-keys} random bytes
+ * of the same length, and values of
  * {@code --value-size} bytes until it has no room, and prints ns per insert. The last one stays: each
  * round then looks up {@code --lookups} keys it holds and as many it does not (the common case of a read
  * under random keys, where most keys are in SSTables), and prints ns per lookup. The first rounds are
@@ -24,6 +28,9 @@ import picocli.CommandLine.Option;
  * models that: after each operation the bench reads N more bytes of a 64 MiB buffer (one long per
  * 64-byte line), so a skip-list search pays for its cache misses as it does in a node. The figures then
  * include those reads: compare builds with the same N, not against runs without it.
+ *
+ * <p>Each figure is given twice: wall time, and the CPU time of the bench's thread (which leaves out the
+ * time the thread waited for a CPU, so it is the steadier of the two on a machine other processes share).
  */
 @Command(
         name = "memtable-bench",
@@ -67,6 +74,19 @@ public final class MemtableBench implements Callable<Integer> {
     int keyDigits;
 
     @Option(
+            names = "--key-prefix",
+            defaultValue = "k",
+            description = "Text before the digits of a key (default: ${DEFAULT-VALUE}). "
+                    + "\"key-\" with --key-digits 28 gives 32-byte keys whose first 20 bytes are all the same.")
+    String keyPrefix;
+
+    @Option(
+            names = "--random-keys",
+            description = "Keys of random bytes (all 256 values), as long as --key-prefix and --key-digits "
+                    + "make them: keys whose first 8 bytes tell them apart.")
+    boolean randomKeys;
+
+    @Option(
             names = "--batch",
             defaultValue = "1",
             description =
@@ -89,12 +109,19 @@ public final class MemtableBench implements Callable<Integer> {
     /** Sum of the bytes read, printed so that the JIT cannot drop the reads. */
     private long evictSum;
 
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new MemtableBench()).execute(args));
     }
 
     private byte[] key(long n) {
-        return Keys.utf8(String.format(Locale.ROOT, "k%0" + keyDigits + "d", n));
+        if (randomKeys) { // the bytes of a seeded generator: a held key (n even) is never an absent one
+            byte[] key = new byte[keyPrefix.length() + keyDigits];
+            new SplittableRandom(n).nextBytes(key);
+            return key;
+        }
+        return Keys.utf8(String.format(Locale.ROOT, "%s%0" + keyDigits + "d", keyPrefix, n));
     }
 
     /** Inserts entries in groups of {@code --batch} until the memtable is full; returns how many it took. */
@@ -170,6 +197,7 @@ public final class MemtableBench implements Callable<Integer> {
             }
             memtable = new Memtable(memtableBytes);
             int stored = 0;
+            long cpuStart = THREADS.getCurrentThreadCpuTime();
             long start = System.nanoTime();
             if (batch <= 1) {
                 while (stored < capacity && memtable.put(entries[stored])) {
@@ -180,14 +208,17 @@ public final class MemtableBench implements Callable<Integer> {
                 stored = fillInBatches(memtable, entries, capacity);
             }
             long nanos = System.nanoTime() - start;
+            long cpuNanos = THREADS.getCurrentThreadCpuTime() - cpuStart;
             held = keys;
             heldCount = stored;
             System.out.printf(
                     Locale.ROOT,
-                    "fill %d: %.0f ns/insert (%s keys)%n",
+                    "fill %d: %.0f ns/insert, cpu %.0f ns/insert (%s keys of %d bytes)%n",
                     fill,
                     nanos / (double) stored,
-                    sequential ? "increasing" : "random");
+                    cpuNanos / (double) stored,
+                    randomKeys ? "random-byte" : sequential ? "increasing" : "random",
+                    keys[0].length);
             if (evictBytes > 0) {
                 System.out.printf(
                         Locale.ROOT, "  (%d bytes read between operations; checksum %d)%n", evictBytes, evictSum);
@@ -207,18 +238,24 @@ public final class MemtableBench implements Callable<Integer> {
                 valueSize,
                 lookups);
         for (int round = 1; round <= rounds; round++) {
+            double[] heldNs = nsPerLookup(memtable, present, true);
+            double[] absentNs = nsPerLookup(memtable, absent, false);
             System.out.printf(
                     Locale.ROOT,
-                    "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup%n",
+                    "round %d: held keys %.0f ns/lookup, absent keys %.0f ns/lookup; cpu %.0f and %.0f%n",
                     round,
-                    nsPerLookup(memtable, present, true),
-                    nsPerLookup(memtable, absent, false));
+                    heldNs[0],
+                    absentNs[0],
+                    heldNs[1],
+                    absentNs[1]);
         }
         memtable.release();
         return 0;
     }
 
-    private double nsPerLookup(Memtable memtable, byte[][] keys, boolean expectFound) {
+    /** Wall and thread CPU ns per lookup of {@code keys}. */
+    private double[] nsPerLookup(Memtable memtable, byte[][] keys, boolean expectFound) {
+        long cpuStart = THREADS.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         int found = 0;
         for (byte[] k : keys) {
@@ -228,10 +265,11 @@ public final class MemtableBench implements Callable<Integer> {
             evict();
         }
         double ns = (System.nanoTime() - start) / (double) keys.length;
+        double cpuNs = (THREADS.getCurrentThreadCpuTime() - cpuStart) / (double) keys.length;
         if (found != (expectFound ? keys.length : 0)) {
             throw new IllegalStateException(
                     "found " + found + " of " + keys.length + " keys, expected " + (expectFound ? "all" : "none"));
         }
-        return ns;
+        return new double[] {ns, cpuNs};
     }
 }

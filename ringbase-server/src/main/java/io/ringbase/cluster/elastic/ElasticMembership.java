@@ -17,6 +17,7 @@ import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.rpc.MetadataEndpoint;
+import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.ManagedEngine;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -192,11 +193,27 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
                         "node {} was removed at epoch {}: streaming its keys this node now replicates",
                         gone,
                         metadata.epoch());
-                background.execute(() -> RebuildDriver.run(this, context, before, after, gone, s -> move = s));
+                background.execute(() -> rebuildInBackground(context, before, after, gone));
             }
         }
     }
 
+    /**
+     * Runs {@link RebuildDriver} on a thread of its own at {@code SCHED_IDLE}, as a join's streams do, so
+     * that the rebuild takes only CPU time client requests leave idle; waits for it, and interrupts it when
+     * this (pooled, normal-priority) thread is interrupted at close.
+     */
+    private void rebuildInBackground(MoveContext context, Placement before, Placement after, NodeId gone) {
+        Thread rebuild = ThreadPriority.background("ringbase-rebuild", ThreadPriority.IDLE)
+                .newThread(() -> RebuildDriver.run(this, context, before, after, gone, s -> move = s));
+        rebuild.start();
+        try {
+            rebuild.join();
+        } catch (InterruptedException e) {
+            rebuild.interrupt();
+            Thread.currentThread().interrupt();
+        }
+    }
     /**
      * Removes a dead node from the cluster (Cassandra's {@code removenode}): it leaves every placement at
      * once, and each node that takes over some of its keys streams them from their other replicas.

@@ -17,7 +17,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -28,19 +27,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Group commit</b> (the writer queue of LevelDB's {@code DBImpl::Write}): each caller joins a
  * FIFO of waiting writers. The writer at the head is the leader: it takes the records of the writers
  * queued behind it (up to about {@value #BATCH_BYTES} bytes, or one record of any allowed size),
- * encodes them into one reused native buffer ({@link WalBatchWriter}), hands them to the file with one {@code write()}, fsyncs
- * if the {@link WalSyncPolicy} or a {@link #sync} asks for it, then releases those writers and wakes
- * the next head. A lone writer thus writes its own record with no thread hand-off, and concurrent
- * writers share {@code write()} and fsync calls. Under {@link WalSyncPolicy#PERIODIC} appends never
- * fsync: a daemon thread per segment fsyncs unsynced data once the interval has passed, outside the
- * queue and concurrently with it ({@code FileChannel.force} and {@code write} may overlap; a record
- * written during a force is left unsynced for the next one), so an append never waits for a disk
- * flush. (A periodic fsync run in the queue, by whichever append came due, stalled every append
- * behind it for the length of the fsync, tens of ms once a second.)
+ * encodes them into one reused native buffer ({@link WalBatchWriter}), hands them to the file with one
+ * {@code write()}, fsyncs if the {@link WalSyncPolicy} or a {@link #sync} asks for it, then releases
+ * those writers and wakes the next head. A lone writer thus writes its own record with no thread
+ * hand-off, and concurrent writers share {@code write()} and fsync calls.
  *
- * <p><b>Order across segments.</b> A segment that takes over from another ({@link #follow}) fsyncs
- * what that one still holds unsynced before each fsync of its own, and names it and its acknowledged
- * length in its first record, so that recovery keeps a prefix of the log (docs/format.md, section 3).
+ * <p><b>Fsyncs</b> are {@link WalSyncer}'s: the sync policy (under {@link WalSyncPolicy#PERIODIC} a
+ * thread per segment fsyncs outside the queue, so an append never waits for a disk flush) and the
+ * order across segments. A segment that takes over from another ({@link #follow}) fsyncs what that one
+ * still holds unsynced before each fsync of its own, and names it and its acknowledged length in its
+ * first record, so that recovery keeps a prefix of the log (docs/format.md, section 3).
  *
  * <p><b>Threading.</b> All public methods are thread-safe. The queue holds at most one waiter per
  * calling thread, so it is bounded by the number of callers.
@@ -60,33 +56,21 @@ public final class WalWriter implements Closeable {
     /** An fsync that takes longer than this, ms, logs a WARN: a WAL fsync on a healthy SSD takes well under 10 ms. */
     static final long SLOW_SYNC_MS = 100;
 
-    private static final long SLOW_SYNC_NANOS = TimeUnit.MILLISECONDS.toNanos(SLOW_SYNC_MS);
     private static final ThreadLocal<WalWaiter> WAITER = ThreadLocal.withInitial(WalWaiter::new);
 
     private final Path path;
     private final FileChannel channel;
     private final WalSyncPolicy policy;
-    private final long syncIntervalNanos;
     private final ReentrantLock lock = new ReentrantLock();
-    /** Held around every fsync (periodic or asked for); never taken while holding {@code lock}. */
-    private final ReentrantLock syncLock = new ReentrantLock();
 
     private final ArrayDeque<WalWaiter> writers = new ArrayDeque<>(); // guarded by lock
-    private final Thread syncer;
+    private final WalSyncer syncer;
     private final WalStats stats;
 
     private boolean closed; // guarded by lock
-    private volatile Runnable onPoisoned = () -> {};
     private volatile IOException failure;
     private volatile long sizeBytes;
     private volatile long writeCalls;
-    private final java.util.concurrent.atomic.AtomicLong syncCalls = new java.util.concurrent.atomic.AtomicLong();
-    private volatile boolean unsynced;
-    private volatile long lastSyncNanos;
-    /** Bytes of the file the last successful fsync covered. */
-    private volatile long syncedBytes = WalFormat.SEGMENT_HEADER_SIZE;
-    /** The segment active before this one, fsynced before this one is; {@code null} once it has nothing left to sync. */
-    private volatile WalWriter predecessor;
 
     /** Encodes and writes the leader's batch; owned by the current leader (one at a time, handed over under the lock). */
     private final WalBatchWriter batchWriter;
@@ -102,15 +86,8 @@ public final class WalWriter implements Closeable {
         this.channel = channel;
         this.batchWriter = new WalBatchWriter(channel);
         this.policy = policy;
-        this.syncIntervalNanos = TimeUnit.MILLISECONDS.toNanos(periodicSyncIntervalMs);
         this.sizeBytes = WalFormat.SEGMENT_HEADER_SIZE;
-        this.lastSyncNanos = System.nanoTime();
-        this.syncer = policy == WalSyncPolicy.PERIODIC
-                ? Thread.ofPlatform()
-                        .name("wal-sync-" + path.getFileName())
-                        .daemon(true)
-                        .unstarted(this::runSyncer)
-                : null;
+        this.syncer = new WalSyncer(this, path, channel, policy, periodicSyncIntervalMs, stats);
     }
 
     /**
@@ -178,18 +155,16 @@ public final class WalWriter implements Closeable {
             throw e;
         }
         WalWriter writer = new WalWriter(file, channel, policy, periodicSyncIntervalMs, stats);
-        if (writer.syncer != null) {
+        try {
+            writer.syncer.start();
+        } catch (RuntimeException | Error e) { // OutOfMemoryError: unable to create native thread
             try {
-                writer.syncer.start();
-            } catch (RuntimeException | Error e) { // OutOfMemoryError: unable to create native thread
-                try {
-                    writer.close();
-                    io.delete(file);
-                } catch (IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-                throw e;
+                writer.close();
+                io.delete(file);
+            } catch (IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
             }
+            throw e;
         }
         return writer;
     }
@@ -302,8 +277,7 @@ public final class WalWriter implements Closeable {
                 throw e;
             }
             sizeBytes = WalFormat.SEGMENT_HEADER_SIZE + WalFormat.PREDECESSOR_RECORD_SIZE; // nothing else written
-            unsynced = true;
-            predecessor = previous;
+            syncer.follow(previous.syncer);
         } finally {
             lock.unlock();
         }
@@ -315,7 +289,7 @@ public final class WalWriter implements Closeable {
      * under {@link WalSyncPolicy#ALWAYS} (a batch whose fsync failed was never acknowledged).
      */
     public long acknowledgedBytes() {
-        return policy == WalSyncPolicy.ALWAYS ? syncedBytes : sizeBytes;
+        return policy == WalSyncPolicy.ALWAYS ? syncer.syncedBytes() : sizeBytes;
     }
 
     /** Bytes written to the file so far (segment header included); records still queued are not counted. */
@@ -336,7 +310,7 @@ public final class WalWriter implements Closeable {
      * poisons this segment, so that the owner can roll to a fresh one while no append is under way.
      */
     public void onPoisoned(Runnable action) {
-        onPoisoned = Objects.requireNonNull(action, "action");
+        syncer.onPoisoned(Objects.requireNonNull(action, "action"));
     }
 
     /** The segment file. */
@@ -370,21 +344,7 @@ public final class WalWriter implements Closeable {
         } catch (IOException e) {
             result = e;
         }
-        if (syncer != null) {
-            syncer.interrupt();
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    syncer.join();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        syncer.stop();
         try {
             channel.close();
         } catch (IOException e) {
@@ -419,12 +379,12 @@ public final class WalWriter implements Closeable {
 
     /** Number of fsyncs made after the segment header (the final one in close included). */
     long syncCalls() {
-        return syncCalls.get();
+        return syncer.syncCalls();
     }
 
     /** Test hook: whether this segment still holds on to an earlier one it must fsync first. */
     boolean holdsPredecessorForTest() {
-        return predecessor != null;
+        return syncer.holdsPredecessor();
     }
 
     /** Test hook: whether the batch buffer's native memory has been freed. */
@@ -500,7 +460,7 @@ public final class WalWriter implements Closeable {
                     writeRecords(bytes);
                 }
                 if (forceSync) {
-                    syncCovering();
+                    syncer.syncCovering();
                 }
             }
         } catch (IOException | RuntimeException | Error e) {
@@ -544,113 +504,12 @@ public final class WalWriter implements Closeable {
         long written = batchWriter.write(batch, bytes);
         writeCalls++;
         sizeBytes += written;
-        unsynced = true;
+        syncer.written();
         stats.written(batchWriter.lastRecords(), written);
     }
 
-    /**
-     * Queue leader asked to sync: under {@code syncLock}, so that a periodic fsync in flight (which
-     * cleared {@code unsynced} before its force) completes first and its failure is seen; then fsyncs
-     * what is still unsynced.
-     */
-    private void syncCovering() throws IOException {
-        syncLock.lock();
-        try {
-            IOException f = failure;
-            if (f != null) {
-                throw f;
-            }
-            if (unsynced) {
-                fsync();
-            }
-        } finally {
-            syncLock.unlock();
-        }
-    }
-
-    /** The durability point: forces written records to stable storage. Never retried on failure. Holds syncLock. */
-    private void fsync() throws IOException {
-        syncPredecessor();
-        unsynced = false;
-        long covered = sizeBytes;
-        long started = System.nanoTime();
-        channel.force(false);
-        syncedBytes = covered;
-        syncCalls.incrementAndGet(); // from the syncer and from queue leaders
-        lastSyncNanos = System.nanoTime();
-        long took = lastSyncNanos - started;
-        stats.synced(took);
-        if (took > SLOW_SYNC_NANOS) {
-            stats.slowSync(path, took, SLOW_SYNC_MS, policy);
-        }
-    }
-
-    /**
-     * Holding syncLock, before this segment's fsync: fsyncs what the predecessor (and, through it, the
-     * segments before it) still holds unsynced, so that durability follows the log's order. Lock order:
-     * a segment's syncLock, then its predecessor's. A poisoned predecessor is skipped: recovery drops
-     * this segment's records unless that one's acknowledged bytes survived or were flushed.
-     */
-    private void syncPredecessor() {
-        WalWriter p = predecessor;
-        if (p != null && p.syncForSuccessor()) {
-            predecessor = null; // settled: let it go
-        }
-    }
-
-    /** For the successor: fsyncs what is unsynced here; true once nothing here or before is left to sync. */
-    private boolean syncForSuccessor() {
-        syncLock.lock();
-        try {
-            if (failure == null && unsynced) {
-                try {
-                    fsync();
-                } catch (IOException | RuntimeException e) {
-                    poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
-                }
-            } else {
-                syncPredecessor(); // lets go of settled segments down the chain, which stays a few long
-            }
-            return predecessor == null && (failure != null || (!unsynced && isClosed()));
-        } finally {
-            syncLock.unlock();
-        }
-    }
-
-    /** PERIODIC only: fsyncs data left unsynced for an interval while no writer does it. */
-    private void runSyncer() {
-        while (true) {
-            // Nothing unsynced: sleep a whole interval (a record appended meanwhile is synced when it ends,
-            // within one interval). Waking every millisecond while idle cost each node thousands of
-            // context switches a second (seen in a cluster GET profile).
-            long wait = unsynced ? lastSyncNanos + syncIntervalNanos - System.nanoTime() : syncIntervalNanos;
-            try {
-                TimeUnit.NANOSECONDS.sleep(Math.max(wait, TimeUnit.MILLISECONDS.toNanos(1)));
-            } catch (InterruptedException e) {
-                return; // close() stops us after its own final fsync
-            }
-            if (unsynced && failure == null && System.nanoTime() - lastSyncNanos >= syncIntervalNanos) {
-                syncLock.lock(); // a sync() arriving meanwhile waits for this force and sees its outcome
-                try {
-                    if (unsynced && failure == null) {
-                        fsync(); // outside the queue: appends go on meanwhile
-                    }
-                } catch (IOException | RuntimeException e) {
-                    if (isClosed() || Thread.currentThread().isInterrupted()) {
-                        return; // close() did its own final fsync before stopping us
-                    }
-                    poison(e instanceof IOException x ? x : new IOException("WAL fsync failed", e));
-                    onPoisoned.run();
-                    return; // later appends report it
-                } finally {
-                    syncLock.unlock();
-                }
-            }
-        }
-    }
-
-    /** Marks the segment unusable after a failure outside the queue (the periodic fsync). */
-    private void poison(IOException e) {
+    /** Marks the segment unusable after a failure outside the queue (a fsync by {@link WalSyncer}). */
+    void poison(IOException e) {
         lock.lock();
         try {
             if (failure == null) {
@@ -662,7 +521,8 @@ public final class WalWriter implements Closeable {
         }
     }
 
-    private boolean isClosed() {
+    /** Whether {@link #close} has begun. */
+    boolean isClosed() {
         lock.lock();
         try {
             return closed;

@@ -52,6 +52,19 @@ class MemtablePropertyTest {
         check(operations, threads, limitKiB, batch);
     }
 
+    /**
+     * As {@link #batchedWritesMatchATreeMapOfTheNewestAcceptedEntries}, with keys whose 8-byte prefixes
+     * tie: a shared stem of 8 to 32 bytes, or a short key, then bytes such as 0x00, 0x7F and 0x80.
+     */
+    @Property(tries = 40)
+    void writesOfKeysThatShareTheirFirst8BytesMatchATreeMap(
+            @ForAll("sharedPrefixOperations") List<Entry> operations,
+            @ForAll @IntRange(min = 1, max = 4) int threads,
+            @ForAll @IntRange(min = 1, max = 8) int batch)
+            throws Exception {
+        check(operations, threads, 256, batch);
+    }
+
     private static void check(List<Entry> operations, int threads, int limitKiB, int batch) throws Exception {
         Memtable mt = new Memtable(limitKiB * 1024L);
         List<List<Entry>> perThread = new ArrayList<>();
@@ -167,7 +180,26 @@ class MemtablePropertyTest {
 
     @Provide
     Arbitrary<List<Entry>> operations() {
-        Arbitrary<byte[]> keys = Arbitraries.integers().between(0, 60).map(i -> Keys.utf8("k" + i));
+        return operationsOn(Arbitraries.integers().between(0, 60).map(i -> Keys.utf8("k" + i)));
+    }
+
+    @Provide
+    Arbitrary<List<Entry>> sharedPrefixOperations() {
+        Arbitrary<String> stems =
+                Arbitraries.of("k", "key-0000", "key-00000000123", "key-0000000000000000000000001234");
+        // up to 9 bytes after a stem of 8: some keys differ in the first byte of the word past the prefix
+        Arbitrary<byte[]> tails = Arbitraries.of((byte) 0, (byte) 0x7f, (byte) 0x80, (byte) 0xff)
+                .array(byte[].class)
+                .ofMaxSize(9);
+        return operationsOn(Combinators.combine(stems, tails).as((stem, tail) -> {
+            byte[] s = Keys.utf8(stem);
+            byte[] k = java.util.Arrays.copyOf(s, s.length + tail.length);
+            System.arraycopy(tail, 0, k, s.length, tail.length);
+            return k;
+        }));
+    }
+
+    private static Arbitrary<List<Entry>> operationsOn(Arbitrary<byte[]> keys) {
         Arbitrary<Long> versions = Arbitraries.longs().between(1, 40);
         Arbitrary<Long> expiries = Arbitraries.frequencyOf(
                 net.jqwik.api.Tuple.of(4, Arbitraries.just(Entry.NO_EXPIRY)),
