@@ -11,6 +11,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.elastic.ElasticMembership;
 import io.ringbase.cluster.elastic.ElasticOptions;
+import io.ringbase.cluster.elastic.FoundingCheck;
 import io.ringbase.cluster.elastic.JoinBootstrap;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
@@ -494,6 +495,19 @@ public final class Node implements AutoCloseable {
             }
             config = config.withTopology(joined.topology());
             startup.end("join");
+        } else if (config.elastic().isElastic()) {
+            try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()))) {
+                FoundingCheck.requireOwnLog(
+                        client,
+                        config.topology(),
+                        config.elastic().metadataPortOffset(),
+                        config.storage().dataDir(),
+                        config.clusterName());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while checking the metadata log");
+            }
+            startup.end("founding check");
         }
         Resources resources = new Resources();
         try {

@@ -171,6 +171,18 @@ public final class ElasticCluster implements AutoCloseable {
                         .orElse(false));
     }
 
+    /** Waits until every running node is a full replica that every peer remembers (hello answered). */
+    public void awaitSettled() {
+        LocalCluster.await(Duration.ofSeconds(30), "every running node settled", () -> {
+            for (Node n : nodes) {
+                if (n != null && !n.membership().orElseThrow().isSettled()) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
     /** Waits until every running node is at the same epoch, the newest. */
     public void awaitSameEpoch() {
         LocalCluster.await(Duration.ofSeconds(30), "every node at the same epoch", () -> {
