@@ -391,7 +391,13 @@ public final class Node implements AutoCloseable {
                 ? Membership.elastic(config.clusterName())
                 : Membership.of(config.clusterName(), topology);
         @Nullable ElasticMembership elastic = null;
-        if (joined != null) {
+        if (joined != null && ElasticMembership.holdsVoterPlace(joined.metadata(), topology.self())) {
+            // a founding node's replacement, or a node that took a voter's place before: it runs a metadata server
+            elastic = resources.add(
+                    ElasticMembership.replacingVoter(
+                            topology.self(), joined.metadata(), config.storage().dataDir()),
+                    ElasticMembership::close);
+        } else if (joined != null) {
             elastic = resources.add(
                     ElasticMembership.following(metadataClient(config, agreed), topology.self(), joined.metadata()),
                     ElasticMembership::close);

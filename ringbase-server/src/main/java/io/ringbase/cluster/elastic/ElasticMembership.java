@@ -20,16 +20,19 @@ import io.ringbase.cluster.rpc.MetadataEndpoint;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.ManagedEngine;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -43,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A founding node (one of the {@code --cluster} list started with {@code --metadata-port-offset}) runs a
  * replica of the log ({@link MetadataService}, a Raft group of the founding nodes) and initializes it with
- * the list; a node that joined later follows the log through the others ({@link FollowedMetadataLog}). Every
+ * the list; the replacement of a founding node takes its place in the group ({@link #replacingVoter}); any
+ * other node that joined later follows the log through the voters ({@link FollowedMetadataLog}). Every
  * new epoch moves the coordinator to its placement ({@link Placements}); requests never wait for the log.
  *
  * <p>Reads are refused while this node is JOINING or REPLACING (it has not streamed its keys yet) or LEFT.
@@ -52,6 +56,9 @@ import org.slf4j.LoggerFactory;
 public final class ElasticMembership implements ReadGate, MetadataEndpoint, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ElasticMembership.class);
+
+    /** How long a replacement keeps asking the group to take it as a voter at start, ms. */
+    static final long VOTER_CHANGE_TIMEOUT_MS = 120_000;
 
     private final MetadataLog metadataLog;
     private final NodeId self;
@@ -107,6 +114,122 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
         ElasticMembership m = new ElasticMembership(followed, self, false, background);
         followed.start();
         return m;
+    }
+
+    /**
+     * Whether the node {@code self} of {@code m} holds a voter's place in the metadata group: it is a recorded
+     * voter, or it is replacing one (it takes the replaced voter's place as its replacement starts).
+     */
+    public static boolean holdsVoterPlace(ClusterMetadata m, NodeId self) {
+        Member me = m.member(self.index() + 1).orElse(null);
+        if (me == null || !me.state().isLive()) {
+            return false;
+        }
+        return m.isVoter(me.id()) || (me.state() == MemberState.REPLACING && m.isVoter(me.replaces()));
+    }
+
+    /**
+     * The membership of a node that joined with {@code --replace} in a voter's place, or such a node
+     * restarted: it runs a metadata server at its own metadata address ({@code <data-dir>/metadata}). While it
+     * is REPLACING, it first has the group take it as a voter in the replaced node's place, before it streams
+     * any key, in two configuration changes through the leader (Ratis's {@code setConfiguration}, each by joint
+     * consensus): the replaced voter leaves, then this node's new server (empty storage, a new peer id
+     * {@code node-<id>}) joins once the leader has caught it up from its log or a snapshot. The group is back to
+     * its full count of voters in seconds, whatever the streaming takes. FINISH_REPLACE then records it among
+     * the voters of the metadata. Asked again at every start until then; setting the configuration the group
+     * already has changes nothing.
+     *
+     * @param joined what {@link JoinBootstrap} fetched: this node is a member of it, and
+     *               {@link #holdsVoterPlace} holds
+     * @throws IOException if the metadata server cannot start, or the group does not take it as a voter in
+     *                     time (nothing stays open; a restart asks again)
+     */
+    public static ElasticMembership replacingVoter(NodeId self, ClusterMetadata joined, Path dataDir)
+            throws IOException {
+        Member me = joined.member(self.index() + 1).orElseThrow();
+        Map<Integer, String> voters = new TreeMap<>();
+        for (int id : joined.voters()) {
+            if (id != me.replaces() || me.state() != MemberState.REPLACING) {
+                voters.put(id, joined.member(id).orElseThrow().metadataAddress());
+            }
+        }
+        Map<Integer, String> others = new TreeMap<>(voters);
+        voters.put(me.id(), me.metadataAddress());
+        Path storage = dataDir.resolve("metadata");
+        MetadataOptions options = MetadataOptions.of(me.id(), voters, storage);
+        boolean recorded = joined.isVoter(me.id());
+        if (!recorded && !Files.isDirectory(storage.resolve(MetadataService.GROUP_ID.toString()))) {
+            // The dead voter leaves the configuration before this node's metadata server first listens. Ratis
+            // does not check which peer a request is addressed to, so a new server at the dead voter's address
+            // (a replacement at the same URL) would otherwise be taken for it, with an empty log, by every
+            // server whose configuration still holds it: the wiped voter this replacement exists to avoid.
+            log.info(
+                    "node {} replaces node {}: the metadata voters become {} first, then {}",
+                    me.id(),
+                    me.replaces(),
+                    others.keySet(),
+                    voters.keySet());
+            setVoters(others, me.replaces());
+        }
+        MetadataService service = MetadataService.start(recorded ? options : options.asNewVoter(), joined.voters());
+        try {
+            if (!recorded) {
+                service.setVoters(voters, VOTER_CHANGE_TIMEOUT_MS);
+            }
+            awaitEpoch(service, joined.epoch());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeQuietly(service, e);
+            throw new java.io.InterruptedIOException("interrupted while becoming a metadata voter");
+        } catch (RuntimeException e) {
+            closeQuietly(service, e);
+            throw new IOException(
+                    "node " + me.id() + " could not take node " + me.replaces() + "'s place among the metadata voters "
+                            + voters.keySet() + ": " + e.getMessage()
+                            + "; start it again to retry (a majority of the voters must be up)",
+                    e);
+        }
+        ExecutorService background = Executors.newCachedThreadPool(
+                r -> Thread.ofPlatform().daemon().name("ringbase-elastic").unstarted(r));
+        return new ElasticMembership(new RaftMetadataLog(service), self, true, background);
+    }
+
+    /** Has the group's voters become {@code voters} through a client alone; an IOException if it does not. */
+    private static void setVoters(Map<Integer, String> voters, int replaced) throws IOException {
+        try {
+            MetadataService.setVoters(voters, voters, VOTER_CHANGE_TIMEOUT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while removing node " + replaced + " as a voter");
+        } catch (RuntimeException e) {
+            throw new IOException(
+                    "could not remove node " + replaced + " from the metadata voters " + voters.keySet() + ": "
+                            + e.getMessage() + "; start it again to retry (a majority of the voters must be up)",
+                    e);
+        }
+    }
+
+    /** Waits until {@code service} has applied {@code epoch}, within {@link #VOTER_CHANGE_TIMEOUT_MS}. */
+    private static void awaitEpoch(MetadataService service, long epoch) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VOTER_CHANGE_TIMEOUT_MS);
+        while (true) {
+            try {
+                var _ = service.awaitEpoch(epoch).get(VOTER_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                return;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("its metadata server did not reach epoch " + epoch, e);
+                }
+            }
+        }
+    }
+
+    private static void closeQuietly(MetadataService service, Exception failure) {
+        try {
+            service.close();
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     /** {@code host:(port + offset)}: where a founding node's metadata server listens. */
@@ -401,7 +524,7 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
     public CompletableFuture<byte[]> submit(byte[] transformation) {
         if (!inGroup) {
             return CompletableFuture.failedFuture(
-                    new IllegalStateException(self + " is not of the metadata group: submit through a founding node"));
+                    new IllegalStateException(self + " is not of the metadata group: submit through a voter"));
         }
         Transformation change;
         try {

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The log as a node outside the metadata group sees it: a copy of the newest metadata, fetched from the
  * other members every {@link #POLL_MS} (and at once when a peer shows a newer epoch), and changes submitted
- * through whichever member of the group answers. One daemon thread polls.
+ * through whichever voter of the metadata group answers (the voters come from the metadata itself, so a
+ * replaced founding node's successor is asked, not the list the cluster was founded with). One daemon thread polls.
  */
 final class FollowedMetadataLog implements MetadataLog {
 
@@ -60,15 +61,21 @@ final class FollowedMetadataLog implements MetadataLog {
         return current;
     }
 
-    /** The other live members, each a source of metadata and a way into the log. */
+    /**
+     * The other live members, each a source of metadata; the voters of the metadata group first, since only
+     * they take submissions (the others refuse them, and the next is asked).
+     */
     private List<String> sources() {
-        List<String> out = new ArrayList<>();
-        for (Member m : current.members().values()) {
-            if (m.state().isLive() && !m.url().equals(selfUrl)) {
-                out.add(m.url());
+        ClusterMetadata m = current;
+        List<String> voters = new ArrayList<>();
+        List<String> others = new ArrayList<>();
+        for (Member member : m.members().values()) {
+            if (member.state().isLive() && !member.url().equals(selfUrl)) {
+                (m.isVoter(member.id()) ? voters : others).add(member.url());
             }
         }
-        return out;
+        voters.addAll(others);
+        return voters;
     }
 
     @Override

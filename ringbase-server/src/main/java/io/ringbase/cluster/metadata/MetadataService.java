@@ -5,8 +5,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -112,22 +115,34 @@ public final class MetadataService implements AutoCloseable {
      *                     snapshot names its file), or the port cannot be bound; nothing stays open then
      */
     public static MetadataService start(MetadataOptions options) throws IOException {
+        return start(options, options.peers().keySet());
+    }
+
+    /**
+     * Starts this node's metadata server and client.
+     *
+     * @param formatOneVoters the group's voters should its latest snapshot be of format 1, which did not record
+     *                        them (docs/metadata-format.md, section 4): the founding members' ids
+     * @throws IOException if the directory cannot be created or locked, the storage cannot be read (a damaged
+     *                     snapshot names its file), or the port cannot be bound; nothing stays open then
+     */
+    public static MetadataService start(MetadataOptions options, Set<Integer> formatOneVoters) throws IOException {
         Files.createDirectories(options.directory());
         RaftGroupId groupId = RaftGroupId.valueOf(GROUP_ID);
-        List<RaftPeer> peers = new ArrayList<>();
-        for (Map.Entry<Integer, String> peer : options.peers().entrySet()) {
-            peers.add(RaftPeer.newBuilder()
-                    .setId(peerId(peer.getKey()))
-                    .setAddress(peer.getValue())
-                    .build());
-        }
-        RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        Map<Integer, String> others = new TreeMap<>(options.peers());
+        others.remove(options.selfId());
+        // A new voter starts with no configuration (Ratis takes a group without peers, not one without this
+        // server): it waits for the leader to add it and never campaigns. Its client asks the others.
+        RaftGroup group = options.newVoter()
+                ? RaftGroup.valueOf(groupId)
+                : RaftGroup.valueOf(groupId, raftPeers(options.peers()));
+        RaftGroup seed = options.newVoter() ? RaftGroup.valueOf(groupId, raftPeers(others)) : group;
         RaftProperties properties = properties(options);
         requireBindable(options);
         boolean existing = Files.isDirectory(options.directory().resolve(GROUP_ID.toString()));
 
         Listeners listeners = new Listeners();
-        MetadataStateMachine stateMachine = new MetadataStateMachine(listeners::publish);
+        MetadataStateMachine stateMachine = new MetadataStateMachine(listeners::publish, formatOneVoters);
         RaftServer server = null;
         RaftClient client = null;
         try {
@@ -139,21 +154,22 @@ public final class MetadataService implements AutoCloseable {
                     .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .build();
             server.start();
-            client = RaftClient.newBuilder()
-                    .setProperties(properties)
-                    .setRaftGroup(group)
-                    .setClientRpc(new NettyFactory(new Parameters()).newRaftClientRpc(ClientId.randomId(), properties))
-                    .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                            // more attempts than fit in the deadline: submit's deadline ends them
-                            (int) Math.max(1, 2 * options.requestTimeoutMs() / RETRY_SLEEP_MS), ms(RETRY_SLEEP_MS)))
-                    .build();
+            // a recovered server's configuration is the one its storage holds, which may differ from the seed
+            // (a voter replaced since): its client asks those servers for the leader
+            Collection<RaftPeer> configured =
+                    server.getDivision(groupId).getRaftConf().getCurrentPeers();
+            RaftGroup known = configured.isEmpty() ? seed : RaftGroup.valueOf(groupId, configured);
+            client = newClient(known, properties, options.requestTimeoutMs());
             log.info(
-                    "metadata server {} started on {} ({} storage in {}), group {}",
+                    "metadata server {} started on {} ({} storage in {}), voters {}{}",
                     options.selfId(),
                     options.selfAddress(),
                     existing ? "recovered" : "new",
                     options.directory(),
-                    options.peers());
+                    describe(known.getPeers()),
+                    known.getPeers().stream().anyMatch(p -> p.getId().equals(peerId(options.selfId())))
+                            ? ""
+                            : "; not a voter yet: waiting to be added");
             return new MetadataService(options, server, client, stateMachine, listeners);
         } catch (IOException | RuntimeException e) {
             Throwable root = e;
@@ -223,6 +239,27 @@ public final class MetadataService implements AutoCloseable {
         }
     }
 
+    private static RaftClient newClient(RaftGroup group, RaftProperties properties, long requestTimeoutMs) {
+        return RaftClient.newBuilder()
+                .setProperties(properties)
+                .setRaftGroup(group)
+                .setClientRpc(new NettyFactory(new Parameters()).newRaftClientRpc(ClientId.randomId(), properties))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        // more attempts than fit in the deadline: submit's deadline ends them
+                        (int) Math.max(1, 2 * requestTimeoutMs / RETRY_SLEEP_MS), ms(RETRY_SLEEP_MS)))
+                .build();
+    }
+
+    /** The properties of a client alone (no server of its own). */
+    private static RaftProperties clientProperties(long requestTimeoutMs) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        NettyConfigKeys.Client.setUseEpoll(p, false);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(
+                p, ms(Math.min(MAX_ATTEMPT_TIMEOUT_MS, Math.max(1, requestTimeoutMs / 2))));
+        return p;
+    }
+
     private static RaftProperties properties(MetadataOptions options) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
@@ -269,6 +306,102 @@ public final class MetadataService implements AutoCloseable {
 
     private static RaftPeerId peerId(int nodeId) {
         return RaftPeerId.valueOf("node-" + nodeId);
+    }
+
+    /** The node id of a peer id {@code node-<id>}; -1 for any other. */
+    private static int nodeId(RaftPeerId peer) {
+        String id = peer.toString();
+        try {
+            return id.startsWith("node-") ? Integer.parseInt(id.substring("node-".length())) : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static List<RaftPeer> raftPeers(Map<Integer, String> peers) {
+        List<RaftPeer> out = new ArrayList<>();
+        for (Map.Entry<Integer, String> peer : peers.entrySet()) {
+            out.add(RaftPeer.newBuilder()
+                    .setId(peerId(peer.getKey()))
+                    .setAddress(peer.getValue())
+                    .build());
+        }
+        return out;
+    }
+
+    private static Map<Integer, String> describe(Collection<RaftPeer> peers) {
+        Map<Integer, String> out = new TreeMap<>();
+        for (RaftPeer p : peers) {
+            out.put(nodeId(p.getId()), String.valueOf(p.getAddress()));
+        }
+        return out;
+    }
+
+    /**
+     * The voters of the group's configuration as this server has it (node id to metadata address): the
+     * latest configuration in its log, committed or not; without this server while it has not been added yet.
+     *
+     * @throws IOException if the server has closed
+     */
+    public Map<Integer, String> configuredVoters() throws IOException {
+        return describe(
+                server.getDivision(RaftGroupId.valueOf(GROUP_ID)).getRaftConf().getCurrentPeers());
+    }
+
+    /**
+     * Makes {@code voters} (node id to metadata address) the voters of the group, through its leader
+     * (Ratis's {@code setConfiguration}): the leader first catches every new server up from its log or its
+     * snapshot, then commits the joint configuration (each step needing a majority of the old voters and of
+     * the new) and then the new one, Raft's joint consensus. Setting the configuration the group already has
+     * succeeds and changes nothing, so a change asked again after a crash is harmless. Blocks until done.
+     *
+     * @param timeoutMs how long to keep asking, ms
+     * @throws MetadataUnavailableException if the group did not take it within {@code timeoutMs} (too few
+     *                                      voters reachable, a new server that did not catch up, or another
+     *                                      reconfiguration under way); asking again is safe
+     * @throws InterruptedException         if interrupted while waiting
+     */
+    public void setVoters(Map<Integer, String> voters, long timeoutMs) throws InterruptedException {
+        setVoters(client, voters, timeoutMs);
+    }
+
+    /**
+     * {@link #setVoters(Map, long)} from a node that runs no metadata server (yet): through a client of the
+     * servers {@code reachable} (node id to metadata address), which finds the leader among them.
+     *
+     * @throws MetadataUnavailableException as {@link #setVoters(Map, long)}
+     * @throws IOException                  if the client cannot be closed
+     */
+    public static void setVoters(Map<Integer, String> reachable, Map<Integer, String> voters, long timeoutMs)
+            throws IOException, InterruptedException {
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GROUP_ID), raftPeers(reachable));
+        long attemptMs = Math.min(timeoutMs, MetadataOptions.DEFAULT_REQUEST_TIMEOUT_MS);
+        try (RaftClient alone = newClient(group, clientProperties(attemptMs), attemptMs)) {
+            setVoters(alone, voters, timeoutMs);
+        }
+    }
+
+    private static void setVoters(RaftClient client, Map<Integer, String> voters, long timeoutMs)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        List<RaftPeer> target = raftPeers(new TreeMap<>(voters));
+        String last = "not asked";
+        while (System.nanoTime() < deadline) {
+            try {
+                RaftClientReply reply = client.admin().setConfiguration(target);
+                if (reply.isSuccess()) {
+                    log.info("metadata voters are now {}", new TreeMap<>(voters));
+                    return;
+                }
+                last = String.valueOf(reply.getException());
+            } catch (IOException | RuntimeException e) {
+                last = e.toString();
+            }
+            log.info("setting the metadata voters to {}: {}; asking again", new TreeMap<>(voters), last);
+            TimeUnit.MILLISECONDS.sleep(RETRY_SLEEP_MS * 5);
+        }
+        throw new MetadataUnavailableException("the metadata group did not take the voters " + new TreeMap<>(voters)
+                + " within " + timeoutMs + " ms: " + last);
     }
 
     /** The options this service runs with. */

@@ -80,7 +80,7 @@ public final class ElasticCluster implements AutoCloseable {
 
     Node.Config config(int i) {
         String url = urls.get(i);
-        boolean founding = i < founders.size();
+        boolean founding = i < founders.size() && !replaces.containsKey(i);
         Topology t = founding ? Topology.parse(founders, url, replicationFactor) : Topology.parse(List.of(url), url);
         LsmOptions storage =
                 LsmOptions.defaults(root.resolve("node-" + i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
@@ -89,12 +89,22 @@ public final class ElasticCluster implements AutoCloseable {
         return new Node.Config(httpConfig, storage, t, 1000, null, HintOptions.defaults())
                 .withElastic(new ElasticOptions(
                         OFFSET,
-                        founding ? null : founders.getFirst(),
+                        founding ? null : joinVia(i),
                         replaces.getOrDefault(i, 0),
                         ElasticOptions.DEFAULT_STREAM_BYTES_PER_SECOND));
     }
 
-    /** Starts a new node that joins through the first founding node; its index. */
+    /** The URL of the first running node other than {@code i}, which a joining node {@code i} joins through. */
+    private String joinVia(int i) {
+        for (int j = 0; j < nodes.size(); j++) {
+            if (j != i && nodes.get(j) != null) {
+                return urls.get(j);
+            }
+        }
+        return founders.getFirst();
+    }
+
+    /** Starts a new node that joins through the first running node; its index. */
     public int join() throws IOException {
         int port = LocalCluster.freePorts(1).getFirst();
         urls.add("http://127.0.0.1:" + port);
