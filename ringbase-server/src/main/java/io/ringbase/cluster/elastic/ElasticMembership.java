@@ -20,19 +20,16 @@ import io.ringbase.cluster.rpc.MetadataEndpoint;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.ManagedEngine;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -56,9 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class ElasticMembership implements ReadGate, MetadataEndpoint, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ElasticMembership.class);
-
-    /** How long a replacement keeps asking the group to take it as a voter at start, ms. */
-    static final long VOTER_CHANGE_TIMEOUT_MS = 120_000;
 
     private final MetadataLog metadataLog;
     private final NodeId self;
@@ -146,90 +140,10 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
      */
     public static ElasticMembership replacingVoter(NodeId self, ClusterMetadata joined, Path dataDir)
             throws IOException {
-        Member me = joined.member(self.index() + 1).orElseThrow();
-        Map<Integer, String> voters = new TreeMap<>();
-        for (int id : joined.voters()) {
-            if (id != me.replaces() || me.state() != MemberState.REPLACING) {
-                voters.put(id, joined.member(id).orElseThrow().metadataAddress());
-            }
-        }
-        Map<Integer, String> others = new TreeMap<>(voters);
-        voters.put(me.id(), me.metadataAddress());
-        Path storage = dataDir.resolve("metadata");
-        MetadataOptions options = MetadataOptions.of(me.id(), voters, storage);
-        boolean recorded = joined.isVoter(me.id());
-        if (!recorded && !Files.isDirectory(storage.resolve(MetadataService.GROUP_ID.toString()))) {
-            // The dead voter leaves the configuration before this node's metadata server first listens. Ratis
-            // does not check which peer a request is addressed to, so a new server at the dead voter's address
-            // (a replacement at the same URL) would otherwise be taken for it, with an empty log, by every
-            // server whose configuration still holds it: the wiped voter this replacement exists to avoid.
-            log.info(
-                    "node {} replaces node {}: the metadata voters become {} first, then {}",
-                    me.id(),
-                    me.replaces(),
-                    others.keySet(),
-                    voters.keySet());
-            setVoters(others, me.replaces());
-        }
-        MetadataService service = MetadataService.start(recorded ? options : options.asNewVoter(), joined.voters());
-        try {
-            if (!recorded) {
-                service.setVoters(voters, VOTER_CHANGE_TIMEOUT_MS);
-            }
-            awaitEpoch(service, joined.epoch());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            closeQuietly(service, e);
-            throw new java.io.InterruptedIOException("interrupted while becoming a metadata voter");
-        } catch (RuntimeException e) {
-            closeQuietly(service, e);
-            throw new IOException(
-                    "node " + me.id() + " could not take node " + me.replaces() + "'s place among the metadata voters "
-                            + voters.keySet() + ": " + e.getMessage()
-                            + "; start it again to retry (a majority of the voters must be up)",
-                    e);
-        }
+        MetadataService service = VoterPlace.take(self, joined, dataDir);
         ExecutorService background = Executors.newCachedThreadPool(
                 r -> Thread.ofPlatform().daemon().name("ringbase-elastic").unstarted(r));
         return new ElasticMembership(new RaftMetadataLog(service), self, true, background);
-    }
-
-    /** Has the group's voters become {@code voters} through a client alone; an IOException if it does not. */
-    private static void setVoters(Map<Integer, String> voters, int replaced) throws IOException {
-        try {
-            MetadataService.setVoters(voters, voters, VOTER_CHANGE_TIMEOUT_MS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while removing node " + replaced + " as a voter");
-        } catch (RuntimeException e) {
-            throw new IOException(
-                    "could not remove node " + replaced + " from the metadata voters " + voters.keySet() + ": "
-                            + e.getMessage() + "; start it again to retry (a majority of the voters must be up)",
-                    e);
-        }
-    }
-
-    /** Waits until {@code service} has applied {@code epoch}, within {@link #VOTER_CHANGE_TIMEOUT_MS}. */
-    private static void awaitEpoch(MetadataService service, long epoch) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VOTER_CHANGE_TIMEOUT_MS);
-        while (true) {
-            try {
-                var _ = service.awaitEpoch(epoch).get(VOTER_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                return;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("its metadata server did not reach epoch " + epoch, e);
-                }
-            }
-        }
-    }
-
-    private static void closeQuietly(MetadataService service, Exception failure) {
-        try {
-            service.close();
-        } catch (IOException | RuntimeException e) {
-            failure.addSuppressed(e);
-        }
     }
 
     /** {@code host:(port + offset)}: where a founding node's metadata server listens. */
@@ -522,7 +436,9 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
 
     @Override
     public CompletableFuture<byte[]> submit(byte[] transformation) {
-        if (!inGroup) {
+        // a node outside the group forwards to the voters the metadata records (they never forward: no loop);
+        // without recorded voters (metadata of format 1) it cannot tell them from the other followers
+        if (!inGroup && !metadataLog.current().votersRecorded()) {
             return CompletableFuture.failedFuture(
                     new IllegalStateException(self + " is not of the metadata group: submit through a voter"));
         }

@@ -61,21 +61,36 @@ final class FollowedMetadataLog implements MetadataLog {
         return current;
     }
 
-    /**
-     * The other live members, each a source of metadata; the voters of the metadata group first, since only
-     * they take submissions (the others refuse them, and the next is asked).
-     */
+    /** The other live members, each a source of metadata. */
     private List<String> sources() {
-        ClusterMetadata m = current;
-        List<String> voters = new ArrayList<>();
-        List<String> others = new ArrayList<>();
-        for (Member member : m.members().values()) {
-            if (member.state().isLive() && !member.url().equals(selfUrl)) {
-                (m.isVoter(member.id()) ? voters : others).add(member.url());
+        List<String> out = new ArrayList<>();
+        for (Member m : current.members().values()) {
+            if (m.state().isLive() && !m.url().equals(selfUrl)) {
+                out.add(m.url());
             }
         }
-        voters.addAll(others);
-        return voters;
+        return out;
+    }
+
+    /**
+     * Where a change is submitted: the voters of the metadata group as the metadata records them (they
+     * commit it through their own Raft client; a node outside the group would only forward it to them), or,
+     * for metadata without recorded voters (format 1), every other live member.
+     */
+    private List<String> submitTargets() {
+        ClusterMetadata m = current;
+        if (!m.votersRecorded()) {
+            return sources();
+        }
+        List<String> out = new ArrayList<>();
+        for (int id : m.voters()) {
+            Member voter = m.member(id).orElse(null);
+            // a decommissioned founding node is LEFT but stays a voter, and runs
+            if (voter != null && !voter.url().equals(selfUrl)) {
+                out.add(voter.url());
+            }
+        }
+        return out;
     }
 
     @Override
@@ -84,7 +99,7 @@ final class FollowedMetadataLog implements MetadataLog {
                 () -> {
                     byte[] record = MetadataCodec.encode(change);
                     List<String> failures = new ArrayList<>();
-                    for (String url : sources()) {
+                    for (String url : submitTargets()) {
                         try {
                             ClusterMetadata after = MetadataCodec.decodeMetadata(client.submit(url, record));
                             learn(after);

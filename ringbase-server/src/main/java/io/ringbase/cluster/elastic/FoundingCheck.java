@@ -7,6 +7,9 @@ import io.ringbase.cluster.membership.IdentityFile;
 import io.ringbase.cluster.membership.IdentityMismatchException;
 import io.ringbase.cluster.membership.NodeIdentity;
 import io.ringbase.cluster.membership.NodeState;
+import io.ringbase.cluster.metadata.ClusterMetadata;
+import io.ringbase.cluster.metadata.Member;
+import io.ringbase.cluster.metadata.MetadataCodec;
 import io.ringbase.cluster.metadata.MetadataService;
 import io.ringbase.cluster.rpc.MetadataClient;
 import java.io.IOException;
@@ -28,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * founding node says hello to the others once it is a full replica, and they remember its incarnation
  * (io.ringbase.cluster.membership). So a founding node that finds no metadata log says hello to every other
  * founding node (as PENDING, which changes nothing there) and is refused if one remembers it: it must be
- * replaced by a node with a new id ({@code --replace}), which the group adds as a new voter.
+ * replaced by a node with a new id ({@code --replace}), which the group adds as a new voter. A founding node
+ * that kept its log but was replaced while it was down is refused as well (it is no voter any more).
  */
 public final class FoundingCheck {
 
@@ -50,11 +54,12 @@ public final class FoundingCheck {
             MetadataClient client, Topology founders, int portOffset, Path dataDir, String clusterName)
             throws IOException, InterruptedException {
         Path group = dataDir.resolve("metadata").resolve(MetadataService.GROUP_ID.toString());
-        if (Files.isDirectory(group)) {
-            return; // its own log: Ratis recovers it
-        }
         NodeId self = founders.self();
         int id = self.index() + 1;
+        if (Files.isDirectory(group)) {
+            requireNotReplaced(client, founders, id); // its own log: Ratis recovers it, unless it was replaced
+            return;
+        }
         if (IdentityFile.read(dataDir) != null) {
             throw new IdentityMismatchException("data directory " + dataDir + " holds founding node " + id
                     + " but not its metadata log (" + group + "): a metadata voter must never come back without"
@@ -81,6 +86,40 @@ public final class FoundingCheck {
                         + "): it lost its disk, and a metadata voter that forgot its log could elect a leader"
                         + " missing committed changes. " + replaceHint(self, portOffset, id));
             }
+        }
+    }
+
+    /**
+     * Refuses a founding node that was replaced while it was down and came back with its old disk: the group
+     * took its replacement as a voter in its place, so its metadata server would stay at the metadata it had
+     * (no leader sends it anything) and its node would serve by that old placement. Asks the other founding
+     * nodes for their metadata; the first that answers decides, and none answering lets it start.
+     */
+    private static void requireNotReplaced(MetadataClient client, Topology founders, int id)
+            throws IOException, InterruptedException {
+        NodeId self = founders.self();
+        for (NodeId peer : founders.nodes()) {
+            if (peer.equals(self)) {
+                continue;
+            }
+            ClusterMetadata m;
+            try {
+                m = MetadataCodec.decodeMetadata(client.fetch(peer.toString()));
+            } catch (IOException e) {
+                log.debug("founding check: no metadata from {}: {}", peer, e.getMessage());
+                continue;
+            }
+            for (Member other : m.members().values()) {
+                // REPLACING already: the replacement took its place among the voters as it started
+                if (other.replaces() == id && other.state().isLive()) {
+                    throw new IdentityMismatchException("founding node " + id + " (" + self + ") was replaced by node "
+                            + other.id() + " (" + other.url() + ", " + other.state() + ") while it was down: its data"
+                            + " directory belongs to a node that leaves the cluster, and its metadata server is no"
+                            + " voter any more. Start it on an empty data directory with --join to add it as a new"
+                            + " node");
+                }
+            }
+            return;
         }
     }
 

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +30,6 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -135,8 +133,8 @@ public final class MetadataService implements AutoCloseable {
         // server): it waits for the leader to add it and never campaigns. Its client asks the others.
         RaftGroup group = options.newVoter()
                 ? RaftGroup.valueOf(groupId)
-                : RaftGroup.valueOf(groupId, raftPeers(options.peers()));
-        RaftGroup seed = options.newVoter() ? RaftGroup.valueOf(groupId, raftPeers(others)) : group;
+                : RaftGroup.valueOf(groupId, Voters.raftPeers(options.peers()));
+        RaftGroup seed = options.newVoter() ? RaftGroup.valueOf(groupId, Voters.raftPeers(others)) : group;
         RaftProperties properties = properties(options);
         requireBindable(options);
         boolean existing = Files.isDirectory(options.directory().resolve(GROUP_ID.toString()));
@@ -147,7 +145,7 @@ public final class MetadataService implements AutoCloseable {
         RaftClient client = null;
         try {
             server = RaftServer.newBuilder()
-                    .setServerId(peerId(options.selfId()))
+                    .setServerId(Voters.peerId(options.selfId()))
                     .setGroup(group)
                     .setStateMachine(stateMachine)
                     .setProperties(properties)
@@ -166,8 +164,8 @@ public final class MetadataService implements AutoCloseable {
                     options.selfAddress(),
                     existing ? "recovered" : "new",
                     options.directory(),
-                    describe(known.getPeers()),
-                    known.getPeers().stream().anyMatch(p -> p.getId().equals(peerId(options.selfId())))
+                    Voters.describe(known.getPeers()),
+                    known.getPeers().stream().anyMatch(p -> p.getId().equals(Voters.peerId(options.selfId())))
                             ? ""
                             : "; not a voter yet: waiting to be added");
             return new MetadataService(options, server, client, stateMachine, listeners);
@@ -304,39 +302,6 @@ public final class MetadataService implements AutoCloseable {
         return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
     }
 
-    private static RaftPeerId peerId(int nodeId) {
-        return RaftPeerId.valueOf("node-" + nodeId);
-    }
-
-    /** The node id of a peer id {@code node-<id>}; -1 for any other. */
-    private static int nodeId(RaftPeerId peer) {
-        String id = peer.toString();
-        try {
-            return id.startsWith("node-") ? Integer.parseInt(id.substring("node-".length())) : -1;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    private static List<RaftPeer> raftPeers(Map<Integer, String> peers) {
-        List<RaftPeer> out = new ArrayList<>();
-        for (Map.Entry<Integer, String> peer : peers.entrySet()) {
-            out.add(RaftPeer.newBuilder()
-                    .setId(peerId(peer.getKey()))
-                    .setAddress(peer.getValue())
-                    .build());
-        }
-        return out;
-    }
-
-    private static Map<Integer, String> describe(Collection<RaftPeer> peers) {
-        Map<Integer, String> out = new TreeMap<>();
-        for (RaftPeer p : peers) {
-            out.put(nodeId(p.getId()), String.valueOf(p.getAddress()));
-        }
-        return out;
-    }
-
     /**
      * The voters of the group's configuration as this server has it (node id to metadata address): the
      * latest configuration in its log, committed or not; without this server while it has not been added yet.
@@ -344,7 +309,7 @@ public final class MetadataService implements AutoCloseable {
      * @throws IOException if the server has closed
      */
     public Map<Integer, String> configuredVoters() throws IOException {
-        return describe(
+        return Voters.describe(
                 server.getDivision(RaftGroupId.valueOf(GROUP_ID)).getRaftConf().getCurrentPeers());
     }
 
@@ -362,7 +327,7 @@ public final class MetadataService implements AutoCloseable {
      * @throws InterruptedException         if interrupted while waiting
      */
     public void setVoters(Map<Integer, String> voters, long timeoutMs) throws InterruptedException {
-        setVoters(client, voters, timeoutMs);
+        Voters.change(client, voters, timeoutMs);
     }
 
     /**
@@ -374,34 +339,11 @@ public final class MetadataService implements AutoCloseable {
      */
     public static void setVoters(Map<Integer, String> reachable, Map<Integer, String> voters, long timeoutMs)
             throws IOException, InterruptedException {
-        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GROUP_ID), raftPeers(reachable));
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GROUP_ID), Voters.raftPeers(reachable));
         long attemptMs = Math.min(timeoutMs, MetadataOptions.DEFAULT_REQUEST_TIMEOUT_MS);
         try (RaftClient alone = newClient(group, clientProperties(attemptMs), attemptMs)) {
-            setVoters(alone, voters, timeoutMs);
+            Voters.change(alone, voters, timeoutMs);
         }
-    }
-
-    private static void setVoters(RaftClient client, Map<Integer, String> voters, long timeoutMs)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        List<RaftPeer> target = raftPeers(new TreeMap<>(voters));
-        String last = "not asked";
-        while (System.nanoTime() < deadline) {
-            try {
-                RaftClientReply reply = client.admin().setConfiguration(target);
-                if (reply.isSuccess()) {
-                    log.info("metadata voters are now {}", new TreeMap<>(voters));
-                    return;
-                }
-                last = String.valueOf(reply.getException());
-            } catch (IOException | RuntimeException e) {
-                last = e.toString();
-            }
-            log.info("setting the metadata voters to {}: {}; asking again", new TreeMap<>(voters), last);
-            TimeUnit.MILLISECONDS.sleep(RETRY_SLEEP_MS * 5);
-        }
-        throw new MetadataUnavailableException("the metadata group did not take the voters " + new TreeMap<>(voters)
-                + " within " + timeoutMs + " ms: " + last);
     }
 
     /** The options this service runs with. */

@@ -42,9 +42,9 @@ class MetadataVotersTest {
 
     /**
      * Founding node 1 is wiped and replaced (at its own URL, so at its metadata address too); with the
-     * replacement and founding node 3 as the only voters up, a removal still commits, also after both
-     * restarted. Without the voter change the group would be founding nodes 1 (gone), 2 (stopped) and 3: no
-     * quorum, and the removal would time out.
+     * replacement and founding node 3 as the only voters up, a removal through the replacement still commits,
+     * also after both restarted. Without the voter change the group would be founding nodes 1 (gone), 2
+     * (stopped) and 3: no quorum, and the removal would time out.
      */
     @Test
     void aReplacedFoundingNodeIsAVoterSoChangesCommitWithAnotherFounderDown() throws Exception {
@@ -72,7 +72,7 @@ class MetadataVotersTest {
             c.awaitSameEpoch();
 
             c.stop(1); // founding node 2: of the voters 2, 3 and 4, only 3 and 4 run now
-            LocalCluster.Reply removed = c.send(2, "POST", "/v0/admin/remove?node=2", "");
+            LocalCluster.Reply removed = c.send(0, "POST", "/v0/admin/remove?node=2", "");
             assertThat(removed.status()).as(removed.body()).isEqualTo(200);
             LocalCluster.await(
                     Duration.ofSeconds(30),
@@ -87,6 +87,19 @@ class MetadataVotersTest {
                     assertThat(r.body()).isEqualTo("v" + k);
                 }
             }
+        }
+    }
+
+    @Test
+    void aReplacedFoundingNodeThatComesBackWithItsOldDiskIsRefused() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
+            c.stop(0);
+            c.joinReplacing(1); // returns once it is a voter in node 1's place: REPLACING, streaming
+            c.awaitSameEpoch();
+            assertThatThrownBy(() -> c.start(0))
+                    .isInstanceOf(IdentityMismatchException.class)
+                    .hasMessageContaining("founding node 1")
+                    .hasMessageContaining("was replaced by node 4");
         }
     }
 
