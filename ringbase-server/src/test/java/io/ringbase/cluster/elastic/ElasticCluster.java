@@ -36,6 +36,7 @@ public final class ElasticCluster implements AutoCloseable {
     private final List<String> urls = new ArrayList<>();
     private final List<Node> nodes = new ArrayList<>();
     private final java.util.Map<Integer, Integer> replaces = new java.util.HashMap<>();
+    private final java.util.Map<Integer, Integer> joinThrough = new java.util.HashMap<>();
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -96,6 +97,10 @@ public final class ElasticCluster implements AutoCloseable {
 
     /** The URL of the first running node other than {@code i}, which a joining node {@code i} joins through. */
     private String joinVia(int i) {
+        Integer via = joinThrough.get(i);
+        if (via != null) {
+            return urls.get(via);
+        }
         for (int j = 0; j < nodes.size(); j++) {
             if (j != i && nodes.get(j) != null) {
                 return urls.get(j);
@@ -109,6 +114,16 @@ public final class ElasticCluster implements AutoCloseable {
         int port = LocalCluster.freePorts(1).getFirst();
         urls.add("http://127.0.0.1:" + port);
         int i = urls.size() - 1;
+        nodes.add(Node.start(config(i)));
+        return i;
+    }
+
+    /** Starts a new node that joins through node {@code via}; its index. */
+    public int joinThrough(int via) throws IOException {
+        int port = LocalCluster.freePorts(1).getFirst();
+        urls.add("http://127.0.0.1:" + port);
+        int i = urls.size() - 1;
+        joinThrough.put(i, via);
         nodes.add(Node.start(config(i)));
         return i;
     }

@@ -103,6 +103,17 @@ class MetadataVotersTest {
         }
     }
 
+    @Test
+    void aNodeOutsideTheGroupForwardsAJoinToTheVoters() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
+            int follower = c.join();
+            c.awaitState(follower, MemberState.NORMAL);
+            int second = c.joinThrough(follower);
+            c.awaitState(second, MemberState.NORMAL);
+            assertThat(c.elastic(second).metadata().voters()).containsExactly(1, 2, 3);
+        }
+    }
+
     private static void writeKeys(ElasticCluster c, String prefix) {
         int rf = c.replicationFactor();
         for (int k = 0; k < KEYS; k++) {
