@@ -103,6 +103,28 @@ class MetadataVotersTest {
         }
     }
 
+    /**
+     * A replacement stopped after the group took it as a voter but before FINISH_REPLACE (it waits for the dead
+     * node's epoch for 30 s before it streams): started again with the same flags, its metadata server recovers
+     * as a voter, the configuration change asked again changes nothing, and it finishes.
+     */
+    @Test
+    @Timeout(180)
+    void aReplacementStoppedBetweenTheVoterChangeAndFinishResumes() throws Exception {
+        try (ElasticCluster c = new ElasticCluster(tmp, 3, 2)) {
+            c.stop(0);
+            int replacement = c.joinReplacing(1);
+            assertThat(c.elastic(replacement).selfState()).isEqualTo(MemberState.REPLACING);
+            c.stop(replacement);
+            c.start(replacement);
+            c.awaitState(replacement, MemberState.NORMAL);
+            assertThat(c.elastic(replacement).metadata().voters()).containsExactly(2, 3, 4);
+            c.stop(1); // of the voters 2, 3 and 4, only 3 and 4 run now
+            LocalCluster.Reply removed = c.send(replacement, "POST", "/v0/admin/remove?node=2", "");
+            assertThat(removed.status()).as(removed.body()).isEqualTo(200);
+        }
+    }
+
     @Test
     void aNodeOutsideTheGroupForwardsAJoinToTheVoters() throws Exception {
         try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
