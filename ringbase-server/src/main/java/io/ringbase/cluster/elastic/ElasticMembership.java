@@ -375,6 +375,16 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
         return metadataLog.current();
     }
 
+    /**
+     * The voters of the metadata group's Raft configuration as this node's metadata server has it (node id to
+     * metadata address); empty on a node outside the group.
+     *
+     * @throws IOException if the server has closed
+     */
+    public Map<Integer, String> configuredVoters() throws IOException {
+        return metadataLog.configuredVoters();
+    }
+
     /** This node's member record at the newest epoch, if it has one. */
     public Optional<Member> selfMember() {
         return metadataLog.current().member(selfId);

@@ -61,6 +61,11 @@ class MetadataVotersTest {
             assertThat(id).as("a replacement gets a new id").isEqualTo(4);
             assertThat(c.elastic(1).metadata().voters()).containsExactly(2, 3, id);
             assertThat(c.elastic(1).metadata().member(1).orElseThrow().state()).isEqualTo(MemberState.LEFT);
+            for (int i = 0; i < 3; i++) {
+                assertThat(c.elastic(i).configuredVoters().keySet())
+                        .as("the Raft configuration on node %d", i)
+                        .containsExactly(2, 3, id);
+            }
 
             // the voters come from the group's storage and the metadata, not from --cluster, after restarts
             c.stop(0);
@@ -70,6 +75,11 @@ class MetadataVotersTest {
             c.start(2);
             c.awaitState(2, MemberState.NORMAL);
             c.awaitSameEpoch();
+            for (int i : new int[] {0, 2}) {
+                assertThat(c.elastic(i).configuredVoters().keySet())
+                        .as("the Raft configuration on node %d after its restart", i)
+                        .containsExactly(2, 3, id);
+            }
 
             c.stop(1); // founding node 2: of the voters 2, 3 and 4, only 3 and 4 run now
             LocalCluster.Reply removed = c.send(0, "POST", "/v0/admin/remove?node=2", "");
@@ -130,6 +140,9 @@ class MetadataVotersTest {
         try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
             int follower = c.join();
             c.awaitState(follower, MemberState.NORMAL);
+            assertThat(c.elastic(follower).configuredVoters())
+                    .as("no metadata server")
+                    .isEmpty();
             int second = c.joinThrough(follower);
             c.awaitState(second, MemberState.NORMAL);
             assertThat(c.elastic(second).metadata().voters()).containsExactly(1, 2, 3);
