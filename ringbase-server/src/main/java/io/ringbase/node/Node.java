@@ -11,6 +11,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.elastic.ElasticMembership;
 import io.ringbase.cluster.elastic.ElasticOptions;
+import io.ringbase.cluster.elastic.FoundingCheck;
 import io.ringbase.cluster.elastic.JoinBootstrap;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
@@ -390,7 +391,13 @@ public final class Node implements AutoCloseable {
                 ? Membership.elastic(config.clusterName())
                 : Membership.of(config.clusterName(), topology);
         @Nullable ElasticMembership elastic = null;
-        if (joined != null) {
+        if (joined != null && ElasticMembership.holdsVoterPlace(joined.metadata(), topology.self())) {
+            // a founding node's replacement, or a node that took a voter's place before: it runs a metadata server
+            elastic = resources.add(
+                    ElasticMembership.replacingVoter(
+                            topology.self(), joined.metadata(), config.storage().dataDir()),
+                    ElasticMembership::close);
+        } else if (joined != null) {
             elastic = resources.add(
                     ElasticMembership.following(metadataClient(config, agreed), topology.self(), joined.metadata()),
                     ElasticMembership::close);
@@ -494,6 +501,19 @@ public final class Node implements AutoCloseable {
             }
             config = config.withTopology(joined.topology());
             startup.end("join");
+        } else if (config.elastic().isElastic()) {
+            try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()))) {
+                FoundingCheck.requireOwnLog(
+                        client,
+                        config.topology(),
+                        config.elastic().metadataPortOffset(),
+                        config.storage().dataDir(),
+                        config.clusterName());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while checking the metadata log");
+            }
+            startup.end("founding check");
         }
         Resources resources = new Resources();
         try {

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A founding node (one of the {@code --cluster} list started with {@code --metadata-port-offset}) runs a
  * replica of the log ({@link MetadataService}, a Raft group of the founding nodes) and initializes it with
- * the list; a node that joined later follows the log through the others ({@link FollowedMetadataLog}). Every
+ * the list; the replacement of a founding node takes its place in the group ({@link #replacingVoter}); any
+ * other node that joined later follows the log through the voters ({@link FollowedMetadataLog}). Every
  * new epoch moves the coordinator to its placement ({@link Placements}); requests never wait for the log.
  *
  * <p>Reads are refused while this node is JOINING or REPLACING (it has not streamed its keys yet) or LEFT.
@@ -107,6 +108,42 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
         ElasticMembership m = new ElasticMembership(followed, self, false, background);
         followed.start();
         return m;
+    }
+
+    /**
+     * Whether the node {@code self} of {@code m} holds a voter's place in the metadata group: it is a recorded
+     * voter, or it is replacing one (it takes the replaced voter's place as its replacement starts).
+     */
+    public static boolean holdsVoterPlace(ClusterMetadata m, NodeId self) {
+        Member me = m.member(self.index() + 1).orElse(null);
+        if (me == null || !me.state().isLive()) {
+            return false;
+        }
+        return m.isVoter(me.id()) || (me.state() == MemberState.REPLACING && m.isVoter(me.replaces()));
+    }
+
+    /**
+     * The membership of a node that joined with {@code --replace} in a voter's place, or such a node
+     * restarted: it runs a metadata server at its own metadata address ({@code <data-dir>/metadata}). While it
+     * is REPLACING, it first has the group take it as a voter in the replaced node's place, before it streams
+     * any key, in two configuration changes through the leader (Ratis's {@code setConfiguration}, each by joint
+     * consensus): the replaced voter leaves, then this node's new server (empty storage, a new peer id
+     * {@code node-<id>}) joins once the leader has caught it up from its log or a snapshot. The group is back to
+     * its full count of voters in seconds, whatever the streaming takes. FINISH_REPLACE then records it among
+     * the voters of the metadata. Asked again at every start until then; setting the configuration the group
+     * already has changes nothing.
+     *
+     * @param joined what {@link JoinBootstrap} fetched: this node is a member of it, and
+     *               {@link #holdsVoterPlace} holds
+     * @throws IOException if the metadata server cannot start, or the group does not take it as a voter in
+     *                     time (nothing stays open; a restart asks again)
+     */
+    public static ElasticMembership replacingVoter(NodeId self, ClusterMetadata joined, Path dataDir)
+            throws IOException {
+        MetadataService service = VoterPlace.take(self, joined, dataDir);
+        ExecutorService background = Executors.newCachedThreadPool(
+                r -> Thread.ofPlatform().daemon().name("ringbase-elastic").unstarted(r));
+        return new ElasticMembership(new RaftMetadataLog(service), self, true, background);
     }
 
     /** {@code host:(port + offset)}: where a founding node's metadata server listens. */
@@ -338,6 +375,16 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
         return metadataLog.current();
     }
 
+    /**
+     * The voters of the metadata group's Raft configuration as this node's metadata server has it (node id to
+     * metadata address); empty on a node outside the group.
+     *
+     * @throws IOException if the server has closed
+     */
+    public Map<Integer, String> configuredVoters() throws IOException {
+        return metadataLog.configuredVoters();
+    }
+
     /** This node's member record at the newest epoch, if it has one. */
     public Optional<Member> selfMember() {
         return metadataLog.current().member(selfId);
@@ -399,9 +446,11 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
 
     @Override
     public CompletableFuture<byte[]> submit(byte[] transformation) {
-        if (!inGroup) {
+        // a node outside the group forwards to the voters the metadata records (they never forward: no loop);
+        // without recorded voters (metadata of format 1) it cannot tell them from the other followers
+        if (!inGroup && !metadataLog.current().votersRecorded()) {
             return CompletableFuture.failedFuture(
-                    new IllegalStateException(self + " is not of the metadata group: submit through a founding node"));
+                    new IllegalStateException(self + " is not of the metadata group: submit through a voter"));
         }
         Transformation change;
         try {

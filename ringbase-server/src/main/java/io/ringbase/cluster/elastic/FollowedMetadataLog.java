@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The log as a node outside the metadata group sees it: a copy of the newest metadata, fetched from the
  * other members every {@link #POLL_MS} (and at once when a peer shows a newer epoch), and changes submitted
- * through whichever member of the group answers. One daemon thread polls.
+ * through whichever voter of the metadata group answers (the voters come from the metadata itself, so a
+ * replaced founding node's successor is asked, not the list the cluster was founded with). One daemon thread polls.
  */
 final class FollowedMetadataLog implements MetadataLog {
 
@@ -60,12 +61,33 @@ final class FollowedMetadataLog implements MetadataLog {
         return current;
     }
 
-    /** The other live members, each a source of metadata and a way into the log. */
+    /** The other live members, each a source of metadata. */
     private List<String> sources() {
         List<String> out = new ArrayList<>();
         for (Member m : current.members().values()) {
             if (m.state().isLive() && !m.url().equals(selfUrl)) {
                 out.add(m.url());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Where a change is submitted: the voters of the metadata group as the metadata records them (they
+     * commit it through their own Raft client; a node outside the group would only forward it to them), or,
+     * for metadata without recorded voters (format 1), every other live member.
+     */
+    private List<String> submitTargets() {
+        ClusterMetadata m = current;
+        if (!m.votersRecorded()) {
+            return sources();
+        }
+        List<String> out = new ArrayList<>();
+        for (int id : m.voters()) {
+            Member voter = m.member(id).orElse(null);
+            // a decommissioned founding node is LEFT but stays a voter, and runs
+            if (voter != null && !voter.url().equals(selfUrl)) {
+                out.add(voter.url());
             }
         }
         return out;
@@ -77,7 +99,7 @@ final class FollowedMetadataLog implements MetadataLog {
                 () -> {
                     byte[] record = MetadataCodec.encode(change);
                     List<String> failures = new ArrayList<>();
-                    for (String url : sources()) {
+                    for (String url : submitTargets()) {
                         try {
                             ClusterMetadata after = MetadataCodec.decodeMetadata(client.submit(url, record));
                             learn(after);

@@ -91,22 +91,8 @@ public final class JoinBootstrap {
             Transformation change = replaces > 0
                     ? new Transformation.StartReplace(replaces, selfUrl, metadataAddress)
                     : new Transformation.StartJoin(selfUrl, metadataAddress);
-            byte[] after;
-            try {
-                after = client.submit(joinUrl, MetadataCodec.encode(change));
-            } catch (MetadataClient.Refused e) {
-                throw new IOException(
-                        "the cluster refused " + (replaces > 0 ? "the replacement" : "the join") + ": "
-                                + e.getMessage(),
-                        e);
-            }
-            m = MetadataCodec.decodeMetadata(after);
-            for (Member candidate : m.members().values()) {
-                if (candidate.url().equals(selfUrl)
-                        && (candidate.state() == MemberState.JOINING || candidate.state() == MemberState.REPLACING)) {
-                    me = candidate;
-                }
-            }
+            m = register(client, joinUrl, selfUrl, change);
+            me = registered(m, selfUrl);
             if (me == null) {
                 throw new IOException("the log took the change but holds no joining member " + selfUrl);
             }
@@ -126,6 +112,61 @@ public final class JoinBootstrap {
             }
         }
         return new Joined(m, new Topology(nodes, self, Math.min(m.replicationFactor(), nodes.size())));
+    }
+
+    /**
+     * Submits {@code change} (START_JOIN or START_REPLACE of this node) through {@code joinUrl} until it is
+     * committed or refused, within {@link #FETCH_DEADLINE_MS}. A submission that timed out or found no quorum
+     * (a metadata leader that just died: the next is elected in 1-2 s) may still have been committed, so the
+     * metadata is fetched again before the next attempt and a change that took is not submitted twice.
+     *
+     * @return the metadata holding this node as JOINING or REPLACING
+     * @throws IOException if the log refused the change (the reason), or the deadline passed
+     */
+    private static ClusterMetadata register(
+            MetadataClient client, String joinUrl, String selfUrl, Transformation change)
+            throws IOException, InterruptedException {
+        String what = change instanceof Transformation.StartReplace ? "the replacement" : "the join";
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FETCH_DEADLINE_MS);
+        boolean retried = false;
+        while (true) {
+            try {
+                return MetadataCodec.decodeMetadata(client.submit(joinUrl, MetadataCodec.encode(change)));
+            } catch (MetadataClient.Refused e) {
+                if (e.status() != 503 || System.nanoTime() > deadline) {
+                    if (retried) { // refused as a second change, when the first attempt took after all?
+                        ClusterMetadata now = fetch(client, joinUrl);
+                        if (registered(now, selfUrl) != null) {
+                            return now;
+                        }
+                    }
+                    throw new IOException("the cluster refused " + what + ": " + e.getMessage(), e);
+                }
+                log.info("{} not committed yet ({}); asking again", what, e.getMessage());
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException(what + " was not committed through " + joinUrl + ": " + e.getMessage(), e);
+                }
+                log.info("{} not committed yet ({}); asking again", what, e.toString());
+            }
+            TimeUnit.MILLISECONDS.sleep(500);
+            retried = true;
+            ClusterMetadata now = fetch(client, joinUrl);
+            if (registered(now, selfUrl) != null) {
+                return now; // the attempt that timed out was committed
+            }
+        }
+    }
+
+    /** This node's member record in {@code m} if it is JOINING or REPLACING at {@code selfUrl}, else null. */
+    private static @Nullable Member registered(ClusterMetadata m, String selfUrl) {
+        for (Member candidate : m.members().values()) {
+            if (candidate.url().equals(selfUrl)
+                    && (candidate.state() == MemberState.JOINING || candidate.state() == MemberState.REPLACING)) {
+                return candidate;
+            }
+        }
+        return null;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.ringbase.cluster.elastic;
 import io.ringbase.cluster.metadata.ClusterMetadata;
 import io.ringbase.cluster.metadata.Transformation;
 import java.io.IOException;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -28,6 +29,16 @@ public interface MetadataLog extends AutoCloseable {
 
     /** Learns of {@code epoch} from a peer: fetches the log's newest metadata soon if it is newer than ours. */
     void sawEpoch(long epoch);
+
+    /**
+     * The voters of the metadata group's Raft configuration as this node's own server has it (node id to
+     * metadata address); empty on a node that runs no metadata server.
+     *
+     * @throws IOException if the server has closed
+     */
+    default Map<Integer, String> configuredVoters() throws IOException {
+        return Map.of();
+    }
 
     @Override
     void close() throws IOException;

@@ -5,6 +5,7 @@ import io.ringbase.cluster.metadata.MetadataService;
 import io.ringbase.cluster.metadata.RejectedChangeException;
 import io.ringbase.cluster.metadata.Transformation;
 import java.io.IOException;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -42,6 +43,11 @@ final class RaftMetadataLog implements MetadataLog {
     @Override
     public void sawEpoch(long epoch) {
         // the Raft replica applies every committed entry by itself; nothing to fetch
+    }
+
+    @Override
+    public Map<Integer, String> configuredVoters() throws IOException {
+        return service.configuredVoters();
     }
 
     @Override

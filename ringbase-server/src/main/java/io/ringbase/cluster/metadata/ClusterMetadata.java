@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /**
@@ -27,9 +29,20 @@ import java.util.UUID;
  * @param nextNodeId        the id the next joining or replacing node gets, at least 1; ids are never reused
  * @param members           every member by id, LEFT ones included (kept so that an id's history stays
  *                          readable); copied, and unmodifiable
+ * @param voters            the ids of the members whose metadata (Raft) servers are the voters of the metadata
+ *                          group, as of the last transformation that changed them: INITIALIZE's founders, then
+ *                          each replacement of a voter in the replaced voter's place ({@link
+ *                          Transformation.FinishReplace}). Empty before INITIALIZE, and in metadata decoded from
+ *                          format 1, which did not record them (its voters were the founders); copied, and
+ *                          unmodifiable
  */
 public record ClusterMetadata(
-        UUID clusterId, long epoch, int replicationFactor, int nextNodeId, SortedMap<Integer, Member> members) {
+        UUID clusterId,
+        long epoch,
+        int replicationFactor,
+        int nextNodeId,
+        SortedMap<Integer, Member> members,
+        SortedSet<Integer> voters) {
 
     /** The cluster id of metadata that no INITIALIZE has set. */
     public static final UUID NO_CLUSTER = new UUID(0, 0);
@@ -37,9 +50,16 @@ public record ClusterMetadata(
     /** The metadata before anything is applied: epoch 0, no cluster, no members. */
     public static final ClusterMetadata EMPTY = new ClusterMetadata(NO_CLUSTER, 0, 0, 1, new TreeMap<>());
 
+    /** Metadata with no voters recorded (before INITIALIZE, or as format 1 had it). */
+    public ClusterMetadata(
+            UUID clusterId, long epoch, int replicationFactor, int nextNodeId, SortedMap<Integer, Member> members) {
+        this(clusterId, epoch, replicationFactor, nextNodeId, members, new TreeSet<>());
+    }
+
     public ClusterMetadata {
         Objects.requireNonNull(clusterId, "clusterId");
         members = Collections.unmodifiableSortedMap(new TreeMap<>(members));
+        voters = Collections.unmodifiableSortedSet(new TreeSet<>(voters));
         if (epoch < 0) {
             throw new IllegalArgumentException("epoch must be >= 0, got " + epoch);
         }
@@ -57,6 +77,11 @@ public record ClusterMetadata(
             if (member.id() >= nextNodeId) {
                 throw new IllegalArgumentException(
                         "member id " + member.id() + " is not below next node id " + nextNodeId);
+            }
+        }
+        for (int voter : voters) {
+            if (!members.containsKey(voter)) {
+                throw new IllegalArgumentException("voter " + voter + " is not a member");
             }
         }
     }
@@ -132,24 +157,40 @@ public record ClusterMetadata(
         return List.copyOf(out);
     }
 
+    /** Whether the voters are recorded: false before INITIALIZE and for metadata decoded from format 1. */
+    public boolean votersRecorded() {
+        return !voters.isEmpty();
+    }
+
+    /** Whether the member with this id holds a voter's place in the metadata group. */
+    public boolean isVoter(int id) {
+        return voters.contains(id);
+    }
+
     /** This metadata with the member put in (added or replacing the one with its id). */
     ClusterMetadata with(Member member) {
         SortedMap<Integer, Member> next = new TreeMap<>(members);
         next.put(member.id(), member);
-        return new ClusterMetadata(clusterId, epoch, replicationFactor, Math.max(nextNodeId, member.id() + 1), next);
+        return new ClusterMetadata(
+                clusterId, epoch, replicationFactor, Math.max(nextNodeId, member.id() + 1), next, voters);
     }
 
     ClusterMetadata withEpoch(long newEpoch) {
-        return new ClusterMetadata(clusterId, newEpoch, replicationFactor, nextNodeId, members);
+        return new ClusterMetadata(clusterId, newEpoch, replicationFactor, nextNodeId, members, voters);
     }
 
     ClusterMetadata withReplicationFactor(int factor) {
-        return new ClusterMetadata(clusterId, epoch, factor, nextNodeId, members);
+        return new ClusterMetadata(clusterId, epoch, factor, nextNodeId, members, voters);
+    }
+
+    /** This metadata with these voters (ids of members). */
+    public ClusterMetadata withVoters(java.util.Set<Integer> ids) {
+        return new ClusterMetadata(clusterId, epoch, replicationFactor, nextNodeId, members, new TreeSet<>(ids));
     }
 
     @Override
     public String toString() {
         return "ClusterMetadata[cluster " + clusterId + ", epoch " + epoch + ", rf " + replicationFactor + ", next id "
-                + nextNodeId + ", members " + members.values() + "]";
+                + nextNodeId + ", members " + members.values() + ", voters " + voters + "]";
     }
 }

@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.zip.CRC32C;
 
@@ -30,7 +32,11 @@ public final class MetadataCodec {
     /** Magic of a reply record, "RBMR". */
     static final int REPLY_MAGIC = 0x524D4252;
 
+    /** Version of transformation and query records. */
     static final int VERSION = 1;
+    /** Version of snapshot and reply records: the metadata body ends with the voters. Version 1 is read too. */
+    static final int METADATA_VERSION = 2;
+
     static final int HEADER_SIZE = 4 + 1 + 1 + 4; // magic, version, kind, length
     static final int FRAME_SIZE = HEADER_SIZE + 4; // + crc
     /** Largest body of any record, bytes. */
@@ -74,7 +80,7 @@ public final class MetadataCodec {
             case Transformation.FinishReplace f -> body.i32(f.nodeId());
             case Transformation.SetReplicationFactor s -> body.i32(s.replicationFactor());
         }
-        return frame(TRANSFORMATION_MAGIC, t.kind(), body);
+        return frame(TRANSFORMATION_MAGIC, VERSION, t.kind(), body);
     }
 
     /**
@@ -83,7 +89,7 @@ public final class MetadataCodec {
      * @throws MetadataFormatException if the bytes break a reader rule (section 6)
      */
     public static Transformation decodeTransformation(byte[] record) throws MetadataFormatException {
-        Frame frame = unframe(record, TRANSFORMATION_MAGIC, "transformation");
+        Frame frame = unframe(record, TRANSFORMATION_MAGIC, VERSION, "transformation");
         ByteBuffer in = frame.body;
         try {
             Transformation t = switch (frame.kind) {
@@ -128,7 +134,7 @@ public final class MetadataCodec {
     public static byte[] encode(ClusterMetadata metadata) {
         Body body = new Body();
         metadataBody(body, metadata);
-        return frame(SNAPSHOT_MAGIC, SNAPSHOT_FULL, body);
+        return frame(SNAPSHOT_MAGIC, METADATA_VERSION, SNAPSHOT_FULL, body);
     }
 
     /**
@@ -137,18 +143,18 @@ public final class MetadataCodec {
      * @throws MetadataFormatException if the bytes break a reader rule (section 6)
      */
     public static ClusterMetadata decodeMetadata(byte[] record) throws MetadataFormatException {
-        Frame frame = unframe(record, SNAPSHOT_MAGIC, "metadata snapshot");
+        Frame frame = unframe(record, SNAPSHOT_MAGIC, METADATA_VERSION, "metadata snapshot");
         if (frame.kind != SNAPSHOT_FULL) {
             throw new MetadataFormatException("unknown metadata snapshot kind " + frame.kind);
         }
-        ClusterMetadata metadata = metadataBody(frame.body);
+        ClusterMetadata metadata = metadataBody(frame.body, frame.version);
         requireEnd(frame.body, "metadata snapshot");
         return metadata;
     }
 
     /** The query for the current metadata (section 5). */
     static byte[] encodeCurrentQuery() {
-        return frame(QUERY_MAGIC, QUERY_CURRENT, new Body());
+        return frame(QUERY_MAGIC, VERSION, QUERY_CURRENT, new Body());
     }
 
     /**
@@ -157,7 +163,7 @@ public final class MetadataCodec {
      * @throws MetadataFormatException if the bytes break a reader rule or the kind is unknown
      */
     static int decodeQuery(byte[] record) throws MetadataFormatException {
-        Frame frame = unframe(record, QUERY_MAGIC, "query");
+        Frame frame = unframe(record, QUERY_MAGIC, VERSION, "query");
         if (frame.kind != QUERY_CURRENT) {
             throw new MetadataFormatException("unknown query kind " + frame.kind);
         }
@@ -171,12 +177,12 @@ public final class MetadataCodec {
         return switch (outcome) {
             case Outcome.Applied a -> {
                 metadataBody(body, a.metadata());
-                yield frame(REPLY_MAGIC, REPLY_APPLIED, body);
+                yield frame(REPLY_MAGIC, METADATA_VERSION, REPLY_APPLIED, body);
             }
             case Outcome.Rejected r -> {
                 body.i64(r.epoch());
                 body.string(truncate(r.reason()), MAX_REASON_BYTES);
-                yield frame(REPLY_MAGIC, REPLY_REJECTED, body);
+                yield frame(REPLY_MAGIC, METADATA_VERSION, REPLY_REJECTED, body);
             }
         };
     }
@@ -187,11 +193,11 @@ public final class MetadataCodec {
      * @throws MetadataFormatException if the bytes break a reader rule (section 6)
      */
     static Outcome decodeOutcome(byte[] record) throws MetadataFormatException {
-        Frame frame = unframe(record, REPLY_MAGIC, "reply");
+        Frame frame = unframe(record, REPLY_MAGIC, METADATA_VERSION, "reply");
         ByteBuffer in = frame.body;
         try {
             Outcome outcome = switch (frame.kind) {
-                case REPLY_APPLIED -> new Outcome.Applied(metadataBody(in));
+                case REPLY_APPLIED -> new Outcome.Applied(metadataBody(in, frame.version));
                 case REPLY_REJECTED -> new Outcome.Rejected(in.getLong(), string(in, MAX_REASON_BYTES));
                 default -> throw new MetadataFormatException("unknown reply kind " + frame.kind);
             };
@@ -216,9 +222,14 @@ public final class MetadataCodec {
             body.string(m.url(), Member.MAX_ADDRESS_BYTES);
             body.string(m.metadataAddress(), Member.MAX_ADDRESS_BYTES);
         }
+        body.i32(metadata.voters().size());
+        for (int voter : metadata.voters()) {
+            body.i32(voter);
+        }
     }
 
-    private static ClusterMetadata metadataBody(ByteBuffer in) throws MetadataFormatException {
+    /** The metadata body of section 4 in {@code version} (1: without the voters). */
+    private static ClusterMetadata metadataBody(ByteBuffer in, int version) throws MetadataFormatException {
         try {
             UUID clusterId = uuid(in);
             long epoch = in.getLong();
@@ -243,7 +254,25 @@ public final class MetadataCodec {
                 previous = id;
                 members.put(id, new Member(id, url, address, MemberState.ofCode(state), token, replaces));
             }
-            return new ClusterMetadata(clusterId, epoch, rf, nextNodeId, members);
+            SortedSet<Integer> voters = new TreeSet<>();
+            if (version >= 2) {
+                int voterCount = in.getInt();
+                if (voterCount < 0 || voterCount > count) {
+                    throw new MetadataFormatException(
+                            "voter count " + voterCount + " out of range (" + count + " members)");
+                }
+                int previousVoter = 0;
+                for (int i = 0; i < voterCount; i++) {
+                    int voter = in.getInt();
+                    if (voter <= previousVoter) {
+                        throw new MetadataFormatException(
+                                "voter ids not ascending: " + voter + " after " + previousVoter);
+                    }
+                    previousVoter = voter;
+                    voters.add(voter);
+                }
+            }
+            return new ClusterMetadata(clusterId, epoch, rf, nextNodeId, members, voters);
         } catch (BufferUnderflowException e) {
             throw new MetadataFormatException("metadata body ends early", e);
         } catch (IllegalArgumentException e) {
@@ -264,11 +293,11 @@ public final class MetadataCodec {
         return new String(bytes, 0, end, StandardCharsets.UTF_8);
     }
 
-    private static byte[] frame(int magic, int kind, Body body) {
+    private static byte[] frame(int magic, int version, int kind, Body body) {
         byte[] content = body.toByteArray();
         ByteBuffer out = ByteBuffer.allocate(FRAME_SIZE + content.length).order(ByteOrder.LITTLE_ENDIAN);
         out.putInt(magic)
-                .put((byte) VERSION)
+                .put((byte) version)
                 .put((byte) kind)
                 .putInt(content.length)
                 .put(content);
@@ -278,9 +307,11 @@ public final class MetadataCodec {
         return out.array();
     }
 
-    private record Frame(int kind, ByteBuffer body) {}
+    private record Frame(int version, int kind, ByteBuffer body) {}
 
-    private static Frame unframe(byte[] record, int magic, String what) throws MetadataFormatException {
+    /** Checks the frame of a record whose versions 1 to {@code newestVersion} this server reads. */
+    private static Frame unframe(byte[] record, int magic, int newestVersion, String what)
+            throws MetadataFormatException {
         if (record.length < FRAME_SIZE) {
             throw new MetadataFormatException(
                     what + " record truncated: " + record.length + " bytes, the frame alone is " + FRAME_SIZE);
@@ -292,9 +323,9 @@ public final class MetadataCodec {
                     + ", expected 0x" + Integer.toHexString(magic));
         }
         int version = Byte.toUnsignedInt(in.get());
-        if (version != VERSION) {
+        if (version < 1 || version > newestVersion) {
             throw new MetadataFormatException(
-                    what + " record has unknown version " + version + " (this server reads " + VERSION + ")");
+                    what + " record has unknown version " + version + " (this server reads 1.." + newestVersion + ")");
         }
         int kind = Byte.toUnsignedInt(in.get());
         long length = Integer.toUnsignedLong(in.getInt());
@@ -313,7 +344,7 @@ public final class MetadataCodec {
         }
         ByteBuffer body =
                 ByteBuffer.wrap(record, HEADER_SIZE, (int) length).slice().order(ByteOrder.LITTLE_ENDIAN);
-        return new Frame(kind, body);
+        return new Frame(version, kind, body);
     }
 
     private static void requireEnd(ByteBuffer in, String what) throws MetadataFormatException {

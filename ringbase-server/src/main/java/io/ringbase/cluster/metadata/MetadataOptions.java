@@ -11,9 +11,16 @@ import java.util.TreeMap;
  * {@link IllegalArgumentException} naming it).
  *
  * @param selfId               this node's id in {@code peers}
- * @param peers                the metadata group: node id (at least 1; the founding members' ids, 1..n in
- *                             the order of the INITIALIZE) to the {@code host:port} its metadata server listens
- *                             on; the same map on every member of the group; copied
+ * @param peers                the metadata group as this node knows it at start: node id (at least 1; the
+ *                             founding members' ids, 1..n in the order of the INITIALIZE, or later the voters the
+ *                             metadata records) to the {@code host:port} its metadata server listens on, this
+ *                             server's own included; copied. A server with storage recovers the group's
+ *                             configuration from it (Ratis's {@code raft-meta.conf} and log), so these only
+ *                             seed a new one
+ * @param newVoter             whether this server is not yet a voter: its Raft server starts outside the group's
+ *                             configuration (the group it is given is {@code peers} less itself) and waits to be
+ *                             added by {@link MetadataService#setVoters} (a founding node's replacement); false for
+ *                             a founding node, whose new storage starts with {@code peers} as the configuration
  * @param directory            where this server keeps the Raft log and snapshots (a node uses
  *                             {@code <data-dir>/metadata}); created if absent
  * @param requestTimeoutMs     how long {@link MetadataService#submit} and the other calls that need the
@@ -31,6 +38,7 @@ import java.util.TreeMap;
 public record MetadataOptions(
         int selfId,
         Map<Integer, String> peers,
+        boolean newVoter,
         Path directory,
         long requestTimeoutMs,
         long snapshotEveryEntries,
@@ -59,6 +67,9 @@ public record MetadataOptions(
         if (!peers.containsKey(selfId)) {
             throw new IllegalArgumentException("self id " + selfId + " is not one of the peers " + peers.keySet());
         }
+        if (newVoter && peers.size() < 2) {
+            throw new IllegalArgumentException("a new voter needs the group's voters among the peers, got " + peers);
+        }
         if (requestTimeoutMs <= 0) {
             throw new IllegalArgumentException("requestTimeoutMs must be positive, got " + requestTimeoutMs);
         }
@@ -76,6 +87,7 @@ public record MetadataOptions(
         return new MetadataOptions(
                 selfId,
                 peers,
+                false,
                 directory,
                 DEFAULT_REQUEST_TIMEOUT_MS,
                 DEFAULT_SNAPSHOT_EVERY_ENTRIES,
@@ -83,15 +95,21 @@ public record MetadataOptions(
     }
 
     public MetadataOptions withRequestTimeoutMs(long ms) {
-        return new MetadataOptions(selfId, peers, directory, ms, snapshotEveryEntries, logSegmentBytes);
+        return new MetadataOptions(selfId, peers, newVoter, directory, ms, snapshotEveryEntries, logSegmentBytes);
     }
 
     public MetadataOptions withSnapshotEveryEntries(long entries) {
-        return new MetadataOptions(selfId, peers, directory, requestTimeoutMs, entries, logSegmentBytes);
+        return new MetadataOptions(selfId, peers, newVoter, directory, requestTimeoutMs, entries, logSegmentBytes);
     }
 
     public MetadataOptions withLogSegmentBytes(long bytes) {
-        return new MetadataOptions(selfId, peers, directory, requestTimeoutMs, snapshotEveryEntries, bytes);
+        return new MetadataOptions(selfId, peers, newVoter, directory, requestTimeoutMs, snapshotEveryEntries, bytes);
+    }
+
+    /** These options for a server that starts outside the group and waits to be added (see {@code newVoter}). */
+    public MetadataOptions asNewVoter() {
+        return new MetadataOptions(
+                selfId, peers, true, directory, requestTimeoutMs, snapshotEveryEntries, logSegmentBytes);
     }
 
     /** This server's own {@code host:port}. */

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -28,7 +30,6 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -112,48 +113,61 @@ public final class MetadataService implements AutoCloseable {
      *                     snapshot names its file), or the port cannot be bound; nothing stays open then
      */
     public static MetadataService start(MetadataOptions options) throws IOException {
+        return start(options, options.peers().keySet());
+    }
+
+    /**
+     * Starts this node's metadata server and client.
+     *
+     * @param formatOneVoters the group's voters should its latest snapshot be of format 1, which did not record
+     *                        them (docs/metadata-format.md, section 4): the founding members' ids
+     * @throws IOException if the directory cannot be created or locked, the storage cannot be read (a damaged
+     *                     snapshot names its file), or the port cannot be bound; nothing stays open then
+     */
+    public static MetadataService start(MetadataOptions options, Set<Integer> formatOneVoters) throws IOException {
         Files.createDirectories(options.directory());
         RaftGroupId groupId = RaftGroupId.valueOf(GROUP_ID);
-        List<RaftPeer> peers = new ArrayList<>();
-        for (Map.Entry<Integer, String> peer : options.peers().entrySet()) {
-            peers.add(RaftPeer.newBuilder()
-                    .setId(peerId(peer.getKey()))
-                    .setAddress(peer.getValue())
-                    .build());
-        }
-        RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        Map<Integer, String> others = new TreeMap<>(options.peers());
+        others.remove(options.selfId());
+        // A new voter starts with no configuration (Ratis takes a group without peers, not one without this
+        // server): it waits for the leader to add it and never campaigns. Its client asks the others.
+        RaftGroup group = options.newVoter()
+                ? RaftGroup.valueOf(groupId)
+                : RaftGroup.valueOf(groupId, Voters.raftPeers(options.peers()));
+        RaftGroup seed = options.newVoter() ? RaftGroup.valueOf(groupId, Voters.raftPeers(others)) : group;
         RaftProperties properties = properties(options);
         requireBindable(options);
         boolean existing = Files.isDirectory(options.directory().resolve(GROUP_ID.toString()));
 
         Listeners listeners = new Listeners();
-        MetadataStateMachine stateMachine = new MetadataStateMachine(listeners::publish);
+        MetadataStateMachine stateMachine = new MetadataStateMachine(listeners::publish, formatOneVoters);
         RaftServer server = null;
         RaftClient client = null;
         try {
             server = RaftServer.newBuilder()
-                    .setServerId(peerId(options.selfId()))
+                    .setServerId(Voters.peerId(options.selfId()))
                     .setGroup(group)
                     .setStateMachine(stateMachine)
                     .setProperties(properties)
                     .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .build();
             server.start();
-            client = RaftClient.newBuilder()
-                    .setProperties(properties)
-                    .setRaftGroup(group)
-                    .setClientRpc(new NettyFactory(new Parameters()).newRaftClientRpc(ClientId.randomId(), properties))
-                    .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                            // more attempts than fit in the deadline: submit's deadline ends them
-                            (int) Math.max(1, 2 * options.requestTimeoutMs() / RETRY_SLEEP_MS), ms(RETRY_SLEEP_MS)))
-                    .build();
+            // a recovered server's configuration is the one its storage holds, which may differ from the seed
+            // (a voter replaced since): its client asks those servers for the leader
+            Collection<RaftPeer> configured =
+                    server.getDivision(groupId).getRaftConf().getCurrentPeers();
+            RaftGroup known = configured.isEmpty() ? seed : RaftGroup.valueOf(groupId, configured);
+            client = newClient(known, properties, options.requestTimeoutMs());
             log.info(
-                    "metadata server {} started on {} ({} storage in {}), group {}",
+                    "metadata server {} started on {} ({} storage in {}), voters {}{}",
                     options.selfId(),
                     options.selfAddress(),
                     existing ? "recovered" : "new",
                     options.directory(),
-                    options.peers());
+                    Voters.describe(known.getPeers()),
+                    known.getPeers().stream().anyMatch(p -> p.getId().equals(Voters.peerId(options.selfId())))
+                            ? ""
+                            : "; not a voter yet: waiting to be added");
             return new MetadataService(options, server, client, stateMachine, listeners);
         } catch (IOException | RuntimeException e) {
             Throwable root = e;
@@ -223,6 +237,27 @@ public final class MetadataService implements AutoCloseable {
         }
     }
 
+    private static RaftClient newClient(RaftGroup group, RaftProperties properties, long requestTimeoutMs) {
+        return RaftClient.newBuilder()
+                .setProperties(properties)
+                .setRaftGroup(group)
+                .setClientRpc(new NettyFactory(new Parameters()).newRaftClientRpc(ClientId.randomId(), properties))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        // more attempts than fit in the deadline: submit's deadline ends them
+                        (int) Math.max(1, 2 * requestTimeoutMs / RETRY_SLEEP_MS), ms(RETRY_SLEEP_MS)))
+                .build();
+    }
+
+    /** The properties of a client alone (no server of its own). */
+    private static RaftProperties clientProperties(long requestTimeoutMs) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        NettyConfigKeys.Client.setUseEpoll(p, false);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(
+                p, ms(Math.min(MAX_ATTEMPT_TIMEOUT_MS, Math.max(1, requestTimeoutMs / 2))));
+        return p;
+    }
+
     private static RaftProperties properties(MetadataOptions options) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
@@ -267,8 +302,48 @@ public final class MetadataService implements AutoCloseable {
         return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
     }
 
-    private static RaftPeerId peerId(int nodeId) {
-        return RaftPeerId.valueOf("node-" + nodeId);
+    /**
+     * The voters of the group's configuration as this server has it (node id to metadata address): the
+     * latest configuration in its log, committed or not; without this server while it has not been added yet.
+     *
+     * @throws IOException if the server has closed
+     */
+    public Map<Integer, String> configuredVoters() throws IOException {
+        return Voters.describe(
+                server.getDivision(RaftGroupId.valueOf(GROUP_ID)).getRaftConf().getCurrentPeers());
+    }
+
+    /**
+     * Makes {@code voters} (node id to metadata address) the voters of the group, through its leader
+     * (Ratis's {@code setConfiguration}): the leader first catches every new server up from its log or its
+     * snapshot, then commits the joint configuration (each step needing a majority of the old voters and of
+     * the new) and then the new one, Raft's joint consensus. Setting the configuration the group already has
+     * succeeds and changes nothing, so a change asked again after a crash is harmless. Blocks until done.
+     *
+     * @param timeoutMs how long to keep asking, ms
+     * @throws MetadataUnavailableException if the group did not take it within {@code timeoutMs} (too few
+     *                                      voters reachable, a new server that did not catch up, or another
+     *                                      reconfiguration under way); asking again is safe
+     * @throws InterruptedException         if interrupted while waiting
+     */
+    public void setVoters(Map<Integer, String> voters, long timeoutMs) throws InterruptedException {
+        Voters.change(client, voters, timeoutMs);
+    }
+
+    /**
+     * {@link #setVoters(Map, long)} from a node that runs no metadata server (yet): through a client of the
+     * servers {@code reachable} (node id to metadata address), which finds the leader among them.
+     *
+     * @throws MetadataUnavailableException as {@link #setVoters(Map, long)}
+     * @throws IOException                  if the client cannot be closed
+     */
+    public static void setVoters(Map<Integer, String> reachable, Map<Integer, String> voters, long timeoutMs)
+            throws IOException, InterruptedException {
+        RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GROUP_ID), Voters.raftPeers(reachable));
+        long attemptMs = Math.min(timeoutMs, MetadataOptions.DEFAULT_REQUEST_TIMEOUT_MS);
+        try (RaftClient alone = newClient(group, clientProperties(attemptMs), attemptMs)) {
+            Voters.change(alone, voters, timeoutMs);
+        }
     }
 
     /** The options this service runs with. */

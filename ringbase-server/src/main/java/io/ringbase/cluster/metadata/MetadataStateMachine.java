@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
@@ -55,9 +57,15 @@ final class MetadataStateMachine extends BaseStateMachine {
     private final Object applyLock = new Object();
 
     private volatile ClusterMetadata current = ClusterMetadata.EMPTY;
+    private final Set<Integer> formatOneVoters;
 
-    MetadataStateMachine(Consumer<ClusterMetadata> onChange) {
+    /**
+     * @param formatOneVoters the voters of a group whose snapshot is of format 1, which did not record them:
+     *                        the founding members (the only voters a format 1 group ever had)
+     */
+    MetadataStateMachine(Consumer<ClusterMetadata> onChange, Set<Integer> formatOneVoters) {
         this.onChange = onChange;
+        this.formatOneVoters = Set.copyOf(formatOneVoters);
     }
 
     /** The last applied metadata; {@link ClusterMetadata#EMPTY} before anything is applied. */
@@ -213,6 +221,13 @@ final class MetadataStateMachine extends BaseStateMachine {
             metadata = MetadataCodec.decodeMetadata(Files.readAllBytes(path));
         } catch (MetadataFormatException e) {
             throw new MetadataFormatException("metadata snapshot " + path + ": " + e.getMessage(), e);
+        }
+        if (metadata.isInitialized() && !metadata.votersRecorded()) {
+            // format 1: its voters were the founding members; every server of the group fills in the same set
+            Set<Integer> voters = new TreeSet<>(formatOneVoters);
+            voters.retainAll(metadata.members().keySet());
+            metadata = metadata.withVoters(voters);
+            log.info("metadata snapshot {} is of format 1: its voters are the founding members {}", path, voters);
         }
         synchronized (applyLock) {
             current = metadata;

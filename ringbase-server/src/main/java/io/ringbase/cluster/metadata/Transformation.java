@@ -113,11 +113,13 @@ public sealed interface Transformation {
             ClusterMetadata next =
                     new ClusterMetadata(clusterId, current.epoch(), replicationFactor, 1, new TreeMap<>());
             int id = 1;
+            Set<Integer> voters = new HashSet<>();
             for (Founder f : founders) {
                 next = next.with(new Member(id, f.url(), f.metadataAddress(), MemberState.NORMAL, id, 0));
+                voters.add(id);
                 id++;
             }
-            return next;
+            return next.withVoters(voters);
         }
     }
 
@@ -273,7 +275,11 @@ public sealed interface Transformation {
         }
     }
 
-    /** Finishes a replacement once the new node has streamed: it becomes NORMAL, the replaced node LEFT. */
+    /**
+     * Finishes a replacement once the new node has streamed: it becomes NORMAL, the replaced node LEFT; if the
+     * replaced node was a voter of the metadata group, the replacement is recorded as one in its place (the
+     * group's own configuration changed before, when the replacement started).
+     */
     record FinishReplace(int nodeId) implements Transformation {
         @Override
         public int kind() {
@@ -289,7 +295,17 @@ public sealed interface Transformation {
         public ClusterMetadata applyValid(ClusterMetadata current) {
             Member replacement = existing(current, nodeId);
             Member replaced = existing(current, replacement.replaces());
-            return current.with(replaced.withState(MemberState.LEFT)).with(replacement.withState(MemberState.NORMAL));
+            ClusterMetadata next =
+                    current.with(replaced.withState(MemberState.LEFT)).with(replacement.withState(MemberState.NORMAL));
+            if (current.isVoter(replaced.id())) {
+                // the replacement asked the group to take it in the replaced voter's place before it
+                // streamed (ElasticMembership); this records that
+                Set<Integer> voters = new HashSet<>(current.voters());
+                voters.remove(replaced.id());
+                voters.add(replacement.id());
+                next = next.withVoters(voters);
+            }
+            return next;
         }
     }
 

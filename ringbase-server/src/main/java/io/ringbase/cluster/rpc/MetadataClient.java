@@ -2,6 +2,8 @@ package io.ringbase.cluster.rpc;
 
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.membership.HelloSender;
+import io.ringbase.cluster.membership.NodeIdentity;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,7 +15,8 @@ import java.time.Duration;
 /**
  * Asks a node for its cluster metadata, or to submit a change to the metadata log
  * ({@link InternalProtocol#METADATA}): what a joining node does before it has a replica client, and what a
- * node outside the metadata group does to follow the log. Requests are signed and carry the membership
+ * node outside the metadata group does to follow the log; and says hello before a founding node starts
+ * ({@link #hello}). Requests are signed and carry the membership
  * digest as every internal request does. Blocking; thread-safe.
  */
 public final class MetadataClient implements AutoCloseable {
@@ -76,8 +79,29 @@ public final class MetadataClient implements AutoCloseable {
         return call(url, "POST", transformation);
     }
 
+    /**
+     * Says hello to the node at {@code url} as {@code me} ({@link InternalProtocol#HELLO}) and returns what it
+     * remembers of {@code selfUrl}: what a founding node that finds no metadata log of its own asks its peers
+     * before it starts a metadata server. A hello in a state other than NORMAL changes nothing on the peer.
+     *
+     * @throws Refused     if it answered other than 200
+     * @throws IOException if it could not be reached in time, or answered something that is no hello answer
+     */
+    public HelloSender.Answer hello(String url, String selfUrl, NodeIdentity me)
+            throws IOException, InterruptedException {
+        byte[] answer = call(url, InternalProtocol.HELLO, "POST", InternalProtocol.helloBody(selfUrl, me));
+        try {
+            return InternalProtocol.parseHelloAnswer(answer);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(url + " answered the hello with " + e.getMessage(), e);
+        }
+    }
+
     private byte[] call(String url, String method, byte[] body) throws IOException, InterruptedException {
-        String uri = InternalProtocol.METADATA;
+        return call(url, InternalProtocol.METADATA, method, body);
+    }
+
+    private byte[] call(String url, String uri, String method, byte[] body) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + uri))
                 .timeout(Duration.ofMillis(method.equals("POST") ? 2 * timeoutMs : timeoutMs))
                 .header(InternalProtocol.MEMBERSHIP, membershipDigest)

@@ -36,6 +36,7 @@ public final class ElasticCluster implements AutoCloseable {
     private final List<String> urls = new ArrayList<>();
     private final List<Node> nodes = new ArrayList<>();
     private final java.util.Map<Integer, Integer> replaces = new java.util.HashMap<>();
+    private final java.util.Map<Integer, Integer> joinThrough = new java.util.HashMap<>();
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -80,7 +81,7 @@ public final class ElasticCluster implements AutoCloseable {
 
     Node.Config config(int i) {
         String url = urls.get(i);
-        boolean founding = i < founders.size();
+        boolean founding = i < founders.size() && !replaces.containsKey(i);
         Topology t = founding ? Topology.parse(founders, url, replicationFactor) : Topology.parse(List.of(url), url);
         LsmOptions storage =
                 LsmOptions.defaults(root.resolve("node-" + i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
@@ -89,16 +90,40 @@ public final class ElasticCluster implements AutoCloseable {
         return new Node.Config(httpConfig, storage, t, 1000, null, HintOptions.defaults())
                 .withElastic(new ElasticOptions(
                         OFFSET,
-                        founding ? null : founders.getFirst(),
+                        founding ? null : joinVia(i),
                         replaces.getOrDefault(i, 0),
                         ElasticOptions.DEFAULT_STREAM_BYTES_PER_SECOND));
     }
 
-    /** Starts a new node that joins through the first founding node; its index. */
+    /** The URL of the first running node other than {@code i}, which a joining node {@code i} joins through. */
+    private String joinVia(int i) {
+        Integer via = joinThrough.get(i);
+        if (via != null) {
+            return urls.get(via);
+        }
+        for (int j = 0; j < nodes.size(); j++) {
+            if (j != i && nodes.get(j) != null) {
+                return urls.get(j);
+            }
+        }
+        return founders.getFirst();
+    }
+
+    /** Starts a new node that joins through the first running node; its index. */
     public int join() throws IOException {
         int port = LocalCluster.freePorts(1).getFirst();
         urls.add("http://127.0.0.1:" + port);
         int i = urls.size() - 1;
+        nodes.add(Node.start(config(i)));
+        return i;
+    }
+
+    /** Starts a new node that joins through node {@code via}; its index. */
+    public int joinThrough(int via) throws IOException {
+        int port = LocalCluster.freePorts(1).getFirst();
+        urls.add("http://127.0.0.1:" + port);
+        int i = urls.size() - 1;
+        joinThrough.put(i, via);
         nodes.add(Node.start(config(i)));
         return i;
     }
@@ -169,6 +194,18 @@ public final class ElasticCluster implements AutoCloseable {
                         .elastic()
                         .map(m -> m.selfState() == state && m.metadata().isInitialized())
                         .orElse(false));
+    }
+
+    /** Waits until every running node is a full replica that every peer remembers (hello answered). */
+    public void awaitSettled() {
+        LocalCluster.await(Duration.ofSeconds(30), "every running node settled", () -> {
+            for (Node n : nodes) {
+                if (n != null && !n.membership().orElseThrow().isSettled()) {
+                    return false;
+                }
+            }
+            return true;
+        });
     }
 
     /** Waits until every running node is at the same epoch, the newest. */

@@ -114,7 +114,46 @@ class MetadataCodecTest {
     void anUnknownVersionIsRefusedEvenWithAValidChecksum() {
         byte[] bytes = reframe(MetadataCodec.encode(new Transformation.FinishJoin(1)), 4, (byte) 2);
         assertThatThrownBy(() -> MetadataCodec.decodeTransformation(bytes))
-                .hasMessage("transformation record has unknown version 2 (this server reads 1)");
+                .hasMessage("transformation record has unknown version 2 (this server reads 1..1)");
+        byte[] snapshot = reframe(MetadataCodec.encode(threeNodes()), 4, (byte) 3);
+        assertThatThrownBy(() -> MetadataCodec.decodeMetadata(snapshot))
+                .hasMessage("metadata snapshot record has unknown version 3 (this server reads 1..2)");
+    }
+
+    @Test
+    void aSnapshotOfVersion2EndsWithTheVoters() throws MetadataFormatException {
+        ClusterMetadata m = threeNodes();
+        byte[] bytes = MetadataCodec.encode(m);
+        assertThat(bytes[4]).as("version").isEqualTo((byte) 2);
+        // the body's last 16 bytes: voterCount 3, then the voter ids 1, 2, 3
+        int voters = bytes.length - 4 - 16;
+        assertThat(HexFormat.of().formatHex(bytes, voters, voters + 16))
+                .isEqualTo("03000000" + "01000000" + "02000000" + "03000000");
+        assertThat(MetadataCodec.decodeMetadata(bytes).voters()).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void aSnapshotOfVersion1IsReadWithNoVotersRecorded() throws MetadataFormatException {
+        ClusterMetadata m = threeNodes();
+        byte[] v2 = MetadataCodec.encode(m);
+        // version 1: the same body without the voters (4 + 3 x 4 bytes), its length and crc to match
+        byte[] v1 = Arrays.copyOf(v2, v2.length - 16);
+        v1[4] = 1;
+        ByteBuffer.wrap(v1, 6, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(v1.length - MetadataCodec.FRAME_SIZE);
+        v1 = reframe(v1, 4, (byte) 1);
+        ClusterMetadata read = MetadataCodec.decodeMetadata(v1);
+        assertThat(read.votersRecorded()).isFalse();
+        assertThat(read.withVoters(m.voters())).isEqualTo(m);
+    }
+
+    @Test
+    void votersNotAscendingOrNotMembersAreRefused() {
+        byte[] good = MetadataCodec.encode(threeNodes());
+        int lastVoter = good.length - 4 - 4;
+        assertThatThrownBy(() -> MetadataCodec.decodeMetadata(reframe(good, lastVoter, (byte) 2)))
+                .hasMessage("voter ids not ascending: 2 after 2");
+        assertThatThrownBy(() -> MetadataCodec.decodeMetadata(reframe(good, lastVoter, (byte) 9)))
+                .hasMessage("invalid metadata: voter 9 is not a member");
     }
 
     @Test

@@ -36,5 +36,18 @@ class MetadataOptionsTest {
                 .hasMessage("logSegmentBytes must be at least 8192, got 1024");
         assertThatThrownBy(() -> MetadataOptions.of(1, Map.of(1, "h"), DIR))
                 .hasMessage("metadata address must be host:port, got h");
+        assertThatThrownBy(() -> MetadataOptions.of(4, Map.of(4, "h:4"), DIR).asNewVoter())
+                .hasMessage("a new voter needs the group's voters among the peers, got {4=h:4}");
+    }
+
+    @Test
+    void aNewVoterKeepsEverythingElse() {
+        MetadataOptions o =
+                MetadataOptions.of(4, Map.of(2, "h:2", 3, "h:3", 4, "h:4"), DIR).withRequestTimeoutMs(5);
+        assertThat(o.newVoter()).isFalse();
+        MetadataOptions added = o.asNewVoter();
+        assertThat(added.newVoter()).isTrue();
+        assertThat(added.withRequestTimeoutMs(5)).isEqualTo(added);
+        assertThat(added.peers()).isEqualTo(o.peers());
     }
 }

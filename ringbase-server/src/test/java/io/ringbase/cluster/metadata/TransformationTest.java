@@ -180,4 +180,26 @@ class TransformationTest {
             ClusterMetadata from, Transformation change, String reason) {
         assertThat(rejected(from, change)).contains(reason);
     }
+
+    @Test
+    void initializeMakesTheFoundersTheVoters() {
+        assertThat(threeNodes().voters()).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void finishingTheReplacementOfAVoterPutsItInTheVotersPlace() {
+        ClusterMetadata m = applied(threeNodes(), new StartReplace(1, "http://127.0.0.1:8020", "127.0.0.1:9020"));
+        assertThat(m.voters()).as("recorded at FINISH_REPLACE only").containsExactly(1, 2, 3);
+        m = applied(m, new FinishReplace(4));
+        assertThat(m.voters()).containsExactly(2, 3, 4);
+    }
+
+    @Test
+    void finishingTheReplacementOfANodeOutsideTheGroupLeavesTheVoters() {
+        ClusterMetadata m = applied(threeNodes(), new StartJoin("http://127.0.0.1:8030", "127.0.0.1:9030"));
+        m = applied(m, new FinishJoin(4));
+        m = applied(m, new StartReplace(4, "http://127.0.0.1:8040", "127.0.0.1:9040"));
+        m = applied(m, new FinishReplace(5));
+        assertThat(m.voters()).containsExactly(1, 2, 3);
+    }
 }
