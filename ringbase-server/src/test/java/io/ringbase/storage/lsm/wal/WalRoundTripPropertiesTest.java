@@ -67,7 +67,13 @@ class WalRoundTripPropertiesTest {
             List<Entry> replayed = new ArrayList<>();
             try {
                 WalReader.ReplayResult result = WalReader.replay(file, replayed::add);
-                assertThat(result.tornTail()).as("flip at %d", at).isTrue();
+                if (!result.tornTail()) {
+                    // the segment header carries no checksum: a flip that turns its version into the other
+                    // supported one (2 into 1) goes unseen, and must then still replay every entry right
+                    assertThat(at).as("undetected flip at %d", at).isBetween(4, 7);
+                    assertThat(replayed).containsExactlyElementsOf(entries);
+                    return;
+                }
             } catch (CorruptionException expected) {
                 assertThat(expected.offset()).isLessThanOrEqualTo(at);
             }
