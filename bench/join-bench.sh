@@ -80,8 +80,9 @@ GET_PID=$!
 T0=$(date +%s.%N)
 # the disk's writes each second (MB written, ms spent writing), from /proc/diskstats of the data
 # directory's device, to set beside the slow seconds
-DEV=$(lsblk -no PKNAME "$(df --output=source "$WORK" | tail -n 1)" 2>/dev/null | head -n 1)
-[ -n "$DEV" ] || DEV=$(basename "$(df --output=source "$WORK" | tail -n 1)")
+SRC=$(df --output=source "$WORK" | tail -n 1)
+DEV=$(lsblk -no PKNAME "$SRC" 2>/dev/null | head -n 1 || true)
+[ -n "$DEV" ] || DEV=$(basename "$SRC")
 ( for _ in $(seq 1 $((dur + 5))); do
     echo "$(date +%s.%N) $(awk -v d="$DEV" '$3 == d { print $10, $11 }' /proc/diskstats)"; sleep 1
   done ) >"$WORK/disk.log" 2>/dev/null &
