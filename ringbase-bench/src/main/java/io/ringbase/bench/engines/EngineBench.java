@@ -409,7 +409,8 @@ public final class EngineBench implements Callable<Integer> {
         }
     }
 
-    private static void deleteTree(Path d) throws IOException {
+    /** Deletes {@code d} and everything under it; nothing if it does not exist. */
+    static void deleteTree(Path d) throws IOException {
         if (!Files.exists(d)) {
             return;
         }
@@ -420,7 +421,8 @@ public final class EngineBench implements Callable<Integer> {
         }
     }
 
-    private static void progress(String format, Object... args) {
+    /** One progress line on stderr, after the wall-clock time. */
+    static void progress(String format, Object... args) {
         System.err.printf(Locale.ROOT, "%tT " + format + "%n", prepend(System.currentTimeMillis(), args));
     }
 

@@ -7,19 +7,16 @@ import io.ringbase.storage.lsm.LsmEngine;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.lsm.compaction.CompactionStrategy;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -129,7 +126,7 @@ public final class OverwriteBench implements Callable<Integer> {
 
     private Row run(CompactionStrategy strategy) throws Exception {
         Path d = dir.resolve(strategy.flagName());
-        deleteTree(d);
+        EngineBench.deleteTree(d);
         byte[] randomBytes = new byte[1 << 20];
         new SplittableRandom(42).nextBytes(randomBytes);
         MemorySegment pool = MemorySegment.ofArray(randomBytes);
@@ -147,7 +144,7 @@ public final class OverwriteBench implements Callable<Integer> {
             long written = 0;
             long start = System.nanoTime();
             for (int pass = 0; pass <= overwrites; pass++) {
-                progress("%s pass %d of %d", strategy.flagName(), pass + 1, overwrites + 1);
+                EngineBench.progress("%s pass %d of %d", strategy.flagName(), pass + 1, overwrites + 1);
                 int[] order = permutation(keys, new SplittableRandom(7 + pass));
                 for (int i = 0; i < keys; i++) {
                     MemorySegment value = pool.asSlice(rnd.nextInt((int) pool.byteSize() - valueSize), valueSize);
@@ -185,7 +182,7 @@ public final class OverwriteBench implements Callable<Integer> {
             EngineStats caught = engine.stats();
             worst = Math.max(worst, caught.sstableBytes());
             int caughtTables = engine.tableCount();
-            progress(
+            EngineBench.progress(
                     "%s caught up: %d tables, %d bytes; major compaction",
                     strategy.flagName(), caughtTables, caught.sstableBytes());
             engine.compactAll();
@@ -248,27 +245,5 @@ public final class OverwriteBench implements Callable<Integer> {
             p[j] = t;
         }
         return p;
-    }
-
-    private static void deleteTree(Path d) throws IOException {
-        if (!Files.exists(d)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(d)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
-
-    private static void progress(String format, Object... args) {
-        System.err.printf(Locale.ROOT, "%tT " + format + "%n", prepend(System.currentTimeMillis(), args));
-    }
-
-    private static Object[] prepend(Object first, Object[] rest) {
-        Object[] all = new Object[rest.length + 1];
-        all[0] = first;
-        System.arraycopy(rest, 0, all, 1, rest.length);
-        return all;
     }
 }
