@@ -65,6 +65,16 @@ public final class ThreadPriority {
         SETSCHEDULER = scheduler;
     }
 
+    /**
+     * The lowest level a thread is set to (system property {@code ringbase.background.lowest}, 0..20; default
+     * {@link #IDLE}): lower requests are raised to it. A thread at {@code SCHED_IDLE} or a high nice value that
+     * is running Java code holds up every safepoint of its JVM until it gets the CPU to reach one; on a host
+     * whose CPUs other processes keep busy (several nodes on one machine, other services) that took 0.2-0.7 s
+     * per safepoint, and the whole node stood still meanwhile. A node alone on its host stops its own threads
+     * at a safepoint, which frees the CPU for the late one (under 1 ms measured).
+     */
+    private static final int LOWEST = Math.clamp(Integer.getInteger("ringbase.background.lowest", IDLE), 0, IDLE);
+
     private ThreadPriority() {}
 
     /**
@@ -82,6 +92,7 @@ public final class ThreadPriority {
         if (SETPRIORITY == null || level < 0 || level > IDLE) {
             return false;
         }
+        level = Math.min(level, LOWEST);
         try {
             int tid = (int) GETTID.invokeExact();
             if (level == IDLE) {
