@@ -248,7 +248,11 @@ public final class MetadataService implements AutoCloseable {
                 .build();
     }
 
-    /** The properties of a client alone (no server of its own). */
+    /**
+     * The properties of a client: Netty over NIO rather than the shaded native epoll (the metadata traffic is a
+     * few messages a second, and NIO needs no native library of Ratis's own); one attempt (to one server)
+     * waits at most half the request timeout, capped, and submit's own deadline bounds them all.
+     */
     private static RaftProperties clientProperties(long requestTimeoutMs) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
@@ -258,17 +262,14 @@ public final class MetadataService implements AutoCloseable {
         return p;
     }
 
+    /** The properties of a server and its client: {@link #clientProperties}, and the server's own. */
     private static RaftProperties properties(MetadataOptions options) {
-        RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        RaftProperties p = clientProperties(options.requestTimeoutMs());
         String self = options.selfAddress();
         int colon = self.lastIndexOf(':');
         NettyConfigKeys.Server.setHost(p, unbracket(self.substring(0, colon)));
         NettyConfigKeys.Server.setPort(p, Integer.parseInt(self.substring(colon + 1)));
-        // NIO rather than the shaded native epoll: the metadata traffic is a few messages a second, and NIO
-        // needs no native library of Ratis's own
-        NettyConfigKeys.Server.setUseEpoll(p, false);
-        NettyConfigKeys.Client.setUseEpoll(p, false);
+        NettyConfigKeys.Server.setUseEpoll(p, false); // NIO, as the client (clientProperties)
         RaftServerConfigKeys.setStorageDir(p, List.of(options.directory().toFile()));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, options.snapshotEveryEntries());
@@ -288,9 +289,6 @@ public final class MetadataService implements AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, ms(ELECTION_TIMEOUT_MAX_MS));
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, ms(FIRST_ELECTION_TIMEOUT_MIN_MS));
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, ms(FIRST_ELECTION_TIMEOUT_MAX_MS));
-        // one attempt of the client (to one server) waits at most this; submit's own deadline bounds them all
-        RaftClientConfigKeys.Rpc.setRequestTimeout(
-                p, ms(Math.min(MAX_ATTEMPT_TIMEOUT_MS, Math.max(1, options.requestTimeoutMs() / 2))));
         return p;
     }
 
