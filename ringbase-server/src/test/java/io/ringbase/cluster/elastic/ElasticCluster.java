@@ -259,6 +259,22 @@ public final class ElasticCluster implements AutoCloseable {
         return send(via, "PUT", "/v0/entity?id=" + key, value);
     }
 
+    /**
+     * PUTs keys {@code prefix + k} with value {@code "v" + k} for k in [0, keys), each acknowledged by all its
+     * replicas ({@code ack=from=rf}), so that counts of stored entries taken right after are exact: a default
+     * quorum write answers before its last replica has applied it. Fails on any other status than 201.
+     */
+    public void writeToAllReplicas(String prefix, int keys) {
+        int rf = replicationFactor;
+        for (int k = 0; k < keys; k++) {
+            LocalCluster.Reply r =
+                    send(k % size(), "PUT", "/v0/entity?id=" + prefix + k + "&ack=" + rf + "&from=" + rf, "v" + k);
+            if (r.status() != 201) {
+                throw new AssertionError("put " + prefix + k + ": " + r.status() + " " + r.body());
+            }
+        }
+    }
+
     /** The replication factor the cluster was founded with. */
     public int replicationFactor() {
         return replicationFactor;

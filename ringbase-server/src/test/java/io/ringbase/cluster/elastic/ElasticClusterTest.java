@@ -27,19 +27,6 @@ class ElasticClusterTest {
     @TempDir
     Path tmp;
 
-    /**
-     * Writes every key acknowledged by all its replicas, so that counts of stored entries taken right after are
-     * exact: a default quorum write answers before its last replica has applied it.
-     */
-    private static void writeKeys(ElasticCluster c, String prefix) {
-        int rf = c.replicationFactor();
-        for (int k = 0; k < KEYS; k++) {
-            LocalCluster.Reply r =
-                    c.send(k % c.size(), "PUT", "/v0/entity?id=" + prefix + k + "&ack=" + rf + "&from=" + rf, "v" + k);
-            assertThat(r.status()).as("put %s%d: %s", prefix, k, r.body()).isEqualTo(201);
-        }
-    }
-
     private static void assertEveryKeyReadable(ElasticCluster c, String prefix, int via) {
         for (int k = 0; k < KEYS; k++) {
             LocalCluster.Reply r = c.get(via, prefix + k);
@@ -53,7 +40,7 @@ class ElasticClusterTest {
     @Test
     void growingFromThreeToSixNodesWithRf3HalvesEachNodesShare() throws Exception {
         try (ElasticCluster c = new ElasticCluster(tmp, 3, 3)) {
-            writeKeys(c, "g");
+            c.writeToAllReplicas("g", KEYS);
             for (int i = 0; i < 3; i++) {
                 assertThat(c.storedEntries(i)).isEqualTo(KEYS);
             }
@@ -92,7 +79,7 @@ class ElasticClusterTest {
                 }
             });
             int id = c.elastic(joined).selfId();
-            writeKeys(c, "r");
+            c.writeToAllReplicas("r", KEYS);
             long held = c.storedEntries(joined);
             assertThat(held).isPositive();
             c.stop(joined);
@@ -133,7 +120,7 @@ class ElasticClusterTest {
             c.awaitState(joined, MemberState.NORMAL);
             c.awaitSameEpoch();
             int id = c.elastic(joined).selfId();
-            writeKeys(c, "x");
+            c.writeToAllReplicas("x", KEYS);
             c.stop(joined);
             LocalCluster.Reply r = c.send(0, "POST", "/v0/admin/remove?node=" + id, "");
             assertThat(r.status()).as(r.body()).isEqualTo(200);
@@ -156,7 +143,7 @@ class ElasticClusterTest {
             int joined = c.join();
             c.awaitState(joined, MemberState.NORMAL);
             c.awaitSameEpoch();
-            writeKeys(c, "d");
+            c.writeToAllReplicas("d", KEYS);
             assertThat(c.storedEntries(joined)).isPositive();
             LocalCluster.Reply r = c.send(joined, "POST", "/v0/admin/decommission", "");
             assertThat(r.status()).as(r.body()).isEqualTo(200);

@@ -49,7 +49,7 @@ class MetadataVotersTest {
     @Test
     void aReplacedFoundingNodeIsAVoterSoChangesCommitWithAnotherFounderDown() throws Exception {
         try (ElasticCluster c = new ElasticCluster(tmp, 3, 2)) {
-            writeKeys(c, "v");
+            c.writeToAllReplicas("v", KEYS);
             c.awaitSettled();
             c.stop(0);
             c.wipe(0);
@@ -146,15 +146,6 @@ class MetadataVotersTest {
             int second = c.joinThrough(follower);
             c.awaitState(second, MemberState.NORMAL);
             assertThat(c.elastic(second).metadata().voters()).containsExactly(1, 2, 3);
-        }
-    }
-
-    private static void writeKeys(ElasticCluster c, String prefix) {
-        int rf = c.replicationFactor();
-        for (int k = 0; k < KEYS; k++) {
-            LocalCluster.Reply r =
-                    c.send(k % c.size(), "PUT", "/v0/entity?id=" + prefix + k + "&ack=" + rf + "&from=" + rf, "v" + k);
-            assertThat(r.status()).as("put %s%d: %s", prefix, k, r.body()).isEqualTo(201);
         }
     }
 }
