@@ -7,13 +7,16 @@
 # seconds; then a fourth node joins (serve --join) while the load goes on, and the load ends at most
 # MAX_JOIN seconds later. Reported: the joining node's "join streaming done" line (entries, MB, MB/s) and
 # p99 / p99.9 of the answered requests intended in the second half of the time before the join (the first
-# is warm-up) and during the join (from rategen's records).
+# is warm-up) and during the join (from rategen's records), per second since the join: p99 / max, disk
+# writes, each node's CPU share and the machine's CPU pressure (/proc/pressure/cpu), and the joining
+# node's threads that took the most CPU time.
 #
 #   bench/join-bench.sh                                   # 300000 keys x 1000 B, 5000 req/s
 #   bench/join-bench.sh --keys 100000 --rate 5000 -- --stream-rate 0     # flags after -- go to every node
 #
 # Layout: every node pinned to SERVER_CPU (0), the generators to LOAD_CPU (1); SERVER_CPU=0,1 LOAD_CPU=0,1
-# lets everything share both CPUs. 127.0.0.1 only; every wait is bounded. Output: stdout; the nodes' logs
+# lets everything share both CPUs; JOINER_NICE=N starts the joining node under nice N (as if it had CPUs
+# of its own). 127.0.0.1 only; every wait is bounded. Output: stdout; the nodes' logs
 # are kept in KEEP (default /tmp/join-bench-last). The nodes' data directories are under TMPDIR (default
 # /tmp): TMPDIR=/mnt/tmpfs takes the disk out of the comparison.
 set -euo pipefail
@@ -87,10 +90,21 @@ DEV=$(lsblk -no PKNAME "$SRC" 2>/dev/null | head -n 1 || true)
     echo "$(date +%s.%N) $(awk -v d="$DEV" '$3 == d { print $10, $11 }' /proc/diskstats)"; sleep 1
   done ) >"$WORK/disk.log" 2>/dev/null &
 DISK_PID=$!
+# CPU time of each node (utime + stime, clock ticks) and the machine's CPU pressure (PSI "some", µs)
+# every second, to see which process takes the CPUs in the slow seconds
+( for _ in $(seq 1 $((dur + 5))); do
+    line="$(date +%s.%N) psi $(sed -n 's/^some .*total=//p' /proc/pressure/cpu 2>/dev/null || echo 0)"
+    for pid in $(pgrep -f "$WORK/node[0-9]/data" || true); do
+      name=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -o "$WORK/node[0-9]" | head -n 1)
+      [ -n "$name" ] && line="$line ${name##*/} $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)"
+    done
+    echo "$line"; sleep 1
+  done ) >"$WORK/cpu.log" 2>/dev/null &
+CPU_PID=$!
 sleep "$BEFORE"
 JOIN_START=$(python3 -c "import time; print(time.time() - $T0)")
 log "node4 joins"
-SERVE_FLAGS="--metadata-port-offset $OFFSET ${SERVE_FLAGS#*--metadata-port-offset $OFFSET}" \
+NODE_NICE=${JOINER_NICE:-0} SERVE_FLAGS="--metadata-port-offset $OFFSET ${SERVE_FLAGS#*--metadata-port-offset $OFFSET}" \
   start_node node4 "$P4" --join "http://127.0.0.1:$P1" --self "http://127.0.0.1:$P4"
 JOIN_END=""
 for i in $(seq 1 $((MAX_JOIN * 10))); do
@@ -99,11 +113,19 @@ for i in $(seq 1 $((MAX_JOIN * 10))); do
   fi
   sleep 0.1
 done
-[ -n "$JOIN_END" ] || log "node4 did not finish joining within $MAX_JOIN s"
-kill "$PUT_PID" "$GET_PID" "$DISK_PID" 2>/dev/null || true
+# an unfinished join is measured until the load's end
+[ -n "$JOIN_END" ] || { log "node4 did not finish joining within $MAX_JOIN s"; JOIN_END=$dur; }
+# the joining node's threads that took the most CPU time (ms) up to the end of its join
+N4=$(pgrep -f "$WORK/node4/data" | head -n 1 || true)
+if [ -n "$N4" ]; then
+  for t in /proc/"$N4"/task/*; do
+    echo "$(awk '{ print ($14 + $15) * 10 }' "$t/stat" 2>/dev/null) $(cat "$t/comm" 2>/dev/null)"
+  done | sort -rn | head -n 12 | awk '{ printf "%s%s %s ms", (NR > 1 ? ", " : "node4 threads by CPU time: "), $2 " " $3 " " $4, $1 } END { print "" }'
+fi
+kill "$PUT_PID" "$GET_PID" "$DISK_PID" "$CPU_PID" 2>/dev/null || true
 wait "$PUT_PID" "$GET_PID" 2>/dev/null || true
 grep -h 'join streaming done\|joined: node' "$WORK/node4/log" "$WORK/node4/out" 2>/dev/null | sed 's/^/node4: /' || true
-python3 - "$WORK" "$BEFORE" "$JOIN_START" "${JOIN_END:-$JOIN_START}" "$T0" <<'PY'
+python3 - "$WORK" "$BEFORE" "$JOIN_START" "$JOIN_END" "$T0" <<'PY'
 import struct, sys
 work, before, js, je, t0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 lat = {"before": [], "during": []}
@@ -159,4 +181,22 @@ for (ta, sa, wa), (tb, sb, wb) in zip(samples, samples[1:]):
         cells.append(f"{int(tb - js):+d}:{(sb - sa) * 512 / 1e6:.0f}MB/{wb - wa}ms")
 if cells:
     print("disk writes per second since join (MB / ms writing): " + "  ".join(cells))
+# CPU: each node's share of one CPU (%) and the machine's CPU pressure (% of the second in which some
+# runnable task waited for a CPU), per second
+rows = []
+try:
+    for line in open(f"{work}/cpu.log"):
+        f = line.split()
+        if len(f) >= 3 and f[1] == "psi":
+            rows.append((float(f[0]) - t0, int(f[2]), dict(zip(f[3::2], map(int, f[4::2])))))
+except (FileNotFoundError, ValueError):
+    pass
+cells = []
+for (ta, pa, ca), (tb, pb, cb) in zip(rows, rows[1:]):
+    if js - 5 <= tb < je:
+        dt = tb - ta
+        nodes = "/".join(f"{(cb[n] - ca.get(n, cb[n])) / dt:.0f}" for n in sorted(cb))
+        cells.append(f"{int(tb - js):+d}:{nodes} psi {(pb - pa) / 1e4 / dt:.0f}")
+if cells:
+    print("CPU % per node (node1/node2/...) and CPU pressure % per second since join: " + "  ".join(cells))
 PY

@@ -125,13 +125,13 @@ server_log_summary() {
 
 # Nodes of a local cluster, by NAME (data in $WORK/NAME/data, stdout/stderr in $WORK/NAME/out and
 # $WORK/NAME/log). start_node NAME PORT [serve flags...] starts one pinned to SERVER_CPU, with
-# SERVE_FLAGS, and waits up to 300 s for its ready line; PIDS holds every node started; stop_all stops
+# SERVE_FLAGS, under nice NODE_NICE (default 0), and waits up to 300 s for its ready line; PIDS holds every node started; stop_all stops
 # them all (a stopped one is continued first).
 PIDS=()
 start_node() {
   local name=$1 port=$2; shift 2
   mkdir -p "$WORK/$name"
-  taskset -c "$SERVER_CPU" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" --data-dir "$WORK/$name/data" \
+  taskset -c "$SERVER_CPU" nice -n "${NODE_NICE:-0}" "$ROOT/bin/ringbase" serve --host 127.0.0.1 --port "$port" --data-dir "$WORK/$name/data" \
     ${SERVE_FLAGS:-} "$@" >"$WORK/$name/out" 2>"$WORK/$name/log" &
   PIDS+=($!)
   local i
