@@ -6,7 +6,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The compaction flags of {@code serve}: the strategy, universal's space-amplification bound, the
- * tombstone trigger and the write triggers, parsed into {@link CompactionOptions} (docs/design.md,
+ * tombstone trigger, the write rate and the write triggers, parsed into {@link CompactionOptions} (docs/design.md,
  * "Compaction").
  */
 final class CompactionFlags {
@@ -48,6 +48,15 @@ final class CompactionFlags {
     TimeSpan tombstoneInterval;
 
     @Option(
+            names = "--compaction-rate",
+            defaultValue = "64m",
+            paramLabel = "SIZE",
+            description = "Most bytes per second compaction writes while it keeps up, auto-tuned between a "
+                    + "twentieth of this and this to what the merges need, as RocksDB's auto-tuned rate "
+                    + "limiter; no limit while compaction is behind; 0 for no limit (default: ${DEFAULT-VALUE}).")
+    String rate;
+
+    @Option(
             names = "--compaction-slowdown-tables",
             defaultValue = "20",
             paramLabel = "N",
@@ -83,6 +92,13 @@ final class CompactionFlags {
             throw new IllegalArgumentException(
                     "--compaction-tombstone-threshold must be above 0, got " + tombstoneThreshold);
         }
+        long rateBytes;
+        try {
+            rateBytes = ByteSize.parseOrZero(rate);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "--compaction-rate must be a size such as 64m, or 0 for no limit: " + e.getMessage(), e);
+        }
         CompactionStrategy parsed;
         try {
             parsed = CompactionStrategy.parse(strategy);
@@ -93,6 +109,7 @@ final class CompactionFlags {
                 .withStrategy(parsed)
                 .withMaxSizeAmplificationPercent(maxSpaceAmpPercent)
                 .withTombstoneTrigger(tombstoneThreshold, tombstoneInterval.millis())
-                .withWriteTriggers(slowdownTables, stopTables);
+                .withWriteTriggers(slowdownTables, stopTables)
+                .withRate(rateBytes);
     }
 }

@@ -7,6 +7,8 @@ import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Ingest;
 import io.ringbase.storage.StorageEngine;
+import io.ringbase.throttle.ByteRateLimiter;
+import io.ringbase.throttle.Sleeper;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HexFormat;

@@ -9,7 +9,7 @@
  * {@link io.ringbase.cluster.streaming.StreamSource} answers a plan's pages from the local engine (the
  * sender's side); {@link io.ringbase.cluster.streaming.StreamPeer} is what the receiver needs of the
  * sender; {@link io.ringbase.cluster.streaming.StreamSession} pulls one plan's pages, applies them,
- * rate-limits with a {@link io.ringbase.cluster.streaming.ByteRateLimiter} and keeps a durable
+ * rate-limits with a {@link io.ringbase.throttle.ByteRateLimiter} and keeps a durable
  * {@link io.ringbase.cluster.streaming.StreamCursor} so that a crash of either side resumes where the
  * last durable page ended.
  *

@@ -8,6 +8,7 @@ import io.ringbase.storage.lsm.View.LiveTable;
 import io.ringbase.storage.lsm.compaction.Cleanup;
 import io.ringbase.storage.lsm.compaction.CompactionPicker;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
+import io.ringbase.storage.lsm.compaction.CompactionRateLimiter;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.Compactor;
 import io.ringbase.storage.lsm.compaction.TableInfo;
@@ -17,6 +18,7 @@ import io.ringbase.storage.lsm.manifest.ManifestNotDurableException;
 import io.ringbase.storage.lsm.sstable.SstableReader;
 import io.ringbase.storage.lsm.sstable.SstableSummary;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,6 +78,8 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
     private final Quarantine quarantine;
     /** The compaction thread's priority, raised while compaction is behind; compaction thread only. */
     private final CompactionPriority priority;
+    /** Paces the merges' writes; shared by the compaction thread and cleanups. */
+    private final CompactionRateLimiter rate;
     /** Counts the tables still to merge, for {@link #priority}. */
     private final CompactionPicker picker;
     /** Deletes the inputs once the output is published. */
@@ -90,6 +94,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             EngineCounters counters,
             Quarantine quarantine,
             CompactionPriority priority,
+            CompactionRateLimiter rate,
             CompactionPicker picker,
             ObsoleteFiles obsolete) {
         this.options = options;
@@ -102,6 +107,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         this.counters = counters;
         this.quarantine = quarantine;
         this.priority = priority;
+        this.rate = rate;
     }
 
     @Override
@@ -130,13 +136,16 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         long started = System.nanoTime();
         Merged merged = merge(retained.tables(), pick, droppable(pick));
         log.info(
-                "compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms",
+                "compacted {} SSTables ({} bytes) into {} ({} entries, {} bytes) in {} ms ({} ms of it paced, "
+                        + "compaction rate now {} bytes/s)",
                 pick.size(),
                 merged.inputBytes(),
                 merged.output(),
                 merged.entryCount(),
                 merged.outputBytes(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                TimeUnit.NANOSECONDS.toMillis(merged.pacedNanos()),
+                rate.rateBytesPerSecond());
         return merged.number();
     }
 
@@ -158,7 +167,8 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
      * What {@link #merge} wrote: input and output file bytes, the output's entries, file name and number
      * (-1 for no output).
      */
-    private record Merged(long inputBytes, long outputBytes, long entryCount, String output, long number) {}
+    private record Merged(
+            long inputBytes, long outputBytes, long entryCount, String output, long number, long pacedNanos) {}
 
     /**
      * Merges the tables of {@code tables} numbered in {@code pick} into one, leaving out what
@@ -177,9 +187,18 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         long number = files.nextNumber();
         Path tmp = FileNames.sstableTmp(dir, number);
         SstableSummary summary;
+        long[] paced = {0, 0}; // bytes of the output already paced, ns waited for the rate
         try {
-            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable, () -> {
-                priority.adjust(state.current().compactionBacklog(picker)); // behind: at the flush's priority
+            summary = Compactor.compact(options.fileIo(), inputs, tmp, droppable, written -> {
+                int waiting = state.current().compactionBacklog(picker);
+                priority.adjust(waiting); // behind: at the flush's priority
+                try {
+                    paced[1] += rate.pace(written - paced[0], priority.behind(waiting)); // behind: no wait
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("compaction interrupted while paced");
+                }
+                paced[0] = written;
                 return health.closing();
             });
         } catch (IOException | RuntimeException e) {
@@ -228,7 +247,8 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
                 output == null
                         ? "nothing"
                         : output.reader().path().getFileName().toString(),
-                output == null ? -1 : number);
+                output == null ? -1 : number,
+                paced[1]);
     }
 
     /** The file bytes of those of {@code tables} whose numbers are in {@code pick}: a merge's input. */

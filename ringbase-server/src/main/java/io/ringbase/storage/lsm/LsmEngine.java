@@ -16,6 +16,7 @@ import io.ringbase.storage.lsm.View.LiveTable;
 import io.ringbase.storage.lsm.compaction.Cleanup;
 import io.ringbase.storage.lsm.compaction.CompactionPicker;
 import io.ringbase.storage.lsm.compaction.CompactionPriority;
+import io.ringbase.storage.lsm.compaction.CompactionRateLimiter;
 import io.ringbase.storage.lsm.compaction.CompactionScheduler;
 import io.ringbase.storage.lsm.compaction.SizeTieredPicker;
 import io.ringbase.storage.lsm.compaction.TableInfo;
@@ -24,6 +25,7 @@ import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
 import io.ringbase.storage.lsm.sstable.SstableReader;
+import io.ringbase.throttle.Sleeper;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -109,7 +111,18 @@ public final class LsmEngine implements ManagedEngine {
                 options.fileIo(), compactionThread, health::closing, counters.backgroundErrors::increment);
         this.compaction = new CompactionScheduler<>(
                 new CompactionJob(
-                        options, dir.path(), files, state, health, counters, quarantine, priority, picker, obsolete),
+                        options,
+                        dir.path(),
+                        files,
+                        state,
+                        health,
+                        counters,
+                        quarantine,
+                        priority,
+                        new CompactionRateLimiter(
+                                options.compaction().rateBytesPerSecond(), System::nanoTime, Sleeper.SYSTEM),
+                        picker,
+                        obsolete),
                 picker,
                 new TombstoneTrigger(options.compaction(), options.tombstoneGraceMs()),
                 options.wallClockMs(),

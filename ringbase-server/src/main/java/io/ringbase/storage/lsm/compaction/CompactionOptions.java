@@ -31,6 +31,8 @@ package io.ringbase.storage.lsm.compaction;
  *                        in (0, 1], or more than 1 for never
  * @param tombstoneIntervalMs ... once its file is at least this old, ms (default 1 day, Cassandra's
  *                        {@code tombstone_compaction_interval}); at least 0
+ * @param rateBytesPerSecond the most bytes/s merges write while compaction keeps up, auto-tuned below it
+ *                        ({@link CompactionRateLimiter}; default 64 MiB/s); 0 for no limit
  */
 public record CompactionOptions(
         CompactionStrategy strategy,
@@ -44,7 +46,8 @@ public record CompactionOptions(
         int maxSizeAmplificationPercent,
         int sizeRatioPercent,
         double tombstoneThreshold,
-        long tombstoneIntervalMs) {
+        long tombstoneIntervalMs,
+        long rateBytesPerSecond) {
 
     /** Delay of each write while the slowdown trigger is reached, ms. */
     public static final long SLOWDOWN_DELAY_MS = 1;
@@ -58,6 +61,7 @@ public record CompactionOptions(
     public static final int DEFAULT_SIZE_RATIO_PERCENT = 1;
     public static final double DEFAULT_TOMBSTONE_THRESHOLD = 0.2;
     public static final long DEFAULT_TOMBSTONE_INTERVAL_MS = 24L * 60 * 60 * 1000;
+    public static final long DEFAULT_RATE_BYTES_PER_SECOND = 64L << 20;
 
     public CompactionOptions {
         if (strategy == null) {
@@ -85,6 +89,10 @@ public record CompactionOptions(
             throw new IllegalArgumentException("need tombstoneThreshold > 0 and tombstoneIntervalMs >= 0, got "
                     + tombstoneThreshold + ", " + tombstoneIntervalMs);
         }
+        if (rateBytesPerSecond < 0) {
+            throw new IllegalArgumentException(
+                    "rateBytesPerSecond must be >= 0 (0: unlimited), got " + rateBytesPerSecond);
+        }
     }
 
     /**
@@ -111,7 +119,8 @@ public record CompactionOptions(
                 DEFAULT_MAX_SIZE_AMPLIFICATION_PERCENT,
                 DEFAULT_SIZE_RATIO_PERCENT,
                 DEFAULT_TOMBSTONE_THRESHOLD,
-                DEFAULT_TOMBSTONE_INTERVAL_MS);
+                DEFAULT_TOMBSTONE_INTERVAL_MS,
+                DEFAULT_RATE_BYTES_PER_SECOND);
     }
 
     /** Size-tiered settings with the default write triggers (20 and 36 tables). */
@@ -141,7 +150,8 @@ public record CompactionOptions(
                 maxSizeAmplificationPercent,
                 sizeRatioPercent,
                 tombstoneThreshold,
-                tombstoneIntervalMs);
+                tombstoneIntervalMs,
+                rateBytesPerSecond);
     }
 
     /** These settings under {@code s}. */
@@ -158,7 +168,8 @@ public record CompactionOptions(
                 maxSizeAmplificationPercent,
                 sizeRatioPercent,
                 tombstoneThreshold,
-                tombstoneIntervalMs);
+                tombstoneIntervalMs,
+                rateBytesPerSecond);
     }
 
     /** These settings with universal's size-amplification bound at {@code percent}. */
@@ -175,7 +186,8 @@ public record CompactionOptions(
                 percent,
                 sizeRatioPercent,
                 tombstoneThreshold,
-                tombstoneIntervalMs);
+                tombstoneIntervalMs,
+                rateBytesPerSecond);
     }
 
     /** These settings with the tombstone trigger at {@code threshold} for tables {@code intervalMs} old. */
@@ -192,7 +204,26 @@ public record CompactionOptions(
                 maxSizeAmplificationPercent,
                 sizeRatioPercent,
                 threshold,
-                intervalMs);
+                intervalMs,
+                rateBytesPerSecond);
+    }
+
+    /** These settings with merges' writes paced at most at {@code bytesPerSecond} (0: no limit). */
+    public CompactionOptions withRate(long bytesPerSecond) {
+        return new CompactionOptions(
+                strategy,
+                minThreshold,
+                maxThreshold,
+                smallTableBytes,
+                bucketLow,
+                bucketHigh,
+                slowdownTables,
+                stopTables,
+                maxSizeAmplificationPercent,
+                sizeRatioPercent,
+                tombstoneThreshold,
+                tombstoneIntervalMs,
+                bytesPerSecond);
     }
 
     /** One line for the log: the strategy, its main bound and the tombstone trigger. */
@@ -201,7 +232,9 @@ public record CompactionOptions(
                 ? "every table merged at " + maxSizeAmplificationPercent + " % space amplification"
                 : "tiers of " + minThreshold + " tables merged";
         return strategy.flagName() + " (" + bound + "); tables of " + tombstoneThreshold
-                + "+ tombstones compacted for them once " + tombstoneIntervalMs + " ms old";
+                + "+ tombstones compacted for them once " + tombstoneIntervalMs + " ms old; merges write at most "
+                + (rateBytesPerSecond == 0 ? "unlimited" : rateBytesPerSecond + " bytes/s, auto-tuned,")
+                + " while compaction keeps up";
     }
 
     /** The picker of these settings' strategy. */

@@ -78,7 +78,7 @@ public final class CompactionPriority {
      * when nothing changes: call it before each merge and every few thousand entries within one.
      */
     public void adjust(int waiting) {
-        int want = waiting >= behindTables ? behindNice : idleNice;
+        int want = behind(waiting) ? behindNice : idleNice;
         if (want == current || (want < current && boostRefused)) {
             return;
         }
@@ -98,6 +98,11 @@ public final class CompactionPriority {
                     20 - want,
                     current == ThreadPriority.IDLE ? "idle (SCHED_IDLE)" : "nice " + current);
         }
+    }
+
+    /** Whether compaction counts as behind with {@code waiting} SSTables waiting for it. */
+    public boolean behind(int waiting) {
+        return waiting >= behindTables;
     }
 
     /** The level the thread was last set to: a nice value, or {@link ThreadPriority#IDLE}. */

@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.function.BooleanSupplier;
 
 /**
  * Merges SSTables into one: keeps the newest version of each key, drops shadowed versions, and drops
@@ -33,6 +32,19 @@ public final class Compactor {
     public interface Droppable {
         /** Whether the entry encoded ({@link EntryFormat}) in {@code segment} at {@code offset} may be left out. */
         boolean test(MemorySegment segment, long offset);
+    }
+
+    /** Polled as a merge runs: where it stops when asked to, and where the caller paces it. */
+    @FunctionalInterface
+    public interface Checkpoint {
+        /**
+         * Answers whether the merge stops, after any pacing.
+         *
+         * @param bytesWritten bytes of the output written so far (its data blocks)
+         * @return whether the merge must stop now (its output is then deleted)
+         * @throws InterruptedIOException if interrupted while the caller paces the merge
+         */
+        boolean stop(long bytesWritten) throws InterruptedIOException;
     }
 
     private Compactor() {}
@@ -73,22 +85,23 @@ public final class Compactor {
      * @param inputs    the tables to merge
      * @param output    the {@code .sst.tmp} file to write
      * @param droppable entries for which this is true are not written
-     * @param aborted   polled before the first entry and then every 1,024 entries; when true the merge
-     *                  stops and the output is deleted. The caller may also pace itself there (the
-     *                  engine adjusts the thread's {@link CompactionPriority})
+     * @param checkpoint polled before the first entry and then every 1,024 entries; when it answers true
+     *                  the merge stops and the output is deleted. The caller paces the merge there (the
+     *                  engine adjusts the thread's {@link CompactionPriority} and takes the bytes written
+     *                  from its {@link CompactionRateLimiter})
      * @return the summary of the written table; its {@code entryCount} may be 0 (the caller then
      *         discards the file)
-     * @throws InterruptedIOException if aborted
+     * @throws InterruptedIOException if stopped
      * @throws io.ringbase.storage.CorruptionException if an input entry is damaged
      */
     public static SstableSummary compact(
-            List<SstableReader> inputs, Path output, Droppable droppable, BooleanSupplier aborted) throws IOException {
-        return compact(FileIo.DISK, inputs, output, droppable, aborted);
+            List<SstableReader> inputs, Path output, Droppable droppable, Checkpoint checkpoint) throws IOException {
+        return compact(FileIo.DISK, inputs, output, droppable, checkpoint);
     }
 
-    /** {@link #compact(List, Path, Droppable, BooleanSupplier)}, writing the output through {@code io}. */
+    /** {@link #compact(List, Path, Droppable, Checkpoint)}, writing the output through {@code io}. */
     public static SstableSummary compact(
-            FileIo io, List<SstableReader> inputs, Path output, Droppable droppable, BooleanSupplier aborted)
+            FileIo io, List<SstableReader> inputs, Path output, Droppable droppable, Checkpoint checkpoint)
             throws IOException {
         long expected = 0;
         // key ascending, then newest first: the first of a key popped is the one to keep
@@ -107,7 +120,7 @@ public final class Compactor {
             long n = 0;
             List<SstableReader.Cursor> same = new ArrayList<>(inputs.size());
             while (!heap.isEmpty()) {
-                if ((n++ & 1023) == 0 && aborted.getAsBoolean()) {
+                if ((n++ & 1023) == 0 && checkpoint.stop(writer.bytesWritten())) {
                     throw new InterruptedIOException("compaction aborted");
                 }
                 SstableReader.Cursor best = heap.poll();

@@ -387,6 +387,11 @@ public final class SstableWriter implements Closeable {
         blockCount++;
     }
 
+    /** Bytes of data blocks written so far (the index, filter and footer come at {@link #finish}). */
+    public long bytesWritten() {
+        return position;
+    }
+
     /**
      * Completes the table: writes the last block, appends the index (its entries from the side file,
      * then their start offsets), the Bloom filter and the footer, fsyncs the file (data and metadata),

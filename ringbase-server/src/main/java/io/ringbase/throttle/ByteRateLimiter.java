@@ -1,4 +1,4 @@
-package io.ringbase.cluster.streaming;
+package io.ringbase.throttle;
 
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -8,13 +8,13 @@ import java.util.function.LongSupplier;
  * {@code stream_throughput_outbound}): tokens accrue at {@code bytesPerSecond} up to one second's worth,
  * and {@link #acquire} takes as many as it is given, waiting while the bucket is in debt. A page larger
  * than the bucket passes at once and its debt is paid by waiting, so the long-run rate holds whatever the
- * page size. Not thread-safe: one session's thread uses it.
+ * page size. The rate may change as it runs ({@link #setRate}). Not thread-safe: one thread uses it.
  */
 public final class ByteRateLimiter {
 
     private static final double NANOS_PER_SECOND = 1e9;
 
-    private final long bytesPerSecond;
+    private long bytesPerSecond;
     private final LongSupplier nanoTime;
     private final Sleeper sleeper;
     private double tokens;
@@ -55,6 +55,29 @@ public final class ByteRateLimiter {
         long waitNanos = (long) Math.ceil(-tokens * NANOS_PER_SECOND / bytesPerSecond);
         sleeper.sleepNanos(waitNanos);
         return waitNanos;
+    }
+
+    /**
+     * Changes the rate from now on: the bytes already taken are paid at the old rate, and the bucket holds
+     * at most one second's worth of the new one.
+     *
+     * @param bytesPerSecond the new rate, bytes/s, at least 1
+     * @throws IllegalArgumentException if {@code bytesPerSecond < 1}, or this limiter is unlimited (it was made
+     *                                  with 0)
+     */
+    public void setRate(long bytesPerSecond) {
+        if (bytesPerSecond < 1 || this.bytesPerSecond == 0) {
+            throw new IllegalArgumentException(
+                    "can only change a limited rate to another one >= 1 bytes/s, got " + bytesPerSecond);
+        }
+        refill();
+        this.bytesPerSecond = bytesPerSecond;
+        tokens = Math.min(tokens, (double) bytesPerSecond);
+    }
+
+    /** The rate, bytes/s; 0 for unlimited. */
+    public long rate() {
+        return bytesPerSecond;
     }
 
     private void refill() {

@@ -1,4 +1,4 @@
-package io.ringbase.cluster.streaming;
+package io.ringbase.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,5 +45,17 @@ class ByteRateLimiterTest {
         }
         assertThat(slept).isZero();
         assertThatThrownBy(() -> new ByteRateLimiter(-1, () -> now, sleeper)).hasMessageContaining(">= 0");
+    }
+
+    @Test
+    void aNewRateHoldsFromTheNextAcquire() throws Exception {
+        ByteRateLimiter limiter = new ByteRateLimiter(1_000, () -> now, sleeper);
+        assertThat(limiter.acquire(1_000)).isZero(); // the first second's worth
+        limiter.setRate(4_000);
+        assertThat(limiter.rate()).isEqualTo(4_000);
+        assertThat(limiter.acquire(2_000)).isEqualTo(TimeUnit.MILLISECONDS.toNanos(500)); // 2,000 B at 4,000 B/s
+        assertThatThrownBy(() -> limiter.setRate(0)).hasMessageContaining(">= 1");
+        assertThatThrownBy(() -> new ByteRateLimiter(0, () -> now, sleeper).setRate(5))
+                .hasMessageContaining("limited");
     }
 }

@@ -1,4 +1,4 @@
-package io.ringbase.cluster.streaming;
+package io.ringbase.throttle;
 
 import java.time.Duration;
 
