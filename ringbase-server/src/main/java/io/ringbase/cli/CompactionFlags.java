@@ -34,9 +34,9 @@ final class CompactionFlags {
             names = "--compaction-tombstone-threshold",
             defaultValue = "0.2",
             paramLabel = "RATIO",
-            description = "An SSTable with at least this fraction of tombstones, all past --tombstone-grace, is "
-                    + "compacted for them once it is --compaction-tombstone-interval old, as Cassandra's "
-                    + "tombstone_threshold; above 1 turns this off (default: ${DEFAULT-VALUE}).")
+            description = "An SSTable with at least this fraction of tombstones and expired values, all past "
+                    + "--tombstone-grace, is compacted for them once it is --compaction-tombstone-interval old, "
+                    + "as Cassandra's tombstone_threshold; above 1 turns this off (default: ${DEFAULT-VALUE}).")
     double tombstoneThreshold;
 
     @Option(

@@ -46,7 +46,14 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
             for (LiveTable t : tables) {
                 SstableReader r = t.reader();
                 infos.add(new TableInfo(
-                        t.number(), r.fileBytes(), r.entryCount(), r.tombstoneCount(), r.maxVersion(), writtenAtMs(r)));
+                        t.number(),
+                        r.fileBytes(),
+                        r.entryCount(),
+                        r.tombstoneCount(),
+                        r.expiringCount(),
+                        r.maxExpiresAt(),
+                        r.maxVersion(),
+                        writtenAtMs(r)));
             }
             return infos;
         }

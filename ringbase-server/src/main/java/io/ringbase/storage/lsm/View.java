@@ -113,7 +113,14 @@ final class View implements ReadCursor.Pin {
         for (LiveTable t : tables) {
             SstableReader r = t.reader();
             infos.add(new TableInfo(
-                    t.number(), r.fileBytes(), r.entryCount(), r.tombstoneCount(), r.maxVersion(), Long.MAX_VALUE));
+                    t.number(),
+                    r.fileBytes(),
+                    r.entryCount(),
+                    r.tombstoneCount(),
+                    r.expiringCount(),
+                    r.maxExpiresAt(),
+                    r.maxVersion(),
+                    Long.MAX_VALUE));
         }
         return infos;
     }

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Compaction bounds the space the live tables take: universal compaction under overwrites, and the
- * tombstone trigger for a table full of old tombstones that no size rule would merge.
+ * tombstone trigger for a table full of old tombstones, or of expired TTL values, that no size rule would
+ * merge.
  */
 @Timeout(120)
 class SpaceBoundingCompactionTest {
@@ -45,6 +46,12 @@ class SpaceBoundingCompactionTest {
     private static long liveTombstones(LsmEngine engine) {
         return engine.liveTables().stream()
                 .mapToLong(SstableReader::tombstoneCount)
+                .sum();
+    }
+
+    private static long liveExpiring(LsmEngine engine) {
+        return engine.liveTables().stream()
+                .mapToLong(SstableReader::expiringCount)
                 .sum();
     }
 
@@ -114,6 +121,47 @@ class SpaceBoundingCompactionTest {
             assertThat(engine.tableCount()).isLessThanOrEqualTo(2);
             assertThat(engine.get(key("a", 7))).isNotNull();
             // a merge that could not drop them does not loop: compaction is idle and stays so
+            engine.flush();
+            awaitCompactionIdle(engine);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(CompactionStrategy.class)
+    void aTableOfExpiredValuesIsCompactedAway(CompactionStrategy strategy) throws Exception {
+        LsmOptions options = LsmOptions.defaults(tmp.resolve(strategy.flagName()))
+                .withCompaction(CompactionOptions.defaults()
+                        .withStrategy(strategy)
+                        .withTombstoneTrigger(CompactionOptions.DEFAULT_TOMBSTONE_THRESHOLD, 0));
+        SplittableRandom random = new SplittableRandom(7);
+        long expiredAt = TimeSource.SYSTEM.getAsLong() - 30_000; // past the grace, which is 0 on one node
+        try (LsmEngine engine = LsmEngine.open(options)) {
+            for (int i = 0; i < 1000; i++) {
+                byte[] value = new byte[1024]; // incompressible, as the tables' blocks are compressed
+                random.nextBytes(value);
+                engine.apply(Entry.value(key("a", i), ++version, value));
+            }
+            engine.flush();
+            awaitCompactionIdle(engine);
+            long before = liveBytes(engine);
+            // 1000 values of 100 random bytes that expired 30 s ago, keys in no other source: some 13 % of
+            // the first table's bytes, too small for universal's size amplification rule (25 %), and two
+            // tables are too few for a size-tiered tier (4)
+            for (int i = 0; i < 1000; i++) {
+                byte[] value = new byte[100];
+                random.nextBytes(value);
+                engine.apply(new Entry(key("c", i), ++version, expiredAt, value));
+            }
+            engine.flush();
+            awaitCompactionIdle(engine);
+            // universal merges the table with the older one and drops every expired value; size-tiered
+            // compacts it alone and keeps the few whose keys the other table's Bloom filter may hold
+            assertThat(liveBytes(engine))
+                    .as("live table bytes, %d before the expired values' table", before)
+                    .isLessThan(before + 10_000);
+            assertThat(liveExpiring(engine)).isLessThan(strategy == CompactionStrategy.UNIVERSAL ? 1 : 50);
+            assertThat(engine.get(key("a", 7))).isNotNull();
+            // a merge that could not drop them all does not loop: compaction is idle and stays so
             engine.flush();
             awaitCompactionIdle(engine);
         }

@@ -26,7 +26,8 @@ package io.ringbase.storage.lsm.compaction;
  * @param sizeRatioPercent universal: a size-ratio run takes the next table while it is at most
  *                        {@code 100 + sizeRatioPercent} percent of the run so far (default 1; RocksDB's
  *                        {@code size_ratio}), 0 to 10,000
- * @param tombstoneThreshold both: a table with at least this fraction of tombstones is compacted for them
+ * @param tombstoneThreshold both: a table with at least this fraction of droppable tombstones and expired
+ *                        values is compacted for them
  *                        ({@link TombstoneTrigger}; default 0.2, Cassandra's {@code tombstone_threshold});
  *                        in (0, 1], or more than 1 for never
  * @param tombstoneIntervalMs ... once its file is at least this old, ms (default 1 day, Cassandra's

@@ -98,9 +98,9 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
     /** Used on the compaction thread only. */
     private final CompactionPriority priority;
     /**
-     * Outputs of tombstone compactions that are still live: never chosen by the trigger again, so that
-     * one whose tombstones could not be dropped is not rewritten in a loop. Changed on the compaction
-     * thread only; pruned to the live tables each round.
+     * Outputs of tombstone compactions (for tombstones or expired values) that are still live: never chosen
+     * by the trigger again, so that one whose tombstones or expired values could not be dropped is not
+     * rewritten in a loop. Changed on the compaction thread only; pruned to the live tables each round.
      */
     private final Set<Long> settledByTombstones = ConcurrentHashMap.newKeySet(); // read by idle()
 
@@ -120,7 +120,8 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
 
     /**
      * @param picker      the strategy's picker
-     * @param tombstones  chooses a table to compact for its tombstones when {@code picker} picks nothing
+     * @param tombstones  chooses a table to compact for its tombstones and expired values when {@code picker}
+     *                    picks nothing
      * @param wallClockMs the wall clock, Unix epoch ms, for {@code tombstones}
      * @param thread      the single compaction thread (the engine shuts it down)
      * @param closing     whether the engine is closing: no new round starts then
@@ -253,18 +254,22 @@ public final class CompactionScheduler<T extends CompactionScheduler.LiveTables>
             live.add(t.number());
         }
         settledByTombstones.retainAll(live);
-        TableInfo candidate = tombstones.choose(infos, wallClockMs.getAsLong(), settledByTombstones);
+        long nowMs = wallClockMs.getAsLong();
+        TableInfo candidate = tombstones.choose(infos, nowMs, settledByTombstones);
         if (candidate == null) {
             return List.of();
         }
         List<Long> pick = picker.pickForTombstones(infos, candidate);
+        TombstoneTrigger.Droppable droppable = tombstones.droppable(candidate, nowMs);
         log.info(
-                "compacting SSTables {} for the tombstones of {} ({} of {} entries, {} %)",
+                "compacting SSTables {} for the tombstones and expired values of {} ({} tombstones and {} expired"
+                        + " values of {} entries, {} %)",
                 pick,
                 candidate.number(),
-                candidate.tombstoneCount(),
+                droppable.tombstones(),
+                droppable.expiredValues(),
                 candidate.entryCount(),
-                String.format(Locale.ROOT, "%.0f", 100 * candidate.tombstoneRatio()));
+                String.format(Locale.ROOT, "%.0f", 100.0 * droppable.total() / candidate.entryCount()));
         return pick;
     }
 

@@ -266,7 +266,7 @@ public final class SstableReader implements AutoCloseable {
         return body.iterator(start, end, keys);
     }
 
-    /** The table's format version: 1 or 2 ({@code docs/format.md}, section 6). */
+    /** The table's format version: 1 to 5 ({@code docs/format.md}, section 6). */
     public int formatVersion() {
         return footer.formatVersion();
     }
@@ -294,6 +294,16 @@ public final class SstableReader implements AutoCloseable {
     /** Number of tombstones. */
     public long tombstoneCount() {
         return footer.tombstoneCount();
+    }
+
+    /** Number of values that carry an expiry; 0 for a table of format version 1 to 4, which does not say. */
+    public long expiringCount() {
+        return footer.expiringCount();
+    }
+
+    /** The largest expiry among the table's values, Unix epoch ms; 0 if none (or format version 1 to 4). */
+    public long maxExpiresAt() {
+        return footer.maxExpiresAt();
     }
 
     public Path path() {

@@ -20,7 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * Writes one SSTable in format version 4 ({@code docs/format.md}, sections 4.9 and 4.10; versions 2 and 3,
+ * Writes one SSTable in format version 5 ({@code docs/format.md}, sections 4.9 to 4.11; versions 2 to 4,
  * for tests of the reader) from entries given in strictly increasing key order, in bounded memory:
  * entries are gathered into a raw block of about {@link #DEFAULT_BLOCK_BYTES} in the compact encoding
  * ({@link CompactEntry}: each key stored as the bytes it does not share with the previous one), ended by
@@ -65,7 +65,7 @@ public final class SstableWriter implements Closeable {
     private final Path indexFile;
     private final FileIo io;
     private final int blockBytes;
-    /** 3, or 2 (whose blocks hold section 2.1 entries) for tests of the reader. */
+    /** 5, or 2 to 4 (version 2's blocks hold section 2.1 entries) for tests of the reader. */
     private final int formatVersion;
     /** Where {@link #add(Entry)} encodes an entry of at most a block before adding it as encoded. */
     private final MemorySegment entryScratch;
@@ -115,10 +115,8 @@ public final class SstableWriter implements Closeable {
 
     private long indexLength;
     private long blockCount;
-    private long entryCount;
-    private long tombstoneCount;
-    private long minVersion = Long.MAX_VALUE;
-    private long maxVersion = Long.MIN_VALUE;
+    /** The footer's counts of the entries added. */
+    private final EntryStats stats = new EntryStats();
 
     /**
      * Creates {@code file} (which must not exist; callers pass a {@code *.sst.tmp} path and rename it after
@@ -152,13 +150,13 @@ public final class SstableWriter implements Closeable {
     }
 
     /**
-     * {@link #SstableWriter(FileIo, Path, long, int)} in format version {@code formatVersion}: 4, or 2 or 3
+     * {@link #SstableWriter(FileIo, Path, long, int)} in format version {@code formatVersion}: 5, or 2 to 4
      * for tests that the reader still reads what earlier releases wrote.
      *
-     * @throws IllegalArgumentException if {@code formatVersion} is not 2, 3 or 4
+     * @throws IllegalArgumentException if {@code formatVersion} is not 2 to 5
      */
     SstableWriter(FileIo io, Path file, long expectedEntries, int blockBytes, int formatVersion) throws IOException {
-        if (formatVersion < 2 || formatVersion > 4) {
+        if (formatVersion < 2 || formatVersion > Footer.LATEST_VERSION) {
             throw new IllegalArgumentException("cannot write SSTable format version " + formatVersion);
         }
         this.formatVersion = formatVersion;
@@ -275,13 +273,7 @@ public final class SstableWriter implements Closeable {
         bloom.add(segment, keyOffset, keyLength);
         MemorySegment.copy(segment, keyOffset, lastKey, 0, keyLength);
         lastKeyLength = keyLength;
-        entryCount++;
-        if (EntryFormat.isTombstone(segment, at)) {
-            tombstoneCount++;
-        }
-        long version = EntryFormat.version(segment, at);
-        minVersion = Math.min(minVersion, version);
-        maxVersion = Math.max(maxVersion, version);
+        stats.add(segment, at);
     }
 
     /**
@@ -422,28 +414,24 @@ public final class SstableWriter implements Closeable {
         MemorySegment bloomSection = bloom.section();
         writeFully(data, bloomSection);
         long fullIndexLength = indexLength + 8 * blockCount;
-        boolean empty = entryCount == 0;
-        Footer footer = Footer.blocks(
+        Footer footer = stats.footer(
                 formatVersion,
                 dataLength,
                 fullIndexLength,
                 bloomSection.byteSize(),
-                entryCount,
-                tombstoneCount,
-                empty ? 0 : minVersion,
-                empty ? 0 : maxVersion,
                 blockCount,
                 (int) indexCrc.getValue(),
                 Crc32c.of(bloomSection));
-        MemorySegment footerBytes = out.asSlice(0, Footer.V2_SIZE);
+        MemorySegment footerBytes = out.asSlice(0, footer.size());
         footer.writeTo(footerBytes);
         writeFully(data, footerBytes);
-        long fileBytes = dataLength + fullIndexLength + bloomSection.byteSize() + Footer.V2_SIZE;
+        long fileBytes = dataLength + fullIndexLength + bloomSection.byteSize() + footer.size();
         data.force(true);
         release();
         io.delete(indexFile);
         state = State.FINISHED;
-        return new SstableSummary(entryCount, fileBytes, footer.minVersion(), footer.maxVersion(), tombstoneCount);
+        return new SstableSummary(
+                footer.entryCount(), fileBytes, footer.minVersion(), footer.maxVersion(), footer.tombstoneCount());
     }
 
     /**

@@ -1,7 +1,8 @@
 /**
- * SSTables: immutable sorted files. {@code SstableWriter} writes one in format version 3 (blocks of about
+ * SSTables: immutable sorted files. {@code SstableWriter} writes one in format version 5 (blocks of about
  * 4 KiB of prefix-compressed entries, {@code CompactEntry}, LZ4-compressed where that pays, each with a
- * CRC32C; a sparse index of one last key per block); {@code SstableReader} reads versions 3 and 2
+ * CRC32C; a sparse index of one last key per block; a cache-blocked Bloom filter; a footer with the counts
+ * {@code EntryStats} gathers, expiries included); {@code SstableReader} reads versions 5 to 2
  * ({@code BlockTable}; version 2 blocks hold entries in the WAL's encoding) and version 1 ({@code V1Table}: checksummed
  * records, an exact index) through a memory-mapped {@code MemorySegment}, with a Bloom filter in front.
  * Owns the SSTable format ({@code docs/format.md}, section 4). {@code ReadFault} says which failed reads

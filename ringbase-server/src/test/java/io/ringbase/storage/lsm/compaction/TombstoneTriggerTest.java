@@ -1,6 +1,7 @@
 package io.ringbase.storage.lsm.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.clock.HybridLogicalClock;
 import java.util.List;
@@ -61,6 +62,109 @@ class TombstoneTriggerTest {
         // ... and once the scheduler has it as settled, whatever the clock says (a day on, a clock jump)
         assertThat(trigger.choose(List.of(output), NOW + 2 * DAY, Set.of(6L))).isNull();
         assertThat(trigger.choose(List.of(output), NOW + 2 * DAY, Set.of())).isNotNull();
+    }
+
+    /**
+     * A table of 1,000 entries, {@code tombstones} of them tombstones and {@code expiring} values with an
+     * expiry, the latest {@code expiredMs} ago; file and newest version {@code ageMs} old.
+     */
+    private static TableInfo ttl(long number, long tombstones, long expiring, long expiredMs, long ageMs) {
+        return new TableInfo(
+                number,
+                1 << 20,
+                1000,
+                tombstones,
+                expiring,
+                expiring == 0 ? 0 : NOW - expiredMs,
+                HybridLogicalClock.fromPhysicalMs(NOW - ageMs),
+                NOW - ageMs);
+    }
+
+    @Test
+    void aTableOfExpiredValuesIsChosen() {
+        TableInfo expired = ttl(1, 0, 1000, 1, DAY);
+        assertThat(trigger.choose(List.of(expired), NOW, Set.of())).isEqualTo(expired);
+        assertThat(trigger.droppable(expired, NOW)).isEqualTo(new TombstoneTrigger.Droppable(0, 1000));
+        // at the threshold, and just under it
+        assertThat(trigger.choose(List.of(ttl(2, 0, 200, 1, DAY)), NOW, Set.of()))
+                .isNotNull();
+        assertThat(trigger.choose(List.of(ttl(2, 0, 199, 1, DAY)), NOW, Set.of()))
+                .isNull();
+    }
+
+    @Test
+    void tombstonesAndExpiredValuesAddUp() {
+        // 100 tombstones and 100 expired values: neither alone reaches 0.2, together they do
+        assertThat(trigger.choose(List.of(ttl(1, 100, 100, 1, DAY)), NOW, Set.of()))
+                .isNotNull();
+        assertThat(trigger.choose(List.of(ttl(1, 100, 0, 0, DAY)), NOW, Set.of()))
+                .isNull();
+    }
+
+    @Test
+    void oneValueNotYetExpiredKeepsTheTableFromBeingChosenForItsValues() {
+        // every value but one expired long ago: maxExpiresAt is that one's expiry, a minute from now
+        TableInfo oneLive = ttl(1, 0, 1000, -60_000, DAY);
+        assertThat(trigger.choose(List.of(oneLive), NOW, Set.of())).isNull();
+        assertThat(trigger.droppable(oneLive, NOW).total()).isZero();
+        // expiring exactly now, with no grace: droppable (TombstonePurge drops expiresAt <= now - grace)
+        assertThat(trigger.choose(List.of(ttl(1, 0, 1000, 0, DAY)), NOW, Set.of()))
+                .isNotNull();
+    }
+
+    @Test
+    void expiredValuesWaitForTheGracePeriodAndTheInterval() {
+        TombstoneTrigger withGrace = new TombstoneTrigger(CompactionOptions.defaults(), 10 * DAY);
+        assertThat(withGrace.choose(List.of(ttl(1, 0, 1000, 10 * DAY - 1, 20 * DAY)), NOW, Set.of()))
+                .isNull();
+        assertThat(withGrace.choose(List.of(ttl(1, 0, 1000, 10 * DAY, 20 * DAY)), NOW, Set.of()))
+                .isNotNull();
+        assertThat(trigger.choose(List.of(ttl(1, 0, 1000, DAY, DAY - 1)), NOW, Set.of()))
+                .as("a table younger than the interval")
+                .isNull();
+    }
+
+    @Test
+    void tombstonesInsideTheGracePeriodAreNotCountedButExpiredValuesStillAre() {
+        TombstoneTrigger withGrace = new TombstoneTrigger(CompactionOptions.defaults(), 10 * DAY);
+        // newest version 2 days old: its 900 tombstones are within the grace; its 100 values expired 11 days ago
+        TableInfo t = ttl(1, 900, 100, 11 * DAY, 2 * DAY);
+        assertThat(withGrace.droppable(t, NOW)).isEqualTo(new TombstoneTrigger.Droppable(0, 100));
+        assertThat(withGrace.choose(List.of(t), NOW, Set.of())).isNull(); // 0.1 < 0.2
+        TableInfo more = ttl(1, 700, 300, 11 * DAY, 2 * DAY);
+        assertThat(withGrace.choose(List.of(more), NOW, Set.of())).isEqualTo(more);
+    }
+
+    @Test
+    void aTableOfAnOlderFormatIsNeverChosenForExpiredValues() {
+        // format versions 1 to 4 record no expiries: the engine builds their TableInfo with 0 and 0
+        TableInfo older = new TableInfo(1, 1 << 20, 1000, 0, HybridLogicalClock.fromPhysicalMs(NOW - DAY), NOW - DAY);
+        assertThat(older.expiringCount()).isZero();
+        assertThat(trigger.choose(List.of(older), NOW + 1000 * DAY, Set.of())).isNull();
+    }
+
+    @Test
+    void anExpiredTableIsChosenOnceNotInALoop() {
+        assertThat(trigger.choose(List.of(ttl(5, 0, 1000, 1, 2 * DAY)), NOW, Set.of()))
+                .isNotNull();
+        // its merge kept the values (another source holds their keys): output 6, as expired, a new file
+        TableInfo output = new TableInfo(
+                6, 1 << 20, 1000, 0, 1000, NOW - 1, HybridLogicalClock.fromPhysicalMs(NOW - 2 * DAY), NOW);
+        assertThat(trigger.choose(List.of(output), NOW, Set.of())).isNull();
+        assertThat(trigger.choose(List.of(output), NOW + 2 * DAY, Set.of(6L))).isNull();
+    }
+
+    @Test
+    void inconsistentExpiryStatisticsAreRefused() {
+        assertThatThrownBy(() -> new TableInfo(1, 1, 10, 5, 6, 1, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("expiringCount");
+        assertThatThrownBy(() -> new TableInfo(1, 1, 10, 0, 3, 0, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxExpiresAt");
+        assertThatThrownBy(() -> new TableInfo(1, 1, 10, 0, 0, 5, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxExpiresAt");
     }
 
     @Test

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Format versions 2 and 3 (docs/format.md, sections 4.8 and 4.9): blocks, compression, compact entries,
+ * Format versions 2 to 5 (docs/format.md, sections 4.8 to 4.11): blocks, compression, compact entries,
  * the sparse index and their checks.
  */
 class BlockTableTest {
@@ -251,7 +251,7 @@ class BlockTableTest {
     }
 
     @ParameterizedTest(name = "version {0}")
-    @ValueSource(ints = {1, 2, 3})
+    @ValueSource(ints = {1, 2, 3, 4})
     void theEngineReadsOlderTablesAndCompactionRewritesThemInTheLatestVersion(int version) throws IOException {
         Path data = dir.resolve("engine");
         LsmOptions options = LsmOptions.defaults(data);

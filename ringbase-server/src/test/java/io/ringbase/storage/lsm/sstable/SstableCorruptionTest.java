@@ -108,8 +108,8 @@ class SstableCorruptionTest {
 
     @Test
     void unknownVersionFailsOpen() throws IOException {
-        Tables.overwrite(file, footerOffset + 80, new byte[] {5, 0, 0, 0});
-        assertOpenFails("unsupported SSTable format version 5");
+        Tables.overwrite(file, footerOffset + 80, new byte[] {6, 0, 0, 0});
+        assertOpenFails("unsupported SSTable format version 6");
     }
 
     @Test

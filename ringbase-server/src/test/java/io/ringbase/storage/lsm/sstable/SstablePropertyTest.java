@@ -21,13 +21,14 @@ import net.jqwik.api.Provide;
 /** A table behaves like a TreeMap of its entries for point gets and every range. */
 class SstablePropertyTest {
 
-    /** A format version and, for versions 2 to 4, the block size in bytes. */
+    /** A format version and, for versions 2 to 5, the block size in bytes. */
     record Format(int version, int blockBytes) {}
 
     /**
-     * Every format: version 1, or versions 2 to 4 with blocks of 256 B to 4 KiB, so that tables have many
+     * Every format: version 1, or versions 2 to 5 with blocks of 256 B to 4 KiB, so that tables have many
      * blocks, compressed ones (repetitive values), entries larger than a block (raw blocks of their own)
-     * and, in versions 3 and 4, keys sharing prefixes with the one before.
+     * and, in versions 3 to 5, keys sharing prefixes with the one before. Version 5's footer counts the
+     * values with an expiry and keeps the largest; earlier versions report 0 for both.
      */
     @Property(tries = 400)
     void tableMatchesTreeMapModel(
@@ -50,6 +51,19 @@ class SstablePropertyTest {
             try (SstableReader r = SstableReader.open(file)) {
                 assertThat(r.formatVersion()).isEqualTo(format.version());
                 assertThat(r.entryCount()).isEqualTo(model.size());
+                List<Entry> expiring = model.values().stream()
+                        .filter(e -> !e.isTombstone() && e.hasExpiry())
+                        .toList();
+                boolean counted = format.version() >= 5;
+                assertThat(r.expiringCount()).isEqualTo(counted ? expiring.size() : 0);
+                assertThat(r.maxExpiresAt())
+                        .isEqualTo(
+                                counted
+                                        ? expiring.stream()
+                                                .mapToLong(Entry::expiresAtMs)
+                                                .max()
+                                                .orElse(0)
+                                        : 0);
                 assertThat(Tables.drainCursor(r)).containsExactlyElementsOf(model.values());
                 assertThat(Tables.scan(r, null, null)).containsExactlyElementsOf(model.values());
                 List<byte[]> all = new ArrayList<>(probes);
@@ -85,7 +99,9 @@ class SstablePropertyTest {
                 new Format(3, 512),
                 new Format(3, 4096),
                 new Format(4, 256),
-                new Format(4, 4096));
+                new Format(4, 4096),
+                new Format(5, 256),
+                new Format(5, 4096));
     }
 
     @Provide

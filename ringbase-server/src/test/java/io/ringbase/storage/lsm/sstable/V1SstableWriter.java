@@ -308,6 +308,8 @@ final class V1SstableWriter implements Closeable {
                 empty ? 0 : minVersion,
                 empty ? 0 : maxVersion,
                 0,
+                0,
+                0,
                 (int) indexCrc.getValue(),
                 Crc32c.of(bloomSection));
         MemorySegment footerBytes = buffer.asSlice(0, Footer.V1_SIZE);
