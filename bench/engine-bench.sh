@@ -2,9 +2,10 @@
 # The storage engines head to head, in one JVM (io.ringbase.bench.engines.EngineBench): our LSM engine
 # and RocksDB on fillrandom, readrandom, readmissing, seekrandom and a full scan, alternating phase by
 # phase. Flags go to EngineBench (--keys, --value-sizes, --reads, --seeks, --scan-length, --dir, --out,
-# --engines; --help lists them). Examples:
+# --engines, --cold; --help lists them). Examples:
 #   bench/engine-bench.sh                                # 1M keys, 100 B and 1 KiB values
 #   bench/engine-bench.sh --keys 100000 --reads 50000    # a quick look
+#   bench/engine-bench.sh --cold                         # reads from the disk: page cache dropped (root)
 #   ENGINE_BENCH_HEAP=512m bench/engine-bench.sh --keys 10000000 --dir /big/disk/eb
 # With "overwrite" first, it runs io.ringbase.bench.engines.OverwriteBench instead: the compaction
 # strategies of our engine side by side on 1M keys overwritten 10 times (--keys, --value-size,

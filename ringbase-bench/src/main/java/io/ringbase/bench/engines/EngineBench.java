@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -42,6 +43,8 @@ import picocli.CommandLine.Option;
  *       key reading {@code --scan-length} live entries, then closed; <b>fullscan</b>: one scan of every
  *       key (ops = entries).</li>
  * </ul>
+ * With {@code --cold} each read workload starts from the disk: the engine is closed, the OS page cache
+ * dropped and the engine opened again before it.
  * Keys are 16 bytes ({@code k} and 15 digits), values random (incompressible) bytes. Latencies are
  * recorded per operation (per entry for fullscan) in nanoseconds into an HdrHistogram.
  */
@@ -100,6 +103,13 @@ public final class EngineBench implements Callable<Integer> {
                     "Our engine's block cache, bytes (default: ${DEFAULT-VALUE}, none, a node's default; RocksDB's "
                             + "is 32 MiB).")
     private long lsmBlockCacheBytes;
+
+    @Option(
+            names = "--cold",
+            description = "Before each read workload, close the engine, drop the OS page cache (writes "
+                    + "/proc/sys/vm/drop_caches: needs root) and open the engine again, so that its reads start "
+                    + "from the disk (default: off, in cache).")
+    boolean cold;
 
     @Option(
             names = "--engines",
@@ -169,16 +179,16 @@ public final class EngineBench implements Callable<Integer> {
                 rows.add(reopen(kind, open, valueSize));
             }
             for (EngineKind kind : order) {
-                rows.add(reads(kind, open.get(kind), valueSize, "readrandom", false));
+                rows.add(reads(kind, readable(kind, open, valueSize), valueSize, "readrandom", false));
             }
             for (EngineKind kind : order) {
-                rows.add(reads(kind, open.get(kind), valueSize, "readmissing", true));
+                rows.add(reads(kind, readable(kind, open, valueSize), valueSize, "readmissing", true));
             }
             for (EngineKind kind : order) {
-                rows.add(seeks(kind, open.get(kind), valueSize));
+                rows.add(seeks(kind, readable(kind, open, valueSize), valueSize));
             }
             for (EngineKind kind : order) {
-                rows.add(fullScan(kind, open.get(kind), valueSize));
+                rows.add(fullScan(kind, readable(kind, open, valueSize), valueSize));
             }
         } finally {
             for (ManagedEngine e : open.values()) {
@@ -225,6 +235,39 @@ public final class EngineBench implements Callable<Integer> {
                 (diskAfter - diskBefore) / (double) userBytes,
                 dirBytes / (double) userBytes,
                 note);
+    }
+
+    /**
+     * The engine of {@code kind}, for a read workload: as it is, or with {@code --cold} closed, the page
+     * cache dropped and opened again (RocksDB's block cache then starts empty too).
+     *
+     * @throws IOException if the cache cannot be dropped (not root), naming the file
+     */
+    private ManagedEngine readable(EngineKind kind, Map<EngineKind, ManagedEngine> open, int valueSize)
+            throws IOException, InterruptedException {
+        if (!cold) {
+            return open.get(kind);
+        }
+        open.remove(kind).close();
+        dropPageCache();
+        ManagedEngine engine = Engines.open(kind, options(dir.resolve(kind.flagName() + "-" + valueSize)));
+        open.put(kind, engine);
+        return engine;
+    }
+
+    /** Writes dirty pages out ({@code sync}), then drops the clean page cache (Linux, root). */
+    private static void dropPageCache() throws IOException, InterruptedException {
+        Process sync = new ProcessBuilder("sync").inheritIO().start();
+        if (!sync.waitFor(120, TimeUnit.SECONDS) || sync.exitValue() != 0) {
+            sync.destroyForcibly();
+            throw new IOException("sync did not finish in 120 s");
+        }
+        Path dropCaches = Path.of("/proc/sys/vm/drop_caches");
+        try {
+            Files.writeString(dropCaches, "1");
+        } catch (IOException e) {
+            throw new IOException("--cold needs root: cannot write " + dropCaches + " (" + e + ")", e);
+        }
     }
 
     /** The settings both engines are opened with (RocksDB takes the shared ones and its own defaults). */
