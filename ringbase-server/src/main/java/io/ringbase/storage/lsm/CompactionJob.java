@@ -44,16 +44,7 @@ final class CompactionJob implements CompactionScheduler.Host<CompactionJob.Reta
         public List<TableInfo> infos() {
             List<TableInfo> infos = new ArrayList<>(tables.size());
             for (LiveTable t : tables) {
-                SstableReader r = t.reader();
-                infos.add(new TableInfo(
-                        t.number(),
-                        r.fileBytes(),
-                        r.entryCount(),
-                        r.tombstoneCount(),
-                        r.expiringCount(),
-                        r.maxExpiresAt(),
-                        r.maxVersion(),
-                        writtenAtMs(r)));
+                infos.add(TableInfo.of(t.number(), t.reader(), writtenAtMs(t.reader())));
             }
             return infos;
         }

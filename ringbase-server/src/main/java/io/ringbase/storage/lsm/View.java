@@ -111,16 +111,7 @@ final class View implements ReadCursor.Pin {
     List<TableInfo> tableInfos() {
         List<TableInfo> infos = new ArrayList<>(tables.size());
         for (LiveTable t : tables) {
-            SstableReader r = t.reader();
-            infos.add(new TableInfo(
-                    t.number(),
-                    r.fileBytes(),
-                    r.entryCount(),
-                    r.tombstoneCount(),
-                    r.expiringCount(),
-                    r.maxExpiresAt(),
-                    r.maxVersion(),
-                    Long.MAX_VALUE));
+            infos.add(TableInfo.of(t.number(), t.reader(), Long.MAX_VALUE));
         }
         return infos;
     }

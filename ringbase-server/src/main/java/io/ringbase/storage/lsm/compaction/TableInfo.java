@@ -1,5 +1,7 @@
 package io.ringbase.storage.lsm.compaction;
 
+import io.ringbase.storage.lsm.sstable.SstableReader;
+
 /**
  * What the compaction picker knows of one live SSTable: its file number and size, and from its footer
  * the counts, newest version and latest expiry the tombstone trigger ({@link TombstoneTrigger}) and the
@@ -50,6 +52,23 @@ public record TableInfo(
     public TableInfo(
             long number, long sizeBytes, long entryCount, long tombstoneCount, long maxVersion, long createdAtMs) {
         this(number, sizeBytes, entryCount, tombstoneCount, 0, 0, maxVersion, createdAtMs);
+    }
+
+    /**
+     * The table of file {@code number} as its reader's footer describes it.
+     *
+     * @param createdAtMs when its file was written, Unix epoch ms, or {@link Long#MAX_VALUE} if not looked up
+     */
+    public static TableInfo of(long number, SstableReader reader, long createdAtMs) {
+        return new TableInfo(
+                number,
+                reader.fileBytes(),
+                reader.entryCount(),
+                reader.tombstoneCount(),
+                reader.expiringCount(),
+                reader.maxExpiresAt(),
+                reader.maxVersion(),
+                createdAtMs);
     }
 
     /** A table known only by number and size: no tombstones, no version, age unknown. */
