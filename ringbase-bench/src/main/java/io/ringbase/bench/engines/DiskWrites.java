@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * Bytes this process has caused to be written to the block device: {@code write_bytes} minus
  * {@code cancelled_write_bytes} of {@code /proc/self/io} (Linux task I/O accounting), which counts the
  * JVM's and RocksDB's native threads alike, WAL, flushes and compactions, once the page cache writes them
- * back. {@link #settle} forces that writeback with {@code sync(1)}.
+ * back. {@link #settle} forces that writeback with {@code sync(1)}. {@link #readNow} gives the bytes read
+ * from the device the same way.
  */
 final class DiskWrites {
 
@@ -28,6 +29,19 @@ final class DiskWrites {
             }
         }
         return written - cancelled;
+    }
+
+    /**
+     * Bytes this process has caused to be read from the block device so far ({@code read_bytes}): page
+     * cache misses of reads and mapping faults, read-ahead included.
+     */
+    static long readNow() throws IOException {
+        for (String line : Files.readAllLines(PROC_IO)) {
+            if (line.startsWith("read_bytes:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return 0;
     }
 
     /**

@@ -306,6 +306,7 @@ public final class EngineBench implements Callable<Integer> {
         Histogram h = histogram();
         SplittableRandom rnd = new SplittableRandom(13);
         long found = 0;
+        long readBefore = DiskWrites.readNow();
         long start = System.nanoTime();
         for (int i = 0; i < reads; i++) {
             byte[] key = missing ? missingKey(rnd.nextInt(keys)) : key(rnd.nextInt(keys));
@@ -322,7 +323,7 @@ public final class EngineBench implements Callable<Integer> {
             throw new IllegalStateException(
                     kind + " " + name + ": found " + found + " of " + reads + ", expected " + expected);
         }
-        return new Row(valueSize, name, kind, reads, seconds, h, Double.NaN, Double.NaN, "");
+        return new Row(valueSize, name, kind, reads, seconds, h, Double.NaN, Double.NaN, diskRead(readBefore, reads));
     }
 
     private Row seeks(EngineKind kind, ManagedEngine engine, int valueSize) throws IOException {
@@ -330,6 +331,7 @@ public final class EngineBench implements Callable<Integer> {
         Histogram h = histogram();
         SplittableRandom rnd = new SplittableRandom(17);
         long entries = 0;
+        long readBefore = DiskWrites.readNow();
         long start = System.nanoTime();
         for (int i = 0; i < seeks; i++) {
             byte[] from = key(rnd.nextInt(keys));
@@ -352,7 +354,8 @@ public final class EngineBench implements Callable<Integer> {
                 h,
                 Double.NaN,
                 Double.NaN,
-                String.format(Locale.ROOT, "%.1f entries/seek", entries / (double) seeks));
+                String.format(Locale.ROOT, "%.1f entries/seek", entries / (double) seeks) + ", "
+                        + diskRead(readBefore, seeks));
     }
 
     private Row fullScan(EngineKind kind, ManagedEngine engine, int valueSize) throws IOException {
@@ -386,6 +389,12 @@ public final class EngineBench implements Callable<Integer> {
                 Double.NaN,
                 Double.NaN,
                 String.format(Locale.ROOT, "%.0f MB/s", bytes / 1e6 / seconds));
+    }
+
+    /** "N KB read from disk per op" since {@code before} ({@link DiskWrites#readNow}), for a row's notes. */
+    private static String diskRead(long before, long ops) throws IOException {
+        return String.format(
+                Locale.ROOT, "%.1f KB read from disk per op", (DiskWrites.readNow() - before) / 1e3 / Math.max(1, ops));
     }
 
     static String table(List<Row> rows) {
