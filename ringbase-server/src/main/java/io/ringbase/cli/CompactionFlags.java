@@ -49,9 +49,10 @@ final class CompactionFlags {
 
     @Option(
             names = "--compaction-rate",
-            defaultValue = "64m",
+            defaultValue = "0",
             paramLabel = "SIZE",
-            description = "Most bytes per second compaction writes while it keeps up, auto-tuned between a "
+            description = "Most bytes per second compaction writes while it keeps up (e.g. 64m; for hosts whose disk "
+                    + "compaction bursts hold up), auto-tuned between a "
                     + "twentieth of this and this to what the merges need, as RocksDB's auto-tuned rate "
                     + "limiter; no limit while compaction is behind; 0 for no limit (default: ${DEFAULT-VALUE}).")
     String rate;

@@ -33,7 +33,8 @@ package io.ringbase.storage.lsm.compaction;
  * @param tombstoneIntervalMs ... once its file is at least this old, ms (default 1 day, Cassandra's
  *                        {@code tombstone_compaction_interval}); at least 0
  * @param rateBytesPerSecond the most bytes/s merges write while compaction keeps up, auto-tuned below it
- *                        ({@link CompactionRateLimiter}; default 64 MiB/s); 0 for no limit
+ *                        ({@link CompactionRateLimiter}); 0 for no limit, the default: on one CPU
+ *                        merges are CPU-bound and the limit changed no tail (docs/design.md)
  */
 public record CompactionOptions(
         CompactionStrategy strategy,
@@ -62,7 +63,7 @@ public record CompactionOptions(
     public static final int DEFAULT_SIZE_RATIO_PERCENT = 1;
     public static final double DEFAULT_TOMBSTONE_THRESHOLD = 0.2;
     public static final long DEFAULT_TOMBSTONE_INTERVAL_MS = 24L * 60 * 60 * 1000;
-    public static final long DEFAULT_RATE_BYTES_PER_SECOND = 64L << 20;
+    public static final long DEFAULT_RATE_BYTES_PER_SECOND = 0;
 
     public CompactionOptions {
         if (strategy == null) {
@@ -233,9 +234,11 @@ public record CompactionOptions(
                 ? "every table merged at " + maxSizeAmplificationPercent + " % space amplification"
                 : "tiers of " + minThreshold + " tables merged";
         return strategy.flagName() + " (" + bound + "); tables of " + tombstoneThreshold
-                + "+ tombstones compacted for them once " + tombstoneIntervalMs + " ms old; merges write at most "
-                + (rateBytesPerSecond == 0 ? "unlimited" : rateBytesPerSecond + " bytes/s, auto-tuned,")
-                + " while compaction keeps up";
+                + "+ tombstones compacted for them once " + tombstoneIntervalMs + " ms old; "
+                + (rateBytesPerSecond == 0
+                        ? "merges' writes not rate-limited"
+                        : "merges write at most " + rateBytesPerSecond
+                                + " bytes/s, auto-tuned, while compaction keeps up");
     }
 
     /** The picker of these settings' strategy. */
