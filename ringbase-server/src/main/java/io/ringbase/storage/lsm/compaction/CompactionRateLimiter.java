@@ -60,11 +60,6 @@ public final class CompactionRateLimiter {
         this.periodStartNanos = nanoTime.getAsLong();
     }
 
-    /** A limiter that never waits. */
-    public static CompactionRateLimiter unlimited() {
-        return new CompactionRateLimiter(0, System::nanoTime, Sleeper.SYSTEM);
-    }
-
     /**
      * Takes {@code bytes} just written by a merge, first waiting while the rate is exceeded, unless
      * compaction is {@code behind}.

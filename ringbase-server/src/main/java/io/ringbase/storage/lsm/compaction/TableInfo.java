@@ -75,9 +75,4 @@ public record TableInfo(
     public TableInfo(long number, long sizeBytes) {
         this(number, sizeBytes, 0, 0, 0, Long.MAX_VALUE);
     }
-
-    /** The fraction of the table's entries that are tombstones, 0 for an empty table. */
-    public double tombstoneRatio() {
-        return entryCount == 0 ? 0 : (double) tombstoneCount / entryCount;
-    }
 }

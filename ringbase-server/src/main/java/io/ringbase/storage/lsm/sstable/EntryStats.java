@@ -24,12 +24,14 @@ final class EntryStats {
     /** Counts the entry encoded ({@link EntryFormat}) at {@code at} of {@code segment}. */
     void add(MemorySegment segment, long at) {
         entryCount++;
-        long expiresAt = EntryFormat.expiresAtMs(segment, at);
         if (EntryFormat.isTombstone(segment, at)) {
             tombstoneCount++;
-        } else if (expiresAt != Entry.NO_EXPIRY) {
-            expiringCount++;
-            maxExpiresAt = Math.max(maxExpiresAt, expiresAt);
+        } else {
+            long expiresAt = EntryFormat.expiresAtMs(segment, at);
+            if (expiresAt != Entry.NO_EXPIRY) {
+                expiringCount++;
+                maxExpiresAt = Math.max(maxExpiresAt, expiresAt);
+            }
         }
         long version = EntryFormat.version(segment, at);
         minVersion = Math.min(minVersion, version);
