@@ -3,6 +3,8 @@ package io.ringbase.bench.engines;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Bytes this process has caused to be written to the block device: {@code write_bytes} minus
@@ -19,16 +21,8 @@ final class DiskWrites {
 
     /** Bytes written to disk so far (write_bytes - cancelled_write_bytes). */
     static long now() throws IOException {
-        long written = 0;
-        long cancelled = 0;
-        for (String line : Files.readAllLines(PROC_IO)) {
-            if (line.startsWith("write_bytes:")) {
-                written = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-            } else if (line.startsWith("cancelled_write_bytes:")) {
-                cancelled = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-            }
-        }
-        return written - cancelled;
+        List<String> io = Files.readAllLines(PROC_IO);
+        return field(io, "write_bytes") - field(io, "cancelled_write_bytes");
     }
 
     /**
@@ -36,9 +30,14 @@ final class DiskWrites {
      * cache misses of reads and mapping faults, read-ahead included.
      */
     static long readNow() throws IOException {
-        for (String line : Files.readAllLines(PROC_IO)) {
-            if (line.startsWith("read_bytes:")) {
-                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+        return field(Files.readAllLines(PROC_IO), "read_bytes");
+    }
+
+    /** The value of {@code name} among the {@code name: value} lines of {@code /proc/self/io}; 0 if absent. */
+    private static long field(List<String> lines, String name) {
+        for (String line : lines) {
+            if (line.startsWith(name + ":")) {
+                return Long.parseLong(line.substring(name.length() + 1).trim());
             }
         }
         return 0;
@@ -65,7 +64,20 @@ final class DiskWrites {
     }
 
     private static long syncAndRead() throws IOException, InterruptedException {
-        new ProcessBuilder("sync").inheritIO().start().waitFor();
+        sync();
         return now();
+    }
+
+    /**
+     * Runs {@code sync(1)}: every dirty page of the page cache is written out.
+     *
+     * @throws IOException if it fails or takes over 120 s
+     */
+    static void sync() throws IOException, InterruptedException {
+        Process sync = new ProcessBuilder("sync").inheritIO().start();
+        if (!sync.waitFor(120, TimeUnit.SECONDS) || sync.exitValue() != 0) {
+            sync.destroyForcibly();
+            throw new IOException("sync did not finish in 120 s");
+        }
     }
 }

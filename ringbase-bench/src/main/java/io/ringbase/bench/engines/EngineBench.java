@@ -21,7 +21,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -168,8 +167,7 @@ public final class EngineBench implements Callable<Integer> {
         int[] permutation = permutation(keys, new SplittableRandom(7));
         try {
             for (EngineKind kind : order) {
-                Path d = dir.resolve(kind.flagName() + "-" + valueSize);
-                open.put(kind, Engines.open(kind, options(d)));
+                open.put(kind, openEngine(kind, valueSize));
             }
             long userBytes = (long) keys * (KEY_BYTES + valueSize);
             for (EngineKind kind : order) {
@@ -218,7 +216,7 @@ public final class EngineBench implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         engine.flush();
         long diskAfter = DiskWrites.settle(2000, 300_000);
-        long dirBytes = directoryBytes(dir.resolve(kind.flagName() + "-" + valueSize));
+        long dirBytes = directoryBytes(engineDir(kind, valueSize));
         String note = String.format(
                 Locale.ROOT,
                 "%.0f MB written, dir %.0f MB, %d tables",
@@ -250,24 +248,30 @@ public final class EngineBench implements Callable<Integer> {
         }
         open.remove(kind).close();
         dropPageCache();
-        ManagedEngine engine = Engines.open(kind, options(dir.resolve(kind.flagName() + "-" + valueSize)));
+        ManagedEngine engine = openEngine(kind, valueSize);
         open.put(kind, engine);
         return engine;
     }
 
     /** Writes dirty pages out ({@code sync}), then drops the clean page cache (Linux, root). */
     private static void dropPageCache() throws IOException, InterruptedException {
-        Process sync = new ProcessBuilder("sync").inheritIO().start();
-        if (!sync.waitFor(120, TimeUnit.SECONDS) || sync.exitValue() != 0) {
-            sync.destroyForcibly();
-            throw new IOException("sync did not finish in 120 s");
-        }
+        DiskWrites.sync();
         Path dropCaches = Path.of("/proc/sys/vm/drop_caches");
         try {
             Files.writeString(dropCaches, "1");
         } catch (IOException e) {
             throw new IOException("--cold needs root: cannot write " + dropCaches + " (" + e + ")", e);
         }
+    }
+
+    /** The directory of {@code kind}'s engine in the round of {@code valueSize}-byte values. */
+    private Path engineDir(EngineKind kind, int valueSize) {
+        return dir.resolve(kind.flagName() + "-" + valueSize);
+    }
+
+    /** Opens {@code kind}'s engine on its directory of the round of {@code valueSize}-byte values. */
+    private ManagedEngine openEngine(EngineKind kind, int valueSize) throws IOException {
+        return Engines.open(kind, options(engineDir(kind, valueSize)));
     }
 
     /** The settings both engines are opened with (RocksDB takes the shared ones and its own defaults). */
@@ -284,7 +288,7 @@ public final class EngineBench implements Callable<Integer> {
         open.remove(kind).close();
         Histogram h = histogram();
         long start = System.nanoTime();
-        ManagedEngine engine = Engines.open(kind, options(dir.resolve(kind.flagName() + "-" + valueSize)));
+        ManagedEngine engine = openEngine(kind, valueSize);
         long nanos = System.nanoTime() - start;
         open.put(kind, engine);
         h.recordValue(nanos);
