@@ -171,6 +171,14 @@ public final class ServeCommand implements Callable<Integer> {
     String blockCacheSize;
 
     @Option(
+            names = "--index-filter-memory",
+            defaultValue = "64m",
+            description = "Native memory holding SSTables' indexes and Bloom filters, so that lookups need not "
+                    + "read them from the disk once the page cache has lost them; tables past it read them "
+                    + "through the page cache; 0 for none (default: ${DEFAULT-VALUE}).")
+    String indexFilterMemory;
+
+    @Option(
             names = "--max-body-size",
             defaultValue = "16m",
             description = "Largest request body accepted; larger gets 413 (default: ${DEFAULT-VALUE}).")
@@ -469,6 +477,7 @@ public final class ServeCommand implements Callable<Integer> {
                     .withWalSyncIntervalMs(walSyncIntervalMs)
                     .withMemtableBytes(memtableSize.bytes())
                     .withBlockCacheBytes(blockCacheBytes())
+                    .withPinnedSectionBytes(indexFilterBytes())
                     .withTombstoneGraceMs(alone ? 0 : tombstoneGrace.millis());
             storage = storage.withCompaction(compaction.options());
             HintOptions hints =
@@ -567,6 +576,14 @@ public final class ServeCommand implements Callable<Integer> {
             return SecretFile.read(clusterSecretFile, "--cluster-secret-file");
         } catch (IllegalArgumentException e) {
             throw new SecretException(e.getMessage());
+        }
+    }
+
+    private long indexFilterBytes() {
+        try {
+            return ByteSize.parseOrZero(indexFilterMemory);
+        } catch (IllegalArgumentException e) {
+            throw bad("--index-filter-memory: " + e.getMessage());
         }
     }
 

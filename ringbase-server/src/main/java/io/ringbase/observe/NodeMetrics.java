@@ -305,6 +305,10 @@ public final class NodeMetrics {
                     "ringbase_sstables_read_with_pread",
                     "Live SSTables whose point reads use pread: reads through their mapping waited for the disk",
                     point(s.preadTables())));
+            out.add(gauge(
+                    "ringbase_sstable_pinned_bytes",
+                    "Native memory holding live SSTables' indexes and Bloom filters, bytes (--index-filter-memory)",
+                    point(s.pinnedSectionBytes())));
         }
 
         private void cluster(List<MetricSnapshot> out, ClusterSource cluster) {

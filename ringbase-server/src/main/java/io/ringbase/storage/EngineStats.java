@@ -31,6 +31,8 @@ import java.util.List;
  * @param preadTables         live SSTables whose point reads use {@code pread} now, because their reads
  *                            through the mapping waited for the device: they are not (all) in the page
  *                            cache (docs/design.md, "Tables larger than the page cache"; RocksDB: 0)
+ * @param pinnedSectionBytes  native memory holding live SSTables' index and Bloom filter sections, bytes
+ *                            (RocksDB: its table readers' memory, {@code rocksdb.estimate-table-readers-mem})
  */
 public record EngineStats(
         long memtableBytes,
@@ -52,7 +54,8 @@ public record EngineStats(
         long quarantinedTables,
         long blockCacheHits,
         long blockCacheMisses,
-        long preadTables) {
+        long preadTables,
+        long pinnedSectionBytes) {
 
     public EngineStats {
         tiers = List.copyOf(tiers);

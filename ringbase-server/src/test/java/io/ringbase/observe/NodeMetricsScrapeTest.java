@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class NodeMetricsScrapeTest {
 
     private static final EngineStats ENGINE = new EngineStats(
-            1000, List.of(new EngineStats.Tier(0, 2, 300)), 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 7, 0, 8, 0, 0, 0, 0);
+            1000, List.of(new EngineStats.Tier(0, 2, 300)), 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 7, 0, 8, 0, 0, 0, 0, 0);
 
     private static NodeMetrics metrics(AtomicReference<Thread> collector) {
         RequestMetrics requests = new RequestMetrics(List.of("entity"), List.of("entity"));

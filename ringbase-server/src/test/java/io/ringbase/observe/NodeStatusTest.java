@@ -45,6 +45,7 @@ class NodeStatusTest {
             0,
             0,
             0,
+            0,
             0);
 
     private static List<String> fields(JsonNode object) {

@@ -37,8 +37,10 @@ final class EngineCounters {
      * @param tiers         live SSTables by size tier
      * @param cache         the block cache, for its hits and misses
      * @param preadTables   live SSTables whose point reads go through {@code pread}
+     * @param pinnedBytes   native memory holding tables' index and Bloom filter sections
      */
-    EngineStats stats(long memtableBytes, List<EngineStats.Tier> tiers, BlockCache cache, long preadTables) {
+    EngineStats stats(
+            long memtableBytes, List<EngineStats.Tier> tiers, BlockCache cache, long preadTables, long pinnedBytes) {
         return new EngineStats(
                 memtableBytes,
                 tiers,
@@ -59,6 +61,7 @@ final class EngineCounters {
                 quarantined.sum(),
                 cache.hits(),
                 cache.misses(),
-                preadTables);
+                preadTables,
+                pinnedBytes);
     }
 }

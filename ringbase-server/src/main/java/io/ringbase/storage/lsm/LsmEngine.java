@@ -24,6 +24,7 @@ import io.ringbase.storage.lsm.compaction.TombstoneTrigger;
 import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
+import io.ringbase.storage.lsm.sstable.PinnedSections;
 import io.ringbase.storage.lsm.sstable.SstableReader;
 import io.ringbase.throttle.Sleeper;
 import java.io.IOException;
@@ -160,7 +161,8 @@ public final class LsmEngine implements ManagedEngine {
                     dir,
                     options.memtableBytes(),
                     options.walRecovery(),
-                    new BlockCache(options.blockCacheBytes()));
+                    new BlockCache(options.blockCacheBytes()),
+                    new PinnedSections(options.pinnedSectionBytes()));
             LsmEngine engine = new LsmEngine(options, dir, recovered.files(), probe);
             engine.rotation.start(recovered.walNumber());
             SstableReader.loadClasses(engine.rotation.active().path());
@@ -292,7 +294,8 @@ public final class LsmEngine implements ManagedEngine {
                 files.cache(),
                 state.current().tables().stream()
                         .filter(t -> t.reader().readsWithPread())
-                        .count());
+                        .count(),
+                files.pinned().usedBytes());
     }
 
     /** The readers of the live SSTables, newest first; for tests (no reference is taken). */

@@ -35,6 +35,10 @@ import java.util.function.LongSupplier;
  * @param blockCacheBytes     native memory of the cache of decompressed SSTable blocks that point reads
  *                            go through, bytes (default 0: none, see docs/design.md; below 68 KiB,
  *                            none)
+ * @param pinnedSectionBytes  native memory into which tables copy their index and Bloom filter sections,
+ *                            bytes, so that lookups need not read them from the device once the page cache
+ *                            has lost them; tables past it read them in their mapping (default
+ *                            {@link #DEFAULT_PINNED_SECTION_BYTES}; 0 for none)
  */
 public record LsmOptions(
         Path dataDir,
@@ -48,7 +52,8 @@ public record LsmOptions(
         LongSupplier wallClockMs,
         FileIo fileIo,
         WalRecoveryMode walRecovery,
-        long blockCacheBytes)
+        long blockCacheBytes,
+        long pinnedSectionBytes)
         implements EngineOptions {
 
     public static final long DEFAULT_MEMTABLE_BYTES = 16L << 20;
@@ -58,6 +63,13 @@ public record LsmOptions(
      * reads.
      */
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 0;
+
+    /**
+     * 64 MiB of SSTable indexes and Bloom filters held in native memory: about 2.6 bytes per key at the
+     * default 4 KiB blocks of 100-byte values (1.25 of filter, the rest index), so those of about 25 million
+     * keys.
+     */
+    public static final long DEFAULT_PINNED_SECTION_BYTES = 64L << 20;
 
     public LsmOptions {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -74,6 +86,9 @@ public record LsmOptions(
         }
         if (walSegmentBytes < memtableBytes) {
             throw new IllegalArgumentException("walSegmentBytes must be at least memtableBytes");
+        }
+        if (pinnedSectionBytes < 0) {
+            throw new IllegalArgumentException("pinnedSectionBytes must not be negative: " + pinnedSectionBytes);
         }
         if (blockCacheBytes < 0) {
             throw new IllegalArgumentException("blockCacheBytes must not be negative: " + blockCacheBytes);
@@ -106,7 +121,8 @@ public record LsmOptions(
                 wallClockMs,
                 FileIo.DISK,
                 WalRecoveryMode.REFUSE,
-                DEFAULT_BLOCK_CACHE_BYTES);
+                DEFAULT_BLOCK_CACHE_BYTES,
+                DEFAULT_PINNED_SECTION_BYTES);
     }
 
     /** The defaults listed above for {@code dataDir}. */
@@ -136,7 +152,8 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     public LsmOptions withDataDir(Path dir) {
@@ -152,7 +169,8 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     public LsmOptions withWalSyncIntervalMs(long intervalMs) {
@@ -168,7 +186,8 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     /** Sets the memtable size and a WAL segment limit of four times it. */
@@ -185,7 +204,8 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     public LsmOptions withCompaction(CompactionOptions options) {
@@ -201,7 +221,8 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     public LsmOptions withWallClock(LongSupplier clock) {
@@ -217,7 +238,8 @@ public record LsmOptions(
                 clock,
                 fileIo,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     public LsmOptions withTombstoneGraceMs(long graceMs) {
@@ -233,7 +255,8 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     /** These settings with {@code io} as the file layer (tests inject faults with it). */
@@ -250,7 +273,8 @@ public record LsmOptions(
                 wallClockMs,
                 io,
                 walRecovery,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     /** These settings with {@code mode} for damaged WAL segments at recovery. */
@@ -267,7 +291,8 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 mode,
-                blockCacheBytes);
+                blockCacheBytes,
+                pinnedSectionBytes);
     }
 
     /** These settings with a block cache of {@code bytes} (0 for none). */
@@ -284,6 +309,25 @@ public record LsmOptions(
                 wallClockMs,
                 fileIo,
                 walRecovery,
+                bytes,
+                pinnedSectionBytes);
+    }
+
+    /** These settings with {@code bytes} of native memory for the tables' index and Bloom filter sections (0 for none). */
+    public LsmOptions withPinnedSectionBytes(long bytes) {
+        return new LsmOptions(
+                dataDir,
+                walSync,
+                walSyncIntervalMs,
+                memtableBytes,
+                walSegmentBytes,
+                flushStallTimeoutMs,
+                compaction,
+                tombstoneGraceMs,
+                wallClockMs,
+                fileIo,
+                walRecovery,
+                blockCacheBytes,
                 bytes);
     }
 }

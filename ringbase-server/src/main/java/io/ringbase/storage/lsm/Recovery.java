@@ -10,6 +10,7 @@ import io.ringbase.storage.lsm.manifest.Manifest;
 import io.ringbase.storage.lsm.manifest.ManifestState;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
+import io.ringbase.storage.lsm.sstable.PinnedSections;
 import io.ringbase.storage.lsm.wal.WalReader;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
 import java.io.IOException;
@@ -54,7 +55,13 @@ final class Recovery {
      * @throws CorruptionException if the manifest, a listed SSTable or a WAL segment is damaged, or a
      *                             listed SSTable is missing; nothing is deleted or dropped then
      */
-    static Result run(FileIo io, DataDirectory dir, long memtableBytes, WalRecoveryMode walRecovery, BlockCache cache)
+    static Result run(
+            FileIo io,
+            DataDirectory dir,
+            long memtableBytes,
+            WalRecoveryMode walRecovery,
+            BlockCache cache,
+            PinnedSections pinned)
             throws IOException {
         Path path = dir.path();
         deleteTemporaries(path);
@@ -72,7 +79,7 @@ final class Recovery {
             manifest = ManifestState.empty();
         }
         long maxSeen = Math.max(sstFiles.isEmpty() ? 0 : sstFiles.last(), walFiles.isEmpty() ? 0 : walFiles.last());
-        TableFiles files = new TableFiles(io, path, Math.max(manifest.nextFileNumber(), maxSeen + 1), cache);
+        TableFiles files = new TableFiles(io, path, Math.max(manifest.nextFileNumber(), maxSeen + 1), cache, pinned);
 
         List<LiveTable> tables = new ArrayList<>();
         try {

@@ -7,6 +7,7 @@ import io.ringbase.storage.lsm.io.FileIo;
 import io.ringbase.storage.lsm.manifest.FileNames;
 import io.ringbase.storage.lsm.memtable.Memtable;
 import io.ringbase.storage.lsm.sstable.BlockCache;
+import io.ringbase.storage.lsm.sstable.PinnedSections;
 import io.ringbase.storage.lsm.sstable.SstableReader;
 import io.ringbase.storage.lsm.sstable.SstableWriter;
 import java.io.IOException;
@@ -24,23 +25,34 @@ final class TableFiles {
     private final Path dir;
     private final AtomicLong nextNumber;
     private final BlockCache cache;
+    private final PinnedSections pinned;
 
     /**
      * @param io         the file layer tables are written through
      * @param dir        the data directory
      * @param nextNumber the first unused file number
      * @param cache      the block cache of the tables opened here
+     * @param pinned     the memory budget for their index and Bloom filter sections
      */
-    TableFiles(FileIo io, Path dir, long nextNumber, BlockCache cache) {
+    TableFiles(FileIo io, Path dir, long nextNumber, BlockCache cache, PinnedSections pinned) {
         this.cache = cache;
+        this.pinned = pinned;
         this.io = io;
         this.dir = dir;
         this.nextNumber = new AtomicLong(nextNumber);
     }
 
-    /** Opens the SSTable {@code file} with this directory's block cache (see {@link SstableReader#open(Path)}). */
+    /**
+     * Opens the SSTable {@code file} with this directory's block cache and budget for pinned sections (see
+     * {@link SstableReader#open(Path, BlockCache, PinnedSections)}).
+     */
     SstableReader open(Path file) throws IOException {
-        return SstableReader.open(file, cache);
+        return SstableReader.open(file, cache, pinned);
+    }
+
+    /** The memory budget for this directory's tables' index and Bloom filter sections. */
+    PinnedSections pinned() {
+        return pinned;
     }
 
     /** The block cache of this directory's tables. */

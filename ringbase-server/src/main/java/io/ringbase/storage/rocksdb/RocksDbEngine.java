@@ -442,6 +442,7 @@ public final class RocksDbEngine implements ManagedEngine {
                         0,
                         0,
                         0,
+                        0,
                         0);
             }
             long memtable = db.getLongProperty(data, "rocksdb.cur-size-all-mem-tables");
@@ -472,7 +473,8 @@ public final class RocksDbEngine implements ManagedEngine {
                     0, // no quarantine: RocksDB reports corruption as errors
                     statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT),
                     statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_MISS),
-                    0); // RocksDB always preads
+                    0, // RocksDB always preads
+                    db.getLongProperty(data, "rocksdb.estimate-table-readers-mem"));
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB property failed: " + describe(e), e);
         } finally {

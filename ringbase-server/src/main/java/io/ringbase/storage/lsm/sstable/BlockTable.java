@@ -72,18 +72,26 @@ final class BlockTable implements TableBody {
     private final BlockLoader loader;
 
     /**
+     * @param index the index section: in the mapping, or a copy of it in native memory ({@link PinnedSections})
      * @param file  the table opened for {@code pread}, or {@code null}: reads only through the mapping;
      *              its owner closes it after the last read
      * @param arena the reader's arena: holds {@link #prefixes}, freed with the mapping
      * @throws CorruptionException if an index entry lies outside the index
      */
-    BlockTable(Path path, Footer footer, MemorySegment mapped, NativeFile file, BlockCache cache, Arena arena)
+    BlockTable(
+            Path path,
+            Footer footer,
+            MemorySegment mapped,
+            MemorySegment index,
+            NativeFile file,
+            BlockCache cache,
+            Arena arena)
             throws CorruptionException {
         this.path = path;
         this.footer = footer;
         this.data = mapped.asSlice(0, footer.dataLength());
         this.loader = new BlockLoader(path, data, footer.formatVersion() >= 3, file, cache);
-        this.index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
+        this.index = index;
         this.blockCount = footer.blockCount();
         this.startsAt = footer.indexLength() - 8 * blockCount;
         this.prefixes = arena.allocate(ValueLayout.JAVA_LONG, blockCount);

@@ -61,6 +61,10 @@ public final class SstableReader implements AutoCloseable {
     private final Arena arena;
     /** The file opened for {@code pread} ({@link BlockTable}), or {@code null}; closed with the arena. */
     private final NativeFile file;
+    /** The budget {@link #pinnedBytes} were taken from, given back with the arena. */
+    private final PinnedSections pinned;
+    /** Bytes of the index and Bloom filter copied into the arena; 0 if they are read in the mapping. */
+    private final long pinnedBytes;
 
     private final RefCount refs = new RefCount();
 
@@ -71,7 +75,11 @@ public final class SstableReader implements AutoCloseable {
             TableBody body,
             BloomFilter bloom,
             Arena arena,
-            NativeFile file) {
+            NativeFile file,
+            PinnedSections pinned,
+            long pinnedBytes) {
+        this.pinned = pinned;
+        this.pinnedBytes = pinnedBytes;
         this.arena = arena;
         this.file = file;
         this.path = path;
@@ -101,16 +109,33 @@ public final class SstableReader implements AutoCloseable {
      * @throws IOException         if the file cannot be opened or mapped
      */
     public static SstableReader open(Path file, BlockCache cache) throws IOException {
+        return open(file, cache, PinnedSections.NONE);
+    }
+
+    /**
+     * {@link #open(Path, BlockCache)}, with the table's index and Bloom filter sections copied into native
+     * memory of {@code pinned}'s budget if they fit in what is left of it (format versions 2 to 5), so that
+     * lookups read neither from the page cache; the copy is freed, and the budget given back, with the
+     * mapping.
+     *
+     * @throws CorruptionException as {@link #open(Path)}
+     * @throws IOException         if the file cannot be opened or mapped
+     */
+    public static SstableReader open(Path file, BlockCache cache, PinnedSections pinned) throws IOException {
         Arena arena = Arena.ofShared();
+        long[] reserved = {0};
         try {
-            return open(file, arena, cache);
+            return open(file, arena, cache, pinned, reserved);
         } catch (IOException | RuntimeException | Error e) {
             arena.close();
+            pinned.release(reserved[0]);
             throw e;
         }
     }
 
-    private static SstableReader open(Path file, Arena arena, BlockCache cache) throws IOException {
+    /** @param reserved holds, at [0], the bytes taken of {@code pinned}, for the caller to give back on failure */
+    private static SstableReader open(Path file, Arena arena, BlockCache cache, PinnedSections pinned, long[] reserved)
+            throws IOException {
         MemorySegment mapped;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -128,22 +153,34 @@ public final class SstableReader implements AutoCloseable {
         }
         Footer footer = Footer.read(file, mapped);
         MemorySegment index = mapped.asSlice(footer.indexOffset(), footer.indexLength());
+        MemorySegment bloomSection = mapped.asSlice(footer.bloomOffset(), footer.bloomLength());
+        long indexSpan = (footer.indexLength() + 7) & ~7L; // the filter's longs 8-byte aligned in the copy
+        long pinnedBytes = indexSpan + footer.bloomLength();
+        if (footer.formatVersion() >= 2 && pinned.tryReserve(pinnedBytes, file)) {
+            reserved[0] = pinnedBytes;
+            // copied before the checksums, which then cover what lookups will read
+            MemorySegment copy = arena.allocate(pinnedBytes, 8);
+            MemorySegment.copy(index, 0, copy, 0, index.byteSize());
+            MemorySegment.copy(bloomSection, 0, copy, indexSpan, bloomSection.byteSize());
+            index = copy.asSlice(0, index.byteSize()).asReadOnly();
+            bloomSection = copy.asSlice(indexSpan, bloomSection.byteSize()).asReadOnly();
+        }
         if (Crc32c.of(index) != footer.indexCrc()) {
             throw new CorruptionException(file, footer.indexOffset(), "index checksum mismatch");
         }
-        MemorySegment bloomSection = mapped.asSlice(footer.bloomOffset(), footer.bloomLength());
         if (Crc32c.of(bloomSection) != footer.bloomCrc()) {
             throw new CorruptionException(file, footer.bloomOffset(), "Bloom filter checksum mismatch");
         }
         BloomFilter bloom = BloomFilter.read(
                 file, bloomSection, footer.bloomOffset(), BloomFilter.Layout.of(footer.formatVersion()));
         if (footer.formatVersion() == 1) {
-            return new SstableReader(file, footer, mapped, new V1Table(file, footer, mapped), bloom, arena, null);
+            return new SstableReader(
+                    file, footer, mapped, new V1Table(file, footer, mapped), bloom, arena, null, pinned, 0);
         }
         NativeFile direct = openForPread(file);
         try {
-            BlockTable body = new BlockTable(file, footer, mapped, direct, cache, arena);
-            return new SstableReader(file, footer, mapped, body, bloom, arena, direct);
+            BlockTable body = new BlockTable(file, footer, mapped, index, direct, cache, arena);
+            return new SstableReader(file, footer, mapped, body, bloom, arena, direct, pinned, reserved[0]);
         } catch (IOException | RuntimeException | Error e) {
             if (direct != null) {
                 direct.close();
@@ -328,6 +365,7 @@ public final class SstableReader implements AutoCloseable {
     public void release() {
         if (refs.release("SSTable " + path)) {
             arena.close();
+            pinned.release(pinnedBytes);
             if (file != null) {
                 file.close();
             }
@@ -358,6 +396,11 @@ public final class SstableReader implements AutoCloseable {
     boolean inMapping(MemorySegment segment) {
         return segment.address() >= mapping.address()
                 && segment.address() + segment.byteSize() <= mapping.address() + mapping.byteSize();
+    }
+
+    /** Bytes of native memory holding a copy of the table's index and Bloom filter; 0 if none (they are read in the mapping). */
+    public long pinnedBytes() {
+        return pinnedBytes;
     }
 
     /** Whether the mapping is still open (some reference is held); for tests and leak checks. */
