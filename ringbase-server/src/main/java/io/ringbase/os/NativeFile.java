@@ -29,6 +29,7 @@ public final class NativeFile implements AutoCloseable {
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 0x80000; // 02000000, on x86-64 and arm64 alike
     private static final int POSIX_FADV_RANDOM = 1;
+    private static final int POSIX_FADV_WILLNEED = 3;
     private static final int EINTR = 4;
 
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
@@ -154,6 +155,21 @@ public final class NativeFile implements AutoCloseable {
                 throw new IOException(
                         "pread(2) of " + path + " at byte " + (position + done) + " failed: " + describe(errno(state)));
             }
+        }
+    }
+
+    /**
+     * Asks the kernel to start reading {@code bytes} bytes at {@code position} into the page cache
+     * ({@code posix_fadvise(POSIX_FADV_WILLNEED)}), without waiting for them: a later {@link #read} of that
+     * range then waits only for what is still in flight. Several such calls put their reads on the device
+     * together, where reads one after another would each wait for the last. Advice only: a failure is
+     * ignored.
+     */
+    public void willNeed(long position, long bytes) {
+        try {
+            int unused = (int) FADVISE.invokeExact(fd, position, bytes, POSIX_FADV_WILLNEED);
+        } catch (Throwable e) {
+            // advice only
         }
     }
 

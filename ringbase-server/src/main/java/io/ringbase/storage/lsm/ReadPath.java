@@ -174,6 +174,11 @@ final class ReadPath {
             for (Frozen f : v.immutables()) {
                 sources.add(filtered(f.memtable().iterator(start, end), keys));
             }
+            if (start != null && v.tables().size() > 1) {
+                for (LiveTable t : v.tables()) { // every table's first reads on the device at once
+                    t.reader().prefetch(start);
+                }
+            }
             for (LiveTable t : v.tables()) {
                 sources.add(t.reader().iterator(start, end, keys));
             }

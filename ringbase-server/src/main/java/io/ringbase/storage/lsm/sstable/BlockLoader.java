@@ -55,6 +55,18 @@ final class BlockLoader {
         this.gauge = file == null ? null : new ReadPathGauge(PageResidency.residentFraction(data));
     }
 
+    /** Whether reads of this table's blocks go to the device now ({@code pread}), not the mapping. */
+    boolean preads() {
+        return gauge != null && gauge.preads();
+    }
+
+    /** {@link NativeFile#willNeed} of {@code bytes} at {@code offset} of the data section, if the file is open for it. */
+    void willNeed(long offset, long bytes) {
+        if (file != null) {
+            file.willNeed(offset, bytes);
+        }
+    }
+
     /** How the table's point reads reach its blocks now; {@code null} if only through the mapping. */
     ReadPathGauge gauge() {
         return gauge;

@@ -281,6 +281,18 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /**
+     * Starts reading, without waiting, the blocks an iterator from {@code start} would read first, when this
+     * table's reads go to the device ({@link #readsWithPread()}); otherwise does nothing. A scan over several
+     * tables calls it on each before it opens their iterators, so that their first reads overlap on the
+     * device instead of following one another.
+     *
+     * @param start inclusive lower bound of the iterator to come
+     */
+    public void prefetch(byte[] start) {
+        body.prefetch(start);
+    }
+
+    /**
      * Entries with {@code start <= key < end} in key order, decoded one at a time as the iterator
      * advances. What an entry is read from is verified before the entry is returned (its block's
      * checksum; in version 1 its own, and also those of the first entry at or past {@code end}, where

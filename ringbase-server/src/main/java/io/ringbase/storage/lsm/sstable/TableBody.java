@@ -26,6 +26,9 @@ sealed interface TableBody permits V1Table, BlockTable {
     /** See {@link SstableReader#iterator(byte[], byte[], KeyFilter)}. */
     StorageEngine.CloseableIterator<Entry> iterator(byte[] start, byte[] end, @Nullable KeyFilter keys);
 
+    /** See {@link SstableReader#prefetch}. */
+    default void prefetch(byte[] start) {}
+
     /** See {@link SstableReader#cursor}. */
     SstableReader.Cursor cursor();
 }

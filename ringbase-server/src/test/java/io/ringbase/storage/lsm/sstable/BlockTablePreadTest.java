@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -192,6 +193,80 @@ class BlockTablePreadTest {
     private static long count(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.count();
+        }
+    }
+
+    /** {@code posix_fadvise(POSIX_FADV_DONTNEED)} of the whole file: its pages no process maps leave the page cache. */
+    private static void dropFromPageCache(Path file) throws Throwable {
+        java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+        var lookup = linker.defaultLookup();
+        java.lang.invoke.MethodHandle open = linker.downcallHandle(
+                lookup.find("open").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(
+                        java.lang.foreign.ValueLayout.JAVA_INT,
+                        java.lang.foreign.ValueLayout.ADDRESS,
+                        java.lang.foreign.ValueLayout.JAVA_INT),
+                java.lang.foreign.Linker.Option.firstVariadicArg(2));
+        java.lang.invoke.MethodHandle fadvise = linker.downcallHandle(
+                lookup.find("posix_fadvise").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(
+                        java.lang.foreign.ValueLayout.JAVA_INT,
+                        java.lang.foreign.ValueLayout.JAVA_INT,
+                        java.lang.foreign.ValueLayout.JAVA_LONG,
+                        java.lang.foreign.ValueLayout.JAVA_LONG,
+                        java.lang.foreign.ValueLayout.JAVA_INT));
+        java.lang.invoke.MethodHandle close = linker.downcallHandle(
+                lookup.find("close").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(
+                        java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT));
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            int fd = (int) open.invokeExact(arena.allocateFrom(file.toString()), 0);
+            assertThat(fd).as("open(2) of %s", file).isNotNegative();
+            int rc = (int) fadvise.invokeExact(fd, 0L, 0L, 4); // POSIX_FADV_DONTNEED
+            int closed = (int) close.invokeExact(fd);
+            assertThat(closed).as("close(2)").isZero();
+            assertThat(rc).as("posix_fadvise DONTNEED").isZero();
+        }
+    }
+
+    @Test
+    void prefetchStartsReadingTheSeekBlocksAndNothingElse() throws Throwable {
+        Path file = dir.resolve("p.sst");
+        List<Entry> entries = entries(3000, false, false);
+        Tables.write(file, entries);
+        Footer f = Tables.footer(file);
+        try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(file, StandardOpenOption.WRITE)) {
+            w.force(true); // dirty or in-writeback pages would stay in the page cache
+        }
+        try (SstableReader r = SstableReader.open(file, BlockCache.NONE, new PinnedSections(1 << 20));
+                java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file);
+                java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            // the middle half of the data section: the pages near the footer stay mapped (fault-around of
+            // the footer's read), so they stay in the page cache
+            long from = (f.dataLength() / 4) & ~4095L;
+            java.lang.foreign.MemorySegment middle =
+                    ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, from, f.dataLength() / 2, arena);
+            dropFromPageCache(file);
+            assertThat(io.ringbase.os.PageResidency.residentFraction(middle))
+                    .as("no page of the middle in the page cache")
+                    .isZero();
+            r.prefetch(utf8(key(1500)));
+            assertThat(io.ringbase.os.PageResidency.residentFraction(middle))
+                    .as("through the mapping, a table's reads leave prefetching to the kernel")
+                    .isZero();
+
+            preads(r);
+            r.prefetch(utf8(key(1500)));
+            org.awaitility.Awaitility.await()
+                    .pollInSameThread() // the mapping's arena is confined to this thread
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> io.ringbase.os.PageResidency.residentFraction(middle) > 0);
+            double resident = io.ringbase.os.PageResidency.residentFraction(middle) * middle.byteSize();
+            assertThat(resident)
+                    .as("the two blocks from the seek's (about 8 KiB), not the table (%d bytes)", f.dataLength())
+                    .isBetween(4096.0, 4.0 * SstableWriter.DEFAULT_BLOCK_BYTES + 8192);
+            assertThat(Tables.scan(r, utf8(key(1500)), utf8(key(1510))))
+                    .containsExactlyElementsOf(entries.subList(1500, 1510));
         }
     }
 }
