@@ -17,6 +17,7 @@ import java.util.Locale;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -509,8 +510,18 @@ public final class AdminCommand {
                 .setStyle(ProgressBarStyle.ASCII)
                 .setUpdateIntervalMillis(200)
                 .continuousUpdate()
-                .setConsumer(new ConsoleProgressBarConsumer(System.err))
+                .setConsumer(progressConsumer())
                 .build();
+    }
+
+    /** The terminal's redrawn bar on a terminal; elsewhere (a file, a pipe) {@link ProgressLines}. */
+    @SuppressWarnings("SystemConsoleNull") // it is null still, under Surefire and with -Djdk.console=java.base
+    private static ProgressBarConsumer progressConsumer() {
+        java.io.Console console = System.console();
+        if (console != null && console.isTerminal()) {
+            return new ConsoleProgressBarConsumer(System.err);
+        }
+        return new ProgressLines(System.err, TimeSource.SYSTEM);
     }
 
     /** The node's answer as a JSON tree; a body that is not JSON is a failure (exit 1). */
