@@ -378,6 +378,10 @@ public final class ServeCommand implements Callable<Integer> {
                         + config.topology().size() + ", replication factor "
                         + config.topology().replicationFactor();
         logStartup(node);
+        String open = openApiWarning(config.http().host(), node.port(), config.clusterSecret() != null);
+        if (open != null) {
+            log.warn(open);
+        }
         System.out.println(
                 "Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port() + " (data in "
                         + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
@@ -425,6 +429,29 @@ public final class ServeCommand implements Callable<Integer> {
         }
         return "http://" + displayHost(config.http().host()) + ":"
                 + config.http().port();
+    }
+
+    /**
+     * The WARN line of a node that listens beyond loopback with nothing to authenticate its callers, or
+     * {@code null} for a loopback bind. The public API has no client authentication, so any such bind is
+     * open to whoever reaches it; without a cluster secret the internal and admin requests are unsigned too.
+     *
+     * @param host the bind address ({@code --host}): a literal address or a name
+     */
+    static String openApiWarning(String host, int port, boolean signed) {
+        boolean loopback;
+        try {
+            loopback = "localhost".equalsIgnoreCase(host)
+                    || java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            loopback = false;
+        }
+        if (loopback) {
+            return null;
+        }
+        return "the API is open: anyone who reaches " + host + ":" + port + " can read, write and delete every key"
+                + (signed ? "" : ", and send internal and admin requests, unsigned (no --cluster-secret-file)")
+                + "; bind --host 127.0.0.1, or put an authenticating proxy or a firewall in front (docs/operations.md)";
     }
 
     /** The cluster secret file cannot be used (exit code {@link StartupFailure#SECRET}). */

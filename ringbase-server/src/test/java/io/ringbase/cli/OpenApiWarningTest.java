@@ -1,0 +1,27 @@
+package io.ringbase.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** A node bound beyond loopback says once that its API is open, and whether internal requests are signed. */
+class OpenApiWarningTest {
+
+    @Test
+    void loopbackBindsAreQuiet() {
+        assertThat(ServeCommand.openApiWarning("127.0.0.1", 8080, false)).isNull();
+        assertThat(ServeCommand.openApiWarning("localhost", 8080, false)).isNull();
+        assertThat(ServeCommand.openApiWarning("::1", 8080, false)).isNull();
+    }
+
+    @Test
+    void theDefaultBindWarnsAndNamesTheMissingSecret() {
+        assertThat(ServeCommand.openApiWarning("0.0.0.0", 8080, false))
+                .contains("0.0.0.0:8080")
+                .contains("unsigned (no --cluster-secret-file)")
+                .contains("--host 127.0.0.1");
+        assertThat(ServeCommand.openApiWarning("10.1.2.3", 9000, true))
+                .contains("10.1.2.3:9000")
+                .doesNotContain("unsigned");
+    }
+}
