@@ -40,6 +40,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     private State state = State.HELLO;
     private Handshake.@Nullable ClientHello hello;
     private int version;
+    private boolean magicSent;
 
     ServerConnection(WireServer owner, Executor workers) {
         this.owner = owner;
@@ -98,7 +99,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         byte[] proof = Handshake.serverProof(owner.signer, h.nonce(), nonce, version);
-        var _ = ctx.writeAndFlush(Unpooled.wrappedBuffer(WireFormat.MAGIC));
+        sendMagic(ctx);
         var _ = ctx.writeAndFlush(
                 Handshake.encode(ctx.alloc(), new Handshake.ServerHello(version, owner.clusterName, nonce, proof)));
         state = State.AUTH;
@@ -133,8 +134,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 h == null ? "" : " (node " + h.sender() + ")",
                 why);
         state = State.CLOSED;
+        sendMagic(ctx); // a refusal is a frame: the client reads it after the magic
         var _ = ctx.writeAndFlush(Handshake.refused(ctx.alloc(), why))
                 .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+    }
+
+    private void sendMagic(ChannelHandlerContext ctx) {
+        if (!magicSent) {
+            magicSent = true;
+            var _ = ctx.write(Unpooled.wrappedBuffer(WireFormat.MAGIC));
+        }
     }
 
     private void call(ChannelHandlerContext ctx, int id, byte op, ByteBuf body) {
