@@ -54,23 +54,29 @@ final class Call {
         return result.isDone();
     }
 
+    // counted before the future completes, so that whoever waits on it sees the counters moved; a call is
+    // completed on its connection's loop only, so the isDone check does not race
+
     void succeed(@Nullable Object value) {
-        if (result.complete(value)) {
+        if (!result.isDone()) {
             stats.answered(node);
+            result.complete(value);
         }
     }
 
     /** Fails the call with an error the replica answered: it was reached. */
     void answeredFailure(ReplicaException e) {
-        if (result.completeExceptionally(e)) {
+        if (!result.isDone()) {
             stats.answered(node);
+            result.completeExceptionally(e);
         }
     }
 
     /** Fails the call without an answer (timeout, broken connection). */
     void fail(ReplicaException e) {
-        if (result.completeExceptionally(e)) {
+        if (!result.isDone()) {
             stats.failed(node, e);
+            result.completeExceptionally(e);
         }
     }
 
