@@ -24,8 +24,11 @@ final class Call {
 
     final NodeId node;
     final Kind kind;
-    final byte @Nullable [] key; // READ, VERSION
-    final @Nullable Entry entry; // WRITE
+    byte @Nullable [] key; // READ, VERSION; dropped once encoded
+
+    @Nullable
+    Entry entry; // WRITE; dropped once encoded
+
     final long deadlineNanos;
     final CompletableFuture<Object> result = new CompletableFuture<>();
     private final PeerCallStats stats;

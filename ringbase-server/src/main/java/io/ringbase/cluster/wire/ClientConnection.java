@@ -56,9 +56,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         this.loop = loop;
     }
 
-    /** Whether calls may be sent now (any thread). */
+    /** Whether calls may be sent now (any thread): ready, not too many in flight, the socket keeping up. */
     boolean acceptsCalls() {
-        return ready && inFlightCount < WireClient.MAX_IN_FLIGHT;
+        Channel ch = channel;
+        return ready && inFlightCount < WireClient.MAX_IN_FLIGHT && ch != null && ch.isWritable();
     }
 
     @Override
@@ -196,6 +197,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             }
             case PING -> WireFormat.seal(WireFormat.frame(ch.alloc(), id, WireFormat.OP_PING, 0));
         };
+        call.key = null; // encoded: a call waiting for its answer holds no value
+        call.entry = null;
         inFlight.put(id, call);
         inFlightCount = inFlight.size();
         client.deadlines(loop).add(call);

@@ -71,7 +71,18 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         ctx.flush(); // the answers served inline in this read turn, together
+        if (!ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(false); // a peer that reads no answers gets no more served
+        }
         ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(true);
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     private void clientHello(ChannelHandlerContext ctx, byte op, ByteBuf body) {

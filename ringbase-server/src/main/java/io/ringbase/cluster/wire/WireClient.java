@@ -275,6 +275,10 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
         }
 
         void add(Call call) {
+            Call head;
+            while ((head = queue.peek()) != null && head.isDone()) {
+                queue.poll(); // answers come about in order: the queue stays about as long as the calls in flight
+            }
             queue.add(call);
             if (!armed) {
                 arm(call.deadlineNanos - System.nanoTime());
