@@ -106,40 +106,6 @@ public final class Node implements AutoCloseable {
             Objects.requireNonNull(time, "time");
         }
 
-        /** A config whose calls to replicas use {@link PeerProtocol#DEFAULT}. */
-        public Config(
-                HttpServerConfig http,
-                LsmOptions storage,
-                Topology topology,
-                long replicaTimeoutMs,
-                byte[] clusterSecret,
-                HintOptions hints,
-                ClockOptions clock,
-                boolean metrics,
-                boolean accessLog,
-                EngineKind engine,
-                SpeculativeRetry speculativeRetry,
-                TimeSource time,
-                String clusterName,
-                ElasticOptions elastic) {
-            this(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    PeerProtocol.DEFAULT);
-        }
-
         /** This config with its calls to replicas over {@code protocol} ({@code --internal-protocol}). */
         public Config withPeerProtocol(PeerProtocol protocol) {
             return new Config(
@@ -189,7 +155,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    ElasticOptions.STATIC);
+                    ElasticOptions.STATIC,
+                    PeerProtocol.DEFAULT);
         }
 
         /** This config with another topology (a joining node's, from the cluster metadata). */
