@@ -4,8 +4,10 @@ import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.RequestMetrics;
+import io.ringbase.transport.ConnectionSniffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a node serves over HTTP, assembled once: the public data API on the node's
@@ -26,7 +28,10 @@ public final class HttpApi {
     private final EntityApi entities;
     private final int bodyOverheadBytes;
 
-    private HttpApi(RouteTable routes, EntityApi entities, int bodyOverheadBytes) {
+    private final @Nullable ConnectionSniffer sniffer;
+
+    private HttpApi(RouteTable routes, EntityApi entities, int bodyOverheadBytes, @Nullable ConnectionSniffer sniffer) {
+        this.sniffer = sniffer;
         this.routes = routes;
         this.entities = entities;
         this.bodyOverheadBytes = bodyOverheadBytes;
@@ -38,6 +43,11 @@ public final class HttpApi {
      */
     public int bodyOverheadBytes() {
         return bodyOverheadBytes;
+    }
+
+    /** Another protocol served on the same port, told apart by the first byte; {@code null}: HTTP only. */
+    public @Nullable ConnectionSniffer sniffer() {
+        return sniffer;
     }
 
     /** The route table. */
@@ -76,6 +86,7 @@ public final class HttpApi {
         private MembershipControl membership = MembershipControl.NONE;
         private RequestSigner signer = RequestSigner.NONE;
         private final List<Added> added = new ArrayList<>();
+        private @Nullable ConnectionSniffer sniffer;
         private int bodyOverheadBytes;
 
         private record Added(String path, boolean prefix, String endpoint, Route route) {}
@@ -117,6 +128,11 @@ public final class HttpApi {
         }
 
         /** Room the added routes' request bodies need beyond the largest value, bytes (default 0). */
+        public Builder sniffer(ConnectionSniffer other) {
+            this.sniffer = other;
+            return this;
+        }
+
         public Builder bodyOverheadBytes(int bytes) {
             if (bytes < 0) {
                 throw new IllegalArgumentException("body overhead must not be negative, got " + bytes);
@@ -174,7 +190,7 @@ public final class HttpApi {
                     .path(OpsApi.METRICS, "metrics", ops.metrics)
                     .path(OpsApi.STATUS, "status", ops.status)
                     .path(OpsApi.PAGE, "status", ops.page);
-            return new HttpApi(table.build(), entities, bodyOverheadBytes);
+            return new HttpApi(table.build(), entities, bodyOverheadBytes, sniffer);
         }
     }
 }

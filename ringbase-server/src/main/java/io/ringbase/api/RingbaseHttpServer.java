@@ -19,6 +19,7 @@ import io.ringbase.api.wire.ResponseEncoder;
 import io.ringbase.logging.LogThrottle;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.storage.Entry;
+import io.ringbase.transport.ConnectionSniffer;
 import io.ringbase.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -185,6 +186,40 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 .addLast("encoder", new ResponseEncoder())
                 .addLast("chunked", new ChunkedWriteHandler())
                 .addLast("api", new ConnectionHandler(shared));
+        ConnectionSniffer sniffer = shared.api().sniffer();
+        if (sniffer != null) {
+            pipeline.addFirst("sniff", new Sniff(sniffer, shared.workers()));
+        }
+    }
+
+    /**
+     * Looks at a connection's first byte: another protocol's ({@link HttpApi#sniffer()}) gets the
+     * connection instead of the HTTP handlers; else it leaves HTTP alone. Removed after the first byte.
+     */
+    private static final class Sniff extends io.netty.handler.codec.ByteToMessageDecoder {
+        private final ConnectionSniffer sniffer;
+        private final java.util.concurrent.Executor workers;
+
+        Sniff(ConnectionSniffer sniffer, java.util.concurrent.Executor workers) {
+            this.sniffer = sniffer;
+            this.workers = workers;
+        }
+
+        @Override
+        protected void decode(
+                io.netty.channel.ChannelHandlerContext ctx, io.netty.buffer.ByteBuf in, List<Object> out) {
+            if (!in.isReadable()) {
+                return;
+            }
+            ChannelPipeline p = ctx.pipeline();
+            if (sniffer.matches(in)) {
+                for (String name : List.of("idle", "decoder", "encoder", "chunked", "api")) {
+                    var _ = p.remove(name);
+                }
+                sniffer.install(p, workers);
+            }
+            var _ = p.remove(this); // hands the bytes read so far to the next handler
+        }
     }
 
     /** The paths whose requests need no header fields kept (see {@link RequestDecoder}). */

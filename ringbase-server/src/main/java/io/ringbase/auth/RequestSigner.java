@@ -118,6 +118,20 @@ public final class RequestSigner {
         return MessageDigest.isEqual(given, mac(method, uri, ts, body));
     }
 
+    /**
+     * HMAC-SHA256 of {@code data} with the cluster secret (32 bytes): the proofs of a node-to-node
+     * connection's handshake (docs/internal-protocol-v2.md).
+     *
+     * @throws IllegalStateException on {@link #NONE}, which has no secret
+     */
+    public byte[] hmac(byte[] data) {
+        if (key == null) {
+            throw new IllegalStateException("no cluster secret to prove with");
+        }
+        Mac mac = Objects.requireNonNull(macs, "NONE signs nothing").get();
+        return mac.doFinal(data);
+    }
+
     private byte[] mac(String method, String uri, long ts, byte[] body) {
         Mac mac = Objects.requireNonNull(macs, "NONE signs nothing").get(); // callers checked key first
         mac.update((method + "\n" + uri + "\n" + ts + "\n").getBytes(StandardCharsets.UTF_8));

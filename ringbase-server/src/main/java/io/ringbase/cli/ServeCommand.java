@@ -8,6 +8,7 @@ import io.ringbase.cluster.elastic.ElasticOptions;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.SpeculativeRetry;
+import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.node.Node;
 import io.ringbase.os.ProcessAge;
 import io.ringbase.storage.EngineKind;
@@ -253,6 +254,15 @@ public final class ServeCommand implements Callable<Integer> {
             description =
                     "How long a coordinator waits for a replica before counting it as failed (default: ${DEFAULT-VALUE}).")
     TimeSpan replicaTimeout;
+
+    @Option(
+            names = "--internal-protocol",
+            defaultValue = "v2",
+            paramLabel = "PROTOCOL",
+            description = "How this node calls its replicas: v2, the binary node-to-node protocol "
+                    + "(docs/internal-protocol-v2.md) with HTTP for peers that do not speak it; http, HTTP only. "
+                    + "A node accepts both either way (default: ${DEFAULT-VALUE}).")
+    String internalProtocol;
 
     @Option(
             names = "--speculative-retry",
@@ -524,7 +534,8 @@ public final class ServeCommand implements Callable<Integer> {
                             SpeculativeRetry.parse(speculativeRetry),
                             TimeSource.SYSTEM,
                             clusterName)
-                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRateBytes()));
+                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRateBytes()))
+                    .withPeerProtocol(PeerProtocol.parse(internalProtocol));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

@@ -34,8 +34,11 @@ import io.ringbase.cluster.rpc.RemoteHello;
 import io.ringbase.cluster.rpc.RemoteRepairPeer;
 import io.ringbase.cluster.rpc.RemoteReplica;
 import io.ringbase.cluster.rpc.RemoteStreamPeer;
+import io.ringbase.cluster.rpc.ReplicaCalls;
 import io.ringbase.cluster.rpc.ReplicaClient;
 import io.ringbase.cluster.streaming.StreamOptions;
+import io.ringbase.cluster.wire.PeerProtocol;
+import io.ringbase.cluster.wire.WireClient;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.ClusterSource;
 import io.ringbase.storage.ManagedEngine;
@@ -89,6 +92,7 @@ final class ClusterServices implements NodeServices {
     private final KeyValueService kv;
     private final ClusterSource figures;
     private final List<String> peerUrls = new ArrayList<>();
+    private final ReplicaCalls fast; // the binary protocol's client, or NONE with --internal-protocol http
 
     /**
      * Opens the cluster services of {@code config}'s node, registering each with {@code resources}.
@@ -128,6 +132,25 @@ final class ClusterServices implements NodeServices {
                         time,
                         membership.membership()),
                 ReplicaClient::close);
+        ReplicaCalls fast = ReplicaCalls.NONE;
+        if (config.peerProtocol() == PeerProtocol.V2) {
+            WireClient wire = resources.add(
+                    new WireClient(
+                            config.replicaTimeoutMs(),
+                            signer,
+                            ioGroup,
+                            new WireClient.Identity(
+                                    membership.membership().clusterName(),
+                                    topology.self().toString(),
+                                    membership.membership().digestHex()),
+                            client.stats()),
+                    WireClient::close);
+            if (elastic != null) {
+                wire.sendEpoch(elastic::epoch);
+            }
+            fast = wire;
+        }
+        this.fast = fast;
         ThreadPoolExecutor localScans = pool(2, 256, "ringbase-local-scan");
         // a coordinator's local write that would wait (a flush behind) runs here, off the event loop
         ThreadPoolExecutor localWrites = pool(1, 1024, "ringbase-local-write");
@@ -142,7 +165,7 @@ final class ClusterServices implements NodeServices {
             replicas.add(
                     n.equals(topology.self())
                             ? new LocalReplica(n, engine, localScans, localWrites, localReads, gate)
-                            : new RemoteReplica(n, client));
+                            : new RemoteReplica(n, client, this.fast));
         }
         hints = resources.add(
                 HintedHandoff.open(
@@ -208,7 +231,7 @@ final class ClusterServices implements NodeServices {
         resources.add(membership, LocalMembership::close);
         membership.start(new RemoteHello(client, topology.self().toString()), this::streamFromPeers);
         if (elastic != null) {
-            elastic.attach(coordinator, n -> new RemoteReplica(n, client));
+            elastic.attach(coordinator, n -> new RemoteReplica(n, client, this.fast));
             client.sendEpoch(elastic::epoch);
             elastic.start(new MoveContext(
                     engine,

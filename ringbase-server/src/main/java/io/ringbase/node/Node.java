@@ -21,6 +21,7 @@ import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.rpc.MetadataClient;
+import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.observe.NodeMetrics;
 import io.ringbase.observe.NodeStatus;
 import io.ringbase.observe.RequestMetrics;
@@ -73,6 +74,8 @@ public final class Node implements AutoCloseable {
      *                         cluster, and nodes of different names refuse each other's requests
      * @param elastic          whether the membership comes from the metadata log, and how
      *                         ({@link ElasticOptions#STATIC}: the static {@code --cluster} list)
+     * @param peerProtocol     how this node calls its replicas ({@code --internal-protocol}; default
+     *                         {@link PeerProtocol#V2}, HTTP for peers that do not speak it)
      */
     public record Config(
             HttpServerConfig http,
@@ -88,9 +91,11 @@ public final class Node implements AutoCloseable {
             SpeculativeRetry speculativeRetry,
             TimeSource time,
             String clusterName,
-            ElasticOptions elastic) {
+            ElasticOptions elastic,
+            PeerProtocol peerProtocol) {
         public Config {
             Objects.requireNonNull(elastic, "elastic");
+            Objects.requireNonNull(peerProtocol, "peerProtocol");
             Membership.checkName(clusterName);
             if (replicaTimeoutMs <= 0) {
                 throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
@@ -99,6 +104,26 @@ public final class Node implements AutoCloseable {
             Objects.requireNonNull(engine, "engine");
             Objects.requireNonNull(speculativeRetry, "speculativeRetry");
             Objects.requireNonNull(time, "time");
+        }
+
+        /** This config with its calls to replicas over {@code protocol} ({@code --internal-protocol}). */
+        public Config withPeerProtocol(PeerProtocol protocol) {
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    elastic,
+                    protocol);
         }
 
         /** A config of a static cluster (no metadata log). */
@@ -130,7 +155,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    ElasticOptions.STATIC);
+                    ElasticOptions.STATIC,
+                    PeerProtocol.DEFAULT);
         }
 
         /** This config with another topology (a joining node's, from the cluster metadata). */
@@ -149,7 +175,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
 
         /** This config with its membership taken from the metadata log ({@code --metadata-port-offset}, {@code --join}). */
@@ -168,7 +195,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    options);
+                    options,
+                    peerProtocol);
         }
 
         /** A config with the default speculative retry and the system clock. */
@@ -250,7 +278,8 @@ public final class Node implements AutoCloseable {
                     retry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
 
         /** This config with another storage engine. */
@@ -269,7 +298,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
 
         /** This config with other clock options. */
@@ -288,7 +318,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
 
         /** This config with metrics on or off. */
@@ -307,7 +338,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
 
         /** This config with the access log on or off. */
@@ -326,7 +358,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
 
         /** This config with another wall clock (tests). */
@@ -345,7 +378,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     source,
                     clusterName,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
 
         /** This config with another cluster name ({@code --cluster-name}). */
@@ -364,7 +398,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     name,
-                    elastic);
+                    elastic,
+                    peerProtocol);
         }
     }
 

@@ -14,6 +14,7 @@ import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.cluster.rpc.MetadataEndpoint;
 import io.ringbase.cluster.rpc.PeerGate;
 import io.ringbase.cluster.rpc.ReplicaServer;
+import io.ringbase.cluster.wire.WireServer;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalKeyValueService;
 import io.ringbase.storage.Entry;
@@ -45,9 +46,10 @@ public final class NodeRoutes {
             PeerGate gate,
             MetadataEndpoint metadata,
             int maxBodyBytes) {
-        RpcRoute rpc =
-                new RpcRoute(new ReplicaServer(engine, clock, signer, time, placement, repairSource, gate, metadata));
+        ReplicaServer server = new ReplicaServer(engine, clock, signer, time, placement, repairSource, gate, metadata);
+        RpcRoute rpc = new RpcRoute(server);
         return HttpApi.builder(kv, time, maxBodyBytes)
+                .sniffer(new WireServer(server, signer, gate.clusterName()))
                 .path(InternalProtocol.ENTRY, "internal_entry", rpc)
                 .path(InternalProtocol.BATCH, "internal_batch", rpc)
                 .prefix(InternalProtocol.PREFIX, "internal_other", rpc)

@@ -61,6 +61,7 @@ class CliTest {
         defaults.put("--stream-rate", "64m");
         defaults.put("--replica-timeout", "1s");
         defaults.put("--speculative-retry", "99p");
+        defaults.put("--internal-protocol", "v2");
         defaults.put("--cluster-secret-file", "none");
         defaults.put("--tombstone-grace", "10d");
         defaults.put("--hint-window", "3h");

@@ -72,6 +72,21 @@ public final class PeerCallStats {
         return c;
     }
 
+    /** Counts a call sent to {@code node} by another transport (the binary protocol). */
+    public void sent(NodeId node) {
+        of(node).calls.increment();
+    }
+
+    /** Counts an answer from {@code node}. */
+    public void answered(NodeId node) {
+        of(node).answered();
+    }
+
+    /** Counts a call to {@code node} that ended with {@code cause} (a {@link ReplicaException}). */
+    public void failed(NodeId node, Throwable cause) {
+        of(node).failed(cause);
+    }
+
     /** The counters of {@code node} now (all zero if it was never called). */
     public Snapshot snapshot(NodeId node) {
         Counters c = byIndex.get(node.index());

@@ -61,6 +61,11 @@ public final class PeerGate {
         return new PeerGate(selfUrl, membership, ReadGate.OPEN, (url, incarnation, state) -> HelloSender.Answer.NONE);
     }
 
+    /** The cluster's name ({@code --cluster-name}). */
+    public String clusterName() {
+        return membership.clusterName();
+    }
+
     /** This node's membership digest, the value its requests carry in {@link InternalProtocol#MEMBERSHIP}. */
     public String digest() {
         return digest;

@@ -21,14 +21,24 @@ public final class RemoteReplica implements Replica {
     private final NodeId node;
     private final ReplicaClient client;
     private final ReplicaBatcher batcher;
+    private final ReplicaCalls fast;
 
     /**
      * Reads and writes made on one of {@code client}'s event loops are batched per loop turn
      * ({@link ReplicaBatcher}); from other threads each is a request of its own.
      */
     public RemoteReplica(NodeId node, ReplicaClient client) {
+        this(node, client, ReplicaCalls.NONE);
+    }
+
+    /**
+     * As {@link #RemoteReplica(NodeId, ReplicaClient)}, with reads, version queries, writes and pings going
+     * through {@code fast} (the binary protocol) whenever it takes them, and over HTTP otherwise.
+     */
+    public RemoteReplica(NodeId node, ReplicaClient client, ReplicaCalls fast) {
         this.node = node;
         this.client = client;
+        this.fast = fast;
         this.batcher = new ReplicaBatcher(client, node, this::readAlone);
     }
 
@@ -39,6 +49,10 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Entry> read(byte[] key) {
+        CompletableFuture<Entry> framed = fast.read(node, key);
+        if (framed != null) {
+            return framed;
+        }
         CompletableFuture<Entry> batched = batcher.read(key);
         if (batched != null) {
             return batched;
@@ -48,6 +62,10 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Long> version(byte[] key) {
+        CompletableFuture<Long> framed = fast.version(node, key);
+        if (framed != null) {
+            return framed;
+        }
         CompletableFuture<Long> batched = batcher.version(key);
         if (batched != null) {
             return batched;
@@ -95,6 +113,10 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<Long> writeChecked(Entry entry) {
+        CompletableFuture<Long> framed = fast.write(node, entry);
+        if (framed != null) {
+            return framed;
+        }
         CompletableFuture<Long> batched = batcher.write(entry);
         if (batched != null) {
             return batched;
@@ -132,6 +154,10 @@ public final class RemoteReplica implements Replica {
     /** The ping's answer: 200 with an empty body (writable) or {@code unwritable: <reason>} (http-api.md). */
     @Override
     public CompletableFuture<String> ping() {
+        CompletableFuture<String> framed = fast.ping(node);
+        if (framed != null) {
+            return framed;
+        }
         return client.send(node, HttpMethod.GET, InternalProtocol.PING, EMPTY).thenApply(r -> {
             if (r.status() != 200) {
                 throw failed("ping", r);

@@ -334,61 +334,102 @@ public final class ReplicaServer {
             throw badRequest("undecodable batch: " + e.getMessage());
         }
         List<ReplicaBatch.Result> results = new ArrayList<>(ops.size());
-        // one answer for the whole batch: its reads are refused or served alike
-        String readRefusal = gate.readRefusal();
-        ReplicaBatch.@Nullable Failed refusedRead = readRefusal == null ? null : new ReplicaBatch.Failed(readRefusal);
         long answerBytes = 0;
         boolean anyFound = false;
         for (ReplicaBatch.Op op : ops) {
-            try {
-                switch (op) {
-                    case ReplicaBatch.Write w -> {
-                        long stored = applyReplicated(w.entry(), mayWait);
-                        if (stored == LocalReplica.NOT_APPLIED) {
-                            return null;
-                        }
-                        results.add(new ReplicaBatch.Written(stored));
-                        answerBytes += 9;
-                    }
-                    case ReplicaBatch.QueryVersion _, ReplicaBatch.Read _
-                    when refusedRead != null -> results.add(refusedRead);
-                    case ReplicaBatch.QueryVersion q -> {
-                        long version = mayWait
-                                ? LocalReplica.versionOf(engine, q.key())
-                                : LocalReplica.tryVersionOf(engine, q.key());
-                        if (version == LocalReplica.VERSION_WOULD_WAIT) {
-                            return null;
-                        }
-                        results.add(
-                                version == Replica.NO_VERSION
-                                        ? new ReplicaBatch.Found(null)
-                                        : new ReplicaBatch.Written(version));
-                        answerBytes += 9;
-                    }
-                    case ReplicaBatch.Read r -> {
-                        Entry found = mayWait ? engine.get(r.key()) : LocalReplica.tryGet(engine, r.key());
-                        if (LocalReplica.wouldWait(found)) {
-                            return null;
-                        }
-                        long size = found == null ? 1 : 1 + EntryCodec.encodedSize(found);
-                        if (found != null && anyFound && answerBytes + size > ReplicaBatch.MAX_ANSWER_BYTES) {
-                            results.add(new ReplicaBatch.TooLarge()); // the coordinator reads it alone
-                            answerBytes += 1;
-                        } else {
-                            results.add(new ReplicaBatch.Found(found));
-                            answerBytes += size;
-                            anyFound |= found != null;
-                        }
-                    }
-                }
-            } catch (IOException | RpcException | RuntimeException e) {
-                // this operation failed (an engine error, a version too far ahead of this node's clock);
-                // the others stand (a write is versioned: the coordinator hints it)
-                log.warn("replica batch operation failed: {}", e.toString());
-                results.add(new ReplicaBatch.Failed(e.getClass().getSimpleName() + ": " + e.getMessage()));
+            ReplicaBatch.Result result = serve(op, mayWait);
+            if (result == null) {
+                return null;
             }
+            long size = switch (result) {
+                case ReplicaBatch.Found f when f.entry() != null -> 1 + EntryCodec.encodedSize(f.entry());
+                case ReplicaBatch.Found f -> 1;
+                default -> 9;
+            };
+            if (result instanceof ReplicaBatch.Found f && f.entry() != null) {
+                if (anyFound && answerBytes + size > ReplicaBatch.MAX_ANSWER_BYTES) {
+                    result = new ReplicaBatch.TooLarge(); // the coordinator reads it alone
+                    size = 1;
+                }
+                anyFound = true;
+            }
+            results.add(result);
+            answerBytes += size;
         }
         return results;
+    }
+
+    /**
+     * Serves one replica operation of a coordinator by the rules of this node's replica (as one operation
+     * of a batch): a write observes its version and is applied, a read or version query is answered
+     * unless this node answers no replica reads now ({@link ReplicaBatch.Failed} with the reason). Both
+     * transports, the HTTP batch and the binary protocol, serve through this.
+     *
+     * @param mayWait whether this thread may wait on I/O; if not, an operation that would wait returns
+     *                {@code null} with nothing observable changed (run it again on a worker)
+     * @return the result; an engine error or a version too far ahead of this node's clock is a
+     *         {@link ReplicaBatch.Failed} (a write is versioned: the coordinator hints it)
+     */
+    public ReplicaBatch.@Nullable Result serve(ReplicaBatch.Op op, boolean mayWait) {
+        try {
+            switch (op) {
+                case ReplicaBatch.Write w -> {
+                    long stored = applyReplicated(w.entry(), mayWait);
+                    return stored == LocalReplica.NOT_APPLIED ? null : new ReplicaBatch.Written(stored);
+                }
+                case ReplicaBatch.QueryVersion q -> {
+                    String refusal = gate.readRefusal();
+                    if (refusal != null) {
+                        return new ReplicaBatch.Failed(refusal);
+                    }
+                    long version = mayWait
+                            ? LocalReplica.versionOf(engine, q.key())
+                            : LocalReplica.tryVersionOf(engine, q.key());
+                    if (version == LocalReplica.VERSION_WOULD_WAIT) {
+                        return null;
+                    }
+                    return version == Replica.NO_VERSION
+                            ? new ReplicaBatch.Found(null)
+                            : new ReplicaBatch.Written(version);
+                }
+                case ReplicaBatch.Read r -> {
+                    String refusal = gate.readRefusal();
+                    if (refusal != null) {
+                        return new ReplicaBatch.Failed(refusal);
+                    }
+                    Entry found = mayWait ? engine.get(r.key()) : LocalReplica.tryGet(engine, r.key());
+                    return LocalReplica.wouldWait(found) ? null : new ReplicaBatch.Found(found);
+                }
+            }
+        } catch (IOException | RpcException | RuntimeException e) {
+            log.warn("replica operation failed: {}", e.toString());
+            return new ReplicaBatch.Failed(e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code null} if a peer whose membership digest is {@code digest} may call this node, else why not (one line). */
+    public @Nullable String membershipRefusal(String digest) {
+        return gate.refusal(digest);
+    }
+
+    /** {@code null} if this node answers replica reads now, else why not. */
+    public @Nullable String readRefusal() {
+        return gate.readRefusal();
+    }
+
+    /** Notes a caller's metadata epoch, so that a node behind fetches the newer metadata. */
+    public void sawEpoch(long epoch) {
+        metadata.sawEpoch(epoch);
+    }
+
+    /** Why this node's engine takes no writes now, or {@code null} if it does (the ping's answer). */
+    public @Nullable String unwritableReason() {
+        return engine.unwritableReason();
+    }
+
+    /** Whether a replica write may have to wait for the engine (then it runs on a worker). */
+    public boolean writeMayBlock() {
+        return engine.writeMayBlock();
     }
 
     /**

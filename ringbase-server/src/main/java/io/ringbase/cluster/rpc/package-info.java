@@ -4,6 +4,8 @@
  * internal protocol's wire format ({@link io.ringbase.cluster.rpc.InternalProtocol}), batching of replica
  * operations per peer bounded by bytes and count ({@link io.ringbase.cluster.rpc.ReplicaBatcher}), request
  * signing with the cluster secret ({@link io.ringbase.auth.RequestSigner}), per-peer call
- * statistics, and the remote implementations of {@code Replica} and {@code RepairPeer}.
+ * statistics, and the remote implementations of {@code Replica} and {@code RepairPeer}. A
+ * {@link io.ringbase.cluster.rpc.RemoteReplica} sends its hot calls through a faster transport when one
+ * takes them ({@link io.ringbase.cluster.rpc.ReplicaCalls}, implemented by {@code cluster.wire}).
  */
 package io.ringbase.cluster.rpc;

@@ -1,0 +1,262 @@
+package io.ringbase.cluster.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.ringbase.cluster.rpc.ReplicaBatch;
+import io.ringbase.storage.Entry;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One accepted v2 connection: the server's side of the handshake (version, cluster name, membership,
+ * the mutual proof of the cluster secret), then each call served through
+ * {@link io.ringbase.cluster.rpc.ReplicaServer#serve}: on the event loop when it will not wait, else on
+ * the HTTP server's workers (a write the engine cannot take at once, a read that would wait for the
+ * disk), as the HTTP internal API runs it. Answers go out in completion order; those of one read turn
+ * are flushed together. Used on its loop only, except answers handed back from workers.
+ */
+final class ServerConnection extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
+
+    private enum State {
+        HELLO,
+        AUTH,
+        READY,
+        CLOSED
+    }
+
+    private final WireServer owner;
+    private final Executor workers;
+    private final byte[] nonce = Handshake.nonce();
+    private State state = State.HELLO;
+    private Handshake.@Nullable ClientHello hello;
+    private int version;
+    private boolean magicSent;
+
+    ServerConnection(WireServer owner, Executor workers) {
+        this.owner = owner;
+        this.workers = workers;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof FrameDecoder.Frame frame)) {
+            io.netty.util.ReferenceCountUtil.release(msg);
+            return;
+        }
+        ByteBuf body = frame.body();
+        try {
+            switch (state) {
+                case HELLO -> clientHello(ctx, frame.op(), body);
+                case AUTH -> clientAuth(ctx, frame.op(), body);
+                case READY -> call(ctx, frame.id(), frame.op(), body);
+                default -> {} // closing
+            }
+        } catch (IllegalArgumentException e) {
+            refuse(ctx, "an undecodable handshake: " + e.getMessage());
+        } finally {
+            body.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush(); // the answers served inline in this read turn, together
+        if (!ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(false); // a peer that reads no answers gets no more served
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(true);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    private void clientHello(ChannelHandlerContext ctx, byte op, ByteBuf body) {
+        if (op != WireFormat.OP_CLIENT_HELLO) {
+            refuse(ctx, "opcode 0x" + Integer.toHexString(op & 0xFF) + " before its hello");
+            return;
+        }
+        Handshake.ClientHello h = Handshake.clientHello(body);
+        hello = h;
+        version = Handshake.negotiate(h.minVersion(), h.maxVersion());
+        if (version < 0) {
+            refuse(
+                    ctx,
+                    "no common protocol version: it speaks " + h.minVersion() + ".." + h.maxVersion() + ", this node "
+                            + WireFormat.MIN_VERSION + ".." + WireFormat.MAX_VERSION);
+            return;
+        }
+        if (!h.cluster().equals(owner.clusterName)) {
+            refuse(ctx, "cluster '" + h.cluster() + "', this node is of '" + owner.clusterName + "'");
+            return;
+        }
+        String membership = owner.server.membershipRefusal(h.membership());
+        if (membership != null) {
+            refuse(ctx, membership);
+            return;
+        }
+        byte[] proof = Handshake.serverProof(owner.signer, h.nonce(), nonce, version);
+        sendMagic(ctx);
+        var _ = ctx.writeAndFlush(
+                Handshake.encode(ctx.alloc(), new Handshake.ServerHello(version, owner.clusterName, nonce, proof)));
+        state = State.AUTH;
+    }
+
+    private void clientAuth(ChannelHandlerContext ctx, byte op, ByteBuf body) {
+        Handshake.ClientHello h = java.util.Objects.requireNonNull(hello);
+        if (op != WireFormat.OP_CLIENT_AUTH) {
+            refuse(ctx, "opcode 0x" + Integer.toHexString(op & 0xFF) + " instead of its proof");
+            return;
+        }
+        byte[] given = Handshake.proofOf(body);
+        String bad = Handshake.proofRefusal(
+                owner.signer, given, Handshake.clientProof(owner.signer, h.nonce(), nonce, version));
+        if (bad != null) {
+            refuse(ctx, bad);
+            return;
+        }
+        state = State.READY;
+        if (h.epoch() > 0) {
+            owner.server.sawEpoch(h.epoch());
+        }
+        var _ = ctx.writeAndFlush(Handshake.ready(ctx.alloc()));
+    }
+
+    /** Refuses the handshake: one WARN line naming the peer and why, REFUSED, close. */
+    private void refuse(ChannelHandlerContext ctx, String why) {
+        Handshake.ClientHello h = hello;
+        log.warn(
+                "refused a node-to-node v2 connection from {}{}: {}",
+                ctx.channel().remoteAddress(),
+                h == null ? "" : " (node " + h.sender() + ")",
+                why);
+        state = State.CLOSED;
+        sendMagic(ctx); // a refusal is a frame: the client reads it after the magic
+        var _ = ctx.writeAndFlush(Handshake.refused(ctx.alloc(), why))
+                .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+    }
+
+    private void sendMagic(ChannelHandlerContext ctx) {
+        if (!magicSent) {
+            magicSent = true;
+            var _ = ctx.write(Unpooled.wrappedBuffer(WireFormat.MAGIC));
+        }
+    }
+
+    private void call(ChannelHandlerContext ctx, int id, byte op, ByteBuf body) {
+        ReplicaBatch.Op call;
+        try {
+            call = switch (op) {
+                case WireFormat.OP_READ -> new ReplicaBatch.Read(key(body));
+                case WireFormat.OP_VERSION -> new ReplicaBatch.QueryVersion(key(body));
+                case WireFormat.OP_WRITE -> new ReplicaBatch.Write(WireFormat.readEntry(body));
+                case WireFormat.OP_PING -> {
+                    ByteBuf pong = WireFormat.frame(ctx.alloc(), id, WireFormat.OP_PONG, 0);
+                    String reason = owner.server.unwritableReason();
+                    if (reason != null) {
+                        pong.writeBytes(reason.getBytes(StandardCharsets.UTF_8));
+                    }
+                    var _ = ctx.write(WireFormat.seal(pong), ctx.voidPromise());
+                    yield null;
+                }
+                case WireFormat.OP_EPOCH -> {
+                    if (body.readableBytes() == 8) {
+                        owner.server.sawEpoch(body.readLongLE());
+                    }
+                    yield null;
+                }
+                default -> {
+                    answerError(
+                            ctx, id, WireFormat.ERR_UNKNOWN_OP, "unknown opcode 0x" + Integer.toHexString(op & 0xFF));
+                    yield null;
+                }
+            };
+        } catch (IllegalArgumentException e) {
+            answerError(ctx, id, WireFormat.ERR_BAD_REQUEST, String.valueOf(e.getMessage()));
+            return;
+        }
+        if (call == null) {
+            return;
+        }
+        if (!(call instanceof ReplicaBatch.Write)) {
+            String refusal = owner.server.readRefusal();
+            if (refusal != null) {
+                answerError(ctx, id, WireFormat.ERR_REFUSED, refusal);
+                return;
+            }
+        }
+        boolean inline = !(call instanceof ReplicaBatch.Write) || !owner.server.writeMayBlock();
+        ReplicaBatch.Result result = inline ? owner.server.serve(call, false) : null;
+        if (result != null) {
+            var _ = ctx.write(encode(ctx.alloc(), id, result), ctx.voidPromise());
+            return;
+        }
+        Channel ch = ctx.channel();
+        ReplicaBatch.Op blocked = call;
+        try {
+            workers.execute(() -> {
+                ReplicaBatch.Result r = owner.server.serve(blocked, true);
+                ReplicaBatch.Result answer = r != null ? r : new ReplicaBatch.Failed("the replica could not serve it");
+                ch.eventLoop().execute(() -> {
+                    var _ = ch.writeAndFlush(encode(ch.alloc(), id, answer), ch.voidPromise());
+                });
+            });
+        } catch (RejectedExecutionException e) {
+            answerError(ctx, id, WireFormat.ERR_OVERLOADED, "the replica's worker queue is full");
+        }
+    }
+
+    private static byte[] key(ByteBuf body) {
+        if (body.readableBytes() > Entry.MAX_KEY_BYTES) {
+            throw new IllegalArgumentException(
+                    "key of " + body.readableBytes() + " bytes exceeds " + Entry.MAX_KEY_BYTES);
+        }
+        byte[] key = new byte[body.readableBytes()];
+        body.readBytes(key);
+        return key;
+    }
+
+    private static ByteBuf encode(ByteBufAllocator alloc, int id, ReplicaBatch.Result result) {
+        return switch (result) {
+            case ReplicaBatch.Written w -> {
+                ByteBuf out = WireFormat.frame(alloc, id, WireFormat.OP_VERSION_IS, 8);
+                out.writeLongLE(w.version());
+                yield WireFormat.seal(out);
+            }
+            case ReplicaBatch.Found f
+            when f.entry() == null -> WireFormat.seal(WireFormat.frame(alloc, id, WireFormat.OP_ABSENT, 0));
+            case ReplicaBatch.Found f -> {
+                Entry e = java.util.Objects.requireNonNull(f.entry());
+                ByteBuf out = WireFormat.frame(alloc, id, WireFormat.OP_FOUND, (int) WireFormat.entrySize(e));
+                WireFormat.writeEntry(out, e);
+                yield WireFormat.seal(out);
+            }
+            case ReplicaBatch.Failed f -> WireFormat.error(alloc, id, WireFormat.ERR_FAILED, f.reason());
+            case ReplicaBatch.TooLarge t -> WireFormat.error(alloc, id, WireFormat.ERR_FAILED, "too large");
+        };
+    }
+
+    private static void answerError(ChannelHandlerContext ctx, int id, int code, String reason) {
+        var _ = ctx.write(WireFormat.error(ctx.alloc(), id, code, reason), ctx.voidPromise());
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("node-to-node v2 connection from {} failed", ctx.channel().remoteAddress(), cause);
+        var _ = ctx.close();
+    }
+}
