@@ -20,6 +20,7 @@ import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.SpeculativeRetry;
+import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.observe.NodeMetrics;
 import io.ringbase.observe.NodeStatus;
@@ -73,6 +74,8 @@ public final class Node implements AutoCloseable {
      *                         cluster, and nodes of different names refuse each other's requests
      * @param elastic          whether the membership comes from the metadata log, and how
      *                         ({@link ElasticOptions#STATIC}: the static {@code --cluster} list)
+     * @param writeProtocol    how a coordinator makes quorum writes ({@code --write-protocol}; default
+     *                         {@link WriteProtocol#DEFAULT})
      */
     public record Config(
             HttpServerConfig http,
@@ -88,8 +91,10 @@ public final class Node implements AutoCloseable {
             SpeculativeRetry speculativeRetry,
             TimeSource time,
             String clusterName,
-            ElasticOptions elastic) {
+            ElasticOptions elastic,
+            WriteProtocol writeProtocol) {
         public Config {
+            Objects.requireNonNull(writeProtocol, "writeProtocol");
             Objects.requireNonNull(elastic, "elastic");
             Membership.checkName(clusterName);
             if (replicaTimeoutMs <= 0) {
@@ -130,7 +135,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    ElasticOptions.STATIC);
+                    ElasticOptions.STATIC,
+                    WriteProtocol.DEFAULT);
         }
 
         /** This config with another topology (a joining node's, from the cluster metadata). */
@@ -149,7 +155,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    writeProtocol);
         }
 
         /** This config with its membership taken from the metadata log ({@code --metadata-port-offset}, {@code --join}). */
@@ -168,7 +175,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    options);
+                    options,
+                    writeProtocol);
         }
 
         /** A config with the default speculative retry and the system clock. */
@@ -250,7 +258,8 @@ public final class Node implements AutoCloseable {
                     retry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    writeProtocol);
         }
 
         /** This config with another storage engine. */
@@ -269,7 +278,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    writeProtocol);
         }
 
         /** This config with other clock options. */
@@ -288,7 +298,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    writeProtocol);
         }
 
         /** This config with metrics on or off. */
@@ -307,7 +318,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    writeProtocol);
         }
 
         /** This config with the access log on or off. */
@@ -326,7 +338,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     clusterName,
-                    elastic);
+                    elastic,
+                    writeProtocol);
         }
 
         /** This config with another wall clock (tests). */
@@ -345,7 +358,28 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     source,
                     clusterName,
-                    elastic);
+                    elastic,
+                    writeProtocol);
+        }
+
+        /** This config with another quorum write protocol ({@code --write-protocol}). */
+        public Config withWriteProtocol(WriteProtocol protocol) {
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    elastic,
+                    protocol);
         }
 
         /** This config with another cluster name ({@code --cluster-name}). */
@@ -364,7 +398,8 @@ public final class Node implements AutoCloseable {
                     speculativeRetry,
                     time,
                     name,
-                    elastic);
+                    elastic,
+                    writeProtocol);
         }
     }
 
