@@ -181,6 +181,14 @@ final class OneRoundWrite {
                 case TAKEN -> hinted.allStored();
                 case SPLIT -> {
                     split.increment();
+                    long n = split.sum();
+                    if (Long.bitCount(n) == 1 && round.refusedAny()) { // 1, 2, 4...: the count, not a line per write
+                        log.info(
+                                "quorum writes failed as possibly applied, taken by some replicas while others held a"
+                                        + " newer version: {} so far (one key written through several coordinators"
+                                        + " at once, or a replica that missed a write)",
+                                n);
+                    }
                     yield CompletableFuture.<Void>failedFuture(round.splitFailure(ack + extra, from + extra));
                 }
                 case REFUSED -> again(entry, ack, from, attempt, round.newest());
@@ -283,6 +291,11 @@ final class OneRoundWrite {
                     failures++;
                 }
             });
+        }
+
+        /** Whether some replica refused the write. */
+        synchronized boolean refusedAny() {
+            return refused > 0;
         }
 
         /** The newest version a replica refused with. */
