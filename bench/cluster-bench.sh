@@ -6,8 +6,11 @@
 #     -c, --conns      connections (default 64; env CONNS)
 #     --keys           keys prefilled for the GET scenarios (default 200000; env KEYS)
 #     --speculative-retry P[,P...]  one cluster run per policy, side by side (default: the node's, 99p)
-#     --internal-protocol P[,P...]  one cluster run per node-to-node protocol (v2, http), side by side,
-#                                   in the order given (http,v2,http,v2 alternates; default: v2)
+#     --write-protocol W[,W...]     one cluster run per quorum write protocol (one-round, abd), side by
+#                                   side (default: the node's, one-round)
+#     --internal-protocol P[,P...]  one cluster run per node-to-node protocol (v2, http), side by side
+#                                   (default: the node's, v2)
+#     --rounds N       run the cluster variants N times, alternating (default 1): on a noisy machine
 # Every server process (the single node, then all three cluster nodes) is pinned to SERVER_CPU (default
 # CPU 0) and wrk to WRK_CPU (CPU 1), so both setups get the same CPU budget; the cluster pays for its
 # replication within it. SERVER_CPU=0,1 lets the servers use both CPUs (shared with wrk).
@@ -23,8 +26,10 @@ while [ $# -gt 0 ]; do
     -c|--conns) CONNS=$2; shift 2 ;;
     --keys) KEYS=$2; shift 2 ;;
     --speculative-retry) RETRIES=$2; shift 2 ;;
-    --internal-protocol) PROTOCOLS=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --write-protocol) PROTOCOLS=$2; shift 2 ;;
+    --internal-protocol) PEER_PROTOCOLS=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -72,51 +77,60 @@ measure single-get "http://127.0.0.1:$P" get-random.lua
 measure single-put "http://127.0.0.1:$P" put.lua
 stop_all
 
-# ------------------------------------------------------------------ 3-node cluster (once per policy)
+# ------------------------------------------------------------------ 3-node cluster (once per variant)
 IFS=, read -r -a POLICIES <<<"${RETRIES:-99p}"
-IFS=, read -r -a PROTOS <<<"${PROTOCOLS:-v2}"
-for pi in "${!PROTOS[@]}"; do
-proto=${PROTOS[$pi]}
-for policy in "${POLICIES[@]}"; do
-  C="cluster-$policy-$proto$([ "$pi" = 0 ] || echo "-$pi")" # a protocol may be listed twice (alternating runs)
+IFS=, read -r -a PROTOS <<<"${PROTOCOLS:-one-round}"
+IFS=, read -r -a PEERS <<<"${PEER_PROTOCOLS:-v2}"
+VARIANTS=()
+for round in $(seq 1 "${ROUNDS:-1}"); do
+  for peer in "${PEERS[@]}"; do
+    for proto in "${PROTOS[@]}"; do
+      for policy in "${POLICIES[@]}"; do
+        VARIANTS+=("$policy/$proto/$peer/$round")
+      done
+    done
+  done
+done
+for variant in "${VARIANTS[@]}"; do
+  IFS=/ read -r policy proto peer round <<<"$variant"
+  C="cluster-$policy-$proto-$peer-$round"
   P1=$(free_port); P2=$(free_port); P3=$(free_port)
   LIST="http://127.0.0.1:$P1,http://127.0.0.1:$P2,http://127.0.0.1:$P3"
   rm -rf "$WORK/node1" "$WORK/node2" "$WORK/node3"
-  start_node node1 "$P1" --cluster "$LIST" --self "http://127.0.0.1:$P1" --speculative-retry "$policy" \
-    --internal-protocol "$proto"
-  start_node node2 "$P2" --cluster "$LIST" --self "http://127.0.0.1:$P2" --speculative-retry "$policy" \
-    --internal-protocol "$proto"
-  start_node node3 "$P3" --cluster "$LIST" --self "http://127.0.0.1:$P3" --speculative-retry "$policy" \
-    --internal-protocol "$proto"
+  for i in 1 2 3; do
+    port=P$i
+    start_node "node$i" "${!port}" --cluster "$LIST" --self "http://127.0.0.1:${!port}" --speculative-retry "$policy" \
+      --write-protocol "$proto" --internal-protocol "$peer"
+  done
   setup "$C" "http://127.0.0.1:$P1"
   code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P3/v0/entity?id=$((KEYS - 1))")
   echo "spot check: key $((KEYS - 1)) written through node 1, read through node 3 -> $code"
   [ "$code" = 200 ] || die "spot check failed"
   measure "$C-get" "http://127.0.0.1:$P1" get-random.lua
   measure "$C-put" "http://127.0.0.1:$P1" put.lua
-  echo "node1 speculative reads: $(curl -s "http://127.0.0.1:$P1/metrics" | sed -n 's/^ringbase_speculative_reads_total //p')"
+  metrics=$(curl -s "http://127.0.0.1:$P1/metrics")
+  echo "node1 speculative reads: $(sed -n 's/^ringbase_speculative_reads_total //p' <<<"$metrics")," \
+    "write re-stamps: $(sed -n 's/^ringbase_write_restamps_total //p' <<<"$metrics")," \
+    "write splits: $(sed -n 's/^ringbase_write_splits_total //p' <<<"$metrics")"
   for n in node1 node2 node3; do
     c=$(grep -cE 'WARN|ERROR' "$WORK/$n/log" || true)
     echo "$n log: $c WARN/ERROR lines"; grep -E 'WARN|ERROR' "$WORK/$n/log" | head -n 5 | sed 's/^/  | /' || true
   done
   stop_all
 done
-done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
 echo
 echo "== summary: cluster (3 nodes, default ack=2 from=3, all through node 1) / single node, this run"
-printf '%-6s %-10s %-5s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' op spec_retry proto single_rps cluster_rps ratio single_p50 \
+printf '%-6s %-22s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' op variant single_rps cluster_rps ratio single_p50 \
   single_p99 clus_p50 clus_p99 cluster_statuses
 for op in get put; do
-  for pi in "${!PROTOS[@]}"; do
-  proto=${PROTOS[$pi]}
-  for policy in "${POLICIES[@]}"; do
-    C="cluster-$policy-$proto$([ "$pi" = 0 ] || echo "-$pi")-$op"
-    printf '%-6s %-10s %-5s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' "$op" "$policy" "$proto" "${RPS[single-$op]}" "${RPS[$C]}" \
+  for variant in "${VARIANTS[@]}"; do
+    IFS=/ read -r policy proto peer round <<<"$variant"
+    C="cluster-$policy-$proto-$peer-$round-$op"
+    printf '%-6s %-22s %12s %12s %7s | %9s %9s | %9s %9s | %s\n' "$op" "$variant" "${RPS[single-$op]}" "${RPS[$C]}" \
       "$(ratio "${RPS[$C]}" "${RPS[single-$op]}")" "$(ms "${P50[single-$op]}")" "$(ms "${P99[single-$op]}")" \
       "$(ms "${P50[$C]}")" "$(ms "${P99[$C]}")" "${STAT[$C]}"
-  done
   done
 done

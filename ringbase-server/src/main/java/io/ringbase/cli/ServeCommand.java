@@ -8,6 +8,7 @@ import io.ringbase.cluster.elastic.ElasticOptions;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.SpeculativeRetry;
+import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.node.Node;
 import io.ringbase.os.ProcessAge;
@@ -276,6 +277,16 @@ public final class ServeCommand implements Callable<Integer> {
     String speculativeRetry;
 
     @Option(
+            names = "--write-protocol",
+            defaultValue = "one-round",
+            paramLabel = "PROTOCOL",
+            description = "How a coordinator makes a quorum write (ack > from/2) linearizable: one-round sends it "
+                    + "once under this node's clock, counts only replicas that took it and re-stamps it above a "
+                    + "newer version when every replica held one; abd reads the key's version from ack replicas "
+                    + "first (one more round trip) (default: ${DEFAULT-VALUE}).")
+    String writeProtocol;
+
+    @Option(
             names = "--cluster-secret-file",
             paramLabel = "FILE",
             description =
@@ -535,7 +546,8 @@ public final class ServeCommand implements Callable<Integer> {
                             TimeSource.SYSTEM,
                             clusterName)
                     .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRateBytes()))
-                    .withPeerProtocol(PeerProtocol.parse(internalProtocol));
+                    .withPeerProtocol(PeerProtocol.parse(internalProtocol))
+                    .withWriteProtocol(WriteProtocol.parse(writeProtocol));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

@@ -60,6 +60,11 @@ public abstract sealed class QuorumException extends Exception {
      * background queue was full when it would have started the next attempt ({@link #queueFull}). The write
      * is stored on {@code stored} replicas under a version that loses, so it may or may not be visible.
      * Nothing timed out: every replica counted answered.
+     *
+     * <p>A one-round quorum write ({@code --write-protocol one-round}) fails this way when no replica took
+     * it on any attempt ({@link #notAccepted}: nothing was applied), or when some took it and others held a
+     * newer version while fewer than {@code ack} took it ({@link #split}: it may have been applied, ordered
+     * before the newer write).
      */
     public static final class LostToNewerVersions extends QuorumException {
         private LostToNewerVersions(String message, int ack, int from) {
@@ -86,6 +91,34 @@ public abstract sealed class QuorumException extends Exception {
                             + ", but a newer version of the key was already there (attempt " + attempt + " of "
                             + maxAttempts + "), and the write was not written again above it: this"
                             + " coordinator's background queue is full; " + LOSES,
+                    ack,
+                    from);
+        }
+
+        /**
+         * A one-round quorum write met a newer version on every replica that answered, on each of
+         * {@code attempts} attempts (re-stamped above the newest one met each time): no replica took it.
+         */
+        public static LostToNewerVersions notAccepted(int ack, int from, int attempts) {
+            return new LostToNewerVersions(
+                    "lost to newer versions: on each of " + attempts + " attempts every replica that answered ("
+                            + ack + " of " + from + " needed) already held a newer version of the key (writes"
+                            + " through coordinators with clocks ahead, or a key written very often); no replica"
+                            + " took the write",
+                    ack,
+                    from);
+        }
+
+        /**
+         * A one-round quorum write was taken by {@code accepted} replicas, fewer than {@code ack}, while
+         * {@code newer} others held a newer version (a concurrent write of the key) and the rest timed out or
+         * failed: it may have been applied, ordered before that newer write, and is not written again.
+         */
+        public static LostToNewerVersions split(int ack, int from, int accepted, int newer, int timedOut, int failed) {
+            return new LostToNewerVersions(
+                    "lost to a concurrent write: " + accepted + " of " + from + " replicas took the write, " + ack
+                            + " needed, " + newer + " held a newer version (" + timedOut + " timed out, " + failed
+                            + " failed); the write may have been applied, ordered before the newer one",
                     ack,
                     from);
         }

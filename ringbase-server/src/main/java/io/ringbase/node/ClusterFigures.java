@@ -87,6 +87,16 @@ final class ClusterFigures implements ClusterSource {
     }
 
     @Override
+    public long writesRestamped() {
+        return coordinator.writesRestamped();
+    }
+
+    @Override
+    public long writesSplit() {
+        return coordinator.writesSplit();
+    }
+
+    @Override
     public RepairStatus repair() {
         return repair.status();
     }

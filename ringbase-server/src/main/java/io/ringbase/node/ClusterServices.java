@@ -195,7 +195,8 @@ final class ClusterServices implements NodeServices {
                 background,
                 config.speculativeRetry(),
                 new SpeculationTimers(ioGroup),
-                time);
+                time,
+                config.writeProtocol());
         opened = coordinator;
         repairSource = new RepairSource(engine, coordinator::placement);
         // repair pulls no faster than streaming: both move data in the background, beside client requests

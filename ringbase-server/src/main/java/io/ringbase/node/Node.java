@@ -20,6 +20,7 @@ import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.SpeculativeRetry;
+import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.observe.NodeMetrics;
@@ -76,6 +77,8 @@ public final class Node implements AutoCloseable {
      *                         ({@link ElasticOptions#STATIC}: the static {@code --cluster} list)
      * @param peerProtocol     how this node calls its replicas ({@code --internal-protocol}; default
      *                         {@link PeerProtocol#V2}, HTTP for peers that do not speak it)
+     * @param writeProtocol    how a coordinator makes quorum writes ({@code --write-protocol}; default
+     *                         {@link WriteProtocol#DEFAULT})
      */
     public record Config(
             HttpServerConfig http,
@@ -92,8 +95,10 @@ public final class Node implements AutoCloseable {
             TimeSource time,
             String clusterName,
             ElasticOptions elastic,
-            PeerProtocol peerProtocol) {
+            PeerProtocol peerProtocol,
+            WriteProtocol writeProtocol) {
         public Config {
+            Objects.requireNonNull(writeProtocol, "writeProtocol");
             Objects.requireNonNull(elastic, "elastic");
             Objects.requireNonNull(peerProtocol, "peerProtocol");
             Membership.checkName(clusterName);
@@ -123,7 +128,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     elastic,
-                    protocol);
+                    protocol,
+                    writeProtocol);
         }
 
         /** A config of a static cluster (no metadata log). */
@@ -156,7 +162,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     ElasticOptions.STATIC,
-                    PeerProtocol.DEFAULT);
+                    PeerProtocol.DEFAULT,
+                    WriteProtocol.DEFAULT);
         }
 
         /** This config with another topology (a joining node's, from the cluster metadata). */
@@ -176,7 +183,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
 
         /** This config with its membership taken from the metadata log ({@code --metadata-port-offset}, {@code --join}). */
@@ -196,7 +204,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     options,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
 
         /** A config with the default speculative retry and the system clock. */
@@ -279,7 +288,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
 
         /** This config with another storage engine. */
@@ -299,7 +309,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
 
         /** This config with other clock options. */
@@ -319,7 +330,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
 
         /** This config with metrics on or off. */
@@ -339,7 +351,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
 
         /** This config with the access log on or off. */
@@ -359,7 +372,8 @@ public final class Node implements AutoCloseable {
                     time,
                     clusterName,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
 
         /** This config with another wall clock (tests). */
@@ -379,7 +393,29 @@ public final class Node implements AutoCloseable {
                     source,
                     clusterName,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
+        }
+
+        /** This config with another quorum write protocol ({@code --write-protocol}). */
+        public Config withWriteProtocol(WriteProtocol protocol) {
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    elastic,
+                    peerProtocol,
+                    protocol);
         }
 
         /** This config with another cluster name ({@code --cluster-name}). */
@@ -399,7 +435,8 @@ public final class Node implements AutoCloseable {
                     time,
                     name,
                     elastic,
-                    peerProtocol);
+                    peerProtocol,
+                    writeProtocol);
         }
     }
 

@@ -40,6 +40,22 @@ public interface ClusterSource {
     /** Reads sent to one more replica because a speculative retry's delay passed, since the node started. */
     long speculativeReads();
 
+    /**
+     * One-round quorum writes sent again above a newer version because every replica already held one
+     * (a coordinator clock behind another's), since the node started.
+     */
+    default long writesRestamped() {
+        return 0;
+    }
+
+    /**
+     * One-round quorum writes failed as possibly applied: some replicas took them while others held a newer
+     * version (one key written through several coordinators at once), since the node started.
+     */
+    default long writesSplit() {
+        return 0;
+    }
+
     /** Anti-entropy repair's state and progress. */
     RepairStatus repair();
 

@@ -367,6 +367,14 @@ public final class NodeMetrics {
                     "ringbase_speculative_reads",
                     "Reads sent to one more replica because the speculative retry delay passed",
                     cluster.speculativeReads()));
+            out.add(counter(
+                    "ringbase_write_restamps",
+                    "One-round quorum writes sent again above a newer version every replica held",
+                    cluster.writesRestamped()));
+            out.add(counter(
+                    "ringbase_write_splits",
+                    "One-round quorum writes failed as possibly applied: taken by some replicas, newer on others",
+                    cluster.writesSplit()));
 
             GaugeSnapshot.Builder state = GaugeSnapshot.builder()
                     .name("ringbase_node_state")

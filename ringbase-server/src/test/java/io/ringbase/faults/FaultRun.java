@@ -120,6 +120,10 @@ final class FaultRun {
         resetNetwork();
         List<String> flags = new ArrayList<>(NODE_FLAGS);
         flags.addAll(tombstones.flags());
+        String protocol = System.getProperty("ringbase.faults.writeProtocol", "");
+        if (!protocol.isBlank()) { // e.g. abd, to compare with the node's default
+            flags.addAll(List.of("--write-protocol", protocol));
+        }
         NsCluster cluster = new NsCluster(SuiteSettings.NODES, dir, pidFile, flags, nemesis.membership());
         origin = System.nanoTime();
         History history = new History(origin);
@@ -278,6 +282,7 @@ final class FaultRun {
             }
         }
         noteUnexpectedExits(cluster);
+        notes.add(WriteRestamps.note(cluster.everyNode()));
         saveFailures(history, verdicts, registers, setOps, cluster);
         return new Checked(verdicts, ok, failed, unknown, FaultLatency.byCoordinator(all, faultWindows));
     }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
@@ -55,9 +54,10 @@ import org.slf4j.LoggerFactory;
  *       differ writes the newest back until {@code ack} replicas hold it before it answers (so quorum
  *       reads never go backwards: ABD); other reads repair the stale replicas in the background once
  *       every replica asked has answered, without delaying the response.</li>
- *   <li><b>Quorum writes</b> ({@code ack > from/2}) read the key's version from {@code ack} replicas
- *       first and write above it (ABD's two phases, see {@code quorumWrite}), so together with quorum
- *       reads single-key operations are linearizable.</li>
+ *   <li><b>Quorum writes</b> ({@code ack > from/2}) are made so that, with quorum reads, single-key
+ *       operations are linearizable: by default in one round trip, counting only replicas that took the
+ *       write ({@link OneRoundWrite}), or with {@link WriteProtocol#ABD} in ABD's two phases (the key's
+ *       version read from {@code ack} replicas first, see {@code quorumWrite}).</li>
  *   <li>Every version seen in a remote answer advances the node's {@link HybridLogicalClock}; an answer
  *       whose version the clock refuses as too far ahead of it ({@link ClockOffsetException}) counts as a
  *       failed answer.</li>
@@ -78,7 +78,6 @@ public final class Coordinator {
     private final ReplicaDirectory replicas;
 
     private final Liveness liveness;
-    private final HintSink hints;
     private final HybridLogicalClock clock;
     private final Executor background;
     private final ReadRepair readRepair;
@@ -87,6 +86,9 @@ public final class Coordinator {
     private final ReadLatency latency;
     private final LongAdder speculated = new LongAdder();
     private final PeerProbes probes;
+    private final WriteProtocol writeProtocol;
+    private final OneRoundWrite oneRound;
+    private final PlainWrite plain;
 
     /**
      * A coordinator that sends every read to all replicas at once ({@link SpeculativeRetry#ALWAYS}),
@@ -128,7 +130,7 @@ public final class Coordinator {
 
     /**
      * As {@link #Coordinator(Topology, List, Liveness, HintSink, HybridLogicalClock, Executor, SpeculativeRetry,
-     * Scheduler)}, with {@code time} the wall clock the failure detector records when a node went down.
+     * Scheduler, TimeSource, WriteProtocol)} with the default write protocol ({@link WriteProtocol#DEFAULT}).
      */
     public Coordinator(
             Topology topology,
@@ -140,13 +142,32 @@ public final class Coordinator {
             SpeculativeRetry retry,
             Scheduler scheduler,
             TimeSource time) {
+        this(topology, replicas, liveness, hints, clock, background, retry, scheduler, time, WriteProtocol.DEFAULT);
+    }
+
+    /**
+     * As {@link #Coordinator(Topology, List, Liveness, HintSink, HybridLogicalClock, Executor, SpeculativeRetry,
+     * Scheduler)}, with {@code time} the wall clock the failure detector records when a node went down.
+     *
+     * @param writeProtocol how quorum writes are made ({@code --write-protocol})
+     */
+    public Coordinator(
+            Topology topology,
+            List<Replica> replicas,
+            Liveness liveness,
+            HintSink hints,
+            HybridLogicalClock clock,
+            Executor background,
+            SpeculativeRetry retry,
+            Scheduler scheduler,
+            TimeSource time,
+            WriteProtocol writeProtocol) {
         if (replicas.size() != topology.size()) {
             throw new IllegalArgumentException(replicas.size() + " replicas for " + topology.size() + " nodes");
         }
         this.placement = Placement.of(topology);
         this.replicas = new ReplicaDirectory(replicas);
         this.liveness = liveness;
-        this.hints = hints;
         this.clock = clock;
         this.background = background;
         this.retry = retry;
@@ -154,6 +175,10 @@ public final class Coordinator {
         this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
         this.probes = new PeerProbes(topology.self(), this.replicas::members, this.replicas::get, liveness, time);
         this.readRepair = new ReadRepair(this::replica, probes::classify, liveness, background);
+        this.writeProtocol = writeProtocol;
+        this.oneRound =
+                new OneRoundWrite(() -> this.placement, this::replica, probes, liveness, hints, clock, background);
+        this.plain = new PlainWrite(() -> this.placement, this::replica, probes, liveness, hints, clock, background);
     }
 
     /** The placement requests use now. */
@@ -215,6 +240,27 @@ public final class Coordinator {
         return speculated.sum();
     }
 
+    /** How this coordinator makes quorum writes. */
+    public WriteProtocol writeProtocol() {
+        return writeProtocol;
+    }
+
+    /**
+     * One-round quorum writes sent again under a newer version because every replica held a newer one
+     * ({@link OneRoundWrite}); 0 under ABD.
+     */
+    public long writesRestamped() {
+        return oneRound.restamped();
+    }
+
+    /**
+     * One-round quorum writes failed as possibly applied because some replicas took them while others held
+     * a newer version ({@link OneRoundWrite}); 0 under ABD.
+     */
+    public long writesSplit() {
+        return oneRound.split();
+    }
+
     /** Read-repair writes started so far (before answering and in the background). */
     public long readRepairs() {
         return readRepair.writes();
@@ -228,9 +274,11 @@ public final class Coordinator {
      */
     public CompletableFuture<Void> write(Entry entry, int ack, int from) {
         if (isQuorum(ack, from)) {
-            return quorumWrite(entry, ack, from);
+            return writeProtocol == WriteProtocol.ONE_ROUND
+                    ? oneRound.write(entry, ack, from)
+                    : quorumWrite(entry, ack, from);
         }
-        return write(entry, ack, from, 1);
+        return plain.write(entry, ack, from);
     }
 
     /**
@@ -286,7 +334,7 @@ public final class Coordinator {
                     ? entry
                     : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
             List<NodeId> up = targets == readTargets ? readUp : probes.up(targets, true);
-            return writeWithPending(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, pending, false);
+            return plain.writeWithPending(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, pending, false);
         });
     }
 
@@ -331,146 +379,6 @@ public final class Coordinator {
 
     /** Times a coordinator re-versions a write that lost to a newer version it had not seen. */
     static final int MAX_WRITE_ATTEMPTS = 3;
-
-    private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
-        Placement p = placement;
-        long hash = Ring.keyHash(entry.key());
-        List<NodeId> targets = p.writeReplicas(p.readReplicas(hash, checkAck(p, ack, from)));
-        List<NodeId> pending = p.pendingReplicas(hash, targets, from);
-        List<NodeId> up = probes.up(targets, true);
-        if (up.size() < ack) {
-            return probes.afterProbing(
-                    targets,
-                    ack,
-                    from,
-                    true,
-                    background,
-                    nowUp -> writeWithPending(entry, ack, from, attempt, targets, nowUp, pending, true));
-        }
-        return writeWithPending(entry, ack, from, attempt, targets, up, pending, true);
-    }
-
-    /**
-     * A write to {@code targets} (of which {@code up} are up) and to the {@code pending} replicas of a
-     * membership change: each pending replica adds one to the acknowledgements needed and to the replicas
-     * written, as Cassandra's pending ranges do, so that the acknowledged copies form a quorum of the old
-     * placement and of the new one.
-     */
-    private CompletableFuture<Void> writeWithPending(
-            Entry entry,
-            int ack,
-            int from,
-            int attempt,
-            List<NodeId> targets,
-            List<NodeId> up,
-            List<NodeId> pending,
-            boolean reversion) {
-        if (pending.isEmpty()) {
-            return write(entry, ack, from, attempt, targets, up, reversion, ack, from);
-        }
-        List<NodeId> allTargets = new ArrayList<>(targets);
-        allTargets.addAll(pending);
-        List<NodeId> allUp = new ArrayList<>(up);
-        allUp.addAll(probes.up(pending, true));
-        int extra = pending.size();
-        if (allUp.size() < ack + extra) { // as for any write: probe the ones believed down before refusing
-            return probes.afterProbing(
-                    allTargets,
-                    ack + extra,
-                    from + extra,
-                    true,
-                    background,
-                    nowUp -> write(entry, ack + extra, from + extra, attempt, allTargets, nowUp, reversion, ack, from));
-        }
-        return write(entry, ack + extra, from + extra, attempt, allTargets, allUp, reversion, ack, from);
-    }
-
-    /**
-     * Sends {@code entry} to {@code up}, hints the other {@code targets}. A re-sent write starts over from the
-     * request's own {@code requestAck} of {@code requestFrom}. With {@code reversion}, an ack
-     * answer holding a newer version makes the write be sent again under a newer version (up to
-     * {@link #MAX_WRITE_ATTEMPTS} in all); without, such an answer counts as an acknowledgement.
-     */
-    private CompletableFuture<Void> write(
-            Entry entry,
-            int ack,
-            int from,
-            int attempt,
-            List<NodeId> targets,
-            List<NodeId> up,
-            boolean reversion,
-            int requestAck,
-            int requestFrom) {
-        HintWaits hinted = new HintWaits();
-        for (NodeId t : targets) {
-            if (!up.contains(t)) {
-                hinted.add(hints.hint(t, entry));
-            }
-        }
-        Tally<Long> tally = new Tally<>(ack, from, up.size());
-        NodeId self = placement.self();
-        for (NodeId t : up) {
-            if (!t.equals(self)) {
-                var _ = replica(t).writeChecked(entry).whenComplete((stored, failure) -> {
-                    if (failure == null) {
-                        liveness.markAnswered(t);
-                        if (stored > entry.version() && !observed(t, stored)) {
-                            tally.failed(Tally.Kind.FAILED); // it holds a version from a clock too far ahead
-                            return;
-                        }
-                        tally.answer(t, stored);
-                    } else {
-                        hinted.add(hints.hint(t, entry));
-                        Tally.Kind kind = probes.classify(t, failure);
-                        if (unwrap(failure) instanceof ReplicaException.Failed) {
-                            var _ = probes.probe(
-                                    t); // an error answer: ask whether its engine can still write (shared ping)
-                        }
-                        tally.failed(kind);
-                    }
-                });
-            }
-        }
-        if (up.contains(self)) { // last: the remote writes are already on their way
-            var _ = replica(self).writeChecked(entry).whenComplete((stored, failure) -> {
-                if (failure == null) {
-                    tally.answer(self, stored);
-                } else {
-                    log.error("local write of a replicated entry failed", unwrap(failure));
-                    tally.failed(Tally.Kind.FAILED);
-                }
-            });
-        }
-        return tally.result.thenCompose(answers -> {
-            long newest = entry.version();
-            for (Tally.Answer<Long> a : answers) {
-                newest = Math.max(newest, a.value());
-            }
-            if (newest == entry.version() || !reversion) {
-                return hinted.allStored(); // below: a quorum write meeting a newer version met a concurrent write
-            }
-            // An acking replica already held a newer version of the key: a write this coordinator's clock
-            // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
-            // write came later in real time, so it must win: write it again above that version. (Only for
-            // writes below a quorum, which promise no order: quorum writes read versions first instead.)
-            // every answer's version was observed when it came (a remote one) or is this node's own
-            Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
-            if (attempt >= MAX_WRITE_ATTEMPTS) {
-                return CompletableFuture.<Void>failedFuture(
-                        QuorumException.LostToNewerVersions.afterAttempts(ack, from, answers.size(), attempt));
-            }
-            log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
-            try { // off the answering thread: the local replica may block
-                @SuppressWarnings("FutureReturnValueIgnored") // the nested future is flattened right below
-                CompletableFuture<CompletableFuture<Void>> nested = CompletableFuture.supplyAsync(
-                        () -> write(again, requestAck, requestFrom, attempt + 1), background);
-                return nested.thenCompose(f -> f);
-            } catch (RejectedExecutionException e) { // the background queue is full: give up here
-                return CompletableFuture.<Void>failedFuture(QuorumException.LostToNewerVersions.queueFull(
-                        ack, from, answers.size(), attempt, MAX_WRITE_ATTEMPTS));
-            }
-        });
-    }
 
     /**
      * Reads {@code key} from its first {@code from} replicas, asking them as the {@link SpeculativeRetry}
@@ -593,7 +501,7 @@ public final class Coordinator {
         return 2 * ack > from;
     }
 
-    private static int checkAck(Placement placement, int ack, int from) {
+    static int checkAck(Placement placement, int ack, int from) {
         int rf = placement.replicationFactor();
         if (from <= 0 || from > rf || ack <= 0 || ack > from) {
             throw new IllegalArgumentException(
@@ -607,6 +515,11 @@ public final class Coordinator {
      * as too far ahead ({@link HybridLogicalClock#observe}, which logs it): the answer must not be used.
      */
     private boolean observed(NodeId node, long version) {
+        return observed(clock, node, version);
+    }
+
+    /** {@link #observed(NodeId, long)} on {@code clock}. */
+    static boolean observed(HybridLogicalClock clock, NodeId node, long version) {
         try {
             clock.observe(version);
             return true;

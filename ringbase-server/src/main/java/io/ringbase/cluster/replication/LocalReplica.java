@@ -228,12 +228,17 @@ public final class LocalReplica implements Replica {
     }
 
     /**
-     * As {@link #applyChecked}, but only if the engine takes the write without waiting
-     * ({@link StorageEngine#tryApply}); {@link #NOT_APPLIED} if it declined (nothing was written).
+     * As {@link #applyChecked}, but only if answering needs no disk read ({@link StorageEngine#tryRead}) and
+     * the engine takes the write without waiting ({@link StorageEngine#tryApply}); {@link #NOT_APPLIED} if
+     * either would wait (nothing was written).
      *
      * @throws IOException if the engine fails
      */
     public static long tryApplyChecked(StorageEngine engine, Entry entry) throws IOException {
+        long held = tryWriteResult(engine, entry);
+        if (held == NOT_APPLIED || held != entry.version()) {
+            return held; // would wait, or the replica holds a newer entry: not written
+        }
         byte[] value = entry.value();
         if (!engine.tryApply(
                 entry.key(),
@@ -242,18 +247,31 @@ public final class LocalReplica implements Replica {
                 value == null ? null : java.lang.foreign.MemorySegment.ofArray(value))) {
             return NOT_APPLIED;
         }
-        return writeResult(engine, entry);
+        return entry.version();
     }
 
     /**
-     * Applies {@code entry} and returns {@link Replica#writeResult} of it against the entry the engine
-     * holds for its key afterwards.
+     * Applies {@code entry} unless the engine already holds a newer entry of its key, and returns
+     * {@link Replica#writeResult} of it against the entry held before: its own version if it was written
+     * (it was newer, or the very entry held), else the version a rewrite must exceed, having written nothing.
+     *
+     * <p>The check comes before the write, not after: a write answered as refused must never have been the
+     * newest entry here, even for an instant, because a one-round quorum write that every replica refused is
+     * sent again under a newer version ({@link OneRoundWrite}); a concurrent read between a write and a
+     * check after it could have seen it. A newer entry landing between the check and the write makes the
+     * answer say "written" for an entry that is not the newest: harmless, since it was older than nothing
+     * held when checked. An older entry is not written at all (the engine would store it, invisible, for
+     * nothing).
      *
      * @throws IOException if the engine fails
      */
     public static long applyChecked(StorageEngine engine, Entry entry) throws IOException {
+        long held = writeResult(engine, entry);
+        if (held != entry.version()) {
+            return held;
+        }
         engine.apply(entry);
-        return writeResult(engine, entry);
+        return entry.version();
     }
 
     /**
@@ -270,12 +288,30 @@ public final class LocalReplica implements Replica {
             if (!engine.read(written.key(), held)) {
                 return written.version();
             }
-            long version = held.version();
-            if (version != written.version()) {
-                return Math.max(version, written.version()); // older: the write won; newer: the version to beat
-            }
-            return Replica.writeResult(written, held.toEntry());
+            return writeResult(written, held);
         }
+    }
+
+    /** {@link #writeResult(StorageEngine, Entry)}, or {@link #NOT_APPLIED} if the read would wait for the disk. */
+    static long tryWriteResult(StorageEngine engine, Entry written) throws IOException {
+        ReadCursor held = CURSOR.get();
+        try {
+            return switch (engine.tryRead(written.key(), held)) {
+                case FOUND -> writeResult(written, held);
+                case NOT_FOUND -> written.version();
+                case WOULD_WAIT -> NOT_APPLIED;
+            };
+        } finally {
+            held.close();
+        }
+    }
+
+    private static long writeResult(Entry written, ReadCursor held) {
+        long version = held.version();
+        if (version != written.version()) {
+            return Math.max(version, written.version()); // older: the write wins; newer: the version to beat
+        }
+        return Replica.writeResult(written, held.toEntry());
     }
 
     @Override

@@ -125,6 +125,21 @@ class CoordinatorTest {
             },
             clock,
             Runnable::run);
+    /** As {@link #coordinator}, making quorum writes in ABD's two phases. */
+    final Coordinator abd = new Coordinator(
+            TOPOLOGY,
+            List.of(r0, r1, r2),
+            liveness,
+            (target, entry) -> {
+                hinted.add(target);
+                return CompletableFuture.completedFuture(null);
+            },
+            clock,
+            Runnable::run,
+            SpeculativeRetry.ALWAYS,
+            null,
+            io.ringbase.clock.TimeSource.SYSTEM,
+            WriteProtocol.ABD);
 
     static Entry value(long version, String v) {
         return Entry.value(KEY, version, v.getBytes(StandardCharsets.UTF_8));
@@ -215,7 +230,7 @@ class CoordinatorTest {
         r2.stored = value(elsewhere, "earlier write");
         Entry mine = value(clock.now(), "later write");
         assertThat(mine.version()).isLessThan(elsewhere);
-        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        abd.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
         for (FakeReplica r : List.of(r0, r1, r2)) {
             assertThat(new String(r.stored.value(), StandardCharsets.UTF_8))
                     .as("on %s", r.node)
@@ -229,7 +244,7 @@ class CoordinatorTest {
         long elsewhere = HybridLogicalClock.fromPhysicalMs(1_000) + 500; // acknowledged through another node
         r1.stored = value(elsewhere, "earlier write");
         r2.stored = value(elsewhere, "earlier write");
-        coordinator.write(value(clock.now(), "later write"), 2, 3).get(5, TimeUnit.SECONDS);
+        abd.write(value(clock.now(), "later write"), 2, 3).get(5, TimeUnit.SECONDS);
         assertThat(r0.writes)
                 .as("one write per replica, already above the version read")
                 .hasSize(1);
@@ -246,7 +261,7 @@ class CoordinatorTest {
             r1.stored = Entry.newer(r1.stored, concurrent); // lands between the two phases
             return CompletableFuture.completedFuture(null);
         };
-        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        abd.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
         for (FakeReplica r : List.of(r0, r1, r2)) {
             for (Entry e : r.writes) {
                 assertThat(e.version()).as("write on %s", r.node).isEqualTo(mine.version());
@@ -277,7 +292,7 @@ class CoordinatorTest {
         r2.stored = value(elsewhere, "earlier write");
         Entry mine = value(clock.now(), "later write");
 
-        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        abd.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
 
         for (FakeReplica r : List.of(r0, r1, r2)) {
             assertThat(r.writes).as("writes to %s", r.node).hasSize(1);
@@ -294,7 +309,7 @@ class CoordinatorTest {
             };
         }
 
-        coordinator.write(value(clock.now(), "v"), 2, 3).get(5, TimeUnit.SECONDS);
+        abd.write(value(clock.now(), "v"), 2, 3).get(5, TimeUnit.SECONDS);
 
         assertThat(r0.writes).hasSize(1);
         assertThat(r1.writes).hasSize(1);
@@ -307,7 +322,7 @@ class CoordinatorTest {
         Entry delete = Entry.tombstone(KEY, mine.version());
         r1.stored = delete;
         r2.stored = delete;
-        coordinator.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
+        abd.write(mine, 2, 3).get(5, TimeUnit.SECONDS);
         for (FakeReplica r : List.of(r0, r1, r2)) {
             assertThat(r.stored.value()).as("on %s", r.node).isNotNull();
             assertThat(new String(r.stored.value(), StandardCharsets.UTF_8))
@@ -350,7 +365,7 @@ class CoordinatorTest {
     void failingReplicasGiveNotEnoughAnswers() throws Exception {
         r1.fails(n -> new ReplicaException.Timeout(n, 1000));
         r2.fails(n -> new ReplicaException.Failed(n, "500", null));
-        Throwable write = cause(coordinator.write(value(5, "v"), 2, 3));
+        Throwable write = cause(abd.write(value(5, "v"), 2, 3));
         assertThat(write)
                 .isInstanceOf(QuorumException.NotEnoughAnswers.class)
                 .hasMessageStartingWith("timeout:")

@@ -55,6 +55,10 @@ class SpeculativeRetryTest {
     final List<Runnable> background = Collections.synchronizedList(new ArrayList<>());
 
     Coordinator coordinator(SpeculativeRetry retry) {
+        return coordinator(retry, WriteProtocol.DEFAULT);
+    }
+
+    Coordinator coordinator(SpeculativeRetry retry, WriteProtocol protocol) {
         return new Coordinator(
                 TOPOLOGY,
                 List.of(r0, r1, r2),
@@ -63,7 +67,9 @@ class SpeculativeRetryTest {
                 clock,
                 background::add,
                 retry,
-                timers);
+                timers,
+                io.ringbase.clock.TimeSource.SYSTEM,
+                protocol);
     }
 
     final Coordinator coordinator = coordinator(SpeculativeRetry.DEFAULT);
@@ -266,7 +272,9 @@ class SpeculativeRetryTest {
     @Test
     void aQuorumWriteReadsVersionsFromAckReplicasFirst() throws Exception {
         storeEverywhere(value(5, "v"));
-        coordinator.write(value(3, "w"), 2, 3).get(5, TimeUnit.SECONDS);
+        coordinator(SpeculativeRetry.DEFAULT, WriteProtocol.ABD)
+                .write(value(3, "w"), 2, 3)
+                .get(5, TimeUnit.SECONDS);
         // the version phase asked two replicas (two calls each: version read, then the write); the third got the write
         assertThat(r0.calls).isEqualTo(2);
         assertThat(remote(0).calls).isEqualTo(2);
