@@ -278,7 +278,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(
             names = "--write-protocol",
-            defaultValue = "one-round",
+            defaultValue = "abd",
             paramLabel = "PROTOCOL",
             description = "How a coordinator makes a quorum write (ack > from/2) linearizable: one-round sends it "
                     + "once under this node's clock, counts only replicas that took it and re-stamps it above a "
