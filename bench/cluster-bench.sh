@@ -7,7 +7,7 @@
 #     --keys           keys prefilled for the GET scenarios (default 200000; env KEYS)
 #     --speculative-retry P[,P...]  one cluster run per policy, side by side (default: the node's, 99p)
 #     --write-protocol W[,W...]     one cluster run per quorum write protocol (one-round, abd), side by
-#                                   side (default: the node's, one-round)
+#                                   side (default: the node's, abd)
 #     --internal-protocol P[,P...]  one cluster run per node-to-node protocol (v2, http), side by side
 #                                   (default: the node's, v2)
 #     --rounds N       run the cluster variants N times, alternating (default 1): on a noisy machine
@@ -79,7 +79,7 @@ stop_all
 
 # ------------------------------------------------------------------ 3-node cluster (once per variant)
 IFS=, read -r -a POLICIES <<<"${RETRIES:-99p}"
-IFS=, read -r -a PROTOS <<<"${PROTOCOLS:-one-round}"
+IFS=, read -r -a PROTOS <<<"${PROTOCOLS:-abd}"
 IFS=, read -r -a PEERS <<<"${PEER_PROTOCOLS:-v2}"
 VARIANTS=()
 for round in $(seq 1 "${ROUNDS:-1}"); do
