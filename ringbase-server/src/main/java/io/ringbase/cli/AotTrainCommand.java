@@ -1,27 +1,22 @@
 package io.ringbase.cli;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
-import io.ringbase.aot.TrainingLoad;
 import io.ringbase.node.Node;
+import io.ringbase.node.WarmUp;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code ringbase aot-train}: the training run of the JVM's ahead-of-time cache (JEP 483, 514 and 515). It
- * starts a node in this JVM on a loopback port and an empty temporary data directory (deleted afterwards),
- * with a 4 MiB memtable so that flushes and compactions happen during the run, puts {@link TrainingLoad}
- * on it, and stops it. The JVM must record the run ({@code -XX:AOTMode=record}, or
+ * runs a {@link WarmUp} of a default node in this JVM, longer than a node's own: a scratch node on a
+ * loopback port and an empty temporary data directory (deleted afterwards), with a 4 MiB memtable so that
+ * flushes and compactions happen during the run, under {@link io.ringbase.aot.TrainingLoad}. The JVM must record the run ({@code -XX:AOTMode=record}, or
  * {@code -XX:AOTCacheOutput}); {@code bin/ringbase aot-train} starts it so and then has the JVM assemble the
  * cache from the record, which its {@code serve} and {@code cluster} use afterwards (docs/design.md, "The
  * ahead-of-time cache").
@@ -70,43 +65,21 @@ public final class AotTrainCommand implements Callable<Integer> {
                     + "cache would come of it; run it as bin/ringbase aot-train");
         }
         PrintWriter out = spec.commandLine().getOut();
-        Path dir = Files.createTempDirectory("ringbase-aot-train-");
+        CommandLine.ParseResult serve = Main.commandLine().parseArgs("serve");
+        Node.Config config = ((ServeCommand) serve.subcommand().commandSpec().userObject()).validate();
+        out.printf("aot-train: a scratch node under load for %s, %d connections%n", duration, connections);
+        out.flush();
+        WarmUp.Result result;
         try {
-            CommandLine.ParseResult serve = Main.commandLine()
-                    .parseArgs(
-                            "serve",
-                            "--host",
-                            "127.0.0.1",
-                            "--port",
-                            "0",
-                            "--data-dir",
-                            dir.toString(),
-                            "--memtable-size",
-                            "4m");
-            Node.Config config =
-                    ((ServeCommand) serve.subcommand().commandSpec().userObject()).validate();
-            TrainingLoad.Result result;
-            long started = System.nanoTime();
-            try (Node node = Node.start(config)) {
-                out.printf(
-                        "aot-train: a node at %s under load for %s, %d connections%n",
-                        node.url(), duration, connections);
-                out.flush();
-                result = TrainingLoad.run(
-                        new InetSocketAddress("127.0.0.1", node.port()),
-                        Duration.ofMillis(duration.millis()),
-                        connections);
-            } catch (IOException e) {
-                spec.commandLine().getErr().println("ringbase aot-train: " + e.getMessage());
-                return 1;
-            }
-            out.printf(
-                    "aot-train: %,d requests in %.1f s %s%n",
-                    result.total(), (System.nanoTime() - started) / 1e9, result.requests());
-            return 0;
-        } finally {
-            deleteTree(dir);
+            result = WarmUp.run(config, Duration.ofMillis(duration.millis()), connections);
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("ringbase aot-train: " + e.getMessage());
+            return 1;
         }
+        out.printf(
+                "aot-train: %,d requests in %.1f s %s%n",
+                result.load().total(), result.elapsedMs() / 1e3, result.load().requests());
+        return 0;
     }
 
     /** Whether this JVM records a training run: {@code -XX:AOTMode=record} or {@code -XX:AOTCacheOutput}. */
@@ -114,14 +87,6 @@ public final class AotTrainCommand implements Callable<Integer> {
         HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         return vm.getVMOption("AOTMode").getValue().equals("record")
                 || !vm.getVMOption("AOTCacheOutput").getValue().isEmpty();
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     private CommandLine.ParameterException bad(String message) {

@@ -11,12 +11,15 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.node.Node;
+import io.ringbase.node.WarmUp;
 import io.ringbase.os.ProcessAge;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -235,6 +238,15 @@ public final class ServeCommand implements Callable<Integer> {
     TimeSpan scanIdleTimeout;
 
     @Option(
+            names = "--warm-up",
+            defaultValue = "1s",
+            paramLabel = "DURATION",
+            description = "Before opening its data and listening, run a scratch node in a temporary directory "
+                    + "under load for this long, so that the JIT has compiled the request path when the node "
+                    + "says it is ready; 0s for none, at most 60s (default: ${DEFAULT-VALUE}).")
+    TimeSpan warmUp;
+
+    @Option(
             names = "--max-connections",
             defaultValue = "4096",
             description = "Most connections open at once; past it new ones are closed at once, with a WARN line "
@@ -380,6 +392,7 @@ public final class ServeCommand implements Callable<Integer> {
             return fail(new StartupFailure(StartupFailure.SECRET, e.getMessage()));
         }
         Logging.configure(format, nodeUrl(config));
+        long warmUpMs = warmUp(config);
         Node node;
         try {
             node = Node.start(config);
@@ -398,7 +411,7 @@ public final class ServeCommand implements Callable<Integer> {
                 : ", node " + (config.topology().self().index() + 1) + " of "
                         + config.topology().size() + ", replication factor "
                         + config.topology().replicationFactor();
-        logStartup(node);
+        logStartup(node, warmUpMs);
         String open = openApiWarning(config.http().host(), node.port(), config.clusterSecret() != null);
         if (open != null) {
             log.warn(open);
@@ -420,7 +433,7 @@ public final class ServeCommand implements Callable<Integer> {
      * included; {@link ProcessAge}, to 10 ms) to {@code main}, then the command line and logging, then
      * each phase of the node's start.
      */
-    private static void logStartup(Node node) {
+    private static void logStartup(Node node, long warmUpMs) {
         long nodeMs = node.startupPhases().totalMs();
         long mainMs = Main.sinceMainNanos() / 1_000_000;
         OptionalLong age = ProcessAge.millis();
@@ -429,11 +442,37 @@ public final class ServeCommand implements Callable<Integer> {
                         + Math.max(0, age.getAsLong() - mainMs) + " ms, "
                 : "started: ";
         log.info(
-                "{}command line and logging {} ms, node {} ms ({})",
+                "{}command line and logging {} ms, warm-up {} ms, node {} ms ({})",
                 launch,
-                Math.max(0, mainMs - nodeMs),
+                Math.max(0, mainMs - nodeMs - warmUpMs),
+                warmUpMs,
                 nodeMs,
                 node.startupPhases());
+    }
+
+    /**
+     * Runs the {@link WarmUp} of {@code --warm-up}, if any, and returns how long it took (ms). A warm-up that
+     * fails costs the node only its speed in its first seconds, so it is logged and the node starts anyway.
+     */
+    private long warmUp(Node.Config config) throws InterruptedException {
+        if (warmUp.millis() == 0) {
+            return 0;
+        }
+        long started = System.nanoTime();
+        try {
+            WarmUp.Result result = WarmUp.run(config, Duration.ofMillis(warmUp.millis()), WarmUp.CONNECTIONS);
+            log.info(
+                    "warm-up: {} requests in {} ms on a scratch node in a temporary directory (--warm-up {})",
+                    result.load().total(),
+                    result.elapsedMs(),
+                    warmUp);
+        } catch (IOException | RuntimeException e) {
+            log.warn(
+                    "warm-up failed, starting without it (the node runs slower in its first seconds under load;"
+                            + " --warm-up 0s skips it): {}",
+                    e.toString());
+        }
+        return (System.nanoTime() - started) / 1_000_000;
     }
 
     /** Prints {@code failure} as one line on stderr; returns its exit code. */
@@ -487,6 +526,9 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     Node.Config validate() {
+        if (warmUp.millis() > 60_000) {
+            throw bad("--warm-up must be at most 60s, got " + warmUp);
+        }
         if (port < 0 || port > 65535) {
             throw bad("--port must be between 0 and 65535, got " + port);
         }

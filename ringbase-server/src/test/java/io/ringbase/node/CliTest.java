@@ -184,6 +184,7 @@ class CliTest {
         "--port, 65536",
         "--memtable-size, abc",
         "--max-body-size, 17m",
+        "--warm-up, 61s",
     })
     void badFlagValueExitsNonZeroNamingTheFlag(String flag, String value) throws Exception {
         NodeProcess.Result r = NodeProcess.run(

@@ -128,7 +128,18 @@ public final class NsNode {
                 "io.ringbase.cli.Main",
                 "serve"));
         cmd.addAll(membershipFlags);
-        cmd.addAll(List.of("--self", url(), "--data-dir", dataDir.toString(), "--io-threads", "1", "--workers", "4"));
+        // no warm-up: the suite restarts nodes under faults and measures correctness, not a fresh node's speed
+        cmd.addAll(List.of(
+                "--self",
+                url(),
+                "--data-dir",
+                dataDir.toString(),
+                "--io-threads",
+                "1",
+                "--workers",
+                "4",
+                "--warm-up",
+                "0s"));
         cmd.addAll(extraFlags);
         if (clockOffsetMs != 0) {
             cmd.add("--test-clock-offset-ms=" + clockOffsetMs);
