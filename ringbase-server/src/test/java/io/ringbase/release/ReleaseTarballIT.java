@@ -69,6 +69,7 @@ class ReleaseTarballIT {
         assertThat(home.resolve("conf/logback.xml")).isRegularFile();
         assertThat(home.resolve("conf/ringbase.conf")).isRegularFile();
         assertThat(home.resolve("systemd/ringbase.service")).content().contains("ExecStart=");
+        assertThat(home.resolve("grafana/ringbase-dashboard.json")).isRegularFile();
         for (String doc : List.of("README.md", "operations.md", "http-api.md", "design.md", "format.md")) {
             assertThat(home.resolve("docs").resolve(doc)).isRegularFile();
         }
