@@ -164,7 +164,7 @@ public final class HttpApi {
                     labels.add(a.endpoint());
                 }
             }
-            labels.addAll(List.of("admin", "health", "ready", "metrics", "status", RouteTable.OTHER));
+            labels.addAll(List.of("admin", "health", "ready", "metrics", "status", "openapi", RouteTable.OTHER));
             return new RequestMetrics(labels, CLIENT_ENDPOINTS);
         }
 
@@ -189,7 +189,8 @@ public final class HttpApi {
                     .path(OpsApi.READY, "ready", ops.ready)
                     .path(OpsApi.METRICS, "metrics", ops.metrics)
                     .path(OpsApi.STATUS, "status", ops.status)
-                    .path(OpsApi.PAGE, "status", ops.page);
+                    .path(OpsApi.PAGE, "status", ops.page)
+                    .path(OpsApi.OPENAPI, "openapi", ops.openapi);
             return new HttpApi(table.build(), entities, bodyOverheadBytes, sniffer);
         }
     }

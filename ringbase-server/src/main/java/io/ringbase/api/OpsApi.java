@@ -3,13 +3,17 @@ package io.ringbase.api;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.api.wire.Request;
 import io.ringbase.kv.KeyValueService;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Endpoints for load balancers, orchestrators and operators that read but change nothing:
  * {@code GET /health} (the process serves HTTP), {@code GET /ready} (the node can take reads and
  * writes now: {@link KeyValueService#notReadyReason()}), {@code GET /metrics} (Prometheus),
- * {@code GET /v0/status} (JSON) and {@code GET /} (the cluster's status page). Stateless and thread-safe;
+ * {@code GET /v0/status} (JSON), {@code GET /} (the cluster's status page) and {@code GET /v0/openapi.json}
+ * (the OpenAPI 3.1 description of the public API, a resource beside this class). Stateless and thread-safe;
  * health and readiness are cheap enough to run on the I/O thread, the rest runs on workers.
  */
 final class OpsApi {
@@ -19,6 +23,10 @@ final class OpsApi {
     static final String METRICS = "/metrics";
     static final String STATUS = "/v0/status";
     static final String PAGE = "/";
+    static final String OPENAPI = "/v0/openapi.json";
+
+    /** The OpenAPI description, read once: the same bytes for every request. */
+    private static final byte[] OPENAPI_JSON = openApi();
 
     private final KeyValueService kv;
 
@@ -60,6 +68,20 @@ final class OpsApi {
 
     /** {@link #PAGE}: the cluster's status page. */
     final Route page;
+
+    /** {@link #OPENAPI}: the OpenAPI 3.1 description of the public API. */
+    final Route openapi = getOnly(() -> new Outcome.Body(OPENAPI_JSON, "application/json"));
+
+    private static byte[] openApi() {
+        try (InputStream in = OpsApi.class.getResourceAsStream("openapi.json")) {
+            if (in == null) {
+                throw new IllegalStateException("openapi.json is missing beside " + OpsApi.class.getName());
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read openapi.json beside " + OpsApi.class.getName(), e);
+        }
+    }
 
     /** A report made on a worker. */
     private interface Report {
