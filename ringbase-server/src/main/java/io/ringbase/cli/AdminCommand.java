@@ -44,7 +44,7 @@ import picocli.CommandLine.Option;
             "  3  the node could not be reached",
             "  4  the node refused the request's signature " + "(403): give --secret-file, the cluster's secret"
         },
-        subcommands = CommandLine.HelpCommand.class)
+        subcommands = {CommandLine.HelpCommand.class, AdminRestore.class})
 public final class AdminCommand {
 
     /** The wall clock of ages shown and of default snapshot names. */
