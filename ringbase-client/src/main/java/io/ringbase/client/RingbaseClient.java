@@ -53,6 +53,7 @@ public final class RingbaseClient implements AutoCloseable {
     private final long backoffNanos;
     private final long downForNanos;
     private final String authorization;
+    private final String quorum; // "&ack=A&from=F" on point requests, or ""
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicLongArray downUntil; // System.nanoTime() until which a node is skipped, 0 if up
 
@@ -63,6 +64,7 @@ public final class RingbaseClient implements AutoCloseable {
         this.backoffNanos = b.backoff.toNanos();
         this.downForNanos = b.downFor.toNanos();
         this.authorization = b.token == null ? null : "Bearer " + b.token;
+        this.quorum = b.ack == 0 ? "" : "&ack=" + b.ack + "&from=" + b.from;
         this.downUntil = new AtomicLongArray(nodes.size());
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
@@ -86,7 +88,7 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #get} without blocking. */
     public CompletableFuture<Optional<byte[]>> getAsync(String key) {
-        return call("GET", "/v0/entity?id=" + encode(key), null, null, true, HttpResponse.BodyHandlers.ofByteArray())
+        return call("GET", entity(key), null, null, true, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(r -> {
                     if (r.statusCode() == 404) {
                         return Optional.empty();
@@ -113,7 +115,7 @@ public final class RingbaseClient implements AutoCloseable {
     /** {@link #put(String, byte[], Duration)} without blocking; {@code ttl} {@code null} for none. */
     public CompletableFuture<Void> putAsync(String key, byte[] value, Duration ttl) {
         Objects.requireNonNull(value, "value");
-        String target = "/v0/entity?id=" + encode(key);
+        String target = entity(key);
         if (ttl != null) {
             if (ttl.isNegative() || ttl.isZero()) {
                 throw new IllegalArgumentException("ttl must be positive, got " + ttl);
@@ -133,7 +135,7 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #delete} without blocking. */
     public CompletableFuture<Void> deleteAsync(String key) {
-        return call("DELETE", "/v0/entity?id=" + encode(key), null, null, false, HttpResponse.BodyHandlers.ofString())
+        return call("DELETE", entity(key), null, null, false, HttpResponse.BodyHandlers.ofString())
                 .thenAccept(r -> requireStatus(r, 202));
     }
 
@@ -179,6 +181,11 @@ public final class RingbaseClient implements AutoCloseable {
         }
         java.util.Base64.Decoder b64 = java.util.Base64.getDecoder();
         return new KeyValue(b64.decode(line.substring(k + 7, v)), b64.decode(line.substring(v + 11, end)));
+    }
+
+    /** The target of a point request on {@code key}, with the quorum if one was set. */
+    private String entity(String key) {
+        return "/v0/entity?id=" + encode(key) + quorum;
     }
 
     private static String encode(String key) {
@@ -329,6 +336,8 @@ public final class RingbaseClient implements AutoCloseable {
         private Duration downFor = Duration.ofSeconds(1);
         private int maxAttempts = 3;
         private String token;
+        private int ack;
+        private int from;
 
         private Builder(List<String> urls) {
             if (urls.isEmpty()) {
@@ -381,6 +390,21 @@ public final class RingbaseClient implements AutoCloseable {
         /** A bearer token sent with every request (a node with a token file wants one). */
         public Builder bearerToken(String bearer) {
             this.token = Objects.requireNonNull(bearer, "token");
+            return this;
+        }
+
+        /**
+         * Sends point requests to {@code from} of a key's replicas and waits for {@code ack} of them
+         * ({@code docs/http-api.md}, "Replication"); by default the cluster's (a majority of all replicas).
+         *
+         * @throws IllegalArgumentException unless {@code 0 < ack <= from}
+         */
+        public Builder quorum(int ack, int from) {
+            if (ack < 1 || ack > from) {
+                throw new IllegalArgumentException("need 0 < ack <= from, got ack=" + ack + " from=" + from);
+            }
+            this.ack = ack;
+            this.from = from;
             return this;
         }
 
