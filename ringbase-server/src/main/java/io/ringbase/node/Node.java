@@ -25,6 +25,7 @@ import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.observe.NodeMetrics;
 import io.ringbase.observe.NodeStatus;
+import io.ringbase.observe.RequestHistory;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.observe.StatusPage;
 import io.ringbase.storage.EngineKind;
@@ -523,8 +524,16 @@ public final class Node implements AutoCloseable {
                 services.metadataEndpoint(),
                 config.http().maxBodyBytes());
         @Nullable RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
+        @Nullable RequestHistory history = requests != null ? resources.add(new RequestHistory(requests)) : null;
         NodeStatus status = new NodeStatus(
-                this::url, BuildInfo.version(), dataDirName(config), engine::stats, requests, services.figures(), time);
+                this::url,
+                BuildInfo.version(),
+                dataDirName(config),
+                engine::stats,
+                requests,
+                history,
+                services.figures(),
+                time);
         @Nullable
         NodeMetrics metrics = requests != null // metrics on
                 ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time)

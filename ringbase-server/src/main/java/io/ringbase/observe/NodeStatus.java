@@ -32,6 +32,7 @@ public final class NodeStatus {
     private final TimeSource time;
     private final Supplier<EngineStats> engine;
     private final @Nullable RequestMetrics requests;
+    private final @Nullable RequestHistory history;
     private final Optional<ClusterSource> cluster;
 
     /**
@@ -52,6 +53,23 @@ public final class NodeStatus {
             @Nullable RequestMetrics requests,
             Optional<ClusterSource> cluster,
             TimeSource time) {
+        this(url, version, dataDir, engine, requests, null, cluster, time);
+    }
+
+    /**
+     * As above, with the history of client requests that the status page graphs ({@code null}: none, as
+     * with metrics off).
+     */
+    public NodeStatus(
+            Supplier<String> url,
+            String version,
+            String dataDir,
+            Supplier<EngineStats> engine,
+            @Nullable RequestMetrics requests,
+            @Nullable RequestHistory history,
+            Optional<ClusterSource> cluster,
+            TimeSource time) {
+        this.history = history;
         this.time = time;
         this.startedMs = time.currentTimeMillis();
         this.url = url;
@@ -76,7 +94,9 @@ public final class NodeStatus {
      * The status as a JSON tree, its fields in this order (docs/http-api.md, "Status"): {@code node},
      * {@code version}, {@code startedAtMs}, {@code uptimeSeconds}, {@code dataDir}, {@code replicationFactor}
      * (1 on a single node), {@code requests} ({@code null} with metrics off, else {@code perSecond},
-     * {@code p99Ms}, {@code windowSeconds}, three decimals), {@code engine}, {@code peers} (empty on a single node), {@code hints} ({@code null} on a
+     * {@code p99Ms}, {@code windowSeconds}, three decimals), {@code history} ({@code null} without one, else
+     * {@code intervalSeconds} and the arrays {@code perSecond}, {@code p99Ms}, {@code errorsPerSecond}, oldest
+     * first), {@code engine}, {@code peers} (empty on a single node), {@code hints} ({@code null} on a
      * single node), {@code readRepairs}, {@code speculativeReads}, {@code repair} ({@code null} on a single node, else
      * {@link RepairStatus#tree()}).
      */
@@ -99,6 +119,19 @@ public final class NodeStatus {
                     .put("perSecond", decimal(r.perSecond()))
                     .put("p99Ms", decimal(r.p99Ms()))
                     .put("windowSeconds", decimal(r.seconds()));
+        }
+        if (history == null) {
+            out.putNull("history");
+        } else {
+            ObjectNode h = out.putObject("history").put("intervalSeconds", RequestHistory.INTERVAL_SECONDS);
+            ArrayNode rate = h.putArray("perSecond");
+            ArrayNode p99 = h.putArray("p99Ms");
+            ArrayNode errors = h.putArray("errorsPerSecond");
+            for (RequestHistory.Point p : history.points()) {
+                rate.add(decimal(p.perSecond()));
+                p99.add(decimal(p.p99Ms()));
+                errors.add(decimal(p.errorsPerSecond()));
+            }
         }
         EngineStats e = engine.get();
         ObjectNode eng = out.putObject("engine");

@@ -105,6 +105,22 @@ public final class RequestMetrics {
         return all;
     }
 
+    /** Client requests answered with a 5xx status since start (500, 503, 504, 507 and other 5xx codes). */
+    long clientErrors() {
+        long n = 0;
+        for (String name : clientEndpoints) {
+            int e = endpoints.indexOf(name);
+            for (int m = 0; m < METHODS.size(); m++) {
+                for (int i = 0; i < STATUSES.length; i++) {
+                    if (STATUSES[i] >= 500) {
+                        n += requests[e][m][i].sum();
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
     /**
      * Client requests over the last minute or so: their rate and 99th percentile latency, from the
      * difference between now and the oldest kept sample (samples are kept one per second at most, for

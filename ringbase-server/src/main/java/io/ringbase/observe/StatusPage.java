@@ -126,10 +126,14 @@ public final class StatusPage {
                 .append("<title>Ringbase: ")
                 .append(escape(self.url()))
                 .append("</title><style>")
-                .append("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}")
-                .append("h1{font-size:20px;margin:0 0 4px}p.sub{color:#666;margin:0 0 16px}")
-                .append("table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0002}")
-                .append("th,td{padding:5px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}")
+                .append("body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;background:#fafafa;")
+                .append("max-width:1248px}")
+                .append("h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 6px}")
+                .append("p.sub{color:#666;margin:0 0 12px}")
+                .append("table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0002;width:100%}")
+                .append("th,td{padding:5px 7px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}")
+                .append("td.streaming,td.url{white-space:normal}td.graph{padding:2px 7px}")
+                .append("svg text{font:11px system-ui,sans-serif;fill:#555}")
                 .append("th{background:#f0f0f0;font-weight:600}td.url,th.url{text-align:left}")
                 .append(".state-up{color:#0a7d32;font-weight:600}.state-down{color:#c62828;font-weight:600}")
                 .append(".state-pending,.state-replacing,.state-joining,.state-leaving{color:#b26a00;font-weight:600}")
@@ -152,17 +156,22 @@ public final class StatusPage {
                 .append(" &middot; reloads every ")
                 .append(REFRESH_SECONDS)
                 .append(" s</p>\n");
-        out.append("<table id=\"nodes\"><thead><tr><th class=\"url\">node</th><th>state</th><th>version</th>")
+        out.append("<table id=\"nodes\"><thead><tr><th class=\"url\">node</th><th>state</th>")
                 .append("<th>uptime</th><th>requests/s</th><th>p99 ms</th><th>memtable</th><th>SSTables</th>")
-                .append(
-                        "<th>SSTable size</th><th>hints pending</th><th>repair</th><th>streaming</th><th>last contact</th>"
-                                + "</tr></thead><tbody>\n");
+                .append("<th>size</th><th>hints</th><th>repair</th><th>streaming</th><th>last contact</th>"
+                        + "</tr></thead><tbody>\n");
         for (Row r : rows) {
             row(out, r, r.url().equals(self.url()), mine);
         }
         out.append("</tbody></table>\n<p class=\"sub\">Figures from each node's <code>/v0/status</code>; ")
                 .append("request rate and p99 over the last minute of client requests; metrics at ")
-                .append("<code>/metrics</code>.</p>\n</body></html>\n");
+                .append("<code>/metrics</code>.</p>\n");
+        HistoryGraphs.append(
+                out,
+                rows.stream()
+                        .map(r -> new HistoryGraphs.Node(r.url(), r.status()))
+                        .toList());
+        out.append("</body></html>\n");
         return out.toString();
     }
 
@@ -181,7 +190,9 @@ public final class StatusPage {
                 .append("\">");
         out.append("<td class=\"url\"><a href=\"")
                 .append(escape(r.url()))
-                .append("/\">")
+                .append("/\" title=\"version ")
+                .append(s == null ? "unknown" : escape(s.path("version").textValue()))
+                .append("\">")
                 .append(escape(r.url()))
                 .append("</a></td>");
         out.append("<td class=\"state state-")
@@ -192,11 +203,10 @@ public final class StatusPage {
                 .append(state)
                 .append("</td>");
         if (s == null) {
-            out.append("<td colspan=\"10\" class=\"error\">")
+            out.append("<td colspan=\"9\" class=\"error\">")
                     .append(escape(r.error()))
                     .append("</td>");
         } else {
-            cell(out, "version", escape(s.path("version").textValue()));
             cell(out, "uptime", duration(s.path("uptimeSeconds").asDouble(Double.NaN)));
             cell(
                     out,

@@ -82,7 +82,7 @@ final class HeadlessChromium implements AutoCloseable {
                 "--user-data-dir=" + profileDir,
                 "--remote-debugging-port=0",
                 "--remote-allow-origins=*",
-                "--window-size=1400,500",
+                "--window-size=1280,800",
                 "about:blank"));
         Process p = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)

@@ -74,6 +74,7 @@ class NodeStatusTest {
                         "dataDir",
                         "replicationFactor",
                         "requests",
+                        "history",
                         "engine",
                         "peers",
                         "hints",

@@ -82,6 +82,24 @@ class StatusPageBrowserTest {
             assertThat((String) ((Map<String, Object>) ((Map<String, Object>) rows.get(1)).get("cells")).get("contact"))
                     .endsWith(" ago");
 
+            // the graphs: two points of history (one per 10 s) with requests in them
+            LocalCluster.await(Duration.ofSeconds(60), "two points of history on node 0", () -> {
+                assertThat(c.put(0, "graph", "x").status()).isEqualTo(201);
+                return c.send(0, "GET", "/v0/status", null).body().matches("(?s).*\"perSecond\":\\[[^\\]]*,.*");
+            });
+            browser.navigate(c.url(0) + "/");
+            browser.screenshot(Path.of("target", "status-page-graphs.png"));
+            assertThat(browser.evaluate("document.querySelectorAll('#graphs tr.history').length"))
+                    .isEqualTo(3);
+            assertThat(browser.evaluate("document.querySelectorAll('#graphs tr.history td.graph svg').length"))
+                    .isEqualTo(9);
+            assertThat(browser.evaluate(
+                            "document.querySelectorAll('#graphs tr.history:first-child td.rate polyline').length"))
+                    .isEqualTo(1);
+            assertThat(browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+                    .as("the page fits the window (1280 px): no horizontal scrolling")
+                    .isEqualTo(true);
+
             c.stop(2);
             browser.navigate(c.url(0) + "/");
             browser.screenshot(Path.of("target", "status-page-node-down.png"));
@@ -93,6 +111,8 @@ class StatusPageBrowserTest {
             assertThat(down.get("state")).isEqualTo("down");
             assertThat((String) ((Map<String, Object>) down.get("cells")).get("error"))
                     .startsWith("no answer");
+            assertThat(browser.evaluate("document.querySelector('#graphs tr.history:last-child td.error').textContent"))
+                    .isEqualTo("no answer");
         }
         assertThat(Files.size(Path.of("target", "status-page-3-up.png"))).isGreaterThan(1000);
     }
