@@ -249,6 +249,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             endpoint = entry.endpoint();
             method = methodIndex(request.method());
         }
+        try {
+            shared.api().authorize(entry, request); // before any route, the inline point path included
+        } catch (Exception refused) {
+            request.release();
+            respond(Responses.error(refused, version), keepAlive);
+            return;
+        }
         EntityApi entities = shared.api().entities();
         if (shared.inlinePointRequests() && route == entities.points() && entities.servesInline()) {
             ByteBuf raw;
