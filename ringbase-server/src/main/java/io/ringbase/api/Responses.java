@@ -104,13 +104,17 @@ final class Responses {
 
     /**
      * The head of a range response (200, {@code application/octet-stream}); {@code chunked} adds
-     * {@code Transfer-Encoding: chunked} (HTTP/1.1), otherwise the body ends when the connection closes.
+     * {@code Transfer-Encoding: chunked} (HTTP/1.1), otherwise the body ends when the connection closes;
+     * {@code paged} (a {@code limit} was asked) announces the {@code Ringbase-Next-Start} trailer.
      */
-    static HttpResponse rangeHead(HttpVersion version, boolean chunked, RangeFormat format) {
+    static HttpResponse rangeHead(HttpVersion version, boolean chunked, RangeFormat format, boolean paged) {
         HttpResponse r = new DefaultHttpResponse(version, HttpResponseStatus.OK);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, format.contentType());
         if (chunked) {
             r.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+            if (paged) {
+                r.headers().set(HttpHeaderNames.TRAILER, EntryChunkedInput.NEXT_START);
+            }
         }
         return r;
     }
