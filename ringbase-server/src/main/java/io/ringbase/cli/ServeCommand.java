@@ -14,7 +14,6 @@ import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.node.Node;
 import io.ringbase.os.ProcessAge;
-import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
@@ -577,7 +576,7 @@ public final class ServeCommand implements Callable<Integer> {
                             clock,
                             metrics,
                             accessLog,
-                            EngineKind.parse(engine),
+                            EngineFlag.parse(engine),
                             SpeculativeRetry.parse(speculativeRetry),
                             TimeSource.SYSTEM,
                             clusterName)
