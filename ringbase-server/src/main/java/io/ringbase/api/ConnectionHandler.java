@@ -249,6 +249,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             endpoint = entry.endpoint();
             method = methodIndex(request.method());
         }
+        try {
+            shared.api().authorize(entry, request); // before any route, the inline point path included
+        } catch (Exception refused) {
+            request.release();
+            respond(Responses.error(refused, version), keepAlive);
+            return;
+        }
         EntityApi entities = shared.api().entities();
         if (shared.inlinePointRequests() && route == entities.points() && entities.servesInline()) {
             ByteBuf raw;
@@ -413,7 +420,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             });
         } else if (outcome instanceof Outcome.Range range) {
             EntryChunkedInput body =
-                    new EntryChunkedInput(range.source(), range.format(), shared.workers(), ctx.alloc());
+                    new EntryChunkedInput(range.source(), range.format(), range.paged(), shared.workers(), ctx.alloc());
             body.prefetch(); // the first refill starts here, on the worker (a local source reads its batch here)
             onEventLoop(() -> stream(body, version, keepAlive), body::close);
         } else {
@@ -467,7 +474,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void stream(EntryChunkedInput body, HttpVersion version, boolean keepAlive) {
         boolean chunked = version.isKeepAliveDefault(); // HTTP/1.1 and later
         boolean keep = keepAlive && chunked && !shared.isStopping();
-        HttpResponse head = Responses.rangeHead(version, chunked, body.format());
+        HttpResponse head = Responses.rangeHead(version, chunked, body.format(), body.paged());
         HttpUtil.setKeepAlive(head, keep);
         status = head.status().code();
         ChunkedWriteHandler writer = ctx.pipeline().get(ChunkedWriteHandler.class);
@@ -482,7 +489,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         flushIfNeeded();
         var _ = ctx.write(head); // a failure fails the body's write below too, whose listener ends the request
         ScheduledFuture<?> watchdog = watchScan(body);
-        ctx.writeAndFlush(new HttpChunkedInput(body)).addListener((ChannelFuture f) -> {
+        ctx.writeAndFlush(new HttpChunkedInput(body, body.lastContent())).addListener((ChannelFuture f) -> {
             watchdog.cancel(false);
             if (!f.isSuccess()) {
                 body.close(); // ChunkedWriteHandler closes it too; close is idempotent

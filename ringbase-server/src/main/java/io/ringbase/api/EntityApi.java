@@ -9,7 +9,9 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.ringbase.api.wire.RawResponses;
 import io.ringbase.api.wire.Request;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
+import io.ringbase.kv.LimitedBatchSource;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.Quorum;
 import io.ringbase.storage.Entry;
@@ -257,10 +259,13 @@ final class EntityApi {
             if (end != null) {
                 checkKeyLength("end", end);
             }
-            if (end != null && Keys.compare(start, end) >= 0) {
-                return new Outcome.Range(LocalBatchSource.empty(), format); // not every engine accepts end < start
-            }
-            return new Outcome.Range(kv.scan(start, end, local), format);
+            int limit = limit(query);
+            EntryBatchSource source = end != null && Keys.compare(start, end) >= 0
+                    ? LocalBatchSource.empty() // not every engine accepts end < start
+                    : kv.scan(start, end, local);
+            return limit == 0
+                    ? new Outcome.Range(source, format, false)
+                    : new Outcome.Range(new LimitedBatchSource(source, limit), format, true);
         }
     }
 
@@ -278,6 +283,18 @@ final class EntityApi {
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
+    }
+
+    /** The {@code limit} of a range request: entries of one page, at least 1; 0 when absent (no limit). */
+    private static int limit(QueryString query) throws BadRequestException {
+        if (query.string("limit") == null) {
+            return 0;
+        }
+        int limit = query.integer("limit", 0);
+        if (limit < 1) {
+            throw new BadRequestException("parameter 'limit' must be a positive integer, got " + limit);
+        }
+        return limit;
     }
 
     private static boolean booleanParam(QueryString query, String name) throws BadRequestException {

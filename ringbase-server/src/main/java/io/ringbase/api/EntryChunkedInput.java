@@ -2,7 +2,10 @@ package io.ringbase.api;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.stream.ChunkedInput;
 import io.netty.util.concurrent.EventExecutor;
 import io.ringbase.kv.EntryBatchSource;
@@ -51,10 +54,18 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     /** A refill stops once it has prefetched this many bytes (64 KiB). */
     static final int BATCH_BYTES = 64 * 1024;
 
+    /**
+     * The trailer of a full page ({@code limit}): the percent-encoded key the next page starts from
+     * (the page's last key followed by a 0x00 byte), to be given as its {@code start} as it is.
+     */
+    static final String NEXT_START = "Ringbase-Next-Start";
+
     private static final long RETRY_MS = 5;
 
     private final EntryBatchSource source;
     private final RangeFormat format;
+    private final boolean paged;
+    private final LastHttpContent last; // its trailer is set, under this, before the end is reported
     private final ExecutorService workers;
     private final ByteBufAllocator allocator;
     private @Nullable EventExecutor eventLoop;
@@ -72,13 +83,21 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     /**
      * @param source    the scan; owned (closed) by this input
      * @param format    how each entry is framed
+     * @param paged     whether the source is one page of the range ({@code limit}): the end of the body
+     *                  then carries the {@link #NEXT_START} trailer if the source says where the next starts
      * @param workers   the request worker pool that starts the refills
      * @param allocator allocates the chunk buffers (thread-safe)
      */
     EntryChunkedInput(
-            EntryBatchSource source, RangeFormat format, ExecutorService workers, ByteBufAllocator allocator) {
+            EntryBatchSource source,
+            RangeFormat format,
+            boolean paged,
+            ExecutorService workers,
+            ByteBufAllocator allocator) {
         this.source = source;
         this.format = format;
+        this.paged = paged;
+        this.last = paged ? new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER) : LastHttpContent.EMPTY_LAST_CONTENT;
         this.workers = workers;
         this.allocator = allocator;
     }
@@ -86,6 +105,19 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
     /** How each entry is framed. */
     RangeFormat format() {
         return format;
+    }
+
+    /** Whether the body is one page of the range ({@code limit}), which may end with a trailer. */
+    boolean paged() {
+        return paged;
+    }
+
+    /**
+     * The end of the body, written after the last chunk; a full page's carries the {@link #NEXT_START}
+     * trailer, set before {@link #isEndOfInput} first answers true.
+     */
+    LastHttpContent lastContent() {
+        return last;
     }
 
     /**
@@ -215,10 +247,14 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
             fail(e);
             return;
         }
+        byte[] nextStart = entries.isEmpty() && paged ? source.resumeKey() : null;
         Runnable wake;
         synchronized (this) {
             refilling = false;
             exhausted = entries.isEmpty();
+            if (nextStart != null) {
+                last.trailingHeaders().set(NEXT_START, QueryString.encode(nextStart));
+            }
             if (closed) {
                 batch.forEach(ByteBuf::release);
                 closeSourceLocked();

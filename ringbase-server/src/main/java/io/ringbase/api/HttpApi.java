@@ -1,5 +1,6 @@
 package io.ringbase.api;
 
+import io.ringbase.auth.ClientTokens;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.kv.KeyValueService;
@@ -7,6 +8,7 @@ import io.ringbase.observe.RequestMetrics;
 import io.ringbase.transport.ConnectionSniffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,11 +29,18 @@ public final class HttpApi {
     private final RouteTable routes;
     private final EntityApi entities;
     private final int bodyOverheadBytes;
+    private final Supplier<ClientTokens> tokens;
 
     private final @Nullable ConnectionSniffer sniffer;
 
-    private HttpApi(RouteTable routes, EntityApi entities, int bodyOverheadBytes, @Nullable ConnectionSniffer sniffer) {
+    private HttpApi(
+            RouteTable routes,
+            EntityApi entities,
+            int bodyOverheadBytes,
+            @Nullable ConnectionSniffer sniffer,
+            Supplier<ClientTokens> tokens) {
         this.sniffer = sniffer;
+        this.tokens = tokens;
         this.routes = routes;
         this.entities = entities;
         this.bodyOverheadBytes = bodyOverheadBytes;
@@ -55,6 +64,22 @@ public final class HttpApi {
         return routes;
     }
 
+    /**
+     * Checks a request's client token for its route ({@link ClientAuth}); does nothing when the node has
+     * no token file.
+     *
+     * @throws UnauthorizedException without a known token (401)
+     * @throws ForbiddenException    with a token that does not allow the request (403)
+     * @throws BadRequestException   if a prefix-limited token's request has a query that cannot be decoded
+     */
+    void authorize(RouteTable.Entry entry, io.ringbase.api.wire.Request request)
+            throws UnauthorizedException, ForbiddenException, BadRequestException {
+        ClientTokens t = tokens.get();
+        if (t.enabled()) {
+            ClientAuth.check(t, entry, request);
+        }
+    }
+
     /** The data API, for the inline path of point requests. */
     EntityApi entities() {
         return entities;
@@ -75,7 +100,7 @@ public final class HttpApi {
         return new Builder(kv, time, maxBodyBytes);
     }
 
-    /** Collects the parts; defaults: no reports, no admin control, no repair, no secret. */
+    /** Collects the parts; defaults: no reports, no admin control, no repair, no secret, no client tokens. */
     public static final class Builder {
         private final KeyValueService kv;
         private final TimeSource time;
@@ -85,11 +110,12 @@ public final class HttpApi {
         private RepairControl repair = RepairControl.NONE;
         private MembershipControl membership = MembershipControl.NONE;
         private RequestSigner signer = RequestSigner.NONE;
+        private Supplier<ClientTokens> tokens = () -> ClientTokens.NONE;
         private final List<Added> added = new ArrayList<>();
         private @Nullable ConnectionSniffer sniffer;
         private int bodyOverheadBytes;
 
-        private record Added(String path, boolean prefix, String endpoint, Route route) {}
+        private record Added(String path, boolean prefix, String endpoint, Access access, Route route) {}
 
         private Builder(KeyValueService kv, TimeSource time, int maxBodyBytes) {
             this.kv = kv;
@@ -127,12 +153,22 @@ public final class HttpApi {
             return this;
         }
 
-        /** Room the added routes' request bodies need beyond the largest value, bytes (default 0). */
+        /**
+         * The client tokens every request is checked against ({@code --token-file}), read per request so
+         * a reload applies at once; default {@link ClientTokens#NONE} (the API is open).
+         */
+        public Builder tokens(Supplier<ClientTokens> tokens) {
+            this.tokens = tokens;
+            return this;
+        }
+
+        /** Another protocol served on the same port, told apart by its first byte. */
         public Builder sniffer(ConnectionSniffer other) {
             this.sniffer = other;
             return this;
         }
 
+        /** Room the added routes' request bodies need beyond the largest value, bytes (default 0). */
         public Builder bodyOverheadBytes(int bytes) {
             if (bytes < 0) {
                 throw new IllegalArgumentException("body overhead must not be negative, got " + bytes);
@@ -141,15 +177,18 @@ public final class HttpApi {
             return this;
         }
 
-        /** Adds a route for exactly {@code path}, counted as {@code endpoint}, after the data API's. */
-        public Builder path(String path, String endpoint, Route route) {
-            added.add(new Added(path, false, endpoint, route));
+        /**
+         * Adds a route for exactly {@code path}, counted as {@code endpoint}, after the data API's, checked
+         * as {@code access} says when the node has client tokens.
+         */
+        public Builder path(String path, String endpoint, Access access, Route route) {
+            added.add(new Added(path, false, endpoint, access, route));
             return this;
         }
 
-        /** Adds a route for every path under {@code prefix}, counted as {@code endpoint}, after the data API's. */
-        public Builder prefix(String prefix, String endpoint, Route route) {
-            added.add(new Added(prefix, true, endpoint, route));
+        /** Adds a route for every path under {@code prefix}, as {@link #path}. */
+        public Builder prefix(String prefix, String endpoint, Access access, Route route) {
+            added.add(new Added(prefix, true, endpoint, access, route));
             return this;
         }
 
@@ -173,25 +212,25 @@ public final class HttpApi {
             EntityApi entities = new EntityApi(kv, time, maxBodyBytes);
             OpsApi ops = new OpsApi(kv, reports);
             RouteTable.Builder table = RouteTable.builder()
-                    .path(EntityApi.ENTITY, "entity", entities.points())
-                    .path(EntityApi.ENTITIES, "entities", entities.ranges())
+                    .path(EntityApi.ENTITY, "entity", Access.KEY, entities.points())
+                    .path(EntityApi.ENTITIES, "entities", Access.RANGE, entities.ranges())
                     .clientEndpoint(CLIENT_ENDPOINTS.get(0))
                     .clientEndpoint(CLIENT_ENDPOINTS.get(1));
             for (Added a : added) {
                 if (a.prefix()) {
-                    table.prefix(a.path(), a.endpoint(), a.route());
+                    table.prefix(a.path(), a.endpoint(), a.access(), a.route());
                 } else {
-                    table.path(a.path(), a.endpoint(), a.route());
+                    table.path(a.path(), a.endpoint(), a.access(), a.route());
                 }
             }
-            table.prefix(AdminApi.PREFIX, "admin", new AdminApi(repair, membership, admin, signer, time))
-                    .path(OpsApi.HEALTH, "health", ops.health)
-                    .path(OpsApi.READY, "ready", ops.ready)
-                    .path(OpsApi.METRICS, "metrics", ops.metrics)
-                    .path(OpsApi.STATUS, "status", ops.status)
-                    .path(OpsApi.PAGE, "status", ops.page)
-                    .path(OpsApi.OPENAPI, "openapi", ops.openapi);
-            return new HttpApi(table.build(), entities, bodyOverheadBytes, sniffer);
+            table.prefix(AdminApi.PREFIX, "admin", Access.ADMIN, new AdminApi(repair, membership, admin, signer, time))
+                    .path(OpsApi.HEALTH, "health", Access.OPEN, ops.health)
+                    .path(OpsApi.READY, "ready", Access.OPEN, ops.ready)
+                    .path(OpsApi.METRICS, "metrics", Access.METRICS, ops.metrics)
+                    .path(OpsApi.STATUS, "status", Access.METRICS, ops.status)
+                    .path(OpsApi.PAGE, "status", Access.METRICS, ops.page)
+                    .path(OpsApi.OPENAPI, "openapi", Access.OPEN, ops.openapi);
+            return new HttpApi(table.build(), entities, bodyOverheadBytes, sniffer, tokens);
         }
     }
 }

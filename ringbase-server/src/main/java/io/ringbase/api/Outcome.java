@@ -25,9 +25,10 @@ public sealed interface Outcome {
 
     /**
      * A key range to stream, live entries only, framed as {@code format} says; the receiver owns
-     * {@code source} and must close it.
+     * {@code source} and must close it. {@code paged}: the request asked for a {@code limit}, so the
+     * response announces and sends the {@code Ringbase-Next-Start} trailer when the page is full.
      */
-    record Range(EntryBatchSource source, RangeFormat format) implements Outcome {}
+    record Range(EntryBatchSource source, RangeFormat format, boolean paged) implements Outcome {}
 
     /**
      * An outcome that arrives later (a coordinated request waiting for its replicas); it completes with

@@ -276,6 +276,33 @@ public final class QueryString {
         return new BadRequestException("query parameter is not valid UTF-8 after percent-decoding");
     }
 
+    /**
+     * {@code bytes} percent-encoded for a query value (RFC 3986 §2.1): the unreserved characters
+     * {@code A-Z a-z 0-9 - . _ ~} as they are, every other byte as {@code %XX} (upper-case hex), so
+     * that {@link #bytes} of the result gives {@code bytes} back.
+     */
+    static String encode(byte[] bytes) {
+        StringBuilder out = new StringBuilder(bytes.length + 8);
+        for (byte b : bytes) {
+            int c = b & 0xFF;
+            boolean unreserved = (c >= 'A' && c <= 'Z')
+                    || (c >= 'a' && c <= 'z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '.'
+                    || c == '_'
+                    || c == '~';
+            if (unreserved) {
+                out.append((char) c);
+            } else {
+                out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+        }
+        return out.toString();
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
     /** Decodes the (checked) {@code s[from, to)}: {@code %XX} to a byte, {@code +} to a space. */
     static byte[] decode(byte[] s, int from, int to) {
         int n = 0;

@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link InsufficientSpaceException} (a major compaction without room)</td><td>507, the reason as the body</td></tr>
  * <tr><td>{@link StorageFaultException}: EIO, EMFILE, other disk errors</td><td>503 with {@code Retry-After: 1}, the cause as the body</td></tr>
  * <tr><td>{@link QuorumException} (too few replicas up, or answers)</td><td>504</td></tr>
- * <tr><td>{@link ForbiddenException} (internal or admin request without a valid HMAC)</td><td>403</td></tr>
+ * <tr><td>{@link UnauthorizedException} (no client token, or an unknown one)</td><td>401 with {@code WWW-Authenticate: Bearer}</td></tr>
+ * <tr><td>{@link ForbiddenException} (internal or admin request without a valid HMAC; a client token
+ *     without the permission or the key prefix)</td><td>403</td></tr>
  * <tr><td>{@link Outcome.Body}</td><td>200 (admin and report paths)</td></tr>
  * <tr><td>{@link Outcome.Reply}</td><td>the status its protocol chose (the node-to-node API)</td></tr>
  * <tr><td>{@link Outcome.Started}</td><td>202</td></tr>
@@ -102,13 +104,17 @@ final class Responses {
 
     /**
      * The head of a range response (200, {@code application/octet-stream}); {@code chunked} adds
-     * {@code Transfer-Encoding: chunked} (HTTP/1.1), otherwise the body ends when the connection closes.
+     * {@code Transfer-Encoding: chunked} (HTTP/1.1), otherwise the body ends when the connection closes;
+     * {@code paged} (a {@code limit} was asked) announces the {@code Ringbase-Next-Start} trailer.
      */
-    static HttpResponse rangeHead(HttpVersion version, boolean chunked, RangeFormat format) {
+    static HttpResponse rangeHead(HttpVersion version, boolean chunked, RangeFormat format, boolean paged) {
         HttpResponse r = new DefaultHttpResponse(version, HttpResponseStatus.OK);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, format.contentType());
         if (chunked) {
             r.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+            if (paged) {
+                r.headers().set(HttpHeaderNames.TRAILER, EntryChunkedInput.NEXT_START);
+            }
         }
         return r;
     }
@@ -127,6 +133,11 @@ final class Responses {
             case QuorumException e -> text(version, HttpResponseStatus.GATEWAY_TIMEOUT, e.getMessage());
             case PayloadTooLargeException e -> payloadTooLarge(version, e.limitBytes());
             case ForbiddenException e -> text(version, HttpResponseStatus.FORBIDDEN, e.getMessage());
+            case UnauthorizedException e -> {
+                FullHttpResponse r = text(version, HttpResponseStatus.UNAUTHORIZED, e.getMessage());
+                r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, e.challenge());
+                yield r;
+            }
             case InsufficientSpaceException e -> {
                 log.warn("compaction refused: {}", e.getMessage());
                 yield text(version, HttpResponseStatus.INSUFFICIENT_STORAGE, e.getMessage());

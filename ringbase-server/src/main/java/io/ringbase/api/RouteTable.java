@@ -20,8 +20,16 @@ public final class RouteTable {
     /** The endpoint label of requests no entry matches (and of malformed requests). */
     public static final String OTHER = "other";
 
-    /** One matched entry: its route, its index in {@link #endpoints()}, and whether it is a prefix. */
-    public record Entry(Route route, int endpoint, byte[] path, boolean prefix) {
+    /**
+     * One matched entry: its route, its index in {@link #endpoints()}, its path (ASCII), whether it is a
+     * prefix, and what a request must show when the node has client tokens.
+     */
+    public record Entry(Route route, int endpoint, byte[] path, boolean prefix, Access access) {
+
+        /** The path, or the prefix, as a string. */
+        public String pathString() {
+            return new String(path, StandardCharsets.US_ASCII);
+        }
 
         /** Whether this entry serves {@code target} (origin form, with or without a query). */
         boolean matches(byte[] target) {
@@ -41,7 +49,7 @@ public final class RouteTable {
         this.entries = entries.toArray(Entry[]::new);
         this.endpoints = List.copyOf(endpoints);
         this.clientEndpoints = List.copyOf(clientEndpoints);
-        this.unknown = new Entry(UNKNOWN, this.endpoints.indexOf(OTHER), new byte[0], true);
+        this.unknown = new Entry(UNKNOWN, this.endpoints.indexOf(OTHER), new byte[0], true, Access.TOKEN);
     }
 
     /** The entry serving {@code request}; never {@code null} (an unknown path gets the 400 route). */
@@ -52,6 +60,16 @@ public final class RouteTable {
                 return e;
             }
         }
+        return unknown;
+    }
+
+    /** Every entry, in match order (not the one of unknown paths). */
+    public List<Entry> entries() {
+        return List.of(entries);
+    }
+
+    /** The entry of paths that are no part of the API (400). */
+    public Entry unknown() {
         return unknown;
     }
 
@@ -83,14 +101,17 @@ public final class RouteTable {
 
         private Builder() {}
 
-        /** Serves exactly {@code path} (any query) with {@code route}, counted as {@code endpoint}. */
-        public Builder path(String path, String endpoint, Route route) {
-            return add(path, endpoint, route, false);
+        /**
+         * Serves exactly {@code path} (any query) with {@code route}, counted as {@code endpoint}, checked
+         * as {@code access} says when the node has client tokens.
+         */
+        public Builder path(String path, String endpoint, Access access, Route route) {
+            return add(path, endpoint, route, false, access);
         }
 
-        /** Serves every path that starts with {@code prefix} with {@code route}, counted as {@code endpoint}. */
-        public Builder prefix(String prefix, String endpoint, Route route) {
-            return add(prefix, endpoint, route, true);
+        /** Serves every path that starts with {@code prefix} with {@code route}, as {@link #path}. */
+        public Builder prefix(String prefix, String endpoint, Access access, Route route) {
+            return add(prefix, endpoint, route, true, access);
         }
 
         /** Marks {@code endpoint} as one clients call: the status page's request rate and p99 are theirs. */
@@ -99,7 +120,7 @@ public final class RouteTable {
             return this;
         }
 
-        private Builder add(String path, String endpoint, Route route, boolean prefix) {
+        private Builder add(String path, String endpoint, Route route, boolean prefix, Access access) {
             if (!path.startsWith("/")) {
                 throw new IllegalArgumentException("a path starts with '/': " + path);
             }
@@ -108,7 +129,7 @@ public final class RouteTable {
                 index = endpoints.size();
                 endpoints.add(endpoint);
             }
-            entries.add(new Entry(route, index, path.getBytes(StandardCharsets.US_ASCII), prefix));
+            entries.add(new Entry(route, index, path.getBytes(StandardCharsets.US_ASCII), prefix, access));
             return this;
         }
 

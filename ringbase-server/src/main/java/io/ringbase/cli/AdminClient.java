@@ -9,11 +9,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP side of {@code ringbase admin}: sends a request to a node, signed like node-to-node requests
  * ({@link RequestSigner}, header {@link RequestSigner#HEADER}) when a secret is given, and turns
- * failures into {@link Failure}s that carry the command's exit code.
+ * failures into {@link Failure}s that carry the command's exit code. With a client token (the variable
+ * {@value #TOKEN_VARIABLE}, for a node with {@code --token-file}) it sends {@code Authorization: Bearer}.
  */
 final class AdminClient {
 
@@ -23,6 +25,9 @@ final class AdminClient {
     static final int EXIT_UNREACHABLE = 3;
     /** Exit code: the node refused the request's signature (403): a missing or wrong --secret-file. */
     static final int EXIT_FORBIDDEN = 4;
+
+    /** The environment variable holding the client token ({@code admin} permission) of {@code ringbase admin}. */
+    static final String TOKEN_VARIABLE = "RINGBASE_TOKEN";
 
     /** A failed call, with the exit code and one line for the user. */
     static final class Failure extends Exception {
@@ -36,6 +41,7 @@ final class AdminClient {
 
     private final URI base;
     private final RequestSigner signer;
+    private final @Nullable String token;
     private final TimeSource time;
     private final Duration timeout;
     private final HttpClient http;
@@ -43,20 +49,23 @@ final class AdminClient {
     /**
      * @param url     the node, {@code http://host:port}
      * @param secret  the cluster secret, or {@code null} to send unsigned requests
+     * @param token   the client token to send as a bearer token, or {@code null} for none
      * @param timeout per request
      * @param time    the wall clock signatures are made on
      */
-    AdminClient(String url, byte[] secret, Duration timeout, TimeSource time) {
+    AdminClient(String url, byte @Nullable [] secret, @Nullable String token, Duration timeout, TimeSource time) {
         this(
                 URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url),
                 RequestSigner.of(secret),
+                token,
                 timeout,
                 time);
     }
 
-    private AdminClient(URI base, RequestSigner signer, Duration timeout, TimeSource time) {
+    private AdminClient(URI base, RequestSigner signer, @Nullable String token, Duration timeout, TimeSource time) {
         this.base = base;
         this.signer = signer;
+        this.token = token;
         this.timeout = timeout;
         this.time = time;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
@@ -69,7 +78,7 @@ final class AdminClient {
 
     /** This client for another node of the cluster, with the same secret and timeout. */
     AdminClient at(String url) {
-        return new AdminClient(URI.create(url), signer, timeout, time);
+        return new AdminClient(URI.create(url), signer, token, timeout, time);
     }
 
     /**
@@ -85,6 +94,9 @@ final class AdminClient {
         if (signer.signs()) {
             b.header(RequestSigner.HEADER, signer.sign(method, target, new byte[0], time.currentTimeMillis()));
         }
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
         HttpResponse<String> r;
         try {
             r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -95,6 +107,17 @@ final class AdminClient {
             throw new Failure(EXIT_UNREACHABLE, "interrupted while calling " + base);
         } catch (IllegalArgumentException e) {
             throw new Failure(EXIT_UNREACHABLE, "bad --url " + base + ": " + e.getMessage());
+        }
+        if (r.statusCode() == 401) {
+            throw new Failure(
+                    EXIT_FORBIDDEN,
+                    base + " wants a client token (401): " + r.body().strip() + " (set " + TOKEN_VARIABLE
+                            + " to a token with the admin permission)");
+        }
+        if (r.statusCode() == 403 && r.body().startsWith("token ")) {
+            throw new Failure(
+                    EXIT_FORBIDDEN,
+                    base + " refused the request (403): " + r.body().strip());
         }
         if (r.statusCode() == 403) {
             throw new Failure(

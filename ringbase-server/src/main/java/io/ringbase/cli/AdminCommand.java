@@ -85,7 +85,13 @@ public final class AdminCommand {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        return new AdminClient(url, secret, Duration.ofMillis(timeout.millis()), time);
+        String token = System.getenv(AdminClient.TOKEN_VARIABLE);
+        return new AdminClient(
+                url,
+                secret,
+                token == null || token.isBlank() ? null : token.strip(),
+                Duration.ofMillis(timeout.millis()),
+                time);
     }
 
     /** Runs {@code action}; prints a failure's one line to stderr and returns its exit code. */

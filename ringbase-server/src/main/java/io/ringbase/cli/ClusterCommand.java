@@ -189,7 +189,7 @@ public final class ClusterCommand implements Callable<Integer> {
         }
         EngineKind kind;
         try {
-            kind = EngineKind.parse(engine);
+            kind = EngineFlag.parse(engine);
         } catch (IllegalArgumentException e) {
             throw bad("--engine: " + e.getMessage());
         }

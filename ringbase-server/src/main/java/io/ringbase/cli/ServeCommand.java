@@ -1,6 +1,8 @@
 package io.ringbase.cli;
 
 import io.ringbase.api.HttpServerConfig;
+import io.ringbase.auth.TokenFile;
+import io.ringbase.auth.TokenFileException;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
@@ -13,7 +15,6 @@ import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.node.Node;
 import io.ringbase.node.WarmUp;
 import io.ringbase.os.ProcessAge;
-import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
@@ -307,6 +308,15 @@ public final class ServeCommand implements Callable<Integer> {
     Path clusterSecretFile;
 
     @Option(
+            names = "--token-file",
+            paramLabel = "FILE",
+            description = "File of client tokens (name, token, permissions read/write/admin/metrics, optional key "
+                    + "prefix; docs/operations.md): every request but /health, /ready and node-to-node ones must then "
+                    + "carry Authorization: Bearer <token> (401 without, 403 without the permission). Reloaded when it "
+                    + "changes; needs --cluster-secret-file (default: none, the API is open).")
+    Path tokenFile;
+
+    @Option(
             names = "--tombstone-grace",
             defaultValue = "10d",
             paramLabel = "DURATION",
@@ -370,6 +380,9 @@ public final class ServeCommand implements Callable<Integer> {
                     + "io.ringbase.access (default: ${DEFAULT-VALUE}).")
     boolean accessLog;
 
+    /** How often the token file is looked at for a change, ms. */
+    private static final long TOKEN_FILE_POLL_MS = 1_000;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -392,11 +405,23 @@ public final class ServeCommand implements Callable<Integer> {
             return fail(new StartupFailure(StartupFailure.SECRET, e.getMessage()));
         }
         Logging.configure(format, nodeUrl(config));
+        TokenFile tokens = null;
+        if (tokenFile != null) {
+            try {
+                tokens = TokenFile.open(tokenFile, TOKEN_FILE_POLL_MS);
+            } catch (TokenFileException e) {
+                return fail(
+                        new StartupFailure(StartupFailure.SECRET, "--token-file " + tokenFile + " " + e.getMessage()));
+            }
+        }
         long warmUpMs = warmUp(config);
         Node node;
         try {
-            node = Node.start(config);
+            node = tokens == null ? Node.start(config) : Node.start(config, tokens);
         } catch (Exception e) {
+            if (tokens != null) {
+                tokens.close();
+            }
             StartupFailure failure = StartupFailure.of(
                     e, config.storage().dataDir().toAbsolutePath().normalize().toString());
             if (failure.exitCode() == StartupFailure.UNEXPECTED) {
@@ -412,7 +437,7 @@ public final class ServeCommand implements Callable<Integer> {
                         + config.topology().size() + ", replication factor "
                         + config.topology().replicationFactor();
         logStartup(node, warmUpMs);
-        String open = openApiWarning(config.http().host(), node.port(), config.clusterSecret() != null);
+        String open = openApiWarning(config.http().host(), node.port(), config.clusterSecret() != null, tokens != null);
         if (open != null) {
             log.warn(open);
         }
@@ -424,6 +449,9 @@ public final class ServeCommand implements Callable<Integer> {
         log.info("stopping: finishing in-flight requests, then flushing");
         long started = System.nanoTime();
         node.close();
+        if (tokens != null) {
+            tokens.close();
+        }
         log.info("stopped in {} ms", (System.nanoTime() - started) / 1_000_000);
         return 0;
     }
@@ -498,7 +526,10 @@ public final class ServeCommand implements Callable<Integer> {
      *
      * @param host the bind address ({@code --host}): a literal address or a name
      */
-    static String openApiWarning(String host, int port, boolean signed) {
+    static String openApiWarning(String host, int port, boolean signed, boolean tokens) {
+        if (tokens) {
+            return null; // every client request needs a token; --token-file needs the cluster secret too
+        }
         boolean loopback;
         try {
             loopback = "localhost".equalsIgnoreCase(host)
@@ -511,7 +542,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         return "the API is open: anyone who reaches " + host + ":" + port + " can read, write and delete every key"
                 + (signed ? "" : ", and send internal and admin requests, unsigned (no --cluster-secret-file)")
-                + "; bind --host 127.0.0.1, or put an authenticating proxy or a firewall in front (docs/operations.md)";
+                + "; give --token-file, bind --host 127.0.0.1, or put a firewall in front (docs/operations.md)";
     }
 
     /** The cluster secret file cannot be used (exit code {@link StartupFailure#SECRET}). */
@@ -548,6 +579,10 @@ public final class ServeCommand implements Callable<Integer> {
                     + "): a hint delivered after a purged delete would bring the deleted key back");
         }
         byte[] secret = readSecret();
+        if (tokenFile != null && secret == null) {
+            throw bad("--token-file needs --cluster-secret-file: without it the node-to-node API, which takes no "
+                    + "client token, would let anyone read and write around the tokens");
+        }
         try {
             HttpServerConfig http = new HttpServerConfig(
                     host,
@@ -583,7 +618,7 @@ public final class ServeCommand implements Callable<Integer> {
                             clock,
                             metrics,
                             accessLog,
-                            EngineKind.parse(engine),
+                            EngineFlag.parse(engine),
                             SpeculativeRetry.parse(speculativeRetry),
                             TimeSource.SYSTEM,
                             clusterName)

@@ -3,6 +3,7 @@ package io.ringbase.kv;
 import io.ringbase.storage.Entry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An asynchronous, pull-based stream of live entries in {@link io.ringbase.storage.Keys#ORDER}, one
@@ -26,6 +27,15 @@ public interface EntryBatchSource extends AutoCloseable {
      * @return the batch; empty at the end; exceptionally completed if the stream broke
      */
     CompletableFuture<List<Entry>> nextBatch(int maxBytes);
+
+    /**
+     * The key a next request should start from if this source stopped before the end of its range (a
+     * page of {@code limit} entries, {@link LimitedBatchSource}), asked once the stream has ended; default
+     * {@code null}: it ran to the end of the range.
+     */
+    default byte @Nullable [] resumeKey() {
+        return null;
+    }
 
     /** Releases the source (an engine iterator, buffered pages). Does not throw. */
     @Override

@@ -4,6 +4,7 @@ import io.netty.channel.EventLoopGroup;
 import io.ringbase.api.HttpApi;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.api.RingbaseHttpServer;
+import io.ringbase.auth.ClientTokens;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
@@ -36,6 +37,7 @@ import java.io.IOException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -450,7 +452,12 @@ public final class Node implements AutoCloseable {
     private final int port;
     private final StartupPhases startup;
 
-    private Node(Config config, Resources resources, JoinBootstrap.@Nullable Joined joined, StartupPhases startup)
+    private Node(
+            Config config,
+            Resources resources,
+            JoinBootstrap.@Nullable Joined joined,
+            StartupPhases startup,
+            Supplier<ClientTokens> tokens)
             throws IOException {
         this.config = config;
         this.resources = resources;
@@ -542,7 +549,8 @@ public final class Node implements AutoCloseable {
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
                 .membership(services.membershipControl())
-                .signer(signer);
+                .signer(signer)
+                .tokens(tokens);
         startup.end("HTTP API");
         RingbaseHttpServer server = resources.add(
                 new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup));
@@ -563,6 +571,14 @@ public final class Node implements AutoCloseable {
      *         closed again first.
      */
     public static Node start(Config config) throws IOException {
+        return start(config, () -> ClientTokens.NONE);
+    }
+
+    /**
+     * As {@link #start(Config)}, with every client request checked against {@code tokens}
+     * ({@code --token-file}; read per request, so a reloaded file applies at once).
+     */
+    public static Node start(Config config, Supplier<ClientTokens> tokens) throws IOException {
         StartupPhases startup = new StartupPhases();
         JoinBootstrap.@Nullable Joined joined = null;
         if (config.elastic().joins()) {
@@ -598,7 +614,7 @@ public final class Node implements AutoCloseable {
         }
         Resources resources = new Resources();
         try {
-            return new Node(config, resources, joined, startup);
+            return new Node(config, resources, joined, startup, tokens);
         } catch (IOException | RuntimeException | Error e) {
             resources.closeAfter(e);
             throw e;

@@ -1,6 +1,8 @@
 package io.ringbase.node;
 
+import io.ringbase.api.Access;
 import io.ringbase.api.HttpApi;
+import io.ringbase.auth.ClientTokens;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
@@ -50,9 +52,9 @@ public final class NodeRoutes {
         RpcRoute rpc = new RpcRoute(server);
         return HttpApi.builder(kv, time, maxBodyBytes)
                 .sniffer(new WireServer(server, signer, gate.clusterName()))
-                .path(InternalProtocol.ENTRY, "internal_entry", rpc)
-                .path(InternalProtocol.BATCH, "internal_batch", rpc)
-                .prefix(InternalProtocol.PREFIX, "internal_other", rpc)
+                .path(InternalProtocol.ENTRY, "internal_entry", Access.NODE, rpc)
+                .path(InternalProtocol.BATCH, "internal_batch", Access.NODE, rpc)
+                .prefix(InternalProtocol.PREFIX, "internal_other", Access.NODE, rpc)
                 .bodyOverheadBytes(Entry.MAX_KEY_BYTES + EntryCodec.HEADER_SIZE);
     }
 
@@ -64,6 +66,19 @@ public final class NodeRoutes {
      */
     public static HttpApi standalone(
             StorageEngine engine, HybridLogicalClock clock, TimeSource time, int maxBodyBytes) {
+        return standalone(engine, clock, time, maxBodyBytes, () -> ClientTokens.NONE);
+    }
+
+    /**
+     * As {@link #standalone(StorageEngine, HybridLogicalClock, TimeSource, int)}, with client requests
+     * checked against {@code tokens}.
+     */
+    public static HttpApi standalone(
+            StorageEngine engine,
+            HybridLogicalClock clock,
+            TimeSource time,
+            int maxBodyBytes,
+            Supplier<ClientTokens> tokens) {
         Topology single = Topology.single("localhost", 1); // a placeholder: a node alone names no URL
         return api(
                         new LocalKeyValueService(engine, clock, time),
@@ -76,6 +91,7 @@ public final class NodeRoutes {
                         PeerGate.alone(single.self().toString(), Membership.of(Membership.DEFAULT_NAME, single)),
                         MetadataEndpoint.NONE,
                         maxBodyBytes)
+                .tokens(tokens)
                 .build();
     }
 }

@@ -22,7 +22,7 @@ public final class RequestMetrics {
     /** Index of {@code OTHER} in {@link #METHODS}. */
     public static final int OTHER_METHOD = METHODS.size() - 1;
     /** Statuses counted apart; any other is counted as the last, {@code other}. */
-    static final int[] STATUSES = {200, 201, 202, 400, 403, 404, 405, 408, 413, 417, 500, 503, 504, 507};
+    static final int[] STATUSES = {200, 201, 202, 400, 401, 403, 404, 405, 408, 413, 417, 500, 503, 504, 507};
 
     private final List<String> endpoints;
     private final List<String> clientEndpoints;

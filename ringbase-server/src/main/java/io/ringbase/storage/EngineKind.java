@@ -35,6 +35,26 @@ public enum EngineKind {
         this.flagName = flagName;
     }
 
+    /** A class of the library the {@link #ROCKSDB} engine needs (rocksdbjni), looked up without loading it. */
+    private static final String ROCKSDB_CLASS = "org.rocksdb.RocksDB";
+
+    /**
+     * Whether this engine's library is on the class path: always for {@link #LSM}; for {@link #ROCKSDB},
+     * whether rocksdbjni is (the release tarball leaves it out: it is the separate
+     * {@code ringbase-<version>-rocksdb-engine.tar.gz}). Loads nothing of the library.
+     */
+    public boolean libraryPresent() {
+        if (this == LSM) {
+            return true;
+        }
+        try {
+            Class.forName(ROCKSDB_CLASS, false, EngineKind.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
     /** The name used by {@code --engine} and in the marker file. */
     public String flagName() {
         return flagName;

@@ -78,7 +78,7 @@ class EntryChunkedInputTest {
     @Test
     void chunksFollowBatchesCompletedLaterAndAnEmptyBatchEndsTheBody() throws Exception {
         DeferredSource source = new DeferredSource();
-        EntryChunkedInput input = new EntryChunkedInput(source, RangeFormat.CHUNKS, workers, alloc);
+        EntryChunkedInput input = new EntryChunkedInput(source, RangeFormat.CHUNKS, false, workers, alloc);
         Semaphore resumes = new Semaphore(0);
         input.bind(null, resumes::release);
         input.prefetch();
@@ -104,7 +104,7 @@ class EntryChunkedInputTest {
     @Test
     void closeWithABatchInFlightClosesTheSourceOnceAfterItArrives() throws Exception {
         DeferredSource source = new DeferredSource();
-        EntryChunkedInput input = new EntryChunkedInput(source, RangeFormat.CHUNKS, workers, alloc);
+        EntryChunkedInput input = new EntryChunkedInput(source, RangeFormat.CHUNKS, false, workers, alloc);
         input.bind(null, () -> {});
         input.prefetch();
         CompletableFuture<List<Entry>> inFlight = source.nextAsked();
@@ -121,7 +121,7 @@ class EntryChunkedInputTest {
     @Test
     void aFailedBatchSurfacesAsIOExceptionSoTheResponseIsAborted() throws Exception {
         DeferredSource source = new DeferredSource();
-        EntryChunkedInput input = new EntryChunkedInput(source, RangeFormat.CHUNKS, workers, alloc);
+        EntryChunkedInput input = new EntryChunkedInput(source, RangeFormat.CHUNKS, false, workers, alloc);
         Semaphore resumes = new Semaphore(0);
         input.bind(null, resumes::release);
         input.prefetch();

@@ -27,6 +27,9 @@ final class RawHttp implements AutoCloseable {
         }
     }
 
+    /** The trailer fields of the last chunked response {@link #read} (lower-case names), empty if none. */
+    final Map<String, String> trailers = new LinkedHashMap<>();
+
     final Socket socket;
     final InputStream in;
     final OutputStream out;
@@ -54,6 +57,7 @@ final class RawHttp implements AutoCloseable {
 
     /** Reads one response: status line, headers, and a body by Content-Length, chunks, or to EOF. */
     Response read() throws IOException {
+        trailers.clear();
         Response head = readHead();
         Map<String, String> headers = head.headers();
         String te = headers.get("transfer-encoding");
@@ -65,7 +69,10 @@ final class RawHttp implements AutoCloseable {
                 int size = Integer.parseInt(line().trim(), 16);
                 if (size == 0) {
                     for (String t = line(); t != null && !t.isEmpty(); t = line()) {
-                        // trailers: ignored
+                        int colon = t.indexOf(':');
+                        trailers.put(
+                                t.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                                t.substring(colon + 1).trim());
                     }
                     break;
                 }

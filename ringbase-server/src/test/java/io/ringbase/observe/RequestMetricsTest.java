@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Timeout;
 class RequestMetricsTest {
 
     /** Every status the HTTP layer answers (docs/http-api.md; {@code io.ringbase.api.Responses}). */
-    static final List<Integer> ANSWERED = List.of(200, 201, 202, 400, 403, 404, 405, 408, 413, 417, 500, 503, 504, 507);
+    static final List<Integer> ANSWERED =
+            List.of(200, 201, 202, 400, 401, 403, 404, 405, 408, 413, 417, 500, 503, 504, 507);
 
     @Test
     @Timeout(10)

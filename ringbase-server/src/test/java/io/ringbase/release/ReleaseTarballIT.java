@@ -73,6 +73,8 @@ class ReleaseTarballIT {
         for (String doc : List.of("README.md", "operations.md", "http-api.md", "design.md", "format.md")) {
             assertThat(home.resolve("docs").resolve(doc)).isRegularFile();
         }
+        assertThat(home.resolve("LICENSE")).content().contains("Apache License").contains("Version 2.0");
+        assertThat(home.resolve("CHANGELOG.md")).isRegularFile();
         assertThat(home.resolve("pom.xml")).doesNotExist();
         assertThat(home.resolve("mvnw")).doesNotExist();
     }
@@ -95,6 +97,7 @@ class ReleaseTarballIT {
         }
         assertThat(libs)
                 .contains("ringbase.jar")
+                .noneMatch(l -> l.startsWith("rocksdbjni")) // the add-on tarball's
                 .anyMatch(l -> l.startsWith("netty-codec-http-"))
                 .anyMatch(l -> l.startsWith("jackson-databind-2."))
                 .noneMatch(l -> l.contains("ycsb")
@@ -111,6 +114,109 @@ class ReleaseTarballIT {
                             || e.startsWith("org/apache/htrace/")
                             || e.startsWith("org/codehaus/jackson/")
                             || e.startsWith("io/ringbase/bench/"));
+        }
+    }
+
+    /**
+     * The default tarball leaves RocksDB's library out: {@code serve --engine rocksdb} says in one line how
+     * to add it; the add-on tarball holds just that library, under the same top directory, and unpacked
+     * over the installation makes {@code --engine rocksdb} start.
+     */
+    @Test
+    void theRocksDbEngineIsAnAddOnThatSaysHowToGetIt() throws Exception {
+        Path tarball = Path.of(System.getProperty("ringbase.tarball", "target/ringbase-missing.tar.gz"));
+        Path addOn = Path.of(System.getProperty("ringbase.rocksdbTarball", "target/ringbase-missing-rocksdb.tar.gz"));
+        Result refused = run(launcher(
+                "serve",
+                "--engine",
+                "rocksdb",
+                "--port",
+                "0",
+                "--data-dir",
+                tmp.resolve("r").toString()));
+        assertThat(refused.exitCode()).isEqualTo(2);
+        assertThat(refused.stderr().strip().lines())
+                .anyMatch(l -> l.contains("--engine rocksdb: the RocksDB engine is not installed")
+                        && l.contains("ringbase-" + version + "-rocksdb-engine.tar.gz"));
+        Result list =
+                run(new ProcessBuilder("tar", "-tzf", addOn.toAbsolutePath().toString()));
+        assertThat(list.stdout().lines().filter(l -> !l.endsWith("/")))
+                .singleElement()
+                .asString()
+                .startsWith("ringbase-" + version + "/lib/rocksdbjni-");
+        // RocksDB's 29 MB and the unused natives of Ratis's shaded jar are out; Ratis's classes (12 MB) are most of the
+        // rest
+        assertThat(Files.size(tarball)).as("default tarball bytes").isLessThan(24L << 20);
+        Result unpack = run(new ProcessBuilder(
+                "tar",
+                "-xzf",
+                addOn.toAbsolutePath().toString(),
+                "-C",
+                home.getParent().toString()));
+        assertThat(unpack.exitCode()).as(unpack.stderr()).isZero();
+        Process node = launcher(
+                        "serve",
+                        "--engine",
+                        "rocksdb",
+                        "--port",
+                        "0",
+                        "--host",
+                        "127.0.0.1",
+                        "--data-dir",
+                        tmp.resolve("rocks").toString())
+                .redirectError(tmp.resolve("rocks.stderr.log").toFile())
+                .start();
+        try {
+            assertThat(awaitReadyPort(node)).isPositive();
+            assertThat(tmp.resolve("rocks").resolve("ENGINE")).content().isEqualTo("rocksdb\n");
+            node.destroy();
+            assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        } finally {
+            node.destroyForcibly();
+        }
+    }
+
+    /**
+     * A node of an elastic cluster (membership on the Raft metadata log) starts from the tarball, whose
+     * copy of Ratis's shaded jar lacks the native libraries it never loads: its metadata server starts,
+     * elects itself and applies the first epoch. (A new node of one answers no data: it waits for peers.)
+     */
+    @Test
+    void anElasticNodeRunsItsMetadataLogFromTheLeanRatisJar() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        String self = "http://127.0.0.1:" + port;
+        Process node = launcher(
+                        "serve",
+                        "--host",
+                        "127.0.0.1",
+                        "--cluster",
+                        self,
+                        "--self",
+                        self,
+                        "--metadata-port-offset",
+                        "1",
+                        "--data-dir",
+                        tmp.resolve("elastic").toString())
+                .redirectError(tmp.resolve("elastic.stderr.log").toFile())
+                .start();
+        try {
+            assertThat(awaitReadyPort(node)).isEqualTo(port);
+            Path log = tmp.resolve("elastic.stderr.log");
+            org.awaitility.Awaitility.await()
+                    .atMost(DEADLINE)
+                    .until(() -> Files.readString(log).contains("cluster metadata initialized"));
+            assertThat(Files.readString(log))
+                    .contains("metadata server 1 started")
+                    .contains("metadata epoch 0 -> 1")
+                    .doesNotContain("UnsatisfiedLinkError")
+                    .doesNotContain("NoClassDefFoundError");
+            node.destroy();
+            assertThat(node.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        } finally {
+            node.destroyForcibly();
         }
     }
 

@@ -38,6 +38,7 @@ final class HeaderFields {
     private static final byte[] CONNECTION = ascii("connection");
     private static final byte[] EXPECT = ascii("expect");
     private static final byte[] HOST = ascii("host");
+    private static final byte[] AUTHORIZATION = ascii("authorization");
     private static final byte[] CHUNKED = ascii("chunked");
     private static final byte[] CLOSE = ascii("close");
     private static final byte[] KEEP_ALIVE = ascii("keep-alive");
@@ -56,6 +57,12 @@ final class HeaderFields {
     boolean expectContinue;
     /** An {@code Expect} field with another expectation. */
     boolean badExpectation;
+    /**
+     * The first {@code Authorization} field's value, kept even when the request keeps no other field (the
+     * client token of every request, point requests included), or {@code null}.
+     */
+    @Nullable
+    String authorization;
 
     private boolean sawContentLength;
     private int hostFields;
@@ -79,6 +86,7 @@ final class HeaderFields {
         connectionKeepAlive = false;
         expectContinue = false;
         badExpectation = false;
+        authorization = null;
     }
 
     /**
@@ -158,6 +166,8 @@ final class HeaderFields {
             } else {
                 badExpectation = true;
             }
+        } else if (authorization == null && equalsIgnoreCase(in, start, nameLen, AUTHORIZATION)) {
+            authorization = in.toString(vs, ve - vs, StandardCharsets.ISO_8859_1);
         }
         List<String> kept = headers;
         if (kept != null) { // a list exactly when the request keeps its fields

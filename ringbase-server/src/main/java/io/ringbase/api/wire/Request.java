@@ -22,6 +22,7 @@ public final class Request {
     private final HttpVersion version;
     private final boolean keepAlive;
     private final @Nullable List<String> headers; // name, value, name, value, ...; null when not kept
+    private final @Nullable String authorization; // kept on every path, point requests included
     private @Nullable ByteBuf body; // holds the body at [bodyIndex, bodyIndex + bodyLength); owned (one reference)
     private final int bodyIndex;
     private final int bodyLength;
@@ -38,9 +39,11 @@ public final class Request {
             HttpVersion version,
             boolean keepAlive,
             @Nullable List<String> headers,
+            @Nullable String authorization,
             ByteBuf body,
             int bodyIndex,
             int bodyLength) {
+        this.authorization = authorization;
         this.method = method;
         this.target = target;
         this.version = version;
@@ -59,6 +62,7 @@ public final class Request {
                 HttpVersion.HTTP_1_1,
                 true,
                 headers,
+                firstValue(headers, "authorization"),
                 content,
                 content.readerIndex(),
                 content.readableBytes());
@@ -101,6 +105,18 @@ public final class Request {
      * which needs none; for those this returns {@code null}.
      */
     public @Nullable String header(String name) {
+        return firstValue(headers, name);
+    }
+
+    /**
+     * The value of the {@code Authorization} header field (the first, if several), or {@code null}: kept
+     * for every request, point requests included. Holds a credential: never log it.
+     */
+    public @Nullable String authorization() {
+        return authorization;
+    }
+
+    private static @Nullable String firstValue(@Nullable List<String> headers, String name) {
         if (headers == null) {
             return null;
         }

@@ -354,6 +354,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
                 readVersion(),
                 keepAlive,
                 fields.takeHeaders(),
+                fields.authorization,
                 body,
                 bodyIndex,
                 bodyLength));
