@@ -7,11 +7,14 @@ import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.scan.ClusterScan;
+import io.ringbase.kv.CasResult;
+import io.ringbase.kv.Condition;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.Quorum;
 import io.ringbase.kv.QuorumException;
+import io.ringbase.kv.Versioned;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine;
@@ -21,6 +24,7 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -70,7 +74,7 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
+    public long tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
         throw new UnsupportedOperationException("a cluster's writes go through the coordinator");
     }
 
@@ -91,21 +95,29 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public CompletionStage<byte[]> get(byte[] key, Quorum quorum) {
+    public CompletionStage<@Nullable Versioned> get(byte[] key, Quorum quorum) {
         return coordinator
                 .read(key, quorum.ack(), quorum.from())
-                .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis()) ? null : e.value());
+                .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis())
+                        ? null
+                        : new Versioned(e.value(), e.version()));
     }
 
     @Override
-    public CompletionStage<Void> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
+    public CompletionStage<Long> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
         byte[] copy = value.toArray(ValueLayout.JAVA_BYTE); // replicas and hints keep the array
         return coordinator.write(new Entry(key, clock.now(), expiresAtMs, copy), quorum.ack(), quorum.from());
     }
 
     @Override
-    public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
+    public CompletionStage<Long> delete(byte[] key, Quorum quorum) {
         return coordinator.write(Entry.tombstone(key, clock.now()), quorum.ack(), quorum.from());
+    }
+
+    @Override
+    public CompletionStage<CasResult> writeIf(
+            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("conditional writes on a cluster"));
     }
 
     @Override
