@@ -521,6 +521,7 @@ public final class Node implements AutoCloseable {
                 services.repairSource(),
                 services.peerGate(),
                 services.metadataEndpoint(),
+                services.paxos(),
                 config.http().maxBodyBytes());
         @Nullable RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
         NodeStatus status = new NodeStatus(

@@ -2,6 +2,7 @@ package io.ringbase.cluster.proxy;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.paxos.PaxosProposer;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
@@ -43,15 +44,22 @@ public final class ClusterKeyValueService implements KeyValueService {
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
     private final TimeSource time;
+    private final PaxosProposer paxos;
 
     /**
      * @param coordinator coordinates requests over the cluster's replicas
      * @param engine      this node's engine: local scans ({@code local=true}), its writability
      * @param clock       stamps every write's version
      * @param time        decides whether a value has expired
+     * @param paxos       runs conditional writes ({@link #writeIf})
      */
     public ClusterKeyValueService(
-            Coordinator coordinator, StorageEngine engine, HybridLogicalClock clock, TimeSource time) {
+            Coordinator coordinator,
+            StorageEngine engine,
+            HybridLogicalClock clock,
+            TimeSource time,
+            PaxosProposer paxos) {
+        this.paxos = paxos;
         this.coordinator = coordinator;
         this.engine = engine;
         this.clock = clock;
@@ -117,7 +125,15 @@ public final class ClusterKeyValueService implements KeyValueService {
     @Override
     public CompletionStage<CasResult> writeIf(
             byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException("conditional writes on a cluster"));
+        int rf = replicationFactor();
+        if (quorum.from() > rf) {
+            return CompletableFuture.failedFuture(
+                    new IllegalArgumentException("from=" + quorum.from() + " is above the replication factor " + rf));
+        }
+        // a Paxos round over all the key's replicas, whatever the quorum asked: its majorities are what
+        // make compare-and-set linearizable
+        byte[] copy = value == null ? null : value.toArray(ValueLayout.JAVA_BYTE);
+        return paxos.cas(key, copy, expiresAtMs, condition);
     }
 
     @Override
