@@ -1,5 +1,6 @@
 package io.ringbase.cluster.paxos;
 
+import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
@@ -55,6 +56,21 @@ public final class PaxosAcceptor {
         return PaxosMessages.encode(handle(PaxosMessages.decodeRequest(request)));
     }
 
+    /**
+     * Advances the clock past a ballot or version from a proposer, as every replica write does; one too
+     * far ahead of this node's wall clock (a skewed proposer) is refused, so it cannot drag this node's
+     * clock along.
+     *
+     * @throws IOException (a {@link ClockOffsetException}) if it is too far ahead: the request fails here
+     */
+    private void observe(long versionOrBallot) throws IOException {
+        try {
+            clock.observe(versionOrBallot);
+        } catch (ClockOffsetException e) {
+            throw new IOException("Paxos request refused: " + e.getMessage(), e);
+        }
+    }
+
     /** Answers a decoded request; as {@link #handle(byte[])}. */
     public PaxosMessages.Reply handle(PaxosMessages.Request request) throws IOException {
         byte[] key = request.key();
@@ -63,7 +79,7 @@ public final class PaxosAcceptor {
             PaxosState s = stored.state();
             return switch (request) {
                 case PaxosMessages.Prepare p -> {
-                    clock.observeStored(p.ballot());
+                    observe(p.ballot());
                     if (p.ballot() <= s.promised()) {
                         yield new PaxosMessages.Promise(
                                 false, s.promised(), s.accepted(), s.proposal(), s.committed(), null, s.recent());
@@ -88,7 +104,7 @@ public final class PaxosAcceptor {
                     yield new PaxosMessages.Accepted(true, p.ballot());
                 }
                 case PaxosMessages.Commit c -> {
-                    clock.observeStored(c.entry().version());
+                    observe(c.entry().version());
                     engine.apply(c.entry()); // an older version than the stored one changes nothing
                     PaxosState next = s.withCommitted(c.ballot(), c.entry().version());
                     if (!next.equals(s)) {

@@ -53,10 +53,12 @@ import org.slf4j.LoggerFactory;
  * backoff, until the deadline; the new entry is made once, so a proposal sent again is the same write
  * (same version and value) and applying it twice changes nothing.
  *
- * <p>When a round that had sent this write's proposal must start over, the proposal's fate is unknown
- * until a later round sees it: if a later round finds it committed, the write succeeded; if that round's
- * condition fails, the proposal may have been chosen and overwritten since, so the answer is
- * {@link QuorumException.CasTimeout} with "may have been applied", never a refusal.
+ * <p>When a round that had sent this write's proposal must start over, the next round learns its fate:
+ * committed if it is the newest entry or its version is among some promiser's recent commits (the
+ * majority that committed it meets this one, and every commit is on a whole majority before a round
+ * decides on it); never committed, and never to be, if every promiser remembers back past it and none
+ * has it (a later commit's ballot is above the proposal's). Only when the replicas do not remember that
+ * far is the answer {@link QuorumException.CasTimeout} "may have been applied".
  *
  * <p>Not covered: replicas pending in a membership change (a joining or replacement node) take no part,
  * so a compare-and-set during a move is only as safe as the move. Thread-safe.
@@ -353,7 +355,11 @@ public final class PaxosProposer {
             case PaxosMessages.Committed c -> 0;
         };
         if (promised > 0) {
-            clock.observeStored(promised);
+            try {
+                clock.observe(promised); // the next ballot is above it
+            } catch (io.ringbase.clock.ClockOffsetException e) {
+                log.debug("a refusal's ballot is too far ahead of this node's clock: {}", e.getMessage());
+            }
         }
     }
 
