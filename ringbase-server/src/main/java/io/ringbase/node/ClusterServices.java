@@ -268,7 +268,8 @@ final class ClusterServices implements NodeServices {
                 time,
                 casTimeoutMs(config.replicaTimeoutMs()));
         kv = new ClusterKeyValueService(coordinator, engine, clock, time, proposer);
-        figures = new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership, elastic);
+        figures =
+                new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership, elastic, proposer);
     }
 
     /**

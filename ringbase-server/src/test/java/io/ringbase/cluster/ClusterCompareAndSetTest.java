@@ -57,6 +57,22 @@ class ClusterCompareAndSetTest {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
+    /** A counter of node {@code i}'s /metrics (0 if absent). */
+    private long metric(LocalCluster c, int i, String name) throws Exception {
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(c.url(i) + "/metrics"))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        for (String line : r.body().split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return (long)
+                        Double.parseDouble(line.substring(name.length() + 1).strip());
+            }
+        }
+        return 0;
+    }
+
     private static String etag(HttpResponse<?> r) {
         return r.headers().firstValue("etag").orElseThrow(() -> new AssertionError("no ETag: " + r));
     }
@@ -116,6 +132,14 @@ class ClusterCompareAndSetTest {
             // every acknowledged increment is in the counter; one answered 504 may or may not be
             assertThat(last).isBetween(acked.get(), acked.get() + unknown.get());
             assertThat(unknown.get()).as("compare-and-sets that timed out").isZero();
+            long rounds = 0;
+            for (int i = 0; i < 3; i++) {
+                rounds += metric(c, i, "ringbase_cas_rounds_total");
+            }
+            System.out.printf(
+                    "compare-and-set rounds: %d (%d contended on node 0)%n",
+                    rounds, metric(c, 0, "ringbase_cas_contended_total"));
+            assertThat(rounds).as("Paxos rounds, all nodes").isGreaterThanOrEqualTo(acked.get());
         }
     }
 
