@@ -304,9 +304,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** The staged write of {@code request} ({@link InlineWrites}) is in the WAL and the memtable: answers it. */
-    void answerStaged(Request request, RawResponses.Status status) {
+    void answerStaged(Request request, RawResponses.Status status, long version) {
         boolean keepAlive = request.keepAlive() && !shared.isStopping();
-        ByteBuf raw = RawResponses.empty(ctx.alloc(), request.version(), status, keepAlive);
+        ByteBuf raw = RawResponses.empty(ctx.alloc(), request.version(), status, keepAlive, version);
         request.release();
         respondRaw(raw, keepAlive);
         processNext(); // the next pipelined request, and the flush

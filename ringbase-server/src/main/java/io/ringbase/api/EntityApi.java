@@ -9,6 +9,7 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.ringbase.api.wire.RawResponses;
 import io.ringbase.api.wire.Request;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.kv.Condition;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LimitedBatchSource;
@@ -56,8 +57,6 @@ final class EntityApi {
     };
 
     private static final Outcome MISSING = new Outcome.Missing();
-    private static final Outcome WRITTEN = new Outcome.Written();
-    private static final Outcome DELETED = new Outcome.Deleted();
 
     private final KeyValueService kv;
     private final TimeSource time;
@@ -109,6 +108,9 @@ final class EntityApi {
         HttpMethod method = request.method();
         HttpVersion version = request.version();
         byte[] key = pointKey(method, query);
+        if (isConditional(request)) {
+            return null; // a conditional write checks and writes under a lock: a worker runs it
+        }
         if (method.equals(HttpMethod.GET)) {
             ReadCursor cursor = CURSOR.get();
             try {
@@ -121,7 +123,7 @@ final class EntityApi {
                     return RawResponses.notFound(alloc, version, keepAlive);
                 }
                 int length = cursor.valueLength();
-                ByteBuf response = RawResponses.valueHead(alloc, version, keepAlive, length);
+                ByteBuf response = RawResponses.valueHead(alloc, version, keepAlive, length, cursor.version());
                 ByteBufSegments.write(response, cursor.segment(), cursor.valueOffset(), length);
                 return response;
             } finally {
@@ -132,14 +134,16 @@ final class EntityApi {
         long expiresAtMs = put ? expiry(query, request.bodyLength()) : Entry.NO_EXPIRY;
         MemorySegment value =
                 put ? ByteBufSegments.of(request.bodyBuffer(), request.bodyIndex(), request.bodyLength()) : null;
-        if (!kv.tryWrite(key, expiresAtMs, value)) {
+        long written = kv.tryWrite(key, expiresAtMs, value);
+        if (written == KeyValueService.NOT_WRITTEN) {
             return null;
         }
         return RawResponses.empty(
                 alloc,
                 version,
                 put ? RawResponses.Status.CREATED : RawResponses.Status.ACCEPTED,
-                request.keepAlive() && !stopping.getAsBoolean());
+                request.keepAlive() && !stopping.getAsBoolean(),
+                written);
     }
 
     /**
@@ -156,7 +160,7 @@ final class EntityApi {
     RawResponses.@Nullable Status stage(Request request, QueryString query, WriteBatch batch)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException {
         HttpMethod method = request.method();
-        if (!method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) {
+        if ((!method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) || isConditional(request)) {
             return null;
         }
         byte[] key = pointKey(method, query);
@@ -182,6 +186,14 @@ final class EntityApi {
     /** Applies staged writes as far as the service can without waiting ({@link KeyValueService#tryApplyStaged}). */
     boolean tryApplyStaged(WriteBatch batch) throws IOException {
         return kv.tryApplyStaged(batch);
+    }
+
+    /**
+     * Whether a request carries a precondition ({@code If-Match} or {@code If-None-Match}). The decoder
+     * keeps no header fields of a point request but these, so an unconditional one answers at once.
+     */
+    private static boolean isConditional(Request request) {
+        return request.header("if-match") != null || request.header("if-none-match") != null;
     }
 
     /** The key of a point request, after checking its method and its {@code ack} and {@code from}. */
@@ -223,7 +235,8 @@ final class EntityApi {
     private final class Points implements Route {
         @Override
         public boolean runsInline(Request request) {
-            return !kv.callsMayBlock(!request.method().equals(HttpMethod.GET));
+            return !isConditional(request)
+                    && !kv.callsMayBlock(!request.method().equals(HttpMethod.GET));
         }
 
         @Override
@@ -233,14 +246,28 @@ final class EntityApi {
             Quorum quorum = quorum(query);
             if (method.equals(HttpMethod.GET)) {
                 return outcome(
-                        kv.get(key, quorum), v -> v == null ? MISSING : new Outcome.Value(Unpooled.wrappedBuffer(v)));
+                        kv.get(key, quorum),
+                        v -> v == null ? MISSING : new Outcome.Value(Unpooled.wrappedBuffer(v.value()), v.version()));
             }
-            if (method.equals(HttpMethod.PUT)) {
+            boolean put = method.equals(HttpMethod.PUT);
+            Condition condition = ETag.condition(request.header("if-match"), request.header("if-none-match"));
+            if (condition != null) {
+                ByteBuf body = request.content();
+                long expiresAtMs = put ? expiry(query, body.readableBytes()) : Entry.NO_EXPIRY;
+                MemorySegment value = put ? ByteBufSegments.readable(body) : null;
+                return outcome(kv.writeIf(key, value, expiresAtMs, condition, quorum), r -> {
+                    if (!r.applied()) {
+                        return new Outcome.PreconditionFailed(r.version());
+                    }
+                    return put ? new Outcome.Written(r.version()) : new Outcome.Deleted(r.version());
+                });
+            }
+            if (put) {
                 ByteBuf body = request.content();
                 long expiresAtMs = expiry(query, body.readableBytes());
-                return outcome(kv.put(key, ByteBufSegments.readable(body), expiresAtMs, quorum), v -> WRITTEN);
+                return outcome(kv.put(key, ByteBufSegments.readable(body), expiresAtMs, quorum), Outcome.Written::new);
             }
-            return outcome(kv.delete(key, quorum), v -> DELETED);
+            return outcome(kv.delete(key, quorum), Outcome.Deleted::new);
         }
     }
 

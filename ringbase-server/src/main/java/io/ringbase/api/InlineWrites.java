@@ -42,6 +42,7 @@ final class InlineWrites {
     private final ConnectionHandler[] answeringHandlers = new ConnectionHandler[CAPACITY];
     private final Request[] answeringRequests = new Request[CAPACITY];
     private final RawResponses.Status[] answeringStatuses = new RawResponses.Status[CAPACITY];
+    private final long[] answeringVersions = new long[CAPACITY];
     private final Runnable applyTask = this::apply;
     private boolean scheduled;
     /** Inside apply()'s answering loop: a full batch is then not applied from stage() (no nesting). */
@@ -103,6 +104,9 @@ final class InlineWrites {
         System.arraycopy(handlers, 0, answeringHandlers, 0, n);
         System.arraycopy(requests, 0, answeringRequests, 0, n);
         System.arraycopy(statuses, 0, answeringStatuses, 0, n);
+        for (int i = 0; i < n; i++) {
+            answeringVersions[i] = batch.version(i); // the batch is cleared before answering
+        }
         java.util.Arrays.fill(handlers, 0, n, null);
         java.util.Arrays.fill(requests, 0, n, null);
         batch.clear();
@@ -115,7 +119,7 @@ final class InlineWrites {
                 answeringRequests[i] = null;
                 try {
                     if (i < applied) {
-                        h.answerStaged(r, answeringStatuses[i]);
+                        h.answerStaged(r, answeringStatuses[i], answeringVersions[i]);
                     } else if (failure != null) {
                         h.failStaged(r, failure);
                     } else {

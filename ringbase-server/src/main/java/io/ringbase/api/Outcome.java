@@ -11,17 +11,26 @@ import java.util.concurrent.CompletionStage;
  */
 public sealed interface Outcome {
 
-    /** A live value was found; {@code body} holds it, and the response takes ownership of it. */
-    record Value(io.netty.buffer.ByteBuf body) implements Outcome {}
+    /**
+     * A live value was found; {@code body} holds it, and the response takes ownership of it. {@code version}
+     * is its version, answered as the {@code ETag}.
+     */
+    record Value(io.netty.buffer.ByteBuf body, long version) implements Outcome {}
 
     /** No live value for the key (never written, deleted or expired). */
     record Missing() implements Outcome {}
 
-    /** A value was written. */
-    record Written() implements Outcome {}
+    /** A value was written with {@code version}. */
+    record Written(long version) implements Outcome {}
 
-    /** A tombstone was written (whether or not the key existed). */
-    record Deleted() implements Outcome {}
+    /** A tombstone was written with {@code version} (whether or not the key existed). */
+    record Deleted(long version) implements Outcome {}
+
+    /**
+     * A conditional write's condition failed: nothing was written. {@code version} is the version of the
+     * key's live value, or {@link io.ringbase.kv.CasResult#NO_VALUE} if it had none.
+     */
+    record PreconditionFailed(long version) implements Outcome {}
 
     /**
      * A key range to stream, live entries only, framed as {@code format} says; the receiver owns

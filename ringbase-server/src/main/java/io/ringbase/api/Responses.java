@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.ringbase.kv.CasResult;
 import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.DiskFault;
 import io.ringbase.storage.InsufficientSpaceException;
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@link Outcome.Written}</td><td>201</td></tr>
  * <tr><td>{@link Outcome.Deleted}</td><td>202</td></tr>
  * <tr><td>{@link Outcome.Missing}</td><td>404</td></tr>
+ * <tr><td>{@link Outcome.PreconditionFailed}</td><td>412, with the current {@code ETag} if the key has a value</td></tr>
  * <tr><td>{@link BadRequestException} (an unknown path too), malformed HTTP</td><td>400</td></tr>
  * <tr><td>an {@code Expect} other than {@code 100-continue}</td><td>417</td></tr>
  * <tr><td>a request not in full within the request timeout</td><td>408 (then close)</td></tr>
@@ -74,11 +76,23 @@ final class Responses {
             case Outcome.Value v -> {
                 FullHttpResponse r = full(version, HttpResponseStatus.OK, v.body());
                 r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
+                r.headers().set(HttpHeaderNames.ETAG, ETag.of(v.version()));
                 yield r;
             }
             case Outcome.Missing m -> text(version, HttpResponseStatus.NOT_FOUND, "no such key");
-            case Outcome.Written w -> full(version, HttpResponseStatus.CREATED, Unpooled.EMPTY_BUFFER);
-            case Outcome.Deleted d -> full(version, HttpResponseStatus.ACCEPTED, Unpooled.EMPTY_BUFFER);
+            case Outcome.Written w ->
+                tagged(full(version, HttpResponseStatus.CREATED, Unpooled.EMPTY_BUFFER), w.version());
+            case Outcome.Deleted d ->
+                tagged(full(version, HttpResponseStatus.ACCEPTED, Unpooled.EMPTY_BUFFER), d.version());
+            case Outcome.PreconditionFailed p -> {
+                FullHttpResponse r = text(
+                        version,
+                        HttpResponseStatus.PRECONDITION_FAILED,
+                        p.version() == CasResult.NO_VALUE
+                                ? "precondition failed: the key has no value"
+                                : "precondition failed: the key's version is " + ETag.of(p.version()));
+                yield p.version() == CasResult.NO_VALUE ? r : tagged(r, p.version());
+            }
             case Outcome.Range r -> throw new IllegalArgumentException("a range is streamed; use rangeHead");
             case Outcome.Pending p ->
                 throw new IllegalArgumentException("a pending outcome is answered when it completes");
@@ -197,6 +211,11 @@ final class Responses {
     private static FullHttpResponse retryLater(HttpVersion version, @Nullable String reason) {
         FullHttpResponse r = text(version, HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
         r.headers().setInt(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+        return r;
+    }
+
+    private static FullHttpResponse tagged(FullHttpResponse r, long version) {
+        r.headers().set(HttpHeaderNames.ETAG, ETag.of(version));
         return r;
     }
 

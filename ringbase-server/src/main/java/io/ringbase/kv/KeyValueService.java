@@ -65,15 +65,18 @@ public interface KeyValueService {
      */
     InlineRead tryRead(byte[] key, ReadCursor cursor) throws IOException;
 
+    /** What {@link #tryWrite} returns when it wrote nothing (the engine would have had to wait). */
+    long NOT_WRITTEN = Long.MIN_VALUE;
+
     /**
      * Writes {@code value} (or a tombstone if {@code null}) for {@code key} without waiting, zero-copy from
      * {@code value}'s memory. Only when {@link #servesPointRequestsInline()}.
      *
      * @param expiresAtMs Unix ms after which the value is gone, or {@code Entry.NO_EXPIRY}
-     * @return whether it was written; {@code false}: nothing was, the engine would have had to wait
+     * @return the version written, or {@link #NOT_WRITTEN}: nothing was, the engine would have had to wait
      * @throws IOException as the engine's write (nothing written)
      */
-    boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) throws IOException;
+    long tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) throws IOException;
 
     /**
      * Adds a write of {@code value} (a tombstone if {@code null}) to {@code batch} with a fresh version,
@@ -98,22 +101,41 @@ public interface KeyValueService {
     boolean callsMayBlock(boolean write);
 
     /**
-     * The live value of {@code key}, or {@code null} if it has none (never written, deleted, expired).
+     * The live value of {@code key} with its version, or {@code null} if it has none (never written,
+     * deleted, expired).
      *
      * @throws IllegalArgumentException if {@code quorum.from()} is above {@link #replicationFactor()}
      */
-    CompletionStage<byte[]> get(byte[] key, Quorum quorum);
+    CompletionStage<@Nullable Versioned> get(byte[] key, Quorum quorum);
 
     /**
      * Stores {@code value} under {@code key}; the value's memory is read before this returns (copied if it
-     * must outlive the call).
+     * must outlive the call). Completes with the version written.
      *
      * @param expiresAtMs Unix ms after which the value is gone, or {@code Entry.NO_EXPIRY}
      */
-    CompletionStage<Void> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum);
+    CompletionStage<Long> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum);
 
-    /** Deletes {@code key} (writes a tombstone). */
-    CompletionStage<Void> delete(byte[] key, Quorum quorum);
+    /** Deletes {@code key} (writes a tombstone); completes with the tombstone's version. */
+    CompletionStage<Long> delete(byte[] key, Quorum quorum);
+
+    /**
+     * Writes {@code value} (a tombstone if {@code null}) under {@code key} only if {@code condition}
+     * holds against the key's current value, atomically: no other conditional write of the key comes
+     * between the check and the write. Unconditional writes ({@link #put}, {@link #delete}) of the same
+     * key do not take part and may come between (as in Cassandra, mixing them with conditional writes of
+     * one key gives up the guarantee). The value's memory is read before this returns.
+     *
+     * <p>A node alone checks and writes under a lock of the key's stripe; a cluster runs one round of
+     * Paxos for the key over its replicas ({@code cluster.paxos}), whatever {@code quorum} says (its
+     * {@code from} must still fit the replication factor).
+     *
+     * @param expiresAtMs Unix ms after which the value is gone, or {@code Entry.NO_EXPIRY}
+     * @return whether it was written and the version written, or the version that failed the condition
+     * @throws IllegalArgumentException if {@code quorum.from()} is above {@link #replicationFactor()}
+     */
+    CompletionStage<CasResult> writeIf(
+            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum);
 
     /**
      * Every live entry with {@code start <= key < end} in key order ({@code end} {@code null}: to the last

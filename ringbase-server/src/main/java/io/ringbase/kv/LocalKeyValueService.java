@@ -9,6 +9,7 @@ import io.ringbase.storage.WriteBatch;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LocalKeyValueService implements KeyValueService {
 
-    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    /** Locks of conditional writes, by key hash: enough that unrelated keys rarely share one. */
+    static final int STRIPES = 256;
 
     /** One read cursor per worker thread, reused by every general-path read (its block buffers stay). */
     private static final ThreadLocal<ReadCursor> CURSOR = ThreadLocal.withInitial(ReadCursor::new);
@@ -30,6 +32,7 @@ public final class LocalKeyValueService implements KeyValueService {
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
     private final TimeSource time;
+    private final Object[] stripes = new Object[STRIPES];
 
     /**
      * @param engine the node's engine; the caller keeps ownership
@@ -40,6 +43,9 @@ public final class LocalKeyValueService implements KeyValueService {
         this.engine = engine;
         this.clock = clock;
         this.time = time;
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Object();
+        }
     }
 
     @Override
@@ -64,8 +70,11 @@ public final class LocalKeyValueService implements KeyValueService {
     }
 
     @Override
-    public boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) throws IOException {
-        return engine.tryApply(key, clock.now(), value == null ? Entry.NO_EXPIRY : expiresAtMs, value);
+    public long tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) throws IOException {
+        long version = clock.now();
+        return engine.tryApply(key, version, value == null ? Entry.NO_EXPIRY : expiresAtMs, value)
+                ? version
+                : NOT_WRITTEN;
     }
 
     @Override
@@ -84,16 +93,18 @@ public final class LocalKeyValueService implements KeyValueService {
     }
 
     @Override
-    public CompletionStage<byte[]> get(byte[] key, Quorum quorum) {
+    public CompletionStage<@Nullable Versioned> get(byte[] key, Quorum quorum) {
         checkQuorum(quorum);
         ReadCursor cursor = CURSOR.get();
         try {
             if (!engine.read(key, cursor) || !cursor.isLive(time.currentTimeMillis())) {
                 return CompletableFuture.completedFuture(null);
             }
-            return CompletableFuture.completedFuture(cursor.segment()
-                    .asSlice(cursor.valueOffset(), cursor.valueLength())
-                    .toArray(ValueLayout.JAVA_BYTE));
+            return CompletableFuture.completedFuture(new Versioned(
+                    cursor.segment()
+                            .asSlice(cursor.valueOffset(), cursor.valueLength())
+                            .toArray(ValueLayout.JAVA_BYTE),
+                    cursor.version()));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         } finally {
@@ -102,22 +113,53 @@ public final class LocalKeyValueService implements KeyValueService {
     }
 
     @Override
-    public CompletionStage<Void> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
+    public CompletionStage<Long> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
         checkQuorum(quorum);
         // the value goes from the caller's memory to the WAL and the memtable slab, with no copy in between
         return apply(key, expiresAtMs, value);
     }
 
     @Override
-    public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
+    public CompletionStage<Long> delete(byte[] key, Quorum quorum) {
         checkQuorum(quorum);
         return apply(key, Entry.NO_EXPIRY, null);
     }
 
-    private CompletionStage<Void> apply(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
+    private CompletionStage<Long> apply(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
         try {
-            engine.apply(key, clock.now(), expiresAtMs, value);
-            return DONE;
+            long version = clock.now();
+            engine.apply(key, version, expiresAtMs, value);
+            return CompletableFuture.completedFuture(version);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Checks and writes under the lock of the key's stripe ({@link #STRIPES} locks by key hash), so that
+     * two conditional writes of one key never both pass a check of the same version. Only conditional
+     * writes take the lock: the unconditional paths ({@link #put}, the inline path) are unchanged.
+     */
+    @Override
+    public CompletionStage<CasResult> writeIf(
+            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+        checkQuorum(quorum);
+        Object stripe = stripes[Math.floorMod(Arrays.hashCode(key), STRIPES)];
+        try {
+            synchronized (stripe) {
+                Entry current = engine.get(key);
+                long now = time.currentTimeMillis();
+                if (!condition.holds(current, now)) {
+                    return CompletableFuture.completedFuture(CasResult.refused(
+                            current != null && current.isLive(now) ? current.version() : CasResult.NO_VALUE));
+                }
+                if (current != null) {
+                    clock.observeStored(current.version()); // the new version must be above the one checked
+                }
+                long version = clock.now();
+                engine.apply(key, version, value == null ? Entry.NO_EXPIRY : expiresAtMs, value);
+                return CompletableFuture.completedFuture(CasResult.applied(version));
+            }
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

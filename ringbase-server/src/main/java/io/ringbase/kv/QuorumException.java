@@ -131,4 +131,21 @@ public abstract sealed class QuorumException extends Exception {
                     + ack + " needed";
         }
     }
+
+    /**
+     * A conditional write's Paxos rounds (docs/design.md, "Compare-and-set") did not finish within the
+     * coordinator's deadline: other coordinators kept winning the key's ballots, or too few replicas
+     * answered. With {@code proposed}, a proposal of this write was sent, so it may have been applied (and
+     * may yet become visible, when a later round finishes it); without, nothing was written.
+     */
+    public static final class CasTimeout extends QuorumException {
+        public CasTimeout(int ack, int from, long timeoutMs, int rounds, boolean proposed, String last) {
+            super(
+                    "compare-and-set timeout: no decision within " + timeoutMs + " ms (" + rounds
+                            + " Paxos rounds; last: " + last + "); "
+                            + (proposed ? "the write was proposed and may have been applied" : "nothing was written"),
+                    ack,
+                    from);
+        }
+    }
 }

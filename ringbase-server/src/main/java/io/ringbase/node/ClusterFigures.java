@@ -8,6 +8,7 @@ import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.membership.NodeIdentity;
+import io.ringbase.cluster.paxos.PaxosProposer;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairStatus;
 import io.ringbase.cluster.replication.Coordinator;
@@ -31,6 +32,7 @@ final class ClusterFigures implements ClusterSource {
     private final AntiEntropyRepair repair;
     private final LocalMembership membership;
     private final @Nullable ElasticMembership elastic;
+    private final PaxosProposer paxos;
 
     ClusterFigures(
             Liveness liveness,
@@ -39,7 +41,9 @@ final class ClusterFigures implements ClusterSource {
             Coordinator coordinator,
             AntiEntropyRepair repair,
             LocalMembership membership,
-            @Nullable ElasticMembership elastic) {
+            @Nullable ElasticMembership elastic,
+            PaxosProposer paxos) {
+        this.paxos = paxos;
         this.membership = membership;
         this.elastic = elastic;
         this.liveness = liveness;
@@ -94,6 +98,16 @@ final class ClusterFigures implements ClusterSource {
     @Override
     public long writesSplit() {
         return coordinator.writesSplit();
+    }
+
+    @Override
+    public long casRounds() {
+        return paxos.rounds();
+    }
+
+    @Override
+    public long casContended() {
+        return paxos.contended();
     }
 
     @Override

@@ -12,6 +12,9 @@ import io.ringbase.cluster.elastic.ElasticMembership;
 import io.ringbase.cluster.elastic.MoveContext;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
+import io.ringbase.cluster.paxos.PaxosAcceptor;
+import io.ringbase.cluster.paxos.PaxosProposer;
+import io.ringbase.cluster.paxos.PaxosStore;
 import io.ringbase.cluster.proxy.ClusterKeyValueService;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.repair.RepairOptions;
@@ -90,6 +93,7 @@ final class ClusterServices implements NodeServices {
     private final AntiEntropyRepair repair;
     private final RepairSource repairSource;
     private final KeyValueService kv;
+    private final PaxosAcceptor paxos;
     private final ClusterSource figures;
     private final List<String> peerUrls = new ArrayList<>();
     private final ReplicaCalls fast; // the binary protocol's client, or NONE with --internal-protocol http
@@ -248,8 +252,24 @@ final class ClusterServices implements NodeServices {
                             Math.max(1_000, config.replicaTimeoutMs())),
                     config.replicaTimeoutMs()));
         }
-        kv = new ClusterKeyValueService(coordinator, engine, clock, time);
-        figures = new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership, elastic);
+        // compare-and-set: this node's acceptor (its state in an engine of its own under <data-dir>/paxos) and
+        // proposer; the pool runs the local acceptor's calls, which wait for fsync, and stops before the store
+        PaxosStore paxosStore = resources.add(
+                PaxosStore.open(config.storage().dataDir().resolve("paxos"), time::currentTimeMillis),
+                PaxosStore::close);
+        paxos = new PaxosAcceptor(engine, paxosStore, clock);
+        ThreadPoolExecutor paxosPool = resources.add(pool(2, 1024, "ringbase-paxos"), ClusterServices::stopPaxos);
+        PaxosProposer proposer = new PaxosProposer(
+                coordinator::placement,
+                coordinator::replica,
+                paxos,
+                paxosPool,
+                clock,
+                time,
+                casTimeoutMs(config.replicaTimeoutMs()));
+        kv = new ClusterKeyValueService(coordinator, engine, clock, time, proposer);
+        figures =
+                new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership, elastic, proposer);
     }
 
     /**
@@ -323,6 +343,11 @@ final class ClusterServices implements NodeServices {
 
     /** The key-value service: requests coordinated over the key's replicas. */
     @Override
+    public PaxosAcceptor paxos() {
+        return paxos;
+    }
+
+    @Override
     public KeyValueService kv() {
         return kv;
     }
@@ -380,6 +405,22 @@ final class ClusterServices implements NodeServices {
     @Override
     public AntiEntropyRepair repair() {
         return repair;
+    }
+
+    /**
+     * How long a compare-and-set may take over all its Paxos rounds: four replica timeouts (one round's
+     * four round trips), at least one second, ms.
+     */
+    static long casTimeoutMs(long replicaTimeoutMs) {
+        return Math.max(1_000, 4 * replicaTimeoutMs);
+    }
+
+    /** Lets the running and queued local Paxos calls finish (no interrupt: the store's WAL would close). */
+    private static void stopPaxos(ThreadPoolExecutor pool) throws InterruptedException {
+        pool.shutdown();
+        if (!pool.awaitTermination(5, TimeUnit.SECONDS)) {
+            log.warn("a Paxos call is still running after 5 s; closing its store anyway");
+        }
     }
 
     private static ThreadPoolExecutor pool(int threads, int queue, String name) {

@@ -529,6 +529,7 @@ public final class Node implements AutoCloseable {
                 services.repairSource(),
                 services.peerGate(),
                 services.metadataEndpoint(),
+                services.paxos(),
                 config.http().maxBodyBytes());
         @Nullable RequestMetrics requests = config.metrics() ? api.newRequestMetrics() : null;
         @Nullable RequestHistory history = requests != null ? resources.add(new RequestHistory(requests)) : null;

@@ -8,6 +8,7 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.membership.Membership;
+import io.ringbase.cluster.paxos.PaxosAcceptor;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
@@ -22,6 +23,7 @@ import io.ringbase.kv.LocalKeyValueService;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a node serves over HTTP: the public API on its key-value service and, as added routes, the
@@ -35,6 +37,7 @@ public final class NodeRoutes {
     /**
      * The API of a node, without its reports, admin control and repair (the caller adds them).
      *
+     * @param paxos        answers peers' Paxos calls; {@code null}: none (a node alone)
      * @param maxBodyBytes the largest value a PUT may carry, bytes
      */
     static HttpApi.Builder api(
@@ -47,8 +50,12 @@ public final class NodeRoutes {
             RepairSource repairSource,
             PeerGate gate,
             MetadataEndpoint metadata,
+            @Nullable PaxosAcceptor paxos,
             int maxBodyBytes) {
         ReplicaServer server = new ReplicaServer(engine, clock, signer, time, placement, repairSource, gate, metadata);
+        if (paxos != null) {
+            server.withPaxos(paxos);
+        }
         RpcRoute rpc = new RpcRoute(server);
         return HttpApi.builder(kv, time, maxBodyBytes)
                 .sniffer(new WireServer(server, signer, gate.clusterName()))
@@ -90,6 +97,7 @@ public final class NodeRoutes {
                         new RepairSource(engine, new Ring(single), single.self(), 1),
                         PeerGate.alone(single.self().toString(), Membership.of(Membership.DEFAULT_NAME, single)),
                         MetadataEndpoint.NONE,
+                        null,
                         maxBodyBytes)
                 .tokens(tokens)
                 .build();

@@ -38,6 +38,11 @@ interface NodeServices {
     /** The key-value service the public API calls. */
     KeyValueService kv();
 
+    /** This node's Paxos acceptor, answering peers' compare-and-set rounds; {@code null} on a node alone. */
+    default io.ringbase.cluster.paxos.@org.jspecify.annotations.Nullable PaxosAcceptor paxos() {
+        return null;
+    }
+
     /** What the node-to-node API serves of anti-entropy repair (Merkle trees, entries). */
     RepairSource repairSource();
 

@@ -56,6 +56,19 @@ public interface ClusterSource {
         return 0;
     }
 
+    /** Paxos rounds started by this node's compare-and-sets (prepare phases), since the node started. */
+    default long casRounds() {
+        return 0;
+    }
+
+    /**
+     * Compare-and-set rounds of this node that started over: a ballot lost to another coordinator, or too
+     * few replicas answered, since the node started.
+     */
+    default long casContended() {
+        return 0;
+    }
+
     /** Anti-entropy repair's state and progress. */
     RepairStatus repair();
 

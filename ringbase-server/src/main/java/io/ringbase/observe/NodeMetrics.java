@@ -375,6 +375,14 @@ public final class NodeMetrics {
                     "ringbase_write_splits",
                     "One-round quorum writes failed as possibly applied: taken by some replicas, newer on others",
                     cluster.writesSplit()));
+            out.add(counter(
+                    "ringbase_cas_rounds",
+                    "Paxos rounds (prepare phases) of this node's compare-and-sets",
+                    cluster.casRounds()));
+            out.add(counter(
+                    "ringbase_cas_contended",
+                    "Compare-and-set rounds that started over: ballot lost to another coordinator, or too few answers",
+                    cluster.casContended()));
 
             GaugeSnapshot.Builder state = GaugeSnapshot.builder()
                     .name("ringbase_node_state")

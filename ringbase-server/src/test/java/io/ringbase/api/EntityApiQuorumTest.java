@@ -7,9 +7,12 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.api.wire.Request;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.kv.CasResult;
+import io.ringbase.kv.Condition;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.Quorum;
+import io.ringbase.kv.Versioned;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.WriteBatch;
 import java.lang.foreign.MemorySegment;
@@ -52,7 +55,7 @@ class EntityApiQuorumTest {
         }
 
         @Override
-        public boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
+        public long tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
             throw new UnsupportedOperationException();
         }
 
@@ -72,21 +75,28 @@ class EntityApiQuorumTest {
         }
 
         @Override
-        public CompletionStage<byte[]> get(byte[] key, Quorum quorum) {
+        public CompletionStage<@Nullable Versioned> get(byte[] key, Quorum quorum) {
             quorums.add(quorum);
             return CompletableFuture.completedFuture(null);
         }
 
         @Override
-        public CompletionStage<Void> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
+        public CompletionStage<Long> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
             quorums.add(quorum);
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.completedFuture(1L);
         }
 
         @Override
-        public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
+        public CompletionStage<Long> delete(byte[] key, Quorum quorum) {
             quorums.add(quorum);
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.completedFuture(1L);
+        }
+
+        @Override
+        public CompletionStage<CasResult> writeIf(
+                byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+            quorums.add(quorum);
+            return CompletableFuture.completedFuture(CasResult.applied(1L));
         }
 
         @Override

@@ -65,11 +65,20 @@ final class ServerFixture implements AutoCloseable {
 
     HttpResponse<byte[]> send(String method, String pathAndQuery, byte[] body)
             throws IOException, InterruptedException {
+        return send(method, pathAndQuery, body, new String[0]);
+    }
+
+    /** A request with extra header fields {@code headers}: name, value, name, value, ... */
+    HttpResponse<byte[]> send(String method, String pathAndQuery, byte[] body, String... headers)
+            throws IOException, InterruptedException {
         HttpRequest.BodyPublisher publisher =
                 body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri(pathAndQuery))
                 .timeout(Duration.ofSeconds(30))
                 .method(method, publisher);
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
         if (pathAndQuery.startsWith(InternalProtocol.PREFIX)) { // as a peer sends it
             request.header(InternalProtocol.MEMBERSHIP, MEMBERSHIP);
         }

@@ -194,6 +194,30 @@ final class FaultRun {
                 checked.faultLatency());
     }
 
+    /**
+     * The compare-and-set workload's figures, for the notes: conditional writes applied (201), refused
+     * (412), unknown and failed; they are checked as registers with the linearizability checker.
+     */
+    static String casCounts(List<Op> all) {
+        int applied = 0;
+        int refused = 0;
+        int unknown = 0;
+        int failed = 0;
+        for (Op op : all) {
+            if (op.f() == Op.Fn.CAS_REFUSED) {
+                refused++;
+            } else if (op.f() == Op.Fn.CAS) {
+                switch (op.outcome()) {
+                    case OK -> applied++;
+                    case UNKNOWN -> unknown++;
+                    case FAIL -> failed++;
+                }
+            }
+        }
+        return "compare-and-set: " + applied + " applied, " + refused + " refused (412), " + unknown + " unknown, "
+                + failed + " failed";
+    }
+
     /** What {@link #check} found. */
     private record Checked(Map<String, Verdict> verdicts, int ok, int failed, int unknown, String faultLatency) {}
 
@@ -263,6 +287,7 @@ final class FaultRun {
         notes.add(Note.info(keysAcrossAFault(registers) + " of " + registers.size()
                 + " register keys used from before a fault's injection to after its heal; linearizability search "
                 + searchMs + " ms"));
+        notes.add(Note.info(casCounts(all)));
         verdicts.put(NO_LOST_WRITES, SetCheckers.noLostWrites(setOps, afterHeal));
         verdicts.put(NO_RESURRECTION, SetCheckers.noResurrection(setOps, afterRepair));
         verdicts.put(SCANS_COMPLETE, SetCheckers.scansComplete(setOps, scans));

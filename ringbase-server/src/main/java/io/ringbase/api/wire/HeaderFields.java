@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #keepAlive} says whether the connection may stay open.
  *
  * <p>One per {@link RequestDecoder}, {@link #reset} for each request: reading the fields of a request
- * that keeps none allocates nothing. Not thread-safe (the connection's event loop).
+ * that keeps none allocates nothing, unless it carries {@code If-Match} or {@code If-None-Match}, which
+ * every request keeps (a conditional write). Not thread-safe (the connection's event loop).
  */
 final class HeaderFields {
 
@@ -43,6 +44,8 @@ final class HeaderFields {
     private static final byte[] CLOSE = ascii("close");
     private static final byte[] KEEP_ALIVE = ascii("keep-alive");
     private static final byte[] CONTINUE_100 = ascii("100-continue");
+    private static final byte[] IF_MATCH = ascii("if-match");
+    private static final byte[] IF_NONE_MATCH = ascii("if-none-match");
 
     private final int maxHeaderBytes;
     private @Nullable List<String> headers;
@@ -170,6 +173,13 @@ final class HeaderFields {
             authorization = in.toString(vs, ve - vs, StandardCharsets.ISO_8859_1);
         }
         List<String> kept = headers;
+        if (kept == null
+                && (equalsIgnoreCase(in, start, nameLen, IF_MATCH)
+                        || equalsIgnoreCase(in, start, nameLen, IF_NONE_MATCH))) {
+            // a request that keeps no fields (a point request) still keeps its preconditions
+            kept = new ArrayList<>(2);
+            headers = kept;
+        }
         if (kept != null) { // a list exactly when the request keeps its fields
             kept.add(in.toString(start, nameLen, StandardCharsets.US_ASCII));
             kept.add(in.toString(vs, ve - vs, StandardCharsets.ISO_8859_1));

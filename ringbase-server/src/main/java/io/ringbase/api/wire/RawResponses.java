@@ -40,18 +40,28 @@ public final class RawResponses {
     private static final byte[] CONNECTION_CLOSE = ascii("connection: close\r\n");
     private static final byte[] CONNECTION_KEEP_ALIVE = ascii("connection: keep-alive\r\n");
     private static final byte[] CRLF = ascii("\r\n");
+    private static final byte[] ETAG = ascii("etag: \"");
+    private static final byte[] HEX = ascii("0123456789abcdef");
     private static final byte[] NO_SUCH_KEY = ascii("no such key\n");
     private static final byte[] NO_SUCH_KEY_LENGTH = ascii("content-length: " + NO_SUCH_KEY.length + "\r\n");
 
     /** Room for the longest head this class writes, bytes. */
-    static final int MAX_HEAD_BYTES = 128;
+    static final int MAX_HEAD_BYTES = 160;
+
+    /** Digits of a version in an {@code ETag}: 16 lower-case hex digits, zero-padded (docs/http-api.md). */
+    public static final int ETAG_DIGITS = 16;
 
     private RawResponses() {}
 
-    /** A bodiless response ({@code content-length: 0}), e.g. 201 or 202. */
-    public static ByteBuf empty(ByteBufAllocator alloc, HttpVersion version, Status status, boolean keepAlive) {
+    /**
+     * A bodiless response ({@code content-length: 0}), e.g. 201 or 202, with the version written as its
+     * {@code etag}.
+     */
+    public static ByteBuf empty(
+            ByteBufAllocator alloc, HttpVersion version, Status status, boolean keepAlive, long etagVersion) {
         ByteBuf out = alloc.directBuffer(MAX_HEAD_BYTES);
         statusLine(out, version, status);
+        etag(out, etagVersion);
         out.writeBytes(CONTENT_LENGTH_0);
         connection(out, version, keepAlive);
         out.writeBytes(CRLF);
@@ -72,11 +82,14 @@ public final class RawResponses {
 
     /**
      * The head of a 200 response with an {@code application/octet-stream} body of {@code bodyLength}
-     * bytes, in a buffer with room for the body: the caller appends exactly that many bytes.
+     * bytes and the value's version as its {@code etag}, in a buffer with room for the body: the caller
+     * appends exactly that many bytes.
      */
-    public static ByteBuf valueHead(ByteBufAllocator alloc, HttpVersion version, boolean keepAlive, int bodyLength) {
+    public static ByteBuf valueHead(
+            ByteBufAllocator alloc, HttpVersion version, boolean keepAlive, int bodyLength, long etagVersion) {
         ByteBuf out = alloc.directBuffer(MAX_HEAD_BYTES + bodyLength);
         statusLine(out, version, Status.OK);
+        etag(out, etagVersion);
         out.writeBytes(OCTET_STREAM);
         out.writeBytes(CONTENT_LENGTH);
         writeDecimal(out, bodyLength);
@@ -99,6 +112,16 @@ public final class RawResponses {
 
     private static void statusLine(ByteBuf out, HttpVersion version, Status status) {
         out.writeBytes(version.equals(HttpVersion.HTTP_1_0) ? status.http10 : status.http11);
+    }
+
+    /** {@code etag: "<16 hex digits>"} and CRLF: the strong entity tag of a version. */
+    private static void etag(ByteBuf out, long v) {
+        out.writeBytes(ETAG);
+        for (int shift = 4 * (ETAG_DIGITS - 1); shift >= 0; shift -= 4) {
+            out.writeByte(HEX[(int) (v >>> shift) & 0xF]);
+        }
+        out.writeByte('"');
+        out.writeBytes(CRLF);
     }
 
     private static void connection(ByteBuf out, HttpVersion version, boolean keepAlive) {

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One HTTP/1.x request as {@link RequestDecoder} read it: method, target, version, whether the
- * connection may stay open, the body, and (except on the point-request path) the header fields.
+ * connection may stay open, the body, and the header fields (on the point-request path only its
+ * preconditions).
  *
  * <p>Owns its body: whoever takes the request must {@link #release()} it exactly once.
  */
@@ -102,7 +103,8 @@ public final class Request {
     /**
      * The value of the first header field named {@code name} (case-insensitive), or {@code null}. The
      * decoder keeps header fields only for requests off the point-request path ({@code /v0/entity}),
-     * which needs none; for those this returns {@code null}.
+     * which needs none but its preconditions: of a point request only {@code If-Match} and
+     * {@code If-None-Match} are kept, and this returns {@code null} for any other name.
      */
     public @Nullable String header(String name) {
         return firstValue(headers, name);

@@ -2,16 +2,20 @@ package io.ringbase.cluster.proxy;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.paxos.PaxosProposer;
 import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.cluster.scan.ClusterScan;
+import io.ringbase.kv.CasResult;
+import io.ringbase.kv.Condition;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.Quorum;
 import io.ringbase.kv.QuorumException;
+import io.ringbase.kv.Versioned;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine;
@@ -21,6 +25,7 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -39,15 +44,22 @@ public final class ClusterKeyValueService implements KeyValueService {
     private final StorageEngine engine;
     private final HybridLogicalClock clock;
     private final TimeSource time;
+    private final PaxosProposer paxos;
 
     /**
      * @param coordinator coordinates requests over the cluster's replicas
      * @param engine      this node's engine: local scans ({@code local=true}), its writability
      * @param clock       stamps every write's version
      * @param time        decides whether a value has expired
+     * @param paxos       runs conditional writes ({@link #writeIf})
      */
     public ClusterKeyValueService(
-            Coordinator coordinator, StorageEngine engine, HybridLogicalClock clock, TimeSource time) {
+            Coordinator coordinator,
+            StorageEngine engine,
+            HybridLogicalClock clock,
+            TimeSource time,
+            PaxosProposer paxos) {
+        this.paxos = paxos;
         this.coordinator = coordinator;
         this.engine = engine;
         this.clock = clock;
@@ -70,7 +82,7 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public boolean tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
+    public long tryWrite(byte[] key, long expiresAtMs, @Nullable MemorySegment value) {
         throw new UnsupportedOperationException("a cluster's writes go through the coordinator");
     }
 
@@ -91,21 +103,37 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
-    public CompletionStage<byte[]> get(byte[] key, Quorum quorum) {
+    public CompletionStage<@Nullable Versioned> get(byte[] key, Quorum quorum) {
         return coordinator
                 .read(key, quorum.ack(), quorum.from())
-                .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis()) ? null : e.value());
+                .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis())
+                        ? null
+                        : new Versioned(e.value(), e.version()));
     }
 
     @Override
-    public CompletionStage<Void> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
+    public CompletionStage<Long> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum) {
         byte[] copy = value.toArray(ValueLayout.JAVA_BYTE); // replicas and hints keep the array
         return coordinator.write(new Entry(key, clock.now(), expiresAtMs, copy), quorum.ack(), quorum.from());
     }
 
     @Override
-    public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
+    public CompletionStage<Long> delete(byte[] key, Quorum quorum) {
         return coordinator.write(Entry.tombstone(key, clock.now()), quorum.ack(), quorum.from());
+    }
+
+    @Override
+    public CompletionStage<CasResult> writeIf(
+            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+        int rf = replicationFactor();
+        if (quorum.from() > rf) {
+            return CompletableFuture.failedFuture(
+                    new IllegalArgumentException("from=" + quorum.from() + " is above the replication factor " + rf));
+        }
+        // a Paxos round over all the key's replicas, whatever the quorum asked: its majorities are what
+        // make compare-and-set linearizable
+        byte[] copy = value == null ? null : value.toArray(ValueLayout.JAVA_BYTE);
+        return paxos.cas(key, copy, expiresAtMs, condition);
     }
 
     @Override

@@ -268,11 +268,12 @@ public final class Coordinator {
 
     /**
      * Writes {@code entry} (value or tombstone, version already assigned) to its first {@code from}
-     * replicas and completes after {@code ack} acknowledgements.
+     * replicas and completes after {@code ack} acknowledgements, with the version written: the entry's
+     * own, or a newer one when it had to be written again above a version it lost to.
      *
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
      */
-    public CompletableFuture<Void> write(Entry entry, int ack, int from) {
+    public CompletableFuture<Long> write(Entry entry, int ack, int from) {
         if (isQuorum(ack, from)) {
             return writeProtocol == WriteProtocol.ONE_ROUND
                     ? oneRound.write(entry, ack, from)
@@ -294,7 +295,7 @@ public final class Coordinator {
      * <p>Costs one more round trip than a plain write; what it buys is in docs/http-api.md, "Consistency".
      * The first phase asks for versions only ({@link Replica#version}), no values.
      */
-    private CompletableFuture<Void> quorumWrite(Entry entry, int ack, int from) {
+    private CompletableFuture<Long> quorumWrite(Entry entry, int ack, int from) {
         Placement p = placement;
         long hash = Ring.keyHash(entry.key());
         List<NodeId> readTargets = p.readReplicas(hash, checkAck(p, ack, from));
@@ -317,7 +318,7 @@ public final class Coordinator {
      * The two phases once {@code readUp} (of {@code readTargets}) are known: the versions are read where
      * reads go, the entry written to {@code targets} (they differ only for a node being replaced).
      */
-    private CompletableFuture<Void> quorumWrite(
+    private CompletableFuture<Long> quorumWrite(
             Entry entry,
             int ack,
             int from,

@@ -103,11 +103,11 @@ final class OneRoundWrite {
      *
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
      */
-    CompletableFuture<Void> write(Entry entry, int ack, int from) {
+    CompletableFuture<Long> write(Entry entry, int ack, int from) {
         return attempt(entry, ack, from, 1);
     }
 
-    private CompletableFuture<Void> attempt(Entry entry, int ack, int from, int attempt) {
+    private CompletableFuture<Long> attempt(Entry entry, int ack, int from, int attempt) {
         Placement p = placement.get();
         long hash = Ring.keyHash(entry.key());
         List<NodeId> targets = p.writeReplicas(p.readReplicas(hash, Coordinator.checkAck(p, ack, from)));
@@ -132,7 +132,7 @@ final class OneRoundWrite {
         return send(entry, ack, from, attempt, p.self(), allTargets, up, extra);
     }
 
-    private CompletableFuture<Void> send(
+    private CompletableFuture<Long> send(
             Entry entry,
             int ack,
             int from,
@@ -178,7 +178,7 @@ final class OneRoundWrite {
                 }
             }
             return switch (outcome) {
-                case TAKEN -> hinted.allStored();
+                case TAKEN -> hinted.allStored().thenApply(v -> entry.version());
                 case SPLIT -> {
                     split.increment();
                     long n = split.sum();
@@ -189,7 +189,7 @@ final class OneRoundWrite {
                                         + " at once, or a replica that missed a write)",
                                 n);
                     }
-                    yield CompletableFuture.<Void>failedFuture(round.splitFailure(ack + extra, from + extra));
+                    yield CompletableFuture.<Long>failedFuture(round.splitFailure(ack + extra, from + extra));
                 }
                 case REFUSED -> again(entry, ack, from, attempt, round.newest());
             };
@@ -211,7 +211,7 @@ final class OneRoundWrite {
     }
 
     /** Every replica refused attempt {@code attempt}, the newest holding {@code newest}: stamp above it, send. */
-    private CompletableFuture<Void> again(Entry entry, int ack, int from, int attempt, long newest) {
+    private CompletableFuture<Long> again(Entry entry, int ack, int from, int attempt, long newest) {
         if (attempt >= Coordinator.MAX_WRITE_ATTEMPTS) {
             return CompletableFuture.failedFuture(QuorumException.LostToNewerVersions.notAccepted(ack, from, attempt));
         }
@@ -227,7 +227,7 @@ final class OneRoundWrite {
         log.debug("write refused by every replica (newest {}); sending again as {}", newest, restampedEntry.version());
         try { // off the answering thread: the local replica may block
             @SuppressWarnings("FutureReturnValueIgnored") // the nested future is flattened right below
-            CompletableFuture<CompletableFuture<Void>> nested =
+            CompletableFuture<CompletableFuture<Long>> nested =
                     CompletableFuture.supplyAsync(() -> attempt(restampedEntry, ack, from, attempt + 1), background);
             return nested.thenCompose(f -> f);
         } catch (RejectedExecutionException e) { // the background queue is full: give up here

@@ -64,11 +64,11 @@ final class PlainWrite {
      *
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
      */
-    CompletableFuture<Void> write(Entry entry, int ack, int from) {
+    CompletableFuture<Long> write(Entry entry, int ack, int from) {
         return write(entry, ack, from, 1);
     }
 
-    private CompletableFuture<Void> write(Entry entry, int ack, int from, int attempt) {
+    private CompletableFuture<Long> write(Entry entry, int ack, int from, int attempt) {
         Placement p = placement.get();
         long hash = Ring.keyHash(entry.key());
         List<NodeId> targets = p.writeReplicas(p.readReplicas(hash, Coordinator.checkAck(p, ack, from)));
@@ -92,7 +92,7 @@ final class PlainWrite {
      * written, as Cassandra's pending ranges do, so that the acknowledged copies form a quorum of the old
      * placement and of the new one.
      */
-    CompletableFuture<Void> writeWithPending(
+    CompletableFuture<Long> writeWithPending(
             Entry entry,
             int ack,
             int from,
@@ -127,7 +127,7 @@ final class PlainWrite {
      * answer holding a newer version makes the write be sent again under a newer version (up to
      * {@link Coordinator#MAX_WRITE_ATTEMPTS} in all); without, such an answer counts as an acknowledgement.
      */
-    private CompletableFuture<Void> write(
+    private CompletableFuture<Long> write(
             Entry entry,
             int ack,
             int from,
@@ -183,7 +183,10 @@ final class PlainWrite {
                 newest = Math.max(newest, a.value());
             }
             if (newest == entry.version() || !reversion) {
-                return hinted.allStored(); // below: a quorum write meeting a newer version met a concurrent write
+                return hinted.allStored()
+                        .thenApply(
+                                v -> entry.version()); // below: a quorum write meeting a newer version met a concurrent
+                // write
             }
             // An acking replica already held a newer version of the key: a write this coordinator's clock
             // had not seen (e.g. acknowledged through another node in the same millisecond). The client's
@@ -192,17 +195,17 @@ final class PlainWrite {
             // every answer's version was observed when it came (a remote one) or is this node's own
             Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
             if (attempt >= Coordinator.MAX_WRITE_ATTEMPTS) {
-                return CompletableFuture.<Void>failedFuture(
+                return CompletableFuture.<Long>failedFuture(
                         QuorumException.LostToNewerVersions.afterAttempts(ack, from, answers.size(), attempt));
             }
             log.debug("write of a key lost to newer version {}; re-writing as {}", newest, again.version());
             try { // off the answering thread: the local replica may block
                 @SuppressWarnings("FutureReturnValueIgnored") // the nested future is flattened right below
-                CompletableFuture<CompletableFuture<Void>> nested = CompletableFuture.supplyAsync(
+                CompletableFuture<CompletableFuture<Long>> nested = CompletableFuture.supplyAsync(
                         () -> write(again, requestAck, requestFrom, attempt + 1), background);
                 return nested.thenCompose(f -> f);
             } catch (RejectedExecutionException e) { // the background queue is full: give up here
-                return CompletableFuture.<Void>failedFuture(QuorumException.LostToNewerVersions.queueFull(
+                return CompletableFuture.<Long>failedFuture(QuorumException.LostToNewerVersions.queueFull(
                         ack, from, answers.size(), attempt, Coordinator.MAX_WRITE_ATTEMPTS));
             }
         });

@@ -95,4 +95,14 @@ public interface Replica {
     default CompletableFuture<String> ping() {
         return probe().thenApply(v -> null);
     }
+
+    /**
+     * Sends one Paxos message (the encoding of {@code io.ringbase.cluster.paxos.PaxosMessages}) to the
+     * replica's acceptor and completes with its encoded reply: the node-to-node {@code PAXOS} call. The
+     * default, for replicas that take no part (the local one is called directly by the proposer), fails.
+     */
+    default CompletableFuture<byte[]> paxos(byte[] message) {
+        return CompletableFuture.failedFuture(
+                new ReplicaException.Failed(node(), "this replica takes no Paxos calls", null));
+    }
 }

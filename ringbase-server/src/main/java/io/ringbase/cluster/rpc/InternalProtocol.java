@@ -108,9 +108,16 @@ public final class InternalProtocol {
      */
     public static final String STREAM = PREFIX + "stream";
 
+    /**
+     * One Paxos message of a compare-and-set: {@code POST} with the encoded message as the body
+     * ({@code cluster.paxos.PaxosMessages}, docs/internal-protocol-v2.md "Paxos"): 200 with the encoded
+     * reply; 400 if it does not decode; 503 if this node takes no Paxos calls.
+     */
+    public static final String PAXOS = PREFIX + "paxos";
+
     /** Every path of the protocol; any other under {@link #PREFIX} is answered 400. */
     public static final java.util.Set<String> PATHS =
-            java.util.Set.of(ENTRY, ENTRIES, BATCH, HELLO, PING, REPAIR_TREE, REPAIR_ENTRIES, METADATA, STREAM);
+            java.util.Set.of(ENTRY, ENTRIES, BATCH, HELLO, PING, REPAIR_TREE, REPAIR_ENTRIES, METADATA, STREAM, PAXOS);
 
     /** Response header of {@link #ENTRIES}: hex start key of the next page; absent on the last page. */
     public static final String NEXT = "x-rb-next";

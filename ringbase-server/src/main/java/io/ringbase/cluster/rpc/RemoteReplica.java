@@ -151,6 +151,25 @@ public final class RemoteReplica implements Replica {
         return ping().thenApply(reason -> null);
     }
 
+    /**
+     * A Paxos message over {@code POST /internal/v0/paxos} (or the binary protocol's PAXOS call when the
+     * peer's connection speaks it): 200 with the encoded reply.
+     */
+    @Override
+    public CompletableFuture<byte[]> paxos(byte[] message) {
+        CompletableFuture<byte[]> framed = fast.paxos(node, message);
+        if (framed != null) {
+            return framed;
+        }
+        return client.send(node, HttpMethod.POST, InternalProtocol.PAXOS, message)
+                .thenApply(r -> {
+                    if (r.status() != 200) {
+                        throw failed("paxos", r);
+                    }
+                    return r.body();
+                });
+    }
+
     /** The ping's answer: 200 with an empty body (writable) or {@code unwritable: <reason>} (http-api.md). */
     @Override
     public CompletableFuture<String> ping() {

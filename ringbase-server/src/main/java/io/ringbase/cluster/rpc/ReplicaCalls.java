@@ -52,4 +52,9 @@ public interface ReplicaCalls {
     /** As {@code Replica#ping}: {@code null} in the future when writable, else the unwritable reason. */
     @Nullable
     CompletableFuture<String> ping(NodeId node);
+
+    /** As {@code Replica#paxos}: the encoded reply. The default sends nothing this way. */
+    default @Nullable CompletableFuture<byte[]> paxos(NodeId node, byte[] message) {
+        return null;
+    }
 }

@@ -7,6 +7,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.membership.HelloSender;
 import io.ringbase.cluster.membership.NodeState;
+import io.ringbase.cluster.paxos.PaxosAcceptor;
 import io.ringbase.cluster.repair.MerkleTree;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.EntryPage;
@@ -133,6 +134,7 @@ public final class ReplicaServer {
     private final StreamSource stream;
     private final PeerGate gate;
     private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
+    private volatile @Nullable PaxosAcceptor paxos;
 
     /**
      * @param engine   this node's engine
@@ -163,6 +165,20 @@ public final class ReplicaServer {
         this.time = time;
         this.placement = placement;
         this.repair = repair;
+    }
+
+    /**
+     * Makes this server answer Paxos calls ({@link InternalProtocol#PAXOS}) with {@code acceptor}; until
+     * then they are answered 503. Set once, when the node is assembled.
+     */
+    public ReplicaServer withPaxos(PaxosAcceptor acceptor) {
+        this.paxos = acceptor;
+        return this;
+    }
+
+    /** This node's Paxos acceptor, or {@code null} if it takes no Paxos calls. */
+    public @Nullable PaxosAcceptor paxos() {
+        return paxos;
     }
 
     /**
@@ -311,6 +327,20 @@ public final class ReplicaServer {
                     throw notAllowed(method, "POST");
                 }
                 return hello(body);
+            }
+            case InternalProtocol.PAXOS -> {
+                if (!method.equals("POST")) {
+                    throw notAllowed(method, "POST");
+                }
+                PaxosAcceptor acceptor = paxos;
+                if (acceptor == null) {
+                    return text(503, "this node takes no Paxos calls");
+                }
+                try {
+                    return binary(acceptor.handle(body), Map.of());
+                } catch (IllegalArgumentException e) {
+                    throw badRequest("undecodable Paxos message: " + e.getMessage());
+                }
             }
             case InternalProtocol.PING -> {
                 requireGet(method);

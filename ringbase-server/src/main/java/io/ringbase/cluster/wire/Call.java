@@ -19,12 +19,14 @@ final class Call {
         READ,
         VERSION,
         WRITE,
-        PING
+        PING,
+        /** A Paxos message ({@code key} holds its bytes); answered with the reply's bytes. */
+        PAXOS
     }
 
     final NodeId node;
     final Kind kind;
-    byte @Nullable [] key; // READ, VERSION; dropped once encoded
+    byte @Nullable [] key; // READ, VERSION; the message of PAXOS; dropped once encoded
 
     @Nullable
     Entry entry; // WRITE; dropped once encoded

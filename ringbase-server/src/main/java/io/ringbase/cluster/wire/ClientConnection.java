@@ -56,6 +56,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         this.loop = loop;
     }
 
+    /** Whether the negotiated version has the PAXOS call. */
+    boolean speaksPaxos() {
+        return version >= WireFormat.PAXOS_VERSION;
+    }
+
     /** Whether calls may be sent now (any thread): ready, not too many in flight, the socket keeping up. */
     boolean acceptsCalls() {
         Channel ch = channel;
@@ -196,6 +201,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 yield WireFormat.seal(out);
             }
             case PING -> WireFormat.seal(WireFormat.frame(ch.alloc(), id, WireFormat.OP_PING, 0));
+            case PAXOS -> keyFrame(ch, id, WireFormat.OP_PAXOS, call.key);
         };
         call.key = null; // encoded: a call waiting for its answer holds no value
         call.entry = null;
@@ -267,6 +273,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                         misfit(call, op);
                     } else {
                         call.succeed(body.isReadable() ? body.toString(StandardCharsets.UTF_8) : null);
+                    }
+                }
+                case WireFormat.OP_PAXOS_REPLY -> {
+                    if (call.kind != Call.Kind.PAXOS) {
+                        misfit(call, op);
+                    } else {
+                        byte[] reply = new byte[body.readableBytes()];
+                        body.readBytes(reply);
+                        call.succeed(reply);
                     }
                 }
                 case WireFormat.OP_ERROR -> {

@@ -6,8 +6,10 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.ringbase.cluster.paxos.PaxosAcceptor;
 import io.ringbase.cluster.rpc.ReplicaBatch;
 import io.ringbase.storage.Entry;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -173,6 +175,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                     var _ = ctx.write(WireFormat.seal(pong), ctx.voidPromise());
                     yield null;
                 }
+                case WireFormat.OP_PAXOS -> {
+                    if (version < WireFormat.PAXOS_VERSION) {
+                        answerError(ctx, id, WireFormat.ERR_UNKNOWN_OP, "PAXOS is not in protocol version " + version);
+                    } else {
+                        paxos(ctx, id, body);
+                    }
+                    yield null;
+                }
                 case WireFormat.OP_EPOCH -> {
                     if (body.readableBytes() == 8) {
                         owner.server.sawEpoch(body.readLongLE());
@@ -213,6 +223,41 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 ReplicaBatch.Result answer = r != null ? r : new ReplicaBatch.Failed("the replica could not serve it");
                 ch.eventLoop().execute(() -> {
                     var _ = ch.writeAndFlush(encode(ch.alloc(), id, answer), ch.voidPromise());
+                });
+            });
+        } catch (RejectedExecutionException e) {
+            answerError(ctx, id, WireFormat.ERR_OVERLOADED, "the replica's worker queue is full");
+        }
+    }
+
+    /** A Paxos message: the acceptor fsyncs its state, so it always runs on a worker. */
+    private void paxos(ChannelHandlerContext ctx, int id, ByteBuf body) {
+        PaxosAcceptor acceptor = owner.server.paxos();
+        if (acceptor == null) {
+            answerError(ctx, id, WireFormat.ERR_REFUSED, "this node takes no Paxos calls");
+            return;
+        }
+        byte[] message = new byte[body.readableBytes()];
+        body.readBytes(message);
+        Channel ch = ctx.channel();
+        try {
+            workers.execute(() -> {
+                ByteBuf answer;
+                try {
+                    byte[] reply = acceptor.handle(message);
+                    answer = WireFormat.frame(ch.alloc(), id, WireFormat.OP_PAXOS_REPLY, reply.length);
+                    answer.writeBytes(reply);
+                    answer = WireFormat.seal(answer);
+                } catch (IllegalArgumentException e) {
+                    answer = WireFormat.error(
+                            ch.alloc(), id, WireFormat.ERR_BAD_REQUEST, String.valueOf(e.getMessage()));
+                } catch (IOException | RuntimeException e) {
+                    log.error("a Paxos call failed on this replica", e);
+                    answer = WireFormat.error(ch.alloc(), id, WireFormat.ERR_FAILED, String.valueOf(e.getMessage()));
+                }
+                ByteBuf out = answer;
+                ch.eventLoop().execute(() -> {
+                    var _ = ch.writeAndFlush(out, ch.voidPromise());
                 });
             });
         } catch (RejectedExecutionException e) {

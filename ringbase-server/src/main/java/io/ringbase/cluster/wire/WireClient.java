@@ -141,6 +141,15 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
         return call(node, Call.Kind.PING, null, null);
     }
 
+    /** A Paxos message, only on a connection of version 2 or later ({@link WireFormat#PAXOS_VERSION}). */
+    @Override
+    public @Nullable CompletableFuture<byte[]> paxos(NodeId node, byte[] message) {
+        if (WireFormat.LENGTH_OVERHEAD + message.length > WireFormat.MAX_FRAME_BYTES) {
+            return null;
+        }
+        return call(node, Call.Kind.PAXOS, message, null);
+    }
+
     private <T> @Nullable CompletableFuture<T> call(
             NodeId node, Call.Kind kind, byte @Nullable [] key, @Nullable Entry entry) {
         if (closed) {
@@ -150,7 +159,7 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
         int loop = currentLoop();
         if (loop >= 0) {
             ClientConnection c = peer.connection(loop);
-            if (c == null || !c.acceptsCalls()) {
+            if (c == null || !c.acceptsCalls() || (kind == Call.Kind.PAXOS && !c.speaksPaxos())) {
                 return null;
             }
             Call call = newCall(node, kind, key, entry);
@@ -161,7 +170,7 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
         for (int i = 0; i < loops.size(); i++) {
             int l = Math.floorMod(start + i, loops.size());
             ClientConnection c = peer.connections.get(l);
-            if (c != null && c.acceptsCalls()) {
+            if (c != null && c.acceptsCalls() && (kind != Call.Kind.PAXOS || c.speaksPaxos())) {
                 Call call = newCall(node, kind, key, entry);
                 try {
                     loops.get(l).execute(() -> c.send(call));

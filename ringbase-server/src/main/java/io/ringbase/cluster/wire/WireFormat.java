@@ -24,7 +24,10 @@ public final class WireFormat {
     /** Lowest and highest protocol version this node speaks. */
     static final int MIN_VERSION = 1;
 
-    static final int MAX_VERSION = 1;
+    static final int MAX_VERSION = 2;
+
+    /** The first version with the PAXOS call ({@link #OP_PAXOS}); version 1 connections send it over HTTP. */
+    static final int PAXOS_VERSION = 2;
 
     /** Frame header: length, crc32c, request id, opcode, flags. */
     static final int FRAME_HEADER_SIZE = 4 + 4 + 4 + 1 + 1;
@@ -44,6 +47,7 @@ public final class WireFormat {
     static final byte OP_WRITE = 0x03;
     static final byte OP_PING = 0x04;
     static final byte OP_EPOCH = 0x05;
+    static final byte OP_PAXOS = 0x06; // version 2 on
     // handshake opcodes (persisted)
     static final byte OP_CLIENT_HELLO = 0x10;
     static final byte OP_SERVER_HELLO = 0x11;
@@ -55,6 +59,7 @@ public final class WireFormat {
     static final byte OP_ABSENT = (byte) 0x82;
     static final byte OP_VERSION_IS = (byte) 0x83;
     static final byte OP_PONG = (byte) 0x84;
+    static final byte OP_PAXOS_REPLY = (byte) 0x85; // version 2 on
     static final byte OP_ERROR = (byte) 0xE0;
 
     // error codes of OP_ERROR (persisted)

@@ -96,6 +96,22 @@ class RequestDecoderTest {
     }
 
     @Test
+    void aPointRequestKeepsOnlyItsPreconditions() {
+        List<Object> out = feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nIf-Match: \"0000000000000001\"\r\n"
+                + "content-length: 1\r\n\r\nv"
+                + "DELETE /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nif-none-match:  * \r\n\r\n"
+                + "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\ncontent-length: 1\r\n\r\nw");
+        Request conditional = (Request) out.get(0);
+        assertThat(conditional.header("if-match")).isEqualTo("\"0000000000000001\"");
+        assertThat(conditional.header("host")).isNull();
+        assertThat(body(conditional)).isEqualTo("v");
+        assertThat(((Request) out.get(1)).header("If-None-Match")).isEqualTo("*");
+        Request plain = (Request) out.get(2);
+        assertThat(plain.header("if-match")).isNull();
+        assertThat(plain.header("if-none-match")).isNull();
+    }
+
+    @Test
     void keepAliveFollowsTheVersionAndTheConnectionHeader() {
         List<Object> out = feed(
                 "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",

@@ -210,14 +210,14 @@ class CoordinatorTest {
         CompletableFuture<Object> answer = new CompletableFuture<>();
         r1.behaviour = n -> answer;
         r2.behaviour = n -> answer;
-        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        List<CompletableFuture<Long>> writes = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             writes.add(coordinator.write(value(10 + i, "v"), 2, 3));
         }
         assertThat(r1.probes).isEqualTo(1);
         assertThat(r2.probes).isEqualTo(1);
         answer.complete(null);
-        for (CompletableFuture<Void> w : writes) {
+        for (CompletableFuture<Long> w : writes) {
             w.get(5, TimeUnit.SECONDS);
         }
     }
@@ -397,7 +397,7 @@ class CoordinatorTest {
     @Test
     void aWriteAnswersAfterAckWithoutWaitingForTheSlowest() throws Exception {
         r2.hangs();
-        CompletableFuture<Void> write = coordinator.write(value(5, "v"), 2, 3);
+        CompletableFuture<Long> write = coordinator.write(value(5, "v"), 2, 3);
         write.get(5, TimeUnit.SECONDS);
         assertThat(r0.writes).hasSize(1);
         assertThat(r1.writes).hasSize(1);
@@ -414,7 +414,7 @@ class CoordinatorTest {
     @Test
     void aWriteWithAckOfAllWaitsForAll() {
         r2.hangs();
-        CompletableFuture<Void> write = coordinator.write(value(5, "v"), 3, 3);
+        CompletableFuture<Long> write = coordinator.write(value(5, "v"), 3, 3);
         assertThat(write).isNotDone();
     }
 
@@ -445,7 +445,7 @@ class CoordinatorTest {
         liveness.markDown(N1, 1);
         r2.fails(n -> new ReplicaException.Failed(n, "500", null));
 
-        CompletableFuture<Void> write = slowHints.write(value(5, "v"), 1, 3);
+        CompletableFuture<Long> write = slowHints.write(value(5, "v"), 1, 3);
 
         assertThat(storing).hasSize(2);
         assertThat(write).as("acknowledged before its hints were stored").isNotDone();

@@ -103,7 +103,7 @@ class OneRoundWriteTest {
         r1.stored = value(ELSEWHERE, "concurrent write");
         CompletableFuture<Object> late = new CompletableFuture<>();
         r2.behaviour = n -> late;
-        CompletableFuture<Void> write = coordinator.write(value(clock.now(), "v"), 2, 3);
+        CompletableFuture<Long> write = coordinator.write(value(clock.now(), "v"), 2, 3);
         assertThat(write)
                 .as("one replica took it, one refused: not done until a second one takes it")
                 .isNotDone();

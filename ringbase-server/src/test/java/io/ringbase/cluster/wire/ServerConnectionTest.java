@@ -166,10 +166,10 @@ class ServerConnectionTest {
     @Test
     void noCommonVersionIsRefused() {
         EmbeddedChannel ch = server(SECRET);
-        hello(ch, 2, 3, "c", MINE.digestHex());
+        hello(ch, 3, 4, "c", MINE.digestHex());
         FrameDecoder.Frame answer = next(ch);
         assertThat(answer.op()).isEqualTo(WireFormat.OP_REFUSED);
-        assertThat(reason(answer)).contains("no common protocol version: it speaks 2..3, this node 1..1");
+        assertThat(reason(answer)).contains("no common protocol version: it speaks 3..4, this node 1..2");
         assertThat(ch.isOpen()).isFalse();
         assertThat(log.warningMessages()).singleElement().asString().contains("no common protocol version");
     }
@@ -177,7 +177,16 @@ class ServerConnectionTest {
     @Test
     void newerPeerSpeaksTheCommonVersion() {
         EmbeddedChannel ch = server(SECRET);
-        hello(ch, 1, 2, "c", MINE.digestHex());
+        hello(ch, 1, 3, "c", MINE.digestHex());
+        FrameDecoder.Frame answer = next(ch);
+        assertThat(answer.op()).isEqualTo(WireFormat.OP_SERVER_HELLO);
+        assertThat(Handshake.serverHello(answer.body()).version()).isEqualTo(2);
+    }
+
+    @Test
+    void olderPeerSpeaksVersionOne() {
+        EmbeddedChannel ch = server(SECRET);
+        hello(ch, 1, 1, "c", MINE.digestHex());
         FrameDecoder.Frame answer = next(ch);
         assertThat(answer.op()).isEqualTo(WireFormat.OP_SERVER_HELLO);
         assertThat(Handshake.serverHello(answer.body()).version()).isEqualTo(1);

@@ -164,9 +164,10 @@ public final class Linearizability {
                 case FAIL -> false;
                 case UNKNOWN ->
                     switch (op.f()) {
-                        case READ -> false;
+                        case READ, CAS_REFUSED -> false;
                         case WRITE -> read.contains(op.value());
                         case DELETE -> true;
+                        case CAS -> read.contains(op.next());
                     };
             };
             if (keep) {

@@ -26,6 +26,45 @@ class LinearizabilityTest {
         return new Op(p, Fn.READ, "k", v, from, to, Outcome.OK, null);
     }
 
+    static Op cas(String p, String expected, String v, long from, long to) {
+        return new Op(p, Fn.CAS, "k", Op.cas(expected, v), from, to, Outcome.OK, null);
+    }
+
+    static Op refused(String p, String expected, String v, long from, long to) {
+        return new Op(p, Fn.CAS_REFUSED, "k", Op.cas(expected, v), from, to, Outcome.OK, null);
+    }
+
+    @Test
+    void compareAndSetChainsAreLinearizable() {
+        assertThat(linearizable(
+                        cas("a", null, "1", 0, 10),
+                        cas("b", "1", "2", 20, 30),
+                        refused("c", "1", "3", 25, 40),
+                        read("d", "2", 50, 60)))
+                .isTrue();
+    }
+
+    @Test
+    void twoCompareAndSetsFromTheSameValueCannotBothApply() {
+        assertThat(linearizable(cas("a", null, "1", 0, 10), cas("b", "1", "2", 20, 30), cas("c", "1", "3", 20, 30)))
+                .isFalse();
+    }
+
+    @Test
+    void aRefusalWhileTheExpectedValueWasCertainlyThereIsNot() {
+        assertThat(linearizable(cas("a", null, "1", 0, 10), refused("b", "1", "2", 20, 30), read("c", "1", 40, 50)))
+                .isFalse();
+    }
+
+    @Test
+    void anUnknownCompareAndSetCountsOnlyIfItsValueWasSeen() {
+        Op lost = with(cas("b", "1", "2", 20, 30), Outcome.UNKNOWN);
+        assertThat(linearizable(cas("a", null, "1", 0, 10), lost, read("c", "1", 40, 50)))
+                .isTrue();
+        assertThat(linearizable(cas("a", null, "1", 0, 10), lost, read("c", "2", 40, 50), cas("d", "2", "3", 60, 70)))
+                .isTrue();
+    }
+
     static Op with(Op op, Outcome outcome) {
         return new Op(op.process(), op.f(), op.key(), op.value(), op.invokeNanos(), op.completeNanos(), outcome, null);
     }

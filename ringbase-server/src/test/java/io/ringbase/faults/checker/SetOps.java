@@ -42,7 +42,7 @@ final class SetOps {
             switch (op.f()) {
                 case WRITE -> writes.put(op.key(), op);
                 case DELETE -> deletes.put(op.key(), op);
-                case READ -> {}
+                case READ, CAS, CAS_REFUSED -> {}
             }
         }
         Map<String, Fate> out = new LinkedHashMap<>();

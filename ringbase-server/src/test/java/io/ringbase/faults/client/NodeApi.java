@@ -68,6 +68,47 @@ public final class NodeApi {
                 true);
     }
 
+    /** A read's answer with the value's ETag ({@code null} for a 404 or a failure). */
+    public record Tagged(Answer answer, String etag) {}
+
+    /** As {@link #get}, with the ETag of the value read. */
+    public Tagged getTagged(String key) {
+        java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> seen =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Answer a = send(
+                HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key)))
+                        .GET(),
+                200,
+                false,
+                seen);
+        return new Tagged(
+                a,
+                seen.get() == null
+                        ? null
+                        : seen.get().headers().firstValue("etag").orElse(null));
+    }
+
+    /**
+     * A compare-and-set: PUT {@code value} with {@code If-Match: etag}, or {@code If-None-Match: *} when
+     * {@code etag} is null. A 412 is OK with the value {@code "412"} (refused: nothing written).
+     */
+    public Answer putIf(String key, String value, String etag) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v0/entity?id=" + enc(key)))
+                .PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8));
+        if (etag == null) {
+            b.header("If-None-Match", "*");
+        } else {
+            b.header("If-Match", etag);
+        }
+        java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> seen =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Answer a = send(b, 201, true, seen);
+        if (seen.get() != null && seen.get().statusCode() == 412) {
+            return new Answer(Outcome.OK, "412", "412");
+        }
+        return a;
+    }
+
     /** A quorum read (the default ack/from); a 404 is OK with a {@code null} value. */
     public Answer get(String key) {
         return send(
@@ -114,6 +155,14 @@ public final class NodeApi {
     }
 
     private Answer send(HttpRequest.Builder request, int okStatus, boolean write) {
+        return send(request, okStatus, write, new java.util.concurrent.atomic.AtomicReference<>());
+    }
+
+    private Answer send(
+            HttpRequest.Builder request,
+            int okStatus,
+            boolean write,
+            java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> seen) {
         HttpResponse<String> r;
         try {
             r = http.send(request.timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -129,6 +178,7 @@ public final class NodeApi {
             Thread.currentThread().interrupt();
             return new Answer(write ? Outcome.UNKNOWN : Outcome.FAIL, null, "interrupted");
         }
+        seen.set(r);
         int status = r.statusCode();
         String note = status + " " + firstLine(r.body());
         if (status == okStatus) {

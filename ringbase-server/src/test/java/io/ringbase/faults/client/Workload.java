@@ -109,7 +109,9 @@ public final class Workload {
         while (!stopping) {
             seq++;
             String value = "c" + client + "-" + seq;
-            if (random.nextInt(10) < 6) {
+            if (random.nextInt(10) < 2) {
+                cas(process, api, random, value);
+            } else if (random.nextInt(10) < 6) {
                 int slot = random.nextInt(REGISTER_SLOTS);
                 String key = registerKey(slot, System.nanoTime() - startNanos, keyLifetimeNanos);
                 int dice = random.nextInt(10);
@@ -133,6 +135,44 @@ public final class Workload {
             LockSupport.parkNanos(THINK_MS * 1_000_000);
         }
     }
+
+    /**
+     * One compare-and-set step on a key of its own ({@link #CAS_SLOTS} at a time, never written
+     * unconditionally): a read for the value and its ETag (recorded as a read), then a PUT of a new unique
+     * value with {@code If-Match} that ETag ({@code If-None-Match: *} when there was none), recorded as
+     * {@link Op.Fn#CAS} from the value read, or {@link Op.Fn#CAS_REFUSED} on a 412.
+     */
+    private void cas(String process, NodeApi api, Random random, String value) {
+        int slot = random.nextInt(CAS_SLOTS);
+        String key = "r-cas-"
+                + registerKey(slot, System.nanoTime() - startNanos, keyLifetimeNanos)
+                        .substring(2);
+        NodeApi.Tagged[] got = new NodeApi.Tagged[1];
+        Op read = record(process, Op.Fn.READ, key, null, () -> {
+            got[0] = api.getTagged(key);
+            return got[0].answer();
+        });
+        if (read.outcome() != Op.Outcome.OK || (read.value() != null && got[0].etag() == null)) {
+            return;
+        }
+        String expected = read.value();
+        long invoke = System.nanoTime();
+        NodeApi.Answer a = api.putIf(key, value, got[0].etag());
+        long complete = System.nanoTime();
+        boolean refused = a.outcome() == Op.Outcome.OK && "412".equals(a.value());
+        history.add(new Op(
+                process,
+                refused ? Op.Fn.CAS_REFUSED : Op.Fn.CAS,
+                key,
+                Op.cas(expected, value),
+                invoke,
+                complete,
+                a.outcome(),
+                a.note()));
+    }
+
+    /** Compare-and-set keys in use at once (register keys {@code r-cas-<slot>-<generation>}). */
+    static final int CAS_SLOTS = 2;
 
     /** Pause after a refused connection (the coordinator is down), so a client does not spin (ms). */
     static final long REFUSED_BACKOFF_MS = 50;

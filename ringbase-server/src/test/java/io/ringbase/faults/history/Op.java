@@ -7,7 +7,8 @@ package io.ringbase.faults.history;
  * @param f              the operation
  * @param key            the key
  * @param value          for a write, the value written; for a read that completed, the value read
- *                       ({@code null}: 404); {@code null} for a delete
+ *                       ({@code null}: 404); {@code null} for a delete; for a compare-and-set, the value
+ *                       it expected and the one it wrote ({@link #cas})
  * @param invokeNanos    {@link System#nanoTime()} just before the request was sent
  * @param completeNanos  {@link System#nanoTime()} once its answer (or failure) was in
  * @param outcome        what the answer says about the operation's effect
@@ -27,7 +28,32 @@ public record Op(
     public enum Fn {
         READ,
         WRITE,
-        DELETE
+        DELETE,
+        /** A conditional write (If-Match / If-None-Match: *) that was applied, or whose effect is unknown. */
+        CAS,
+        /** A conditional write answered 412: it saw another value than it expected and wrote nothing. */
+        CAS_REFUSED
+    }
+
+    /** What stands for "no value" as a compare-and-set's expected value (values never equal it). */
+    public static final String ABSENT = "~";
+
+    private static final String ARROW = "=>";
+
+    /** The {@link #value} of a compare-and-set from {@code expected} ({@code null}: absent) to {@code next}. */
+    public static String cas(String expected, String next) {
+        return (expected == null ? ABSENT : expected) + ARROW + next;
+    }
+
+    /** The value a compare-and-set expected ({@code null}: absent). */
+    public String expected() {
+        String e = value.substring(0, value.indexOf(ARROW));
+        return e.equals(ABSENT) ? null : e;
+    }
+
+    /** The value a compare-and-set wrote (or would have). */
+    public String next() {
+        return value.substring(value.indexOf(ARROW) + ARROW.length());
     }
 
     /** What an answer says about an operation's effect. */
@@ -48,7 +74,7 @@ public record Op(
 
     /** Whether the operation changes the key (a write or delete). */
     public boolean isWrite() {
-        return f != Fn.READ;
+        return f != Fn.READ && f != Fn.CAS_REFUSED;
     }
 
     /** One line for a history file: times in ms from {@code originNanos}. */
