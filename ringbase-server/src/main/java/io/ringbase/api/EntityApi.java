@@ -12,6 +12,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.Quorum;
+import io.ringbase.kv.SystemKeys;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.ReadCursor;
@@ -189,6 +190,9 @@ final class EntityApi {
             throw new MethodNotAllowedException(method.name(), ENTITY_METHODS);
         }
         byte[] key = requireKey(query, "id");
+        if (SystemKeys.isSystem(key)) {
+            throw new BadRequestException("keys that start with 0x00 'rb.' are reserved for the system");
+        }
         quorum(query);
         return key;
     }
@@ -260,7 +264,7 @@ final class EntityApi {
             if (end != null && Keys.compare(start, end) >= 0) {
                 return new Outcome.Range(LocalBatchSource.empty(), format); // not every engine accepts end < start
             }
-            return new Outcome.Range(kv.scan(start, end, local), format);
+            return new Outcome.Range(SystemKeys.hidden(kv.scan(start, end, local)), format);
         }
     }
 
@@ -280,7 +284,7 @@ final class EntityApi {
         }
     }
 
-    private static boolean booleanParam(QueryString query, String name) throws BadRequestException {
+    static boolean booleanParam(QueryString query, String name) throws BadRequestException {
         String s = query.string(name);
         if (s == null || s.equals("false")) {
             return false;
@@ -291,7 +295,7 @@ final class EntityApi {
         throw new BadRequestException("parameter '" + name + "' must be true or false, got '" + abbreviate(s) + "'");
     }
 
-    private static byte[] requireKey(QueryString query, String name) throws BadRequestException {
+    static byte[] requireKey(QueryString query, String name) throws BadRequestException {
         byte[] key = query.bytes(name);
         if (key == null || key.length == 0) {
             throw new BadRequestException("missing or empty parameter '" + name + "'");
@@ -300,7 +304,7 @@ final class EntityApi {
         return key;
     }
 
-    private static void checkKeyLength(String name, byte[] key) throws BadRequestException {
+    static void checkKeyLength(String name, byte[] key) throws BadRequestException {
         if (key.length > Entry.MAX_KEY_BYTES) {
             throw new BadRequestException("parameter '" + name + "' is " + key.length + " bytes of UTF-8; the limit is "
                     + Entry.MAX_KEY_BYTES);

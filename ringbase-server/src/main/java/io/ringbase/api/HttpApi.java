@@ -2,6 +2,8 @@ package io.ringbase.api;
 
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.functions.FunctionLimits;
+import io.ringbase.functions.Jobs;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.transport.ConnectionSniffer;
@@ -16,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * request once. Immutable and thread-safe once built.
  *
  * <p>Metrics count requests under these endpoint labels, in this order: {@code entity}, {@code entities},
- * then the added routes' labels in the order added, {@code admin}, {@code health}, {@code ready},
+ * {@code functions}, {@code process}, then the added routes' labels in the order added, {@code admin}, {@code health}, {@code ready},
  * {@code metrics}, {@code status} and {@code other}.
  */
 public final class HttpApi {
@@ -88,6 +90,7 @@ public final class HttpApi {
         private final List<Added> added = new ArrayList<>();
         private @Nullable ConnectionSniffer sniffer;
         private int bodyOverheadBytes;
+        private @Nullable Jobs functions;
 
         private record Added(String path, boolean prefix, String endpoint, Route route) {}
 
@@ -118,6 +121,16 @@ public final class HttpApi {
         /** Decommission and cleanup behind {@code /v0/admin/decommission} and {@code /v0/admin/cleanup}. */
         public Builder membership(MembershipControl membership) {
             this.membership = membership;
+            return this;
+        }
+
+        /**
+         * The server-side functions behind {@code /v0/functions/} and {@code /v0/process} (default: a set with
+         * the default limits and one pool thread per core, which the server never closes: its threads are
+         * daemons).
+         */
+        public Builder functions(Jobs jobs) {
+            this.functions = jobs;
             return this;
         }
 
@@ -158,7 +171,7 @@ public final class HttpApi {
          * as the built API's {@link HttpApi#newRequestMetrics()}.
          */
         public RequestMetrics newRequestMetrics() {
-            List<String> labels = new ArrayList<>(List.of("entity", "entities"));
+            List<String> labels = new ArrayList<>(List.of("entity", "entities", "functions", "process"));
             for (Added a : added) {
                 if (!labels.contains(a.endpoint())) {
                     labels.add(a.endpoint());
@@ -177,6 +190,17 @@ public final class HttpApi {
                     .path(EntityApi.ENTITIES, "entities", entities.ranges())
                     .clientEndpoint(CLIENT_ENDPOINTS.get(0))
                     .clientEndpoint(CLIENT_ENDPOINTS.get(1));
+            Jobs jobs = functions != null
+                    ? functions
+                    : new Jobs(
+                            kv,
+                            time,
+                            FunctionLimits.DEFAULTS,
+                            Runtime.getRuntime().availableProcessors());
+            FunctionsApi fns = new FunctionsApi(kv, jobs);
+            table.prefix(FunctionsApi.FUNCTIONS, "functions", fns.functions())
+                    .path(FunctionsApi.PROCESS, "process", fns.process())
+                    .prefix(FunctionsApi.PROCESS_JOB, "process", fns.job());
             for (Added a : added) {
                 if (a.prefix()) {
                     table.prefix(a.path(), a.endpoint(), a.route());

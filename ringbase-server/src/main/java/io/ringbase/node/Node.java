@@ -23,6 +23,8 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.wire.PeerProtocol;
+import io.ringbase.functions.FunctionLimits;
+import io.ringbase.functions.Jobs;
 import io.ringbase.observe.NodeMetrics;
 import io.ringbase.observe.NodeStatus;
 import io.ringbase.observe.RequestMetrics;
@@ -529,7 +531,13 @@ public final class Node implements AutoCloseable {
         NodeMetrics metrics = requests != null // metrics on
                 ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time)
                 : null;
-        api.reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
+        Jobs functions = resources.add(new Jobs(
+                services.kv(),
+                time,
+                FunctionLimits.DEFAULTS,
+                Runtime.getRuntime().availableProcessors()));
+        api.functions(functions)
+                .reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
                 .membership(services.membershipControl())
