@@ -46,6 +46,7 @@ public final class ProcessJob {
     static final int BATCH_BYTES = 64 * 1024;
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(ProcessJob.class);
 
     /** Times a job reopens its scan after it broke (a replica lost mid-range) before it fails. */
     static final int MAX_RESUMES = 5;
@@ -396,8 +397,14 @@ public final class ProcessJob {
                 resumes.incrementAndGet();
                 scan.close();
                 byte[] from = lastKey == null ? request.start() : successor(lastKey);
-                log.line(("scan broke (" + failure + "); resuming after the last key processed, attempt " + (n + 1))
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                logger.warn(
+                        "job {} (function '{}'): its scan broke ({}); resuming after the last key processed,"
+                                + " attempt {} of {}",
+                        id,
+                        function.name(),
+                        failure.toString(),
+                        n + 1,
+                        MAX_RESUMES);
                 CompletableFuture<Void> later = new CompletableFuture<>();
                 CompletableFuture.delayedExecutor(RESUME_DELAY_MS << n, java.util.concurrent.TimeUnit.MILLISECONDS)
                         .execute(() -> later.complete(null));
