@@ -207,4 +207,49 @@ class FunctionsEndpointTest {
         assertThat(new String(process("fn=identity&start=a&mode=update").body(), UTF_8))
                 .contains("cannot run in mode update");
     }
+
+    private long keysSeen(String job) throws Exception {
+        HttpResponse<byte[]> r = http.get("/v0/process/" + job);
+        return r.statusCode() == 200 ? JSON.readTree(r.body()).get("keysSeen").asLong() : -1;
+    }
+
+    @Test
+    void aJobIsCancelledByDelete() throws Exception {
+        upload("slow");
+        fill(40);
+        var response = client.sendAsync(
+                HttpRequest.newBuilder(http.uri("/v0/process?fn=slow&start=k&id=slow1"))
+                        .header("accept", "application/x-ndjson")
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> keysSeen("slow1") >= 1);
+        assertThat(http.delete("/v0/process/slow1").statusCode()).isEqualTo(202);
+        ProcessOutput out = ProcessOutput.parse(
+                response.get(30, java.util.concurrent.TimeUnit.SECONDS).body());
+        assertThat(out.summary().get("state").asText()).isEqualTo("cancelled");
+        assertThat(out.summary().get("keysSeen").asLong()).isLessThan(40);
+        assertThat(http.get("/v0/process/slow1").statusCode()).isEqualTo(404);
+        assertThat(http.delete("/v0/process/slow1").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void aJobEndsWhenItsClientGoesAway() throws Exception {
+        upload("slow");
+        fill(40);
+        HttpResponse<java.io.InputStream> r = client.send(
+                HttpRequest.newBuilder(http.uri("/v0/process?fn=slow&start=k&id=slow2"))
+                        .header("accept", "application/x-ndjson")
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(r.statusCode()).isEqualTo(200);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> keysSeen("slow2") >= 1);
+        r.body().close();
+        client.shutdownNow(); // closes the connection
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> http.get("/v0/process/slow2").statusCode() == 404);
+        assertThat(new String(http.get("/v0/process").body(), UTF_8)).doesNotContain("slow2");
+    }
 }
