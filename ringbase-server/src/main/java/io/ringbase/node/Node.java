@@ -25,6 +25,7 @@ import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.functions.FunctionLimits;
 import io.ringbase.functions.Jobs;
+import io.ringbase.observe.FunctionSource;
 import io.ringbase.observe.NodeMetrics;
 import io.ringbase.observe.NodeStatus;
 import io.ringbase.observe.RequestMetrics;
@@ -536,6 +537,11 @@ public final class Node implements AutoCloseable {
                 time,
                 FunctionLimits.DEFAULTS,
                 Runtime.getRuntime().availableProcessors()));
+        FunctionSource functionFigures = new JobFigures(functions);
+        status.addFunctions(functionFigures);
+        if (metrics != null) {
+            metrics.addFunctions(functionFigures);
+        }
         api.functions(functions)
                 .reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
                 .admin(new EngineAdmin(engine))

@@ -252,4 +252,27 @@ class FunctionsEndpointTest {
                 .until(() -> http.get("/v0/process/slow2").statusCode() == 404);
         assertThat(new String(http.get("/v0/process").body(), UTF_8)).doesNotContain("slow2");
     }
+
+    @Test
+    void theAssemblyScriptExamplesRunThroughTheApi() throws Exception {
+        // examples/functions, built by its build.sh and copied here as as-<name>.wasm
+        for (String name : List.of("as-filter", "as-wordcount", "as-upper")) {
+            upload(name);
+        }
+        http.put("/v0/entity?id=log1", "INFO all good".getBytes(UTF_8));
+        http.put("/v0/entity?id=log2", "ERROR disk full on /data".getBytes(UTF_8));
+        http.put("/v0/entity?id=log3", "  three  words here ".getBytes(UTF_8));
+        ProcessOutput errors =
+                ProcessOutput.parse(process("fn=as-filter&start=log").body());
+        assertThat(errors.records()).extracting(rec -> rec[0]).containsExactly("log2");
+        JsonNode words =
+                JSON.readTree(process("fn=as-wordcount&start=log&mode=reduce").body());
+        byte[] count = Base64.getDecoder().decode(words.get("result").asText());
+        assertThat(ByteBuffer.wrap(count).order(ByteOrder.LITTLE_ENDIAN).getLong())
+                .isEqualTo(3 + 5 + 3);
+        JsonNode updated =
+                JSON.readTree(process("fn=as-upper&start=log&mode=update").body());
+        assertThat(updated.get("written").asLong()).isEqualTo(3);
+        assertThat(new String(http.get("/v0/entity?id=log1").body(), UTF_8)).isEqualTo("INFO ALL GOOD");
+    }
 }

@@ -129,6 +129,15 @@ class ClusterProcessTest {
                 String key = String.format("key%05d", i);
                 assertThat(c.get(0, key).body()).isEqualTo(upper.apply(model.get(key)));
             }
+
+            // the coordinator's metrics and status report count the three jobs
+            String metrics = c.send(0, "GET", "/metrics", null).body();
+            assertThat(metrics)
+                    .containsPattern("ringbase_function_jobs_started_total 3(\\.0)?\n")
+                    .containsPattern("ringbase_function_jobs_running 0(\\.0)?\n")
+                    .containsPattern("ringbase_function_keys_processed_total 9000(\\.0)?\n");
+            JsonNode status = JSON.readTree(c.send(0, "GET", "/v0/status", null).body());
+            assertThat(status.get("functions").get("ended").asLong()).isEqualTo(3);
         }
     }
 
