@@ -138,6 +138,7 @@ class ClusterProcessTest {
                     .containsPattern("ringbase_function_keys_processed_total 9000(\\.0)?\n");
             JsonNode status = JSON.readTree(c.send(0, "GET", "/v0/status", null).body());
             assertThat(status.get("functions").get("ended").asLong()).isEqualTo(3);
+            assertThat(c.send(0, "GET", "/", null).body()).contains("<td class=\"jobs\">0</td>");
         }
     }
 
