@@ -21,20 +21,28 @@ public final class CallWatchdog implements AutoCloseable {
     static final long TICK_MS = 10;
 
     private final Set<Call> running = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService ticker;
+    private volatile ScheduledExecutorService ticker; // set under this; started by the first call
+    private boolean closed; // guarded by this
 
-    /** Starts the watchdog's thread. */
-    public CallWatchdog() {
-        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "function-watchdog");
-            t.setDaemon(true);
-            return t;
-        });
-        var unused = ticker.scheduleAtFixedRate(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    /** A watchdog; its thread starts with the first call (a server that never runs a function has none). */
+    public CallWatchdog() {}
+
+    private synchronized void ensureTicking() {
+        if (ticker == null && !closed) {
+            ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "function-watchdog");
+                t.setDaemon(true);
+                return t;
+            });
+            var unused = ticker.scheduleAtFixedRate(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Starts timing a call made by the current thread, to end by {@link Call#finish} in a finally. */
     Call start(long timeoutMs) {
+        if (ticker == null) { // calls after the first take no lock
+            ensureTicking();
+        }
         Call call = new Call(Thread.currentThread(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         running.add(call);
         return call;
@@ -50,8 +58,11 @@ public final class CallWatchdog implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        ticker.shutdownNow();
+    public synchronized void close() {
+        closed = true;
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
     }
 
     /** One timed call. */
