@@ -15,6 +15,7 @@ import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LimitedBatchSource;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.Quorum;
+import io.ringbase.kv.SystemKeys;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.ReadCursor;
@@ -203,6 +204,9 @@ final class EntityApi {
             throw new MethodNotAllowedException(method.name(), ENTITY_METHODS);
         }
         byte[] key = requireKey(query, "id");
+        if (SystemKeys.isSystem(key)) {
+            throw new BadRequestException("keys that start with 0x00 'rb.' are reserved for the system");
+        }
         quorum(query);
         return key;
     }
@@ -289,7 +293,7 @@ final class EntityApi {
             int limit = limit(query);
             EntryBatchSource source = end != null && Keys.compare(start, end) >= 0
                     ? LocalBatchSource.empty() // not every engine accepts end < start
-                    : kv.scan(start, end, local);
+                    : SystemKeys.hidden(kv.scan(start, end, local));
             return limit == 0
                     ? new Outcome.Range(source, format, false)
                     : new Outcome.Range(new LimitedBatchSource(source, limit), format, true);
@@ -324,7 +328,7 @@ final class EntityApi {
         return limit;
     }
 
-    private static boolean booleanParam(QueryString query, String name) throws BadRequestException {
+    static boolean booleanParam(QueryString query, String name) throws BadRequestException {
         String s = query.string(name);
         if (s == null || s.equals("false")) {
             return false;
@@ -335,7 +339,7 @@ final class EntityApi {
         throw new BadRequestException("parameter '" + name + "' must be true or false, got '" + abbreviate(s) + "'");
     }
 
-    private static byte[] requireKey(QueryString query, String name) throws BadRequestException {
+    static byte[] requireKey(QueryString query, String name) throws BadRequestException {
         byte[] key = query.bytes(name);
         if (key == null || key.length == 0) {
             throw new BadRequestException("missing or empty parameter '" + name + "'");
@@ -344,7 +348,7 @@ final class EntityApi {
         return key;
     }
 
-    private static void checkKeyLength(String name, byte[] key) throws BadRequestException {
+    static void checkKeyLength(String name, byte[] key) throws BadRequestException {
         if (key.length > Entry.MAX_KEY_BYTES) {
             throw new BadRequestException("parameter '" + name + "' is " + key.length + " bytes of UTF-8; the limit is "
                     + Entry.MAX_KEY_BYTES);

@@ -3,6 +3,8 @@ package io.ringbase.api;
 import io.ringbase.auth.ClientTokens;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.functions.FunctionLimits;
+import io.ringbase.functions.Jobs;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.transport.ConnectionSniffer;
@@ -18,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * request once. Immutable and thread-safe once built.
  *
  * <p>Metrics count requests under these endpoint labels, in this order: {@code entity}, {@code entities},
- * then the added routes' labels in the order added, {@code admin}, {@code health}, {@code ready},
+ * {@code functions}, {@code process}, then the added routes' labels in the order added, {@code admin}, {@code health}, {@code ready},
  * {@code metrics}, {@code status} and {@code other}.
  */
 public final class HttpApi {
@@ -114,6 +116,7 @@ public final class HttpApi {
         private final List<Added> added = new ArrayList<>();
         private @Nullable ConnectionSniffer sniffer;
         private int bodyOverheadBytes;
+        private @Nullable Jobs functions;
 
         private record Added(String path, boolean prefix, String endpoint, Access access, Route route) {}
 
@@ -144,6 +147,16 @@ public final class HttpApi {
         /** Decommission and cleanup behind {@code /v0/admin/decommission} and {@code /v0/admin/cleanup}. */
         public Builder membership(MembershipControl membership) {
             this.membership = membership;
+            return this;
+        }
+
+        /**
+         * The server-side functions behind {@code /v0/functions/} and {@code /v0/process} (default: a set with
+         * the default limits and one pool thread per core, which the server never closes: its threads are
+         * daemons).
+         */
+        public Builder functions(Jobs jobs) {
+            this.functions = jobs;
             return this;
         }
 
@@ -197,7 +210,7 @@ public final class HttpApi {
          * as the built API's {@link HttpApi#newRequestMetrics()}.
          */
         public RequestMetrics newRequestMetrics() {
-            List<String> labels = new ArrayList<>(List.of("entity", "entities"));
+            List<String> labels = new ArrayList<>(List.of("entity", "entities", "functions", "process"));
             for (Added a : added) {
                 if (!labels.contains(a.endpoint())) {
                     labels.add(a.endpoint());
@@ -216,6 +229,18 @@ public final class HttpApi {
                     .path(EntityApi.ENTITIES, "entities", Access.RANGE, entities.ranges())
                     .clientEndpoint(CLIENT_ENDPOINTS.get(0))
                     .clientEndpoint(CLIENT_ENDPOINTS.get(1));
+            Jobs jobs = functions != null
+                    ? functions
+                    : new Jobs(
+                            kv,
+                            time,
+                            FunctionLimits.DEFAULTS,
+                            Runtime.getRuntime().availableProcessors());
+            FunctionsApi fns = new FunctionsApi(kv, jobs);
+            // a function reads and may rewrite any key of its range: no key prefix can bound it
+            table.prefix(FunctionsApi.FUNCTIONS, "functions", Access.ADMIN, fns.functions())
+                    .path(FunctionsApi.PROCESS, "process", Access.ADMIN, fns.process())
+                    .prefix(FunctionsApi.PROCESS_JOB, "process", Access.ADMIN, fns.job());
             for (Added a : added) {
                 if (a.prefix()) {
                     table.prefix(a.path(), a.endpoint(), a.access(), a.route());

@@ -138,6 +138,23 @@ public interface KeyValueService {
             byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum);
 
     /**
+     * The newest entry of {@code key} with its version, a tombstone included, by a read of {@code quorum}
+     * ({@code null} if no replica asked has the key). What a conditional write back starts from
+     * (server-side {@code update}, docs/functions.md).
+     *
+     * @throws IllegalArgumentException if {@code quorum.from()} is above {@link #replicationFactor()}
+     */
+    CompletionStage<io.ringbase.storage.@Nullable Entry> readEntry(byte[] key, Quorum quorum);
+
+    /**
+     * Writes {@code entry} with exactly its own version, never re-versioned (unlike {@link #put}): a replica
+     * holding a newer version of the key keeps it, so the write takes effect only where nothing newer was
+     * written. Completes once {@code quorum.ack()} replicas have answered, whether or not they stored it:
+     * read the key back to learn which version won.
+     */
+    CompletionStage<Void> writeVersioned(io.ringbase.storage.Entry entry, Quorum quorum);
+
+    /**
      * Every live entry with {@code start <= key < end} in key order ({@code end} {@code null}: to the last
      * key), as a stream the caller closes. Blocks (call it from a worker).
      *

@@ -166,6 +166,27 @@ public final class LocalKeyValueService implements KeyValueService {
     }
 
     @Override
+    public CompletionStage<@Nullable Entry> readEntry(byte[] key, Quorum quorum) {
+        checkQuorum(quorum);
+        try {
+            return CompletableFuture.completedFuture(engine.get(key));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> writeVersioned(Entry entry, Quorum quorum) {
+        checkQuorum(quorum);
+        try {
+            engine.apply(entry); // the engine keeps the newest version: an older entry stays invisible
+            return CompletableFuture.completedFuture(null);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
     public EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly) throws IOException {
         return new LocalBatchSource(engine.scan(start, end, true));
     }

@@ -24,6 +24,9 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.wire.PeerProtocol;
+import io.ringbase.functions.FunctionLimits;
+import io.ringbase.functions.Jobs;
+import io.ringbase.observe.FunctionSource;
 import io.ringbase.observe.NodeMetrics;
 import io.ringbase.observe.NodeStatus;
 import io.ringbase.observe.RequestHistory;
@@ -546,7 +549,18 @@ public final class Node implements AutoCloseable {
         NodeMetrics metrics = requests != null // metrics on
                 ? new NodeMetrics(BuildInfo.version(), requests, engine::stats, services.figures(), time)
                 : null;
-        api.reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
+        Jobs functions = resources.add(new Jobs(
+                services.kv(),
+                time,
+                FunctionLimits.DEFAULTS,
+                Runtime.getRuntime().availableProcessors()));
+        FunctionSource functionFigures = new JobFigures(functions);
+        status.addFunctions(functionFigures);
+        if (metrics != null) {
+            metrics.addFunctions(functionFigures);
+        }
+        api.functions(functions)
+                .reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
                 .membership(services.membershipControl())

@@ -111,6 +111,11 @@ public final class NodeMetrics {
         });
     }
 
+    /** Adds the server-side functions' metrics ({@code ringbase_function_*}). */
+    public void addFunctions(FunctionSource functions) {
+        registry.register(new FunctionCollector(functions));
+    }
+
     private static ThreadPoolExecutor scraper() {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(
                 1,

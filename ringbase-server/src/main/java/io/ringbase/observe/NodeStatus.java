@@ -22,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class NodeStatus {
 
+    private volatile @Nullable FunctionSource functions;
+
     /** Decimals as written ({@code 0.000}), not normalized ({@code 0}, {@code 1.5E+2}). */
     private static final JsonNodeFactory NODES = new JsonNodeFactory(true);
 
@@ -78,6 +80,11 @@ public final class NodeStatus {
         this.engine = engine;
         this.requests = requests;
         this.cluster = cluster;
+    }
+
+    /** Adds the server-side functions to the report (a {@code functions} object). Call once, at assembly. */
+    public void addFunctions(FunctionSource source) {
+        this.functions = source;
     }
 
     /** This node's URL. */
@@ -171,6 +178,24 @@ public final class NodeStatus {
                                 .put("dropped", h.dropped()),
                         () -> out.putNull("hints"));
         out.put("readRepairs", cluster.map(ClusterSource::readRepairs).orElse(0L));
+        FunctionSource fns = functions;
+        if (fns != null) {
+            ObjectNode f = out.putObject("functions");
+            f.put("started", fns.started())
+                    .put("ended", fns.ended())
+                    .put("failedCalls", fns.failedCalls())
+                    .put("keysProcessed", fns.keysProcessed());
+            var jobs = f.putArray("running");
+            for (FunctionSource.Job j : fns.running()) {
+                jobs.addObject()
+                        .put("job", j.id())
+                        .put("function", j.function())
+                        .put("mode", j.mode())
+                        .put("keysSeen", j.keysSeen())
+                        .put("recordsOut", j.recordsOut())
+                        .put("errors", j.errors());
+            }
+        }
         out.put("speculativeReads", cluster.map(ClusterSource::speculativeReads).orElse(0L));
         cluster.map(ClusterSource::repair)
                 .ifPresentOrElse(r -> out.set("repair", r.tree()), () -> out.putNull("repair"));

@@ -158,7 +158,7 @@ public final class StatusPage {
                 .append(" s</p>\n");
         out.append("<table id=\"nodes\"><thead><tr><th class=\"url\">node</th><th>state</th>")
                 .append("<th>uptime</th><th>requests/s</th><th>p99 ms</th><th>memtable</th><th>SSTables</th>")
-                .append("<th>size</th><th>hints</th><th>repair</th><th>streaming</th><th>last contact</th>"
+                .append("<th>size</th><th>hints</th><th>repair</th><th>streaming</th><th>jobs</th><th>last contact</th>"
                         + "</tr></thead><tbody>\n");
         for (Row r : rows) {
             row(out, r, r.url().equals(self.url()), mine);
@@ -203,7 +203,7 @@ public final class StatusPage {
                 .append(state)
                 .append("</td>");
         if (s == null) {
-            out.append("<td colspan=\"9\" class=\"error\">")
+            out.append("<td colspan=\"10\" class=\"error\">")
                     .append(escape(r.error()))
                     .append("</td>");
         } else {
@@ -243,6 +243,8 @@ public final class StatusPage {
             String repair = s.path("repair").path("state").textValue();
             cell(out, "repair", repair == null ? "-" : escape(repair));
             cell(out, "streaming", streaming(s.path("membership").path("change")));
+            JsonNode jobs = s.path("functions").path("running"); // server-side function jobs coordinated there
+            cell(out, "jobs", jobs.isArray() ? Integer.toString(jobs.size()) : "-");
         }
         cell(out, "contact", isSelf ? "-" : lastContact(mine, r.url()));
         out.append("</tr>\n");

@@ -100,6 +100,18 @@ class EntityApiQuorumTest {
         }
 
         @Override
+        public CompletionStage<io.ringbase.storage.Entry> readEntry(byte[] key, Quorum quorum) {
+            quorums.add(quorum);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletionStage<Void> writeVersioned(io.ringbase.storage.Entry entry, Quorum quorum) {
+            quorums.add(quorum);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
         public EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly) {
             throw new UnsupportedOperationException();
         }

@@ -73,7 +73,7 @@ class OpenApiContractTest {
                         continue;
                     }
                     operations++;
-                    String url = base + path.getKey() + query(doc, op);
+                    String url = base + pathWithExamples(path.getKey(), op) + query(doc, op);
                     JsonNode example = op.path("requestBody").path("content").path("application/octet-stream");
                     HttpResponse<String> r = send(
                             url,
@@ -95,6 +95,19 @@ class OpenApiContractTest {
             routed.removeIf(e -> e.startsWith("internal_") || e.equals("other"));
             assertThat(described).as("endpoints described").containsAll(routed);
         }
+    }
+
+    /** {@code template} with each {@code {name}} replaced by the example of {@code op}'s path parameter. */
+    private static String pathWithExamples(String template, JsonNode op) {
+        String path = template;
+        for (JsonNode p : op.path("parameters")) {
+            if (p.path("in").asText().equals("path")) {
+                path = path.replace(
+                        "{" + p.path("name").asText() + "}",
+                        URLEncoder.encode(p.path("example").asText(), StandardCharsets.UTF_8));
+            }
+        }
+        return path;
     }
 
     /** The query string of {@code op}'s parameters that have an example, {@code $ref}s resolved. */

@@ -137,6 +137,16 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
+    public CompletionStage<@Nullable Entry> readEntry(byte[] key, Quorum quorum) {
+        return coordinator.read(key, quorum.ack(), quorum.from());
+    }
+
+    @Override
+    public CompletionStage<Void> writeVersioned(Entry entry, Quorum quorum) {
+        return coordinator.writeAsVersioned(entry, quorum.ack(), quorum.from());
+    }
+
+    @Override
     public EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly)
             throws QuorumException, IOException {
         if (localOnly) {

@@ -283,6 +283,25 @@ public final class Coordinator {
     }
 
     /**
+     * Writes {@code entry} to its replicas with exactly its version: never re-versioned, neither by ABD's
+     * first phase nor after losing to a newer version, so a replica that holds a newer version keeps it.
+     * Completes after {@code ack} answers (stored or refused as older). The conditional write back of a
+     * server-side {@code update} (docs/functions.md), whose version is just above the one it read.
+     *
+     * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
+     */
+    public CompletableFuture<Void> writeAsVersioned(Entry entry, int ack, int from) {
+        Placement p = placement;
+        long hash = Ring.keyHash(entry.key());
+        List<NodeId> readTargets = p.readReplicas(hash, checkAck(p, ack, from));
+        List<NodeId> targets = p.writeReplicas(readTargets);
+        List<NodeId> pending = p.pendingReplicas(hash, targets, from);
+        return plain.writeWithPending(
+                        entry, ack, from, MAX_WRITE_ATTEMPTS, targets, probes.up(targets, true), pending, false)
+                .thenAccept(written -> {});
+    }
+
+    /**
      * A quorum write in the two phases of ABD's multi-writer register (Attiya, Bar-Noy and Dolev, "Sharing
      * memory robustly in message-passing systems", JACM 1995; Lynch and Shvartsman's multi-writer form):
      * first the key's version is read from {@code ack} replicas and the clock observes it, so the write's

@@ -1,0 +1,23 @@
+/**
+ * Server-side functions: user code as WebAssembly modules, run in a sandbox inside the node over key
+ * ranges (map, reduce, update), as ScyllaDB's Wasm user-defined functions and Redpanda's data transforms
+ * do, with Riak's MapReduce as the model for map, combine and reduce. The ABI is in
+ * {@code docs/functions.md}.
+ *
+ * <ul>
+ *   <li>{@link io.ringbase.functions.FunctionAbi} checks a module against the ABI and
+ *       {@link io.ringbase.functions.WasmFunction} holds a checked, parsed module;</li>
+ *   <li>{@link io.ringbase.functions.FunctionInstance} is one instance of it, called for one record at a
+ *       time under the {@link io.ringbase.functions.FunctionLimits limits} (time through the
+ *       {@link io.ringbase.functions.CallWatchdog}, memory pages, output bytes);</li>
+ *   <li>{@link io.ringbase.functions.FunctionStore} keeps modules as replicated values in the system
+ *       keyspace ({@link io.ringbase.functions.SystemKeys});</li>
+ *   <li>{@link io.ringbase.functions.ProcessJob} runs one job over a range and
+ *       {@link io.ringbase.functions.Jobs} lists the running ones.</li>
+ * </ul>
+ *
+ * <p>Threads: a function never runs on an I/O thread; every call runs on the bounded pool of
+ * {@link io.ringbase.functions.Jobs}. An instance is used by one thread at a time (a job's batches run one
+ * after another).
+ */
+package io.ringbase.functions;
