@@ -9,6 +9,7 @@ import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NodeConfigs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,13 +34,7 @@ class RingbaseClientTest {
 
     @Test
     void pointRequestsTtlAndScansRoundTripAnyKeyAndValue() throws Exception {
-        Node.Config config = new Node.Config(
-                HttpServerConfig.defaults(0).withHost("127.0.0.1"),
-                LsmOptions.defaults(tmp.resolve("data")),
-                Topology.single("127.0.0.1", 1),
-                1000,
-                null,
-                HintOptions.defaults());
+        Node.Config config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
         try (Node node = Node.start(config);
                 RingbaseClient client = RingbaseClient.builder("http://127.0.0.1:" + node.port())
                         .build()) {

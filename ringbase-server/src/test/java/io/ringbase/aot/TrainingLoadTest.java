@@ -3,12 +3,10 @@ package io.ringbase.aot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ringbase.api.HttpServerConfig;
-import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NodeConfigs;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -51,13 +49,8 @@ class TrainingLoadTest {
      */
     @Test
     void aRealNodeTakesEveryPhaseAndKeepsTheWrites() throws Exception {
-        Node.Config config = new Node.Config(
-                HttpServerConfig.defaults(0).withHost("127.0.0.1"),
-                LsmOptions.defaults(tmp.resolve("data")).withMemtableBytes(1 << 20),
-                Topology.single("127.0.0.1", 1),
-                1000,
-                null,
-                HintOptions.defaults());
+        Node.Config config =
+                NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")).withMemtableBytes(1 << 20));
         try (Node node = Node.start(config)) {
             TrainingLoad.Result result =
                     TrainingLoad.run(new InetSocketAddress("127.0.0.1", node.port()), Duration.ofSeconds(3), 4);

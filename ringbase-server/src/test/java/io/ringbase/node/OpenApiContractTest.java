@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.api.InMemoryEngine;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
-import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NodeConfigs;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -47,13 +45,7 @@ class OpenApiContractTest {
 
     @Test
     void everyDescribedOperationAnswersADocumentedStatusAndEveryEndpointIsDescribed() throws Exception {
-        Node.Config config = new Node.Config(
-                HttpServerConfig.defaults(0).withHost("127.0.0.1"),
-                LsmOptions.defaults(tmp.resolve("data")),
-                Topology.single("127.0.0.1", 1),
-                1000,
-                null,
-                HintOptions.defaults());
+        Node.Config config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();
             HttpResponse<String> served = send(base + "/v0/openapi.json", "GET", null);

@@ -2,15 +2,13 @@ package io.ringbase.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.LocalCluster;
-import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.node.BuildInfo;
 import io.ringbase.node.Node;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.NodeConfigs;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,13 +50,7 @@ class MetricsEndpointTest {
 
     @Test
     void aSingleNodeCountsPointRequestsOnTheFastPathAndReportsEngineAndJvmFigures() throws Exception {
-        Node.Config config = new Node.Config(
-                HttpServerConfig.defaults(0).withHost("127.0.0.1"),
-                LsmOptions.defaults(tmp.resolve("data")),
-                Topology.single("127.0.0.1", 1),
-                1000,
-                null,
-                HintOptions.defaults());
+        Node.Config config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();
             for (int i = 0; i < 3; i++) {
@@ -118,14 +110,8 @@ class MetricsEndpointTest {
 
     @Test
     void withMetricsOffNothingIsCountedAndMetricsIs404() throws Exception {
-        Node.Config config = new Node.Config(
-                        HttpServerConfig.defaults(0).withHost("127.0.0.1"),
-                        LsmOptions.defaults(tmp.resolve("data")),
-                        Topology.single("127.0.0.1", 1),
-                        1000,
-                        null,
-                        HintOptions.defaults())
-                .withMetrics(false);
+        Node.Config config =
+                NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data"))).withMetrics(false);
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();
             assertThat(send(base + "/v0/entity?id=k", "PUT", "v").statusCode()).isEqualTo(201);

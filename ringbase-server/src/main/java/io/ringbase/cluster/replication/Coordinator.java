@@ -291,14 +291,32 @@ public final class Coordinator {
      * @throws IllegalArgumentException unless {@code 0 < ack <= from <= replication factor}
      */
     public CompletableFuture<Void> writeAsVersioned(Entry entry, int ack, int from) {
+        WriteSet w = writeSet(entry.key(), ack, from);
+        return plain.writeWithPending(
+                        entry,
+                        ack,
+                        from,
+                        MAX_WRITE_ATTEMPTS,
+                        w.targets(),
+                        probes.up(w.targets(), true),
+                        w.pending(),
+                        false)
+                .thenAccept(written -> {});
+    }
+
+    /**
+     * The replicas of one write of {@code key}: where its versions are read, where it is written (they differ
+     * only for a node being replaced), and the pending replicas of a membership change that it also goes to.
+     */
+    private record WriteSet(List<NodeId> readTargets, List<NodeId> targets, List<NodeId> pending) {}
+
+    /** The {@link WriteSet} of {@code key} in the placement now; checks {@code ack} and {@code from}. */
+    private WriteSet writeSet(byte[] key, int ack, int from) {
         Placement p = placement;
-        long hash = Ring.keyHash(entry.key());
+        long hash = Ring.keyHash(key);
         List<NodeId> readTargets = p.readReplicas(hash, checkAck(p, ack, from));
         List<NodeId> targets = p.writeReplicas(readTargets);
-        List<NodeId> pending = p.pendingReplicas(hash, targets, from);
-        return plain.writeWithPending(
-                        entry, ack, from, MAX_WRITE_ATTEMPTS, targets, probes.up(targets, true), pending, false)
-                .thenAccept(written -> {});
+        return new WriteSet(readTargets, targets, p.pendingReplicas(hash, targets, from));
     }
 
     /**
@@ -315,11 +333,10 @@ public final class Coordinator {
      * The first phase asks for versions only ({@link Replica#version}), no values.
      */
     private CompletableFuture<Long> quorumWrite(Entry entry, int ack, int from) {
-        Placement p = placement;
-        long hash = Ring.keyHash(entry.key());
-        List<NodeId> readTargets = p.readReplicas(hash, checkAck(p, ack, from));
-        List<NodeId> targets = p.writeReplicas(readTargets);
-        List<NodeId> pending = p.pendingReplicas(hash, targets, from);
+        WriteSet w = writeSet(entry.key(), ack, from);
+        List<NodeId> readTargets = w.readTargets();
+        List<NodeId> targets = w.targets();
+        List<NodeId> pending = w.pending();
         List<NodeId> up = probes.up(readTargets, true);
         if (up.size() < ack) {
             return probes.afterProbing(
