@@ -13,16 +13,11 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.node.Node;
-import io.ringbase.node.WarmUp;
-import io.ringbase.os.ProcessAge;
 import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
-import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -404,7 +399,7 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (SecretException e) {
             return fail(new StartupFailure(StartupFailure.SECRET, e.getMessage()));
         }
-        Logging.configure(format, nodeUrl(config));
+        Logging.configure(format, ServeStartup.nodeUrl(config));
         TokenFile tokens = null;
         if (tokenFile != null) {
             try {
@@ -414,7 +409,7 @@ public final class ServeCommand implements Callable<Integer> {
                         new StartupFailure(StartupFailure.SECRET, "--token-file " + tokenFile + " " + e.getMessage()));
             }
         }
-        long warmUpMs = warmUp(config);
+        long warmUpMs = ServeStartup.warmUp(config, warmUp);
         Node node;
         try {
             node = tokens == null ? Node.start(config) : Node.start(config, tokens);
@@ -436,14 +431,15 @@ public final class ServeCommand implements Callable<Integer> {
                 : ", node " + (config.topology().self().index() + 1) + " of "
                         + config.topology().size() + ", replication factor "
                         + config.topology().replicationFactor();
-        logStartup(node, warmUpMs);
-        String open = openApiWarning(config.http().host(), node.port(), config.clusterSecret() != null, tokens != null);
+        ServeStartup.logStartup(node, warmUpMs);
+        String open = ServeStartup.openApiWarning(
+                config.http().host(), node.port(), config.clusterSecret() != null, tokens != null);
         if (open != null) {
             log.warn(open);
         }
-        System.out.println(
-                "Ringbase node ready at http://" + displayHost(config.http().host()) + ":" + node.port() + " (data in "
-                        + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
+        System.out.println("Ringbase node ready at http://"
+                + ServeStartup.displayHost(config.http().host()) + ":" + node.port() + " (data in "
+                + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
         System.out.flush();
         stop.await();
         log.info("stopping: finishing in-flight requests, then flushing");
@@ -456,53 +452,6 @@ public final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * Logs how long the start took and where the time went: from the process's launch (the launcher script
-     * included; {@link ProcessAge}, to 10 ms) to {@code main}, then the command line and logging, then
-     * each phase of the node's start.
-     */
-    private static void logStartup(Node node, long warmUpMs) {
-        long nodeMs = node.startupPhases().totalMs();
-        long mainMs = Main.sinceMainNanos() / 1_000_000;
-        OptionalLong age = ProcessAge.millis();
-        String launch = age.isPresent()
-                ? "started in " + age.getAsLong() + " ms from launch: launcher and JVM "
-                        + Math.max(0, age.getAsLong() - mainMs) + " ms, "
-                : "started: ";
-        log.info(
-                "{}command line and logging {} ms, warm-up {} ms, node {} ms ({})",
-                launch,
-                Math.max(0, mainMs - nodeMs - warmUpMs),
-                warmUpMs,
-                nodeMs,
-                node.startupPhases());
-    }
-
-    /**
-     * Runs the {@link WarmUp} of {@code --warm-up}, if any, and returns how long it took (ms). A warm-up that
-     * fails costs the node only its speed in its first seconds, so it is logged and the node starts anyway.
-     */
-    private long warmUp(Node.Config config) throws InterruptedException {
-        if (warmUp.millis() == 0) {
-            return 0;
-        }
-        long started = System.nanoTime();
-        try {
-            WarmUp.Result result = WarmUp.run(config, Duration.ofMillis(warmUp.millis()), WarmUp.CONNECTIONS);
-            log.info(
-                    "warm-up: {} requests in {} ms on a scratch node in a temporary directory (--warm-up {})",
-                    result.load().total(),
-                    result.elapsedMs(),
-                    warmUp);
-        } catch (IOException | RuntimeException e) {
-            log.warn(
-                    "warm-up failed, starting without it (the node runs slower in its first seconds under load;"
-                            + " --warm-up 0s skips it): {}",
-                    e.toString());
-        }
-        return (System.nanoTime() - started) / 1_000_000;
-    }
-
     /** Prints {@code failure} as one line on stderr; returns its exit code. */
     private int fail(StartupFailure failure) {
         spec.commandLine().getErr().println("ringbase serve: " + failure.message());
@@ -510,50 +459,11 @@ public final class ServeCommand implements Callable<Integer> {
         return failure.exitCode();
     }
 
-    /** The node's URL for log lines: {@code --self}, or {@code http://host:port} of a single node. */
-    private static String nodeUrl(Node.Config config) {
-        if (!config.topology().isAlone()) {
-            return config.topology().self().toString();
-        }
-        return "http://" + displayHost(config.http().host()) + ":"
-                + config.http().port();
-    }
-
-    /**
-     * The WARN line of a node that listens beyond loopback with nothing to authenticate its callers, or
-     * {@code null} for a loopback bind. The public API has no client authentication, so any such bind is
-     * open to whoever reaches it; without a cluster secret the internal and admin requests are unsigned too.
-     *
-     * @param host the bind address ({@code --host}): a literal address or a name
-     */
-    static String openApiWarning(String host, int port, boolean signed, boolean tokens) {
-        if (tokens) {
-            return null; // every client request needs a token; --token-file needs the cluster secret too
-        }
-        boolean loopback;
-        try {
-            loopback = "localhost".equalsIgnoreCase(host)
-                    || java.net.InetAddress.getByName(host).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
-            loopback = false;
-        }
-        if (loopback) {
-            return null;
-        }
-        return "the API is open: anyone who reaches " + host + ":" + port + " can read, write and delete every key"
-                + (signed ? "" : ", and send internal and admin requests, unsigned (no --cluster-secret-file)")
-                + "; give --token-file, bind --host 127.0.0.1, or put a firewall in front (docs/operations.md)";
-    }
-
     /** The cluster secret file cannot be used (exit code {@link StartupFailure#SECRET}). */
     static final class SecretException extends RuntimeException {
         SecretException(String message) {
             super(message);
         }
-    }
-
-    private static String displayHost(String host) {
-        return host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host;
     }
 
     Node.Config validate() {

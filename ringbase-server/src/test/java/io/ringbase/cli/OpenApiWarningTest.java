@@ -9,25 +9,25 @@ class OpenApiWarningTest {
 
     @Test
     void loopbackBindsAreQuiet() {
-        assertThat(ServeCommand.openApiWarning("127.0.0.1", 8080, false, false)).isNull();
-        assertThat(ServeCommand.openApiWarning("localhost", 8080, false, false)).isNull();
-        assertThat(ServeCommand.openApiWarning("::1", 8080, false, false)).isNull();
+        assertThat(ServeStartup.openApiWarning("127.0.0.1", 8080, false, false)).isNull();
+        assertThat(ServeStartup.openApiWarning("localhost", 8080, false, false)).isNull();
+        assertThat(ServeStartup.openApiWarning("::1", 8080, false, false)).isNull();
     }
 
     @Test
     void theDefaultBindWarnsAndNamesTheMissingSecret() {
-        assertThat(ServeCommand.openApiWarning("0.0.0.0", 8080, false, false))
+        assertThat(ServeStartup.openApiWarning("0.0.0.0", 8080, false, false))
                 .contains("0.0.0.0:8080")
                 .contains("unsigned (no --cluster-secret-file)")
                 .contains("--host 127.0.0.1")
                 .contains("--token-file");
-        assertThat(ServeCommand.openApiWarning("10.1.2.3", 9000, true, false))
+        assertThat(ServeStartup.openApiWarning("10.1.2.3", 9000, true, false))
                 .contains("10.1.2.3:9000")
                 .doesNotContain("unsigned");
     }
 
     @Test
     void aTokenFileClosesTheApiSoNothingIsSaid() {
-        assertThat(ServeCommand.openApiWarning("0.0.0.0", 8080, true, true)).isNull();
+        assertThat(ServeStartup.openApiWarning("0.0.0.0", 8080, true, true)).isNull();
     }
 }
