@@ -3,14 +3,12 @@ package io.ringbase.node;
 import io.ringbase.aot.TrainingLoad;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.Topology;
+import io.ringbase.storage.DataDirectory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * The warm-up a node runs before it opens its own data and listens ({@code ringbase serve --warm-up}): a
@@ -64,7 +62,7 @@ public final class WarmUp {
             }
             return new Result(result, (System.nanoTime() - started) / 1_000_000);
         } finally {
-            deleteTree(dir);
+            DataDirectory.deleteTree(dir);
         }
     }
 
@@ -99,19 +97,5 @@ public final class WarmUp {
                 config.speculativeRetry(),
                 config.time(),
                 config.clusterName());
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
     }
 }

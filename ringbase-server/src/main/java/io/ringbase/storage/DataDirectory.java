@@ -124,6 +124,23 @@ public final class DataDirectory implements AutoCloseable {
     }
 
     /**
+     * Deletes {@code dir} and everything under it, deepest first; nothing if it does not exist. For
+     * directories only this process writes to (a scratch node's, a restore's staging copy).
+     *
+     * @throws IOException if a file or directory cannot be deleted (what was deleted stays deleted)
+     */
+    public static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /**
      * The directory of snapshot {@code name} in data directory {@code dir}: {@code <dir>/snapshots/<name>}.
      *
      * @throws IllegalArgumentException unless the name is 1 to 64 of {@code A-Z a-z 0-9 . _ -}, not

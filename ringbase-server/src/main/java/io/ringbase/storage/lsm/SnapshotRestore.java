@@ -16,9 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Restores a stopped node's data directory from a snapshot ({@link LsmEngine#snapshot}, a directory of
@@ -66,7 +64,7 @@ public final class SnapshotRestore {
                 .orElseThrow(() -> new NoSuchFileException(
                         snapshot.resolve(FileNames.MANIFEST).toString(), null, "not a snapshot: no manifest"));
         Path staging = data.resolveSibling(data.getFileName() + ".restoring");
-        deleteTree(staging); // a restore that died before its renames
+        DataDirectory.deleteTree(staging); // a restore that died before its renames
         Path previous = null;
         boolean exists = Files.isDirectory(data);
         try (DataDirectory _ = exists ? DataDirectory.lock(data) : null) { // held until the swap
@@ -92,9 +90,7 @@ public final class SnapshotRestore {
             DataDirectory.fsync(data.getParent());
             return new Result(manifest.liveTables().size(), bytes, live, Optional.ofNullable(previous));
         } catch (IOException | RuntimeException e) {
-            if (Files.isDirectory(staging)) {
-                deleteTree(staging);
-            }
+            DataDirectory.deleteTree(staging);
             throw e;
         }
     }
@@ -120,17 +116,6 @@ public final class SnapshotRestore {
         try (FileChannel ch = FileChannel.open(to, StandardOpenOption.WRITE)) {
             ch.force(true);
             return ch.size();
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }
