@@ -263,6 +263,7 @@ final class ClusterServices implements NodeServices {
                 coordinator::placement,
                 coordinator::replica,
                 paxos,
+                gate,
                 paxosPool,
                 clock,
                 time,

@@ -3,6 +3,7 @@ package io.ringbase.cluster.paxos;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
@@ -73,6 +74,7 @@ public final class PaxosProposer {
     private final Supplier<Placement> placement;
     private final Function<NodeId, Replica> replicas;
     private final PaxosAcceptor local;
+    private final ReadGate localGate;
     private final Executor localExecutor;
     private final HybridLogicalClock clock;
     private final TimeSource time;
@@ -84,6 +86,9 @@ public final class PaxosProposer {
      * @param placement     the cluster's placement now
      * @param replicas      the replica of each node (a remote one takes {@link Replica#paxos})
      * @param local         this node's acceptor, called directly
+     * @param localGate     while it refuses reads, so does the local acceptor: a node without all its data
+     *                      (or its Paxos state) takes no part in rounds, as the replica servers refuse
+     *                      remote Paxos calls then
      * @param localExecutor runs the local acceptor's calls (they wait for fsync)
      * @param timeoutMs     how long a compare-and-set may take in all, over its rounds, ms
      */
@@ -91,6 +96,7 @@ public final class PaxosProposer {
             Supplier<Placement> placement,
             Function<NodeId, Replica> replicas,
             PaxosAcceptor local,
+            ReadGate localGate,
             Executor localExecutor,
             HybridLogicalClock clock,
             TimeSource time,
@@ -101,6 +107,7 @@ public final class PaxosProposer {
         this.placement = placement;
         this.replicas = replicas;
         this.local = local;
+        this.localGate = localGate;
         this.localExecutor = localExecutor;
         this.clock = clock;
         this.time = time;
@@ -366,6 +373,10 @@ public final class PaxosProposer {
     private CompletableFuture<PaxosMessages.Reply> send(
             NodeId target, NodeId self, PaxosMessages.Request request, byte[] encoded) {
         if (target.equals(self)) {
+            String refusal = localGate.readRefusal();
+            if (refusal != null) {
+                return CompletableFuture.failedFuture(new IllegalStateException(refusal));
+            }
             try {
                 return CompletableFuture.supplyAsync(
                         () -> {

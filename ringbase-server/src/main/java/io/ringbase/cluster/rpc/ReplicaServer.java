@@ -182,6 +182,20 @@ public final class ReplicaServer {
     }
 
     /**
+     * {@code null} if this node answers Paxos calls now, else why not (one line). A node that refuses
+     * reads refuses every Paxos message too: a replacement that took over a wiped node's URL has neither
+     * its promises nor all of its data yet, and a promise from it would carry a stale read and could
+     * let a ballot below one the wiped node promised be accepted.
+     */
+    public @Nullable String paxosRefusal() {
+        if (paxos == null) {
+            return "this node takes no Paxos calls";
+        }
+        String reads = gate.readRefusal();
+        return reads == null ? null : "this node takes no Paxos calls while it refuses reads: " + reads;
+    }
+
+    /**
      * Whether a request for {@code path} may be answered on an I/O thread: one key's entry read or write,
      * a batch of them, or a ping, when the engine will take writes without waiting (reads that would wait
      * for the disk answer {@link #BLOCKED} and run again on a worker).
@@ -333,8 +347,9 @@ public final class ReplicaServer {
                     throw notAllowed(method, "POST");
                 }
                 PaxosAcceptor acceptor = paxos;
-                if (acceptor == null) {
-                    return text(503, "this node takes no Paxos calls");
+                String paxosRefusal = paxosRefusal();
+                if (acceptor == null || paxosRefusal != null) {
+                    return text(503, paxosRefusal == null ? "this node takes no Paxos calls" : paxosRefusal);
                 }
                 try {
                     return binary(acceptor.handle(body), Map.of());

@@ -233,8 +233,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** A Paxos message: the acceptor fsyncs its state, so it always runs on a worker. */
     private void paxos(ChannelHandlerContext ctx, int id, ByteBuf body) {
         PaxosAcceptor acceptor = owner.server.paxos();
-        if (acceptor == null) {
-            answerError(ctx, id, WireFormat.ERR_REFUSED, "this node takes no Paxos calls");
+        String refusal = owner.server.paxosRefusal();
+        if (acceptor == null || refusal != null) {
+            answerError(ctx, id, WireFormat.ERR_REFUSED, refusal == null ? "this node takes no Paxos calls" : refusal);
             return;
         }
         byte[] message = new byte[body.readableBytes()];

@@ -9,6 +9,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.replication.EntryPage;
+import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.cluster.ring.Placement;
@@ -136,6 +137,7 @@ class PaxosModelTest {
                     () -> placement,
                     this::remote,
                     acceptors.get(i),
+                    ReadGate.OPEN,
                     local,
                     new HybridLogicalClock(i + 1),
                     TimeSource.SYSTEM,

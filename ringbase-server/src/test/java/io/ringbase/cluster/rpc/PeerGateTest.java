@@ -11,17 +11,22 @@ import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.membership.HelloSender;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.membership.NodeState;
+import io.ringbase.cluster.paxos.PaxosAcceptor;
+import io.ringbase.cluster.paxos.PaxosMessages;
+import io.ringbase.cluster.paxos.PaxosStore;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
 import io.ringbase.storage.Entry;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The replica server's membership check, read gate and hello, on an in-memory engine. */
 class PeerGateTest {
@@ -160,6 +165,27 @@ class PeerGateTest {
 
         readRefusal.set(null);
         assertThat(get("k", MINE.digestHex()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void aNodeThatRefusesReadsRefusesEveryPaxosCall(@TempDir Path dir) throws Exception {
+        try (PaxosStore store = PaxosStore.open(dir, System::currentTimeMillis)) {
+            server.withPaxos(new PaxosAcceptor(engine, store, new HybridLogicalClock()));
+            byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+            byte[] prepare = PaxosMessages.encode(new PaxosMessages.Prepare(key, new HybridLogicalClock(2).now()));
+
+            readRefusal.set("node is REPLACING");
+            ReplicaServer.Reply refused = call("POST", InternalProtocol.PAXOS, Map.of(), MINE.digestHex(), prepare);
+            assertThat(refused.status()).isEqualTo(503);
+            assertThat(text(refused)).contains("Paxos", "REPLACING");
+            assertThat(server.paxosRefusal()).contains("REPLACING");
+
+            readRefusal.set(null);
+            ReplicaServer.Reply promised = call("POST", InternalProtocol.PAXOS, Map.of(), MINE.digestHex(), prepare);
+            assertThat(promised.status()).isEqualTo(200);
+            assertThat(((PaxosMessages.Promise) PaxosMessages.decodeReply(promised.body())).ok())
+                    .isTrue();
+        }
     }
 
     @Test
