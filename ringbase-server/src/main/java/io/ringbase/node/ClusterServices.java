@@ -267,7 +267,7 @@ final class ClusterServices implements NodeServices {
                 paxosPool,
                 clock,
                 time,
-                casTimeoutMs(config.replicaTimeoutMs()));
+                PaxosProposer.deadlineMs(config.replicaTimeoutMs()));
         kv = new ClusterKeyValueService(coordinator, engine, clock, time, proposer);
         figures =
                 new ClusterFigures(liveness, client.stats(), hints, coordinator, repair, membership, elastic, proposer);
@@ -406,14 +406,6 @@ final class ClusterServices implements NodeServices {
     @Override
     public AntiEntropyRepair repair() {
         return repair;
-    }
-
-    /**
-     * How long a compare-and-set may take over all its Paxos rounds: four replica timeouts (one round's
-     * four round trips), at least one second, ms.
-     */
-    static long casTimeoutMs(long replicaTimeoutMs) {
-        return Math.max(1_000, 4 * replicaTimeoutMs);
     }
 
     /** Lets the running and queued local Paxos calls finish (no interrupt: the store's WAL would close). */

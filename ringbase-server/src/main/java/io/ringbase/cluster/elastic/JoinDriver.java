@@ -4,6 +4,7 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.metadata.ClusterMetadata;
 import io.ringbase.cluster.metadata.MemberState;
 import io.ringbase.cluster.metadata.Transformation;
+import io.ringbase.cluster.paxos.PaxosProposer;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.streaming.StreamFailedException;
 import io.ringbase.cluster.streaming.StreamPlan;
@@ -79,7 +80,10 @@ final class JoinDriver {
         NodeId self = membership.self();
         boolean replacing = membership.selfState() == MemberState.REPLACING;
         status.accept(new MoveStatus(kind(replacing), "waiting", m.epoch(), 0, 0, 0, 0, 0, ""));
-        Changes.awaitEveryoneAt(m, self, context, context.replicaTimeoutMs());
+        // a replacement also outwaits every compare-and-set round that may have used the dead node's Paxos
+        // state: this node serves with an empty one, so no round may still count on a promise it forgot
+        long graceMs = replacing ? PaxosProposer.longestMs(context.replicaTimeoutMs()) : context.replicaTimeoutMs();
+        Changes.awaitEveryoneAt(m, self, context, graceMs);
         Placement p = Placements.of(m, self);
         // a replacement takes the replaced node's keys from their other replicas: the replaced node is dead
         int replacedIndex = replacing ? membership.selfMember().orElseThrow().replaces() - 1 : -1;

@@ -114,6 +114,22 @@ public final class PaxosProposer {
         this.timeoutMs = timeoutMs;
     }
 
+    /**
+     * How long a compare-and-set may take over all its Paxos rounds: four replica timeouts (one round's
+     * four round trips), at least one second, ms. A round starts only before it.
+     */
+    public static long deadlineMs(long replicaTimeoutMs) {
+        return Math.max(1_000, 4 * replicaTimeoutMs);
+    }
+
+    /**
+     * The longest a compare-and-set runs, ms: its deadline, plus the four replica timeouts of a round that
+     * started just before it. No round that began before a moment still runs this long after it.
+     */
+    public static long longestMs(long replicaTimeoutMs) {
+        return deadlineMs(replicaTimeoutMs) + 4 * replicaTimeoutMs;
+    }
+
     /** Prepare rounds started so far. */
     public long rounds() {
         return rounds.sum();
