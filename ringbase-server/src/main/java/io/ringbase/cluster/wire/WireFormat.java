@@ -2,6 +2,7 @@ package io.ringbase.cluster.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.ringbase.storage.Entry;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
@@ -166,11 +167,24 @@ public final class WireFormat {
         return out;
     }
 
-    /** CRC32C of {@code length} bytes of {@code buf} from {@code index}, without copying them. */
+    /** One CRC32C per thread: {@link #crc} runs on event loops and workers for every frame. */
+    private static final FastThreadLocal<CRC32C> CRC = new FastThreadLocal<>() {
+        @Override
+        protected CRC32C initialValue() {
+            return new CRC32C();
+        }
+    };
+
+    /**
+     * CRC32C of {@code length} bytes of {@code buf} from {@code index}, without copying them and, for a
+     * buffer of one memory region, without allocating: {@code internalNioBuffer} hands out the buffer's
+     * own cached view where {@code nioBuffer} made a new {@code DirectByteBuffer} slice per frame.
+     */
     static int crc(ByteBuf buf, int index, int length) {
-        CRC32C crc = new CRC32C();
+        CRC32C crc = CRC.get();
+        crc.reset();
         if (buf.nioBufferCount() == 1) {
-            crc.update(buf.nioBuffer(index, length));
+            crc.update(buf.internalNioBuffer(index, length));
         } else {
             for (java.nio.ByteBuffer b : buf.nioBuffers(index, length)) {
                 crc.update(b);

@@ -133,4 +133,34 @@ class WireFormatTest {
         assertThat(ch.isOpen()).isFalse();
         assertThat(log.warningMessages()).singleElement().asString().contains("does not speak v2");
     }
+
+    @Test
+    void crcIsCrc32cOfTheRangeForEveryKindOfBufferAndCallAfterCall() {
+        byte[] bytes = new byte[300];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) (i * 31 + 7);
+        }
+        java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+        expected.update(bytes, 10, 250);
+        int want = (int) expected.getValue();
+
+        ByteBuf direct = ByteBufAllocator.DEFAULT.directBuffer(300).writeBytes(bytes);
+        ByteBuf heap = Unpooled.wrappedBuffer(bytes);
+        ByteBuf composite =
+                Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(bytes, 0, 100), Unpooled.wrappedBuffer(bytes, 100, 200));
+        try {
+            for (int round = 0; round < 2; round++) { // the per-thread CRC starts afresh each call
+                assertThat(WireFormat.crc(direct, 10, 250)).isEqualTo(want);
+                assertThat(WireFormat.crc(heap, 10, 250)).isEqualTo(want);
+                assertThat(WireFormat.crc(composite, 10, 250)).isEqualTo(want);
+                assertThat(WireFormat.crc(direct.slice(5, 290), 5, 250)).isEqualTo(want);
+            }
+            assertThat(direct.readerIndex()).isZero(); // the buffer's own indexes are untouched
+            assertThat(direct.writerIndex()).isEqualTo(300);
+        } finally {
+            direct.release();
+            heap.release();
+            composite.release();
+        }
+    }
 }
