@@ -1,5 +1,14 @@
 package io.ringbase.cluster.rpc;
 
+import static io.ringbase.cluster.rpc.RpcArguments.badRequest;
+import static io.ringbase.cluster.rpc.RpcArguments.hexKey;
+import static io.ringbase.cluster.rpc.RpcArguments.intParam;
+import static io.ringbase.cluster.rpc.RpcArguments.notAllowed;
+import static io.ringbase.cluster.rpc.RpcArguments.range;
+import static io.ringbase.cluster.rpc.RpcArguments.requireGet;
+import static io.ringbase.cluster.rpc.RpcArguments.single;
+import static io.ringbase.cluster.rpc.RpcArguments.unhex;
+
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.ClockOffsetException;
 import io.ringbase.clock.HybridLogicalClock;
@@ -557,10 +566,6 @@ public final class ReplicaServer {
         throw notAllowed(method, "GET, POST");
     }
 
-    private static int range(RpcRequest request) throws RpcException {
-        return intOrDefault(request, "range", -1); // RepairSource checks 0..15 (a missing range fails there)
-    }
-
     private NodeId requester(RpcRequest request) throws RpcException {
         String s = request.param("requester");
         Placement now = placement.get();
@@ -587,68 +592,5 @@ public final class ReplicaServer {
                             : "internal request with an invalid or expired " + RequestSigner.HEADER,
                     null);
         }
-    }
-
-    private static void requireGet(String method) throws RpcException {
-        if (!method.equals("GET")) {
-            throw notAllowed(method, "GET");
-        }
-    }
-
-    private static Entry single(byte[] body) throws RpcException {
-        try {
-            List<Entry> entries = InternalProtocol.decode(body);
-            if (entries.size() != 1) {
-                throw badRequest("expected one encoded entry, got " + entries.size());
-            }
-            return entries.getFirst();
-        } catch (IllegalArgumentException e) {
-            throw badRequest("undecodable entry: " + e.getMessage());
-        }
-    }
-
-    private static byte[] hexKey(RpcRequest request, String name) throws RpcException {
-        String s = request.param(name);
-        if (s == null) {
-            throw badRequest("missing parameter '" + name + "'");
-        }
-        return unhex(s, name);
-    }
-
-    private static byte[] unhex(String s, String name) throws RpcException {
-        try {
-            return InternalProtocol.unhex(s);
-        } catch (IllegalArgumentException e) {
-            throw badRequest("parameter '" + name + "' is not hex");
-        }
-    }
-
-    private static int intParam(RpcRequest request, String name, int dflt) throws RpcException {
-        int v = intOrDefault(request, name, dflt);
-        if (v <= 0) {
-            throw badRequest("parameter '" + name + "' must be a positive integer, got " + v);
-        }
-        return v;
-    }
-
-    private static int intOrDefault(RpcRequest request, String name, int dflt) throws RpcException {
-        String s = request.param(name);
-        if (s == null) {
-            return dflt;
-        }
-        try {
-            return Integer.parseInt(s);
-        } catch (NumberFormatException e) {
-            throw badRequest("parameter '" + name + "' must be an integer, got '"
-                    + (s.length() <= 64 ? s : s.substring(0, 64) + "...") + "'");
-        }
-    }
-
-    private static RpcException badRequest(@Nullable String message) {
-        return new RpcException(400, message, null);
-    }
-
-    private static RpcException notAllowed(String method, String allow) {
-        return new RpcException(405, "method " + method + " not allowed; allowed: " + allow, allow);
     }
 }
