@@ -17,12 +17,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -54,11 +50,6 @@ public final class RingbaseClient implements AutoCloseable {
 
     private static final String NDJSON = "application/x-ndjson";
 
-    private static final System.Logger log = System.getLogger(RingbaseClient.class.getName());
-
-    /** The least time between two placement fetches that failures trigger, ns. */
-    private static final long MIN_TRIGGERED_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private final List<URI> nodes;
     private final Router router;
     private final HttpClient http;
@@ -68,9 +59,7 @@ public final class RingbaseClient implements AutoCloseable {
     private final String authorization;
     private final String quorum; // "&ack=A&from=F" on point requests, or ""
     private final int from; // of point requests, 0 for the cluster's replication factor
-    private final ScheduledExecutorService ringTimer; // null with Routing.RANDOM
-    private final AtomicBoolean refreshing = new AtomicBoolean();
-    private final AtomicLong lastTriggeredNanos = new AtomicLong(System.nanoTime() - MIN_TRIGGERED_REFRESH_NANOS);
+    private final PlacementFetcher placement; // null with Routing.RANDOM
 
     private RingbaseClient(Builder b) {
         this.nodes = List.copyOf(b.nodes);
@@ -85,18 +74,9 @@ public final class RingbaseClient implements AutoCloseable {
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(b.connectTimeout)
                 .build();
-        if (b.routing == Routing.REPLICA) {
-            fetchRingAtStart();
-            this.ringTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "ringbase-client-ring");
-                t.setDaemon(true);
-                return t;
-            });
-            long period = b.ringRefresh.toNanos();
-            var _ = ringTimer.scheduleWithFixedDelay(this::refreshRing, period, period, TimeUnit.NANOSECONDS);
-        } else {
-            this.ringTimer = null;
-        }
+        this.placement = b.routing == Routing.REPLICA
+                ? PlacementFetcher.start(http, nodes, router, authorization, requestTimeout, b.ringRefresh)
+                : null;
     }
 
     /**
@@ -223,109 +203,10 @@ public final class RingbaseClient implements AutoCloseable {
     /** Closes the connections and stops the placement's refresh. */
     @Override
     public void close() {
-        if (ringTimer != null) {
-            ringTimer.shutdownNow();
+        if (placement != null) {
+            placement.close();
         }
         http.close();
-    }
-
-    /** The target of {@code GET /v0/ring} in the text form this client parses. */
-    private static final String RING = "/v0/ring?format=text";
-
-    /** How long building a client waits for each node's placement at most (the request timeout if shorter). */
-    private static final Duration START_FETCH_TIMEOUT = Duration.ofSeconds(2);
-
-    /**
-     * Fetches the placement once before the first request, from the given nodes in turn, each within the
-     * connect timeout and {@link #START_FETCH_TIMEOUT}; without one (no node answered), requests go to the given
-     * nodes in turn until the timer's next fetch succeeds.
-     */
-    private void fetchRingAtStart() {
-        String last = "";
-        for (URI node : nodes) {
-            try {
-                HttpResponse<String> r = http.send(
-                        ringRequest(
-                                node,
-                                requestTimeout.compareTo(START_FETCH_TIMEOUT) < 0
-                                        ? requestTimeout
-                                        : START_FETCH_TIMEOUT),
-                        HttpResponse.BodyHandlers.ofString());
-                if (takeRing(node, r)) {
-                    return;
-                }
-                last = node + " answered " + r.statusCode() + " " + r.body().strip();
-            } catch (IOException e) {
-                last = node + ": " + e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        log.log(
-                System.Logger.Level.WARNING,
-                "no node of " + nodes + " gave the cluster's placement (GET " + RING + "; last: " + last
-                        + "); requests go to these nodes in turn until one does");
-    }
-
-    /** Fetches the placement again now, from one node, unless a fetch is in flight. */
-    private void refreshRing() {
-        if (!refreshing.compareAndSet(false, true)) {
-            return;
-        }
-        URI node = router.anyNode();
-        var _ = http.sendAsync(ringRequest(node, requestTimeout), HttpResponse.BodyHandlers.ofString())
-                .whenComplete((r, failure) -> {
-                    try {
-                        if (failure != null) {
-                            log.log(System.Logger.Level.DEBUG, "placement not fetched from " + node, failure);
-                        } else {
-                            takeRing(node, r);
-                        }
-                    } finally {
-                        refreshing.set(false);
-                    }
-                });
-    }
-
-    /** A failure suggests the placement may have changed: fetch it again, at most once a second. */
-    private void ringMayHaveChanged() {
-        if (ringTimer == null) {
-            return;
-        }
-        long last = lastTriggeredNanos.get();
-        long now = System.nanoTime();
-        if (now - last >= MIN_TRIGGERED_REFRESH_NANOS && lastTriggeredNanos.compareAndSet(last, now)) {
-            refreshRing();
-        }
-    }
-
-    private HttpRequest ringRequest(URI node, Duration timeout) {
-        HttpRequest.Builder rb = HttpRequest.newBuilder(node.resolve(RING)).timeout(timeout);
-        if (authorization != null) {
-            rb.header("Authorization", authorization);
-        }
-        return rb.GET().build();
-    }
-
-    /** Takes the placement {@code node} answered; whether it was one (a 200 this client can parse). */
-    private boolean takeRing(URI node, HttpResponse<String> r) {
-        if (r.statusCode() != 200) {
-            log.log(
-                    System.Logger.Level.DEBUG,
-                    "GET " + RING + " on " + node + " answered " + r.statusCode() + ": "
-                            + r.body().strip());
-            return false;
-        }
-        try {
-            router.offer(ClusterRing.parse(r.body()));
-            return true;
-        } catch (IllegalArgumentException e) {
-            log.log(
-                    System.Logger.Level.WARNING,
-                    "the placement " + node + " gave cannot be used (requests go to any node): " + e.getMessage());
-            return false;
-        }
     }
 
     /** One NDJSON line of a scan: {@code {"key":"<base64>","value":"<base64>"}}. */
@@ -424,7 +305,9 @@ public final class RingbaseClient implements AutoCloseable {
                 if (neverSent) {
                     router.markDown(node);
                 }
-                ringMayHaveChanged(); // a node gone or moved: the placement may have changed
+                if (placement != null) {
+                    placement.failureSeen(); // a node gone or moved: the placement may have changed
+                }
                 retry = neverSent || (idempotent && (cause instanceof IOException));
                 if (!neverSent) {
                     delayNanos = backoff(attempt);
