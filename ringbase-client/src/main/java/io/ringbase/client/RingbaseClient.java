@@ -19,8 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Stream;
 
 /**
@@ -28,9 +26,15 @@ import java.util.stream.Stream;
  * API ({@code docs/http-api.md}), each synchronous or asynchronous. Thread-safe; make one per application
  * and {@link #close()} it at the end.
  *
- * <p><b>Nodes.</b> Any node coordinates any request. Requests go to the given nodes in turn; a node that
- * refuses connections is skipped for {@link Builder#downFor(Duration)} and the request goes to the next.
- * Connections are pooled and kept alive by the JDK's {@link HttpClient}.
+ * <p><b>Nodes.</b> Any node coordinates any request, but one that holds a replica of the key serves that
+ * replica from its own engine instead of over the network. So by default ({@link Routing#REPLICA}) the
+ * client fetches the cluster's placement ({@code GET /v0/ring}) when built, every
+ * {@link Builder#ringRefresh(Duration)} after, and soon after a node fails to answer, and sends each get, put
+ * and delete to a replica of its key: the first one not marked down, a retry to the next, and to the given
+ * nodes in turn when none is up or no placement is known yet. Scans and status calls go to the given nodes
+ * in turn, as every request does with {@link Routing#RANDOM}. A node that refuses connections is skipped for
+ * {@link Builder#downFor(Duration)} and the request goes to another. Connections are pooled and kept alive
+ * by the JDK's {@link HttpClient}.
  *
  * <p><b>Retries.</b> A request that never reached a node (connection refused) is sent to the next node,
  * whatever it is. One answered 503 (overloaded: nothing was done) is retried after a backoff. Other
@@ -47,29 +51,32 @@ public final class RingbaseClient implements AutoCloseable {
     private static final String NDJSON = "application/x-ndjson";
 
     private final List<URI> nodes;
+    private final Router router;
     private final HttpClient http;
     private final Duration requestTimeout;
     private final int maxAttempts;
     private final long backoffNanos;
-    private final long downForNanos;
     private final String authorization;
     private final String quorum; // "&ack=A&from=F" on point requests, or ""
-    private final AtomicInteger next = new AtomicInteger();
-    private final AtomicLongArray downUntil; // System.nanoTime() until which a node is skipped, 0 if up
+    private final int from; // of point requests, 0 for the cluster's replication factor
+    private final PlacementFetcher placement; // null with Routing.RANDOM
 
     private RingbaseClient(Builder b) {
         this.nodes = List.copyOf(b.nodes);
         this.requestTimeout = b.requestTimeout;
         this.maxAttempts = b.maxAttempts;
         this.backoffNanos = b.backoff.toNanos();
-        this.downForNanos = b.downFor.toNanos();
         this.authorization = b.token == null ? null : "Bearer " + b.token;
         this.quorum = b.ack == 0 ? "" : "&ack=" + b.ack + "&from=" + b.from;
-        this.downUntil = new AtomicLongArray(nodes.size());
+        this.from = b.from;
+        this.router = new Router(nodes, b.routing, b.from, b.downFor.toNanos());
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(b.connectTimeout)
                 .build();
+        this.placement = b.routing == Routing.REPLICA
+                ? PlacementFetcher.start(http, nodes, router, authorization, requestTimeout, b.ringRefresh)
+                : null;
     }
 
     /**
@@ -88,7 +95,7 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #get} without blocking. */
     public CompletableFuture<Optional<byte[]>> getAsync(String key) {
-        return call("GET", entity(key), null, null, true, HttpResponse.BodyHandlers.ofByteArray())
+        return call("GET", entity(key), keyBytes(key), null, null, true, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(r -> {
                     if (r.statusCode() == 404) {
                         return Optional.empty();
@@ -124,7 +131,7 @@ public final class RingbaseClient implements AutoCloseable {
                     + java.math.BigDecimal.valueOf(Math.max(1, ttl.toMillis()), 3)
                             .toPlainString();
         }
-        return call("PUT", target, value, null, false, HttpResponse.BodyHandlers.ofString())
+        return call("PUT", target, keyBytes(key), value, null, false, HttpResponse.BodyHandlers.ofString())
                 .thenAccept(r -> requireStatus(r, 201));
     }
 
@@ -135,7 +142,7 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #delete} without blocking. */
     public CompletableFuture<Void> deleteAsync(String key) {
-        return call("DELETE", entity(key), null, null, false, HttpResponse.BodyHandlers.ofString())
+        return call("DELETE", entity(key), keyBytes(key), null, null, false, HttpResponse.BodyHandlers.ofString())
                 .thenAccept(r -> requireStatus(r, 202));
     }
 
@@ -149,7 +156,7 @@ public final class RingbaseClient implements AutoCloseable {
     public Stream<KeyValue> scan(String start, String end) {
         String target = "/v0/entities?start=" + encode(start) + (end == null ? "" : "&end=" + encode(end));
         HttpResponse<Stream<String>> r =
-                join(call("GET", target, null, NDJSON, true, HttpResponse.BodyHandlers.ofLines()));
+                join(call("GET", target, null, null, NDJSON, true, HttpResponse.BodyHandlers.ofLines()));
         if (r.statusCode() != 200) {
             r.body().close();
             throw new RingbaseException(r.statusCode(), "GET " + target + " answered " + r.statusCode());
@@ -160,14 +167,45 @@ public final class RingbaseClient implements AutoCloseable {
     /** The JSON status of the node that answers ({@code GET /v0/status}). */
     public String status() {
         HttpResponse<String> r =
-                join(call("GET", "/v0/status", null, null, true, HttpResponse.BodyHandlers.ofString()));
+                join(call("GET", "/v0/status", null, null, null, true, HttpResponse.BodyHandlers.ofString()));
         requireStatus(r, 200);
         return r.body();
     }
 
-    /** Closes the connections. */
+    /** How this client routes point requests. */
+    public Routing routing() {
+        return router.routing();
+    }
+
+    /**
+     * The metadata epoch of the placement point requests are routed by, or -1 while none is known (and
+     * always with {@link Routing#RANDOM}).
+     */
+    public long ringEpoch() {
+        ClusterRing r = router.ring();
+        return r == null ? -1 : r.epoch();
+    }
+
+    /**
+     * The URLs of the first {@code from} replicas of {@code key} (the request's {@code from}, by default the
+     * replication factor) under the placement known now, most preferred first: where a point request on
+     * {@code key} goes. Empty while no placement is known, and with {@link Routing#RANDOM}.
+     */
+    public List<String> replicasOf(String key) {
+        ClusterRing r = router.ring();
+        if (r == null) {
+            return List.of();
+        }
+        int count = Math.min(from > 0 ? from : r.replicationFactor(), r.size());
+        return r.replicas(keyBytes(key), count).stream().map(URI::toString).toList();
+    }
+
+    /** Closes the connections and stops the placement's refresh. */
     @Override
     public void close() {
+        if (placement != null) {
+            placement.close();
+        }
         http.close();
     }
 
@@ -186,6 +224,10 @@ public final class RingbaseClient implements AutoCloseable {
     /** The target of a point request on {@code key}, with the quorum if one was set. */
     private String entity(String key) {
         return "/v0/entity?id=" + encode(key) + quorum;
+    }
+
+    private static byte[] keyBytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
     }
 
     private static String encode(String key) {
@@ -209,24 +251,27 @@ public final class RingbaseClient implements AutoCloseable {
     }
 
     /**
-     * Sends one request, to the next node up, again on the next after a refused connection, and after a
-     * backoff on a 503 or, if {@code idempotent}, a timeout, a broken connection or a 504.
+     * Sends one request, to the node the router picks for {@code key} ({@code null}: a request without a key),
+     * again on another after a refused connection, and after a backoff on a 503 or, if {@code idempotent}, a
+     * timeout, a broken connection or a 504.
      */
     private <T> CompletableFuture<HttpResponse<T>> call(
             String method,
             String target,
+            byte[] key,
             byte[] body,
             String accept,
             boolean idempotent,
             HttpResponse.BodyHandler<T> handler) {
         CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
-        attempt(method, target, body, accept, idempotent, handler, 1, new ArrayList<>(), result);
+        attempt(method, target, key, body, accept, idempotent, handler, 1, new ArrayList<>(), result);
         return result;
     }
 
     private <T> void attempt(
             String method,
             String target,
+            byte[] key,
             byte[] body,
             String accept,
             boolean idempotent,
@@ -234,8 +279,8 @@ public final class RingbaseClient implements AutoCloseable {
             int attempt,
             List<Throwable> failures,
             CompletableFuture<HttpResponse<T>> result) {
-        int node = pick();
-        HttpRequest.Builder rb = HttpRequest.newBuilder(nodes.get(node).resolve(target))
+        URI node = router.pick(key, attempt);
+        HttpRequest.Builder rb = HttpRequest.newBuilder(node.resolve(target))
                 .timeout(requestTimeout)
                 .method(
                         method,
@@ -258,7 +303,10 @@ public final class RingbaseClient implements AutoCloseable {
                 failures.add(cause);
                 boolean neverSent = cause instanceof ConnectException;
                 if (neverSent) {
-                    downUntil.set(node, System.nanoTime() + downForNanos);
+                    router.markDown(node);
+                }
+                if (placement != null) {
+                    placement.failureSeen(); // a node gone or moved: the placement may have changed
                 }
                 retry = neverSent || (idempotent && (cause instanceof IOException));
                 if (!neverSent) {
@@ -284,8 +332,8 @@ public final class RingbaseClient implements AutoCloseable {
                 }
                 delayNanos = backoff(attempt);
             }
-            Runnable again =
-                    () -> attempt(method, target, body, accept, idempotent, handler, attempt + 1, failures, result);
+            Runnable again = () ->
+                    attempt(method, target, key, body, accept, idempotent, handler, attempt + 1, failures, result);
             if (delayNanos == 0) {
                 again.run();
             } else {
@@ -293,21 +341,6 @@ public final class RingbaseClient implements AutoCloseable {
                         .execute(again);
             }
         });
-    }
-
-    /** The next node in turn that is not marked down; the next in turn if all are. */
-    private int pick() {
-        int n = nodes.size();
-        int start = Math.floorMod(next.getAndIncrement(), n);
-        long now = System.nanoTime();
-        for (int i = 0; i < n; i++) {
-            int node = (start + i) % n;
-            long until = downUntil.get(node);
-            if (until == 0 || now - until >= 0) {
-                return node;
-            }
-        }
-        return start;
     }
 
     /** Full jitter: a random delay up to the base backoff doubled per attempt, ns. */
@@ -335,6 +368,8 @@ public final class RingbaseClient implements AutoCloseable {
         private Duration backoff = Duration.ofMillis(50);
         private Duration downFor = Duration.ofSeconds(1);
         private int maxAttempts = 3;
+        private Routing routing = Routing.REPLICA;
+        private Duration ringRefresh = Duration.ofSeconds(10);
         private String token;
         private int ack;
         private int from;
@@ -405,6 +440,24 @@ public final class RingbaseClient implements AutoCloseable {
             }
             this.ack = ack;
             this.from = from;
+            return this;
+        }
+
+        /**
+         * Where point requests go (default {@link Routing#REPLICA}: to a replica of the key, by the cluster's
+         * placement; {@link Routing#RANDOM}: to the given nodes in turn).
+         */
+        public Builder routing(Routing how) {
+            this.routing = Objects.requireNonNull(how, "routing");
+            return this;
+        }
+
+        /**
+         * How often the cluster's placement is fetched again with {@link Routing#REPLICA} (default 10 s); a
+         * node that fails to answer also makes the client fetch it, at most once a second.
+         */
+        public Builder ringRefresh(Duration period) {
+            this.ringRefresh = positive(period, "ringRefresh");
             return this;
         }
 

@@ -13,6 +13,8 @@ public enum Access {
     KEY,
     /** A token with {@code read} whose prefix covers {@code [start, end)}. */
     RANGE,
+    /** A token with {@code read}, whatever its prefix: reads that show no key (the placement, {@code /v0/ring}). */
+    READ,
     /** A token with {@code metrics} or {@code admin}: metrics, status and the status page. */
     METRICS,
     /** A token with {@code admin}: the admin API. */

@@ -57,6 +57,7 @@ final class ClientAuth {
                     }
                 }
             }
+            case READ -> require(grant, Permission.READ);
             case METRICS -> {
                 if (!grant.allows(Permission.METRICS) && !grant.allows(Permission.ADMIN)) {
                     throw new ForbiddenException(

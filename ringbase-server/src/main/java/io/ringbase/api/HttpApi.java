@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Metrics count requests under these endpoint labels, in this order: {@code entity}, {@code entities},
  * {@code functions}, {@code process}, then the added routes' labels in the order added, {@code admin}, {@code health}, {@code ready},
- * {@code metrics}, {@code status} and {@code other}.
+ * {@code metrics}, {@code status}, {@code ring}, {@code openapi} and {@code other}.
  */
 public final class HttpApi {
 
@@ -117,6 +117,7 @@ public final class HttpApi {
         private @Nullable ConnectionSniffer sniffer;
         private int bodyOverheadBytes;
         private @Nullable Jobs functions;
+        private Supplier<@Nullable RingView> ring = () -> null;
 
         private record Added(String path, boolean prefix, String endpoint, Access access, Route route) {}
 
@@ -129,6 +130,15 @@ public final class HttpApi {
         /** What {@code /metrics}, {@code /v0/status} and {@code /} serve. */
         public Builder reports(NodeReports reports) {
             this.reports = reports;
+            return this;
+        }
+
+        /**
+         * The placement {@code GET /v0/ring} serves, read per request (default: none, answered 404): what
+         * clients route requests to a key's replicas by.
+         */
+        public Builder ring(Supplier<RingView> placement) {
+            this.ring = placement;
             return this;
         }
 
@@ -216,7 +226,8 @@ public final class HttpApi {
                     labels.add(a.endpoint());
                 }
             }
-            labels.addAll(List.of("admin", "health", "ready", "metrics", "status", "openapi", RouteTable.OTHER));
+            labels.addAll(
+                    List.of("admin", "health", "ready", "metrics", "status", "ring", "openapi", RouteTable.OTHER));
             return new RequestMetrics(labels, CLIENT_ENDPOINTS);
         }
 
@@ -254,6 +265,7 @@ public final class HttpApi {
                     .path(OpsApi.METRICS, "metrics", Access.METRICS, ops.metrics)
                     .path(OpsApi.STATUS, "status", Access.METRICS, ops.status)
                     .path(OpsApi.PAGE, "status", Access.METRICS, ops.page)
+                    .path(RingApi.RING, "ring", Access.READ, new RingApi(ring))
                     .path(OpsApi.OPENAPI, "openapi", Access.OPEN, ops.openapi);
             return new HttpApi(table.build(), entities, bodyOverheadBytes, sniffer, tokens);
         }

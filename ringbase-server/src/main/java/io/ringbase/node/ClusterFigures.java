@@ -91,6 +91,16 @@ final class ClusterFigures implements ClusterSource {
     }
 
     @Override
+    public long localReplicaOps() {
+        return coordinator.localReplicaOps();
+    }
+
+    @Override
+    public long remoteReplicaOps() {
+        return coordinator.remoteReplicaOps();
+    }
+
+    @Override
     public long writesRestamped() {
         return coordinator.writesRestamped();
     }

@@ -564,6 +564,7 @@ public final class Node implements AutoCloseable {
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
                 .membership(services.membershipControl())
+                .ring(() -> NodeRoutes.ringView(services.placement()))
                 .signer(signer)
                 .tokens(tokens);
         startup.end("HTTP API");

@@ -2,6 +2,7 @@ package io.ringbase.node;
 
 import io.ringbase.api.Access;
 import io.ringbase.api.HttpApi;
+import io.ringbase.api.RingView;
 import io.ringbase.auth.ClientTokens;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.HybridLogicalClock;
@@ -22,6 +23,8 @@ import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalKeyValueService;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -63,6 +66,20 @@ public final class NodeRoutes {
                 .path(InternalProtocol.BATCH, "internal_batch", Access.NODE, rpc)
                 .prefix(InternalProtocol.PREFIX, "internal_other", Access.NODE, rpc)
                 .bodyOverheadBytes(Entry.MAX_KEY_BYTES + EntryCodec.HEADER_SIZE);
+    }
+
+    /**
+     * What {@code GET /v0/ring} serves of {@code placement}: its epoch, replication factor and current
+     * ring (the nodes reads use, NORMAL and LEAVING), each node with the name its weight is hashed from.
+     */
+    static RingView ringView(Placement placement) {
+        Ring ring = placement.current();
+        List<RingView.Member> members = new ArrayList<>(ring.size());
+        for (int i = 0; i < ring.size(); i++) {
+            members.add(new RingView.Member(
+                    ring.nodes().get(i).toString(), ring.seedNames().get(i)));
+        }
+        return new RingView(placement.epoch(), placement.replicationFactor(), members);
     }
 
     /**

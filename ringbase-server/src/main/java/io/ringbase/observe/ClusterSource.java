@@ -41,6 +41,19 @@ public interface ClusterSource {
     long speculativeReads();
 
     /**
+     * Data operations (reads, version reads, writes, read-repair writes) of requests this node coordinated
+     * that its own engine served, since the node started.
+     */
+    default long localReplicaOps() {
+        return 0;
+    }
+
+    /** As {@link #localReplicaOps()}, for those sent to other nodes (each a network round trip). */
+    default long remoteReplicaOps() {
+        return 0;
+    }
+
+    /**
      * One-round quorum writes sent again above a newer version because every replica already held one
      * (a coordinator clock behind another's), since the node started.
      */

@@ -372,6 +372,13 @@ public final class NodeMetrics {
                     "ringbase_speculative_reads",
                     "Reads sent to one more replica because the speculative retry delay passed",
                     cluster.speculativeReads()));
+            CounterSnapshot.Builder ops = CounterSnapshot.builder()
+                    .name("ringbase_coordinator_replica_ops")
+                    .help("Replica reads, version reads and writes of requests this node coordinated, by where"
+                            + " the replica was: this node (local) or another (remote, a network round trip)");
+            ops.dataPoint(counterPoint(cluster.localReplicaOps(), "replica", "local"));
+            ops.dataPoint(counterPoint(cluster.remoteReplicaOps(), "replica", "remote"));
+            out.add(ops.build());
             out.add(counter(
                     "ringbase_write_restamps",
                     "One-round quorum writes sent again above a newer version every replica held",

@@ -96,6 +96,7 @@ class ClientTokenRoutesTest {
         return switch (entry.access()) {
             case KEY -> new Probe("GET", path + "?id=k", READER, WRITER);
             case RANGE -> new Probe("GET", path + "?start=a", READER, WRITER);
+            case READ -> new Probe("GET", path, SCOPED, WRITER); // any prefix: the ring shows no key
             case METRICS -> new Probe("GET", path, METRICS, READER);
             case ADMIN -> new Probe("GET", entry.prefix() ? path + "repair" : path, ADMIN, METRICS);
             case TOKEN -> new Probe("GET", path.isEmpty() ? "/no/such/path" : path, READER, null);

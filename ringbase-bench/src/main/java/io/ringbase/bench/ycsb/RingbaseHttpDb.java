@@ -3,6 +3,7 @@ package io.ringbase.bench.ycsb;
 import io.ringbase.client.KeyValue;
 import io.ringbase.client.RingbaseClient;
 import io.ringbase.client.RingbaseException;
+import io.ringbase.client.Routing;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,9 +29,11 @@ import site.ycsb.Status;
  * and writes it back (two requests); {@code scan} streams the range from the start key up to the end of the
  * table and takes the first {@code recordcount} records.
  *
- * <p>Properties: {@code ringbase.urls} (comma-separated node URLs, default {@code http://127.0.0.1:8080}: the
- * client sends requests to them in turn), {@code ringbase.ack} and {@code ringbase.from} (the quorum of point
- * requests, when positive), {@code ringbase.timeout.ms} (per request, default 10000 ms). One client serves
+ * <p>Properties: {@code ringbase.urls} (comma-separated node URLs, default {@code http://127.0.0.1:8080}),
+ * {@code ringbase.routing} ({@code replica}, the default: each read and write goes to a replica of its key by
+ * the cluster's placement; {@code random}: to the nodes in turn, {@link Routing}), {@code ringbase.ack} and
+ * {@code ringbase.from} (the quorum of point requests, when positive), {@code ringbase.timeout.ms} (per
+ * request, default 10000 ms). One client serves
  * every thread of the run (YCSB makes a {@code DB} per thread); the last thread's {@code cleanup} closes it.
  * Answers: a value or a write is {@link Status#OK}, a missing key on read {@link Status#NOT_FOUND}, a
  * {@link RingbaseException} (an error status, or no node answering) {@link Status#ERROR}.
@@ -58,6 +61,15 @@ public class RingbaseHttpDb extends DB {
                     RingbaseClient.Builder b = RingbaseClient.builder(urls.toArray(String[]::new))
                             .requestTimeout(
                                     Duration.ofMillis(Long.parseLong(p.getProperty("ringbase.timeout.ms", "10000"))));
+                    String routing = p.getProperty("ringbase.routing", "replica");
+                    b.routing(
+                            switch (routing) {
+                                case "replica" -> Routing.REPLICA;
+                                case "random" -> Routing.RANDOM;
+                                default ->
+                                    throw new IllegalArgumentException(
+                                            "ringbase.routing must be replica or random, got '" + routing + "'");
+                            });
                     int ack = Integer.parseInt(p.getProperty("ringbase.ack", "0"));
                     int from = Integer.parseInt(p.getProperty("ringbase.from", "0"));
                     if (ack > 0) {
@@ -65,7 +77,8 @@ public class RingbaseHttpDb extends DB {
                     }
                     shared = b.build();
                 } catch (IllegalArgumentException e) {
-                    throw new DBException("ringbase.urls, ringbase.ack, ringbase.from: " + e.getMessage(), e);
+                    throw new DBException(
+                            "ringbase.urls, ringbase.routing, ringbase.ack, ringbase.from: " + e.getMessage(), e);
                 }
             }
             users++;

@@ -85,6 +85,8 @@ public final class Coordinator {
     private final Scheduler scheduler;
     private final ReadLatency latency;
     private final LongAdder speculated = new LongAdder();
+    private final LongAdder localOps = new LongAdder();
+    private final LongAdder remoteOps = new LongAdder();
     private final PeerProbes probes;
     private final WriteProtocol writeProtocol;
     private final OneRoundWrite oneRound;
@@ -174,11 +176,12 @@ public final class Coordinator {
         this.scheduler = scheduler;
         this.latency = new ReadLatency(retry.percentile(), INITIAL_SPECULATION_DELAY_NANOS, System.nanoTime());
         this.probes = new PeerProbes(topology.self(), this.replicas::members, this.replicas::get, liveness, time);
-        this.readRepair = new ReadRepair(this::replica, probes::classify, liveness, background);
+        this.readRepair = new ReadRepair(this::dataReplica, probes::classify, liveness, background);
         this.writeProtocol = writeProtocol;
         this.oneRound =
-                new OneRoundWrite(() -> this.placement, this::replica, probes, liveness, hints, clock, background);
-        this.plain = new PlainWrite(() -> this.placement, this::replica, probes, liveness, hints, clock, background);
+                new OneRoundWrite(() -> this.placement, this::dataReplica, probes, liveness, hints, clock, background);
+        this.plain =
+                new PlainWrite(() -> this.placement, this::dataReplica, probes, liveness, hints, clock, background);
     }
 
     /** The placement requests use now. */
@@ -209,6 +212,29 @@ public final class Coordinator {
     /** The replica of {@code node}. */
     public Replica replica(NodeId node) {
         return replicas.get(node.index());
+    }
+
+    /**
+     * The replica of {@code node} for one data operation of a request this node coordinates (a read, a
+     * version read, a write, a read-repair write), counted as local or remote.
+     */
+    private Replica dataReplica(NodeId node) {
+        (node.equals(placement.self()) ? localOps : remoteOps).increment();
+        return replicas.get(node.index());
+    }
+
+    /**
+     * Data operations (reads, version reads, writes, read-repair writes) of requests this node coordinated
+     * that went to its own engine, since it started. A client that sends each request to one of the key's
+     * replicas makes every request do at least one.
+     */
+    public long localReplicaOps() {
+        return localOps.sum();
+    }
+
+    /** As {@link #localReplicaOps()}, for those sent to other nodes: each is a network round trip. */
+    public long remoteReplicaOps() {
+        return remoteOps.sum();
     }
 
     /** The replicas of every node of the placement, current ring first. */
@@ -385,7 +411,7 @@ public final class Coordinator {
         NodeId self = placement.self();
         fanOut(tally, up, ack, (f, t) -> {
             long sentAt = System.nanoTime();
-            var _ = replica(t).version(key).whenComplete((version, failure) -> {
+            var _ = dataReplica(t).version(key).whenComplete((version, failure) -> {
                 if (failure != null) {
                     if (t.equals(self)) {
                         log.error("local read failed", unwrap(failure));
@@ -449,7 +475,7 @@ public final class Coordinator {
         NodeId self = placement.self();
         fanOut(tally, up, ack, (f, t) -> {
             if (t.equals(self)) {
-                var _ = replica(self).read(key).whenComplete((e, failure) -> {
+                var _ = dataReplica(self).read(key).whenComplete((e, failure) -> {
                     if (failure == null) {
                         f.answer(self, e);
                     } else {
@@ -460,7 +486,7 @@ public final class Coordinator {
                 return;
             }
             long sentAt = System.nanoTime();
-            var _ = replica(t).read(key).whenComplete((e, failure) -> {
+            var _ = dataReplica(t).read(key).whenComplete((e, failure) -> {
                 if (failure == null) {
                     answeredRead(t, sentAt);
                     if (e != null && !observed(t, e.version())) {
