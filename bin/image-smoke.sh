@@ -6,10 +6,12 @@
 # loopback, so port 8080 is free whatever runs on the machine). Then PUTs a key, GETs it back, reads
 # /v0/status and stops the node with SIGTERM, checking each answer. Needs root, unshare, chroot, ip, jq,
 # curl and tar (whiteouts in layers are not applied: Jib's layers have none).
-#   bin/image-smoke.sh IMAGE_TAR [ARGS...]   ARGS go to the entrypoint (to `serve`), after the image's own
+#   bin/image-smoke.sh IMAGE_TAR [ARGS...]   ARGS replace the image's Cmd, as docker run's do: they follow
+#                                            the entrypoint (here: `serve`'s flags)
 # RINGBASE_SMOKE_LOG=1 prints the node's output on success too.
 # Exits 0 if every answer was right; else 1 with the node's log on stderr. Everything runs under timeouts
-# (the whole at most RINGBASE_SMOKE_TIMEOUT seconds, default 120) and the unpacked image is removed.
+# (the whole at most RINGBASE_SMOKE_TIMEOUT seconds, default 120; the node dies with its namespace) and the
+# unpacked image is removed.
 set -euo pipefail
 
 if [ "${1:-}" = --inside ]; then
@@ -66,6 +68,7 @@ for cmd in unshare chroot ip jq curl tar mknod; do
 done
 work="$(mktemp -d "${TMPDIR:-/tmp}/ringbase-image-smoke.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+trap 'exit 143' TERM INT
 mkdir "$work/archive" "$work/root"
 tar -xf "$tar_file" -C "$work/archive"
 manifest="$work/archive/manifest.json"
@@ -88,7 +91,7 @@ echo "image-smoke: $(jq -r '.[0].RepoTags[0] // "image"' "$manifest"), $(du -sm 
 inner=(env -i "${env[@]}" "$(command -v chroot)" --userspec="$user" "$work/root" /bin/bash -c 'cd "$0" && exec "$@"' "$workdir"
   "${entrypoint[@]}" "${cmd[@]}")
 rc=0
-timeout -k 5 "${RINGBASE_SMOKE_TIMEOUT:-120}" unshare --mount --pid --net --fork \
+timeout -k 5 "${RINGBASE_SMOKE_TIMEOUT:-120}" unshare --mount --pid --net --fork --kill-child \
   "$(readlink -f "${BASH_SOURCE[0]}")" --inside "$work/root" "$port" "${inner[@]}" || rc=$?
 if [ "$rc" != 0 ]; then
   echo "image-smoke: failed (exit $rc); the node's output:" >&2
