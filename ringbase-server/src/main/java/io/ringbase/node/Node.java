@@ -35,6 +35,8 @@ import io.ringbase.observe.StatusPage;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.tls.ServerTls;
+import io.ringbase.tls.TlsOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
 import java.util.Objects;
@@ -566,9 +568,11 @@ public final class Node implements AutoCloseable {
                 .membership(services.membershipControl())
                 .signer(signer)
                 .tokens(tokens);
+        TlsOptions tlsOptions = config.http().tls();
+        @Nullable ServerTls tls = tlsOptions == null ? null : resources.add(ServerTls.open(tlsOptions));
         startup.end("HTTP API");
         RingbaseHttpServer server = resources.add(
-                new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup));
+                new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup, tls));
         try {
             port = server.start();
         } catch (Exception e) { // Netty rethrows the bind's checked exception without declaring it
@@ -661,7 +665,8 @@ public final class Node implements AutoCloseable {
             return config.topology().self().toString();
         }
         String host = config.http().host();
-        return "http://" + (host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host) + ":" + port;
+        return (config.http().tls() != null ? "https://" : "http://")
+                + (host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host) + ":" + port;
     }
 
     /** How long each phase of this node's start took, for the line logged at ready. */
