@@ -469,6 +469,9 @@ public final class Node implements AutoCloseable {
         this.startup = startup;
         TimeSource time = config.time();
         Topology topology = config.topology();
+        // the TLS files first: unusable ones stop the start before the data directory is touched
+        TlsOptions tlsOptions = config.http().tls();
+        @Nullable ServerTls tls = tlsOptions == null ? null : resources.add(ServerTls.open(tlsOptions));
         engine = resources.add(Engines.open(config.engine(), config.storage()));
         startup.end("engine");
         long newestStored = engine.maxVersion();
@@ -568,8 +571,6 @@ public final class Node implements AutoCloseable {
                 .membership(services.membershipControl())
                 .signer(signer)
                 .tokens(tokens);
-        TlsOptions tlsOptions = config.http().tls();
-        @Nullable ServerTls tls = tlsOptions == null ? null : resources.add(ServerTls.open(tlsOptions));
         startup.end("HTTP API");
         RingbaseHttpServer server = resources.add(
                 new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup, tls));
