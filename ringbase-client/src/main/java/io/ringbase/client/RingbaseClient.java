@@ -1,6 +1,7 @@
 package io.ringbase.client;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -10,8 +11,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,6 +28,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A client of a Ringbase cluster (or node): point reads and writes, deletes and range scans over the HTTP
@@ -70,12 +80,14 @@ public final class RingbaseClient implements AutoCloseable {
         this.quorum = b.ack == 0 ? "" : "&ack=" + b.ack + "&from=" + b.from;
         this.from = b.from;
         this.router = new Router(nodes, b.routing, b.from, b.downFor.toNanos());
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(b.connectTimeout)
-                .build();
+        HttpClient.Builder http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(b.connectTimeout);
+        if (b.ssl != null) {
+            http.sslContext(b.ssl);
+        }
+        this.http = http.build();
         this.placement = b.routing == Routing.REPLICA
-                ? PlacementFetcher.start(http, nodes, router, authorization, requestTimeout, b.ringRefresh)
+                ? PlacementFetcher.start(this.http, nodes, router, authorization, requestTimeout, b.ringRefresh)
                 : null;
     }
 
@@ -371,6 +383,7 @@ public final class RingbaseClient implements AutoCloseable {
         private Routing routing = Routing.REPLICA;
         private Duration ringRefresh = Duration.ofSeconds(10);
         private String token;
+        private SSLContext ssl;
         private int ack;
         private int from;
 
@@ -420,6 +433,46 @@ public final class RingbaseClient implements AutoCloseable {
             }
             this.maxAttempts = attempts;
             return this;
+        }
+
+        /**
+         * The TLS settings of {@code https://} nodes: whom to trust and, for a node with {@code --tls-ca},
+         * the certificate to present (default: the JDK's default context, which trusts the JDK's CAs).
+         */
+        public Builder sslContext(SSLContext context) {
+            this.ssl = Objects.requireNonNull(context, "context");
+            return this;
+        }
+
+        /**
+         * Trusts the CA certificates of the PEM file {@code caFile} (and no other) for {@code https://} nodes:
+         * the {@code --tls-ca} or the issuer of the nodes' {@code --tls-cert}. For a client certificate as
+         * well, build an {@link SSLContext} and give it to {@link #sslContext}.
+         *
+         * @throws IOException if the file cannot be read
+         * @throws IllegalArgumentException if it holds no PEM certificate
+         */
+        public Builder trustedCa(Path caFile) throws IOException {
+            try (InputStream in = Files.newInputStream(caFile)) {
+                Collection<? extends Certificate> certs =
+                        CertificateFactory.getInstance("X.509").generateCertificates(in);
+                if (certs.isEmpty()) {
+                    throw new IllegalArgumentException(caFile + " holds no PEM certificate");
+                }
+                KeyStore trust = KeyStore.getInstance("PKCS12");
+                trust.load(null, null);
+                int i = 0;
+                for (Certificate c : certs) {
+                    trust.setCertificateEntry("ca-" + i++, c);
+                }
+                TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                tmf.init(trust);
+                SSLContext context = SSLContext.getInstance("TLS");
+                context.init(null, tmf.getTrustManagers(), null);
+                return sslContext(context);
+            } catch (GeneralSecurityException e) {
+                throw new IllegalArgumentException(caFile + " cannot be used as a CA: " + e.getMessage(), e);
+            }
         }
 
         /** A bearer token sent with every request (a node with a token file wants one). */

@@ -159,6 +159,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                     ctx.channel().remoteAddress(),
                     cause.getMessage(),
                     heldBack > 0 ? " (and " + heldBack + " more in the last second)" : "");
+        } else if (cause instanceof io.netty.handler.codec.DecoderException
+                && (cause.getCause() instanceof javax.net.ssl.SSLException
+                        || cause instanceof io.netty.handler.ssl.NotSslRecordException)) {
+            // a failed TLS handshake (no client certificate where --tls-ca asks for one, an unknown CA, no
+            // common protocol) or bytes that are not TLS: the client's doing, nothing for an operator
+            log.debug("closing connection {} after a TLS error", ctx.channel().remoteAddress(), cause);
         } else if (cause instanceof java.io.IOException) {
             // the peer reset or closed the connection (Netty's native transport reports ECONNRESET and
             // EPIPE as IOExceptions): the client's doing, nothing for an operator

@@ -1,6 +1,8 @@
 package io.ringbase.api;
 
+import io.ringbase.tls.TlsOptions;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of one {@link RingbaseHttpServer}; every value is checked in the constructor.
@@ -33,6 +35,10 @@ import java.util.Objects;
  *                       abandoned and its connection closed, with a WARN line, so a client that stops
  *                       reading cannot pin the engine's tables and memtables (default
  *                       {@value #DEFAULT_SCAN_IDLE_TIMEOUT_MS}); positive
+ * @param tls            the certificate, key and client CA of TLS on the port ({@code serve --tls-cert}),
+ *                       or {@code null} for plain HTTP (the default). With it, plain HTTP requests are
+ *                       answered with one 400 and the connection closed; the node-to-node protocol
+ *                       ({@link RingbaseHttpServer}'s sniffer) is still taken plain or inside TLS
  */
 public record HttpServerConfig(
         String host,
@@ -45,7 +51,8 @@ public record HttpServerConfig(
         long requestTimeoutMs,
         long idleTimeoutMs,
         int maxConnections,
-        long scanIdleTimeoutMs) {
+        long scanIdleTimeoutMs,
+        @Nullable TlsOptions tls) {
 
     public static final String DEFAULT_HOST = "0.0.0.0";
     public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -87,6 +94,51 @@ public record HttpServerConfig(
         requirePositive("maxConnections", maxConnections);
     }
 
+    /** The settings without TLS (plain HTTP). */
+    public HttpServerConfig(
+            String host,
+            int port,
+            int maxBodyBytes,
+            int workerThreads,
+            int queueCapacity,
+            int ioThreads,
+            boolean inlinePointRequests,
+            long requestTimeoutMs,
+            long idleTimeoutMs,
+            int maxConnections,
+            long scanIdleTimeoutMs) {
+        this(
+                host,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                scanIdleTimeoutMs,
+                null);
+    }
+
+    /** This config with TLS on the port ({@code null}: plain HTTP). */
+    public HttpServerConfig withTls(@Nullable TlsOptions options) {
+        return new HttpServerConfig(
+                host,
+                port,
+                maxBodyBytes,
+                workerThreads,
+                queueCapacity,
+                ioThreads,
+                inlinePointRequests,
+                requestTimeoutMs,
+                idleTimeoutMs,
+                maxConnections,
+                scanIdleTimeoutMs,
+                options);
+    }
+
     /** The settings with the default scan idle timeout. */
     public HttpServerConfig(
             String host,
@@ -126,7 +178,8 @@ public record HttpServerConfig(
                 requestTimeoutMs,
                 idleTimeoutMs,
                 maxConnections,
-                ms);
+                ms,
+                tls);
     }
 
     /** The settings without connection limits given: the defaults for those. */
@@ -164,7 +217,8 @@ public record HttpServerConfig(
                 requestTimeout,
                 idleTimeout,
                 connections,
-                scanIdleTimeoutMs);
+                scanIdleTimeoutMs,
+                tls);
     }
 
     /** The defaults above, on {@code port} (0 for an ephemeral port). */
@@ -192,7 +246,8 @@ public record HttpServerConfig(
                 requestTimeoutMs,
                 idleTimeoutMs,
                 maxConnections,
-                scanIdleTimeoutMs);
+                scanIdleTimeoutMs,
+                tls);
     }
 
     /** This config with another body limit. */
@@ -208,7 +263,8 @@ public record HttpServerConfig(
                 requestTimeoutMs,
                 idleTimeoutMs,
                 maxConnections,
-                scanIdleTimeoutMs);
+                scanIdleTimeoutMs,
+                tls);
     }
 
     /** This config with another worker pool: {@code threads} workers and a queue of {@code capacity}. */
@@ -224,7 +280,8 @@ public record HttpServerConfig(
                 requestTimeoutMs,
                 idleTimeoutMs,
                 maxConnections,
-                scanIdleTimeoutMs);
+                scanIdleTimeoutMs,
+                tls);
     }
 
     /** This config with point requests run on the event loop ({@code true}) or always on a worker. */
@@ -240,7 +297,8 @@ public record HttpServerConfig(
                 requestTimeoutMs,
                 idleTimeoutMs,
                 maxConnections,
-                scanIdleTimeoutMs);
+                scanIdleTimeoutMs,
+                tls);
     }
 
     private static void requirePositive(String name, int value) {

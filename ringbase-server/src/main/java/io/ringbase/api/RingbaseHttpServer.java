@@ -9,6 +9,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -27,6 +28,7 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +69,7 @@ public final class RingbaseHttpServer implements AutoCloseable {
     private final HttpServerConfig config;
     private final Shared shared;
     private final @Nullable EventLoopGroup sharedGroup;
+    private final @Nullable Supplier<SslContext> tls;
     private final ChannelGroup connections = new DefaultChannelGroup("ringbase-http", GlobalEventExecutor.INSTANCE);
     private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
     private final LogThrottle refusalLog = new LogThrottle(10, TimeUnit.SECONDS);
@@ -99,8 +102,28 @@ public final class RingbaseHttpServer implements AutoCloseable {
             @Nullable RequestMetrics metrics,
             boolean accessLog,
             @Nullable EventLoopGroup sharedGroup) {
+        this(config, api, metrics, accessLog, sharedGroup, null);
+    }
+
+    /**
+     * As above, with TLS on the port: every new connection that opens with a TLS record gets an
+     * {@link io.netty.handler.ssl.SslHandler} of {@code tls}' context at that moment (so a reloaded
+     * certificate applies to new connections), and plain HTTP gets one 400 and is closed
+     * ({@link ProtocolSniff}).
+     *
+     * @param tls the TLS context of {@link HttpServerConfig#tls()}, which the caller opens and closes; {@code
+     *            null} for plain HTTP
+     */
+    public RingbaseHttpServer(
+            HttpServerConfig config,
+            HttpApi api,
+            @Nullable RequestMetrics metrics,
+            boolean accessLog,
+            @Nullable EventLoopGroup sharedGroup,
+            @Nullable Supplier<SslContext> tls) {
         this.config = Objects.requireNonNull(config, "config");
         this.sharedGroup = sharedGroup;
+        this.tls = tls;
         ThreadPoolExecutor workers = new ThreadPoolExecutor(
                 config.workerThreads(),
                 config.workerThreads(),
@@ -161,10 +184,11 @@ public final class RingbaseHttpServer implements AutoCloseable {
         }
         int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
         log.info(
-                "HTTP API listening on {}:{} ({})",
+                "HTTP API listening on {}:{} ({}{})",
                 config.host(),
                 port,
-                Transport.serverChannel().getSimpleName());
+                Transport.serverChannel().getSimpleName(),
+                tls != null ? ", TLS only" : "");
         return port;
     }
 
@@ -187,38 +211,8 @@ public final class RingbaseHttpServer implements AutoCloseable {
                 .addLast("chunked", new ChunkedWriteHandler())
                 .addLast("api", new ConnectionHandler(shared));
         ConnectionSniffer sniffer = shared.api().sniffer();
-        if (sniffer != null) {
-            pipeline.addFirst("sniff", new Sniff(sniffer, shared.workers()));
-        }
-    }
-
-    /**
-     * Looks at a connection's first byte: another protocol's ({@link HttpApi#sniffer()}) gets the
-     * connection instead of the HTTP handlers; else it leaves HTTP alone. Removed after the first byte.
-     */
-    private static final class Sniff extends io.netty.handler.codec.ByteToMessageDecoder {
-        private final ConnectionSniffer sniffer;
-        private final java.util.concurrent.Executor workers;
-
-        Sniff(ConnectionSniffer sniffer, java.util.concurrent.Executor workers) {
-            this.sniffer = sniffer;
-            this.workers = workers;
-        }
-
-        @Override
-        protected void decode(
-                io.netty.channel.ChannelHandlerContext ctx, io.netty.buffer.ByteBuf in, List<Object> out) {
-            if (!in.isReadable()) {
-                return;
-            }
-            ChannelPipeline p = ctx.pipeline();
-            if (sniffer.matches(in)) {
-                for (String name : List.of("idle", "decoder", "encoder", "chunked", "api")) {
-                    var _ = p.remove(name);
-                }
-                sniffer.install(p, workers);
-            }
-            var _ = p.remove(this); // hands the bytes read so far to the next handler
+        if (sniffer != null || tls != null) {
+            pipeline.addFirst("sniff", new ProtocolSniff(sniffer, tls, shared.workers()));
         }
     }
 

@@ -311,6 +311,9 @@ public final class ServeCommand implements Callable<Integer> {
                     + "changes; needs --cluster-secret-file (default: none, the API is open).")
     Path tokenFile;
 
+    @Mixin
+    TlsFlags tls = new TlsFlags();
+
     @Option(
             names = "--tombstone-grace",
             defaultValue = "10d",
@@ -437,7 +440,7 @@ public final class ServeCommand implements Callable<Integer> {
         if (open != null) {
             log.warn(open);
         }
-        System.out.println("Ringbase node ready at http://"
+        System.out.println("Ringbase node ready at " + (config.http().tls() != null ? "https" : "http") + "://"
                 + ServeStartup.displayHost(config.http().host()) + ":" + node.port() + " (data in "
                 + config.storage().dataDir().toAbsolutePath().normalize() + cluster + ")");
         System.out.flush();
@@ -488,6 +491,10 @@ public final class ServeCommand implements Callable<Integer> {
             throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
                     + "): a hint delivered after a purged delete would bring the deleted key back");
         }
+        if (tls.cert != null && !alone) {
+            // node-to-node calls, and the cluster's own HTTP calls, are plain: they would be refused
+            throw bad("--tls-cert is for a node alone for now: nodes of a --cluster call each other in plain HTTP");
+        }
         byte[] secret = readSecret();
         if (tokenFile != null && secret == null) {
             throw bad("--token-file needs --cluster-secret-file: without it the node-to-node API, which takes no "
@@ -505,7 +512,8 @@ public final class ServeCommand implements Callable<Integer> {
                     requestTimeout.millis(),
                     idleTimeout.millis(),
                     maxConnections,
-                    scanIdleTimeout.millis());
+                    scanIdleTimeout.millis(),
+                    tls.options());
             LsmOptions storage = LsmOptions.defaults(dataDir)
                     .withWalSync(policy)
                     .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))

@@ -67,13 +67,13 @@ final class ServeStartup {
         return (System.nanoTime() - started) / 1_000_000;
     }
 
-    /** The node's URL for log lines: {@code --self}, or {@code http://host:port} of a single node. */
+    /** The node's URL for log lines: {@code --self}, or {@code http(s)://host:port} of a single node. */
     static String nodeUrl(Node.Config config) {
         if (!config.topology().isAlone()) {
             return config.topology().self().toString();
         }
-        return "http://" + displayHost(config.http().host()) + ":"
-                + config.http().port();
+        return (config.http().tls() != null ? "https://" : "http://")
+                + displayHost(config.http().host()) + ":" + config.http().port();
     }
 
     /**

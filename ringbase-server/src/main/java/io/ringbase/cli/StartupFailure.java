@@ -4,6 +4,7 @@ import io.ringbase.cluster.membership.IdentityMismatchException;
 import io.ringbase.node.ListenException;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.DirectoryLockedException;
+import io.ringbase.tls.TlsException;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -29,7 +30,7 @@ record StartupFailure(int exitCode, String message) {
     static final int DATA_DIR = 4;
     /** The data directory is damaged: a corrupt or missing file the manifest names. */
     static final int DAMAGED = 5;
-    /** The cluster secret file cannot be read or is too short. */
+    /** The cluster secret file cannot be read or is too short; the token file or the TLS files cannot be used. */
     static final int SECRET = 6;
 
     /**
@@ -44,6 +45,7 @@ record StartupFailure(int exitCode, String message) {
         }
         return switch (t) {
             case ListenException l -> new StartupFailure(PORT, l.getMessage());
+            case TlsException tls -> new StartupFailure(SECRET, tls.getMessage());
             case DirectoryLockedException d -> new StartupFailure(DATA_DIR, d.getMessage());
             case IdentityMismatchException m -> new StartupFailure(DATA_DIR, m.getMessage());
             case CorruptionException c ->

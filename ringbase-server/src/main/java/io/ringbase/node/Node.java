@@ -35,6 +35,8 @@ import io.ringbase.observe.StatusPage;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.ManagedEngine;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.tls.ServerTls;
+import io.ringbase.tls.TlsOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
 import java.util.Objects;
@@ -467,6 +469,9 @@ public final class Node implements AutoCloseable {
         this.startup = startup;
         TimeSource time = config.time();
         Topology topology = config.topology();
+        // the TLS files first: unusable ones stop the start before the data directory is touched
+        TlsOptions tlsOptions = config.http().tls();
+        @Nullable ServerTls tls = tlsOptions == null ? null : resources.add(ServerTls.open(tlsOptions));
         engine = resources.add(Engines.open(config.engine(), config.storage()));
         startup.end("engine");
         long newestStored = engine.maxVersion();
@@ -569,7 +574,7 @@ public final class Node implements AutoCloseable {
                 .tokens(tokens);
         startup.end("HTTP API");
         RingbaseHttpServer server = resources.add(
-                new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup));
+                new RingbaseHttpServer(config.http(), api.build(), requests, config.accessLog(), ioGroup, tls));
         try {
             port = server.start();
         } catch (Exception e) { // Netty rethrows the bind's checked exception without declaring it
@@ -662,7 +667,8 @@ public final class Node implements AutoCloseable {
             return config.topology().self().toString();
         }
         String host = config.http().host();
-        return "http://" + (host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host) + ":" + port;
+        return (config.http().tls() != null ? "https://" : "http://")
+                + (host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host) + ":" + port;
     }
 
     /** How long each phase of this node's start took, for the line logged at ready. */

@@ -67,6 +67,8 @@ class CliTest {
         defaults.put("--hint-window", "3h");
         defaults.put("--hint-max-size", "1g");
         defaults.put("--max-clock-offset", "500ms");
+        defaults.put("--tls-cert", "none, plain HTTP");
+        defaults.put("--tls-reload-interval", "5s");
         assertThat(options.keySet()).as("options in:\n%s", r.stdout()).containsAll(defaults.keySet());
         for (Map.Entry<String, String> e : options.entrySet()) {
             if (e.getKey().equals("--help") || e.getKey().equals("--version")) {

@@ -153,6 +153,30 @@ class StartupErrorsTest {
     }
 
     @Test
+    void unusableTlsFilesAreExitCode6BeforeTheDataDirectoryIsOpened() throws Exception {
+        Path key = Files.writeString(tmp.resolve("node.key"), "not a key\n");
+        NodeProcess.Result missing = NodeProcess.run(
+                tmp,
+                DEADLINE,
+                "serve",
+                "--port",
+                "0",
+                "--warm-up",
+                "0s",
+                "--data-dir",
+                tmp.resolve("d").toString(),
+                "--tls-cert",
+                tmp.resolve("nope.pem").toString(),
+                "--tls-key",
+                key.toString());
+        assertThat(missing.exitCode()).as(missing.stderr()).isEqualTo(6);
+        assertThat(missing.stderr().strip())
+                .isEqualTo(
+                        "ringbase serve: TLS certificate " + tmp.resolve("nope.pem") + " cannot be read: no such file");
+        assertThat(tmp.resolve("d")).doesNotExist();
+    }
+
+    @Test
     void aBadSecretFileIsExitCode6() throws Exception {
         NodeProcess.Result missing = NodeProcess.run(
                 tmp,

@@ -16,8 +16,13 @@ public final class NodeConfigs {
      * and default hints; every other setting the default.
      */
     public static Node.Config alone(LsmOptions storage) {
+        return alone(storage, HttpServerConfig.defaults(0).withHost("127.0.0.1"));
+    }
+
+    /** As {@link #alone(LsmOptions)}, with the HTTP settings {@code http} (TLS, limits). */
+    public static Node.Config alone(LsmOptions storage, HttpServerConfig http) {
         return new Node.Config(
-                HttpServerConfig.defaults(0).withHost("127.0.0.1"),
+                http,
                 storage,
                 Topology.single("127.0.0.1", 1), // a node alone never calls itself by its URL
                 1000,

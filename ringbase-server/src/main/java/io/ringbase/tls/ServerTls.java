@@ -1,0 +1,198 @@
+package io.ringbase.tls;
+
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server side of a node's TLS: an {@link SslContext} built from {@link TlsOptions}' PEM files and built
+ * again when they change. A daemon thread looks at the files' modification times and sizes every
+ * {@link TlsOptions#reloadIntervalMs()}; when one moved it reads them all, checks that the key belongs to the
+ * certificate, and swaps the context: connections accepted from then on use the new certificate, open ones
+ * keep theirs. Files that cannot be used keep the context loaded before and log one WARN line, not repeated
+ * until they change again (a renewed certificate seen before its key is such a case: the next poll after
+ * the key is written loads both). Thread-safe.
+ *
+ * <p>The provider is OpenSSL (BoringSSL through netty-tcnative) when {@link OpenSsl#isAvailable()}, the
+ * JDK's otherwise. With a CA file, clients must present a certificate it signed ({@link ClientAuth#REQUIRE}).
+ */
+public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ServerTls.class);
+
+    private final TlsOptions options;
+    private final ScheduledExecutorService poller;
+    private volatile SslContext context;
+    private volatile X509Certificate certificate;
+    private List<Stamp> seen; // poller thread only after open
+
+    private record Stamp(
+            @Nullable FileTime modified,
+            long size,
+            @Nullable Object key) {
+        static final Stamp MISSING = new Stamp(null, -1, null);
+    }
+
+    private ServerTls(TlsOptions options, Loaded loaded, List<Stamp> seen) {
+        this.options = options;
+        this.context = loaded.context();
+        this.certificate = loaded.certificate();
+        this.seen = seen;
+        this.poller = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("tls-reload").daemon().factory());
+        long every = options.reloadIntervalMs();
+        var _ = poller.scheduleWithFixedDelay(this::poll, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Loads the files of {@code options} and starts watching them.
+     *
+     * @throws TlsException naming the file that cannot be read or used
+     */
+    public static ServerTls open(TlsOptions options) throws TlsException {
+        List<Stamp> stamps = stamps(options);
+        Loaded loaded = load(options);
+        log.info(
+                "TLS on: certificate {} (valid until {}) from {}, provider {}{}",
+                loaded.certificate().getSubjectX500Principal().getName(),
+                loaded.certificate().getNotAfter().toInstant(),
+                options.certFile(),
+                provider(),
+                options.requiresClientCertificates()
+                        ? "; clients must present a certificate signed by " + options.caFile()
+                        : "");
+        return new ServerTls(options, loaded, stamps);
+    }
+
+    /** The context for the next accepted connection. */
+    @Override
+    public SslContext get() {
+        return context;
+    }
+
+    /** The certificate now presented to new connections (this node's, the first of the chain). */
+    public X509Certificate certificate() {
+        return certificate;
+    }
+
+    /** The provider contexts are built with: {@code OPENSSL} when netty-tcnative is available, else {@code JDK}. */
+    public static SslProvider provider() {
+        return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+    }
+
+    /** Looks at the files once, as the poller does: for tests that drive the reload themselves. */
+    public void pollNow() throws InterruptedException {
+        try {
+            poller.submit(this::poll).get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("TLS file poll failed", e);
+        }
+    }
+
+    private void poll() {
+        List<Stamp> now = stamps(options);
+        if (now.equals(seen)) {
+            return;
+        }
+        seen = now;
+        try {
+            Loaded loaded = load(options);
+            context = loaded.context();
+            certificate = loaded.certificate();
+            log.info(
+                    "reloaded TLS certificate {} (valid until {}) from {}; new connections present it",
+                    loaded.certificate().getSubjectX500Principal().getName(),
+                    loaded.certificate().getNotAfter().toInstant(),
+                    options.certFile());
+        } catch (TlsException e) {
+            log.warn("{}; keeping the TLS certificate loaded before", e.getMessage());
+        } catch (RuntimeException e) { // never let the poller die: it would stop reloading for good
+            log.warn("TLS files could not be reloaded ({}); keeping the certificate loaded before", e.toString());
+        }
+    }
+
+    private record Loaded(SslContext context, X509Certificate certificate) {}
+
+    private static Loaded load(TlsOptions options) throws TlsException {
+        String certName = "TLS certificate " + options.certFile();
+        X509Certificate[] chain = PemFiles.certificates(read(options.certFile(), certName), certName);
+        String keyName = "TLS key " + options.keyFile();
+        PrivateKey key = PemFiles.privateKey(read(options.keyFile(), keyName), chain[0], keyName);
+        PemFiles.checkPair(key, chain[0], keyName + " and " + certName);
+        SslContextBuilder builder = SslContextBuilder.forServer(key, chain).sslProvider(provider());
+        Path ca = options.caFile();
+        if (ca != null) {
+            String caName = "TLS CA " + ca;
+            builder.trustManager(PemFiles.certificates(read(ca, caName), caName))
+                    .clientAuth(ClientAuth.REQUIRE);
+        }
+        try {
+            return new Loaded(builder.build(), chain[0]);
+        } catch (SSLException | RuntimeException e) {
+            throw new TlsException(certName + " cannot be used: " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] read(Path file, String what) throws TlsException {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new TlsException(what + " cannot be read: no such file", e);
+        } catch (IOException e) {
+            throw new TlsException(what + " cannot be read: " + e, e);
+        }
+    }
+
+    private static List<Stamp> stamps(TlsOptions options) {
+        List<Stamp> stamps = new ArrayList<>(3);
+        stamps.add(stamp(options.certFile()));
+        stamps.add(stamp(options.keyFile()));
+        Path ca = options.caFile();
+        if (ca != null) {
+            stamps.add(stamp(ca));
+        }
+        return stamps;
+    }
+
+    private static Stamp stamp(Path file) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            return new Stamp(a.lastModifiedTime(), a.size(), a.fileKey());
+        } catch (IOException e) {
+            return Stamp.MISSING; // load() names the file and why
+        }
+    }
+
+    /** Stops watching the files; connections keep the context they have. */
+    @Override
+    public void close() {
+        poller.shutdownNow();
+    }
+
+    @Override
+    public String toString() {
+        return "TLS of " + options.certFile();
+    }
+}
