@@ -45,13 +45,14 @@ public final class Jobs implements AutoCloseable {
      * @param kv      where functions are stored and jobs read and write
      * @param time    decides whether a value read back has expired
      * @param limits  per-call limits
+     * @param engine  what runs the functions' code ({@code --functions-engine})
      * @param threads pool threads, &gt; 0 (the node gives one per core)
      */
-    public Jobs(KeyValueService kv, TimeSource time, FunctionLimits limits, int threads) {
+    public Jobs(KeyValueService kv, TimeSource time, FunctionLimits limits, FunctionEngine engine, int threads) {
         this.kv = kv;
         this.time = time;
         this.limits = limits;
-        this.store = new FunctionStore(kv, limits, watchdog);
+        this.store = new FunctionStore(kv, limits, watchdog, new Machines(engine, Machines.DEFAULT_CAPACITY));
         AtomicInteger n = new AtomicInteger();
         this.pool =
                 new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {

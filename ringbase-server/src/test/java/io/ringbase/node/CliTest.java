@@ -67,6 +67,7 @@ class CliTest {
         defaults.put("--hint-window", "3h");
         defaults.put("--hint-max-size", "1g");
         defaults.put("--max-clock-offset", "500ms");
+        defaults.put("--functions-engine", "compiler");
         assertThat(options.keySet()).as("options in:\n%s", r.stdout()).containsAll(defaults.keySet());
         for (Map.Entry<String, String> e : options.entrySet()) {
             if (e.getKey().equals("--help") || e.getKey().equals("--version")) {
