@@ -32,10 +32,10 @@ public final class Jobs implements AutoCloseable {
     /**
      * The pool threads' CPU priority: {@link ThreadPriority#IDLE} ({@code SCHED_IDLE}), as compaction's. A
      * function that spins until its time limit on a core the event loop also runs on took that core from the
-     * request path as an equal: GET p50 at 2,000/s on one CPU went from 0.07 to 3-4.5 ms while it spun, and
-     * stayed at 0.04-0.08 ms with the pool at idle priority (bench/spin-p99.sh). A function then runs on CPU
-     * time requests leave; on a node kept fully busy by requests its calls may reach the time limit, which is
-     * wall-clock, and fail.
+     * request path as an equal: GET p99 at 5,000/s on one CPU went from 1.4-1.6 to 3.0-3.9 ms while it spun
+     * (p50 from 0.07 to 3-4.5 ms on a busy host); with the pool at idle priority, 1.5-1.7 ms against 0.9-1.1
+     * alone (bench/spin-p99.sh). A function then runs on CPU time requests leave; on a node kept fully busy by
+     * requests its calls may reach the time limit, which is wall-clock, and fail.
      */
     static final int PRIORITY = ThreadPriority.IDLE;
 
