@@ -3,6 +3,7 @@ package io.ringbase.api;
 import io.ringbase.auth.ClientTokens;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.functions.FunctionEngine;
 import io.ringbase.functions.FunctionLimits;
 import io.ringbase.functions.Jobs;
 import io.ringbase.kv.KeyValueService;
@@ -246,6 +247,7 @@ public final class HttpApi {
                             kv,
                             time,
                             FunctionLimits.DEFAULTS,
+                            FunctionEngine.DEFAULT,
                             Runtime.getRuntime().availableProcessors());
             FunctionsApi fns = new FunctionsApi(kv, jobs);
             // a function reads and may rewrite any key of its range: no key prefix can bound it

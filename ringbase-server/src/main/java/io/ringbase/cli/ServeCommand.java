@@ -157,6 +157,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     CompactionFlags compaction = new CompactionFlags();
 
+    @Mixin
+    FunctionsFlags functions = new FunctionsFlags();
+
     @Option(
             names = "--memtable-size",
             defaultValue = "16m",
@@ -542,7 +545,8 @@ public final class ServeCommand implements Callable<Integer> {
                             clusterName)
                     .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRateBytes()))
                     .withPeerProtocol(PeerProtocol.parse(internalProtocol))
-                    .withWriteProtocol(WriteProtocol.parse(writeProtocol));
+                    .withWriteProtocol(WriteProtocol.parse(writeProtocol))
+                    .withFunctionsEngine(functions.engine());
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }

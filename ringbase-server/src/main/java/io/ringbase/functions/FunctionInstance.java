@@ -4,6 +4,7 @@ import com.dylibso.chicory.runtime.ExportFunction;
 import com.dylibso.chicory.runtime.HostFunction;
 import com.dylibso.chicory.runtime.ImportValues;
 import com.dylibso.chicory.runtime.Instance;
+import com.dylibso.chicory.runtime.Machine;
 import com.dylibso.chicory.runtime.Memory;
 import com.dylibso.chicory.runtime.TrapException;
 import com.dylibso.chicory.wasm.WasmModule;
@@ -11,6 +12,7 @@ import com.dylibso.chicory.wasm.types.MemoryLimits;
 import io.ringbase.storage.Entry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,6 +39,8 @@ public final class FunctionInstance {
         /** Write a tombstone. */
         record Delete() implements Update {}
     }
+
+    private static final String STACK_EXHAUSTED = "call stack exhausted";
 
     private static final Update UNCHANGED = new Update.Unchanged();
     private static final Update DELETE = new Update.Delete();
@@ -66,9 +70,13 @@ public final class FunctionInstance {
         this.update = function.supports(ProcessMode.UPDATE) ? instance.export(FunctionAbi.UPDATE) : null;
     }
 
-    /** Instantiates {@code module} with the host functions writing to {@code output}, under the time limit. */
+    /**
+     * Instantiates {@code module} with the host functions writing to {@code output}, under the time limit,
+     * on {@code machine} ({@code null}: Chicory's interpreter).
+     */
     static Instance instantiate(
             WasmModule module,
+            @Nullable Function<Instance, Machine> machine,
             MemoryLimits memory,
             Output output,
             CallWatchdog watchdog,
@@ -92,16 +100,24 @@ public final class FunctionInstance {
                 });
         CallWatchdog.Call call = watchdog.start(limits.callTimeoutMs());
         try {
-            return Instance.builder(module)
+            Instance.Builder builder = Instance.builder(module)
                     .withImportValues(
                             ImportValues.builder().addFunction(emit, logLine).build())
-                    .withMemoryLimits(memory)
-                    .build();
+                    .withMemoryLimits(memory);
+            if (machine != null) {
+                builder.withMachineFactory(machine);
+            }
+            return builder.build();
         } catch (RuntimeException e) {
             throw failure(name, new byte[0], e, call, limits);
         } finally {
             call.finish();
         }
+    }
+
+    /** The machine that runs the calls: Chicory's interpreter or the module's compiled code. */
+    Machine machine() {
+        return instance.getMachine();
     }
 
     /** The module's {@code ringbase_abi_version}. */
@@ -231,8 +247,10 @@ public final class FunctionInstance {
                 return new FunctionFailedException(name, key, t.getMessage());
             }
         }
-        if (e instanceof StackOverflowError) {
-            return new FunctionFailedException(name, key, "trap: call stack exhausted");
+        // Chicory ends deep recursion with a ChicoryException of this message in both engines; a
+        // StackOverflowError can still come out of host code
+        if (e instanceof StackOverflowError || STACK_EXHAUSTED.equals(e.getMessage())) {
+            return new FunctionFailedException(name, key, "trap: " + STACK_EXHAUSTED);
         }
         String kind = e instanceof TrapException ? "trap" : "failed";
         return new FunctionFailedException(name, key, kind + ": " + e.getMessage());

@@ -50,6 +50,7 @@ public final class FunctionStore {
     private final KeyValueService kv;
     private final FunctionLimits limits;
     private final CallWatchdog watchdog;
+    private final Machines machines;
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
 
     private record Cached(int crc, WasmFunction function) {}
@@ -58,11 +59,13 @@ public final class FunctionStore {
      * @param kv       where modules are stored
      * @param limits   what uploaded modules are checked against
      * @param watchdog times the calls of the checks
+     * @param machines what runs the modules (and compiles them, with the compiler)
      */
-    public FunctionStore(KeyValueService kv, FunctionLimits limits, CallWatchdog watchdog) {
+    public FunctionStore(KeyValueService kv, FunctionLimits limits, CallWatchdog watchdog, Machines machines) {
         this.kv = kv;
         this.limits = limits;
         this.watchdog = watchdog;
+        this.machines = machines;
     }
 
     /**
@@ -87,7 +90,7 @@ public final class FunctionStore {
      */
     public long put(String name, byte[] module) throws InvalidModuleException, QuorumException, IOException {
         checkName(name);
-        WasmFunction function = WasmFunction.load(name, module, limits, watchdog);
+        WasmFunction function = WasmFunction.load(name, module, limits, watchdog, machines);
         byte[] stored = encode(module);
         long version = await(
                 kv.put(SystemKeys.function(name), MemorySegment.ofArray(stored), Entry.NO_EXPIRY, kv.defaultQuorum()));
@@ -141,7 +144,7 @@ public final class FunctionStore {
         if (cached != null && cached.crc() == crc) {
             return cached.function();
         }
-        WasmFunction function = WasmFunction.load(name, module, limits, watchdog);
+        WasmFunction function = WasmFunction.load(name, module, limits, watchdog, machines);
         cache.put(name, new Cached(crc, function));
         return function;
     }

@@ -7,6 +7,9 @@
  * <ul>
  *   <li>{@link io.ringbase.functions.FunctionAbi} checks a module against the ABI and
  *       {@link io.ringbase.functions.WasmFunction} holds a checked, parsed module;</li>
+ *   <li>{@link io.ringbase.functions.Machines} makes what runs its code for the node's
+ *       {@link io.ringbase.functions.FunctionEngine}: Chicory's interpreter, or its compiler to JVM
+ *       bytecode with the compiled modules cached by hash;</li>
  *   <li>{@link io.ringbase.functions.FunctionInstance} is one instance of it, called for one record at a
  *       time under the {@link io.ringbase.functions.FunctionLimits limits} (time through the
  *       {@link io.ringbase.functions.CallWatchdog}, memory pages, output bytes);</li>

@@ -24,6 +24,7 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.wire.PeerProtocol;
+import io.ringbase.functions.FunctionEngine;
 import io.ringbase.functions.FunctionLimits;
 import io.ringbase.functions.Jobs;
 import io.ringbase.observe.FunctionSource;
@@ -87,6 +88,8 @@ public final class Node implements AutoCloseable {
      *                         {@link PeerProtocol#V2}, HTTP for peers that do not speak it)
      * @param writeProtocol    how a coordinator makes quorum writes ({@code --write-protocol}; default
      *                         {@link WriteProtocol#DEFAULT})
+     * @param functionsEngine  what runs server-side functions ({@code --functions-engine}; default
+     *                         {@link FunctionEngine#DEFAULT})
      */
     public record Config(
             HttpServerConfig http,
@@ -104,9 +107,11 @@ public final class Node implements AutoCloseable {
             String clusterName,
             ElasticOptions elastic,
             PeerProtocol peerProtocol,
-            WriteProtocol writeProtocol) {
+            WriteProtocol writeProtocol,
+            FunctionEngine functionsEngine) {
         public Config {
             Objects.requireNonNull(writeProtocol, "writeProtocol");
+            Objects.requireNonNull(functionsEngine, "functionsEngine");
             Objects.requireNonNull(elastic, "elastic");
             Objects.requireNonNull(peerProtocol, "peerProtocol");
             Membership.checkName(clusterName);
@@ -137,7 +142,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     protocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** A config of a static cluster (no metadata log). */
@@ -171,7 +177,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     ElasticOptions.STATIC,
                     PeerProtocol.DEFAULT,
-                    WriteProtocol.DEFAULT);
+                    WriteProtocol.DEFAULT,
+                    FunctionEngine.DEFAULT);
         }
 
         /** This config with another topology (a joining node's, from the cluster metadata). */
@@ -192,7 +199,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** This config with its membership taken from the metadata log ({@code --metadata-port-offset}, {@code --join}). */
@@ -213,7 +221,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     options,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** A config with the default speculative retry and the system clock. */
@@ -297,7 +306,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** This config with another storage engine. */
@@ -318,7 +328,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** This config with other clock options. */
@@ -339,7 +350,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** This config with metrics on or off. */
@@ -360,7 +372,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** This config with the access log on or off. */
@@ -381,7 +394,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** This config with another wall clock (tests). */
@@ -402,7 +416,8 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
 
         /** This config with another quorum write protocol ({@code --write-protocol}). */
@@ -423,7 +438,30 @@ public final class Node implements AutoCloseable {
                     clusterName,
                     elastic,
                     peerProtocol,
-                    protocol);
+                    protocol,
+                    functionsEngine);
+        }
+
+        /** This config with its functions run by {@code kind} ({@code --functions-engine}). */
+        public Config withFunctionsEngine(FunctionEngine kind) {
+            return new Config(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    elastic,
+                    peerProtocol,
+                    writeProtocol,
+                    kind);
         }
 
         /** This config with another cluster name ({@code --cluster-name}). */
@@ -444,7 +482,8 @@ public final class Node implements AutoCloseable {
                     name,
                     elastic,
                     peerProtocol,
-                    writeProtocol);
+                    writeProtocol,
+                    functionsEngine);
         }
     }
 
@@ -558,6 +597,7 @@ public final class Node implements AutoCloseable {
                 services.kv(),
                 time,
                 FunctionLimits.DEFAULTS,
+                config.functionsEngine(),
                 Runtime.getRuntime().availableProcessors()));
         FunctionSource functionFigures = new JobFigures(functions);
         status.addFunctions(functionFigures);

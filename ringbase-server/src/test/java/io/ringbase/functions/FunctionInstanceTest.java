@@ -3,6 +3,7 @@ package io.ringbase.functions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.dylibso.chicory.runtime.InterpreterMachine;
 import io.ringbase.storage.Entry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,11 +13,24 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+/** Every case runs on both engines: the interpreter and the compiler must keep the same limits. */
 @Timeout(30)
+@ParameterizedClass
+@EnumSource(FunctionEngine.class)
 class FunctionInstanceTest {
 
     private static CallWatchdog watchdog;
+
+    @Parameter
+    FunctionEngine engine;
+
+    private WasmFunction load(String name, byte[] module, FunctionLimits limits) throws InvalidModuleException {
+        return WasmFunction.load(name, module, limits, watchdog, new Machines(engine, 4));
+    }
 
     @BeforeAll
     static void start() {
@@ -28,9 +42,13 @@ class FunctionInstanceTest {
         watchdog.close();
     }
 
-    private static FunctionInstance instance(String module, FunctionLimits limits) throws Exception {
-        return WasmFunction.load(module, TestModules.wasm(module), limits, watchdog)
-                .instantiate(limits, watchdog, new LogGate("test"));
+    private FunctionInstance instance(String module, FunctionLimits limits) throws Exception {
+        WasmFunction function = load(module, TestModules.wasm(module), limits);
+        assertThat(function.engine()).isEqualTo(engine);
+        FunctionInstance instance = function.instantiate(limits, watchdog, new LogGate("test"));
+        // the compiled module runs as JVM bytecode, not in the interpreter
+        assertThat(instance.machine() instanceof InterpreterMachine).isEqualTo(engine == FunctionEngine.INTERPRETER);
+        return instance;
     }
 
     private static Entry entry(String key, String value) {
@@ -101,6 +119,15 @@ class FunctionInstanceTest {
     }
 
     @Test
+    void endlessRecursionTrapsAndTheInstanceServesTheNextCall() throws Exception {
+        FunctionInstance f = instance("recurse", FunctionLimits.DEFAULTS);
+        assertThatThrownBy(() -> f.map(entry("deep", "v")))
+                .isInstanceOf(FunctionFailedException.class)
+                .hasMessageStartingWith("function 'recurse' failed on key 'deep': trap");
+        assertThat(f.map(entry("next", "v"))).hasSize(1);
+    }
+
+    @Test
     void emittingPastTheOutputLimitFails() throws Exception {
         FunctionInstance f = instance("bomb", new FunctionLimits(5000, 4, 200_000));
         assertThatThrownBy(() -> f.map(entry("flood", "v")))
@@ -121,26 +148,24 @@ class FunctionInstanceTest {
 
     @Test
     void moduleWithoutAllocIsRefused() {
-        assertThatThrownBy(() -> WasmFunction.load("x", TestModules.wasm("noalloc"), FunctionLimits.DEFAULTS, watchdog))
+        assertThatThrownBy(() -> load("x", TestModules.wasm("noalloc"), FunctionLimits.DEFAULTS))
                 .isInstanceOf(InvalidModuleException.class)
                 .hasMessageStartingWith("missing export 'alloc'");
     }
 
     @Test
     void bytesThatAreNotWasmAreRefused() {
-        assertThatThrownBy(() -> WasmFunction.load(
-                        "x", "hello".getBytes(StandardCharsets.UTF_8), FunctionLimits.DEFAULTS, watchdog))
+        assertThatThrownBy(() -> load("x", "hello".getBytes(StandardCharsets.UTF_8), FunctionLimits.DEFAULTS))
                 .isInstanceOf(InvalidModuleException.class)
                 .hasMessageStartingWith("not a valid WebAssembly module");
     }
 
     @Test
     void modesFollowTheExports() throws Exception {
-        assertThat(WasmFunction.load("b", TestModules.wasm("bytecount"), FunctionLimits.DEFAULTS, watchdog)
+        assertThat(load("b", TestModules.wasm("bytecount"), FunctionLimits.DEFAULTS)
                         .modes())
                 .containsExactly(ProcessMode.MAP, ProcessMode.REDUCE);
-        assertThat(WasmFunction.load("u", TestModules.wasm("upper"), FunctionLimits.DEFAULTS, watchdog)
-                        .modes())
+        assertThat(load("u", TestModules.wasm("upper"), FunctionLimits.DEFAULTS).modes())
                 .containsExactly(ProcessMode.UPDATE);
     }
 }

@@ -69,6 +69,7 @@ class CliTest {
         defaults.put("--max-clock-offset", "500ms");
         defaults.put("--tls-cert", "none, plain HTTP");
         defaults.put("--tls-reload-interval", "5s");
+        defaults.put("--functions-engine", "compiler");
         assertThat(options.keySet()).as("options in:\n%s", r.stdout()).containsAll(defaults.keySet());
         for (Map.Entry<String, String> e : options.entrySet()) {
             if (e.getKey().equals("--help") || e.getKey().equals("--version")) {

@@ -1,0 +1,11 @@
+;; map: loops forever on every record (bench/spin-p99.sh: a job that runs into the time limit on each key)
+(module
+  (import "ringbase" "emit" (func $emit (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "alloc") (param $n i32) (result i32)
+    (if (i32.gt_u (local.get $n) (i32.const 60000)) (then (return (i32.const 0))))
+    (i32.const 1024))
+  (func (export "ringbase_abi_version") (result i32) (i32.const 1))
+  (func (export "map") (param $k i32) (param $kl i32) (param $v i32) (param $vl i32) (param $m i32) (result i32)
+    (loop $forever (br $forever))
+    (i32.const 0)))
