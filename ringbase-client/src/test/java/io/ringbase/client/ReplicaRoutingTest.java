@@ -6,6 +6,7 @@ import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
 import java.net.ServerSocket;
@@ -62,7 +63,7 @@ class ReplicaRoutingTest {
         List<Node> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < NODES; i++) {
-                nodes.add(Node.start(new Node.Config(
+                nodes.add(Node.start(new NodeConfig(
                         HttpServerConfig.defaults(ports.get(i)).withHost("127.0.0.1"),
                         LsmOptions.defaults(tmp.resolve("n" + i)),
                         Topology.parse(urls, urls.get(i), RF),

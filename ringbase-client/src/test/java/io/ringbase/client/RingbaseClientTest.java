@@ -7,6 +7,7 @@ import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
 import io.ringbase.testing.NodeConfigs;
@@ -34,7 +35,7 @@ class RingbaseClientTest {
 
     @Test
     void pointRequestsTtlAndScansRoundTripAnyKeyAndValue() throws Exception {
-        Node.Config config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
+        NodeConfig config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
         try (Node node = Node.start(config);
                 RingbaseClient client = RingbaseClient.builder("http://127.0.0.1:" + node.port())
                         .build()) {
@@ -96,7 +97,7 @@ class RingbaseClientTest {
         List<Node> nodes = new java.util.ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                nodes.add(Node.start(new Node.Config(
+                nodes.add(Node.start(new NodeConfig(
                         HttpServerConfig.defaults(ports.get(i)).withHost("127.0.0.1"),
                         LsmOptions.defaults(tmp.resolve("n" + i)),
                         Topology.parse(urls, urls.get(i)),

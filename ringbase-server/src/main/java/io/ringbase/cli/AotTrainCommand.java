@@ -1,7 +1,7 @@
 package io.ringbase.cli;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.node.WarmUp;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -66,7 +66,7 @@ public final class AotTrainCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         CommandLine.ParseResult serve = Main.commandLine().parseArgs("serve");
-        Node.Config config = ((ServeCommand) serve.subcommand().commandSpec().userObject()).validate();
+        NodeConfig config = ((ServeCommand) serve.subcommand().commandSpec().userObject()).validate();
         out.printf("aot-train: a scratch node under load for %s, %d connections%n", duration, connections);
         out.flush();
         WarmUp.Result result;

@@ -5,6 +5,7 @@ import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
@@ -114,15 +115,15 @@ public final class ClusterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<Node.Config> configs = validate();
+        List<NodeConfig> configs = validate();
         List<Node> started = new ArrayList<>();
         CountDownLatch stop = StopSignal.install();
         try {
-            for (Node.Config config : configs) {
+            for (NodeConfig config : configs) {
                 started.add(Node.start(config));
             }
         } catch (IOException | RuntimeException e) {
-            Node.Config failed = configs.get(started.size());
+            NodeConfig failed = configs.get(started.size());
             StartupFailure failure = StartupFailure.of(
                     e, failed.storage().dataDir().toAbsolutePath().normalize().toString());
             if (failure.exitCode() == StartupFailure.UNEXPECTED) {
@@ -135,7 +136,7 @@ public final class ClusterCommand implements Callable<Integer> {
         }
         awaitSettled(started);
         for (int i = 0; i < started.size(); i++) {
-            Node.Config config = configs.get(i);
+            NodeConfig config = configs.get(i);
             System.out.println("Ringbase node " + (i + 1) + " of " + nodes + " ready at "
                     + config.topology().self() + " (data in "
                     + config.storage().dataDir().toAbsolutePath().normalize() + ")");
@@ -167,7 +168,7 @@ public final class ClusterCommand implements Callable<Integer> {
         return failures;
     }
 
-    List<Node.Config> validate() {
+    List<NodeConfig> validate() {
         try {
             Logging.checkLevel(System.getenv("RINGBASE_LOG_LEVEL"));
         } catch (IllegalArgumentException e) {
@@ -199,14 +200,14 @@ public final class ClusterCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
-        List<Node.Config> configs = new ArrayList<>();
+        List<NodeConfig> configs = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
             Topology topology = Topology.parse(urls, urls.get(i), rf);
             HttpServerConfig http = HttpServerConfig.defaults(basePort + i).withHost(BIND_HOST);
             LsmOptions storage = LsmOptions.defaults(dataDir.resolve("node-" + (i + 1)))
                     .withTombstoneGraceMs(nodes == 1 ? 0 : TOMBSTONE_GRACE_MS) // as serve does
                     .withWalRecovery(recovery);
-            configs.add(new Node.Config(http, storage, topology, REPLICA_TIMEOUT_MS, null, HintOptions.defaults())
+            configs.add(new NodeConfig(http, storage, topology, REPLICA_TIMEOUT_MS, null, HintOptions.defaults())
                     .withEngine(kind));
         }
         return configs;

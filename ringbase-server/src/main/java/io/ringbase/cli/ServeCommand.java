@@ -13,6 +13,7 @@ import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.wire.PeerProtocol;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.WalSyncPolicy;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.storage.lsm.wal.WalRecoveryMode;
@@ -399,7 +400,7 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
-        Node.Config config;
+        NodeConfig config;
         try {
             config = validate();
         } catch (SecretException e) {
@@ -472,7 +473,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    Node.Config validate() {
+    NodeConfig validate() {
         if (warmUp.millis() > 60_000) {
             throw bad("--warm-up must be at most 60s, got " + warmUp);
         }
@@ -529,7 +530,7 @@ public final class ServeCommand implements Callable<Integer> {
             HintOptions hints =
                     HintOptions.defaults().withMaxAgeMs(hintWindow.millis()).withMaxTotalBytes(hintMaxSize.bytes());
             ClockOptions clock = new ClockOptions(maxClockOffset.millis(), testClockOffsetMs);
-            return new Node.Config(
+            return new NodeConfig(
                             http,
                             storage,
                             topology,

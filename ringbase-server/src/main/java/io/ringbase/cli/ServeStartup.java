@@ -1,6 +1,7 @@
 package io.ringbase.cli;
 
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.node.WarmUp;
 import io.ringbase.os.ProcessAge;
 import java.io.IOException;
@@ -46,7 +47,7 @@ final class ServeStartup {
      * Runs the {@link WarmUp} of {@code --warm-up}, if any, and returns how long it took (ms). A warm-up that
      * fails costs the node only its speed in its first seconds, so it is logged and the node starts anyway.
      */
-    static long warmUp(Node.Config config, TimeSpan warmUp) throws InterruptedException {
+    static long warmUp(NodeConfig config, TimeSpan warmUp) throws InterruptedException {
         if (warmUp.millis() == 0) {
             return 0;
         }
@@ -68,7 +69,7 @@ final class ServeStartup {
     }
 
     /** The node's URL for log lines: {@code --self}, or {@code http(s)://host:port} of a single node. */
-    static String nodeUrl(Node.Config config) {
+    static String nodeUrl(NodeConfig config) {
         if (!config.topology().isAlone()) {
             return config.topology().self().toString();
         }

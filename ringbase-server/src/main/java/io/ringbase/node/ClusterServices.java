@@ -104,7 +104,7 @@ final class ClusterServices implements NodeServices {
      * @throws IOException if the hint store cannot be opened (what was opened before stays registered)
      */
     ClusterServices(
-            Node.Config config,
+            NodeConfig config,
             ManagedEngine engine,
             HybridLogicalClock clock,
             TimeSource time,

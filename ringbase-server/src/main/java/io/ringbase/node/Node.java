@@ -2,29 +2,21 @@ package io.ringbase.node;
 
 import io.netty.channel.EventLoopGroup;
 import io.ringbase.api.HttpApi;
-import io.ringbase.api.HttpServerConfig;
 import io.ringbase.api.RingbaseHttpServer;
 import io.ringbase.auth.ClientTokens;
 import io.ringbase.auth.RequestSigner;
-import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.elastic.ElasticMembership;
-import io.ringbase.cluster.elastic.ElasticOptions;
 import io.ringbase.cluster.elastic.FoundingCheck;
 import io.ringbase.cluster.elastic.JoinBootstrap;
-import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.repair.AntiEntropyRepair;
 import io.ringbase.cluster.replication.Coordinator;
-import io.ringbase.cluster.replication.SpeculativeRetry;
-import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.cluster.rpc.MetadataClient;
-import io.ringbase.cluster.wire.PeerProtocol;
-import io.ringbase.functions.FunctionEngine;
 import io.ringbase.functions.FunctionLimits;
 import io.ringbase.functions.Jobs;
 import io.ringbase.observe.FunctionSource;
@@ -33,14 +25,11 @@ import io.ringbase.observe.NodeStatus;
 import io.ringbase.observe.RequestHistory;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.observe.StatusPage;
-import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.ManagedEngine;
-import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.tls.ServerTls;
 import io.ringbase.tls.TlsOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -62,432 +51,7 @@ public final class Node implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
-    /**
-     * Everything a node needs, validated by its parts' constructors.
-     *
-     * @param http             bind address and limits of the HTTP API
-     * @param storage          engine options (data directory, WAL policy, memtable size, tombstone grace)
-     * @param topology         the cluster (a node alone when it has one member)
-     * @param replicaTimeoutMs how long the coordinator waits for a replica's answer (ms)
-     * @param clusterSecret    the shared HMAC key of internal and admin requests, or {@code null} for none
-     * @param hints            bounds of hinted handoff (stored under {@code <data-dir>/hints})
-     * @param clock            the clock bound ({@code --max-clock-offset}) and a test-only skew
-     * @param metrics          whether requests are counted and {@code /metrics} served (default true)
-     * @param accessLog        whether every request is logged on {@code io.ringbase.access} (default false)
-     * @param engine           the storage engine ({@code --engine}; default {@link EngineKind#LSM})
-     * @param speculativeRetry how a coordinator spreads reads over replicas ({@code --speculative-retry};
-     *                         default {@link SpeculativeRetry#DEFAULT})
-     * @param time             the wall clock of TTLs, hints, signatures and status (default
-     *                         {@link TimeSource#SYSTEM}; tests move their own)
-     * @param clusterName      the cluster's name ({@code --cluster-name}, default
-     *                         {@value Membership#DEFAULT_NAME}): a node refuses a data directory of another
-     *                         cluster, and nodes of different names refuse each other's requests
-     * @param elastic          whether the membership comes from the metadata log, and how
-     *                         ({@link ElasticOptions#STATIC}: the static {@code --cluster} list)
-     * @param peerProtocol     how this node calls its replicas ({@code --internal-protocol}; default
-     *                         {@link PeerProtocol#V2}, HTTP for peers that do not speak it)
-     * @param writeProtocol    how a coordinator makes quorum writes ({@code --write-protocol}; default
-     *                         {@link WriteProtocol#DEFAULT})
-     * @param functionsEngine  what runs server-side functions ({@code --functions-engine}; default
-     *                         {@link FunctionEngine#DEFAULT})
-     */
-    public record Config(
-            HttpServerConfig http,
-            LsmOptions storage,
-            Topology topology,
-            long replicaTimeoutMs,
-            byte[] clusterSecret,
-            HintOptions hints,
-            ClockOptions clock,
-            boolean metrics,
-            boolean accessLog,
-            EngineKind engine,
-            SpeculativeRetry speculativeRetry,
-            TimeSource time,
-            String clusterName,
-            ElasticOptions elastic,
-            PeerProtocol peerProtocol,
-            WriteProtocol writeProtocol,
-            FunctionEngine functionsEngine) {
-        public Config {
-            Objects.requireNonNull(writeProtocol, "writeProtocol");
-            Objects.requireNonNull(functionsEngine, "functionsEngine");
-            Objects.requireNonNull(elastic, "elastic");
-            Objects.requireNonNull(peerProtocol, "peerProtocol");
-            Membership.checkName(clusterName);
-            if (replicaTimeoutMs <= 0) {
-                throw new IllegalArgumentException("replica timeout must be positive, got " + replicaTimeoutMs);
-            }
-            Objects.requireNonNull(clock, "clock");
-            Objects.requireNonNull(engine, "engine");
-            Objects.requireNonNull(speculativeRetry, "speculativeRetry");
-            Objects.requireNonNull(time, "time");
-        }
-
-        /** This config with its calls to replicas over {@code protocol} ({@code --internal-protocol}). */
-        public Config withPeerProtocol(PeerProtocol protocol) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    protocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** A config of a static cluster (no metadata log). */
-        public Config(
-                HttpServerConfig http,
-                LsmOptions storage,
-                Topology topology,
-                long replicaTimeoutMs,
-                byte[] clusterSecret,
-                HintOptions hints,
-                ClockOptions clock,
-                boolean metrics,
-                boolean accessLog,
-                EngineKind engine,
-                SpeculativeRetry speculativeRetry,
-                TimeSource time,
-                String clusterName) {
-            this(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    ElasticOptions.STATIC,
-                    PeerProtocol.DEFAULT,
-                    WriteProtocol.DEFAULT,
-                    FunctionEngine.DEFAULT);
-        }
-
-        /** This config with another topology (a joining node's, from the cluster metadata). */
-        public Config withTopology(Topology other) {
-            return new Config(
-                    http,
-                    storage,
-                    other,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** This config with its membership taken from the metadata log ({@code --metadata-port-offset}, {@code --join}). */
-        public Config withElastic(ElasticOptions options) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    options,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** A config with the default speculative retry and the system clock. */
-        public Config(
-                HttpServerConfig http,
-                LsmOptions storage,
-                Topology topology,
-                long replicaTimeoutMs,
-                byte[] clusterSecret,
-                HintOptions hints,
-                ClockOptions clock,
-                boolean metrics,
-                boolean accessLog,
-                EngineKind engine) {
-            this(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    SpeculativeRetry.DEFAULT,
-                    TimeSource.SYSTEM,
-                    Membership.DEFAULT_NAME);
-        }
-
-        /** A config on our own engine ({@link EngineKind#LSM}). */
-        public Config(
-                HttpServerConfig http,
-                LsmOptions storage,
-                Topology topology,
-                long replicaTimeoutMs,
-                byte[] clusterSecret,
-                HintOptions hints,
-                ClockOptions clock,
-                boolean metrics,
-                boolean accessLog) {
-            this(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    EngineKind.LSM);
-        }
-
-        /** A config with the default clock options ({@link ClockOptions#defaults()}), metrics on and no access log. */
-        public Config(
-                HttpServerConfig http,
-                LsmOptions storage,
-                Topology topology,
-                long replicaTimeoutMs,
-                byte[] clusterSecret,
-                HintOptions hints) {
-            this(http, storage, topology, replicaTimeoutMs, clusterSecret, hints, ClockOptions.defaults(), true, false);
-        }
-
-        /** This config with another speculative retry policy. */
-        public Config withSpeculativeRetry(SpeculativeRetry retry) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    retry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** This config with another storage engine. */
-        public Config withEngine(EngineKind kind) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    kind,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** This config with other clock options. */
-        public Config withClock(ClockOptions options) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    options,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** This config with metrics on or off. */
-        public Config withMetrics(boolean on) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    on,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** This config with the access log on or off. */
-        public Config withAccessLog(boolean on) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    on,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** This config with another wall clock (tests). */
-        public Config withTime(TimeSource source) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    source,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-
-        /** This config with another quorum write protocol ({@code --write-protocol}). */
-        public Config withWriteProtocol(WriteProtocol protocol) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    protocol,
-                    functionsEngine);
-        }
-
-        /** This config with its functions run by {@code kind} ({@code --functions-engine}). */
-        public Config withFunctionsEngine(FunctionEngine kind) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    clusterName,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    kind);
-        }
-
-        /** This config with another cluster name ({@code --cluster-name}). */
-        public Config withClusterName(String name) {
-            return new Config(
-                    http,
-                    storage,
-                    topology,
-                    replicaTimeoutMs,
-                    clusterSecret,
-                    hints,
-                    clock,
-                    metrics,
-                    accessLog,
-                    engine,
-                    speculativeRetry,
-                    time,
-                    name,
-                    elastic,
-                    peerProtocol,
-                    writeProtocol,
-                    functionsEngine);
-        }
-    }
-
-    private final Config config;
+    private final NodeConfig config;
     private final Resources resources;
     private final ManagedEngine engine;
     private final NodeServices services;
@@ -497,7 +61,7 @@ public final class Node implements AutoCloseable {
     private final StartupPhases startup;
 
     private Node(
-            Config config,
+            NodeConfig config,
             Resources resources,
             JoinBootstrap.@Nullable Joined joined,
             StartupPhases startup,
@@ -631,15 +195,15 @@ public final class Node implements AutoCloseable {
      *         {@link ListenException} if the HTTP port cannot be bound (in use). Whatever had been opened is
      *         closed again first.
      */
-    public static Node start(Config config) throws IOException {
+    public static Node start(NodeConfig config) throws IOException {
         return start(config, () -> ClientTokens.NONE);
     }
 
     /**
-     * As {@link #start(Config)}, with every client request checked against {@code tokens}
+     * As {@link #start(NodeConfig)}, with every client request checked against {@code tokens}
      * ({@code --token-file}; read per request, so a reloaded file applies at once).
      */
-    public static Node start(Config config, Supplier<ClientTokens> tokens) throws IOException {
+    public static Node start(NodeConfig config, Supplier<ClientTokens> tokens) throws IOException {
         StartupPhases startup = new StartupPhases();
         JoinBootstrap.@Nullable Joined joined = null;
         if (config.elastic().joins()) {
@@ -683,7 +247,7 @@ public final class Node implements AutoCloseable {
     }
 
     /** A client of other nodes' metadata endpoints, signed with the cluster secret. */
-    private static MetadataClient metadataClient(Config config, Membership membership) {
+    private static MetadataClient metadataClient(NodeConfig config, Membership membership) {
         return new MetadataClient(
                 RequestSigner.of(config.clusterSecret()),
                 membership.digestHex(),
@@ -692,7 +256,7 @@ public final class Node implements AutoCloseable {
     }
 
     /** The metadata address recorded for a joining node, which runs no metadata server: its HTTP address + offset. */
-    private static String joinerMetadataAddress(Config config) {
+    private static String joinerMetadataAddress(NodeConfig config) {
         var self = config.topology().self();
         return self.host() + ":"
                 + Math.min(65535, self.port() + config.elastic().metadataPortOffset());
@@ -721,7 +285,7 @@ public final class Node implements AutoCloseable {
         return port;
     }
 
-    public Config config() {
+    public NodeConfig config() {
         return config;
     }
 
@@ -773,7 +337,7 @@ public final class Node implements AutoCloseable {
         return t;
     }
 
-    private static String dataDirName(Config config) {
+    private static String dataDirName(NodeConfig config) {
         return config.storage().dataDir().toAbsolutePath().normalize().toString();
     }
 

@@ -51,7 +51,7 @@ public final class WarmUp {
      * @throws IOException if the scratch node cannot start or a request of the load fails
      * @throws IllegalArgumentException if {@code duration} or {@code connections} is out of range
      */
-    public static Result run(Node.Config config, Duration duration, int connections)
+    public static Result run(NodeConfig config, Duration duration, int connections)
             throws IOException, InterruptedException {
         long started = System.nanoTime();
         Path dir = Files.createTempDirectory("ringbase-warm-up-");
@@ -67,9 +67,9 @@ public final class WarmUp {
     }
 
     /** The scratch node's config: {@code config}'s engine and settings, alone, on loopback, in {@code dir}. */
-    static Node.Config scratch(Node.Config config, Path dir) {
+    static NodeConfig scratch(NodeConfig config, Path dir) {
         HttpServerConfig http = config.http();
-        return new Node.Config(
+        return new NodeConfig(
                 new HttpServerConfig(
                         "127.0.0.1",
                         0,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
 import io.ringbase.testing.NodeConfigs;
@@ -49,7 +50,7 @@ class TrainingLoadTest {
      */
     @Test
     void aRealNodeTakesEveryPhaseAndKeepsTheWrites() throws Exception {
-        Node.Config config =
+        NodeConfig config =
                 NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")).withMemtableBytes(1 << 20));
         try (Node node = Node.start(config)) {
             TrainingLoad.Result result =

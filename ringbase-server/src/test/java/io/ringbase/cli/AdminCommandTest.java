@@ -3,7 +3,7 @@ package io.ringbase.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.LocalCluster;
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,8 +34,8 @@ class AdminCommandTest {
         return CommandRun.of(all.toArray(String[]::new));
     }
 
-    static Node.Config withSecret(Node.Config c) {
-        return new Node.Config(
+    static NodeConfig withSecret(NodeConfig c) {
+        return new NodeConfig(
                 c.http(),
                 c.storage(),
                 c.topology(),

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringbase.cluster.LocalCluster;
 import io.ringbase.faults.net.Shell;
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.compaction.CompactionOptions;
 import io.ringbase.storage.lsm.manifest.FileNames;
 import io.ringbase.testing.IntegrationTest;
@@ -37,9 +37,9 @@ class AdminCompactDiskSpaceTest {
     @TempDir
     Path tmp;
 
-    private static Node.Config smallMemtableNoAutoCompaction(Node.Config c) {
+    private static NodeConfig smallMemtableNoAutoCompaction(NodeConfig c) {
         // 32 tables before size-tiered compaction would merge: only the operator's compaction runs
-        return new Node.Config(
+        return new NodeConfig(
                 c.http(),
                 c.storage()
                         .withMemtableBytes(MEMTABLE_BYTES)

@@ -3,7 +3,7 @@ package io.ringbase.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -11,7 +11,7 @@ import picocli.CommandLine;
 /** {@code cluster --replication-factor}: every node of the local cluster gets it; --nodes by default. */
 class ClusterCommandReplicationFactorTest {
 
-    static List<Node.Config> parse(String... args) {
+    static List<NodeConfig> parse(String... args) {
         ClusterCommand cluster = new ClusterCommand();
         new CommandLine(cluster).parseArgs(args);
         return cluster.validate();
@@ -19,7 +19,7 @@ class ClusterCommandReplicationFactorTest {
 
     @Test
     void everyNodeGetsTheReplicationFactorAndItDefaultsToTheNodeCount() {
-        List<Node.Config> six = parse("--nodes", "6", "--replication-factor", "3");
+        List<NodeConfig> six = parse("--nodes", "6", "--replication-factor", "3");
         assertThat(six).hasSize(6);
         assertThat(six)
                 .allSatisfy(c -> assertThat(c.topology().replicationFactor()).isEqualTo(3));

@@ -3,14 +3,14 @@ package io.ringbase.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** The clock flags of {@code serve}: {@code --max-clock-offset} and the hidden {@code --test-clock-offset-ms}. */
 class ServeCommandClockTest {
 
-    static Node.Config parse(String... args) {
+    static NodeConfig parse(String... args) {
         ServeCommand serve = new ServeCommand();
         new CommandLine(serve)
                 .registerConverter(ByteSize.class, ByteSize::parse)
@@ -21,14 +21,14 @@ class ServeCommandClockTest {
 
     @Test
     void theClockBoundIs500MsByDefaultAndUnskewed() {
-        Node.Config c = parse("--port", "0");
+        NodeConfig c = parse("--port", "0");
         assertThat(c.clock().maxOffsetMs()).isEqualTo(500);
         assertThat(c.clock().testOffsetMs()).isZero();
     }
 
     @Test
     void bothClockFlagsReachTheConfig() {
-        Node.Config c = parse("--port", "0", "--max-clock-offset", "2s", "--test-clock-offset-ms", "-1500");
+        NodeConfig c = parse("--port", "0", "--max-clock-offset", "2s", "--test-clock-offset-ms", "-1500");
         assertThat(c.clock().maxOffsetMs()).isEqualTo(2_000);
         assertThat(c.clock().testOffsetMs()).isEqualTo(-1_500);
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.cluster.elastic.ElasticOptions;
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -15,18 +15,18 @@ class ServeCommandElasticTest {
 
     @Test
     void aStaticListStaysStatic() {
-        Node.Config c = ServeCommandClockTest.parse("--cluster", THREE, "--self", "http://127.0.0.1:7001");
+        NodeConfig c = ServeCommandClockTest.parse("--cluster", THREE, "--self", "http://127.0.0.1:7001");
         assertThat(c.elastic().isElastic()).isFalse();
         assertThat(c.elastic().streamBytesPerSecond()).isEqualTo(ElasticOptions.DEFAULT_STREAM_BYTES_PER_SECOND);
     }
 
     @Test
     void foundingAndJoiningNodes() {
-        Node.Config founder = ServeCommandClockTest.parse(
+        NodeConfig founder = ServeCommandClockTest.parse(
                 "--cluster", THREE, "--self", "http://127.0.0.1:7001", "--metadata-port-offset", "10");
         assertThat(founder.elastic().metadataPortOffset()).isEqualTo(10);
         assertThat(founder.elastic().joins()).isFalse();
-        Node.Config joiner = ServeCommandClockTest.parse(
+        NodeConfig joiner = ServeCommandClockTest.parse(
                 "--join", "http://127.0.0.1:7001", "--self", "http://127.0.0.1:7004", "--stream-rate", "0");
         assertThat(joiner.elastic().joins()).isTrue();
         assertThat(joiner.elastic().streamBytesPerSecond()).as("0: no limit").isZero();

@@ -3,7 +3,7 @@ package io.ringbase.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -14,7 +14,7 @@ class ServeCommandReplicationFactorTest {
 
     @Test
     void withoutTheFlagEveryNodeOfTheListHoldsEveryKey() {
-        Node.Config c = ServeCommandClockTest.parse("--cluster", THREE, "--self", "http://127.0.0.1:7002");
+        NodeConfig c = ServeCommandClockTest.parse("--cluster", THREE, "--self", "http://127.0.0.1:7002");
         assertThat(c.topology().replicationFactor()).isEqualTo(3);
         assertThat(c.topology().defaultFrom()).isEqualTo(3);
         assertThat(ServeCommandClockTest.parse("--port", "0").topology().replicationFactor())
@@ -24,7 +24,7 @@ class ServeCommandReplicationFactorTest {
 
     @Test
     void theFlagSetsTheReplicationFactorOfTheTopology() {
-        Node.Config c = ServeCommandClockTest.parse(
+        NodeConfig c = ServeCommandClockTest.parse(
                 "--cluster", THREE, "--self", "http://127.0.0.1:7001", "--replication-factor", "2");
         assertThat(c.topology().size()).isEqualTo(3);
         assertThat(c.topology().replicationFactor()).isEqualTo(2);

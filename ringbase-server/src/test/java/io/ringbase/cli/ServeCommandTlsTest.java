@@ -3,7 +3,7 @@ package io.ringbase.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.tls.TlsOptions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -18,7 +18,7 @@ class ServeCommandTlsTest {
 
     @Test
     void theFlagsFlowIntoTheHttpConfig() {
-        Node.Config c = ServeCommandClockTest.parse(
+        NodeConfig c = ServeCommandClockTest.parse(
                 "--port",
                 "0",
                 "--tls-cert",

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.rpc.InternalProtocol;
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.Entry;
 import io.ringbase.testing.IntegrationTest;
 import java.net.URI;
@@ -26,8 +26,8 @@ class ClusterAuthTest {
     @TempDir
     Path tmp;
 
-    static Node.Config withSecret(Node.Config c) {
-        return new Node.Config(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), SECRET, c.hints());
+    static NodeConfig withSecret(NodeConfig c) {
+        return new NodeConfig(c.http(), c.storage(), c.topology(), c.replicaTimeoutMs(), SECRET, c.hints());
     }
 
     int internal(LocalCluster c, int node, String method, String uri, byte[] body, String auth) throws Exception {
@@ -121,7 +121,7 @@ class ClusterAuthTest {
                 tmp,
                 3,
                 config -> config.topology().self().index() == 2
-                        ? new Node.Config(
+                        ? new NodeConfig(
                                 config.http(),
                                 config.storage(),
                                 config.topology(),

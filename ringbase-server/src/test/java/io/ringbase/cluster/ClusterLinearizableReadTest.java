@@ -2,7 +2,7 @@ package io.ringbase.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,10 +21,10 @@ class ClusterLinearizableReadTest {
     Path tmp;
 
     /** Node 0 waits 30 s for a replica, so a hung replica delays its background read repair past the test. */
-    static Node.Config config(Node.Config c) {
-        Node.Config noHints = LocalCluster.withoutHints(c);
+    static NodeConfig config(NodeConfig c) {
+        NodeConfig noHints = LocalCluster.withoutHints(c);
         return c.topology().self().index() == 0
-                ? new Node.Config(
+                ? new NodeConfig(
                         noHints.http(),
                         noHints.storage(),
                         noHints.topology(),

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.cluster.ring.Ring;
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.Entry;
 import io.ringbase.testing.IntegrationTest;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +84,7 @@ class ClusterNodeDownTest {
                 tmp,
                 3,
                 config -> config.topology().self().index() == 1
-                        ? new Node.Config(
+                        ? new NodeConfig(
                                 config.http(),
                                 config.storage(),
                                 config.topology(),

@@ -6,7 +6,7 @@ import io.ringbase.cluster.replication.WriteProtocol;
 import io.ringbase.faults.checker.Linearizability;
 import io.ringbase.faults.checker.Verdict;
 import io.ringbase.faults.history.Op;
-import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.testing.IntegrationTest;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,8 +32,8 @@ class ClusterOneRoundWriteTest {
     @TempDir
     Path tmp;
 
-    static Node.Config config(Node.Config c) {
-        Node.Config base = LocalCluster.withoutHints(c)
+    static NodeConfig config(NodeConfig c) {
+        NodeConfig base = LocalCluster.withoutHints(c)
                 .withClock(c.clock().withMaxOffsetMs(60_000))
                 .withWriteProtocol(WriteProtocol.ONE_ROUND);
         return c.topology().self().index() == 2 ? base.withClock(base.clock().withTestOffsetMs(-BEHIND_MS)) : base;

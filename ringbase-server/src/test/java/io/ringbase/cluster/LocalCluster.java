@@ -3,6 +3,7 @@ package io.ringbase.cluster;
 import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.lsm.LsmOptions;
@@ -35,7 +36,7 @@ public final class LocalCluster implements AutoCloseable {
     private final Path root;
     private final List<String> urls = new ArrayList<>();
     private final Node[] nodes;
-    private final UnaryOperator<Node.Config> customize;
+    private final UnaryOperator<NodeConfig> customize;
     /**
      * The test's client. Replaced (the old one finishing what it has in flight) whenever a node stops,
      * so no pooled keep-alive connection to a stopped node is ever reused for its successor on the same
@@ -51,7 +52,7 @@ public final class LocalCluster implements AutoCloseable {
         this(root, size, c -> c);
     }
 
-    public LocalCluster(Path root, int size, UnaryOperator<Node.Config> customize) throws IOException {
+    public LocalCluster(Path root, int size, UnaryOperator<NodeConfig> customize) throws IOException {
         this(root, size, customize, true);
     }
 
@@ -59,11 +60,11 @@ public final class LocalCluster implements AutoCloseable {
      * A cluster whose nodes may never agree (different secrets, names or lists): started without waiting
      * for every node to be a full replica its peers know.
      */
-    public static LocalCluster unsettled(Path root, int size, UnaryOperator<Node.Config> customize) throws IOException {
+    public static LocalCluster unsettled(Path root, int size, UnaryOperator<NodeConfig> customize) throws IOException {
         return new LocalCluster(root, size, customize, false);
     }
 
-    private LocalCluster(Path root, int size, UnaryOperator<Node.Config> customize, boolean awaitSettled)
+    private LocalCluster(Path root, int size, UnaryOperator<NodeConfig> customize, boolean awaitSettled)
             throws IOException {
         this.root = root;
         this.customize = customize;
@@ -196,18 +197,18 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    public Node.Config config(int i) {
+    public NodeConfig config(int i) {
         Topology t = Topology.parse(urls, urls.get(i));
         LsmOptions storage = LsmOptions.defaults(dataDir(i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
         HttpServerConfig http = new HttpServerConfig(
                 "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
         return customize.apply(
-                new Node.Config(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
+                new NodeConfig(http, storage, t, 1000, null, io.ringbase.cluster.hint.HintOptions.defaults()));
     }
 
     /** A config customizer that sets the cluster's replication factor ({@code serve --replication-factor}). */
-    public static UnaryOperator<Node.Config> withReplicationFactor(int rf) {
-        return c -> new Node.Config(
+    public static UnaryOperator<NodeConfig> withReplicationFactor(int rf) {
+        return c -> new NodeConfig(
                 c.http(),
                 c.storage(),
                 new Topology(c.topology().nodes(), c.topology().self(), rf),
@@ -224,8 +225,8 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** A config customizer that drops every hint (a 1-byte hint store), for tests that need a stale replica. */
-    public static Node.Config withoutHints(Node.Config c) {
-        return new Node.Config(
+    public static NodeConfig withoutHints(NodeConfig c) {
+        return new NodeConfig(
                 c.http(),
                 c.storage(),
                 c.topology(),

@@ -57,7 +57,7 @@ class CourseContractTest {
         generation++;
         HttpServerConfig config = HttpServerConfig.defaults(0).withHost("127.0.0.1");
         Topology alone = Topology.single("127.0.0.1", 1);
-        return Node.start(new Node.Config(
+        return Node.start(new NodeConfig(
                 config,
                 LsmOptions.defaults(tmp.resolve("data-" + generation)),
                 alone,

@@ -41,12 +41,12 @@ class NodeStartFailureTest {
             "hint-",
             "ringbase-http-worker");
 
-    private Node.Config clusterConfig(Path data) throws IOException {
+    private NodeConfig clusterConfig(Path data) throws IOException {
         List<Integer> ports = LocalCluster.freePorts(2);
         List<String> urls = List.of("http://127.0.0.1:" + ports.get(0), "http://127.0.0.1:" + ports.get(1));
         Topology t = Topology.parse(urls, urls.get(0));
         HttpServerConfig http = HttpServerConfig.defaults(t.self().port()).withHost("127.0.0.1");
-        return new Node.Config(http, LsmOptions.defaults(data), t, 1000, null, HintOptions.defaults());
+        return new NodeConfig(http, LsmOptions.defaults(data), t, 1000, null, HintOptions.defaults());
     }
 
     @Test
@@ -54,7 +54,7 @@ class NodeStartFailureTest {
         Path data = tmp.resolve("data");
         Files.createDirectories(data);
         Files.writeString(data.resolve("hints"), "a file where the hint store's directory goes");
-        Node.Config config = clusterConfig(data);
+        NodeConfig config = clusterConfig(data);
 
         assertThatThrownBy(() -> Node.start(config)).isInstanceOf(IOException.class);
 
@@ -68,7 +68,7 @@ class NodeStartFailureTest {
     @Test
     void aPortInUseReleasesTheEngineAndTheThreads() throws Exception {
         Path data = tmp.resolve("data");
-        Node.Config config = clusterConfig(data);
+        NodeConfig config = clusterConfig(data);
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress("127.0.0.1", config.http().port()));
             assertThatThrownBy(() -> Node.start(config)).isInstanceOf(ListenException.class);

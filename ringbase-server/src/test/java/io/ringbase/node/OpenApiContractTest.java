@@ -45,7 +45,7 @@ class OpenApiContractTest {
 
     @Test
     void everyDescribedOperationAnswersADocumentedStatusAndEveryEndpointIsDescribed() throws Exception {
-        Node.Config config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
+        NodeConfig config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();
             HttpResponse<String> served = send(base + "/v0/openapi.json", "GET", null);

@@ -39,7 +39,7 @@ class WarmUpTest {
         Path data = tmp.resolve("data"); // not created: a warm-up must not open it
         List<String> urls = List.of("http://127.0.0.1:" + port, "http://127.0.0.1:1");
         Topology topology = Topology.parse(urls, urls.get(0));
-        Node.Config config = new Node.Config(
+        NodeConfig config = new NodeConfig(
                 HttpServerConfig.defaults(port).withHost("127.0.0.1"),
                 LsmOptions.defaults(data),
                 topology,
@@ -64,7 +64,7 @@ class WarmUpTest {
     void theScratchNodeIsAloneOnLoopbackWithASmallMemtable() {
         Path data = tmp.resolve("data");
         List<String> urls = List.of("http://10.0.0.1:9001", "http://10.0.0.2:9001");
-        Node.Config config = new Node.Config(
+        NodeConfig config = new NodeConfig(
                 HttpServerConfig.defaults(9001),
                 LsmOptions.defaults(data).withMemtableBytes(64L << 20),
                 Topology.parse(urls, urls.get(0)),
@@ -72,7 +72,7 @@ class WarmUpTest {
                 null,
                 HintOptions.defaults());
 
-        Node.Config scratch = WarmUp.scratch(config, tmp.resolve("scratch"));
+        NodeConfig scratch = WarmUp.scratch(config, tmp.resolve("scratch"));
 
         assertThat(scratch.topology().isAlone()).isTrue();
         assertThat(scratch.http().host()).isEqualTo("127.0.0.1");

@@ -6,6 +6,7 @@ import io.ringbase.cluster.LocalCluster;
 import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.node.BuildInfo;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
 import io.ringbase.testing.NodeConfigs;
@@ -50,7 +51,7 @@ class MetricsEndpointTest {
 
     @Test
     void aSingleNodeCountsPointRequestsOnTheFastPathAndReportsEngineAndJvmFigures() throws Exception {
-        Node.Config config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
+        NodeConfig config = NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data")));
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();
             for (int i = 0; i < 3; i++) {
@@ -110,7 +111,7 @@ class MetricsEndpointTest {
 
     @Test
     void withMetricsOffNothingIsCountedAndMetricsIs404() throws Exception {
-        Node.Config config =
+        NodeConfig config =
                 NodeConfigs.alone(LsmOptions.defaults(tmp.resolve("data"))).withMetrics(false);
         try (Node node = Node.start(config)) {
             String base = "http://127.0.0.1:" + node.port();

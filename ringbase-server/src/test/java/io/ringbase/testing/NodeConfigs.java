@@ -4,6 +4,7 @@ import io.ringbase.api.HttpServerConfig;
 import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.LsmOptions;
 
 /** Node configs that tests start in-process ({@link Node#start}). */
@@ -15,13 +16,13 @@ public final class NodeConfigs {
      * A node alone on 127.0.0.1 at an ephemeral port, with {@code storage}, a 1 s replica timeout, no secret
      * and default hints; every other setting the default.
      */
-    public static Node.Config alone(LsmOptions storage) {
+    public static NodeConfig alone(LsmOptions storage) {
         return alone(storage, HttpServerConfig.defaults(0).withHost("127.0.0.1"));
     }
 
     /** As {@link #alone(LsmOptions)}, with the HTTP settings {@code http} (TLS, limits). */
-    public static Node.Config alone(LsmOptions storage, HttpServerConfig http) {
-        return new Node.Config(
+    public static NodeConfig alone(LsmOptions storage, HttpServerConfig http) {
+        return new NodeConfig(
                 http,
                 storage,
                 Topology.single("127.0.0.1", 1), // a node alone never calls itself by its URL

@@ -6,6 +6,7 @@ import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.metadata.MemberState;
 import io.ringbase.node.Node;
+import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.lsm.LsmOptions;
@@ -79,7 +80,7 @@ public final class ElasticCluster implements AutoCloseable {
         return out;
     }
 
-    Node.Config config(int i) {
+    NodeConfig config(int i) {
         String url = urls.get(i);
         boolean founding = i < founders.size() && !replaces.containsKey(i);
         Topology t = founding ? Topology.parse(founders, url, replicationFactor) : Topology.parse(List.of(url), url);
@@ -87,7 +88,7 @@ public final class ElasticCluster implements AutoCloseable {
                 LsmOptions.defaults(root.resolve("node-" + i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
         HttpServerConfig httpConfig = new HttpServerConfig(
                 "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
-        return new Node.Config(httpConfig, storage, t, 1000, null, HintOptions.defaults())
+        return new NodeConfig(httpConfig, storage, t, 1000, null, HintOptions.defaults())
                 .withElastic(new ElasticOptions(
                         OFFSET,
                         founding ? null : joinVia(i),
