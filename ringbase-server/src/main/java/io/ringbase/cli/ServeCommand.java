@@ -6,7 +6,6 @@ import io.ringbase.auth.TokenFileException;
 import io.ringbase.clock.ClockOptions;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.elastic.ElasticOptions;
 import io.ringbase.cluster.hint.HintOptions;
 import io.ringbase.cluster.membership.Membership;
 import io.ringbase.cluster.replication.SpeculativeRetry;
@@ -77,42 +76,8 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     String clusterName;
 
-    @Option(
-            names = "--metadata-port-offset",
-            defaultValue = "0",
-            paramLabel = "N",
-            description = "Take the membership from the cluster metadata log instead of the static list: each node "
-                    + "of --cluster runs a metadata (Raft) server at its HTTP port + N, the same N on every node, and "
-                    + "nodes can then join and be decommissioned while the cluster serves; 0 keeps the static list "
-                    + "(default: 0).")
-    int metadataPortOffset;
-
-    @Option(
-            names = "--join",
-            paramLabel = "URL",
-            description =
-                    "Join the cluster of the node at URL (started with --metadata-port-offset): this node, "
-                            + "--self, takes its share of the keys and streams them before it answers reads. Needs --self "
-                            + "and an empty data directory the first time; without it the node founds or is static (default: none).")
-    String join;
-
-    @Option(
-            names = "--replace",
-            defaultValue = "0",
-            paramLabel = "NODE_ID",
-            description =
-                    "With --join: take the place of node NODE_ID (dead, or this node before its data directory "
-                            + "was lost), as shown by ringbase admin ring. The new node streams that node's keys from their "
-                            + "other replicas before it answers reads; the replaced node then leaves; 0 replaces none (default: 0).")
-    int replace;
-
-    @Option(
-            names = "--stream-rate",
-            defaultValue = "64m",
-            paramLabel = "SIZE",
-            description = "Most bytes of entries per second this node streams when keys move (a join, replacement,"
-                    + " decommission or rebuild), per second; 0 for no limit (default: ${DEFAULT-VALUE}).")
-    String streamRate;
+    @Mixin
+    ElasticFlags elastic = new ElasticFlags();
 
     @Option(
             names = "--replication-factor",
@@ -489,7 +454,7 @@ public final class ServeCommand implements Callable<Integer> {
             default -> throw bad("--wal-sync must be 'always' or 'periodic', got '" + walSync + "'");
         };
         Topology topology = topology();
-        boolean alone = topology.isAlone() && join == null && metadataPortOffset == 0;
+        boolean alone = topology.isAlone() && elastic.join == null && elastic.metadataPortOffset == 0;
         if (!alone && tombstoneGrace.millis() <= hintWindow.millis()) {
             // a hint delivered after compaction purged the delete it lost to would bring the key back
             throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
@@ -544,7 +509,7 @@ public final class ServeCommand implements Callable<Integer> {
                             SpeculativeRetry.parse(speculativeRetry),
                             TimeSource.SYSTEM,
                             clusterName)
-                    .withElastic(new ElasticOptions(metadataPortOffset, join, replace, streamRateBytes()))
+                    .withElastic(elastic.options())
                     .withPeerProtocol(PeerProtocol.parse(internalProtocol))
                     .withWriteProtocol(WriteProtocol.parse(writeProtocol))
                     .withFunctionsEngine(functions.engine());
@@ -553,17 +518,8 @@ public final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code --stream-rate} in bytes/s; 0 for no limit. */
-    private long streamRateBytes() {
-        try {
-            return ByteSize.parseOrZero(streamRate);
-        } catch (IllegalArgumentException e) {
-            throw bad("--stream-rate must be a size such as 64m, or 0 for no limit: " + e.getMessage());
-        }
-    }
-
     private Topology topology() {
-        if (join != null) {
+        if (elastic.join != null) {
             if (cluster != null && !cluster.isEmpty()) {
                 throw bad(
                         "--join and --cluster exclude each other: a joining node learns the members from the cluster");
