@@ -14,6 +14,7 @@ import io.ringbase.functions.FunctionEngine;
 import io.ringbase.storage.EngineKind;
 import io.ringbase.storage.lsm.LsmOptions;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Everything a node needs, validated by its parts' constructors.
@@ -79,24 +80,7 @@ public record NodeConfig(
 
     /** This config with its calls to replicas over {@code protocol} ({@code --internal-protocol}). */
     public NodeConfig withPeerProtocol(PeerProtocol protocol) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                protocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.peerProtocol = protocol);
     }
 
     /** A config of a static cluster (no metadata log). */
@@ -136,46 +120,12 @@ public record NodeConfig(
 
     /** This config with another topology (a joining node's, from the cluster metadata). */
     public NodeConfig withTopology(Topology other) {
-        return new NodeConfig(
-                http,
-                storage,
-                other,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.topology = other);
     }
 
     /** This config with its membership taken from the metadata log ({@code --metadata-port-offset}, {@code --join}). */
     public NodeConfig withElastic(ElasticOptions options) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                options,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.elastic = options);
     }
 
     /** A config with the default speculative retry and the system clock. */
@@ -243,199 +193,118 @@ public record NodeConfig(
 
     /** This config with another speculative retry policy. */
     public NodeConfig withSpeculativeRetry(SpeculativeRetry retry) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                retry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.speculativeRetry = retry);
     }
 
     /** This config with another storage engine. */
     public NodeConfig withEngine(EngineKind kind) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                kind,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.engine = kind);
     }
 
     /** This config with other clock options. */
     public NodeConfig withClock(ClockOptions options) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                options,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.clock = options);
     }
 
     /** This config with metrics on or off. */
     public NodeConfig withMetrics(boolean on) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                on,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.metrics = on);
     }
 
     /** This config with the access log on or off. */
     public NodeConfig withAccessLog(boolean on) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                on,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.accessLog = on);
     }
 
     /** This config with another wall clock (tests). */
     public NodeConfig withTime(TimeSource source) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                source,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.time = source);
     }
 
     /** This config with another quorum write protocol ({@code --write-protocol}). */
     public NodeConfig withWriteProtocol(WriteProtocol protocol) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                protocol,
-                functionsEngine);
+        return with(c -> c.writeProtocol = protocol);
     }
 
     /** This config with its functions run by {@code kind} ({@code --functions-engine}). */
     public NodeConfig withFunctionsEngine(FunctionEngine kind) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                clusterName,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                kind);
+        return with(c -> c.functionsEngine = kind);
     }
 
     /** This config with another cluster name ({@code --cluster-name}). */
     public NodeConfig withClusterName(String name) {
-        return new NodeConfig(
-                http,
-                storage,
-                topology,
-                replicaTimeoutMs,
-                clusterSecret,
-                hints,
-                clock,
-                metrics,
-                accessLog,
-                engine,
-                speculativeRetry,
-                time,
-                name,
-                elastic,
-                peerProtocol,
-                writeProtocol,
-                functionsEngine);
+        return with(c -> c.clusterName = name);
+    }
+
+    /**
+     * A copy of this config with the fields {@code change} sets: the one place besides the record header
+     * that lists every field in order, so that each {@code withX} names only what it changes.
+     */
+    private NodeConfig with(Consumer<Fields> change) {
+        Fields f = new Fields(this);
+        change.accept(f);
+        return f.config();
+    }
+
+    /** The fields of a config, mutable for {@link #with}. */
+    private static final class Fields {
+        HttpServerConfig http;
+        LsmOptions storage;
+        Topology topology;
+        long replicaTimeoutMs;
+        byte[] clusterSecret;
+        HintOptions hints;
+        ClockOptions clock;
+        boolean metrics;
+        boolean accessLog;
+        EngineKind engine;
+        SpeculativeRetry speculativeRetry;
+        TimeSource time;
+        String clusterName;
+        ElasticOptions elastic;
+        PeerProtocol peerProtocol;
+        WriteProtocol writeProtocol;
+        FunctionEngine functionsEngine;
+
+        Fields(NodeConfig c) {
+            http = c.http;
+            storage = c.storage;
+            topology = c.topology;
+            replicaTimeoutMs = c.replicaTimeoutMs;
+            clusterSecret = c.clusterSecret;
+            hints = c.hints;
+            clock = c.clock;
+            metrics = c.metrics;
+            accessLog = c.accessLog;
+            engine = c.engine;
+            speculativeRetry = c.speculativeRetry;
+            time = c.time;
+            clusterName = c.clusterName;
+            elastic = c.elastic;
+            peerProtocol = c.peerProtocol;
+            writeProtocol = c.writeProtocol;
+            functionsEngine = c.functionsEngine;
+        }
+
+        NodeConfig config() {
+            return new NodeConfig(
+                    http,
+                    storage,
+                    topology,
+                    replicaTimeoutMs,
+                    clusterSecret,
+                    hints,
+                    clock,
+                    metrics,
+                    accessLog,
+                    engine,
+                    speculativeRetry,
+                    time,
+                    clusterName,
+                    elastic,
+                    peerProtocol,
+                    writeProtocol,
+                    functionsEngine);
+        }
     }
 }
