@@ -2,6 +2,7 @@ package io.ringbase.api;
 
 import io.ringbase.tls.TlsOptions;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -124,19 +125,7 @@ public record HttpServerConfig(
 
     /** This config with TLS on the port ({@code null}: plain HTTP). */
     public HttpServerConfig withTls(@Nullable TlsOptions options) {
-        return new HttpServerConfig(
-                host,
-                port,
-                maxBodyBytes,
-                workerThreads,
-                queueCapacity,
-                ioThreads,
-                inlinePointRequests,
-                requestTimeoutMs,
-                idleTimeoutMs,
-                maxConnections,
-                scanIdleTimeoutMs,
-                options);
+        return with(c -> c.tls = options);
     }
 
     /** The settings with the default scan idle timeout. */
@@ -167,19 +156,7 @@ public record HttpServerConfig(
 
     /** This config with another scan idle timeout, ms. */
     public HttpServerConfig withScanIdleTimeout(long ms) {
-        return new HttpServerConfig(
-                host,
-                port,
-                maxBodyBytes,
-                workerThreads,
-                queueCapacity,
-                ioThreads,
-                inlinePointRequests,
-                requestTimeoutMs,
-                idleTimeoutMs,
-                maxConnections,
-                ms,
-                tls);
+        return with(c -> c.scanIdleTimeoutMs = ms);
     }
 
     /** The settings without connection limits given: the defaults for those. */
@@ -206,19 +183,11 @@ public record HttpServerConfig(
 
     /** This config with other connection limits (see the record's parameters). */
     public HttpServerConfig withConnectionLimits(long requestTimeout, long idleTimeout, int connections) {
-        return new HttpServerConfig(
-                host,
-                port,
-                maxBodyBytes,
-                workerThreads,
-                queueCapacity,
-                ioThreads,
-                inlinePointRequests,
-                requestTimeout,
-                idleTimeout,
-                connections,
-                scanIdleTimeoutMs,
-                tls);
+        return with(c -> {
+            c.requestTimeoutMs = requestTimeout;
+            c.idleTimeoutMs = idleTimeout;
+            c.maxConnections = connections;
+        });
     }
 
     /** The defaults above, on {@code port} (0 for an ephemeral port). */
@@ -235,75 +204,89 @@ public record HttpServerConfig(
 
     /** This config with another bind address. */
     public HttpServerConfig withHost(String newHost) {
-        return new HttpServerConfig(
-                newHost,
-                port,
-                maxBodyBytes,
-                workerThreads,
-                queueCapacity,
-                ioThreads,
-                inlinePointRequests,
-                requestTimeoutMs,
-                idleTimeoutMs,
-                maxConnections,
-                scanIdleTimeoutMs,
-                tls);
+        return with(c -> c.host = newHost);
     }
 
     /** This config with another body limit. */
     public HttpServerConfig withMaxBodyBytes(int bytes) {
-        return new HttpServerConfig(
-                host,
-                port,
-                bytes,
-                workerThreads,
-                queueCapacity,
-                ioThreads,
-                inlinePointRequests,
-                requestTimeoutMs,
-                idleTimeoutMs,
-                maxConnections,
-                scanIdleTimeoutMs,
-                tls);
+        return with(c -> c.maxBodyBytes = bytes);
     }
 
     /** This config with another worker pool: {@code threads} workers and a queue of {@code capacity}. */
     public HttpServerConfig withWorkers(int threads, int capacity) {
-        return new HttpServerConfig(
-                host,
-                port,
-                maxBodyBytes,
-                threads,
-                capacity,
-                ioThreads,
-                inlinePointRequests,
-                requestTimeoutMs,
-                idleTimeoutMs,
-                maxConnections,
-                scanIdleTimeoutMs,
-                tls);
+        return with(c -> {
+            c.workerThreads = threads;
+            c.queueCapacity = capacity;
+        });
     }
 
     /** This config with point requests run on the event loop ({@code true}) or always on a worker. */
     public HttpServerConfig withInlinePointRequests(boolean inline) {
-        return new HttpServerConfig(
-                host,
-                port,
-                maxBodyBytes,
-                workerThreads,
-                queueCapacity,
-                ioThreads,
-                inline,
-                requestTimeoutMs,
-                idleTimeoutMs,
-                maxConnections,
-                scanIdleTimeoutMs,
-                tls);
+        return with(c -> c.inlinePointRequests = inline);
     }
 
     private static void requirePositive(String name, int value) {
         if (value < 1) {
             throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+        }
+    }
+
+    /**
+     * A copy of this config with the fields {@code change} sets: the one place besides the record header
+     * that lists every field in order, so that each {@code withX} names only what it changes.
+     */
+    private HttpServerConfig with(Consumer<Fields> change) {
+        Fields f = new Fields(this);
+        change.accept(f);
+        return f.config();
+    }
+
+    /** The fields of a config, mutable for {@link #with}. */
+    private static final class Fields {
+        String host;
+        int port;
+        int maxBodyBytes;
+        int workerThreads;
+        int queueCapacity;
+        int ioThreads;
+        boolean inlinePointRequests;
+        long requestTimeoutMs;
+        long idleTimeoutMs;
+        int maxConnections;
+        long scanIdleTimeoutMs;
+
+        @Nullable
+        TlsOptions tls;
+
+        Fields(HttpServerConfig c) {
+            host = c.host;
+            port = c.port;
+            maxBodyBytes = c.maxBodyBytes;
+            workerThreads = c.workerThreads;
+            queueCapacity = c.queueCapacity;
+            ioThreads = c.ioThreads;
+            inlinePointRequests = c.inlinePointRequests;
+            requestTimeoutMs = c.requestTimeoutMs;
+            idleTimeoutMs = c.idleTimeoutMs;
+            maxConnections = c.maxConnections;
+            scanIdleTimeoutMs = c.scanIdleTimeoutMs;
+            tls = c.tls;
+        }
+
+        HttpServerConfig config() {
+            return new HttpServerConfig(
+                    host,
+                    port,
+                    maxBodyBytes,
+                    workerThreads,
+                    queueCapacity,
+                    ioThreads,
+                    inlinePointRequests,
+                    requestTimeoutMs,
+                    idleTimeoutMs,
+                    maxConnections,
+                    scanIdleTimeoutMs,
+                    tls);
         }
     }
 }

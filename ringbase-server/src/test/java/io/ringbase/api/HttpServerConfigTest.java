@@ -32,4 +32,19 @@ class HttpServerConfigTest {
         assertThatThrownBy(() -> new HttpServerConfig(null, 0, 1, 1, 1, 1, true))
                 .isInstanceOf(NullPointerException.class);
     }
+
+    @Test
+    void eachWithChangesOnlyItsFields() {
+        HttpServerConfig d = HttpServerConfig.defaults(8080);
+        HttpServerConfig c =
+                d.withWorkers(3, 7).withConnectionLimits(11, 13, 17).withScanIdleTimeout(19);
+        assertThat(c.workerThreads()).isEqualTo(3);
+        assertThat(c.queueCapacity()).isEqualTo(7);
+        assertThat(c.requestTimeoutMs()).isEqualTo(11);
+        assertThat(c.idleTimeoutMs()).isEqualTo(13);
+        assertThat(c.maxConnections()).isEqualTo(17);
+        assertThat(c.scanIdleTimeoutMs()).isEqualTo(19);
+        assertThat(c.withHost("127.0.0.1").withMaxBodyBytes(23).withInlinePointRequests(false))
+                .isEqualTo(new HttpServerConfig("127.0.0.1", 8080, 23, 3, 7, d.ioThreads(), false, 11, 13, 17, 19));
+    }
 }
