@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -355,11 +356,11 @@ public final class ReplicaServer {
                 if (!method.equals("POST")) {
                     throw notAllowed(method, "POST");
                 }
-                PaxosAcceptor acceptor = paxos;
                 String paxosRefusal = paxosRefusal();
-                if (acceptor == null || paxosRefusal != null) {
-                    return text(503, paxosRefusal == null ? "this node takes no Paxos calls" : paxosRefusal);
+                if (paxosRefusal != null) {
+                    return text(503, paxosRefusal);
                 }
+                PaxosAcceptor acceptor = Objects.requireNonNull(paxos); // set once, before any call
                 try {
                     return binary(acceptor.handle(body), Map.of());
                 } catch (IllegalArgumentException e) {

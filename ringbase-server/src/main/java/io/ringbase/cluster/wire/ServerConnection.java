@@ -11,6 +11,7 @@ import io.ringbase.cluster.rpc.ReplicaBatch;
 import io.ringbase.storage.Entry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -232,12 +233,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     /** A Paxos message: the acceptor fsyncs its state, so it always runs on a worker. */
     private void paxos(ChannelHandlerContext ctx, int id, ByteBuf body) {
-        PaxosAcceptor acceptor = owner.server.paxos();
         String refusal = owner.server.paxosRefusal();
-        if (acceptor == null || refusal != null) {
-            answerError(ctx, id, WireFormat.ERR_REFUSED, refusal == null ? "this node takes no Paxos calls" : refusal);
+        if (refusal != null) {
+            answerError(ctx, id, WireFormat.ERR_REFUSED, refusal);
             return;
         }
+        PaxosAcceptor acceptor = Objects.requireNonNull(owner.server.paxos()); // set once, before any call
         byte[] message = new byte[body.readableBytes()];
         body.readBytes(message);
         Channel ch = ctx.channel();
