@@ -1,5 +1,6 @@
 package io.ringbase.auth;
 
+import io.ringbase.reload.FileWatch;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -7,14 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,20 +30,14 @@ public final class TokenFile implements Supplier<ClientTokens>, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TokenFile.class);
 
     private final Path file;
-    private final ScheduledExecutorService poller;
+    private final FileWatch watch;
     private volatile ClientTokens tokens;
-    private @Nullable Stamp seen; // the stamp of the file last parsed, good or bad; poller thread only
 
-    private record Stamp(
-            FileTime modified, long size, @Nullable Object key) {}
-
-    private TokenFile(Path file, ClientTokens tokens, Stamp seen, long pollMs) {
+    private TokenFile(Path file, ClientTokens tokens, FileWatch watch, long pollMs) {
         this.file = file;
         this.tokens = tokens;
-        this.seen = seen;
-        this.poller = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("token-file").daemon().factory());
-        var _ = poller.scheduleWithFixedDelay(this::poll, pollMs, pollMs, TimeUnit.MILLISECONDS);
+        this.watch = watch;
+        watch.start(pollMs, this::reload);
     }
 
     /**
@@ -60,10 +50,10 @@ public final class TokenFile implements Supplier<ClientTokens>, AutoCloseable {
         if (pollMs < 1) {
             throw new IllegalArgumentException("pollMs must be at least 1, got " + pollMs);
         }
-        Stamp stamp = stamp(file);
+        FileWatch watch = new FileWatch("token-file", List.of(file));
         ClientTokens tokens = read(file);
         log.info("loaded {} client tokens from {}", tokens.size(), file);
-        return new TokenFile(file, tokens, stamp, pollMs);
+        return new TokenFile(file, tokens, watch, pollMs);
     }
 
     @Override
@@ -73,28 +63,11 @@ public final class TokenFile implements Supplier<ClientTokens>, AutoCloseable {
 
     /** Looks at the file once, as the poller does: for tests that drive the reload themselves. */
     public void pollNow() throws InterruptedException {
-        try {
-            poller.submit(this::poll).get(10, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("token file poll failed", e);
-        }
+        watch.pollNow();
     }
 
-    private void poll() {
-        Stamp now;
-        try {
-            now = stamp(file);
-        } catch (TokenFileException e) {
-            if (seen != null) {
-                log.warn("token file {} {}; keeping the {} tokens loaded before", file, e.getMessage(), tokens.size());
-            }
-            seen = null;
-            return;
-        }
-        if (now.equals(seen)) {
-            return;
-        }
-        seen = now;
+    /** After a change of the file (its loss included): the new tokens, or the old ones and a WARN line. */
+    private void reload() {
         try {
             ClientTokens loaded = read(file);
             tokens = loaded;
@@ -103,15 +76,6 @@ public final class TokenFile implements Supplier<ClientTokens>, AutoCloseable {
             log.warn("token file {} {}; keeping the {} tokens loaded before", file, e.getMessage(), tokens.size());
         } catch (RuntimeException e) { // never let the poller die: it would stop reloading for good
             log.warn("token file {} could not be reloaded ({}); keeping the tokens loaded before", file, e.toString());
-        }
-    }
-
-    private static Stamp stamp(Path file) throws TokenFileException {
-        try {
-            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-            return new Stamp(a.lastModifiedTime(), a.size(), a.fileKey());
-        } catch (IOException e) {
-            throw new TokenFileException(0, "cannot be read: " + describe(e));
         }
     }
 
@@ -146,7 +110,7 @@ public final class TokenFile implements Supplier<ClientTokens>, AutoCloseable {
     /** Stops watching. */
     @Override
     public void close() {
-        poller.shutdownNow();
+        watch.close();
     }
 
     @Override

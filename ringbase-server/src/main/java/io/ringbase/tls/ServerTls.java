@@ -5,24 +5,17 @@ import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.ringbase.reload.FileWatch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,27 +36,16 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServerTls.class);
 
     private final TlsOptions options;
-    private final ScheduledExecutorService poller;
+    private final FileWatch watch;
     private volatile SslContext context;
     private volatile X509Certificate certificate;
-    private List<Stamp> seen; // poller thread only after open
 
-    private record Stamp(
-            @Nullable FileTime modified,
-            long size,
-            @Nullable Object key) {
-        static final Stamp MISSING = new Stamp(null, -1, null);
-    }
-
-    private ServerTls(TlsOptions options, Loaded loaded, List<Stamp> seen) {
+    private ServerTls(TlsOptions options, Loaded loaded, FileWatch watch) {
         this.options = options;
         this.context = loaded.context();
         this.certificate = loaded.certificate();
-        this.seen = seen;
-        this.poller = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("tls-reload").daemon().factory());
-        long every = options.reloadIntervalMs();
-        var _ = poller.scheduleWithFixedDelay(this::poll, every, every, TimeUnit.MILLISECONDS);
+        this.watch = watch;
+        watch.start(options.reloadIntervalMs(), this::reload);
     }
 
     /**
@@ -72,7 +54,7 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
      * @throws TlsException naming the file that cannot be read or used
      */
     public static ServerTls open(TlsOptions options) throws TlsException {
-        List<Stamp> stamps = stamps(options);
+        FileWatch watch = new FileWatch("tls-reload", files(options));
         Loaded loaded = load(options);
         log.info(
                 "TLS on: certificate {} (valid until {}) from {}, provider {}{}",
@@ -83,7 +65,7 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
                 options.requiresClientCertificates()
                         ? "; clients must present a certificate signed by " + options.caFile()
                         : "");
-        return new ServerTls(options, loaded, stamps);
+        return new ServerTls(options, loaded, watch);
     }
 
     /** The context for the next accepted connection. */
@@ -104,19 +86,11 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
 
     /** Looks at the files once, as the poller does: for tests that drive the reload themselves. */
     public void pollNow() throws InterruptedException {
-        try {
-            poller.submit(this::poll).get(10, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("TLS file poll failed", e);
-        }
+        watch.pollNow();
     }
 
-    private void poll() {
-        List<Stamp> now = stamps(options);
-        if (now.equals(seen)) {
-            return;
-        }
-        seen = now;
+    /** After a change of a file: the new context, or the old one and a WARN line. */
+    private void reload() {
         try {
             Loaded loaded = load(options);
             context = loaded.context();
@@ -165,30 +139,22 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         }
     }
 
-    private static List<Stamp> stamps(TlsOptions options) {
-        List<Stamp> stamps = new ArrayList<>(3);
-        stamps.add(stamp(options.certFile()));
-        stamps.add(stamp(options.keyFile()));
+    /** The files a context is made of: certificate, key and, if set, the CA. */
+    private static List<Path> files(TlsOptions options) {
+        List<Path> files = new ArrayList<>(3);
+        files.add(options.certFile());
+        files.add(options.keyFile());
         Path ca = options.caFile();
         if (ca != null) {
-            stamps.add(stamp(ca));
+            files.add(ca);
         }
-        return stamps;
-    }
-
-    private static Stamp stamp(Path file) {
-        try {
-            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-            return new Stamp(a.lastModifiedTime(), a.size(), a.fileKey());
-        } catch (IOException e) {
-            return Stamp.MISSING; // load() names the file and why
-        }
+        return files;
     }
 
     /** Stops watching the files; connections keep the context they have. */
     @Override
     public void close() {
-        poller.shutdownNow();
+        watch.close();
     }
 
     @Override
