@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What an acceptor keeps for one key: the highest ballot promised, the highest accepted and its proposal,
- * the highest committed, and the versions of the latest {@link #RECENT} committed entries. A ballot of
+ * the highest committed, and the {@link #RECENT} highest versions of the entries committed here. A ballot of
  * 0 is "none" (ballots are clock readings, all above 0). The
  * proposal is dropped once a commit at or above its ballot has applied it: the engine holds it then.
  *
@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * state"), little-endian:
  * <pre>
  * state := format u8 (= 1), promised i64, accepted i64, committed i64,
- *          recentCount u8 (at most 16), recent i64 x recentCount (oldest first), proposal optEntry, crc u32
+ *          recentCount u8 (at most 16), recent i64 x recentCount (ascending), proposal optEntry, crc u32
  * crc   := CRC32C of every byte before it
  * </pre>
  * with {@code optEntry} as in {@link PaxosMessages}.
@@ -27,8 +27,9 @@ record PaxosState(long promised, long accepted, @Nullable Entry proposal, long c
     static final PaxosState NONE = new PaxosState(0, 0, null, 0, new long[0]);
 
     /**
-     * How many of the latest committed versions a state remembers ({@link #recent}): enough for a proposer
-     * whose round had to start over to learn whether its proposal was committed meanwhile.
+     * How many of the highest committed versions a state remembers ({@link #recent}): enough for a proposer
+     * whose round had to start over to learn whether its proposal was committed meanwhile, unless more
+     * commits than this came after it (then its answer is "may have been applied").
      */
     static final int RECENT = 16;
 
@@ -48,20 +49,26 @@ record PaxosState(long promised, long accepted, @Nullable Entry proposal, long c
 
     /**
      * After a commit of {@code version} under {@code ballot}: its value is in the engine, so a proposal at
-     * or below the ballot goes, and the version joins {@link #recent} (the oldest leaves past
-     * {@link #RECENT}).
+     * or below the ballot goes, and the version joins {@link #recent}, which keeps the {@link #RECENT}
+     * highest committed versions in ascending order. A commit below all of a full list is not kept: it is
+     * a late or repeated delivery of an old commit (versions grow with the order of commits), and keeping
+     * it would make the list's lowest version claim a memory of commits it no longer holds, the bound a
+     * proposer relies on to conclude that its own proposal was never committed.
      */
     PaxosState withCommitted(long ballot, long version) {
         long c = Math.max(committed, ballot);
-        long[] r = recent;
-        if (!contains(r, version)) {
-            int keep = Math.min(r.length, RECENT - 1);
-            long[] next = new long[keep + 1];
-            System.arraycopy(r, r.length - keep, next, 0, keep);
-            next[keep] = version;
-            r = next;
+        return new PaxosState(promised, accepted, accepted <= c ? null : proposal, c, remember(recent, version));
+    }
+
+    /** {@code versions} (ascending, at most {@link #RECENT}) with {@code v}: the highest {@link #RECENT} of both. */
+    static long[] remember(long[] versions, long v) {
+        if (contains(versions, v) || (versions.length == RECENT && v < versions[0])) {
+            return versions;
         }
-        return new PaxosState(promised, accepted, accepted <= c ? null : proposal, c, r);
+        long[] all = java.util.Arrays.copyOf(versions, versions.length + 1);
+        all[versions.length] = v;
+        java.util.Arrays.sort(all);
+        return all.length > RECENT ? java.util.Arrays.copyOfRange(all, all.length - RECENT, all.length) : all;
     }
 
     /** Whether {@code versions} holds {@code v}. */
@@ -144,6 +151,7 @@ record PaxosState(long promised, long accepted, @Nullable Entry proposal, long c
             for (int i = 0; i < n; i++) {
                 recent[i] = b.getLong();
             }
+            java.util.Arrays.sort(recent); // a state written in commit order rather than version order
             present = b.get() & 0xFF;
             proposal = present == 1 ? PaxosMessages.entry(b) : null;
         } catch (java.nio.BufferUnderflowException e) {
