@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sets up logging for a node once its flags are parsed: the format of the {@code STDERR} appender of
- * {@code logback.xml} ({@link Format#TEXT}, or logback's {@link JsonEncoder} for {@link Format#JSON})
+ * {@link LogbackDefaults} ({@link Format#TEXT}, or logback's {@link JsonEncoder} for {@link Format#JSON})
  * and the context property {@code node} (the node's URL), which the text pattern prints on every line
  * and the JSON encoder writes into every object ({@code context.properties.node}). The level is
- * {@code RINGBASE_LOG_LEVEL}, read by {@code logback.xml} itself.
+ * {@code RINGBASE_LOG_LEVEL}, read by {@link LogbackDefaults}.
  */
 final class Logging {
 
@@ -26,7 +26,7 @@ final class Logging {
         JSON
     }
 
-    /** The pattern of the text format: {@code logback.xml}'s, kept in step with it. */
+    /** The pattern of the text format ({@link LogbackDefaults}; conf/logback.xml.example repeats it). */
     static final String TEXT_PATTERN =
             "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} %property{node} - %msg%n";
 
@@ -36,8 +36,8 @@ final class Logging {
     static final java.util.List<String> LEVELS = java.util.List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
 
     /**
-     * Checks {@code RINGBASE_LOG_LEVEL}'s value ({@code null} when unset), which logback.xml applies by
-     * itself and would otherwise take as DEBUG when misspelt.
+     * Checks {@code RINGBASE_LOG_LEVEL}'s value ({@code null} when unset), which {@link LogbackDefaults}
+     * applies by itself (and a logback.xml copied from the example would take as DEBUG when misspelt).
      *
      * @throws IllegalArgumentException naming the value and the levels allowed
      */

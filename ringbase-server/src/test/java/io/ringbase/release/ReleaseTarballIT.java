@@ -66,7 +66,7 @@ class ReleaseTarballIT {
     void holdsTheLauncherTheJarTheConfigurationTheUnitAndTheDocs() {
         assertThat(home.resolve("bin/ringbase")).isExecutable();
         assertThat(home.resolve("lib/ringbase.jar")).isRegularFile();
-        assertThat(home.resolve("conf/logback.xml")).isRegularFile();
+        assertThat(home.resolve("conf/logback.xml.example")).isRegularFile();
         assertThat(home.resolve("conf/ringbase.conf")).isRegularFile();
         assertThat(home.resolve("systemd/ringbase.service")).content().contains("ExecStart=");
         assertThat(home.resolve("grafana/ringbase-dashboard.json")).isRegularFile();
@@ -278,7 +278,7 @@ class ReleaseTarballIT {
             node.destroyForcibly().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         assertThat(Files.readString(tmp.resolve("node.stderr.log")))
-                .as("the tarball's conf/logback.xml is used and is valid")
+                .as("the built-in logging configuration reports no error")
                 .doesNotContain("|-ERROR");
         assertThat(home.resolve("target")).as("nothing was built").doesNotExist();
     }
