@@ -8,7 +8,6 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
@@ -147,43 +146,15 @@ class PaxosLinearizabilityModelTest {
 
     private Replica remote(int from, NodeId node) {
         int to = node.index();
-        return new Replica() {
-            @Override
-            public NodeId node() {
-                return node;
-            }
-
-            @Override
-            public CompletableFuture<byte[]> paxos(byte[] message) {
-                return call(from, to, () -> {
-                    try {
-                        return acceptors.get(to).handle(message);
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
-            }
-
-            @Override
-            public CompletableFuture<Entry> read(byte[] key) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<Void> write(Entry entry) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<Void> probe() {
-                return CompletableFuture.completedFuture(null);
-            }
-        };
+        return new PaxosReplica(node, message -> {
+            return call(from, to, () -> {
+                try {
+                    return acceptors.get(to).handle(message);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        });
     }
 
     private void cluster(Path dir) {

@@ -8,7 +8,6 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
@@ -64,60 +63,32 @@ class PaxosModelTest {
 
     /** A remote replica whose Paxos calls cross a lossy, reordering network. */
     private Replica remote(NodeId node) {
-        return new Replica() {
-            @Override
-            public NodeId node() {
-                return node;
-            }
-
-            @Override
-            public CompletableFuture<byte[]> paxos(byte[] message) {
-                CompletableFuture<byte[]> out = new CompletableFuture<>();
-                ThreadLocalRandom r = ThreadLocalRandom.current();
-                boolean lostThere = r.nextDouble() < lossRate;
-                boolean lostBack = r.nextDouble() < lossRate;
-                var _ = network.schedule(
-                        () -> {
-                            if (lostThere) {
+        return new PaxosReplica(node, message -> {
+            CompletableFuture<byte[]> out = new CompletableFuture<>();
+            ThreadLocalRandom r = ThreadLocalRandom.current();
+            boolean lostThere = r.nextDouble() < lossRate;
+            boolean lostBack = r.nextDouble() < lossRate;
+            var _ = network.schedule(
+                    () -> {
+                        if (lostThere) {
+                            out.completeExceptionally(new ReplicaException.Timeout(node, 3));
+                            return;
+                        }
+                        try {
+                            byte[] reply = acceptors.get(node.index()).handle(message);
+                            if (lostBack) {
                                 out.completeExceptionally(new ReplicaException.Timeout(node, 3));
-                                return;
+                            } else {
+                                out.complete(reply);
                             }
-                            try {
-                                byte[] reply = acceptors.get(node.index()).handle(message);
-                                if (lostBack) {
-                                    out.completeExceptionally(new ReplicaException.Timeout(node, 3));
-                                } else {
-                                    out.complete(reply);
-                                }
-                            } catch (Exception e) {
-                                out.completeExceptionally(e);
-                            }
-                        },
-                        r.nextInt(3000),
-                        TimeUnit.MICROSECONDS);
-                return out;
-            }
-
-            @Override
-            public CompletableFuture<Entry> read(byte[] key) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<Void> write(Entry entry) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<Void> probe() {
-                return CompletableFuture.completedFuture(null);
-            }
-        };
+                        } catch (Exception e) {
+                            out.completeExceptionally(e);
+                        }
+                    },
+                    r.nextInt(3000),
+                    TimeUnit.MICROSECONDS);
+            return out;
+        });
     }
 
     private void cluster(Path dir) {

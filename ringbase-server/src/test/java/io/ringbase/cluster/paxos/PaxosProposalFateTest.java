@@ -9,7 +9,6 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
@@ -68,55 +67,27 @@ class PaxosProposalFateTest {
     }
 
     private Replica replica(NodeId node, boolean fromCutOff) {
-        return new Replica() {
-            @Override
-            public NodeId node() {
-                return node;
-            }
-
-            @Override
-            public CompletableFuture<byte[]> paxos(byte[] message) {
-                if (fromCutOff) {
-                    boolean commit = PaxosMessages.decodeRequest(message) instanceof PaxosMessages.Commit;
-                    if (link == Link.LOSES_COMMIT && commit) {
-                        link = Link.CUT;
-                        firstCommit.countDown();
-                    }
-                    if (link == Link.CUT) {
-                        return CompletableFuture.failedFuture(new ReplicaException.Timeout(node, 1));
-                    }
+        return new PaxosReplica(node, message -> {
+            if (fromCutOff) {
+                boolean commit = PaxosMessages.decodeRequest(message) instanceof PaxosMessages.Commit;
+                if (link == Link.LOSES_COMMIT && commit) {
+                    link = Link.CUT;
+                    firstCommit.countDown();
                 }
-                return CompletableFuture.supplyAsync(
-                        () -> {
-                            try {
-                                return acceptors.get(node.index()).handle(message);
-                            } catch (java.io.IOException e) {
-                                throw new java.io.UncheckedIOException(e);
-                            }
-                        },
-                        local);
+                if (link == Link.CUT) {
+                    return CompletableFuture.failedFuture(new ReplicaException.Timeout(node, 1));
+                }
             }
-
-            @Override
-            public CompletableFuture<Entry> read(byte[] key) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<Void> write(Entry entry) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public CompletableFuture<Void> probe() {
-                return CompletableFuture.completedFuture(null);
-            }
-        };
+            return CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return acceptors.get(node.index()).handle(message);
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    },
+                    local);
+        });
     }
 
     private PaxosProposer proposer(int node, boolean cutOff, List<String> urls) {
