@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.collection.IntObjectHashMap;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.Replica;
@@ -175,6 +176,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            if (state == State.READY) { // a keep-alive: id 0 is never a call's, so its PONG is dropped
+                var _ = ctx.writeAndFlush(
+                        WireFormat.seal(WireFormat.frame(ctx.alloc(), 0, WireFormat.OP_PING, 0)), ctx.voidPromise());
+            }
+            return;
+        }
         if (evt instanceof FrameDecoder.Broken && state != State.READY) {
             retryMs = WireClient.RETRY_REFUSED_MS; // not v2 (an HTTP-only node) or broken in the handshake
         }

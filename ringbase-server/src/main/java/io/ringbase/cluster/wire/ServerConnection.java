@@ -6,6 +6,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.ringbase.cluster.paxos.PaxosAcceptor;
 import io.ringbase.cluster.rpc.ReplicaBatch;
 import io.ringbase.storage.Entry;
@@ -14,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +51,45 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     ServerConnection(WireServer owner, Executor workers) {
         this.owner = owner;
         this.workers = workers;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        var _ = ctx.executor()
+                .schedule(
+                        () -> {
+                            if (state == State.HELLO || state == State.AUTH) {
+                                close(
+                                        ctx,
+                                        "did not complete the handshake within " + WireServer.HANDSHAKE_TIMEOUT_MS
+                                                + " ms");
+                            }
+                        },
+                        WireServer.HANDSHAKE_TIMEOUT_MS,
+                        TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE && state != State.CLOSED) {
+            close(ctx, "sent nothing for " + WireServer.IDLE_TIMEOUT_MS + " ms");
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /** Closes a connection whose peer stalled or went silent (no REFUSED frame: it would not read it). */
+    private void close(ChannelHandlerContext ctx, String why) {
+        state = State.CLOSED;
+        long held = owner.closedLog.tryLog();
+        if (held >= 0) {
+            log.warn(
+                    "closed a node-to-node v2 connection from {}: it {}{}",
+                    ctx.channel().remoteAddress(),
+                    why,
+                    held > 0 ? " (" + held + " more closed since the last such line)" : "");
+        }
+        var _ = ctx.close();
     }
 
     @Override

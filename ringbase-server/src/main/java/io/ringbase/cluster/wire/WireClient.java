@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.ReplicaException;
@@ -53,6 +54,13 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
     static final long TICK_MS = 10;
     /** The longest a handshake may take, ms. */
     static final long MAX_HANDSHAKE_MS = 2_000;
+
+    /**
+     * A ready connection with nothing read or written for this long sends a PING (id 0, its answer
+     * dropped), ms, so that the replica, which closes connections silent for
+     * {@link WireServer#IDLE_TIMEOUT_MS}, keeps a quiet peer's connection open.
+     */
+    static final long KEEPALIVE_MS = 60_000;
 
     /**
      * Who this node is in a handshake.
@@ -255,6 +263,9 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
                         @Override
                         protected void initChannel(Channel ch) {
                             ch.pipeline()
+                                    .addLast(
+                                            "keepalive",
+                                            new IdleStateHandler(0, 0, KEEPALIVE_MS, TimeUnit.MILLISECONDS))
                                     .addLast("frames", new FrameDecoder("client", true))
                                     .addLast("calls", opened);
                         }

@@ -1,10 +1,13 @@
 package io.ringbase.cluster.wire;
 
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.rpc.ReplicaServer;
+import io.ringbase.logging.LogThrottle;
 import io.ringbase.transport.ConnectionSniffer;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The replica's side of the binary node-to-node protocol, served on the HTTP port: a connection whose
@@ -14,7 +17,24 @@ import java.util.concurrent.Executor;
  */
 public final class WireServer implements ConnectionSniffer {
 
+    /**
+     * A connection that has not completed its handshake this long after its magic arrived is closed, ms:
+     * a client gives up on its own after {@link WireClient#MAX_HANDSHAKE_MS}, so only a stalled or
+     * hostile peer is still there, holding a connection that no idle timeout of HTTP covers any more.
+     */
+    static final long HANDSHAKE_TIMEOUT_MS = 10_000;
+
+    /**
+     * A connection that has read nothing for this long is closed, ms: three of the clients' keep-alive
+     * pings ({@link WireClient#KEEPALIVE_MS}) missed, a peer gone without closing (its host lost, a
+     * partition that outlived the connection).
+     */
+    static final long IDLE_TIMEOUT_MS = 3 * WireClient.KEEPALIVE_MS;
+
     final ReplicaServer server;
+    /** Connections closed for a stalled handshake or silence: one WARN line a minute for them all. */
+    final LogThrottle closedLog = new LogThrottle(1, TimeUnit.MINUTES);
+
     final RequestSigner signer;
     final String clusterName;
 
@@ -36,7 +56,8 @@ public final class WireServer implements ConnectionSniffer {
 
     @Override
     public void install(ChannelPipeline pipeline, Executor workers) {
-        pipeline.addLast("frames", new FrameDecoder("server", true))
+        pipeline.addLast("idle", new IdleStateHandler(IDLE_TIMEOUT_MS, 0, 0, TimeUnit.MILLISECONDS))
+                .addLast("frames", new FrameDecoder("server", true))
                 .addLast("calls", new ServerConnection(this, workers));
     }
 }

@@ -140,6 +140,43 @@ class ServerConnectionTest {
     }
 
     @Test
+    void aHandshakeStalledPastItsTimeoutIsClosedWithALogLine() {
+        EmbeddedChannel ch = server(SECRET);
+        ch.freezeTime();
+        ch.writeInbound(Unpooled.wrappedBuffer(WireFormat.MAGIC)); // and then nothing
+        ch.advanceTimeBy(WireServer.HANDSHAKE_TIMEOUT_MS - 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.isOpen()).isTrue();
+        ch.advanceTimeBy(2, java.util.concurrent.TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(log.warningMessages())
+                .singleElement()
+                .asString()
+                .contains("did not complete the handshake within " + WireServer.HANDSHAKE_TIMEOUT_MS + " ms");
+    }
+
+    @Test
+    void aReadyConnectionIsClosedOnlyAfterItsPeerFellSilentForTheIdleTimeout() {
+        EmbeddedChannel ch = server(SECRET);
+        ch.freezeTime();
+        assertThat(handshake(ch, SECRET).op()).isEqualTo(WireFormat.OP_READY);
+        long step = WireClient.KEEPALIVE_MS;
+        for (int i = 0; i < 5; i++) { // keep-alive pings every KEEPALIVE_MS hold it open, past the timeout
+            ch.advanceTimeBy(step, java.util.concurrent.TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
+            ch.writeInbound(WireFormat.seal(WireFormat.frame(ALLOC, 0, WireFormat.OP_PING, 0)));
+            assertThat(next(ch).op()).isEqualTo(WireFormat.OP_PONG);
+        }
+        assertThat(5 * step).isGreaterThan(WireServer.IDLE_TIMEOUT_MS);
+        assertThat(ch.isOpen()).isTrue();
+        ch.advanceTimeBy(WireServer.IDLE_TIMEOUT_MS + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(log.warningMessages()).singleElement().asString().contains("sent nothing for");
+    }
+
+    @Test
     void wrongSecretIsRefusedWithALogLineAndClosed() {
         EmbeddedChannel ch = server(SECRET);
         FrameDecoder.Frame answer = handshake(ch, new RequestSigner(bytes("another-secret-of-16")));
