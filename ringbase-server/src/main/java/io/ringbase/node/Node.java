@@ -128,7 +128,17 @@ public final class Node implements AutoCloseable {
                 g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS));
         services = local == null
                 ? new StandaloneServices(topology, engine, clock, time, agreed)
-                : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources, local, elastic);
+                : new ClusterServices(
+                        config,
+                        engine,
+                        clock,
+                        time,
+                        signer,
+                        ioGroup,
+                        resources,
+                        local,
+                        elastic,
+                        tls == null ? null : tls.client());
         startup.end(local == null ? "services" : "cluster services");
         HttpApi.Builder api = NodeRoutes.api(
                 services.kv(),
@@ -268,7 +278,8 @@ public final class Node implements AutoCloseable {
      */
     public String url() {
         if (!config.topology().isAlone()) {
-            return config.topology().self().toString();
+            String self = config.topology().self().toString(); // the node's identity, always http://
+            return config.http().tls() != null ? "https" + self.substring("http".length()) : self;
         }
         String host = config.http().host();
         return (config.http().tls() != null ? "https://" : "http://")

@@ -5,6 +5,7 @@ import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.rpc.ReplicaServer;
 import io.ringbase.transport.ConnectionSniffer;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The replica's side of the binary node-to-node protocol, served on the HTTP port: a connection whose
@@ -35,8 +36,8 @@ public final class WireServer implements ConnectionSniffer {
     }
 
     @Override
-    public void install(ChannelPipeline pipeline, Executor workers) {
+    public void install(ChannelPipeline pipeline, Executor workers, @Nullable String refusal) {
         pipeline.addLast("frames", new FrameDecoder("server", true))
-                .addLast("calls", new ServerConnection(this, workers));
+                .addLast("calls", new ServerConnection(this, workers, refusal));
     }
 }
