@@ -56,8 +56,9 @@ public final class ServeCommand implements Callable<Integer> {
             names = "--cluster",
             split = ",",
             paramLabel = "URL",
-            description = "Comma-separated URLs (http://host:port) of all cluster nodes, the same list on every "
-                    + "node (default: this node alone).")
+            description = "Comma-separated URLs (http://host:port, or all https://host:port for TLS between nodes "
+                    + "with --tls-cert/--tls-key/--tls-ca) of all cluster nodes, the same list on every node "
+                    + "(default: this node alone).")
     List<String> cluster;
 
     @Option(

@@ -30,6 +30,7 @@ import io.ringbase.tls.ServerTls;
 import io.ringbase.tls.TlsOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -179,7 +180,10 @@ public final class Node implements AutoCloseable {
             metrics.addFunctions(functionFigures);
         }
         api.functions(functions)
-                .reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
+                .reports(new Reports(
+                        metrics,
+                        status,
+                        new StatusPage(status, peerUrls(services, tls), time, tls == null ? null : tls.jdkClient())))
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
                 .membership(services.membershipControl())
@@ -254,6 +258,16 @@ public final class Node implements AutoCloseable {
             resources.closeAfter(e);
             throw e;
         }
+    }
+
+    /** The peers' URLs as clients call them: {@code https://} when the nodes call each other over TLS. */
+    private static Supplier<List<String>> peerUrls(NodeServices services, @Nullable ServerTls tls) {
+        if (tls == null || tls.client() == null) {
+            return services::peerUrls;
+        }
+        return () -> services.peerUrls().stream()
+                .map(url -> url.startsWith("http://") ? "https://" + url.substring("http://".length()) : url)
+                .toList();
     }
 
     /** A client of other nodes' metadata endpoints, signed with the cluster secret. */

@@ -10,12 +10,17 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,12 +53,14 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
     private final FileWatch watch;
     private volatile SslContext context;
     private volatile @Nullable SslContext clientContext;
+    private volatile @Nullable SSLContext jdkClientContext;
     private volatile X509Certificate certificate;
 
     private ServerTls(TlsOptions options, Loaded loaded, FileWatch watch) {
         this.options = options;
         this.context = loaded.context();
         this.clientContext = loaded.client();
+        this.jdkClientContext = loaded.jdkClient();
         this.certificate = loaded.certificate();
         this.watch = watch;
         watch.start(options.reloadIntervalMs(), this::reload);
@@ -98,6 +105,15 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         return options.nodeToNode() ? () -> java.util.Objects.requireNonNull(clientContext) : null;
     }
 
+    /**
+     * As {@link #client()}, as a JDK {@link SSLContext} for {@link java.net.http.HttpClient} (the status page's
+     * calls to its peers, which check the host name as any {@code https://} client does); a new instance
+     * after each reload. {@code null} unless {@link TlsOptions#nodeToNode()}.
+     */
+    public @Nullable Supplier<SSLContext> jdkClient() {
+        return options.nodeToNode() ? () -> java.util.Objects.requireNonNull(jdkClientContext) : null;
+    }
+
     /** The certificate now presented to new connections (this node's, the first of the chain). */
     public X509Certificate certificate() {
         return certificate;
@@ -118,6 +134,7 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         try {
             Loaded loaded = load(options);
             clientContext = loaded.client();
+            jdkClientContext = loaded.jdkClient();
             context = loaded.context();
             certificate = loaded.certificate();
             log.info(
@@ -132,7 +149,11 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         }
     }
 
-    private record Loaded(SslContext context, @Nullable SslContext client, X509Certificate certificate) {}
+    private record Loaded(
+            SslContext context,
+            @Nullable SslContext client,
+            @Nullable SSLContext jdkClient,
+            X509Certificate certificate) {}
 
     private static Loaded load(TlsOptions options) throws TlsException {
         String certName = "TLS certificate " + options.certFile();
@@ -151,7 +172,9 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         }
         try {
             SslContext client = null;
+            SSLContext jdkClient = null;
             if (options.nodeToNode() && trusted != null) {
+                jdkClient = jdkContext(key, chain, trusted);
                 client = SslContextBuilder.forClient()
                         .sslProvider(provider())
                         .keyManager(key, chain)
@@ -159,9 +182,34 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
                         .endpointIdentificationAlgorithm("HTTPS") // the peer's URL host, as a browser checks it
                         .build();
             }
-            return new Loaded(builder.build(), client, chain[0]);
-        } catch (SSLException | RuntimeException e) {
+            return new Loaded(builder.build(), client, jdkClient, chain[0]);
+        } catch (SSLException | GeneralSecurityException | RuntimeException e) {
             throw new TlsException(certName + " cannot be used: " + e.getMessage(), e);
+        }
+    }
+
+    /** A JDK client context presenting {@code chain} and trusting {@code trusted}, from memory only. */
+    private static SSLContext jdkContext(PrivateKey key, X509Certificate[] chain, X509Certificate[] trusted)
+            throws GeneralSecurityException {
+        try {
+            char[] none = new char[0];
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            keys.load(null, null);
+            keys.setKeyEntry("node", key, none, chain);
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(keys, none);
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            for (int i = 0; i < trusted.length; i++) {
+                trust.setCertificateEntry("ca-" + i, trusted[i]);
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException e) { // an in-memory key store does no I/O
+            throw new GeneralSecurityException(e);
         }
     }
 

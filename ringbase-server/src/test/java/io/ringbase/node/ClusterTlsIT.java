@@ -141,6 +141,18 @@ class ClusterTlsIT {
     }
 
     @Test
+    void theStatusPageReachesItsPeersOverTls() throws Exception {
+        try (HttpClient https = client(ca.clientContext())) {
+            HttpResponse<String> page = send(https, urls.get(0) + "/", "GET", "");
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.body())
+                    .contains(urls.get(1), urls.get(2))
+                    .doesNotContain("no answer")
+                    .doesNotContain("answered ");
+        }
+    }
+
+    @Test
     void aNodeCertificateOpensTheBinaryProtocolOverTls() throws Exception {
         Node from = nodes.get(0);
         Topology t = from.config().topology();
