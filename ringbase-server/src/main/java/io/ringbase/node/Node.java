@@ -287,8 +287,9 @@ public final class Node implements AutoCloseable {
     }
 
     /**
-     * This node's URL: its {@code --self} in a cluster; for a node alone {@code http://host:port} with
-     * the bound port ({@code localhost} for a wildcard address).
+     * This node's URL: its {@code --self} in a cluster ({@code https://} with TLS); for a node alone
+     * {@code http://host:port} or {@code https://host:port} with the bound port ({@code localhost} for a
+     * wildcard address).
      */
     public String url() {
         if (!config.topology().isAlone()) {

@@ -99,6 +99,25 @@ class ServerConnectionTest {
     }
 
     @Test
+    void aConnectionRefusedAtInstallGetsMagicAndRefusedAtOnceAndIsClosed() {
+        ReplicaServer replica = new ReplicaServer(
+                engine,
+                new HybridLogicalClock(),
+                SECRET,
+                TimeSource.SYSTEM,
+                () -> Placement.of(TOPOLOGY),
+                new RepairSource(engine, new Ring(TOPOLOGY), TOPOLOGY.self(), 3),
+                PeerGate.of(URLS.get(0), MINE, () -> null, (url, inc, state) -> HelloSender.Answer.NONE),
+                MetadataEndpoint.NONE);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        new WireServer(replica, SECRET, "c").install(ch.pipeline(), Runnable::run, "no client certificate");
+        FrameDecoder.Frame refused = next(ch); // before any hello
+        assertThat(refused.op()).isEqualTo(WireFormat.OP_REFUSED);
+        assertThat(reason(refused)).isEqualTo("no client certificate");
+        assertThat(ch.isOpen()).isFalse();
+    }
+
+    @Test
     void provenSecretGetsReadyAndCallsAreServed() {
         EmbeddedChannel ch = server(SECRET);
         assertThat(handshake(ch, SECRET).op()).isEqualTo(WireFormat.OP_READY);
