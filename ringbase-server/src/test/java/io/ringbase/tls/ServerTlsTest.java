@@ -67,9 +67,28 @@ class ServerTlsTest {
                 .isNull();
     }
 
+    @Test
+    void theClientSideChecksThePeersHostName() throws Exception {
+        TestCertificates.write(ca.issue("node"), dir.resolve("node.pem"), dir.resolve("node.key"));
+        Path caFile = ca.writeCa(dir.resolve("ca.pem"));
+        TlsOptions options = new TlsOptions(dir.resolve("node.pem"), dir.resolve("node.key"), caFile, NEVER_MS, true);
+        try (ServerTls tls = ServerTls.open(options)) {
+            SslContext client = java.util.Objects.requireNonNull(tls.client()).get();
+            assertThat(presentedBy(client, tls.get(), "127.0.0.1")).isEqualTo("CN=node");
+            // the certificate names localhost and 127.0.0.1 only
+            assertThatThrownBy(() -> presentedBy(client, tls.get(), "rb2.example"))
+                    .isInstanceOf(javax.net.ssl.SSLException.class);
+        }
+    }
+
     /** The subject of the certificate {@code client} presents to {@code server}, by a handshake in memory. */
     private static String presentedBy(SslContext client, SslContext server) throws Exception {
-        SSLEngine c = client.newEngine(ByteBufAllocator.DEFAULT, "localhost", 1);
+        return presentedBy(client, server, "localhost");
+    }
+
+    /** As {@link #presentedBy(SslContext, SslContext)}, the client dialling {@code host}. */
+    private static String presentedBy(SslContext client, SslContext server, String host) throws Exception {
+        SSLEngine c = client.newEngine(ByteBufAllocator.DEFAULT, host, 1);
         SSLEngine s = server.newEngine(ByteBufAllocator.DEFAULT);
         ByteBuffer toServer = ByteBuffer.allocate(1 << 17);
         ByteBuffer toClient = ByteBuffer.allocate(1 << 17);

@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -108,6 +109,7 @@ public final class ReplicaClient implements AutoCloseable {
     private final @Nullable Supplier<SslContext> tls;
     private final @Nullable AsciiString membershipDigest;
     private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
+    private final LogThrottle tlsLog = new LogThrottle(10, TimeUnit.SECONDS);
     private final EventLoopGroup group;
     private final boolean ownsGroup;
     private final List<EventLoop> loops;
@@ -430,9 +432,30 @@ public final class ReplicaClient implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
+            SSLException tls = tlsFailure(cause);
+            long heldBack = tls == null ? -1 : tlsLog.tryLog();
+            if (tls != null && heldBack >= 0) {
+                // a certificate the peer refuses, or one of the peer's this node does not trust: say it once
+                log.warn(
+                        "TLS with node {} failed: {}{}",
+                        ctx.channel().remoteAddress(),
+                        tls.getMessage(),
+                        heldBack > 0 ? " (" + heldBack + " more TLS failures since the last such line)" : "");
+            } else {
+                log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
+            }
             var _ = ctx.close();
         }
+    }
+
+    /** The TLS failure in {@code cause}'s chain, or null if it is none. */
+    private static @Nullable SSLException tlsFailure(@Nullable Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SSLException e) {
+                return e;
+            }
+        }
+        return null;
     }
 
     /** Calls made to each node and how they ended. */
