@@ -20,6 +20,7 @@ import io.ringbase.api.wire.Request;
 import io.ringbase.api.wire.RequestError;
 import io.ringbase.logging.LogThrottle;
 import io.ringbase.observe.RequestMetrics;
+import io.ringbase.tls.PeerCertificates;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
@@ -58,6 +59,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     static final String ACCESS_LOGGER = "io.ringbase.access";
 
     private static final Logger access = LoggerFactory.getLogger(ACCESS_LOGGER);
+
+    /** Where the node-to-node API's paths start, whether or not a route serves them. */
+    private static final String INTERNAL_PREFIX = "/internal/";
 
     private final RingbaseHttpServer.Shared shared;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
@@ -257,6 +261,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         try {
             shared.api().authorize(entry, request); // before any route, the inline point path included
+            if (entry.access() == Access.NODE || request.uri().startsWith(INTERNAL_PREFIX)) {
+                // on a TLS port, only a peer with a certificate of --tls-ca speaks for a node
+                String refusal = PeerCertificates.refusal(ctx.channel(), "an /internal/ request");
+                if (refusal != null) {
+                    throw new ForbiddenException(refusal);
+                }
+            }
         } catch (Exception refused) {
             request.release();
             respond(Responses.error(refused, version), keepAlive);

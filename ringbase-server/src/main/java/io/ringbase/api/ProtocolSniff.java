@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.ringbase.tls.PeerCertificates;
 import io.ringbase.transport.ConnectionSniffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -24,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  *       HTTP ones;
  *   <li>with TLS on the port, a TLS record ({@link SslHandler#isEncrypted}, which needs the
  *       {@value #TLS_RECORD_HEADER}-byte record header): an {@link SslHandler} of the current context goes
- *       in front of HTTP, and behind it another sniff for the node-to-node protocol inside TLS;
+ *       in front of HTTP, and behind it another sniff for the node-to-node protocol inside TLS, served only
+ *       if the peer presented a certificate signed by {@code --tls-ca} ({@link PeerCertificates}) and
+ *       refused in its handshake otherwise;
+ *   <li>with TLS on the port, the node-to-node protocol in plain: refused in its handshake;
  *   <li>with TLS on the port, anything else (plain HTTP): one {@code 400} saying the port speaks TLS, then
  *       the connection is closed and what it sends is discarded;
  *   <li>without TLS, anything else stays HTTP.
@@ -50,6 +54,7 @@ final class ProtocolSniff extends ByteToMessageDecoder {
     private final @Nullable ConnectionSniffer sniffer;
     private final @Nullable Supplier<SslContext> tls;
     private final Executor workers;
+    private final boolean insideTls;
     private boolean refused;
 
     /**
@@ -58,9 +63,18 @@ final class ProtocolSniff extends ByteToMessageDecoder {
      * @param workers where the node-to-node protocol runs work that may block
      */
     ProtocolSniff(@Nullable ConnectionSniffer sniffer, @Nullable Supplier<SslContext> tls, Executor workers) {
+        this(sniffer, tls, workers, false);
+    }
+
+    private ProtocolSniff(
+            @Nullable ConnectionSniffer sniffer,
+            @Nullable Supplier<SslContext> tls,
+            Executor workers,
+            boolean insideTls) {
         this.sniffer = sniffer;
         this.tls = tls;
         this.workers = workers;
+        this.insideTls = insideTls;
     }
 
     @Override
@@ -77,7 +91,13 @@ final class ProtocolSniff extends ByteToMessageDecoder {
             for (String name : HTTP_HANDLERS) {
                 var _ = p.remove(name);
             }
-            sniffer.install(p, workers);
+            String refusal = null;
+            if (insideTls) {
+                refusal = PeerCertificates.refusal(ctx.channel(), "a node-to-node v2 connection");
+            } else if (tls != null) {
+                refusal = PeerCertificates.plainRefusal(ctx.channel(), "a node-to-node v2 connection");
+            }
+            sniffer.install(p, workers, refusal);
             var _ = p.remove(this);
             return;
         }
@@ -92,7 +112,7 @@ final class ProtocolSniff extends ByteToMessageDecoder {
             SslHandler ssl = tls.get().newHandler(ctx.alloc());
             var _ = p.addAfter(ctx.name(), "tls", ssl);
             if (sniffer != null) {
-                var _ = p.addAfter("tls", "sniff-in-tls", new ProtocolSniff(sniffer, null, workers));
+                var _ = p.addAfter("tls", "sniff-in-tls", new ProtocolSniff(sniffer, null, workers, true));
             }
             var _ = p.remove(this);
             return;

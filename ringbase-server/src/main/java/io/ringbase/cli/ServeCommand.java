@@ -56,8 +56,9 @@ public final class ServeCommand implements Callable<Integer> {
             names = "--cluster",
             split = ",",
             paramLabel = "URL",
-            description = "Comma-separated URLs (http://host:port) of all cluster nodes, the same list on every "
-                    + "node (default: this node alone).")
+            description = "Comma-separated URLs (http://host:port, or all https://host:port for TLS between nodes "
+                    + "with --tls-cert/--tls-key/--tls-ca) of all cluster nodes, the same list on every node "
+                    + "(default: this node alone).")
     List<String> cluster;
 
     @Option(
@@ -460,10 +461,6 @@ public final class ServeCommand implements Callable<Integer> {
             throw bad("--tombstone-grace (" + tombstoneGrace + ") must be longer than --hint-window (" + hintWindow
                     + "): a hint delivered after a purged delete would bring the deleted key back");
         }
-        if (tls.cert != null && !alone) {
-            // node-to-node calls, and the cluster's own HTTP calls, are plain: they would be refused
-            throw bad("--tls-cert is for a node alone for now: nodes of a --cluster call each other in plain HTTP");
-        }
         byte[] secret = readSecret();
         if (tokenFile != null && secret == null) {
             throw bad("--token-file needs --cluster-secret-file: without it the node-to-node API, which takes no "
@@ -482,7 +479,7 @@ public final class ServeCommand implements Callable<Integer> {
                     idleTimeout.millis(),
                     maxConnections,
                     scanIdleTimeout.millis(),
-                    tls.options());
+                    tls.options(ClusterTls.nodeToNode(cluster, self, elastic, alone, tls)));
             LsmOptions storage = LsmOptions.defaults(dataDir)
                     .withWalSync(policy)
                     .withWalRecovery(WalRecoveryMode.ofFlag(walRecovery))

@@ -32,7 +32,9 @@ final class TlsFlags {
             names = "--tls-ca",
             paramLabel = "FILE",
             description = "CA certificates, PEM: clients must then present a certificate signed by one of them "
-                    + "(mutual TLS) or the handshake fails (default: none, clients present no certificate).")
+                    + "(mutual TLS) or the handshake fails; with https:// --cluster URLs only node-to-node traffic "
+                    + "must, and nodes check each other's certificates against it "
+                    + "(default: none, clients present no certificate).")
     @Nullable
     Path ca;
 
@@ -48,10 +50,11 @@ final class TlsFlags {
     /**
      * The TLS of the flags, or {@code null} for plain HTTP.
      *
+     * @param nodeToNode whether the node's peers are called over TLS ({@link ClusterTls})
      * @throws IllegalArgumentException naming the flag that is missing
      */
     @Nullable
-    TlsOptions options() {
+    TlsOptions options(boolean nodeToNode) {
         if (cert == null && key == null) {
             if (ca != null) {
                 throw new IllegalArgumentException("--tls-ca needs --tls-cert and --tls-key");
@@ -61,6 +64,6 @@ final class TlsFlags {
         if (cert == null || key == null) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together: give both or neither");
         }
-        return new TlsOptions(cert, key, ca, Math.max(1, reloadInterval.millis()));
+        return new TlsOptions(cert, key, ca, Math.max(1, reloadInterval.millis()), nodeToNode);
     }
 }

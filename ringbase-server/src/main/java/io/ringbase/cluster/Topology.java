@@ -25,6 +25,12 @@ import java.util.Set;
  */
 public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
 
+    /** The scheme of a cluster whose nodes call each other in plain HTTP. */
+    public static final String HTTP = "http";
+
+    /** The scheme of a cluster whose nodes call each other over mutual TLS. */
+    public static final String HTTPS = "https";
+
     /**
      * @throws IllegalArgumentException if {@code nodes} is empty or over 64, not in ascending index order or an
      *         index is 64 or more, does not
@@ -78,7 +84,8 @@ public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
     /**
      * Parses the {@code --cluster} list and {@code --self}.
      *
-     * @param urls    {@code http://host:port} URLs; duplicates are an error
+     * @param urls    {@code http://host:port} or {@code https://host:port} URLs ({@link #parseUrl}); duplicates
+     *                are an error
      * @param selfUrl this node's URL, which must be in {@code urls}
      * @param replicationFactor copies of each key, {@code 1..urls.size()}
      * @throws IllegalArgumentException with a message fit for the command line if a URL is malformed,
@@ -103,11 +110,16 @@ public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
         throw new IllegalArgumentException("--self " + me + " is not in the cluster list " + seen);
     }
 
-    /** Parses {@code http://host:port} (a trailing slash is allowed). */
+    /**
+     * Parses {@code http://host:port} or {@code https://host:port} (a trailing slash is allowed) into the
+     * node's identity, always written {@code http://host:port} ({@link NodeId#toString()}): the scheme says
+     * how the node is called ({@link #scheme}), not who it is, so state kept by URL (hints, the peers a node
+     * remembers) stays the node's when a cluster moves to TLS.
+     */
     public static URI parseUrl(String url) {
         try {
             URI uri = URI.create(url.trim());
-            if (!"http".equals(uri.getScheme())
+            if (!(HTTP.equals(uri.getScheme()) || HTTPS.equals(uri.getScheme()))
                     || uri.getHost() == null
                     || uri.getPort() <= 0
                     || (uri.getPath() != null
@@ -117,8 +129,37 @@ public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
             }
             return URI.create("http://" + uri.getHost() + ":" + uri.getPort());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("'" + url + "' is not a URL of the form http://host:port");
+            throw new IllegalArgumentException(
+                    "'" + url + "' is not a URL of the form http://host:port or https://host:port");
         }
+    }
+
+    /**
+     * The scheme every URL of a cluster list (and {@code --self}) is written with: {@code "https"} when its
+     * nodes call each other over TLS, {@code "http"} otherwise.
+     *
+     * @param urls URLs as {@link #parseUrl} takes them, at least one
+     * @throws IllegalArgumentException if they do not all use the same scheme (naming one of each), or one
+     *         is not such a URL
+     */
+    public static String scheme(List<String> urls) {
+        String first = null;
+        String firstUrl = null;
+        for (String url : urls) {
+            var _ = parseUrl(url);
+            String scheme = URI.create(url.trim()).getScheme();
+            if (first == null) {
+                first = scheme;
+                firstUrl = url;
+            } else if (!first.equals(scheme)) {
+                throw new IllegalArgumentException("the URLs of a cluster all use http:// or all https://, but '"
+                        + firstUrl + "' and '" + url + "' differ: a cluster calls all its nodes the same way");
+            }
+        }
+        if (first == null) {
+            throw new IllegalArgumentException("a cluster needs at least one node");
+        }
+        return first;
     }
 
     public int size() {

@@ -1,6 +1,7 @@
 package io.ringbase.node;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
 import io.ringbase.api.MembershipControl;
 import io.ringbase.api.RepairControl;
 import io.ringbase.auth.RequestSigner;
@@ -54,6 +55,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,7 +114,8 @@ final class ClusterServices implements NodeServices {
             EventLoopGroup ioGroup,
             Resources resources,
             LocalMembership membership,
-            @Nullable ElasticMembership elastic)
+            @Nullable ElasticMembership elastic,
+            @Nullable Supplier<SslContext> peerTls)
             throws IOException {
         this.elastic = elastic;
         this.engine = engine;
@@ -134,7 +137,8 @@ final class ClusterServices implements NodeServices {
                         signer,
                         ioGroup,
                         time,
-                        membership.membership()),
+                        membership.membership(),
+                        peerTls),
                 ReplicaClient::close);
         ReplicaCalls fast = ReplicaCalls.NONE;
         if (config.peerProtocol() == PeerProtocol.V2) {
@@ -147,7 +151,8 @@ final class ClusterServices implements NodeServices {
                                     membership.membership().clusterName(),
                                     topology.self().toString(),
                                     membership.membership().digestHex()),
-                            client.stats()),
+                            client.stats(),
+                            peerTls),
                     WireClient::close);
             if (elastic != null) {
                 wire.sendEpoch(elastic::epoch);

@@ -30,6 +30,7 @@ import io.ringbase.tls.ServerTls;
 import io.ringbase.tls.TlsOptions;
 import io.ringbase.transport.Transport;
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -128,7 +129,17 @@ public final class Node implements AutoCloseable {
                 g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS));
         services = local == null
                 ? new StandaloneServices(topology, engine, clock, time, agreed)
-                : new ClusterServices(config, engine, clock, time, signer, ioGroup, resources, local, elastic);
+                : new ClusterServices(
+                        config,
+                        engine,
+                        clock,
+                        time,
+                        signer,
+                        ioGroup,
+                        resources,
+                        local,
+                        elastic,
+                        tls == null ? null : tls.client());
         startup.end(local == null ? "services" : "cluster services");
         HttpApi.Builder api = NodeRoutes.api(
                 services.kv(),
@@ -169,7 +180,10 @@ public final class Node implements AutoCloseable {
             metrics.addFunctions(functionFigures);
         }
         api.functions(functions)
-                .reports(new Reports(metrics, status, new StatusPage(status, services::peerUrls, time)))
+                .reports(new Reports(
+                        metrics,
+                        status,
+                        new StatusPage(status, peerUrls(services, tls), time, tls == null ? null : tls.jdkClient())))
                 .admin(new EngineAdmin(engine))
                 .repair(services.repairControl())
                 .membership(services.membershipControl())
@@ -246,6 +260,16 @@ public final class Node implements AutoCloseable {
         }
     }
 
+    /** The peers' URLs as clients call them: {@code https://} when the nodes call each other over TLS. */
+    private static Supplier<List<String>> peerUrls(NodeServices services, @Nullable ServerTls tls) {
+        if (tls == null || tls.client() == null) {
+            return services::peerUrls;
+        }
+        return () -> services.peerUrls().stream()
+                .map(url -> url.startsWith("http://") ? "https://" + url.substring("http://".length()) : url)
+                .toList();
+    }
+
     /** A client of other nodes' metadata endpoints, signed with the cluster secret. */
     private static MetadataClient metadataClient(NodeConfig config, Membership membership) {
         return new MetadataClient(
@@ -263,12 +287,14 @@ public final class Node implements AutoCloseable {
     }
 
     /**
-     * This node's URL: its {@code --self} in a cluster; for a node alone {@code http://host:port} with
-     * the bound port ({@code localhost} for a wildcard address).
+     * This node's URL: its {@code --self} in a cluster ({@code https://} with TLS); for a node alone
+     * {@code http://host:port} or {@code https://host:port} with the bound port ({@code localhost} for a
+     * wildcard address).
      */
     public String url() {
         if (!config.topology().isAlone()) {
-            return config.topology().self().toString();
+            String self = config.topology().self().toString(); // the node's identity, always http://
+            return config.http().tls() != null ? "https" + self.substring("http".length()) : self;
         }
         String host = config.http().host();
         return (config.http().tls() != null ? "https://" : "http://")

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,6 +42,10 @@ public final class StatusPage {
     private final java.util.function.Supplier<List<String>> peers;
     /** Made at the first page: building one took 80 ms of a node's start, and most nodes never show a page. */
     private @Nullable HttpClient http;
+    /** The TLS context {@link #http} was made with, or null for none. */
+    private @Nullable SSLContext httpContext;
+
+    private final java.util.function.@Nullable Supplier<SSLContext> tls;
 
     private final TimeSource time;
 
@@ -51,16 +56,37 @@ public final class StatusPage {
      * @param time  the wall clock the page is stamped with
      */
     public StatusPage(NodeStatus self, java.util.function.Supplier<List<String>> peers, TimeSource time) {
+        this(self, peers, time, null);
+    }
+
+    /**
+     * As {@link #StatusPage(NodeStatus, Supplier, TimeSource)}, calling {@code https://} peers with the
+     * context {@code tls} gives (the node's certificate and CA, reloaded): a new context makes a new client.
+     */
+    public StatusPage(
+            NodeStatus self,
+            java.util.function.Supplier<List<String>> peers,
+            TimeSource time,
+            java.util.function.@Nullable Supplier<SSLContext> tls) {
         this.self = self;
         this.peers = peers;
         this.time = time;
+        this.tls = tls;
     }
 
     private synchronized HttpClient http() {
-        if (http == null) {
-            http = HttpClient.newBuilder()
-                    .connectTimeout(Duration.ofMillis(FETCH_TIMEOUT_MS))
-                    .build();
+        SSLContext context = tls == null ? null : tls.get();
+        if (http == null || context != httpContext) {
+            HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(FETCH_TIMEOUT_MS));
+            if (context != null) {
+                b.sslContext(context);
+            }
+            HttpClient old = http;
+            http = b.build();
+            httpContext = context;
+            if (old != null) {
+                old.shutdown(); // its fetches in flight finish
+            }
         }
         return http;
     }

@@ -10,12 +10,18 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +36,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The provider is OpenSSL (BoringSSL through netty-tcnative) when {@link OpenSsl#isAvailable()}, the
  * JDK's otherwise. With a CA file, clients must present a certificate it signed ({@link ClientAuth#REQUIRE}).
+ *
+ * <p>With {@link TlsOptions#nodeToNode()} it also holds the client side of the node's calls to its peers
+ * ({@link #client()}), built and reloaded from the same files: the node presents its own certificate and
+ * checks the peer's against the CA, host name included (RFC 2818 / RFC 6125: the host of the peer's URL
+ * must be a DNS or IP subject alternative name of its certificate). The port then asks clients for a
+ * certificate without requiring one ({@link ClientAuth#OPTIONAL}): clients that authenticate by token
+ * connect without, and node-to-node traffic is refused without one ({@link PeerCertificates}). A
+ * certificate that does not chain to the CA fails the handshake either way.
  */
 public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
 
@@ -38,11 +52,15 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
     private final TlsOptions options;
     private final FileWatch watch;
     private volatile SslContext context;
+    private volatile @Nullable SslContext clientContext;
+    private volatile @Nullable SSLContext jdkClientContext;
     private volatile X509Certificate certificate;
 
     private ServerTls(TlsOptions options, Loaded loaded, FileWatch watch) {
         this.options = options;
         this.context = loaded.context();
+        this.clientContext = loaded.client();
+        this.jdkClientContext = loaded.jdkClient();
         this.certificate = loaded.certificate();
         this.watch = watch;
         watch.start(options.reloadIntervalMs(), this::reload);
@@ -64,7 +82,10 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
                 provider(),
                 options.requiresClientCertificates()
                         ? "; clients must present a certificate signed by " + options.caFile()
-                        : "");
+                        : options.nodeToNode()
+                                ? "; peers are called over TLS, and node-to-node traffic must present a certificate"
+                                        + " signed by " + options.caFile()
+                                : "");
         return new ServerTls(options, loaded, watch);
     }
 
@@ -72,6 +93,25 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
     @Override
     public SslContext get() {
         return context;
+    }
+
+    /**
+     * The client side of calls to the node's peers: each call to {@link Supplier#get()} gives the context
+     * loaded last, so connections opened after a reload present the new certificate; {@code null} unless
+     * {@link TlsOptions#nodeToNode()}. A handler made of it must be given the peer's host and port
+     * ({@link SslContext#newHandler(io.netty.buffer.ByteBufAllocator, String, int)}) for the host name check.
+     */
+    public @Nullable Supplier<SslContext> client() {
+        return options.nodeToNode() ? () -> java.util.Objects.requireNonNull(clientContext) : null;
+    }
+
+    /**
+     * As {@link #client()}, as a JDK {@link SSLContext} for {@link java.net.http.HttpClient} (the status page's
+     * calls to its peers, which check the host name as any {@code https://} client does); a new instance
+     * after each reload. {@code null} unless {@link TlsOptions#nodeToNode()}.
+     */
+    public @Nullable Supplier<SSLContext> jdkClient() {
+        return options.nodeToNode() ? () -> java.util.Objects.requireNonNull(jdkClientContext) : null;
     }
 
     /** The certificate now presented to new connections (this node's, the first of the chain). */
@@ -93,6 +133,8 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
     private void reload() {
         try {
             Loaded loaded = load(options);
+            clientContext = loaded.client();
+            jdkClientContext = loaded.jdkClient();
             context = loaded.context();
             certificate = loaded.certificate();
             log.info(
@@ -107,7 +149,11 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         }
     }
 
-    private record Loaded(SslContext context, X509Certificate certificate) {}
+    private record Loaded(
+            SslContext context,
+            @Nullable SslContext client,
+            @Nullable SSLContext jdkClient,
+            X509Certificate certificate) {}
 
     private static Loaded load(TlsOptions options) throws TlsException {
         String certName = "TLS certificate " + options.certFile();
@@ -117,15 +163,53 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         PemFiles.checkPair(key, chain[0], keyName + " and " + certName);
         SslContextBuilder builder = SslContextBuilder.forServer(key, chain).sslProvider(provider());
         Path ca = options.caFile();
+        X509Certificate[] trusted = null;
         if (ca != null) {
             String caName = "TLS CA " + ca;
-            builder.trustManager(PemFiles.certificates(read(ca, caName), caName))
-                    .clientAuth(ClientAuth.REQUIRE);
+            trusted = PemFiles.certificates(read(ca, caName), caName);
+            builder.trustManager(trusted)
+                    .clientAuth(options.requiresClientCertificates() ? ClientAuth.REQUIRE : ClientAuth.OPTIONAL);
         }
         try {
-            return new Loaded(builder.build(), chain[0]);
-        } catch (SSLException | RuntimeException e) {
+            SslContext client = null;
+            SSLContext jdkClient = null;
+            if (options.nodeToNode() && trusted != null) {
+                jdkClient = jdkContext(key, chain, trusted);
+                client = SslContextBuilder.forClient()
+                        .sslProvider(provider())
+                        .keyManager(key, chain)
+                        .trustManager(trusted)
+                        .endpointIdentificationAlgorithm("HTTPS") // the peer's URL host, as a browser checks it
+                        .build();
+            }
+            return new Loaded(builder.build(), client, jdkClient, chain[0]);
+        } catch (SSLException | GeneralSecurityException | RuntimeException e) {
             throw new TlsException(certName + " cannot be used: " + e.getMessage(), e);
+        }
+    }
+
+    /** A JDK client context presenting {@code chain} and trusting {@code trusted}, from memory only. */
+    private static SSLContext jdkContext(PrivateKey key, X509Certificate[] chain, X509Certificate[] trusted)
+            throws GeneralSecurityException {
+        try {
+            char[] none = new char[0];
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            keys.load(null, null);
+            keys.setKeyEntry("node", key, none, chain);
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(keys, none);
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            for (int i = 0; i < trusted.length; i++) {
+                trust.setCertificateEntry("ca-" + i, trusted[i]);
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException e) { // an in-memory key store does no I/O
+            throw new GeneralSecurityException(e);
         }
     }
 

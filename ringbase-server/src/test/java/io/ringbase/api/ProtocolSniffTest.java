@@ -5,24 +5,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.ringbase.testing.TestCertificates;
+import io.ringbase.tls.PeerCertificates;
+import io.ringbase.transport.ConnectionSniffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** {@link ProtocolSniff} on a TLS port, in memory: what a TLS record and what plain HTTP get. */
 class ProtocolSniffTest {
 
     private static EmbeddedChannel channel(Supplier<SslContext> tls) {
+        return channel(null, tls);
+    }
+
+    private static EmbeddedChannel channel(@Nullable ConnectionSniffer wire, @Nullable Supplier<SslContext> tls) {
         EmbeddedChannel ch = new EmbeddedChannel();
         for (String name : ProtocolSniff.HTTP_HANDLERS) {
             ch.pipeline().addLast(name, new ChannelInboundHandlerAdapter());
         }
-        ch.pipeline().addFirst("sniff", new ProtocolSniff(null, tls, Runnable::run));
+        ch.pipeline().addFirst("sniff", new ProtocolSniff(wire, tls, Runnable::run));
         return ch;
     }
 
@@ -44,6 +53,41 @@ class ProtocolSniffTest {
         assertThat(text).startsWith("HTTP/1.1 400 Bad Request\r\n").endsWith("this port speaks TLS: use https://\n");
         assertThat(ch.isOpen()).isFalse();
         assertThat(ch.pipeline().get(SslHandler.class)).isNull();
+    }
+
+    /** A node-to-node protocol that records the refusal it is installed with. */
+    private static final class Recording implements ConnectionSniffer {
+        @Nullable
+        String refusal = "not installed";
+
+        @Override
+        public boolean matches(byte first) {
+            return first == (byte) 0x89;
+        }
+
+        @Override
+        public void install(ChannelPipeline pipeline, Executor workers, @Nullable String refusal) {
+            this.refusal = refusal;
+        }
+    }
+
+    @Test
+    void theNodeToNodeProtocolInPlainOnATlsPortIsInstalledToBeRefused() throws Exception {
+        SslContext context = serverContext();
+        Recording wire = new Recording();
+        EmbeddedChannel ch = channel(wire, () -> context);
+        ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {(byte) 0x89, 'R', 'B', 'W'}));
+        assertThat(wire.refusal).startsWith("this port speaks TLS: ").endsWith(PeerCertificates.REFUSAL);
+        var _ = ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void theNodeToNodeProtocolOnAPlainPortIsServed() {
+        Recording wire = new Recording();
+        EmbeddedChannel ch = channel(wire, null);
+        ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {(byte) 0x89, 'R', 'B', 'W'}));
+        assertThat(wire.refusal).isNull();
+        var _ = ch.finishAndReleaseAll();
     }
 
     @Test

@@ -57,7 +57,7 @@ class ServeCommandTlsTest {
     }
 
     @Test
-    void tlsWithAClusterIsRefusedForNow() {
+    void tlsFlagsWithHttpPeerUrlsAreAUsageError() {
         assertThatThrownBy(() -> ServeCommandClockTest.parse(
                         "--cluster",
                         "http://127.0.0.1:9001,http://127.0.0.1:9002",
@@ -68,6 +68,37 @@ class ServeCommandTlsTest {
                         "--tls-key",
                         "k"))
                 .isInstanceOf(CommandLine.ParameterException.class)
-                .hasMessageContaining("--tls-cert is for a node alone for now");
+                .hasMessageContaining("--tls-cert on a member of a cluster needs https:// URLs");
+    }
+
+    @Test
+    void httpsPeerUrlsWithoutTlsFlagsAreAUsageError() {
+        assertThatThrownBy(() -> ServeCommandClockTest.parse(
+                        "--cluster",
+                        "https://127.0.0.1:9001,https://127.0.0.1:9002",
+                        "--self",
+                        "https://127.0.0.1:9001"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("https:// cluster URLs need --tls-cert");
+    }
+
+    @Test
+    void httpsPeerUrlsWithTheTlsFlagsTurnOnTlsBetweenNodes() {
+        NodeConfig c = ServeCommandClockTest.parse(
+                "--cluster",
+                "https://127.0.0.1:9001,https://127.0.0.1:9002",
+                "--self",
+                "https://127.0.0.1:9001",
+                "--tls-cert",
+                "c",
+                "--tls-key",
+                "k",
+                "--tls-ca",
+                "ca");
+        assertThat(c.http().tls()).isNotNull();
+        assertThat(c.http().tls().nodeToNode()).isTrue();
+        assertThat(c.http().tls().requiresClientCertificates()).isFalse(); // tokens still work without one
+        assertThat(c.topology().self().port()).isEqualTo(9001);
+        assertThat(c.topology().size()).isEqualTo(2);
     }
 }

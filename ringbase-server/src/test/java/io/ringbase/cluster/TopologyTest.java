@@ -80,4 +80,24 @@ class TopologyTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at most 64 nodes");
     }
+
+    @Test
+    void httpsUrlsNameTheSameNodesAsHttpOnes() {
+        Topology t = Topology.parse(List.of("https://a:1", "https://b:2/"), "https://b:2");
+        assertThat(t.self().index()).isEqualTo(1);
+        // the identity kept by URL (hints, remembered peers) does not move with the scheme
+        assertThat(t.self().toString()).isEqualTo("http://b:2");
+        assertThat(Topology.scheme(List.of("https://a:1", "https://b:2/"))).isEqualTo(Topology.HTTPS);
+        assertThat(Topology.scheme(List.of("http://a:1"))).isEqualTo(Topology.HTTP);
+    }
+
+    @Test
+    void mixedSchemesAreRefused() {
+        assertThatThrownBy(() -> Topology.scheme(List.of("http://a:1", "http://b:2", "https://c:3")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'http://a:1' and 'https://c:3' differ");
+        assertThatThrownBy(() -> Topology.scheme(List.of("https://a:1", "ftp://b:2")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("https://host:port");
+    }
 }

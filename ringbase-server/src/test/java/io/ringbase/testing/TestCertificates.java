@@ -3,6 +3,7 @@ package io.ringbase.testing;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigInteger;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,14 +12,20 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
+import java.security.Principal;
+import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.util.Date;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509KeyManager;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
@@ -99,10 +106,18 @@ public final class TestCertificates {
 
     /** An SSLContext that trusts this CA and, if {@code client} is not null, presents that certificate. */
     public SSLContext clientContext(Issued client) {
+        return clientContext(ca, client);
+    }
+
+    /**
+     * An SSLContext that trusts {@code trusted} and, if {@code client} is not null, presents that certificate
+     * (which may be another CA's: a peer the server must refuse).
+     */
+    public static SSLContext clientContext(X509Certificate trusted, Issued client) {
         try {
             KeyStore trust = KeyStore.getInstance("PKCS12");
             trust.load(null, null);
-            trust.setCertificateEntry("ca", ca);
+            trust.setCertificateEntry("ca", trusted);
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(trust);
             KeyManagerFactory kmf = null;
@@ -116,7 +131,10 @@ public final class TestCertificates {
                 kmf.init(keys, new char[0]);
             }
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+            context.init(
+                    kmf == null ? null : new KeyManager[] {new Presenting((X509KeyManager) kmf.getKeyManagers()[0])},
+                    tmf.getTrustManagers(),
+                    null);
             return context;
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot make a client SSLContext", e);
@@ -126,6 +144,53 @@ public final class TestCertificates {
     /** As {@link #clientContext(Issued)}, presenting no certificate. */
     public SSLContext clientContext() {
         return clientContext(null);
+    }
+
+    /**
+     * Presents the one client certificate whatever CAs the server names in its request: the JDK's own key
+     * manager would send none when they do not match, hiding a certificate of another CA from the server.
+     */
+    private static final class Presenting extends X509ExtendedKeyManager {
+        private final X509KeyManager keys;
+
+        Presenting(X509KeyManager keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+            return "client";
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            return "client";
+        }
+
+        @Override
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
+            return new String[] {"client"};
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
+            return new String[0];
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+            return null;
+        }
+
+        @Override
+        public X509Certificate[] getCertificateChain(String alias) {
+            return keys.getCertificateChain(alias);
+        }
+
+        @Override
+        public PrivateKey getPrivateKey(String alias) {
+            return keys.getPrivateKey(alias);
+        }
     }
 
     private static KeyPair newKeys() throws GeneralSecurityException {

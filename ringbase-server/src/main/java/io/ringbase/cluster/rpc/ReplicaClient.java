@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.AsciiString;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
@@ -42,6 +43,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,8 +106,10 @@ public final class ReplicaClient implements AutoCloseable {
     private final ClientConfig config;
     private final RequestSigner signer;
     private final @Nullable Membership membership;
+    private final @Nullable Supplier<SslContext> tls;
     private final @Nullable AsciiString membershipDigest;
     private final LogThrottle refusedLog = new LogThrottle(10, TimeUnit.SECONDS);
+    private final LogThrottle tlsLog = new LogThrottle(10, TimeUnit.SECONDS);
     private final EventLoopGroup group;
     private final boolean ownsGroup;
     private final List<EventLoop> loops;
@@ -151,6 +156,23 @@ public final class ReplicaClient implements AutoCloseable {
             @Nullable EventLoopGroup sharedGroup,
             TimeSource time,
             @Nullable Membership membership) {
+        this(config, signer, sharedGroup, time, membership, null);
+    }
+
+    /**
+     * As {@link #ReplicaClient(ClientConfig, RequestSigner, EventLoopGroup, TimeSource, Membership)}, over TLS
+     * when {@code tls} is not null: each new connection gets a handler of the context {@code tls} gives then
+     * (so a reloaded certificate applies to connections opened after it), checking the peer's certificate
+     * against the node's host name.
+     */
+    public ReplicaClient(
+            ClientConfig config,
+            RequestSigner signer,
+            @Nullable EventLoopGroup sharedGroup,
+            TimeSource time,
+            @Nullable Membership membership,
+            @Nullable Supplier<SslContext> tls) {
+        this.tls = tls;
         this.membership = membership;
         this.membershipDigest = membership == null ? null : new AsciiString(membership.digestHex());
         this.config = config;
@@ -293,6 +315,10 @@ public final class ReplicaClient implements AutoCloseable {
                 new AbstractChannelPoolHandler() {
                     @Override
                     public void channelCreated(Channel ch) {
+                        if (tls != null) {
+                            var _ = ch.pipeline()
+                                    .addLast("tls", tls.get().newHandler(ch.alloc(), node.host(), node.port()));
+                        }
                         ch.pipeline()
                                 .addLast(new HttpClientCodec())
                                 .addLast(new HttpObjectAggregator(config.maxResponseBytes()))
@@ -406,9 +432,30 @@ public final class ReplicaClient implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
+            SSLException tls = tlsFailure(cause);
+            long heldBack = tls == null ? -1 : tlsLog.tryLog();
+            if (tls != null && heldBack >= 0) {
+                // a certificate the peer refuses, or one of the peer's this node does not trust: say it once
+                log.warn(
+                        "TLS with node {} failed: {}{}",
+                        ctx.channel().remoteAddress(),
+                        tls.getMessage(),
+                        heldBack > 0 ? " (" + heldBack + " more TLS failures since the last such line)" : "");
+            } else {
+                log.debug("replica connection {} failed", ctx.channel().remoteAddress(), cause);
+            }
             var _ = ctx.close();
         }
+    }
+
+    /** The TLS failure in {@code cause}'s chain, or null if it is none. */
+    private static @Nullable SSLException tlsFailure(@Nullable Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SSLException e) {
+                return e;
+            }
+        }
+        return null;
     }
 
     /** Calls made to each node and how they ended. */

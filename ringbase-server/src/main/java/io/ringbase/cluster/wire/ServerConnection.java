@@ -42,19 +42,36 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     private final WireServer owner;
     private final Executor workers;
+    /** Why this connection is refused before its hello is read (no client certificate on a TLS port). */
+    private final @Nullable String refusal;
+
     private final byte[] nonce = Handshake.nonce();
     private State state = State.HELLO;
     private Handshake.@Nullable ClientHello hello;
     private int version;
     private boolean magicSent;
 
-    ServerConnection(WireServer owner, Executor workers) {
+    ServerConnection(WireServer owner, Executor workers, @Nullable String refusal) {
         this.owner = owner;
         this.workers = workers;
+        this.refusal = refusal;
     }
 
+    /**
+     * A connection refused before its hello (no client certificate on a TLS port) is answered at once: the
+     * magic and a REFUSED frame, then closed. The WARN line was logged, rate-limited, where it was decided.
+     * Any other gets its handshake deadline ({@link WireServer#HANDSHAKE_TIMEOUT_MS}).
+     */
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        String why = refusal;
+        if (why != null) {
+            state = State.CLOSED;
+            sendMagic(ctx);
+            var _ = ctx.writeAndFlush(Handshake.refused(ctx.alloc(), why))
+                    .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+            return;
+        }
         var _ = ctx.executor()
                 .schedule(
                         () -> {

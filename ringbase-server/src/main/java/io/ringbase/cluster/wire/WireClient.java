@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.cluster.NodeId;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,6 +80,7 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
     private final List<EventLoop> loops;
     private final Deadlines[] deadlines;
     private final Bootstrap bootstrap;
+    private final @Nullable Supplier<SslContext> tls;
     private final ConcurrentHashMap<NodeId, Peer> peers = new ConcurrentHashMap<>();
     private final AtomicInteger nextLoop = new AtomicInteger();
     private volatile LongSupplier epoch = () -> 0;
@@ -90,6 +93,23 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
      * @param stats     where calls and their ends are counted, beside the HTTP client's
      */
     public WireClient(long timeoutMs, RequestSigner signer, EventLoopGroup group, Identity me, PeerCallStats stats) {
+        this(timeoutMs, signer, group, me, stats, null);
+    }
+
+    /**
+     * As {@link #WireClient(long, RequestSigner, EventLoopGroup, Identity, PeerCallStats)}, below the framing
+     * over TLS when {@code tls} is not null: each new connection gets a handler of the context {@code tls}
+     * gives then, checking the peer's certificate against the node's host name; the magic and the handshake
+     * are written once TLS is up (the handler holds them until then).
+     */
+    public WireClient(
+            long timeoutMs,
+            RequestSigner signer,
+            EventLoopGroup group,
+            Identity me,
+            PeerCallStats stats,
+            @Nullable Supplier<SslContext> tls) {
+        this.tls = tls;
         if (timeoutMs <= 0) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeoutMs);
         }
@@ -262,6 +282,10 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
                     .handler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
+                            if (tls != null) {
+                                var _ = ch.pipeline()
+                                        .addLast("tls", tls.get().newHandler(ch.alloc(), node.host(), node.port()));
+                            }
                             ch.pipeline()
                                     .addLast(
                                             "keepalive",

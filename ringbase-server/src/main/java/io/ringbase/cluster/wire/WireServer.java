@@ -8,6 +8,7 @@ import io.ringbase.logging.LogThrottle;
 import io.ringbase.transport.ConnectionSniffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The replica's side of the binary node-to-node protocol, served on the HTTP port: a connection whose
@@ -55,9 +56,9 @@ public final class WireServer implements ConnectionSniffer {
     }
 
     @Override
-    public void install(ChannelPipeline pipeline, Executor workers) {
+    public void install(ChannelPipeline pipeline, Executor workers, @Nullable String refusal) {
         pipeline.addLast("idle", new IdleStateHandler(IDLE_TIMEOUT_MS, 0, 0, TimeUnit.MILLISECONDS))
                 .addLast("frames", new FrameDecoder("server", true))
-                .addLast("calls", new ServerConnection(this, workers));
+                .addLast("calls", new ServerConnection(this, workers, refusal));
     }
 }

@@ -59,7 +59,7 @@ class ServerConnectionTest {
                 PeerGate.of(URLS.get(0), MINE, () -> null, (url, inc, state) -> HelloSender.Answer.NONE),
                 MetadataEndpoint.NONE);
         EmbeddedChannel ch = new EmbeddedChannel();
-        new WireServer(replica, signer, "c").install(ch.pipeline(), Runnable::run);
+        new WireServer(replica, signer, "c").install(ch.pipeline(), Runnable::run, null);
         return ch;
     }
 
@@ -96,6 +96,25 @@ class ServerConnectionTest {
 
     private static String reason(FrameDecoder.Frame f) {
         return WireFormat.readString(f.body());
+    }
+
+    @Test
+    void aConnectionRefusedAtInstallGetsMagicAndRefusedAtOnceAndIsClosed() {
+        ReplicaServer replica = new ReplicaServer(
+                engine,
+                new HybridLogicalClock(),
+                SECRET,
+                TimeSource.SYSTEM,
+                () -> Placement.of(TOPOLOGY),
+                new RepairSource(engine, new Ring(TOPOLOGY), TOPOLOGY.self(), 3),
+                PeerGate.of(URLS.get(0), MINE, () -> null, (url, inc, state) -> HelloSender.Answer.NONE),
+                MetadataEndpoint.NONE);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        new WireServer(replica, SECRET, "c").install(ch.pipeline(), Runnable::run, "no client certificate");
+        FrameDecoder.Frame refused = next(ch); // before any hello
+        assertThat(refused.op()).isEqualTo(WireFormat.OP_REFUSED);
+        assertThat(reason(refused)).isEqualTo("no client certificate");
+        assertThat(ch.isOpen()).isFalse();
     }
 
     @Test
