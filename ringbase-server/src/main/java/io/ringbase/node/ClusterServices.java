@@ -96,6 +96,7 @@ final class ClusterServices implements NodeServices {
     private final PaxosAcceptor paxos;
     private final ClusterSource figures;
     private final List<String> peerUrls = new ArrayList<>();
+    private final ClusterJobs jobCluster;
     private final ReplicaCalls fast; // the binary protocol's client, or NONE with --internal-protocol http
 
     /**
@@ -202,6 +203,7 @@ final class ClusterServices implements NodeServices {
                 time,
                 config.writeProtocol());
         opened = coordinator;
+        jobCluster = new ClusterJobs(coordinator::placement, coordinator, client);
         repairSource = new RepairSource(engine, coordinator::placement);
         // repair pulls no faster than streaming: both move data in the background, beside client requests
         RepairOptions repairOptions =
@@ -391,6 +393,11 @@ final class ClusterServices implements NodeServices {
             }
         }
         return urls;
+    }
+
+    @Override
+    public io.ringbase.functions.JobCluster jobCluster() {
+        return jobCluster;
     }
 
     @Override
