@@ -53,6 +53,7 @@ public final class DistributedJob {
     private final Jobs jobs;
     private final LocalPages local;
     private final Set<String> down;
+    private final long epoch; // the placement's when the job started
     private final AtomicInteger running = new AtomicInteger(); // shares not done
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
@@ -88,6 +89,7 @@ public final class DistributedJob {
         this.jobs = jobs;
         this.local = local;
         this.down = Set.copyOf(down);
+        this.epoch = cluster.epoch();
     }
 
     /** Starts every node's share. */
@@ -193,7 +195,9 @@ public final class DistributedJob {
                 job.request().end(),
                 down,
                 share.path,
-                PAGE_KEYS);
+                PAGE_KEYS,
+                job.function().hash(),
+                epoch);
         CompletableFuture<SharePage.Reply> page;
         if (share.node().equals(cluster.self())) {
             page = jobs.onPool(() -> request)

@@ -16,6 +16,9 @@ public interface JobCluster {
     /** This node's URL. */
     String self();
 
+    /** The epoch of the placement {@link #nodes()} and {@link #share} are of (0 for a static topology). */
+    long epoch();
+
     /** The nodes of the current ring, in its order. */
     List<String> nodes();
 

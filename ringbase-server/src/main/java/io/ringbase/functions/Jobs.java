@@ -128,6 +128,10 @@ public final class Jobs implements AutoCloseable {
             throw new IllegalArgumentException("this node runs no distributed jobs");
         }
         SharePage.Request request = SharePage.Request.decode(body);
+        if (request.epoch() != c.epoch()) {
+            throw new IllegalArgumentException("the coordinator's placement epoch is " + request.epoch()
+                    + ", this node's " + c.epoch() + ": the shares would differ");
+        }
         return ShareRunner.start(this, kv, time, request, c.share(request.down(), request.path()))
                 .thenApply(SharePage.Reply::encode);
     }

@@ -127,6 +127,11 @@ public final class ProcessJob {
         return id;
     }
 
+    /** The function it runs. */
+    WasmFunction function() {
+        return function;
+    }
+
     /** What was asked. */
     public ProcessRequest request() {
         return request;
@@ -199,11 +204,18 @@ public final class ProcessJob {
 
     /**
      * Adds what a page of a share did (a distributed job's coordinator): its counts, its failures, and for
-     * reduce its partial, combined into the fold with this job's instance. On the pool; one at a time.
-     *
-     * @throws FunctionFailedException if {@code combine} failed (the job then fails as a whole)
+     * reduce its partial, combined into the fold with this job's instance (a failed {@code combine} counts
+     * as a failed call). On the pool; one at a time.
      */
-    synchronized void absorb(SharePage.Reply page) throws FunctionFailedException {
+    synchronized void absorb(SharePage.Reply page) {
+        byte[] p = page.partial();
+        if (p != null) {
+            try {
+                partial = partial == null ? p : instance().combine(partial, p);
+            } catch (FunctionFailedException failure) {
+                failed(failure); // as a failed call on a node alone: counted, and the job stops unless onError=skip
+            }
+        }
         keysSeen.addAndGet(page.keysSeen());
         recordsOut.addAndGet(page.recordsOut());
         written.addAndGet(page.written());
@@ -219,10 +231,6 @@ public final class ProcessJob {
             if (firstErrors.size() < ERRORS_LISTED) {
                 firstErrors.add(e);
             }
-        }
-        byte[] p = page.partial();
-        if (p != null) {
-            partial = partial == null ? p : instance().combine(partial, p);
         }
         if (page.cursor() != null) {
             lastKey = page.cursor();

@@ -41,6 +41,10 @@ public final class SharePage {
      * @param down    the nodes the coordinator believed down when the job started
      * @param path    the share: the nodes that had it in turn, the one asked last
      * @param maxKeys the most keys the page processes, at least 1
+     * @param module  the hash of the function's module the coordinator loaded: a node that loads another
+     *                (the function was replaced meanwhile) refuses the page
+     * @param epoch   the coordinator's placement epoch: a node at another refuses the page, whose shares
+     *                it would compute from another ring
      */
     public record Request(
             String job,
@@ -51,7 +55,9 @@ public final class SharePage {
             byte @Nullable [] end,
             Set<String> down,
             List<String> path,
-            int maxKeys) {
+            int maxKeys,
+            String module,
+            long epoch) {
 
         /** Checks the page size and the path. */
         public Request {
@@ -81,6 +87,8 @@ public final class SharePage {
             ArrayNode p = o.putArray("path");
             path.forEach(p::add);
             o.put("maxKeys", maxKeys);
+            o.put("module", module);
+            o.put("epoch", epoch);
             return bytes(o);
         }
 
@@ -100,7 +108,9 @@ public final class SharePage {
                     o.hasNonNull("end") ? UNB64.decode(text(o, "end")) : null,
                     new LinkedHashSet<>(strings(o, "down")),
                     strings(o, "path"),
-                    o.path("maxKeys").asInt(0));
+                    o.path("maxKeys").asInt(0),
+                    text(o, "module"),
+                    o.path("epoch").asLong(-1));
         }
     }
 

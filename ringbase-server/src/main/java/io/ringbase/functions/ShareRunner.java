@@ -43,6 +43,9 @@ final class ShareRunner {
             throw new IllegalArgumentException("function '" + function.name() + "' cannot run in mode "
                     + asked.mode().label());
         }
+        if (!function.hash().equals(asked.module())) {
+            throw new IllegalArgumentException("function '" + function.name() + "' was replaced since the job started");
+        }
         ProcessRequest request =
                 new ProcessRequest(asked.function(), asked.from(), asked.end(), asked.mode(), asked.onError(), null);
         ProcessJob page = new ProcessJob(asked.job(), function, request, jobs, kv, time, asked.maxKeys());

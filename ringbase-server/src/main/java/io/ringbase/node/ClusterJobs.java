@@ -50,6 +50,11 @@ final class ClusterJobs implements JobCluster {
     }
 
     @Override
+    public long epoch() {
+        return placement.get().epoch();
+    }
+
+    @Override
     public List<String> nodes() {
         List<String> out = new ArrayList<>();
         for (NodeId n : placement.get().current().nodes()) {

@@ -95,6 +95,11 @@ class DistributedJobTest {
         }
 
         @Override
+        public long epoch() {
+            return 0;
+        }
+
+        @Override
         public List<String> nodes() {
             return ring.nodes().stream().map(NodeId::toString).toList();
         }
@@ -220,6 +225,15 @@ class DistributedJobTest {
     }
 
     @Test
+    void aFunctionReplacedAfterTheJobStartedFailsItRatherThanMixVersions() throws Exception {
+        DistributedJob d = start("bytecount", ProcessMode.REDUCE);
+        jobs.store().put("bytecount", TestModules.wasm("pace")); // also map and combine, another module
+        CompletableFuture<byte[]> run = d.run();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> run.get(30, TimeUnit.SECONDS))
+                .hasMessageContaining("was replaced since the job started");
+    }
+
+    @Test
     void aShareThatCannotBeHandedOnFailsTheJobInsteadOfSkippingKeys() throws Exception {
         cluster.failAfter.put("http://b:1", 0);
         cluster.failAfter.put("http://c:1", 0);
@@ -227,6 +241,11 @@ class DistributedJobTest {
                     @Override
                     public String self() {
                         return cluster.self();
+                    }
+
+                    @Override
+                    public long epoch() {
+                        return 0;
                     }
 
                     @Override
