@@ -225,6 +225,19 @@ class DistributedJobTest {
     }
 
     @Test
+    void aCancelledJobAsksNoFurtherPageAndSaysCancelled() throws Exception {
+        ProcessJob job = jobs.start(
+                new ProcessRequest("bytecount", "key".getBytes(UTF_8), null, ProcessMode.REDUCE, OnError.STOP, "c1"));
+        DistributedJob d = jobs.distributed(job);
+        assertThat(jobs.cancel("c1")).isTrue();
+        JsonNode summary = JSON.readTree(d.run().get(30, TimeUnit.SECONDS));
+        assertThat(summary.get("state").asText()).isEqualTo("cancelled");
+        assertThat(summary.get("keysSeen").asLong()).isZero();
+        assertThat(cluster.pages).isEmpty();
+        assertThat(jobs.running()).isEmpty();
+    }
+
+    @Test
     void aFunctionReplacedAfterTheJobStartedFailsItRatherThanMixVersions() throws Exception {
         DistributedJob d = start("bytecount", ProcessMode.REDUCE);
         jobs.store().put("bytecount", TestModules.wasm("pace")); // also map and combine, another module
