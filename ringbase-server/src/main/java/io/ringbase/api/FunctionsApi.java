@@ -6,6 +6,9 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpMethod;
 import io.ringbase.api.wire.Request;
+import io.ringbase.auth.RequestSigner;
+import io.ringbase.clock.TimeSource;
+import io.ringbase.functions.DistributedJob;
 import io.ringbase.functions.FunctionLimits;
 import io.ringbase.functions.FunctionStore;
 import io.ringbase.functions.InvalidModuleException;
@@ -42,16 +45,27 @@ final class FunctionsApi {
     static final String PROCESS = "/v0/process";
     /** The prefix of a job's path. */
     static final String PROCESS_JOB = "/v0/process/";
+    /** The internal path that runs one page of a job's share on this node (docs/http-api.md). */
+    static final String PROCESS_SHARE = "/internal/v0/process-share";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     private final KeyValueService kv;
     private final Jobs jobs;
+    private final RequestSigner signer;
+    private final TimeSource time;
 
-    FunctionsApi(KeyValueService kv, Jobs jobs) {
+    /**
+     * @param signer checks the signature of {@link #PROCESS_SHARE} requests ({@link RequestSigner#NONE}: no
+     *               secret, unsigned accepted)
+     * @param time   the clock signatures are checked against
+     */
+    FunctionsApi(KeyValueService kv, Jobs jobs, RequestSigner signer, TimeSource time) {
         this.kv = kv;
         this.jobs = jobs;
+        this.signer = signer;
+        this.time = time;
     }
 
     /** The route of {@link #FUNCTIONS}. */
@@ -109,6 +123,21 @@ final class FunctionsApi {
             } catch (InvalidModuleException e) {
                 throw new IOException("stored function '" + asked.function() + "' no longer loads: " + e.getMessage());
             }
+            DistributedJob distributed;
+            try {
+                distributed = jobs.distributed(job);
+            } catch (Exception e) {
+                job.abandon(); // too few nodes up
+                throw e;
+            }
+            if (distributed != null) {
+                if (asked.mode() == ProcessMode.MAP) {
+                    return new Outcome.Range(distributed.mapOutput(), RangeFormat.of(request.header("accept")), false);
+                }
+                return new Outcome.Pending(distributed
+                        .run()
+                        .thenApply(summary -> new Outcome.Body(withNewline(summary), "application/json")));
+            }
             ProcessJob.ScanOpener opener = from -> asked.end() != null && Keys.compare(from, asked.end()) >= 0
                     ? LocalBatchSource.empty() // not every engine accepts end < start
                     : SystemKeys.hidden(kv.scan(from, asked.end(), false));
@@ -132,6 +161,35 @@ final class FunctionsApi {
         }
         return new Outcome.Pending(
                 job.run(scan, opener).thenApply(summary -> new Outcome.Body(withNewline(summary), "application/json")));
+    }
+
+    /**
+     * The route of {@link #PROCESS_SHARE}: POST runs one page of a share of a job another node coordinates
+     * and answers what it did ({@link io.ringbase.functions.SharePage}).
+     */
+    Route share() {
+        return (request, path, query, mayWait) -> {
+            HttpMethod method = request.method();
+            if (!method.equals(HttpMethod.POST)) {
+                throw new MethodNotAllowedException(method.name(), "POST");
+            }
+            byte[] body = ByteBufUtil.getBytes(request.content());
+            String auth = request.header(RequestSigner.HEADER);
+            if (!signer.verify(method.name(), request.uri(), body, auth, time.currentTimeMillis())) {
+                throw new ForbiddenException(
+                        auth == null
+                                ? "internal request without " + RequestSigner.HEADER
+                                : "internal request with an invalid or expired " + RequestSigner.HEADER);
+            }
+            try {
+                return new Outcome.Pending(
+                        jobs.runSharePage(body).thenApply(reply -> new Outcome.Body(reply, "application/json")));
+            } catch (IllegalArgumentException e) {
+                throw new BadRequestException(e.getMessage());
+            } catch (InvalidModuleException e) {
+                throw new IOException("stored function no longer loads: " + e.getMessage());
+            }
+        };
     }
 
     /** The route of {@link #PROCESS_JOB}: DELETE cancels the job, GET tells how far it is. */

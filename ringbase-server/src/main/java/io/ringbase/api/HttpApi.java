@@ -221,7 +221,8 @@ public final class HttpApi {
          * as the built API's {@link HttpApi#newRequestMetrics()}.
          */
         public RequestMetrics newRequestMetrics() {
-            List<String> labels = new ArrayList<>(List.of("entity", "entities", "functions", "process"));
+            List<String> labels =
+                    new ArrayList<>(List.of("entity", "entities", "functions", "process", "internal_process_share"));
             for (Added a : added) {
                 if (!labels.contains(a.endpoint())) {
                     labels.add(a.endpoint());
@@ -249,11 +250,12 @@ public final class HttpApi {
                             FunctionLimits.DEFAULTS,
                             FunctionEngine.DEFAULT,
                             Runtime.getRuntime().availableProcessors());
-            FunctionsApi fns = new FunctionsApi(kv, jobs);
+            FunctionsApi fns = new FunctionsApi(kv, jobs, signer, time);
             // a function reads and may rewrite any key of its range: no key prefix can bound it
             table.prefix(FunctionsApi.FUNCTIONS, "functions", Access.ADMIN, fns.functions())
                     .path(FunctionsApi.PROCESS, "process", Access.ADMIN, fns.process())
-                    .prefix(FunctionsApi.PROCESS_JOB, "process", Access.ADMIN, fns.job());
+                    .prefix(FunctionsApi.PROCESS_JOB, "process", Access.ADMIN, fns.job())
+                    .path(FunctionsApi.PROCESS_SHARE, "internal_process_share", Access.NODE, fns.share());
             for (Added a : added) {
                 if (a.prefix()) {
                     table.prefix(a.path(), a.endpoint(), a.access(), a.route());

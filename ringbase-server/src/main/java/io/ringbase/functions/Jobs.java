@@ -51,6 +51,7 @@ public final class Jobs implements AutoCloseable {
     private final AtomicLong ended = new AtomicLong();
     private final AtomicLong failedCalls = new AtomicLong();
     private final AtomicLong keysProcessed = new AtomicLong();
+    private volatile @Nullable JobCluster cluster;
 
     /**
      * @param kv      where functions are stored and jobs read and write
@@ -77,6 +78,62 @@ public final class Jobs implements AutoCloseable {
                     return t;
                 });
         pool.allowCoreThreadTimeOut(true);
+    }
+
+    /**
+     * Lets jobs run distributed over {@code cluster}'s replicas (docs/functions.md, "How a job is
+     * distributed"); without it, or with the cluster down to this node, a job runs here alone.
+     */
+    public void distribute(JobCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    /**
+     * {@code job} distributed over the replicas, or {@code null} if it runs on this node alone (no cluster,
+     * or a cluster of one). Blocks while probing nodes believed down (a worker).
+     *
+     * @throws QuorumException if fewer nodes are up than a range scan needs
+     */
+    public @Nullable DistributedJob distributed(ProcessJob job) throws QuorumException, IOException {
+        JobCluster c = cluster;
+        if (c == null || c.nodes().size() <= 1) {
+            return null;
+        }
+        java.util.Set<String> down = c.down();
+        int up = c.nodes().size() - down.size();
+        if (up < c.nodesNeeded()) {
+            throw new QuorumException.Unavailable(c.nodesNeeded(), c.nodes().size(), up);
+        }
+        return new DistributedJob(
+                job,
+                c,
+                this,
+                request -> ShareRunner.start(this, kv, time, request, c.share(request.down(), request.path())),
+                down);
+    }
+
+    /**
+     * Runs one page of a share a coordinator asked for ({@code POST /internal/v0/process-share}); blocks
+     * to load the function and open the scan (a worker).
+     *
+     * @param body a {@link SharePage.Request}
+     * @return the {@link SharePage.Reply}, encoded
+     * @throws IllegalArgumentException if the request is malformed, names no function, or this node has no
+     *                                  cluster; {@link QuorumException} if too few nodes are up for the
+     *                                  scan; other exceptions as the scan and loading the function
+     */
+    public CompletableFuture<byte[]> runSharePage(byte[] body) throws Exception {
+        JobCluster c = cluster;
+        if (c == null) {
+            throw new IllegalArgumentException("this node runs no distributed jobs");
+        }
+        SharePage.Request request = SharePage.Request.decode(body);
+        if (request.epoch() != c.epoch()) {
+            throw new IllegalArgumentException("the coordinator's placement epoch is " + request.epoch()
+                    + ", this node's " + c.epoch() + ": the shares would differ");
+        }
+        return ShareRunner.start(this, kv, time, request, c.share(request.down(), request.path()))
+                .thenApply(SharePage.Reply::encode);
     }
 
     /** The stored functions. */

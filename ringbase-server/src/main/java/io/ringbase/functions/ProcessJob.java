@@ -92,9 +92,27 @@ public final class ProcessJob {
     private @Nullable FunctionInstance instance; // made on the pool, used by one batch at a time
     private byte @Nullable [] partial; // reduce: the fold so far
     private byte @Nullable [] lastKey; // the last key whose call has completed and whose output is counted
+    private final long keyBudget; // a share's page: the most keys it processes
+    private volatile boolean full; // the budget was spent with keys left
 
     ProcessJob(
             String id, WasmFunction function, ProcessRequest request, Jobs jobs, KeyValueService kv, TimeSource time) {
+        this(id, function, request, jobs, kv, time, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param keyBudget the most keys the job processes; it ends {@code done} before the next one, with
+     *                  {@link #full()} true (a page of a share, docs/functions.md)
+     */
+    ProcessJob(
+            String id,
+            WasmFunction function,
+            ProcessRequest request,
+            Jobs jobs,
+            KeyValueService kv,
+            TimeSource time,
+            long keyBudget) {
+        this.keyBudget = keyBudget;
         this.id = id;
         this.function = function;
         this.request = request;
@@ -107,6 +125,11 @@ public final class ProcessJob {
     /** The job's id. */
     public String id() {
         return id;
+    }
+
+    /** The function it runs. */
+    WasmFunction function() {
+        return function;
     }
 
     /** What was asked. */
@@ -137,6 +160,91 @@ public final class ProcessJob {
     /** Stops the job before its next key (the summary says {@code cancelled}). */
     public void cancel() {
         cancelled = true;
+    }
+
+    /** Whether the job was cancelled (it may still be finishing its current key). */
+    boolean cancelled() {
+        return cancelled;
+    }
+
+    /** Whether the job stopped at its key budget with keys left (a share's page that was full). */
+    boolean full() {
+        return full;
+    }
+
+    /** The last key whose call completed, or {@code null} if none. */
+    byte @Nullable [] lastKey() {
+        return lastKey;
+    }
+
+    /** Reduce: the fold so far, or {@code null} if nothing was emitted. */
+    synchronized byte @Nullable [] partial() {
+        return partial;
+    }
+
+    /** Update: values written back so far. */
+    long written() {
+        return written.get();
+    }
+
+    /** Update: keys retried because a client wrote them meanwhile. */
+    long retried() {
+        return retried.get();
+    }
+
+    /** Times the input was resumed after it broke, or shares handed on. */
+    long resumed() {
+        return resumes.get();
+    }
+
+    /** The first failures. */
+    List<String> firstErrors() {
+        return List.copyOf(firstErrors);
+    }
+
+    /**
+     * Adds what a page of a share did (a distributed job's coordinator): its counts, its failures, and for
+     * reduce its partial, combined into the fold with this job's instance (a failed {@code combine} counts
+     * as a failed call). On the pool; one at a time.
+     */
+    synchronized void absorb(SharePage.Reply page) {
+        byte[] p = page.partial();
+        if (p != null) {
+            try {
+                partial = partial == null ? p : instance().combine(partial, p);
+            } catch (FunctionFailedException failure) {
+                failed(failure); // as a failed call on a node alone: counted, and the job stops unless onError=skip
+            }
+        }
+        keysSeen.addAndGet(page.keysSeen());
+        recordsOut.addAndGet(page.recordsOut());
+        written.addAndGet(page.written());
+        retried.addAndGet(page.retried());
+        resumes.addAndGet(page.resumed());
+        if (page.errors() > 0) {
+            errors.addAndGet(page.errors());
+            for (int i = 0; i < page.errors(); i++) {
+                jobs.countFailedCall();
+            }
+        }
+        for (String e : page.firstErrors()) {
+            if (firstErrors.size() < ERRORS_LISTED) {
+                firstErrors.add(e);
+            }
+        }
+        if (page.cursor() != null) {
+            lastKey = page.cursor();
+        }
+    }
+
+    /** Counts a share handed on to other nodes after its node failed. */
+    void handedOn() {
+        resumes.incrementAndGet();
+    }
+
+    /** Ends the job {@code how}, if it runs. */
+    void finish(State how) {
+        end(how);
     }
 
     /** Ends a job that never ran (its scan could not start). */
@@ -184,6 +292,11 @@ public final class ProcessJob {
         for (Entry e : batch) {
             if (cancelled) {
                 end(State.CANCELLED);
+                return false;
+            }
+            if (keysSeen.get() >= keyBudget) {
+                full = true;
+                end(State.DONE);
                 return false;
             }
             keysSeen.incrementAndGet();
@@ -271,7 +384,7 @@ public final class ProcessJob {
     }
 
     /** The summary as JSON: counts, state, the first failures, and the reduce result in base64. */
-    byte[] summary() {
+    synchronized byte[] summary() {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("job", id);
         s.put("function", function.name());
@@ -333,6 +446,11 @@ public final class ProcessJob {
             for (Entry e : batch) {
                 if (cancelled) {
                     end(State.CANCELLED);
+                    break;
+                }
+                if (keysSeen.get() >= keyBudget) {
+                    full = true;
+                    end(State.DONE);
                     break;
                 }
                 keysSeen.incrementAndGet();

@@ -130,6 +130,11 @@ public final class WasmFunction {
         return name;
     }
 
+    /** The hash of the module's bytes ({@link Machines#hash}): the same module on every node has the same. */
+    String hash() {
+        return hash;
+    }
+
     /** The modes it can run in. */
     public List<ProcessMode> modes() {
         return modes;

@@ -16,7 +16,11 @@
  *   <li>{@link io.ringbase.functions.FunctionStore} keeps modules as replicated values in the system
  *       keyspace ({@link io.ringbase.functions.SystemKeys});</li>
  *   <li>{@link io.ringbase.functions.ProcessJob} runs one job over a range and
- *       {@link io.ringbase.functions.Jobs} lists the running ones.</li>
+ *       {@link io.ringbase.functions.Jobs} lists the running ones;</li>
+ *   <li>on a cluster, {@link io.ringbase.functions.DistributedJob} coordinates a job whose shares run on
+ *       the replicas ({@link io.ringbase.functions.JobCluster} is the cluster as it sees it), page by page
+ *       ({@link io.ringbase.functions.SharePage}), each page run by
+ *       {@link io.ringbase.functions.ShareRunner} on the node asked.</li>
  * </ul>
  *
  * <p>Threads: a function never runs on an I/O thread; every call runs on the bounded pool of

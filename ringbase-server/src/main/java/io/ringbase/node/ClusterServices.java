@@ -98,6 +98,7 @@ final class ClusterServices implements NodeServices {
     private final PaxosAcceptor paxos;
     private final ClusterSource figures;
     private final List<String> peerUrls = new ArrayList<>();
+    private final ClusterJobs jobCluster;
     private final ReplicaCalls fast; // the binary protocol's client, or NONE with --internal-protocol http
 
     /**
@@ -207,6 +208,7 @@ final class ClusterServices implements NodeServices {
                 time,
                 config.writeProtocol());
         opened = coordinator;
+        jobCluster = new ClusterJobs(coordinator::placement, coordinator, client);
         repairSource = new RepairSource(engine, coordinator::placement);
         // repair pulls no faster than streaming: both move data in the background, beside client requests
         RepairOptions repairOptions =
@@ -396,6 +398,11 @@ final class ClusterServices implements NodeServices {
             }
         }
         return urls;
+    }
+
+    @Override
+    public io.ringbase.functions.JobCluster jobCluster() {
+        return jobCluster;
     }
 
     @Override

@@ -174,6 +174,10 @@ public final class Node implements AutoCloseable {
                 FunctionLimits.DEFAULTS,
                 config.functionsEngine(),
                 Runtime.getRuntime().availableProcessors()));
+        io.ringbase.functions.JobCluster jobCluster = services.jobCluster();
+        if (jobCluster != null) {
+            functions.distribute(jobCluster);
+        }
         FunctionSource functionFigures = new JobFigures(functions);
         status.addFunctions(functionFigures);
         if (metrics != null) {

@@ -35,6 +35,11 @@ interface NodeServices {
         return MembershipControl.NONE;
     }
 
+    /** How function jobs are distributed over the replicas; {@code null} on a node alone. */
+    default io.ringbase.functions.@org.jspecify.annotations.Nullable JobCluster jobCluster() {
+        return null;
+    }
+
     /** The key-value service the public API calls. */
     KeyValueService kv();
 

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Server-side functions on a 3-node cluster (replication factor 3) with a node stopped while a job runs:
  * every key of the range is processed exactly once, checked against the model of what was written
- * (docs/functions.md). The job's scan breaks when the node goes and is reopened after the last key the
- * coordinator processed.
+ * (docs/functions.md, "How a job is distributed"). The stopped node's share is handed on from the last
+ * page the coordinator received, and the other nodes' scans are reopened after the last key they processed.
  */
 @IntegrationTest
 @Timeout(180)

@@ -1,0 +1,126 @@
+package io.ringbase.functions;
+
+import io.ringbase.clock.TimeSource;
+import io.ringbase.kv.EntryBatchSource;
+import io.ringbase.kv.KeyValueService;
+import io.ringbase.kv.LocalBatchSource;
+import io.ringbase.kv.QuorumException;
+import io.ringbase.kv.SystemKeys;
+import io.ringbase.storage.Entry;
+import io.ringbase.storage.KeyFilter;
+import io.ringbase.storage.Keys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs one page of a share on this node (docs/functions.md, "How a job is distributed"): the first
+ * {@link SharePage.Request#maxKeys()} keys from {@link SharePage.Request#from()} that are in the share,
+ * read from the quorum-merged scan of the cluster ({@link KeyValueService#scan}, which merges enough
+ * nodes to see every key written with the default quorum, newest version winning, tombstones and expired
+ * entries hidden) and kept when the share's {@link KeyFilter} takes them. The page is an ordinary
+ * {@link ProcessJob} with a key budget that is not listed among the running jobs: the coordinator's job
+ * is, and counts the page once its answer arrives.
+ */
+final class ShareRunner {
+
+    private ShareRunner() {}
+
+    /**
+     * Starts the page; blocks to load the function and open the scan (a worker).
+     *
+     * @throws IllegalArgumentException if the function is missing or cannot run in the mode asked
+     * @throws QuorumException          if too few nodes are up for the scan; other exceptions as
+     *                                  {@link KeyValueService#scan} and {@link FunctionStore#load}
+     */
+    static CompletableFuture<SharePage.Reply> start(
+            Jobs jobs, KeyValueService kv, TimeSource time, SharePage.Request asked, KeyFilter share) throws Exception {
+        WasmFunction function = jobs.store().load(asked.function());
+        if (function == null) {
+            throw new IllegalArgumentException("no function '" + asked.function() + "'");
+        }
+        if (!function.supports(asked.mode())) {
+            throw new IllegalArgumentException("function '" + function.name() + "' cannot run in mode "
+                    + asked.mode().label());
+        }
+        if (!function.hash().equals(asked.module())) {
+            throw new IllegalArgumentException("function '" + function.name() + "' was replaced since the job started");
+        }
+        ProcessRequest request =
+                new ProcessRequest(asked.function(), asked.from(), asked.end(), asked.mode(), asked.onError(), null);
+        ProcessJob page = new ProcessJob(asked.job(), function, request, jobs, kv, time, asked.maxKeys());
+        byte[] end = asked.end();
+        ProcessJob.ScanOpener opener = from -> end != null && Keys.compare(from, end) >= 0
+                ? LocalBatchSource.empty()
+                : new ShareSource(SystemKeys.hidden(kv.scan(from, end, false)), share);
+        EntryBatchSource scan = opener.open(asked.from());
+        if (asked.mode() == ProcessMode.MAP) {
+            EntryBatchSource out = page.mapOutput(scan, opener);
+            List<Entry> records = new ArrayList<>();
+            return drain(out, records).thenApply(x -> {
+                out.close();
+                records.removeLast(); // the page's own summary: the coordinator writes the job's
+                return reply(page, records);
+            });
+        }
+        return page.run(scan, opener).thenApply(summary -> reply(page, List.of()));
+    }
+
+    private static CompletableFuture<Void> drain(EntryBatchSource out, List<Entry> into) {
+        return out.nextBatch(ProcessJob.BATCH_BYTES).thenCompose(batch -> {
+            if (batch.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            into.addAll(batch);
+            return drain(out, into);
+        });
+    }
+
+    private static SharePage.Reply reply(ProcessJob page, List<Entry> records) {
+        return new SharePage.Reply(
+                page.state().name().toLowerCase(java.util.Locale.ROOT),
+                page.full(),
+                page.lastKey(),
+                page.keysSeen(),
+                page.recordsOut(),
+                page.errors(),
+                page.written(),
+                page.retried(),
+                page.resumed(),
+                page.firstErrors(),
+                page.partial(),
+                records);
+    }
+
+    /** The entries of a scan that are in the share; a batch left empty by the filter asks for the next. */
+    private static final class ShareSource implements EntryBatchSource {
+        private final EntryBatchSource scan;
+        private final KeyFilter share;
+
+        ShareSource(EntryBatchSource scan, KeyFilter share) {
+            this.scan = scan;
+            this.share = share;
+        }
+
+        @Override
+        public CompletableFuture<List<Entry>> nextBatch(int maxBytes) {
+            return scan.nextBatch(maxBytes).thenCompose(batch -> {
+                if (batch.isEmpty()) {
+                    return CompletableFuture.completedFuture(batch);
+                }
+                List<Entry> kept = new ArrayList<>(batch.size());
+                for (Entry e : batch) {
+                    if (share.keep(e.key())) {
+                        kept.add(e);
+                    }
+                }
+                return kept.isEmpty() ? nextBatch(maxBytes) : CompletableFuture.completedFuture(kept);
+            });
+        }
+
+        @Override
+        public void close() {
+            scan.close();
+        }
+    }
+}
