@@ -123,12 +123,16 @@ final class FunctionsApi {
             } catch (InvalidModuleException e) {
                 throw new IOException("stored function '" + asked.function() + "' no longer loads: " + e.getMessage());
             }
-            DistributedJob distributed;
-            try {
-                distributed = jobs.distributed(job);
-            } catch (Exception e) {
-                job.abandon(); // too few nodes up
-                throw e;
+            // update stays with the coordinator: a replica that wrote some keys of a page and then failed
+            // before its answer came would have them updated again by the next replica (docs/functions.md)
+            DistributedJob distributed = null;
+            if (asked.mode() != ProcessMode.UPDATE) {
+                try {
+                    distributed = jobs.distributed(job);
+                } catch (Exception e) {
+                    job.abandon(); // too few nodes up
+                    throw e;
+                }
             }
             if (distributed != null) {
                 if (asked.mode() == ProcessMode.MAP) {

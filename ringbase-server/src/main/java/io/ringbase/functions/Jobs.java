@@ -90,7 +90,7 @@ public final class Jobs implements AutoCloseable {
 
     /**
      * {@code job} distributed over the replicas, or {@code null} if it runs on this node alone (no cluster,
-     * or a cluster of one). Blocks while probing nodes believed down (a worker).
+     * or a cluster of one). For {@code map} and {@code reduce}: the caller keeps {@code update} here. Blocks while probing nodes believed down (a worker).
      *
      * @throws QuorumException if fewer nodes are up than a range scan needs
      */
@@ -118,7 +118,8 @@ public final class Jobs implements AutoCloseable {
      *
      * @param body a {@link SharePage.Request}
      * @return the {@link SharePage.Reply}, encoded
-     * @throws IllegalArgumentException if the request is malformed, names no function, or this node has no
+     * @throws IllegalArgumentException if the request is malformed, names no function, is an
+     *                                  {@code update} (which runs at its coordinator), or this node has no
      *                                  cluster; {@link QuorumException} if too few nodes are up for the
      *                                  scan; other exceptions as the scan and loading the function
      */
@@ -128,6 +129,9 @@ public final class Jobs implements AutoCloseable {
             throw new IllegalArgumentException("this node runs no distributed jobs");
         }
         SharePage.Request request = SharePage.Request.decode(body);
+        if (request.mode() == ProcessMode.UPDATE) {
+            throw new IllegalArgumentException("update jobs run at their coordinator, not in shares");
+        }
         if (request.epoch() != c.epoch()) {
             throw new IllegalArgumentException("the coordinator's placement epoch is " + request.epoch()
                     + ", this node's " + c.epoch() + ": the shares would differ");

@@ -2,6 +2,7 @@ package io.ringbase.functions;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -170,6 +171,26 @@ class DistributedJobTest {
     private static long count(JsonNode summary) {
         byte[] result = Base64.getDecoder().decode(summary.get("result").asText());
         return ByteBuffer.wrap(result).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /** An update is written once, at its coordinator: a share page of one is refused, whoever asks. */
+    @Test
+    void aSharePageOfAnUpdateIsRefused() {
+        SharePage.Request update = new SharePage.Request(
+                "j",
+                "identity",
+                ProcessMode.UPDATE,
+                OnError.STOP,
+                "key".getBytes(UTF_8),
+                null,
+                Set.of(),
+                List.of("http://b:1"),
+                DistributedJob.PAGE_KEYS,
+                "",
+                0);
+        assertThatThrownBy(() -> jobs.runSharePage(update.encode()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("update jobs run at their coordinator");
     }
 
     @Test
