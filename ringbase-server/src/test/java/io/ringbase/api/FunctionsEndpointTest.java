@@ -77,6 +77,22 @@ class FunctionsEndpointTest {
     }
 
     @Test
+    void spreadIsCoordinatorOrReplicasAndNeverReplicasForAnUpdate() throws Exception {
+        upload("identity");
+        fill(2);
+        HttpResponse<byte[]> bad = process("fn=identity&start=k&spread=everywhere");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(new String(bad.body(), UTF_8)).contains("spread must be coordinator or replicas");
+        HttpResponse<byte[]> update = process("fn=identity&start=k&mode=update&spread=replicas");
+        assertThat(update.statusCode()).isEqualTo(400);
+        assertThat(new String(update.body(), UTF_8)).contains("update runs at the coordinator");
+        // a node alone runs a job itself whichever is asked
+        assertThat(process("fn=identity&start=k&spread=replicas").statusCode()).isEqualTo(200);
+        assertThat(process("fn=identity&start=k&spread=coordinator").statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
     void badModulesAreRefusedWithTheReason() throws Exception {
         HttpResponse<byte[]> noAlloc = http.put("/v0/functions/x", TestModules.wasm("noalloc"));
         assertThat(noAlloc.statusCode()).isEqualTo(400);

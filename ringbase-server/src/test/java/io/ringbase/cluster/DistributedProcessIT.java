@@ -81,8 +81,8 @@ class DistributedProcessIT {
             Map<String, String> model = load(c);
 
             ProcessOutput map = ProcessOutput.parse(client.send(
-                            HttpRequest.newBuilder(URI.create(
-                                            c.url(1) + "/v0/process?fn=identity&start=key&end=keyz&mode=map"))
+                            HttpRequest.newBuilder(URI.create(c.url(1)
+                                            + "/v0/process?fn=identity&start=key&end=keyz&mode=map&spread=replicas"))
                                     .header("accept", "application/x-ndjson")
                                     .POST(HttpRequest.BodyPublishers.noBody())
                                     .build(),
@@ -99,8 +99,8 @@ class DistributedProcessIT {
             assertThat(map.summary().get("keysSeen").asLong()).isEqualTo(model.size());
 
             HttpResponse<String> r = client.send(
-                    HttpRequest.newBuilder(
-                                    URI.create(c.url(0) + "/v0/process?fn=bytecount&start=key&end=keyz&mode=reduce"))
+                    HttpRequest.newBuilder(URI.create(c.url(0)
+                                    + "/v0/process?fn=bytecount&start=key&end=keyz&mode=reduce&spread=replicas"))
                             .POST(HttpRequest.BodyPublishers.noBody())
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -123,7 +123,8 @@ class DistributedProcessIT {
                 client) {
             Map<String, String> model = load(c);
 
-            JsonNode reduce = JSON.readTree(runStoppingMidway(c, 2, "fn=pace&start=key&end=keyz&mode=reduce&id=r1"));
+            JsonNode reduce = JSON.readTree(
+                    runStoppingMidway(c, 2, "fn=pace&start=key&end=keyz&mode=reduce&spread=replicas&id=r1"));
             assertThat(reduce.get("state").asText()).isEqualTo("done");
             assertThat(result(reduce)).as("keys counted").isEqualTo(model.size());
             assertThat(reduce.get("keysSeen").asLong()).isEqualTo(model.size());
@@ -134,8 +135,9 @@ class DistributedProcessIT {
             c.start(2);
             c.awaitAllUp(DEADLINE);
 
-            ProcessOutput map = ProcessOutput.parse(runStoppingMidway(c, 1, "fn=pace&start=key&end=keyz&mode=map&id=m1")
-                    .getBytes(UTF_8));
+            ProcessOutput map = ProcessOutput.parse(
+                    runStoppingMidway(c, 1, "fn=pace&start=key&end=keyz&mode=map&spread=replicas&id=m1")
+                            .getBytes(UTF_8));
             Map<String, Integer> seen = new HashMap<>();
             for (String[] rec : map.records()) {
                 seen.merge(rec[0], 1, Integer::sum);
