@@ -79,7 +79,10 @@ class ClusterUpdateRaceTest {
             writer.start();
             LocalCluster.await(Duration.ofSeconds(10), "the writer to start", () -> writes.get() > 20);
             HttpResponse<String> job = client.send(
-                    HttpRequest.newBuilder(URI.create(c.url(0) + "/v0/process?fn=upper&start=key&mode=update"))
+                    // onError=skip: a hot key the writer changed during each of the job's attempts is reported
+                    // and skipped, by design, and must not stop the job (a busy machine makes that likely)
+                    HttpRequest.newBuilder(
+                                    URI.create(c.url(0) + "/v0/process?fn=upper&start=key&mode=update&onError=skip"))
                             .timeout(Duration.ofSeconds(90))
                             .POST(HttpRequest.BodyPublishers.noBody())
                             .build(),
@@ -88,7 +91,13 @@ class ClusterUpdateRaceTest {
             assertThat(writerDone.await(30, TimeUnit.SECONDS)).isTrue();
             assertThat(job.statusCode()).as(job.body()).isEqualTo(200);
             JsonNode summary = json.readTree(job.body());
-            assertThat(summary.get("keysSeen").asLong()).isEqualTo(KEYS);
+            assertThat(summary.get("keysSeen").asLong()).as(job.body()).isEqualTo(KEYS);
+            assertThat(summary.get("errors").asLong()).as(job.body()).isLessThanOrEqualTo(HOT);
+            for (JsonNode e : summary.get("firstErrors")) {
+                assertThat(e.asText())
+                        .as("only a hot key may fail, lost to the writer")
+                        .contains("clients changed the key");
+            }
             assertThat(failures.get()).as("writes refused").isZero();
             assertThat(writes.get()).isGreaterThan(50);
 
