@@ -88,10 +88,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 .schedule(
                         () -> {
                             if (state == State.HELLO_SENT || state == State.AUTH_SENT) {
-                                refused(
+                                // A slow peer (starting, paused, overloaded), not a refusal: an HTTP-only node
+                                // answers the magic at once. So try again soon, backing off while it lasts.
+                                ended(
                                         ctx,
-                                        "did not complete the handshake within " + client.handshakeTimeoutMs()
-                                                + " ms (a node that speaks only HTTP?)");
+                                        "did not complete the handshake within " + client.handshakeTimeoutMs() + " ms",
+                                        client.handshakeTimedOut(node, loop));
                             }
                         },
                         client.handshakeTimeoutMs(),
@@ -113,6 +115,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                     if (frame.op() == WireFormat.OP_READY) {
                         state = State.READY;
                         ready = true;
+                        client.handshakeDone(node, loop);
                         log.debug("node-to-node v2 connection to {} ready (version {})", node, version);
                     } else {
                         handshakeAnswer(ctx, frame.op(), body, "READY");
@@ -163,14 +166,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Ends the handshake: one WARN line, close, and HTTP for this peer until the retry. */
+    /** Ends the handshake of a peer that refused it or does not speak v2: HTTP for {@link WireClient#RETRY_REFUSED_MS}. */
     private void refused(ChannelHandlerContext ctx, String why) {
+        ended(ctx, why, WireClient.RETRY_REFUSED_MS);
+    }
+
+    /** Ends the handshake: one WARN line, close, and HTTP for this peer until the retry in {@code retryMs}. */
+    private void ended(ChannelHandlerContext ctx, String why, long retryMs) {
         log.warn(
                 "node-to-node v2 connection to {}: the node {}; its calls go over HTTP, next try in {} s",
                 node,
                 why,
-                WireClient.RETRY_REFUSED_MS / 1000);
-        retryMs = WireClient.RETRY_REFUSED_MS;
+                retryMs / 1000);
+        this.retryMs = retryMs;
         var _ = ctx.close();
     }
 

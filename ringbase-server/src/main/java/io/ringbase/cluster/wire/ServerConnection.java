@@ -86,6 +86,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                         TimeUnit.MILLISECONDS);
     }
 
+    /** A peer that went away mid-handshake is no stalled peer: its deadline must not log one. */
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        state = State.CLOSED;
+        ctx.fireChannelInactive();
+    }
+
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE && state != State.CLOSED) {

@@ -36,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * {@code SpeculationTimers}), not a scheduled task per call.
  *
  * <p>A call returns {@code null} (send it over HTTP) while the peer's connection on the calling loop is
- * not ready: not yet opened, refused, an HTTP-only peer, or broken (retried after
- * {@link #RETRY_BROKEN_MS} or, after a refusal, {@link #RETRY_REFUSED_MS}). A call made off the loops
+ * not ready: not yet opened, refused, an HTTP-only peer, slow to answer its handshake, or broken (retried
+ * after {@link #RETRY_BROKEN_MS}; after handshakes that timed out, that doubled per timeout in a row up to
+ * {@link #RETRY_REFUSED_MS}; after a refusal, {@link #RETRY_REFUSED_MS}). A call made off the loops
  * is handed to a loop whose connection is ready. A returned future fails alone: with
  * {@link ReplicaException.Timeout} past its deadline (its late answer is dropped), with
  * {@link ReplicaException.Failed} when the replica answered an error or its connection broke.
@@ -250,6 +251,34 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
         return false;
     }
 
+    /**
+     * On loop {@code loop}: a handshake with {@code node} timed out. Returns how long the next try waits, ms:
+     * {@link #RETRY_BROKEN_MS} doubled for each timeout in a row before this one, at most
+     * {@link #RETRY_REFUSED_MS}.
+     */
+    long handshakeTimedOut(NodeId node, int loop) {
+        Peer peer = peers.get(node);
+        if (peer == null) {
+            return RETRY_REFUSED_MS;
+        }
+        int before = peer.handshakeTimeouts[loop];
+        peer.handshakeTimeouts[loop] = Math.min(before + 1, 30);
+        return handshakeRetryMs(before);
+    }
+
+    /** The wait after a handshake timeout that followed {@code timeoutsBefore} others in a row, ms. */
+    static long handshakeRetryMs(int timeoutsBefore) {
+        return Math.min(RETRY_REFUSED_MS, RETRY_BROKEN_MS << Math.min(timeoutsBefore, 16));
+    }
+
+    /** On loop {@code loop}: a connection to {@code node} became ready; the next timeout backs off from the start. */
+    void handshakeDone(NodeId node, int loop) {
+        Peer peer = peers.get(node);
+        if (peer != null) {
+            peer.handshakeTimeouts[loop] = 0;
+        }
+    }
+
     /** Called by a connection when it ends: the next try waits {@code retryMs}. */
     void ended(NodeId node, int loop, ClientConnection c, long retryMs) {
         Peer peer = peers.get(node);
@@ -263,6 +292,7 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
         final NodeId node;
         final AtomicReferenceArray<ClientConnection> connections = new AtomicReferenceArray<>(loops.size());
         final long[] retryAtNanos = new long[loops.size()]; // each slot touched by its loop only
+        final int[] handshakeTimeouts = new int[loops.size()]; // in a row, per loop; touched by its loop only
 
         Peer(NodeId node) {
             this.node = node;

@@ -176,6 +176,19 @@ class ServerConnectionTest {
     }
 
     @Test
+    void aPeerThatClosedMidHandshakeIsNotReportedAsStalled() {
+        EmbeddedChannel ch = server(SECRET);
+        ch.freezeTime();
+        ch.writeInbound(Unpooled.wrappedBuffer(WireFormat.MAGIC));
+        // The client gave up on its own, shorter, deadline. An embedded channel's close would cancel the
+        // deadline task, which a socket channel's does not: so only the event is fired.
+        var _ = ch.pipeline().fireChannelInactive();
+        ch.advanceTimeBy(WireServer.HANDSHAKE_TIMEOUT_MS + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(log.warningMessages()).isEmpty();
+    }
+
+    @Test
     void aReadyConnectionIsClosedOnlyAfterItsPeerFellSilentForTheIdleTimeout() {
         EmbeddedChannel ch = server(SECRET);
         ch.freezeTime();

@@ -160,6 +160,52 @@ class WireClientTest {
     }
 
     @Test
+    void peerSlowToAnswerItsFirstHandshakeGetsV2AfterASecond() {
+        java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+        NodeId node = peer(() -> new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                if (connections.getAndIncrement() == 0) {
+                    return; // the first connection reads the magic and hello and answers nothing
+                }
+                ch.pipeline()
+                        .addLast(new FrameDecoder("peer", true))
+                        .addLast(scripted(RequestSigner.NONE, key -> WireFormat.OP_ABSENT));
+            }
+        });
+        EventLoopGroup one = Transport.newEventLoopGroup(1, "wire-client-test-one"); // one loop: one retry timer
+        try (WireClient client = new WireClient(
+                TIMEOUT_MS, RequestSigner.NONE, one, new WireClient.Identity("c", "http://127.0.0.1:1", "d"), stats)) {
+            assertThat(client.read(node, new byte[] {1})).isNull();
+            LocalCluster.await(
+                    Duration.ofSeconds(10),
+                    "the handshake timeout",
+                    () -> !clientLog.warningMessages().isEmpty());
+            assertThat(clientLog.warningMessages())
+                    .singleElement()
+                    .asString()
+                    .contains("did not complete the handshake within " + TIMEOUT_MS + " ms")
+                    .contains("next try in 1 s");
+            LocalCluster.await(Duration.ofSeconds(10), "v2 after the retry", () -> {
+                var _ = client.read(node, new byte[] {1}); // opens the next connection once the retry time came
+                return client.connected(node);
+            });
+            assertThat(connections.get()).isEqualTo(2);
+        } finally {
+            one.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void handshakeTimeoutsInARowBackOffUpToTheRefusalWait() {
+        assertThat(WireClient.handshakeRetryMs(0)).isEqualTo(WireClient.RETRY_BROKEN_MS);
+        assertThat(WireClient.handshakeRetryMs(1)).isEqualTo(2 * WireClient.RETRY_BROKEN_MS);
+        assertThat(WireClient.handshakeRetryMs(5)).isEqualTo(32 * WireClient.RETRY_BROKEN_MS);
+        assertThat(WireClient.handshakeRetryMs(6)).isEqualTo(WireClient.RETRY_REFUSED_MS);
+        assertThat(WireClient.handshakeRetryMs(30)).isEqualTo(WireClient.RETRY_REFUSED_MS);
+    }
+
+    @Test
     void peerWithAnotherSecretLeavesCallsOnHttp() {
         NodeId node = peer(() -> new ChannelInitializer<Channel>() {
             @Override
