@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,6 +45,7 @@ final class AdminClient {
     private final @Nullable String token;
     private final TimeSource time;
     private final Duration timeout;
+    private final @Nullable SSLContext tls;
     private final HttpClient http;
 
     /**
@@ -54,21 +56,47 @@ final class AdminClient {
      * @param time    the wall clock signatures are made on
      */
     AdminClient(String url, byte @Nullable [] secret, @Nullable String token, Duration timeout, TimeSource time) {
+        this(url, secret, token, timeout, time, null);
+    }
+
+    /**
+     * As above, for {@code https://} nodes with {@code tls}: whom to trust ({@code --tls-ca}); {@code null}
+     * trusts the JDK's default certificate authorities.
+     */
+    AdminClient(
+            String url,
+            byte @Nullable [] secret,
+            @Nullable String token,
+            Duration timeout,
+            TimeSource time,
+            @Nullable SSLContext tls) {
         this(
                 URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url),
                 RequestSigner.of(secret),
                 token,
                 timeout,
-                time);
+                time,
+                tls);
     }
 
-    private AdminClient(URI base, RequestSigner signer, @Nullable String token, Duration timeout, TimeSource time) {
+    private AdminClient(
+            URI base,
+            RequestSigner signer,
+            @Nullable String token,
+            Duration timeout,
+            TimeSource time,
+            @Nullable SSLContext tls) {
         this.base = base;
         this.signer = signer;
         this.token = token;
         this.timeout = timeout;
         this.time = time;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.tls = tls;
+        HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(timeout);
+        if (tls != null) {
+            http.sslContext(tls);
+        }
+        this.http = http.build();
     }
 
     /** The node's URL as given. */
@@ -78,7 +106,7 @@ final class AdminClient {
 
     /** This client for another node of the cluster, with the same secret and timeout. */
     AdminClient at(String url) {
-        return new AdminClient(URI.create(url), signer, token, timeout, time);
+        return new AdminClient(URI.create(url), signer, token, timeout, time, tls);
     }
 
     /**
@@ -100,6 +128,13 @@ final class AdminClient {
         HttpResponse<String> r;
         try {
             r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (javax.net.ssl.SSLHandshakeException e) {
+            throw new Failure(
+                    EXIT_UNREACHABLE,
+                    "cannot reach " + base + ": the TLS handshake failed (" + e.getMessage() + ")"
+                            + (tls == null
+                                    ? "; for a node whose certificate a private CA signed, give --tls-ca"
+                                    : "; is --tls-ca the CA that signed the node's certificate?"));
         } catch (IOException e) {
             throw new Failure(EXIT_UNREACHABLE, "cannot reach " + base + ": " + describe(e));
         } catch (InterruptedException e) {

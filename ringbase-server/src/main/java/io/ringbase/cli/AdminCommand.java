@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.tls.CaTrust;
+import io.ringbase.tls.TlsException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +16,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import javax.net.ssl.SSLContext;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -68,6 +71,15 @@ public final class AdminCommand {
     Path secretFile;
 
     @Option(
+            names = "--tls-ca",
+            paramLabel = "FILE",
+            scope = CommandLine.ScopeType.INHERIT,
+            description = "For an https:// --url: trust the CA certificates of this PEM file (the nodes' --tls-ca, "
+                    + "or the issuer of their --tls-cert) and no other (default: the JDK's certificate "
+                    + "authorities).")
+    Path tlsCa;
+
+    @Option(
             names = "--timeout",
             defaultValue = "60s",
             paramLabel = "DURATION",
@@ -85,13 +97,20 @@ public final class AdminCommand {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+        SSLContext tls;
+        try {
+            tls = tlsCa == null ? null : CaTrust.clientContext(tlsCa, "--tls-ca " + tlsCa);
+        } catch (TlsException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         String token = System.getenv(AdminClient.TOKEN_VARIABLE);
         return new AdminClient(
                 url,
                 secret,
                 token == null || token.isBlank() ? null : token.strip(),
                 Duration.ofMillis(timeout.millis()),
-                time);
+                time,
+                tls);
     }
 
     /** Runs {@code action}; prints a failure's one line to stderr and returns its exit code. */

@@ -20,7 +20,6 @@ import java.util.function.Supplier;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,15 +197,8 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
             keys.setKeyEntry("node", key, none, chain);
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(keys, none);
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            for (int i = 0; i < trusted.length; i++) {
-                trust.setCertificateEntry("ca-" + i, trusted[i]);
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+            context.init(kmf.getKeyManagers(), CaTrust.trustManagers(trusted), null);
             return context;
         } catch (IOException e) { // an in-memory key store does no I/O
             throw new GeneralSecurityException(e);
