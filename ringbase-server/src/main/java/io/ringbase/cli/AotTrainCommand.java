@@ -71,7 +71,8 @@ public final class AotTrainCommand implements Callable<Integer> {
         out.flush();
         WarmUp.Result result;
         try {
-            result = WarmUp.run(config, Duration.ofMillis(duration.millis()), connections);
+            result = WarmUp.run(
+                    config, Duration.ofMillis(duration.millis()), connections, WarmUp.TRAINING_MEMTABLE_BYTES);
         } catch (IOException e) {
             spec.commandLine().getErr().println("ringbase aot-train: " + e.getMessage());
             return 1;

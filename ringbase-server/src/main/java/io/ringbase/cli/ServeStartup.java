@@ -53,7 +53,8 @@ final class ServeStartup {
         }
         long started = System.nanoTime();
         try {
-            WarmUp.Result result = WarmUp.run(config, Duration.ofMillis(warmUp.millis()), WarmUp.CONNECTIONS);
+            WarmUp.Result result = WarmUp.run(
+                    config, Duration.ofMillis(warmUp.millis()), WarmUp.CONNECTIONS, WarmUp.NODE_MEMTABLE_BYTES);
             log.info(
                     "warm-up: {} requests in {} ms on a scratch node in a temporary directory (--warm-up {})",
                     result.load().total(),

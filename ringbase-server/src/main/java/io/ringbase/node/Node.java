@@ -54,6 +54,7 @@ public final class Node implements AutoCloseable {
 
     private final NodeConfig config;
     private final Resources resources;
+    private volatile boolean discarding;
     private final ManagedEngine engine;
     private final NodeServices services;
     private final @Nullable LocalMembership membership;
@@ -76,7 +77,13 @@ public final class Node implements AutoCloseable {
         // the TLS files first: unusable ones stop the start before the data directory is touched
         TlsOptions tlsOptions = config.http().tls();
         @Nullable ServerTls tls = tlsOptions == null ? null : resources.add(ServerTls.open(tlsOptions));
-        engine = resources.add(Engines.open(config.engine(), config.storage()));
+        engine = resources.add(Engines.open(config.engine(), config.storage()), e -> {
+            if (discarding) {
+                e.closeWithoutFlush();
+            } else {
+                e.close();
+            }
+        });
         startup.end("engine");
         long newestStored = engine.maxVersion();
         Membership agreed = config.elastic().isElastic()
@@ -377,6 +384,18 @@ public final class Node implements AutoCloseable {
      */
     @Override
     public void close() throws IOException {
+        resources.close();
+    }
+
+    /**
+     * Closes the node as {@link #close()} does, but its engine without the final flush: for a node whose
+     * data directory is deleted right after (the warm-up's scratch node), whose flush would be work for
+     * nothing.
+     *
+     * @throws IOException as {@link #close()}
+     */
+    public void discard() throws IOException {
+        discarding = true;
         resources.close();
     }
 }

@@ -25,8 +25,14 @@ import java.time.Duration;
  */
 public final class WarmUp {
 
-    /** The scratch node's memtable: small, so that the warm-up flushes and compacts (bytes). */
-    static final long MEMTABLE_BYTES = 4L << 20;
+    /**
+     * The memtable of a node's scratch node (bytes): small enough that a warm-up of about a second flushes
+     * during its load, so the flush path is compiled without a final flush at the end.
+     */
+    public static final long NODE_MEMTABLE_BYTES = 256L << 10;
+
+    /** The memtable of {@code ringbase aot-train}'s longer run (bytes): it flushes and compacts many times. */
+    public static final long TRAINING_MEMTABLE_BYTES = 4L << 20;
 
     /** Connections of a node's warm-up, each with one request in flight. */
     public static final int CONNECTIONS = 8;
@@ -39,26 +45,32 @@ public final class WarmUp {
     /**
      * Runs a warm-up for {@code duration} on a scratch node derived from {@code config}: its engine kind,
      * storage options (WAL policy, compaction, caches) and request settings, but alone, on
-     * {@code 127.0.0.1} port 0, with its data in a temporary directory and a {@value #MEMTABLE_BYTES}-byte
-     * memtable. Nothing of {@code config}'s data directory is touched.
+     * {@code 127.0.0.1} port 0, with its data in a temporary directory and a memtable of
+     * {@code memtableBytes}. Nothing of {@code config}'s data directory is touched. The scratch node is closed
+     * without a final flush, since its directory is deleted.
      *
      * <p>{@code ringbase aot-train} runs the same, longer, in the JVM that records the ahead-of-time cache.
      *
      * @param config      the real node's config
      * @param duration    how long the load runs, positive
      * @param connections connections of the load, 1-256 ({@link #CONNECTIONS} for a node's warm-up)
+     * @param memtableBytes the scratch node's memtable, bytes ({@link #NODE_MEMTABLE_BYTES} for a node's
+     *                    warm-up, {@link #TRAINING_MEMTABLE_BYTES} for {@code aot-train})
      * @return the requests answered and the time taken
      * @throws IOException if the scratch node cannot start or a request of the load fails
      * @throws IllegalArgumentException if {@code duration} or {@code connections} is out of range
      */
-    public static Result run(NodeConfig config, Duration duration, int connections)
+    public static Result run(NodeConfig config, Duration duration, int connections, long memtableBytes)
             throws IOException, InterruptedException {
         long started = System.nanoTime();
         Path dir = Files.createTempDirectory("ringbase-warm-up-");
         try {
             TrainingLoad.Result result;
-            try (Node node = Node.start(scratch(config, dir))) {
+            Node node = Node.start(scratch(config, dir, memtableBytes));
+            try {
                 result = TrainingLoad.run(new InetSocketAddress("127.0.0.1", node.port()), duration, connections);
+            } finally {
+                node.discard(); // its directory goes next: a final flush would be time for nothing
             }
             return new Result(result, (System.nanoTime() - started) / 1_000_000);
         } finally {
@@ -67,7 +79,7 @@ public final class WarmUp {
     }
 
     /** The scratch node's config: {@code config}'s engine and settings, alone, on loopback, in {@code dir}. */
-    static NodeConfig scratch(NodeConfig config, Path dir) {
+    static NodeConfig scratch(NodeConfig config, Path dir, long memtableBytes) {
         HttpServerConfig http = config.http();
         return new NodeConfig(
                 new HttpServerConfig(
@@ -84,7 +96,7 @@ public final class WarmUp {
                         http.scanIdleTimeoutMs()),
                 config.storage()
                         .withDataDir(dir)
-                        .withMemtableBytes(MEMTABLE_BYTES)
+                        .withMemtableBytes(memtableBytes)
                         .withTombstoneGraceMs(0),
                 Topology.single("127.0.0.1", 1), // a node alone never calls itself by its URL (as serve's)
                 config.replicaTimeoutMs(),

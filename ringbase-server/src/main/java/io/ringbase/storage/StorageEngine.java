@@ -178,6 +178,17 @@ public interface StorageEngine extends Closeable {
         return Ingest.byWrites(this);
     }
 
+    /**
+     * Closes the engine without its final flush, for a directory about to be deleted (the warm-up's scratch
+     * node): what the memtable holds stays in the WAL, which the next open replays, as after a crash. An
+     * engine without a final flush closes as {@link #close()} does.
+     *
+     * @throws IOException as {@link #close()}
+     */
+    default void closeWithoutFlush() throws IOException {
+        close();
+    }
+
     /** An iterator over resources (mapped files) that must be released. */
     interface CloseableIterator<T> extends Iterator<T>, AutoCloseable {
         @Override

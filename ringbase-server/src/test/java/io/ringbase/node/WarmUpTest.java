@@ -48,7 +48,7 @@ class WarmUpTest {
                 HintOptions.defaults());
         Set<Path> before = warmUpDirs();
 
-        WarmUp.Result result = WarmUp.run(config, Duration.ofMillis(1_500), 2);
+        WarmUp.Result result = WarmUp.run(config, Duration.ofMillis(1_500), 2, WarmUp.NODE_MEMTABLE_BYTES);
 
         assertThat(result.load().requests().get(TrainingLoad.Phase.PUT_NEW)).isPositive();
         assertThat(result.load().requests().get(TrainingLoad.Phase.GET_PRESENT)).isPositive();
@@ -72,13 +72,13 @@ class WarmUpTest {
                 null,
                 HintOptions.defaults());
 
-        NodeConfig scratch = WarmUp.scratch(config, tmp.resolve("scratch"));
+        NodeConfig scratch = WarmUp.scratch(config, tmp.resolve("scratch"), WarmUp.NODE_MEMTABLE_BYTES);
 
         assertThat(scratch.topology().isAlone()).isTrue();
         assertThat(scratch.http().host()).isEqualTo("127.0.0.1");
         assertThat(scratch.http().port()).isZero();
         assertThat(scratch.storage().dataDir()).isEqualTo(tmp.resolve("scratch"));
-        assertThat(scratch.storage().memtableBytes()).isEqualTo(WarmUp.MEMTABLE_BYTES);
+        assertThat(scratch.storage().memtableBytes()).isEqualTo(WarmUp.NODE_MEMTABLE_BYTES);
         assertThat(scratch.storage().walSync()).isEqualTo(config.storage().walSync());
         assertThat(scratch.engine()).isEqualTo(config.engine());
     }

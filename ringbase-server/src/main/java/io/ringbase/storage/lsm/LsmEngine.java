@@ -442,11 +442,21 @@ public final class LsmEngine implements ManagedEngine {
      */
     @Override
     public void close() throws IOException {
+        close(true);
+    }
+
+    /** As {@link #close()} without the final flush: the memtable's writes stay in the WAL only. */
+    @Override
+    public void closeWithoutFlush() throws IOException {
+        close(false);
+    }
+
+    private void close(boolean flush) throws IOException {
         if (rotation.isClosed()) {
             return;
         }
         health.markClosing();
-        Throwable failure = attempt(null, flusher::flush);
+        Throwable failure = flush ? attempt(null, flusher::flush) : null;
         if (failure != null) {
             log.error("final flush failed; the WAL keeps the data for the next start", failure);
         }

@@ -117,6 +117,29 @@ class EngineCloseTest {
         assertThatThrownBy(engine::flush).isInstanceOf(IOException.class).hasMessageContaining("closed");
     }
 
+    @Test
+    void closeWithoutFlushLeavesTheMemtableToTheWal() throws Exception {
+        Path dir = tmp.resolve("d");
+        LsmEngine engine = LsmEngine.open(LsmOptions.defaults(dir));
+        engine.apply(Entry.value(Keys.utf8("a"), 1L << 40, new byte[10]));
+        engine.closeWithoutFlush();
+        assertThatThrownBy(engine::flush).isInstanceOf(IOException.class).hasMessageContaining("closed");
+        assertThat(tables(dir)).as("no final flush wrote a table").isZero();
+        try (LsmEngine reopened = LsmEngine.open(LsmOptions.defaults(dir))) {
+            assertThat(reopened.get(Keys.utf8("a"))).as("replayed from the WAL").isNotNull();
+        }
+        assertThat(tables(dir))
+                .as("a plain close flushes what the WAL replayed")
+                .isEqualTo(1);
+    }
+
+    private static long tables(Path dir) throws IOException {
+        try (var files = java.nio.file.Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".sst"))
+                    .count();
+        }
+    }
+
     /** The real file system, except that creating a WAL segment throws an unchecked exception once failing. */
     private static final class WalCreationFails implements FileIo {
         final AtomicBoolean failing = new AtomicBoolean();
