@@ -5,6 +5,7 @@ import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.QuorumException;
+import io.ringbase.kv.ScanShare;
 import io.ringbase.kv.SystemKeys;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.KeyFilter;
@@ -16,9 +17,12 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Runs one page of a share on this node (docs/functions.md, "How a job is distributed"): the first
  * {@link SharePage.Request#maxKeys()} keys from {@link SharePage.Request#from()} that are in the share,
- * read from the quorum-merged scan of the cluster ({@link KeyValueService#scan}, which merges enough
- * nodes to see every key written with the default quorum, newest version winning, tombstones and expired
- * entries hidden) and kept when the share's {@link KeyFilter} takes them. The page is an ordinary
+ * read from the quorum-merged scan of the cluster ({@link KeyValueService#scan(byte[], byte[], ScanShare)},
+ * which merges enough nodes to see every key written with the default quorum, newest version winning,
+ * tombstones and expired entries hidden, and asks each of them for the share's keys only) and kept when
+ * the share's {@link KeyFilter} takes them: a replica of an older version sends the whole range. The
+ * function comes from this node's cache when it holds the module the coordinator loaded
+ * ({@link FunctionStore#load(String, String)}), so pages after the first read no module. The page is an ordinary
  * {@link ProcessJob} with a key budget that is not listed among the running jobs: the coordinator's job
  * is, and counts the page once its answer arrives.
  */
@@ -35,7 +39,7 @@ final class ShareRunner {
      */
     static CompletableFuture<SharePage.Reply> start(
             Jobs jobs, KeyValueService kv, TimeSource time, SharePage.Request asked, KeyFilter share) throws Exception {
-        WasmFunction function = jobs.store().load(asked.function());
+        WasmFunction function = jobs.store().load(asked.function(), asked.module());
         if (function == null) {
             throw new IllegalArgumentException("no function '" + asked.function() + "'");
         }
@@ -50,9 +54,10 @@ final class ShareRunner {
                 new ProcessRequest(asked.function(), asked.from(), asked.end(), asked.mode(), asked.onError(), null);
         ProcessJob page = new ProcessJob(asked.job(), function, request, jobs, kv, time, asked.maxKeys());
         byte[] end = asked.end();
+        ScanShare scanShare = new ScanShare(asked.epoch(), asked.down(), asked.path());
         ProcessJob.ScanOpener opener = from -> end != null && Keys.compare(from, end) >= 0
                 ? LocalBatchSource.empty()
-                : new ShareSource(SystemKeys.hidden(kv.scan(from, end, false)), share);
+                : new ShareSource(SystemKeys.hidden(kv.scan(from, end, scanShare)), share);
         EntryBatchSource scan = opener.open(asked.from());
         if (asked.mode() == ProcessMode.MAP) {
             EntryBatchSource out = page.mapOutput(scan, opener);
