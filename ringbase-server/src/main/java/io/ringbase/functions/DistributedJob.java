@@ -54,6 +54,7 @@ public final class DistributedJob {
     private final LocalPages local;
     private final Set<String> down;
     private final long epoch; // the placement's when the job started
+    private final String token = Long.toHexString(new java.security.SecureRandom().nextLong()); // SharePage
     private final AtomicInteger running = new AtomicInteger(); // shares not done
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
@@ -197,7 +198,8 @@ public final class DistributedJob {
                 share.path,
                 PAGE_KEYS,
                 job.function().hash(),
-                epoch);
+                epoch,
+                token);
         CompletableFuture<SharePage.Reply> page;
         if (share.node().equals(cluster.self())) {
             page = jobs.onPool(() -> request)

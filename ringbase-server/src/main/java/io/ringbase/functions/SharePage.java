@@ -45,6 +45,9 @@ public final class SharePage {
      *                (the function was replaced meanwhile) refuses the page
      * @param epoch   the coordinator's placement epoch: a node at another refuses the page, whose shares
      *                it would compute from another ring
+     * @param token   the coordinator's random name for the job, so that two coordinators' jobs of the same
+     *                id never share a scan kept open between pages ({@link ShareScans}); empty from a
+     *                coordinator of an older version
      */
     public record Request(
             String job,
@@ -57,7 +60,24 @@ public final class SharePage {
             List<String> path,
             int maxKeys,
             String module,
-            long epoch) {
+            long epoch,
+            String token) {
+
+        /** A request without a token. */
+        public Request(
+                String job,
+                String function,
+                ProcessMode mode,
+                OnError onError,
+                byte[] from,
+                byte @Nullable [] end,
+                Set<String> down,
+                List<String> path,
+                int maxKeys,
+                String module,
+                long epoch) {
+            this(job, function, mode, onError, from, end, down, path, maxKeys, module, epoch, "");
+        }
 
         /** Checks the page size and the path. */
         public Request {
@@ -89,6 +109,9 @@ public final class SharePage {
             o.put("maxKeys", maxKeys);
             o.put("module", module);
             o.put("epoch", epoch);
+            if (!token.isEmpty()) {
+                o.put("token", token);
+            }
             return bytes(o);
         }
 
@@ -110,7 +133,8 @@ public final class SharePage {
                     strings(o, "path"),
                     o.path("maxKeys").asInt(0),
                     text(o, "module"),
-                    o.path("epoch").asLong(-1));
+                    o.path("epoch").asLong(-1),
+                    o.path("token").asText(""));
         }
     }
 
