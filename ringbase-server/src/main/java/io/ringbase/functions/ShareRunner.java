@@ -69,6 +69,10 @@ final class ShareRunner {
         EntryBatchSource scan;
         if (parked != null) {
             PageInput in = new PageInput(parked.scan(), parked.ahead());
+            FunctionInstance instance = parked.instance();
+            if (instance != null) {
+                page.adopt(instance);
+            }
             opened.add(in);
             scan = in;
         } else {
@@ -111,7 +115,7 @@ final class ShareRunner {
                 ahead.add(e);
             }
         }
-        scans.park(key(asked, ProcessJob.successor(cursor)), last.scan, ahead);
+        scans.park(key(asked, ProcessJob.successor(cursor)), last.scan, ahead, page.instanceIfMade());
     }
 
     /** Where a page of the share in {@code asked} that starts at {@code from} finds a parked scan. */
@@ -120,6 +124,7 @@ final class ShareRunner {
         return new ShareScans.Key(
                 asked.job(),
                 asked.token(),
+                asked.function() + "@" + asked.module(),
                 asked.epoch(),
                 asked.down().stream().sorted().toList(),
                 asked.path(),

@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * "How a job is distributed"). A page stops after 128 keys, but the cluster scan under it has fetched
  * pages of its replicas ahead; opening a new scan for every page would fetch them again. So a page that
  * ended full parks its scan here, with the entries it had read past its cursor, under the share and the
- * key its next page starts at; the next page of that share takes it back. A scan that waits longer than
+ * key its next page starts at, and the function instance it called; the next page of that share takes
+ * them back, so a share's pages scan once and instantiate the function once, as a job at its coordinator
+ * does. A scan that waits longer than
  * {@link #IDLE_MS} (the coordinator failed, the job was cancelled, the next page went to another
  * node) is closed, and so is the oldest once {@link #CAPACITY} wait. Thread-safe.
  */
@@ -28,13 +30,26 @@ final class ShareScans implements AutoCloseable {
     static final long IDLE_MS = 30_000;
 
     /**
-     * Which scan a page can continue: the same job (its id and its coordinator's token), share and end,
+     * Which scan a page can continue: the same job (its id and its coordinator's token; the function
+     * and module hash too, as an older coordinator sends no token), share and end,
      * with the page starting where the last one stopped.
      */
-    record Key(String job, String token, long epoch, List<String> down, List<String> path, String end, String from) {}
+    record Key(
+            String job,
+            String token,
+            String module,
+            long epoch,
+            List<String> down,
+            List<String> path,
+            String end,
+            String from) {}
 
     /** A parked scan: the entries already read past the last page's cursor come first. */
-    record Parked(EntryBatchSource scan, List<Entry> ahead, long parkedAtMs) {}
+    record Parked(
+            EntryBatchSource scan,
+            List<Entry> ahead,
+            @Nullable FunctionInstance instance,
+            long parkedAtMs) {}
 
     private final TimeSource time;
     private final Map<Key, Parked> parked = new LinkedHashMap<>(); // guarded by this; oldest first
@@ -62,10 +77,15 @@ final class ShareScans implements AutoCloseable {
 
     /** Parks {@code scan} for the page that starts at {@code key}; a scan already there is closed. */
     void park(Key key, EntryBatchSource scan, List<Entry> ahead) {
+        park(key, scan, ahead, null);
+    }
+
+    /** As {@link #park(Key, EntryBatchSource, List)}, with the function instance the page called. */
+    void park(Key key, EntryBatchSource scan, List<Entry> ahead, @Nullable FunctionInstance instance) {
         List<EntryBatchSource> closing = new ArrayList<>();
         synchronized (this) {
             expire(closing);
-            Parked old = parked.put(key, new Parked(scan, List.copyOf(ahead), time.currentTimeMillis()));
+            Parked old = parked.put(key, new Parked(scan, List.copyOf(ahead), instance, time.currentTimeMillis()));
             if (old != null) {
                 closing.add(old.scan());
             }

@@ -34,7 +34,7 @@ class ShareScansTest {
     }
 
     private static ShareScans.Key key(String from) {
-        return new ShareScans.Key("7", "t", 0, List.of(), List.of("http://a:1"), "", from);
+        return new ShareScans.Key("7", "t", "f@h", 0, List.of(), List.of("http://a:1"), "", from);
     }
 
     @Test
