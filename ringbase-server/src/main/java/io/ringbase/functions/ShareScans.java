@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,6 +56,7 @@ final class ShareScans implements AutoCloseable {
     private final TimeSource time;
     private final Map<Key, Parked> parked = new LinkedHashMap<>(); // guarded by this; oldest first
     private long reused; // guarded by this
+    private boolean sweepPending; // guarded by this: a sweep is scheduled
 
     ShareScans(TimeSource time) {
         this.time = Objects.requireNonNull(time, "time");
@@ -94,8 +97,33 @@ final class ShareScans implements AutoCloseable {
                 closing.add(oldest.next().scan());
                 oldest.remove();
             }
+            scheduleSweep();
         }
         closing.forEach(EntryBatchSource::close);
+    }
+
+    /**
+     * Closes the scans idle past {@link #IDLE_MS} even when no page comes any more (the last job ended
+     * with scans parked): a sweep runs a little after the idle limit while any scan waits. Under the lock.
+     */
+    private void scheduleSweep() {
+        if (sweepPending || parked.isEmpty()) {
+            return;
+        }
+        sweepPending = true;
+        CompletableFuture.delayedExecutor(IDLE_MS + 1_000, TimeUnit.MILLISECONDS)
+                .execute(this::sweep);
+    }
+
+    /** The scheduled sweep: closes the idle scans, and schedules the next while any scan waits. */
+    void sweep() {
+        List<EntryBatchSource> expired = new ArrayList<>();
+        synchronized (this) {
+            sweepPending = false;
+            expire(expired);
+            scheduleSweep();
+        }
+        expired.forEach(EntryBatchSource::close);
     }
 
     /** Moves the parked scans idle past {@link #IDLE_MS} to {@code out}. Under the lock. */

@@ -63,6 +63,20 @@ class ShareScansTest {
     }
 
     @Test
+    void aSweepClosesAnIdleScanWithoutAnotherPage() {
+        Scan idle = new Scan();
+        scans.park(key("01"), idle, List.of());
+        now.addAndGet(ShareScans.IDLE_MS / 2);
+        Scan young = new Scan();
+        scans.park(key("02"), young, List.of());
+        now.addAndGet(ShareScans.IDLE_MS / 2 + 1);
+        scans.sweep(); // what the scheduled sweep runs
+        assertThat(idle.closed).isTrue();
+        assertThat(young.closed).isFalse();
+        assertThat(scans.size()).isEqualTo(1);
+    }
+
+    @Test
     void theOldestIsClosedPastTheCapacityAndCloseClosesTheRest() {
         Scan first = new Scan();
         scans.park(key("00"), first, List.of());
