@@ -26,8 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its pool was full): the same page is asked again, up to {@value ProcessJob#MAX_RESUMES} times.
  *
  * <p><b>Backpressure.</b> A share has at most one page in flight; for map, a share's next page is asked
- * only once its records were handed to the client (pages without records go on at once), so the
- * coordinator holds about one page of records per share.
+ * while the records of the last one wait for the client, unless {@value #PAGES_QUEUED} of its pages wait:
+ * then once the client took one (pages without records go on at once). So the coordinator holds at most
+ * {@value #PAGES_QUEUED} pages of records per share, and a node computes its next page while the client
+ * reads the last.
  *
  * <p>Threads: page answers arrive on the internal client's event loop; counting and combining run on the
  * pool of {@link Jobs}. Thread-safe.
@@ -36,6 +38,8 @@ public final class DistributedJob {
 
     /** Keys per page: small enough that a lost page costs little, large enough that calls are few. */
     static final int PAGE_KEYS = 128;
+    /** Map: pages of one share whose records may wait for the client at once (the next is then held back). */
+    static final int PAGES_QUEUED = 2;
     /** How long a page may take before its node counts as failed, ms. */
     static final long PAGE_TIMEOUT_MS = 120_000;
 
@@ -54,6 +58,7 @@ public final class DistributedJob {
     private final LocalPages local;
     private final Set<String> down;
     private final long epoch; // the placement's when the job started
+    private final String token = Long.toHexString(new java.security.SecureRandom().nextLong()); // SharePage
     private final AtomicInteger running = new AtomicInteger(); // shares not done
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
@@ -68,6 +73,8 @@ public final class DistributedJob {
         final List<String> path;
         byte[] from;
         int retries;
+        int queued; // map: pages of records waiting for the client; guarded by this
+        boolean deferred; // map: the next page waits for the client to take one; guarded by this
 
         Share(List<String> path, byte[] from) {
             this.path = List.copyOf(path);
@@ -142,6 +149,11 @@ public final class DistributedJob {
                     return done.thenApply(x -> List.of());
                 }
                 if (done.isDone()) {
+                    Ready late = ready.poll(); // queued before the last share finished, after the poll above
+                    if (late != null) {
+                        late.then().run();
+                        return CompletableFuture.completedFuture(late.records());
+                    }
                     job.finish(ProcessJob.State.DONE);
                     ended = true;
                     return CompletableFuture.completedFuture(List.of(Entry.value(new byte[0], 0, job.summary())));
@@ -197,7 +209,8 @@ public final class DistributedJob {
                 share.path,
                 PAGE_KEYS,
                 job.function().hash(),
-                epoch);
+                epoch,
+                token);
         CompletableFuture<SharePage.Reply> page;
         if (share.node().equals(cluster.self())) {
             page = jobs.onPool(() -> request)
@@ -234,12 +247,41 @@ public final class DistributedJob {
         if (more) {
             share.from = ProcessJob.successor(reply.cursor());
         }
-        Runnable then = more ? () -> next(share) : this::finished;
         if (reply.records().isEmpty()) {
-            then.run();
-        } else {
-            ready.add(new Ready(reply.records(), then));
-            changed();
+            if (more) {
+                next(share);
+            } else {
+                finished();
+            }
+            return;
+        }
+        // map: the next page is asked while this one's records wait for the client, unless
+        // PAGES_QUEUED of the share's pages already wait: then once the client takes one
+        boolean askNow;
+        synchronized (share) {
+            share.queued++;
+            askNow = more && share.queued < PAGES_QUEUED;
+            share.deferred = more && !askNow;
+        }
+        ready.add(new Ready(reply.records(), () -> handedOut(share)));
+        changed();
+        if (askNow) {
+            next(share);
+        } else if (!more) {
+            finished(); // the summary still follows every queued record: the client's reads take them first
+        }
+    }
+
+    /** Map: one of the share's pages went to the client; asks the next one if it was held back. */
+    private void handedOut(Share share) {
+        boolean ask;
+        synchronized (share) {
+            share.queued--;
+            ask = share.deferred;
+            share.deferred = false;
+        }
+        if (ask) {
+            next(share);
         }
     }
 

@@ -52,6 +52,7 @@ public final class FunctionStore {
     private final CallWatchdog watchdog;
     private final Machines machines;
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong hits = new java.util.concurrent.atomic.AtomicLong();
 
     private record Cached(int crc, WasmFunction function) {}
 
@@ -147,6 +148,30 @@ public final class FunctionStore {
         WasmFunction function = WasmFunction.load(name, module, limits, watchdog, machines);
         cache.put(name, new Cached(crc, function));
         return function;
+    }
+
+    /**
+     * The function {@code name} whose module hashes to {@code hash} ({@link WasmFunction#hash}): the
+     * parsed function this node holds if its hash is that one, without reading the store, else
+     * {@link #load(String) as stored now} (which may be another module, or none: the caller compares). For
+     * the pages of a distributed job, which name the module their coordinator loaded: a job's module does
+     * not change under it, so its pages need not read it again.
+     *
+     * @throws InvalidModuleException if the stored module no longer passes this node's checks
+     */
+    public @Nullable WasmFunction load(String name, String hash)
+            throws QuorumException, IOException, InvalidModuleException {
+        Cached cached = cache.get(name);
+        if (cached != null && cached.function().hash().equals(hash)) {
+            hits.incrementAndGet();
+            return cached.function();
+        }
+        return load(name);
+    }
+
+    /** How many {@link #load(String, String)} calls were answered from the cache, without a read. */
+    public long cacheHits() {
+        return hits.get();
     }
 
     static byte[] encode(byte[] module) {

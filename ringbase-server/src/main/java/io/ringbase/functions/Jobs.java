@@ -52,6 +52,7 @@ public final class Jobs implements AutoCloseable {
     private final AtomicLong failedCalls = new AtomicLong();
     private final AtomicLong keysProcessed = new AtomicLong();
     private volatile @Nullable JobCluster cluster;
+    private final ShareScans shareScans;
 
     /**
      * @param kv      where functions are stored and jobs read and write
@@ -64,6 +65,7 @@ public final class Jobs implements AutoCloseable {
         this.kv = kv;
         this.time = time;
         this.limits = limits;
+        this.shareScans = new ShareScans(time);
         this.store = new FunctionStore(kv, limits, watchdog, new Machines(engine, Machines.DEFAULT_CAPACITY));
         AtomicInteger n = new AtomicInteger();
         this.pool =
@@ -138,6 +140,11 @@ public final class Jobs implements AutoCloseable {
         }
         return ShareRunner.start(this, kv, time, request, c.share(request.down(), request.path()))
                 .thenApply(SharePage.Reply::encode);
+    }
+
+    /** The scans of shares kept open between their pages on this node. */
+    ShareScans shareScans() {
+        return shareScans;
     }
 
     /** The stored functions. */
@@ -253,6 +260,7 @@ public final class Jobs implements AutoCloseable {
             job.cancel();
         }
         pool.shutdownNow();
+        shareScans.close();
         watchdog.close();
     }
 }

@@ -367,6 +367,21 @@ public final class ProcessJob {
         return true;
     }
 
+    /**
+     * Runs this job's calls on {@code f}, an instance of its function that an earlier page of the same
+     * share made (a share's pages are one job cut up, and a job calls one instance throughout). Before the
+     * first call.
+     */
+    void adopt(FunctionInstance f) {
+        instance = f;
+    }
+
+    /** The instance the calls ran on, or {@code null} if none was made; for the share's next page. */
+    @Nullable
+    FunctionInstance instanceIfMade() {
+        return instance;
+    }
+
     private FunctionInstance instance() throws FunctionFailedException {
         FunctionInstance f = instance;
         if (f == null) {

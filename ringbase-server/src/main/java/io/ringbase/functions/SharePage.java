@@ -1,5 +1,8 @@
 package io.ringbase.functions;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -45,6 +48,9 @@ public final class SharePage {
      *                (the function was replaced meanwhile) refuses the page
      * @param epoch   the coordinator's placement epoch: a node at another refuses the page, whose shares
      *                it would compute from another ring
+     * @param token   the coordinator's random name for the job, so that two coordinators' jobs of the same
+     *                id never share a scan kept open between pages ({@link ShareScans}); empty from a
+     *                coordinator of an older version
      */
     public record Request(
             String job,
@@ -57,7 +63,24 @@ public final class SharePage {
             List<String> path,
             int maxKeys,
             String module,
-            long epoch) {
+            long epoch,
+            String token) {
+
+        /** A request without a token. */
+        public Request(
+                String job,
+                String function,
+                ProcessMode mode,
+                OnError onError,
+                byte[] from,
+                byte @Nullable [] end,
+                Set<String> down,
+                List<String> path,
+                int maxKeys,
+                String module,
+                long epoch) {
+            this(job, function, mode, onError, from, end, down, path, maxKeys, module, epoch, "");
+        }
 
         /** Checks the page size and the path. */
         public Request {
@@ -89,6 +112,9 @@ public final class SharePage {
             o.put("maxKeys", maxKeys);
             o.put("module", module);
             o.put("epoch", epoch);
+            if (!token.isEmpty()) {
+                o.put("token", token);
+            }
             return bytes(o);
         }
 
@@ -110,7 +136,8 @@ public final class SharePage {
                     strings(o, "path"),
                     o.path("maxKeys").asInt(0),
                     text(o, "module"),
-                    o.path("epoch").asLong(-1));
+                    o.path("epoch").asLong(-1),
+                    o.path("token").asText(""));
         }
     }
 
@@ -139,60 +166,138 @@ public final class SharePage {
             byte @Nullable [] partial,
             List<Entry> records) {
 
-        /** The JSON object. */
+        /**
+         * The JSON object, written field by field: the records are most of it, and their base64 goes
+         * straight from the bytes to the output, without a string between.
+         */
         public byte[] encode() {
-            ObjectNode o = JSON.createObjectNode();
-            o.put("v", VERSION);
-            o.put("state", state);
-            o.put("more", more);
-            if (cursor != null) {
-                o.put("cursor", B64.encodeToString(cursor));
-            }
-            o.put("keysSeen", keysSeen);
-            o.put("recordsOut", recordsOut);
-            o.put("errors", errors);
-            o.put("written", written);
-            o.put("retried", retried);
-            o.put("resumed", resumed);
-            ArrayNode e = o.putArray("firstErrors");
-            firstErrors.forEach(e::add);
-            if (partial != null) {
-                o.put("partial", B64.encodeToString(partial));
-            }
-            ArrayNode r = o.putArray("records");
+            long size = 256;
             for (Entry x : records) {
-                r.addArray().add(B64.encodeToString(x.key())).add(B64.encodeToString(x.value()));
+                size += 8 + (x.key().length + x.value().length) * 4L / 3;
             }
-            return bytes(o);
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream((int) Math.min(size, 1 << 26));
+            try (JsonGenerator g = JSON.getFactory().createGenerator(out)) {
+                g.writeStartObject();
+                g.writeNumberField("v", VERSION);
+                g.writeStringField("state", state);
+                g.writeBooleanField("more", more);
+                if (cursor != null) {
+                    g.writeFieldName("cursor");
+                    g.writeBinary(cursor);
+                }
+                g.writeNumberField("keysSeen", keysSeen);
+                g.writeNumberField("recordsOut", recordsOut);
+                g.writeNumberField("errors", errors);
+                g.writeNumberField("written", written);
+                g.writeNumberField("retried", retried);
+                g.writeNumberField("resumed", resumed);
+                g.writeArrayFieldStart("firstErrors");
+                for (String e : firstErrors) {
+                    g.writeString(e);
+                }
+                g.writeEndArray();
+                if (partial != null) {
+                    g.writeFieldName("partial");
+                    g.writeBinary(partial);
+                }
+                g.writeArrayFieldStart("records");
+                for (Entry x : records) {
+                    g.writeStartArray();
+                    g.writeBinary(x.key());
+                    g.writeBinary(x.value());
+                    g.writeEndArray();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return out.toByteArray();
         }
 
         /**
-         * The reply in {@code body}.
+         * The reply in {@code body}, read token by token (fields in any order, unknown ones skipped).
          *
-         * @throws IllegalArgumentException if it is not one of this version
+         * @throws IllegalArgumentException if it is not one of this version, or not a reply
          */
         public static Reply decode(byte[] body) {
-            JsonNode o = object(body);
+            int v = -1;
+            String state = null;
+            boolean more = false;
+            byte[] cursor = null;
+            byte[] partial = null;
+            long[] counts = new long[6];
+            List<String> firstErrors = new ArrayList<>();
             List<Entry> records = new ArrayList<>();
-            for (JsonNode r : o.path("records")) {
-                records.add(Entry.value(
-                        UNB64.decode(r.path(0).asText()),
-                        0,
-                        UNB64.decode(r.path(1).asText())));
+            try (JsonParser p = JSON.getFactory().createParser(body)) {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
+                    throw new IllegalArgumentException("not a JSON object");
+                }
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String field = p.currentName();
+                    JsonToken t = p.nextToken();
+                    switch (field) {
+                        case "v" -> v = t == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : -1;
+                        case "state" -> state = t == JsonToken.VALUE_STRING ? p.getText() : null;
+                        case "more" -> more = t == JsonToken.VALUE_TRUE;
+                        case "cursor" -> cursor = t == JsonToken.VALUE_NULL ? null : p.getBinaryValue();
+                        case "partial" -> partial = t == JsonToken.VALUE_NULL ? null : p.getBinaryValue();
+                        case "keysSeen" -> counts[0] = p.getValueAsLong();
+                        case "recordsOut" -> counts[1] = p.getValueAsLong();
+                        case "errors" -> counts[2] = p.getValueAsLong();
+                        case "written" -> counts[3] = p.getValueAsLong();
+                        case "retried" -> counts[4] = p.getValueAsLong();
+                        case "resumed" -> counts[5] = p.getValueAsLong();
+                        case "firstErrors" -> {
+                            expect(t, JsonToken.START_ARRAY, field);
+                            while (p.nextToken() != JsonToken.END_ARRAY) {
+                                firstErrors.add(p.getValueAsString(""));
+                            }
+                        }
+                        case "records" -> {
+                            expect(t, JsonToken.START_ARRAY, field);
+                            while (p.nextToken() == JsonToken.START_ARRAY) {
+                                p.nextToken();
+                                byte[] key = p.getBinaryValue();
+                                p.nextToken();
+                                byte[] value = p.getBinaryValue();
+                                while (p.nextToken() != JsonToken.END_ARRAY) {
+                                    p.skipChildren(); // a pair never has more; a later version may add
+                                }
+                                records.add(Entry.value(key, 0, value));
+                            }
+                        }
+                        default -> p.skipChildren();
+                    }
+                }
+            } catch (IOException e) {
+                throw new IllegalArgumentException("not a share page reply: " + e.getMessage(), e);
+            }
+            if (v != VERSION) {
+                throw new IllegalArgumentException("version " + v + ", this node reads " + VERSION);
+            }
+            if (state == null) {
+                throw new IllegalArgumentException("missing text field 'state'");
             }
             return new Reply(
-                    text(o, "state"),
-                    o.path("more").asBoolean(),
-                    o.hasNonNull("cursor") ? UNB64.decode(text(o, "cursor")) : null,
-                    o.path("keysSeen").asLong(),
-                    o.path("recordsOut").asLong(),
-                    o.path("errors").asLong(),
-                    o.path("written").asLong(),
-                    o.path("retried").asLong(),
-                    o.path("resumed").asLong(),
-                    strings(o, "firstErrors"),
-                    o.hasNonNull("partial") ? UNB64.decode(text(o, "partial")) : null,
+                    state,
+                    more,
+                    cursor,
+                    counts[0],
+                    counts[1],
+                    counts[2],
+                    counts[3],
+                    counts[4],
+                    counts[5],
+                    firstErrors,
+                    partial,
                     records);
+        }
+    }
+
+    private static void expect(JsonToken t, JsonToken wanted, String field) {
+        if (t != wanted) {
+            throw new IllegalArgumentException("field '" + field + "' is not an array");
         }
     }
 

@@ -165,6 +165,24 @@ public interface KeyValueService {
     EntryBatchSource scan(byte[] start, byte @Nullable [] end, boolean localOnly) throws QuorumException, IOException;
 
     /**
+     * The cluster's live entries of {@code [start, end)}, as {@link #scan scan(start, end, false)}, where
+     * keys outside {@code share} may be left out: a cluster asks each replica for the share's keys only,
+     * so that a node running one share of a job moves that share's entries, not the range's. Every key of
+     * the share is still there (the filter depends only on the key and the share, so every replica keeps
+     * the same keys); keys outside it may be there too (a node alone, or a peer of an older version),
+     * and the caller filters them. The default, for services without replicas, is the plain scan.
+     *
+     * @throws IllegalArgumentException if the share does not fit this node's placement (another epoch, a
+     *                                  node not in the ring)
+     * @throws QuorumException          if too few replicas are up to cover the range
+     * @throws IOException              as the engine's scan
+     */
+    default EntryBatchSource scan(byte[] start, byte @Nullable [] end, ScanShare share)
+            throws QuorumException, IOException {
+        return scan(start, end, false);
+    }
+
+    /**
      * Why requests cannot be served now, or {@code null} if they can: the engine's reason (disk full, a
      * failed WAL), or in a cluster fewer nodes reachable than a default-quorum request needs.
      */

@@ -205,6 +205,12 @@ class DistributedJobTest {
         assertThat(cluster.keysBy.keySet()).containsExactlyInAnyOrder("http://b:1", "http://c:1");
         assertThat(cluster.keysBy.values()).allMatch(n -> n > KEYS / 5);
         assertThat(jobs.running()).isEmpty();
+        // every page took the function from the cache, by the module's hash, without reading the store
+        long remotePages =
+                cluster.pages.values().stream().mapToLong(AtomicInteger::get).sum();
+        assertThat(jobs.store().cacheHits()).isGreaterThanOrEqualTo(remotePages).isPositive();
+        // and every page after a share's first continued the scan the page before it left open
+        assertThat(jobs.shareScans().reused()).isGreaterThanOrEqualTo(remotePages - 2);
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.ringbase.cluster.replication.Coordinator;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
 import io.ringbase.cluster.ring.Ring;
+import io.ringbase.cluster.ring.ShareFilter;
 import io.ringbase.cluster.scan.ClusterScan;
 import io.ringbase.kv.CasResult;
 import io.ringbase.kv.Condition;
@@ -15,6 +16,7 @@ import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.Quorum;
 import io.ringbase.kv.QuorumException;
+import io.ringbase.kv.ScanShare;
 import io.ringbase.kv.Versioned;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
@@ -152,6 +154,25 @@ public final class ClusterKeyValueService implements KeyValueService {
         if (localOnly) {
             return new LocalBatchSource(engine.scan(start, end, true));
         }
+        return clusterScan(start, end, null);
+    }
+
+    /**
+     * The cluster scan with each replica asked for the share's keys only (docs/functions.md, "How a job is
+     * distributed"): the share's own node and the others filter alike, so the merge still sees every key
+     * of the share written with the default quorum.
+     *
+     * @throws IllegalArgumentException if the share is of another placement epoch or names a node not in
+     *                                  the ring
+     */
+    @Override
+    public EntryBatchSource scan(byte[] start, byte @Nullable [] end, ScanShare share)
+            throws QuorumException, IOException {
+        return clusterScan(start, end, ShareFilter.of(coordinator.placement(), share));
+    }
+
+    private EntryBatchSource clusterScan(byte[] start, byte @Nullable [] end, @Nullable ShareFilter share)
+            throws QuorumException, IOException {
         Placement placement = coordinator.placement();
         Ring ring = placement.current(); // a node that joins holds none of its keys yet: only the current ring counts
         int rf = placement.replicationFactor();
@@ -162,7 +183,14 @@ public final class ClusterKeyValueService implements KeyValueService {
         if (up.size() < needed) {
             throw new QuorumException.Unavailable(needed, nodes, up.size());
         }
-        return new ClusterScan(up, start, end, time, (node, key) -> ring.isReplica(Ring.keyHash(key), rf, node));
+        return new ClusterScan(
+                up,
+                start,
+                end,
+                time,
+                ClusterScan.DEFAULT_PAGE_BYTES,
+                (node, key) -> ring.isReplica(Ring.keyHash(key), rf, node),
+                share);
     }
 
     /**

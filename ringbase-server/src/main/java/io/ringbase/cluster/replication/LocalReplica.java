@@ -1,8 +1,10 @@
 package io.ringbase.cluster.replication;
 
 import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.ring.ShareFilter;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.KeyFilter;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.StorageEngine.CloseableIterator;
@@ -327,6 +329,20 @@ public final class LocalReplica implements Replica {
         }
     }
 
+    /** As {@link #scan(byte[], byte[], int)}, from the engine's scan of the keys {@code share} keeps. */
+    @Override
+    public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes, ShareFilter share) {
+        CompletableFuture<EntryPage> refused = refused();
+        if (refused != null) {
+            return refused;
+        }
+        try {
+            return onExecutor(scanExecutor, () -> page(engine, start, end, maxBytes, share));
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /**
      * Reads one page synchronously: entries with {@code start <= key < end} (tombstones and expired
      * included), stopping after the entry that takes the page past {@code maxBytes} encoded bytes.
@@ -339,9 +355,19 @@ public final class LocalReplica implements Replica {
 
     /** {@link #page(byte[], byte[], int)} of any engine. */
     public static EntryPage page(StorageEngine engine, byte[] start, byte[] end, int maxBytes) throws IOException {
+        return page(engine, start, end, maxBytes, null);
+    }
+
+    /**
+     * {@link #page(StorageEngine, byte[], byte[], int)} of the keys {@code keys} keeps ({@code null}: every
+     * key); the others are skipped before they count toward {@code maxBytes}.
+     */
+    public static EntryPage page(StorageEngine engine, byte[] start, byte[] end, int maxBytes, @Nullable KeyFilter keys)
+            throws IOException {
         List<Entry> out = new ArrayList<>();
         long bytes = 0;
-        try (CloseableIterator<Entry> it = engine.scan(start, end, false)) {
+        try (CloseableIterator<Entry> it =
+                keys == null ? engine.scan(start, end, false) : engine.scan(start, end, false, keys)) {
             while (it.hasNext()) {
                 if (bytes >= maxBytes) {
                     return new EntryPage(out, EntryPage.successor(out.getLast().key()));

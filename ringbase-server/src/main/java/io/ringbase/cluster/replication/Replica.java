@@ -1,6 +1,7 @@
 package io.ringbase.cluster.replication;
 
 import io.ringbase.cluster.NodeId;
+import io.ringbase.cluster.ring.ShareFilter;
 import io.ringbase.storage.Entry;
 import java.util.concurrent.CompletableFuture;
 
@@ -81,6 +82,17 @@ public interface Replica {
      *                 (so a page holds at least one entry if any is left)
      */
     CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes);
+
+    /**
+     * As {@link #scan(byte[], byte[], int)}, of the keys {@code share} keeps only: the others are left out
+     * before they count toward {@code maxBytes}, so a node running one share of a distributed job receives
+     * that share's entries, not the range's. A replica may send keys outside the share (the default, for
+     * replicas that cannot filter, and a peer of an older version, which ignores the share): the caller
+     * filters them again.
+     */
+    default CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes, ShareFilter share) {
+        return scan(start, end, maxBytes);
+    }
 
     /** Completes normally if the replica answers at all (a liveness probe). */
     CompletableFuture<Void> probe();

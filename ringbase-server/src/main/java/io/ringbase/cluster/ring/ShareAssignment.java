@@ -71,8 +71,19 @@ public final class ShareAssignment {
         if (path.isEmpty()) {
             throw new IllegalArgumentException("a share's path names at least one node");
         }
-        List<NodeId> up = upReplicas(key);
-        return up.size() >= path.size() && up.subList(0, path.size()).equals(path);
+        int matched = 0; // the replicas not down, compared with the path as they come: no list built
+        for (NodeId n : ring.replicasOfHash(Ring.keyHash(key), replicationFactor)) {
+            if (down.contains(n)) {
+                continue;
+            }
+            if (!n.equals(path.get(matched))) {
+                return false;
+            }
+            if (++matched == path.size()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

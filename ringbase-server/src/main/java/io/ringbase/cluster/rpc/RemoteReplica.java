@@ -5,10 +5,13 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.cluster.ring.ShareFilter;
+import io.ringbase.kv.ScanShare;
 import io.ringbase.storage.Entry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Replica} on another node, reached through the internal API ({@link InternalProtocol}) with
@@ -132,12 +135,29 @@ public final class RemoteReplica implements Replica {
 
     @Override
     public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes) {
+        return scan(start, end, maxBytes, (ScanShare) null);
+    }
+
+    /**
+     * As {@link #scan(byte[], byte[], int)}, with the share's description in the request
+     * ({@code &share=}, {@link ShareCodec}): the peer leaves out the other keys before it sends the page.
+     * A peer of an older version ignores it and sends every key, which the caller filters.
+     */
+    @Override
+    public CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes, ShareFilter share) {
+        return scan(start, end, maxBytes, share.share());
+    }
+
+    private CompletableFuture<EntryPage> scan(byte[] start, byte[] end, int maxBytes, @Nullable ScanShare share) {
         StringBuilder uri =
                 new StringBuilder(InternalProtocol.ENTRIES).append("?start=").append(InternalProtocol.hex(start));
         if (end != null) {
             uri.append("&end=").append(InternalProtocol.hex(end));
         }
         uri.append("&max=").append(maxBytes);
+        if (share != null) {
+            uri.append("&share=").append(InternalProtocol.hex(ShareCodec.encode(share)));
+        }
         return client.send(node, HttpMethod.GET, uri.toString(), EMPTY).thenApply(r -> {
             if (r.status() != 200) {
                 throw failed("GET entries", r);

@@ -23,6 +23,7 @@ import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.LocalReplica;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
+import io.ringbase.cluster.ring.ShareFilter;
 import io.ringbase.cluster.streaming.StreamPlanCodec;
 import io.ringbase.cluster.streaming.StreamSource;
 import io.ringbase.logging.LogThrottle;
@@ -295,7 +296,11 @@ public final class ReplicaServer {
                 String end = request.param("end");
                 int max = intParam(request, "max", MAX_PAGE_BYTES);
                 return page(LocalReplica.page(
-                        engine, start, end == null ? null : unhex(end, "end"), Math.min(max, MAX_PAGE_BYTES)));
+                        engine,
+                        start,
+                        end == null ? null : unhex(end, "end"),
+                        Math.min(max, MAX_PAGE_BYTES),
+                        share(request.param("share"))));
             }
             case InternalProtocol.METADATA -> {
                 return metadata(method, body);
@@ -524,6 +529,24 @@ public final class ReplicaServer {
             return new Reply(200, TEXT, InternalProtocol.helloAnswer(answer), Map.of());
         } catch (IllegalArgumentException e) {
             throw badRequest("undecodable hello: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The filter of the {@code share} parameter of a scan page (docs/http-api.md, "Share description
+     * encoding"), or {@code null} without one.
+     *
+     * @throws RpcException 400 if it does not decode, names a node not in this node's ring, or is of another
+     *                      placement epoch than this node's
+     */
+    private @Nullable ShareFilter share(@Nullable String hex) throws RpcException {
+        if (hex == null) {
+            return null;
+        }
+        try {
+            return ShareFilter.of(placement.get(), ShareCodec.decode(unhex(hex, "share")));
+        } catch (IllegalArgumentException e) {
+            throw badRequest("share: " + e.getMessage());
         }
     }
 

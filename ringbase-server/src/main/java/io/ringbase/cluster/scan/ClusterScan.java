@@ -4,6 +4,7 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
+import io.ringbase.cluster.ring.ShareFilter;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
@@ -15,6 +16,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A range scan of the whole cluster: a streaming k-way merge of the pages that several
@@ -59,6 +61,7 @@ public final class ClusterScan implements EntryBatchSource {
     private final LongSupplier wallClockMs;
     private final int pageBytes;
     private final BiPredicate<NodeId, byte[]> holds;
+    private final @Nullable ShareFilter share;
     // Guarded by this: the merge runs under the lock (it never waits while holding it), so close()
     // from another thread cannot see a cursor mid-step.
     private boolean closed;
@@ -103,7 +106,28 @@ public final class ClusterScan implements EntryBatchSource {
             LongSupplier wallClockMs,
             int pageBytes,
             BiPredicate<NodeId, byte[]> holds) {
+        this(replicas, start, end, wallClockMs, pageBytes, holds, null);
+    }
+
+    /**
+     * A scan of one share of a distributed job: each replica is asked for the keys {@code share} keeps
+     * only ({@link Replica#scan(byte[], byte[], int, ShareFilter)}), so a replica sends that share's
+     * entries, not the range's. The filter depends only on the key, so every replica keeps the same keys
+     * and the merge sees every copy of each; a replica that sends more (an older peer) is not filtered
+     * here: the caller keeps the share's keys.
+     *
+     * @param share the share, or {@code null} for every key
+     */
+    public ClusterScan(
+            List<? extends Replica> replicas,
+            byte[] start,
+            byte[] end,
+            LongSupplier wallClockMs,
+            int pageBytes,
+            BiPredicate<NodeId, byte[]> holds,
+            @Nullable ShareFilter share) {
         Objects.requireNonNull(start, "start");
+        this.share = share;
         this.holds = Objects.requireNonNull(holds, "holds");
         this.end = end;
         this.wallClockMs = Objects.requireNonNull(wallClockMs, "wallClockMs");
@@ -281,7 +305,7 @@ public final class ClusterScan implements EntryBatchSource {
         private void request() {
             CompletableFuture<EntryPage> f;
             try {
-                f = replica.scan(next, end, pageBytes);
+                f = share == null ? replica.scan(next, end, pageBytes) : replica.scan(next, end, pageBytes, share);
             } catch (RuntimeException e) {
                 f = CompletableFuture.failedFuture(e);
             }
