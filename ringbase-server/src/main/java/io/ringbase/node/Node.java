@@ -26,6 +26,7 @@ import io.ringbase.observe.RequestHistory;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.observe.StatusPage;
 import io.ringbase.storage.ManagedEngine;
+import io.ringbase.tls.PeerKeys;
 import io.ringbase.tls.ServerTls;
 import io.ringbase.tls.TlsOptions;
 import io.ringbase.transport.Transport;
@@ -87,7 +88,7 @@ public final class Node implements AutoCloseable {
             // a founding node's replacement, or a node that took a voter's place before: it runs a metadata server
             elastic = resources.add(
                     ElasticMembership.replacingVoter(
-                            topology.self(), joined.metadata(), config.storage().dataDir()),
+                            topology.self(), joined.metadata(), config.storage().dataDir(), metadataTls(tls)),
                     ElasticMembership::close);
         } else if (joined != null) {
             elastic = resources.add(
@@ -98,7 +99,8 @@ public final class Node implements AutoCloseable {
                     ElasticMembership.founding(
                             topology,
                             config.elastic().metadataPortOffset(),
-                            config.storage().dataDir()),
+                            config.storage().dataDir(),
+                            metadataTls(tls)),
                     ElasticMembership::close);
         }
         // a member's version bits come from the node id its data directory was given, checked against
@@ -262,6 +264,15 @@ public final class Node implements AutoCloseable {
             resources.closeAfter(e);
             throw e;
         }
+    }
+
+    /**
+     * The metadata group's TLS with {@code https://} cluster URLs: the node's own certificate, key and CA, as
+     * reloading JDK managers (a renewed certificate applies to the Raft handshakes that follow); {@code null}
+     * (a plain metadata port) otherwise.
+     */
+    private static @Nullable PeerKeys metadataTls(@Nullable ServerTls tls) {
+        return tls == null ? null : tls.peerKeys();
     }
 
     /** The peers' URLs as clients call them: {@code https://} when the nodes call each other over TLS. */
