@@ -92,7 +92,8 @@ public final class Node implements AutoCloseable {
                     ElasticMembership::close);
         } else if (joined != null) {
             elastic = resources.add(
-                    ElasticMembership.following(metadataClient(config, agreed), topology.self(), joined.metadata()),
+                    ElasticMembership.following(
+                            metadataClient(config, agreed, tls), topology.self(), joined.metadata()),
                     ElasticMembership::close);
         } else if (config.elastic().isElastic()) {
             elastic = resources.add(
@@ -141,7 +142,8 @@ public final class Node implements AutoCloseable {
                         resources,
                         local,
                         elastic,
-                        tls == null ? null : tls.client());
+                        tls == null ? null : tls.client(),
+                        tls == null ? null : tls.jdkClient());
         startup.end(local == null ? "services" : "cluster services");
         HttpApi.Builder api = NodeRoutes.api(
                 services.kv(),
@@ -226,10 +228,19 @@ public final class Node implements AutoCloseable {
     public static Node start(NodeConfig config, Supplier<ClientTokens> tokens) throws IOException {
         StartupPhases startup = new StartupPhases();
         JoinBootstrap.@Nullable Joined joined = null;
+        // the node's TLS with its peers for the calls before its start (join, founding check); the node opens
+        // its own again (the files are read twice, the first stops the start if they cannot be used)
+        TlsOptions tlsOptions = config.http().tls();
+        @Nullable
+        ServerTls bootstrapTls = config.elastic().isElastic() && tlsOptions != null && tlsOptions.nodeToNode()
+                ? ServerTls.open(tlsOptions)
+                : null;
         if (config.elastic().joins()) {
             String joinUrl = java.util.Objects.requireNonNull(config.elastic().joinUrl());
             String selfUrl = config.topology().self().toString();
-            try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()))) {
+            try (ServerTls _ = bootstrapTls; // closed after the call (if any)
+                    MetadataClient client =
+                            metadataClient(config, Membership.elastic(config.clusterName()), bootstrapTls)) {
                 joined = JoinBootstrap.join(
                         client,
                         joinUrl,
@@ -244,7 +255,9 @@ public final class Node implements AutoCloseable {
             config = config.withTopology(joined.topology());
             startup.end("join");
         } else if (config.elastic().isElastic()) {
-            try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()))) {
+            try (ServerTls _ = bootstrapTls; // closed after the call (if any)
+                    MetadataClient client =
+                            metadataClient(config, Membership.elastic(config.clusterName()), bootstrapTls)) {
                 FoundingCheck.requireOwnLog(
                         client,
                         config.topology(),
@@ -286,12 +299,13 @@ public final class Node implements AutoCloseable {
     }
 
     /** A client of other nodes' metadata endpoints, signed with the cluster secret. */
-    private static MetadataClient metadataClient(NodeConfig config, Membership membership) {
+    private static MetadataClient metadataClient(NodeConfig config, Membership membership, @Nullable ServerTls tls) {
         return new MetadataClient(
                 RequestSigner.of(config.clusterSecret()),
                 membership.digestHex(),
                 config.time(),
-                Math.max(1_000, config.replicaTimeoutMs()));
+                Math.max(1_000, config.replicaTimeoutMs()),
+                tls == null ? null : tls.jdkClient());
     }
 
     /** The metadata address recorded for a joining node, which runs no metadata server: its HTTP address + offset. */
