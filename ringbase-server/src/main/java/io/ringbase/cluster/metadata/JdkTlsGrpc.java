@@ -5,6 +5,7 @@ import java.util.Objects;
 import javax.net.ssl.SSLException;
 import org.apache.ratis.client.RaftClientRpc;
 import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.grpc.client.GrpcClientRpc;
@@ -100,14 +101,13 @@ final class JdkTlsGrpc implements RpcType {
         }
 
         @Override
-        public GrpcClientRpc newRaftClientRpc(ClientId clientId, org.apache.ratis.conf.RaftProperties properties) {
+        public GrpcClientRpc newRaftClientRpc(ClientId clientId, RaftProperties properties) {
             return new GrpcClientRpc(clientId, properties, client, client);
         }
     }
 
     /** A client RPC of this transport, presenting {@code parameters}' keys. */
-    static RaftClientRpc newClientRpc(
-            ClientId clientId, org.apache.ratis.conf.RaftProperties properties, Parameters parameters) {
+    static RaftClientRpc newClientRpc(ClientId clientId, RaftProperties properties, Parameters parameters) {
         return new Factory(parameters).newRaftClientRpc(clientId, properties);
     }
 }

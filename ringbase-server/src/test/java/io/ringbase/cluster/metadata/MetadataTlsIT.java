@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.UUID;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Metadata servers whose Raft port speaks mutual TLS (Ratis over gRPC, {@link JdkTlsGrpc}) on certificates of
  * a CA the test makes: they form the group and agree; a peer that presents no certificate of the CA, or
  * speaks plain, is refused; a server whose certificate does not name the host it is dialled at is refused by
- * its clients.
+ * its clients; a renewed certificate is presented to the connections opened after the reload.
  */
 @IntegrationTest
 @Timeout(120)
@@ -105,6 +109,34 @@ class MetadataTlsIT {
         assertThatThrownBy(() ->
                         MetadataService.setVoters(voters, voters, REFUSED_WITHIN_MS, keys("peer", ca.issue("peer"))))
                 .isInstanceOf(MetadataUnavailableException.class);
+    }
+
+    @Test
+    void aRenewedCertificateIsPresentedToTheRaftConnectionsOpenedAfterTheReload() throws Exception {
+        startGroup(1, id -> ca.issue("node-" + id));
+        TestCertificates.Issued renewed = ca.issue("node-1-renewed");
+        assertThat(serverCertificate(peers.get(1))).isNotEqualTo(renewed.certificate());
+        TestCertificates.write(renewed, dir.resolve("node-1.pem"), dir.resolve("node-1.key"));
+        tls.getFirst().pollNow(); // node 1's files, as its reload poller would
+        assertThat(serverCertificate(peers.get(1))).isEqualTo(renewed.certificate());
+        // and the group still works on it
+        Map<Integer, String> voters = Map.copyOf(peers);
+        MetadataService.setVoters(voters, voters, TIMEOUT_MS * 3, keys("peer", ca.issue("peer")));
+    }
+
+    /** The certificate the server at {@code address} presents to a new TLS connection with a node's certificate. */
+    private X509Certificate serverCertificate(String address) throws IOException {
+        int colon = address.lastIndexOf(':');
+        SSLContext context = ca.clientContext(ca.issue("probe"));
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory()
+                .createSocket(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))) {
+            socket.setSoTimeout(10_000);
+            SSLParameters parameters = socket.getSSLParameters();
+            parameters.setApplicationProtocols(new String[] {"h2"}); // gRPC's HTTP/2
+            socket.setSSLParameters(parameters);
+            socket.startHandshake();
+            return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+        }
     }
 
     private interface Issuer {
