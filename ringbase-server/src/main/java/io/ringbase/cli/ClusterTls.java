@@ -9,7 +9,9 @@ import org.jspecify.annotations.Nullable;
  * Whether a node's peers are called over TLS, from the scheme of its cluster URLs and its TLS flags
  * (docs/operations.md, "TLS between nodes"): {@code https://} URLs need {@code --tls-cert}, {@code --tls-key}
  * and {@code --tls-ca}; TLS flags on a member of a larger cluster need {@code https://} URLs, so a node never
- * calls a TLS port in plain HTTP nor serves TLS while its peers cannot reach it. Stateless.
+ * calls a TLS port in plain HTTP nor serves TLS while its peers cannot reach it. An elastic cluster's
+ * metadata group ({@code --join}, {@code --metadata-port-offset}) follows the same scheme: with
+ * {@code https://} URLs its Raft port speaks mutual TLS too. Stateless.
  */
 final class ClusterTls {
 
@@ -28,22 +30,13 @@ final class ClusterTls {
      */
     static boolean nodeToNode(
             @Nullable List<String> cluster, @Nullable String self, ElasticFlags elastic, boolean alone, TlsFlags tls) {
-        return nodeToNode(
-                cluster,
-                self,
-                elastic.join,
-                elastic.join != null || elastic.metadataPortOffset > 0,
-                alone,
-                tls.cert != null,
-                tls.ca != null);
+        return nodeToNode(cluster, self, elastic.join, alone, tls.cert != null, tls.ca != null);
     }
 
     /**
      * As {@link #nodeToNode(List, String, ElasticFlags, boolean, TlsFlags)}, from the values alone.
      *
      * @param join    {@code --join}, or {@code null}
-     * @param elastic whether the membership comes from the metadata log ({@code --join} or
-     *                {@code --metadata-port-offset})
      * @param tlsCert whether {@code --tls-cert} is given
      * @param tlsCa   whether {@code --tls-ca} is given
      */
@@ -51,7 +44,6 @@ final class ClusterTls {
             @Nullable List<String> cluster,
             @Nullable String self,
             @Nullable String join,
-            boolean elastic,
             boolean alone,
             boolean tlsCert,
             boolean tlsCa) {
@@ -74,10 +66,6 @@ final class ClusterTls {
             if (!tlsCa) {
                 throw new IllegalArgumentException("https:// cluster URLs need --tls-ca: the CA that signs every "
                         + "node's certificate, against which nodes check each other");
-            }
-            if (elastic) {
-                throw new IllegalArgumentException("https:// cluster URLs are for a --cluster list for now: with "
-                        + "--join or --metadata-port-offset the metadata group's own port speaks plain");
             }
             return true;
         }

@@ -16,8 +16,8 @@ final class ElasticFlags {
             defaultValue = "0",
             paramLabel = "N",
             description = "Take the membership from the cluster metadata log instead of the static list: each node "
-                    + "of --cluster runs a metadata (Raft) server at its HTTP port + N, the same N on every node, and "
-                    + "nodes can then join and be decommissioned while the cluster serves; 0 keeps the static list "
+                    + "of --cluster runs a metadata (Raft) server at its HTTP port + N, the same N on every node (mutual "
+                    + "TLS with https:// URLs), and nodes can then join and be decommissioned while the cluster serves; 0 keeps the static list "
                     + "(default: 0).")
     int metadataPortOffset;
 

@@ -56,6 +56,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -116,7 +117,8 @@ final class ClusterServices implements NodeServices {
             Resources resources,
             LocalMembership membership,
             @Nullable ElasticMembership elastic,
-            @Nullable Supplier<SslContext> peerTls)
+            @Nullable Supplier<SslContext> peerTls,
+            @Nullable Supplier<SSLContext> peerJdkTls)
             throws IOException {
         this.elastic = elastic;
         this.engine = engine;
@@ -256,7 +258,8 @@ final class ClusterServices implements NodeServices {
                             signer,
                             membership.membership().digestHex(),
                             time,
-                            Math.max(1_000, config.replicaTimeoutMs())),
+                            Math.max(1_000, config.replicaTimeoutMs()),
+                            peerJdkTls),
                     config.replicaTimeoutMs()));
         }
         // compare-and-set: this node's acceptor (its state in an engine of its own under <data-dir>/paxos) and

@@ -26,6 +26,7 @@ import io.ringbase.observe.RequestHistory;
 import io.ringbase.observe.RequestMetrics;
 import io.ringbase.observe.StatusPage;
 import io.ringbase.storage.ManagedEngine;
+import io.ringbase.tls.PeerKeys;
 import io.ringbase.tls.ServerTls;
 import io.ringbase.tls.TlsOptions;
 import io.ringbase.transport.Transport;
@@ -94,18 +95,20 @@ public final class Node implements AutoCloseable {
             // a founding node's replacement, or a node that took a voter's place before: it runs a metadata server
             elastic = resources.add(
                     ElasticMembership.replacingVoter(
-                            topology.self(), joined.metadata(), config.storage().dataDir()),
+                            topology.self(), joined.metadata(), config.storage().dataDir(), metadataTls(tls)),
                     ElasticMembership::close);
         } else if (joined != null) {
             elastic = resources.add(
-                    ElasticMembership.following(metadataClient(config, agreed), topology.self(), joined.metadata()),
+                    ElasticMembership.following(
+                            metadataClient(config, agreed, tls), topology.self(), joined.metadata()),
                     ElasticMembership::close);
         } else if (config.elastic().isElastic()) {
             elastic = resources.add(
                     ElasticMembership.founding(
                             topology,
                             config.elastic().metadataPortOffset(),
-                            config.storage().dataDir()),
+                            config.storage().dataDir(),
+                            metadataTls(tls)),
                     ElasticMembership::close);
         }
         // a member's version bits come from the node id its data directory was given, checked against
@@ -146,7 +149,8 @@ public final class Node implements AutoCloseable {
                         resources,
                         local,
                         elastic,
-                        tls == null ? null : tls.client());
+                        tls == null ? null : tls.client(),
+                        tls == null ? null : tls.jdkClient());
         startup.end(local == null ? "services" : "cluster services");
         HttpApi.Builder api = NodeRoutes.api(
                 services.kv(),
@@ -231,10 +235,19 @@ public final class Node implements AutoCloseable {
     public static Node start(NodeConfig config, Supplier<ClientTokens> tokens) throws IOException {
         StartupPhases startup = new StartupPhases();
         JoinBootstrap.@Nullable Joined joined = null;
+        // the node's TLS with its peers for the calls before its start (join, founding check); the node opens
+        // its own again (the files are read twice, the first stops the start if they cannot be used)
+        TlsOptions tlsOptions = config.http().tls();
+        @Nullable
+        ServerTls bootstrapTls = config.elastic().isElastic() && tlsOptions != null && tlsOptions.nodeToNode()
+                ? ServerTls.open(tlsOptions)
+                : null;
         if (config.elastic().joins()) {
             String joinUrl = java.util.Objects.requireNonNull(config.elastic().joinUrl());
             String selfUrl = config.topology().self().toString();
-            try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()))) {
+            try (ServerTls _ = bootstrapTls; // closed after the call (if any)
+                    MetadataClient client =
+                            metadataClient(config, Membership.elastic(config.clusterName()), bootstrapTls)) {
                 joined = JoinBootstrap.join(
                         client,
                         joinUrl,
@@ -249,7 +262,9 @@ public final class Node implements AutoCloseable {
             config = config.withTopology(joined.topology());
             startup.end("join");
         } else if (config.elastic().isElastic()) {
-            try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()))) {
+            try (ServerTls _ = bootstrapTls; // closed after the call (if any)
+                    MetadataClient client =
+                            metadataClient(config, Membership.elastic(config.clusterName()), bootstrapTls)) {
                 FoundingCheck.requireOwnLog(
                         client,
                         config.topology(),
@@ -271,6 +286,15 @@ public final class Node implements AutoCloseable {
         }
     }
 
+    /**
+     * The metadata group's TLS with {@code https://} cluster URLs: the node's own certificate, key and CA, as
+     * reloading JDK managers (a renewed certificate applies to the Raft handshakes that follow); {@code null}
+     * (a plain metadata port) otherwise.
+     */
+    private static @Nullable PeerKeys metadataTls(@Nullable ServerTls tls) {
+        return tls == null ? null : tls.peerKeys();
+    }
+
     /** The peers' URLs as clients call them: {@code https://} when the nodes call each other over TLS. */
     private static Supplier<List<String>> peerUrls(NodeServices services, @Nullable ServerTls tls) {
         if (tls == null || tls.client() == null) {
@@ -282,12 +306,13 @@ public final class Node implements AutoCloseable {
     }
 
     /** A client of other nodes' metadata endpoints, signed with the cluster secret. */
-    private static MetadataClient metadataClient(NodeConfig config, Membership membership) {
+    private static MetadataClient metadataClient(NodeConfig config, Membership membership, @Nullable ServerTls tls) {
         return new MetadataClient(
                 RequestSigner.of(config.clusterSecret()),
                 membership.digestHex(),
                 config.time(),
-                Math.max(1_000, config.replicaTimeoutMs()));
+                Math.max(1_000, config.replicaTimeoutMs()),
+                tls == null ? null : tls.jdkClient());
     }
 
     /** The metadata address recorded for a joining node, which runs no metadata server: its HTTP address + offset. */

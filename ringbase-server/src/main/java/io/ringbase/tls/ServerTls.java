@@ -17,9 +17,13 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,14 +56,14 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
     private final FileWatch watch;
     private volatile SslContext context;
     private volatile @Nullable SslContext clientContext;
-    private volatile @Nullable SSLContext jdkClientContext;
+    private volatile @Nullable JdkPeer jdkPeer;
     private volatile X509Certificate certificate;
 
     private ServerTls(TlsOptions options, Loaded loaded, FileWatch watch) {
         this.options = options;
         this.context = loaded.context();
         this.clientContext = loaded.client();
-        this.jdkClientContext = loaded.jdkClient();
+        this.jdkPeer = loaded.jdkPeer();
         this.certificate = loaded.certificate();
         this.watch = watch;
         watch.start(options.reloadIntervalMs(), this::reload);
@@ -110,7 +114,25 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
      * after each reload. {@code null} unless {@link TlsOptions#nodeToNode()}.
      */
     public @Nullable Supplier<SSLContext> jdkClient() {
-        return options.nodeToNode() ? () -> java.util.Objects.requireNonNull(jdkClientContext) : null;
+        return options.nodeToNode() ? () -> jdkPeer().context() : null;
+    }
+
+    /**
+     * This node's certificate, key and CA as JDK key and trust managers ({@link PeerKeys}), for a TLS stack
+     * that takes them rather than a Netty {@link SslContext} (the metadata group's Raft transport): every
+     * call on them goes to the files loaded last, so handshakes after a reload present the renewed
+     * certificate and check against the renewed CA. {@code null} unless {@link TlsOptions#nodeToNode()}.
+     */
+    public @Nullable PeerKeys peerKeys() {
+        return options.nodeToNode()
+                ? new PeerKeys(
+                        new ReloadingKeyManager(() -> jdkPeer().keys()),
+                        new ReloadingTrustManager(() -> jdkPeer().trust()))
+                : null;
+    }
+
+    private JdkPeer jdkPeer() {
+        return java.util.Objects.requireNonNull(jdkPeer, "set with nodeToNode");
     }
 
     /** The certificate now presented to new connections (this node's, the first of the chain). */
@@ -133,7 +155,7 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         try {
             Loaded loaded = load(options);
             clientContext = loaded.client();
-            jdkClientContext = loaded.jdkClient();
+            jdkPeer = loaded.jdkPeer();
             context = loaded.context();
             certificate = loaded.certificate();
             log.info(
@@ -151,8 +173,11 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
     private record Loaded(
             SslContext context,
             @Nullable SslContext client,
-            @Nullable SSLContext jdkClient,
+            @Nullable JdkPeer jdkPeer,
             X509Certificate certificate) {}
+
+    /** The JDK side of the node's peer TLS: a client context and the key and trust managers it was made of. */
+    private record JdkPeer(SSLContext context, X509ExtendedKeyManager keys, X509ExtendedTrustManager trust) {}
 
     private static Loaded load(TlsOptions options) throws TlsException {
         String certName = "TLS certificate " + options.certFile();
@@ -171,9 +196,9 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         }
         try {
             SslContext client = null;
-            SSLContext jdkClient = null;
+            JdkPeer jdkPeer = null;
             if (options.nodeToNode() && trusted != null) {
-                jdkClient = jdkContext(key, chain, trusted);
+                jdkPeer = jdkPeer(key, chain, trusted);
                 client = SslContextBuilder.forClient()
                         .sslProvider(provider())
                         .keyManager(key, chain)
@@ -181,14 +206,14 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
                         .endpointIdentificationAlgorithm("HTTPS") // the peer's URL host, as a browser checks it
                         .build();
             }
-            return new Loaded(builder.build(), client, jdkClient, chain[0]);
+            return new Loaded(builder.build(), client, jdkPeer, chain[0]);
         } catch (SSLException | GeneralSecurityException | RuntimeException e) {
             throw new TlsException(certName + " cannot be used: " + e.getMessage(), e);
         }
     }
 
     /** A JDK client context presenting {@code chain} and trusting {@code trusted}, from memory only. */
-    private static SSLContext jdkContext(PrivateKey key, X509Certificate[] chain, X509Certificate[] trusted)
+    private static JdkPeer jdkPeer(PrivateKey key, X509Certificate[] chain, X509Certificate[] trusted)
             throws GeneralSecurityException {
         try {
             char[] none = new char[0];
@@ -197,9 +222,14 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
             keys.setKeyEntry("node", key, none, chain);
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(keys, none);
+            TrustManager[] trustManagers = CaTrust.trustManagers(trusted);
+            if (!(kmf.getKeyManagers()[0] instanceof X509ExtendedKeyManager keyManager)
+                    || !(trustManagers[0] instanceof X509ExtendedTrustManager trustManager)) {
+                throw new GeneralSecurityException("the JDK's key or trust manager is not an X509Extended one");
+            }
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(kmf.getKeyManagers(), CaTrust.trustManagers(trusted), null);
-            return context;
+            context.init(new KeyManager[] {keyManager}, new TrustManager[] {trustManager}, null);
+            return new JdkPeer(context, keyManager, trustManager);
         } catch (IOException e) { // an in-memory key store does no I/O
             throw new GeneralSecurityException(e);
         }

@@ -16,41 +16,40 @@ class ClusterTlsTest {
 
     @Test
     void httpUrlsWithoutTlsArePlain() {
-        assertThat(ClusterTls.nodeToNode(HTTP, "http://a:1", null, false, false, false, false))
+        assertThat(ClusterTls.nodeToNode(HTTP, "http://a:1", null, false, false, false))
                 .isFalse();
     }
 
     @Test
     void aNodeAloneMayServeTlsWithAnHttpUrl() {
-        assertThat(ClusterTls.nodeToNode(List.of("http://a:1"), null, null, false, true, true, false))
+        assertThat(ClusterTls.nodeToNode(List.of("http://a:1"), null, null, true, true, false))
                 .isFalse();
-        assertThat(ClusterTls.nodeToNode(null, null, null, false, true, true, true))
-                .isFalse();
+        assertThat(ClusterTls.nodeToNode(null, null, null, true, true, true)).isFalse();
     }
 
     @Test
     void httpsUrlsWithCertificateKeyAndCaAreTlsBetweenNodes() {
-        assertThat(ClusterTls.nodeToNode(HTTPS, "https://a:1", null, false, false, true, true))
+        assertThat(ClusterTls.nodeToNode(HTTPS, "https://a:1", null, false, true, true))
                 .isTrue();
     }
 
     @Test
     void httpsUrlsWithoutACertificateAreRefused() {
-        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTPS, "https://a:1", null, false, false, false, false))
+        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTPS, "https://a:1", null, false, false, false))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("https:// cluster URLs need --tls-cert and --tls-key");
     }
 
     @Test
     void httpsUrlsWithoutACaAreRefused() {
-        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTPS, "https://a:1", null, false, false, true, false))
+        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTPS, "https://a:1", null, false, true, false))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("need --tls-ca");
     }
 
     @Test
     void tlsFlagsWithHttpPeersAreRefused() {
-        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTP, "http://a:1", null, false, false, true, true))
+        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTP, "http://a:1", null, false, true, true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("needs https:// URLs");
     }
@@ -58,19 +57,29 @@ class ClusterTlsTest {
     @Test
     void mixedSchemesAreRefusedNamingBoth() {
         assertThatThrownBy(() -> ClusterTls.nodeToNode(
-                        List.of("https://a:1", "http://b:2"), "https://a:1", null, false, false, true, true))
+                        List.of("https://a:1", "http://b:2"), "https://a:1", null, false, true, true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'https://a:1' and 'http://b:2' differ");
-        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTPS, "http://a:1", null, false, false, true, true))
+        assertThatThrownBy(() -> ClusterTls.nodeToNode(HTTPS, "http://a:1", null, false, true, true))
                 .as("--self counts too")
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("differ");
     }
 
     @Test
-    void httpsWithElasticMembershipIsRefusedForNow() {
-        assertThatThrownBy(() -> ClusterTls.nodeToNode(null, "https://c:3", "https://a:1", true, false, true, true))
+    void httpsWithElasticMembershipIsTls() {
+        // the metadata group's Raft port speaks mutual TLS too (Ratis over gRPC), so --join and
+        // --metadata-port-offset take https:// URLs as a --cluster list does
+        assertThat(ClusterTls.nodeToNode(null, "https://c:3", "https://a:1", false, true, true))
+                .isTrue();
+        assertThat(ClusterTls.nodeToNode(HTTPS, "https://a:1", null, false, true, true))
+                .isTrue();
+        assertThatThrownBy(() -> ClusterTls.nodeToNode(null, "https://c:3", "http://a:1", false, true, true))
+                .as("a --join URL of the other scheme")
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--metadata-port-offset");
+                .hasMessageContaining("differ");
+        assertThatThrownBy(() -> ClusterTls.nodeToNode(null, "https://c:3", "https://a:1", false, true, false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--tls-ca");
     }
 }

@@ -77,12 +77,25 @@ public final class TestCertificates {
 
     /** A certificate signed by this CA for {@code CN=<commonName>}, for 127.0.0.1 and localhost. */
     public Issued issue(String commonName) {
+        return issue(
+                commonName,
+                new GeneralName(GeneralName.dNSName, "localhost"),
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
+    }
+
+    /**
+     * A certificate signed by this CA for {@code CN=<commonName>} whose only subjectAltName is the host
+     * {@code dnsName}: a certificate that does not name the loopback address its node is dialled at.
+     */
+    public Issued issueFor(String commonName, String dnsName) {
+        return issue(commonName, new GeneralName(GeneralName.dNSName, dnsName));
+    }
+
+    private Issued issue(String commonName, GeneralName... names) {
         try {
             KeyPair keys = newKeys();
             X509v3CertificateBuilder b = builder(caName, new X500Name("CN=" + commonName), keys);
-            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")
-            }));
+            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
             b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
             return new Issued(sign(b, caKeys), keys);
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {

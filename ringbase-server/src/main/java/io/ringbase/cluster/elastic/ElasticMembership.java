@@ -19,6 +19,7 @@ import io.ringbase.cluster.rpc.MetadataClient;
 import io.ringbase.cluster.rpc.MetadataEndpoint;
 import io.ringbase.os.ThreadPriority;
 import io.ringbase.storage.ManagedEngine;
+import io.ringbase.tls.PeerKeys;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -81,15 +82,18 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
      * founding nodes, each at its HTTP port plus {@code portOffset}, storage in {@code <data-dir>/metadata})
      * and, in the background, initializes the log with the founding list if no founding node has yet.
      *
+     * @param tls mutual TLS on the metadata port (the node's {@code https://} URLs), or {@code null}: plain
      * @throws IOException if the metadata server cannot start (port in use, damaged storage)
      */
-    public static ElasticMembership founding(Topology founders, int portOffset, Path dataDir) throws IOException {
+    public static ElasticMembership founding(Topology founders, int portOffset, Path dataDir, @Nullable PeerKeys tls)
+            throws IOException {
         Map<Integer, String> peers = new LinkedHashMap<>();
         for (NodeId n : founders.nodes()) {
             peers.put(n.index() + 1, metadataAddress(n, portOffset));
         }
         MetadataService service = MetadataService.start(
-                MetadataOptions.of(founders.self().index() + 1, peers, dataDir.resolve("metadata")));
+                MetadataOptions.of(founders.self().index() + 1, peers, dataDir.resolve("metadata"))
+                        .withTls(tls));
         ExecutorService background = Executors.newCachedThreadPool(
                 r -> Thread.ofPlatform().daemon().name("ringbase-elastic").unstarted(r));
         ElasticMembership m = new ElasticMembership(new RaftMetadataLog(service), founders.self(), true, background);
@@ -135,12 +139,13 @@ public final class ElasticMembership implements ReadGate, MetadataEndpoint, Auto
      *
      * @param joined what {@link JoinBootstrap} fetched: this node is a member of it, and
      *               {@link #holdsVoterPlace} holds
+     * @param tls    mutual TLS on the metadata port, or {@code null}: plain (see {@link #founding})
      * @throws IOException if the metadata server cannot start, or the group does not take it as a voter in
      *                     time (nothing stays open; a restart asks again)
      */
-    public static ElasticMembership replacingVoter(NodeId self, ClusterMetadata joined, Path dataDir)
-            throws IOException {
-        MetadataService service = VoterPlace.take(self, joined, dataDir);
+    public static ElasticMembership replacingVoter(
+            NodeId self, ClusterMetadata joined, Path dataDir, @Nullable PeerKeys tls) throws IOException {
+        MetadataService service = VoterPlace.take(self, joined, dataDir, tls);
         ExecutorService background = Executors.newCachedThreadPool(
                 r -> Thread.ofPlatform().daemon().name("ringbase-elastic").unstarted(r));
         return new ElasticMembership(new RaftMetadataLog(service), self, true, background);

@@ -6,12 +6,14 @@ import io.ringbase.cluster.metadata.Member;
 import io.ringbase.cluster.metadata.MemberState;
 import io.ringbase.cluster.metadata.MetadataOptions;
 import io.ringbase.cluster.metadata.MetadataService;
+import io.ringbase.tls.PeerKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +36,12 @@ final class VoterPlace {
      * Starts this node's metadata server as a voter in the replaced node's place (or, once the metadata
      * records it as a voter, as that voter).
      *
+     * @param tls mutual TLS on the metadata port ({@link MetadataOptions#tls()}), or {@code null}: plain
      * @return the started service, its server a voter and at {@code joined}'s epoch at least
      * @throws IOException if the server cannot start or the group does not take it in time; nothing stays open
      */
-    static MetadataService take(NodeId self, ClusterMetadata joined, Path dataDir) throws IOException {
+    static MetadataService take(NodeId self, ClusterMetadata joined, Path dataDir, @Nullable PeerKeys tls)
+            throws IOException {
         Member me = joined.member(self.index() + 1).orElseThrow();
         Map<Integer, String> voters = new TreeMap<>();
         for (int id : joined.voters()) {
@@ -48,7 +52,7 @@ final class VoterPlace {
         Map<Integer, String> others = new TreeMap<>(voters);
         voters.put(me.id(), me.metadataAddress());
         Path storage = dataDir.resolve("metadata");
-        MetadataOptions options = MetadataOptions.of(me.id(), voters, storage);
+        MetadataOptions options = MetadataOptions.of(me.id(), voters, storage).withTls(tls);
         boolean recorded = joined.isVoter(me.id());
         if (!recorded && !Files.isDirectory(storage.resolve(MetadataService.GROUP_ID.toString()))) {
             // The dead voter leaves the configuration before this node's metadata server first listens. Ratis
@@ -61,7 +65,7 @@ final class VoterPlace {
                     me.replaces(),
                     others.keySet(),
                     voters.keySet());
-            setVoters(others, me.replaces());
+            setVoters(others, me.replaces(), tls);
         }
         MetadataService service = MetadataService.start(recorded ? options : options.asNewVoter(), joined.voters());
         try {
@@ -85,9 +89,10 @@ final class VoterPlace {
     }
 
     /** Has the group's voters become {@code voters} through a client alone; an IOException if it does not. */
-    private static void setVoters(Map<Integer, String> voters, int replaced) throws IOException {
+    private static void setVoters(Map<Integer, String> voters, int replaced, @Nullable PeerKeys tls)
+            throws IOException {
         try {
-            MetadataService.setVoters(voters, voters, VOTER_CHANGE_TIMEOUT_MS);
+            MetadataService.setVoters(voters, voters, VOTER_CHANGE_TIMEOUT_MS, tls);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("interrupted while removing node " + replaced + " as a voter");

@@ -1,10 +1,12 @@
 package io.ringbase.cluster.metadata;
 
+import io.ringbase.tls.PeerKeys;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link MetadataService} runs, validated on construction (a bad value throws
@@ -34,6 +36,9 @@ import java.util.TreeMap;
  *                             and (+ 8) the size of the server's direct write buffer; default
  *                             {@value #DEFAULT_LOG_SEGMENT_BYTES} (4 MiB, above the largest record of
  *                             docs/metadata-format.md)
+ * @param tls                  mutual TLS on the group's port ({@link PeerKeys}: Ratis over gRPC), or
+ *                             {@code null} for plain TCP (Ratis over Netty), the default. Every server of a
+ *                             group must have the same: a plain server and a TLS one do not understand each other
  */
 public record MetadataOptions(
         int selfId,
@@ -42,7 +47,8 @@ public record MetadataOptions(
         Path directory,
         long requestTimeoutMs,
         long snapshotEveryEntries,
-        long logSegmentBytes) {
+        long logSegmentBytes,
+        @Nullable PeerKeys tls) {
 
     public static final long DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
     public static final long DEFAULT_SNAPSHOT_EVERY_ENTRIES = 1024;
@@ -91,25 +97,33 @@ public record MetadataOptions(
                 directory,
                 DEFAULT_REQUEST_TIMEOUT_MS,
                 DEFAULT_SNAPSHOT_EVERY_ENTRIES,
-                DEFAULT_LOG_SEGMENT_BYTES);
+                DEFAULT_LOG_SEGMENT_BYTES,
+                null);
     }
 
     public MetadataOptions withRequestTimeoutMs(long ms) {
-        return new MetadataOptions(selfId, peers, newVoter, directory, ms, snapshotEveryEntries, logSegmentBytes);
+        return new MetadataOptions(selfId, peers, newVoter, directory, ms, snapshotEveryEntries, logSegmentBytes, tls);
     }
 
     public MetadataOptions withSnapshotEveryEntries(long entries) {
-        return new MetadataOptions(selfId, peers, newVoter, directory, requestTimeoutMs, entries, logSegmentBytes);
+        return new MetadataOptions(selfId, peers, newVoter, directory, requestTimeoutMs, entries, logSegmentBytes, tls);
     }
 
     public MetadataOptions withLogSegmentBytes(long bytes) {
-        return new MetadataOptions(selfId, peers, newVoter, directory, requestTimeoutMs, snapshotEveryEntries, bytes);
+        return new MetadataOptions(
+                selfId, peers, newVoter, directory, requestTimeoutMs, snapshotEveryEntries, bytes, tls);
     }
 
     /** These options for a server that starts outside the group and waits to be added (see {@code newVoter}). */
     public MetadataOptions asNewVoter() {
         return new MetadataOptions(
-                selfId, peers, true, directory, requestTimeoutMs, snapshotEveryEntries, logSegmentBytes);
+                selfId, peers, true, directory, requestTimeoutMs, snapshotEveryEntries, logSegmentBytes, tls);
+    }
+
+    /** These options with mutual TLS on the group's port ({@code null}: plain). */
+    public MetadataOptions withTls(@Nullable PeerKeys tls) {
+        return new MetadataOptions(
+                selfId, peers, newVoter, directory, requestTimeoutMs, snapshotEveryEntries, logSegmentBytes, tls);
     }
 
     /** This server's own {@code host:port}. */

@@ -1,5 +1,6 @@
 package io.ringbase.cluster.metadata;
 
+import io.ringbase.tls.PeerKeys;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -17,14 +18,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
-import org.apache.ratis.netty.NettyFactory;
-import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -32,7 +29,6 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -45,7 +41,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One server of the metadata group and a client of it: an Apache Ratis {@code RaftServer} (Netty transport,
- * on its own TCP port, the {@code host:port} of this node in {@link MetadataOptions#peers()}) running a
+ * or gRPC with mutual TLS when {@link MetadataOptions#tls()} is set: {@link MetadataTransport}; on its own
+ * TCP port, the {@code host:port} of this node in {@link MetadataOptions#peers()}) running a
  * {@link MetadataStateMachine}, and a {@code RaftClient} that submits {@link Transformation}s to the group's
  * leader. Ratis types stay inside: the API speaks {@link ClusterMetadata} and {@link Transformation}.
  *
@@ -136,6 +133,7 @@ public final class MetadataService implements AutoCloseable {
                 : RaftGroup.valueOf(groupId, Voters.raftPeers(options.peers()));
         RaftGroup seed = options.newVoter() ? RaftGroup.valueOf(groupId, Voters.raftPeers(others)) : group;
         RaftProperties properties = properties(options);
+        Parameters parameters = MetadataTransport.parameters(options.tls());
         requireBindable(options);
         boolean existing = Files.isDirectory(options.directory().resolve(GROUP_ID.toString()));
 
@@ -149,6 +147,7 @@ public final class MetadataService implements AutoCloseable {
                     .setGroup(group)
                     .setStateMachine(stateMachine)
                     .setProperties(properties)
+                    .setParameters(parameters)
                     .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                     .build();
             server.start();
@@ -157,11 +156,12 @@ public final class MetadataService implements AutoCloseable {
             Collection<RaftPeer> configured =
                     server.getDivision(groupId).getRaftConf().getCurrentPeers();
             RaftGroup known = configured.isEmpty() ? seed : RaftGroup.valueOf(groupId, configured);
-            client = newClient(known, properties, options.requestTimeoutMs());
+            client = newClient(known, properties, parameters, options.tls(), options.requestTimeoutMs());
             log.info(
-                    "metadata server {} started on {} ({} storage in {}), voters {}{}",
+                    "metadata server {} started on {}{} ({} storage in {}), voters {}{}",
                     options.selfId(),
                     options.selfAddress(),
+                    options.tls() == null ? "" : " (mutual TLS)",
                     existing ? "recovered" : "new",
                     options.directory(),
                     Voters.describe(known.getPeers()),
@@ -237,11 +237,17 @@ public final class MetadataService implements AutoCloseable {
         }
     }
 
-    private static RaftClient newClient(RaftGroup group, RaftProperties properties, long requestTimeoutMs) {
+    private static RaftClient newClient(
+            RaftGroup group,
+            RaftProperties properties,
+            Parameters parameters,
+            @Nullable PeerKeys tls,
+            long requestTimeoutMs) {
         return RaftClient.newBuilder()
                 .setProperties(properties)
+                .setParameters(parameters)
                 .setRaftGroup(group)
-                .setClientRpc(new NettyFactory(new Parameters()).newRaftClientRpc(ClientId.randomId(), properties))
+                .setClientRpc(MetadataTransport.newClientRpc(properties, parameters, tls))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                         // more attempts than fit in the deadline: submit's deadline ends them
                         (int) Math.max(1, 2 * requestTimeoutMs / RETRY_SLEEP_MS), ms(RETRY_SLEEP_MS)))
@@ -249,14 +255,14 @@ public final class MetadataService implements AutoCloseable {
     }
 
     /**
-     * The properties of a client: Netty over NIO rather than the shaded native epoll (the metadata traffic is a
-     * few messages a second, and NIO needs no native library of Ratis's own); one attempt (to one server)
-     * waits at most half the request timeout, capped, and submit's own deadline bounds them all.
+     * The properties of a client: its transport ({@link MetadataTransport}; Netty over NIO rather than the
+     * shaded native epoll when plain: the metadata traffic is a few messages a second, and NIO needs no native
+     * library of Ratis's own); one attempt (to one server) waits at most half the request timeout, capped, and
+     * submit's own deadline bounds them all.
      */
-    private static RaftProperties clientProperties(long requestTimeoutMs) {
+    private static RaftProperties clientProperties(long requestTimeoutMs, @Nullable PeerKeys tls) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
-        NettyConfigKeys.Client.setUseEpoll(p, false);
+        MetadataTransport.configureClient(p, tls);
         RaftClientConfigKeys.Rpc.setRequestTimeout(
                 p, ms(Math.min(MAX_ATTEMPT_TIMEOUT_MS, Math.max(1, requestTimeoutMs / 2))));
         return p;
@@ -264,12 +270,11 @@ public final class MetadataService implements AutoCloseable {
 
     /** The properties of a server and its client: {@link #clientProperties}, and the server's own. */
     private static RaftProperties properties(MetadataOptions options) {
-        RaftProperties p = clientProperties(options.requestTimeoutMs());
+        RaftProperties p = clientProperties(options.requestTimeoutMs(), options.tls());
         String self = options.selfAddress();
         int colon = self.lastIndexOf(':');
-        NettyConfigKeys.Server.setHost(p, unbracket(self.substring(0, colon)));
-        NettyConfigKeys.Server.setPort(p, Integer.parseInt(self.substring(colon + 1)));
-        NettyConfigKeys.Server.setUseEpoll(p, false); // NIO, as the client (clientProperties)
+        MetadataTransport.configureServer(
+                p, unbracket(self.substring(0, colon)), Integer.parseInt(self.substring(colon + 1)), options.tls());
         RaftServerConfigKeys.setStorageDir(p, List.of(options.directory().toFile()));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, options.snapshotEveryEntries());
@@ -332,14 +337,17 @@ public final class MetadataService implements AutoCloseable {
      * {@link #setVoters(Map, long)} from a node that runs no metadata server (yet): through a client of the
      * servers {@code reachable} (node id to metadata address), which finds the leader among them.
      *
+     * @param tls the group's TLS ({@link MetadataOptions#tls()}), or {@code null} if its port is plain
      * @throws MetadataUnavailableException as {@link #setVoters(Map, long)}
      * @throws IOException                  if the client cannot be closed
      */
-    public static void setVoters(Map<Integer, String> reachable, Map<Integer, String> voters, long timeoutMs)
+    public static void setVoters(
+            Map<Integer, String> reachable, Map<Integer, String> voters, long timeoutMs, @Nullable PeerKeys tls)
             throws IOException, InterruptedException {
         RaftGroup group = RaftGroup.valueOf(RaftGroupId.valueOf(GROUP_ID), Voters.raftPeers(reachable));
         long attemptMs = Math.min(timeoutMs, MetadataOptions.DEFAULT_REQUEST_TIMEOUT_MS);
-        try (RaftClient alone = newClient(group, clientProperties(attemptMs), attemptMs)) {
+        try (RaftClient alone =
+                newClient(group, clientProperties(attemptMs, tls), MetadataTransport.parameters(tls), tls, attemptMs)) {
             Voters.change(alone, voters, timeoutMs);
         }
     }

@@ -4,7 +4,8 @@
  * {@link io.ringbase.cluster.metadata.ClusterMetadata} value, changed only by
  * {@link io.ringbase.cluster.metadata.Transformation}s committed to a replicated log, each applied change
  * one epoch. The log is an Apache Ratis (Raft) group among a configured set of nodes
- * ({@link io.ringbase.cluster.metadata.MetadataService}); the state machine
+ * ({@link io.ringbase.cluster.metadata.MetadataService}: Ratis's Netty transport, or its gRPC transport with
+ * mutual TLS when the node's cluster URLs are {@code https://}); the state machine
  * ({@link io.ringbase.cluster.metadata.MetadataStateMachine}) applies committed transformations and
  * snapshots the result. Formats: {@code docs/metadata-format.md}.
  *

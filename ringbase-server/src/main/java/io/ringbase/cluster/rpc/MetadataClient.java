@@ -11,13 +11,18 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Asks a node for its cluster metadata, or to submit a change to the metadata log
  * ({@link InternalProtocol#METADATA}): what a joining node does before it has a replica client, and what a
  * node outside the metadata group does to follow the log; and says hello before a founding node starts
  * ({@link #hello}). Requests are signed and carry the membership
- * digest as every internal request does. Blocking; thread-safe.
+ * digest as every internal request does. With TLS between nodes ({@code https://} cluster URLs) it calls
+ * {@code https://} (the metadata records a node's URL as its identity, {@code http://host:port}) and presents
+ * the node's certificate. Blocking; thread-safe.
  */
 public final class MetadataClient implements AutoCloseable {
 
@@ -38,7 +43,10 @@ public final class MetadataClient implements AutoCloseable {
         }
     }
 
-    private final HttpClient http;
+    private final @Nullable Supplier<SSLContext> tls;
+    private final Object clientLock = new Object();
+    private HttpClient http; // guarded by clientLock: rebuilt when the TLS context changes (a reload)
+    private @Nullable SSLContext httpTls; // guarded by clientLock: the context http was built with
     private final RequestSigner signer;
     private final String membershipDigest;
     private final TimeSource time;
@@ -49,10 +57,24 @@ public final class MetadataClient implements AutoCloseable {
      * @param timeoutMs        how long one call waits for its answer, ms
      */
     public MetadataClient(RequestSigner signer, String membershipDigest, TimeSource time, long timeoutMs) {
-        this.http = HttpClient.newBuilder()
-                .connectTimeout(Duration.ofMillis(timeoutMs))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
+        this(signer, membershipDigest, time, timeoutMs, null);
+    }
+
+    /**
+     * As {@link #MetadataClient(RequestSigner, String, TimeSource, long)}, over TLS when {@code tls} is given.
+     *
+     * @param tls the client side of the node's TLS with its peers (the node's certificate and CA; a new context
+     *            after each reload, which the next call uses), or {@code null} for plain HTTP
+     */
+    public MetadataClient(
+            RequestSigner signer,
+            String membershipDigest,
+            TimeSource time,
+            long timeoutMs,
+            @Nullable Supplier<SSLContext> tls) {
+        this.tls = tls;
+        this.httpTls = tls == null ? null : tls.get();
+        this.http = newHttp(httpTls, timeoutMs);
         this.signer = signer;
         this.membershipDigest = membershipDigest;
         this.time = time;
@@ -101,15 +123,39 @@ public final class MetadataClient implements AutoCloseable {
         return call(url, InternalProtocol.METADATA, method, body);
     }
 
+    private static HttpClient newHttp(@Nullable SSLContext tls, long timeoutMs) {
+        HttpClient.Builder b = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofMillis(timeoutMs))
+                .version(HttpClient.Version.HTTP_1_1);
+        if (tls != null) {
+            b.sslContext(tls);
+        }
+        return b.build();
+    }
+
+    /** The client for the next call: built again, once, after the node's TLS files were reloaded. */
+    private HttpClient http() {
+        synchronized (clientLock) {
+            SSLContext now = tls == null ? null : tls.get();
+            if (now != httpTls) {
+                http.shutdown(); // calls under way finish on it
+                http = newHttp(now, timeoutMs);
+                httpTls = now;
+            }
+            return http;
+        }
+    }
+
     private byte[] call(String url, String uri, String method, byte[] body) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + uri))
+        String target = tls != null && url.startsWith("http://") ? "https://" + url.substring("http://".length()) : url;
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target + uri))
                 .timeout(Duration.ofMillis(method.equals("POST") ? 2 * timeoutMs : timeoutMs))
                 .header(InternalProtocol.MEMBERSHIP, membershipDigest)
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
         if (signer.signs()) {
             request.header(RequestSigner.HEADER, signer.sign(method, uri, body, time.currentTimeMillis()));
         }
-        HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> response = http().send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         if (response.statusCode() != 200) {
             throw new Refused(url, response.statusCode(), new String(response.body(), StandardCharsets.UTF_8));
         }
@@ -118,6 +164,8 @@ public final class MetadataClient implements AutoCloseable {
 
     @Override
     public void close() {
-        http.close();
+        synchronized (clientLock) {
+            http.close();
+        }
     }
 }

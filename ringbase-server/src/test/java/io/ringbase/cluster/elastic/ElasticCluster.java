@@ -10,6 +10,8 @@ import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.StorageEngine;
 import io.ringbase.storage.lsm.LsmOptions;
+import io.ringbase.testing.TestCertificates;
+import io.ringbase.tls.TlsOptions;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -21,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Nodes of a cluster whose membership comes from the metadata log, in this process: founding nodes started
@@ -38,14 +41,33 @@ public final class ElasticCluster implements AutoCloseable {
     private final List<Node> nodes = new ArrayList<>();
     private final java.util.Map<Integer, Integer> replaces = new java.util.HashMap<>();
     private final java.util.Map<Integer, Integer> joinThrough = new java.util.HashMap<>();
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final @Nullable TestCertificates ca;
+    private final String scheme;
+    private final HttpClient http;
 
     public ElasticCluster(Path root, int founding, int replicationFactor) throws IOException {
+        this(root, founding, replicationFactor, null);
+    }
+
+    /**
+     * As {@link #ElasticCluster(Path, int, int)}; with {@code ca}, the nodes' URLs are {@code https://} and each
+     * node has a certificate of {@code ca} (for 127.0.0.1): node-to-node traffic and the metadata group's Raft
+     * port speak mutual TLS, and this cluster's own requests go over TLS without a client certificate.
+     */
+    public ElasticCluster(Path root, int founding, int replicationFactor, @Nullable TestCertificates ca)
+            throws IOException {
         this.root = root;
         this.replicationFactor = replicationFactor;
+        this.ca = ca;
+        this.scheme = ca == null ? "http://" : "https://";
+        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+        if (ca != null) {
+            ca.writeCa(root.resolve("ca.pem"));
+            client.sslContext(ca.clientContext());
+        }
+        this.http = client.build();
         for (int port : portsWithMetadataPort(founding)) {
-            founders.add("http://127.0.0.1:" + port);
+            founders.add(scheme + "127.0.0.1:" + port);
         }
         urls.addAll(founders);
         for (int i = 0; i < founding; i++) {
@@ -80,7 +102,7 @@ public final class ElasticCluster implements AutoCloseable {
         return out;
     }
 
-    NodeConfig config(int i) {
+    NodeConfig config(int i) throws IOException {
         String url = urls.get(i);
         boolean founding = i < founders.size() && !replaces.containsKey(i);
         Topology t = founding ? Topology.parse(founders, url, replicationFactor) : Topology.parse(List.of(url), url);
@@ -88,6 +110,14 @@ public final class ElasticCluster implements AutoCloseable {
                 LsmOptions.defaults(root.resolve("node-" + i)).withTombstoneGraceMs(10L * 24 * 3600 * 1000);
         HttpServerConfig httpConfig = new HttpServerConfig(
                 "127.0.0.1", t.self().port(), 16 << 20, 8, 1024, HttpServerConfig.DEFAULT_IO_THREADS, true);
+        if (ca != null) {
+            Path cert = root.resolve("node-" + i + ".pem");
+            Path key = root.resolve("node-" + i + ".key");
+            if (!java.nio.file.Files.exists(cert)) {
+                TestCertificates.write(ca.issue("node-" + i), cert, key);
+            }
+            httpConfig = httpConfig.withTls(new TlsOptions(cert, key, root.resolve("ca.pem"), 1_000, true));
+        }
         return new NodeConfig(httpConfig, storage, t, 1000, null, HintOptions.defaults())
                 .withElastic(new ElasticOptions(
                         OFFSET,
@@ -113,7 +143,7 @@ public final class ElasticCluster implements AutoCloseable {
     /** Starts a new node that joins through the first running node; its index. */
     public int join() throws IOException {
         int port = LocalCluster.freePorts(1).getFirst();
-        urls.add("http://127.0.0.1:" + port);
+        urls.add(scheme + "127.0.0.1:" + port);
         int i = urls.size() - 1;
         nodes.add(Node.start(config(i)));
         return i;
@@ -122,7 +152,7 @@ public final class ElasticCluster implements AutoCloseable {
     /** Starts a new node that joins through node {@code via}; its index. */
     public int joinThrough(int via) throws IOException {
         int port = LocalCluster.freePorts(1).getFirst();
-        urls.add("http://127.0.0.1:" + port);
+        urls.add(scheme + "127.0.0.1:" + port);
         int i = urls.size() - 1;
         joinThrough.put(i, via);
         nodes.add(Node.start(config(i)));
@@ -132,7 +162,7 @@ public final class ElasticCluster implements AutoCloseable {
     /** Starts a new node, at a new URL, that replaces node id {@code replaced}; its index. */
     public int joinReplacing(int replaced) throws IOException {
         int port = LocalCluster.freePorts(1).getFirst();
-        urls.add("http://127.0.0.1:" + port);
+        urls.add(scheme + "127.0.0.1:" + port);
         int i = urls.size() - 1;
         replaces.put(i, replaced);
         nodes.add(null);
