@@ -34,7 +34,8 @@ public final class LogbackDefaults extends ContextAwareBase implements Configura
      * Loggers held above the root level. Apache Ratis (the cluster metadata log): its INFO lines are a
      * configuration dump and every role change of every server, which io.ringbase.cluster.metadata
      * reports as an operator needs it (leader, epochs, start, close); while a metadata server is down,
-     * LifeCycle (an ERROR), the leader's LogAppender (a WARN) and the client's OrderedAsync (an ERROR for
+     * LifeCycle (an ERROR), the leader's LogAppender (a WARN; GrpcLogAppender under TLS, whose WARNs also come
+     * with a stack trace for each follower at every close) and the client's OrderedAsync (an ERROR for
      * each server it tries that is not the leader) log a stack trace for every attempt, 20 to 30 a
      * second, and the failures that matter reach io.ringbase.cluster.metadata as exceptions.
      */
@@ -43,6 +44,7 @@ public final class LogbackDefaults extends ContextAwareBase implements Configura
             "org.apache.ratis", Level.WARN,
             "org.apache.ratis.util.LifeCycle", Level.OFF,
             "org.apache.ratis.server.leader.LogAppender", Level.ERROR,
+            "org.apache.ratis.grpc.server.GrpcLogAppender", Level.ERROR,
             "org.apache.ratis.client.impl.OrderedAsync", Level.OFF);
 
     /** Public with no arguments: logback's ServiceLoader makes it. */
