@@ -12,6 +12,7 @@
 # (bin/ringbase), before any measurement. TREE:noaot runs that tree with -XX:AOTMode=off, without the
 # JVM's ahead-of-time cache that `bin/ringbase aot-train` makes (a tree without one runs without anyway),
 # so `DIR DIR:noaot` measures what the cache buys.
+# SERVE_ARGS: more flags for every node's `serve`, e.g. SERVE_ARGS="--warm-up 500ms".
 # NODE_CPUS (default 0,1): the CPUs both nodes are pinned to (taskset -c), as a test harness that starts its
 # nodes side by side on the machine's CPUs; "0" puts both on one CPU.
 # The timestamps come from a reader of each node's stdout (date +%s%N per line), not from polling.
@@ -61,6 +62,7 @@ ringbase_find_jdk || die "no JDK 25 or newer found"
 echo "jdk:      $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1) ($JAVA_HOME)"
 echo "idle:     $(machine_idle)% of the CPUs idle over 1 s before the run; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "nodes:    $( [ "${ALONE:-0}" = 1 ] && echo 'two nodes alone' || echo 'a two-node cluster (--cluster A,B --self)'), both pinned to CPUs $NODE_CPUS"
+echo "serve:    ${SERVE_ARGS:-(no extra flags)}"
 ti=0
 for spec in "${TREES[@]}"; do
   ti=$((ti + 1))
@@ -89,6 +91,8 @@ start_pair() {
     self="http://127.0.0.1:$port"
     local flags=(--host 127.0.0.1 --port "$port" --data-dir "$dir/data")
     [ "${ALONE:-0}" = 1 ] || flags+=(--cluster "$urls" --self "$self")
+    # shellcheck disable=SC2206
+    flags+=(${SERVE_ARGS:-})
     date +%s%N >"$dir/launched"
     RINGBASE_JAVA_OPTS="${RINGBASE_JAVA_OPTS:-} ${extra[*]:-}" taskset -c "$NODE_CPUS" "$tree/bin/ringbase" serve \
       "${flags[@]}" > >(stamp_lines >"$dir/out") 2>"$dir/log" &

@@ -205,7 +205,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Option(
             names = "--warm-up",
-            defaultValue = "1s",
+            defaultValue = "500ms",
             paramLabel = "DURATION",
             description = "Before opening its data and listening, run a scratch node in a temporary directory "
                     + "under load for this long, so that the JIT has compiled the request path when the node "
