@@ -162,6 +162,15 @@ public record Topology(List<NodeId> nodes, NodeId self, int replicationFactor) {
         return first;
     }
 
+    /**
+     * The URL by which a node calls a peer over TLS: the peer's identity ({@code http://host:port}, as nodes,
+     * hints and the metadata log name it) with the scheme {@code https://}; any other URL as it is.
+     */
+    public static String overTls(String url) {
+        String plain = HTTP + "://";
+        return url.startsWith(plain) ? HTTPS + "://" + url.substring(plain.length()) : url;
+    }
+
     public int size() {
         return nodes.size();
     }

@@ -68,16 +68,14 @@ public final class Node implements AutoCloseable {
             Resources resources,
             JoinBootstrap.@Nullable Joined joined,
             StartupPhases startup,
-            Supplier<ClientTokens> tokens)
+            Supplier<ClientTokens> tokens,
+            @Nullable ServerTls tls)
             throws IOException {
         this.config = config;
         this.resources = resources;
         this.startup = startup;
         TimeSource time = config.time();
         Topology topology = config.topology();
-        // the TLS files first: unusable ones stop the start before the data directory is touched
-        TlsOptions tlsOptions = config.http().tls();
-        @Nullable ServerTls tls = tlsOptions == null ? null : resources.add(ServerTls.open(tlsOptions));
         engine = resources.add(Engines.open(config.engine(), config.storage()), e -> {
             if (discarding) {
                 e.closeWithoutFlush();
@@ -234,52 +232,46 @@ public final class Node implements AutoCloseable {
      */
     public static Node start(NodeConfig config, Supplier<ClientTokens> tokens) throws IOException {
         StartupPhases startup = new StartupPhases();
-        JoinBootstrap.@Nullable Joined joined = null;
-        // the node's TLS with its peers for the calls before its start (join, founding check); the node opens
-        // its own again (the files are read twice, the first stops the start if they cannot be used)
-        TlsOptions tlsOptions = config.http().tls();
-        @Nullable
-        ServerTls bootstrapTls = config.elastic().isElastic() && tlsOptions != null && tlsOptions.nodeToNode()
-                ? ServerTls.open(tlsOptions)
-                : null;
-        if (config.elastic().joins()) {
-            String joinUrl = java.util.Objects.requireNonNull(config.elastic().joinUrl());
-            String selfUrl = config.topology().self().toString();
-            try (ServerTls _ = bootstrapTls; // closed after the call (if any)
-                    MetadataClient client =
-                            metadataClient(config, Membership.elastic(config.clusterName()), bootstrapTls)) {
-                joined = JoinBootstrap.join(
-                        client,
-                        joinUrl,
-                        selfUrl,
-                        joinerMetadataAddress(config),
-                        config.elastic().replaces(),
-                        config.storage().dataDir());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while joining through " + joinUrl);
-            }
-            config = config.withTopology(joined.topology());
-            startup.end("join");
-        } else if (config.elastic().isElastic()) {
-            try (ServerTls _ = bootstrapTls; // closed after the call (if any)
-                    MetadataClient client =
-                            metadataClient(config, Membership.elastic(config.clusterName()), bootstrapTls)) {
-                FoundingCheck.requireOwnLog(
-                        client,
-                        config.topology(),
-                        config.elastic().metadataPortOffset(),
-                        config.storage().dataDir(),
-                        config.clusterName());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while checking the metadata log");
-            }
-            startup.end("founding check");
-        }
         Resources resources = new Resources();
         try {
-            return new Node(config, resources, joined, startup, tokens);
+            // the TLS files first: unusable ones stop the start before the data directory is touched; the same
+            // TLS serves the calls before the node's start (join, founding check) and the node itself
+            TlsOptions tlsOptions = config.http().tls();
+            @Nullable ServerTls tls = tlsOptions == null ? null : resources.add(ServerTls.open(tlsOptions));
+            JoinBootstrap.@Nullable Joined joined = null;
+            if (config.elastic().joins()) {
+                String joinUrl =
+                        java.util.Objects.requireNonNull(config.elastic().joinUrl());
+                String selfUrl = config.topology().self().toString();
+                try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()), tls)) {
+                    joined = JoinBootstrap.join(
+                            client,
+                            joinUrl,
+                            selfUrl,
+                            joinerMetadataAddress(config),
+                            config.elastic().replaces(),
+                            config.storage().dataDir());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while joining through " + joinUrl);
+                }
+                config = config.withTopology(joined.topology());
+                startup.end("join");
+            } else if (config.elastic().isElastic()) {
+                try (MetadataClient client = metadataClient(config, Membership.elastic(config.clusterName()), tls)) {
+                    FoundingCheck.requireOwnLog(
+                            client,
+                            config.topology(),
+                            config.elastic().metadataPortOffset(),
+                            config.storage().dataDir(),
+                            config.clusterName());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while checking the metadata log");
+                }
+                startup.end("founding check");
+            }
+            return new Node(config, resources, joined, startup, tokens, tls);
         } catch (IOException | RuntimeException | Error e) {
             resources.closeAfter(e);
             throw e;
@@ -300,9 +292,7 @@ public final class Node implements AutoCloseable {
         if (tls == null || tls.client() == null) {
             return services::peerUrls;
         }
-        return () -> services.peerUrls().stream()
-                .map(url -> url.startsWith("http://") ? "https://" + url.substring("http://".length()) : url)
-                .toList();
+        return () -> services.peerUrls().stream().map(Topology::overTls).toList();
     }
 
     /** A client of other nodes' metadata endpoints, signed with the cluster secret. */

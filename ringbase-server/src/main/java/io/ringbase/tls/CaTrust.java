@@ -1,8 +1,6 @@
 package io.ringbase.tls;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -30,15 +28,7 @@ public final class CaTrust {
      *         {@code what}
      */
     public static SSLContext clientContext(Path caFile, String what) throws TlsException {
-        byte[] pem;
-        try {
-            pem = Files.readAllBytes(caFile);
-        } catch (NoSuchFileException e) {
-            throw new TlsException(what + " cannot be read: no such file", e);
-        } catch (IOException e) {
-            throw new TlsException(what + " cannot be read: " + e, e);
-        }
-        X509Certificate[] trusted = PemFiles.certificates(pem, what);
+        X509Certificate[] trusted = PemFiles.certificates(PemFiles.read(caFile, what), what);
         try {
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(null, trustManagers(trusted), null);

@@ -1,7 +1,11 @@
 package io.ringbase.tls;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
@@ -16,7 +20,7 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * Reads the PEM text of certificates and private keys (RFC 7468), and checks that a key belongs to its
+ * Reads PEM files and the text of their certificates and private keys (RFC 7468), and checks that a key belongs to its
  * certificate. Stateless.
  */
 final class PemFiles {
@@ -25,6 +29,21 @@ final class PemFiles {
     private static final String KEY_END = "-----END PRIVATE KEY-----";
 
     private PemFiles() {}
+
+    /**
+     * The bytes of the PEM file {@code file}.
+     *
+     * @throws TlsException if it cannot be read; the message names {@code what}
+     */
+    static byte[] read(Path file, String what) throws TlsException {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new TlsException(what + " cannot be read: no such file", e);
+        } catch (IOException e) {
+            throw new TlsException(what + " cannot be read: " + e, e);
+        }
+    }
 
     /**
      * The X.509 certificates of {@code pem}, in file order.

@@ -7,8 +7,6 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.ringbase.reload.FileWatch;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -181,16 +179,16 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
 
     private static Loaded load(TlsOptions options) throws TlsException {
         String certName = "TLS certificate " + options.certFile();
-        X509Certificate[] chain = PemFiles.certificates(read(options.certFile(), certName), certName);
+        X509Certificate[] chain = PemFiles.certificates(PemFiles.read(options.certFile(), certName), certName);
         String keyName = "TLS key " + options.keyFile();
-        PrivateKey key = PemFiles.privateKey(read(options.keyFile(), keyName), chain[0], keyName);
+        PrivateKey key = PemFiles.privateKey(PemFiles.read(options.keyFile(), keyName), chain[0], keyName);
         PemFiles.checkPair(key, chain[0], keyName + " and " + certName);
         SslContextBuilder builder = SslContextBuilder.forServer(key, chain).sslProvider(provider());
         Path ca = options.caFile();
         X509Certificate[] trusted = null;
         if (ca != null) {
             String caName = "TLS CA " + ca;
-            trusted = PemFiles.certificates(read(ca, caName), caName);
+            trusted = PemFiles.certificates(PemFiles.read(ca, caName), caName);
             builder.trustManager(trusted)
                     .clientAuth(options.requiresClientCertificates() ? ClientAuth.REQUIRE : ClientAuth.OPTIONAL);
         }
@@ -212,7 +210,10 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
         }
     }
 
-    /** A JDK client context presenting {@code chain} and trusting {@code trusted}, from memory only. */
+    /**
+     * A JDK client context presenting {@code chain} and trusting {@code trusted}, with the key and trust managers
+     * it was made of, from memory only.
+     */
     private static JdkPeer jdkPeer(PrivateKey key, X509Certificate[] chain, X509Certificate[] trusted)
             throws GeneralSecurityException {
         try {
@@ -232,16 +233,6 @@ public final class ServerTls implements Supplier<SslContext>, AutoCloseable {
             return new JdkPeer(context, keyManager, trustManager);
         } catch (IOException e) { // an in-memory key store does no I/O
             throw new GeneralSecurityException(e);
-        }
-    }
-
-    private static byte[] read(Path file, String what) throws TlsException {
-        try {
-            return Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            throw new TlsException(what + " cannot be read: no such file", e);
-        } catch (IOException e) {
-            throw new TlsException(what + " cannot be read: " + e, e);
         }
     }
 

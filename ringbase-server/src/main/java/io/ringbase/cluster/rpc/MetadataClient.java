@@ -2,6 +2,7 @@ package io.ringbase.cluster.rpc;
 
 import io.ringbase.auth.RequestSigner;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.cluster.Topology;
 import io.ringbase.cluster.membership.HelloSender;
 import io.ringbase.cluster.membership.NodeIdentity;
 import java.io.IOException;
@@ -147,7 +148,7 @@ public final class MetadataClient implements AutoCloseable {
     }
 
     private byte[] call(String url, String uri, String method, byte[] body) throws IOException, InterruptedException {
-        String target = tls != null && url.startsWith("http://") ? "https://" + url.substring("http://".length()) : url;
+        String target = tls != null ? Topology.overTls(url) : url;
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target + uri))
                 .timeout(Duration.ofMillis(method.equals("POST") ? 2 * timeoutMs : timeoutMs))
                 .header(InternalProtocol.MEMBERSHIP, membershipDigest)
