@@ -135,6 +135,7 @@ public final class ClusterCommand implements Callable<Integer> {
             return failure.exitCode();
         }
         awaitSettled(started);
+        ServeStartup.lowerCompilerPriority();
         for (int i = 0; i < started.size(); i++) {
             NodeConfig config = configs.get(i);
             System.out.println("Ringbase node " + (i + 1) + " of " + nodes + " ready at "

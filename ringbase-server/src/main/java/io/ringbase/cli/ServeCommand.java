@@ -404,7 +404,7 @@ public final class ServeCommand implements Callable<Integer> {
                 : ", node " + (config.topology().self().index() + 1) + " of "
                         + config.topology().size() + ", replication factor "
                         + config.topology().replicationFactor();
-        ServeStartup.logStartup(node, warmUpMs);
+        ServeStartup.started(node, warmUpMs);
         String open = ServeStartup.openApiWarning(
                 config.http().host(), node.port(), config.clusterSecret() != null, tokens != null);
         if (open != null) {

@@ -4,6 +4,7 @@ import io.ringbase.node.Node;
 import io.ringbase.node.NodeConfig;
 import io.ringbase.node.WarmUp;
 import io.ringbase.os.ProcessAge;
+import io.ringbase.os.ThreadPriority;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -22,11 +23,14 @@ final class ServeStartup {
     private ServeStartup() {}
 
     /**
-     * Logs how long the start took and where the time went: from the process's launch (the launcher script
-     * included; {@link ProcessAge}, to 10 ms) to {@code main}, then the command line and logging, then
-     * each phase of the node's start.
+     * What {@code serve} does once its node has started: lowers the JIT compiler threads' CPU priority
+     * ({@link ThreadPriority#COMPILER_NICE}; only now, so that the warm-up's compilations finish as fast as
+     * they can) and logs how long the start took and where the time went: from the process's launch (the
+     * launcher script included; {@link ProcessAge}, to 10 ms) to {@code main}, then the command line and
+     * logging, then each phase of the node's start.
      */
-    static void logStartup(Node node, long warmUpMs) {
+    static void started(Node node, long warmUpMs) {
+        lowerCompilerPriority();
         long nodeMs = node.startupPhases().totalMs();
         long mainMs = Main.sinceMainNanos() / 1_000_000;
         OptionalLong age = ProcessAge.millis();
@@ -41,6 +45,12 @@ final class ServeStartup {
                 warmUpMs,
                 nodeMs,
                 node.startupPhases());
+    }
+
+    /** Sets the JIT compiler threads to {@link ThreadPriority#COMPILER_NICE}, saying so at DEBUG. */
+    static void lowerCompilerPriority() {
+        int threads = ThreadPriority.setCompilerThreads(ThreadPriority.COMPILER_NICE);
+        log.debug("JIT compiler threads at nice {}: {}", ThreadPriority.COMPILER_NICE, threads);
     }
 
     /**

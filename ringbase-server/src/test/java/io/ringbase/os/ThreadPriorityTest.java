@@ -50,6 +50,39 @@ class ThreadPriorityTest {
         assertThat(seen.get(2)).containsExactly(seen.get(1));
     }
 
+    @Test
+    void compilerThreadsTakeTheNiceValueAndOtherThreadsKeepTheirs() throws Exception {
+        Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/task")), "needs Linux /proc");
+        int before = niceOf(Path.of("/proc/thread-self"));
+        try {
+            assertThat(ThreadPriority.setCompilerThreads(ThreadPriority.COMPILER_NICE))
+                    .as("HotSpot's C1 and C2 threads were found")
+                    .isGreaterThanOrEqualTo(2);
+            List<String> compilers = new ArrayList<>();
+            try (var tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+                for (Path task : tasks) {
+                    String name = Files.readString(task.resolve("comm")).strip();
+                    if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+                        compilers.add(name);
+                        assertThat(niceOf(task)).as(name).isEqualTo(ThreadPriority.COMPILER_NICE);
+                    }
+                }
+            }
+            assertThat(compilers).isNotEmpty();
+            assertThat(niceOf(Path.of("/proc/thread-self")))
+                    .as("the calling thread")
+                    .isEqualTo(before);
+            assertThat(ThreadPriority.setCompilerThreads(20)).as("out of range").isZero();
+        } finally {
+            ThreadPriority.setCompilerThreads(0); // back to normal where privileged, so later tests compile as usual
+        }
+    }
+
+    private static int niceOf(Path task) throws java.io.IOException {
+        String stat = Files.readString(task.resolve("stat"));
+        return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
+    }
+
     /** Fields 41 (policy) and 19 (nice) of /proc/thread-self/stat. */
     private static int[] policyAndNice() throws java.io.IOException {
         String stat = Files.readString(Path.of("/proc/thread-self/stat"));
