@@ -167,23 +167,40 @@ public final class WireFormat {
         return out;
     }
 
-    /** One CRC32C per thread: {@link #crc} runs on event loops and workers for every frame. */
-    private static final FastThreadLocal<CRC32C> CRC = new FastThreadLocal<>() {
+    /** Frames up to this many bytes are checksummed from a per-thread copy ({@link #crc}). */
+    static final int CRC_SCRATCH_BYTES = 4096;
+
+    /** One CRC32C and one scratch array per thread: {@link #crc} runs on event loops and workers for every frame. */
+    private static final FastThreadLocal<CrcState> CRC = new FastThreadLocal<>() {
         @Override
-        protected CRC32C initialValue() {
-            return new CRC32C();
+        protected CrcState initialValue() {
+            return new CrcState();
         }
     };
 
+    private static final class CrcState {
+        final CRC32C crc = new CRC32C();
+        final byte[] scratch = new byte[CRC_SCRATCH_BYTES];
+    }
+
     /**
-     * CRC32C of {@code length} bytes of {@code buf} from {@code index}, without copying them and, for a
-     * buffer of one memory region, without allocating: {@code internalNioBuffer} hands out the buffer's
-     * own cached view where {@code nioBuffer} made a new {@code DirectByteBuffer} slice per frame.
+     * CRC32C of {@code length} bytes of {@code buf} from {@code index}, without allocating for a frame of up to
+     * {@link #CRC_SCRATCH_BYTES}: a heap buffer is read in place, and any other is copied into a per-thread
+     * array first. The JDK's CRC32C reads direct memory only through a {@code ByteBuffer}, and Netty's
+     * adaptive buffers hand out a new {@code DirectByteBuffer} slice for every {@code internalNioBuffer}
+     * call: one per frame, about a tenth of the objects a replicated write allocated at its coordinator.
+     * Copying a few hundred bytes costs less than that object. Larger frames take the buffer's NIO views.
      */
     static int crc(ByteBuf buf, int index, int length) {
-        CRC32C crc = CRC.get();
+        CrcState state = CRC.get();
+        CRC32C crc = state.crc;
         crc.reset();
-        if (buf.nioBufferCount() == 1) {
+        if (buf.hasArray()) {
+            crc.update(buf.array(), buf.arrayOffset() + index, length);
+        } else if (length <= CRC_SCRATCH_BYTES) {
+            buf.getBytes(index, state.scratch, 0, length);
+            crc.update(state.scratch, 0, length);
+        } else if (buf.nioBufferCount() == 1) {
             crc.update(buf.internalNioBuffer(index, length));
         } else {
             for (java.nio.ByteBuffer b : buf.nioBuffers(index, length)) {

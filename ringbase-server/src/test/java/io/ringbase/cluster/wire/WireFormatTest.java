@@ -136,31 +136,46 @@ class WireFormatTest {
 
     @Test
     void crcIsCrc32cOfTheRangeForEveryKindOfBufferAndCallAfterCall() {
-        byte[] bytes = new byte[300];
-        for (int i = 0; i < bytes.length; i++) {
-            bytes[i] = (byte) (i * 31 + 7);
-        }
-        java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
-        expected.update(bytes, 10, 250);
-        int want = (int) expected.getValue();
-
-        ByteBuf direct = ByteBufAllocator.DEFAULT.directBuffer(300).writeBytes(bytes);
-        ByteBuf heap = Unpooled.wrappedBuffer(bytes);
-        ByteBuf composite =
-                Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(bytes, 0, 100), Unpooled.wrappedBuffer(bytes, 100, 200));
-        try {
-            for (int round = 0; round < 2; round++) { // the per-thread CRC starts afresh each call
-                assertThat(WireFormat.crc(direct, 10, 250)).isEqualTo(want);
-                assertThat(WireFormat.crc(heap, 10, 250)).isEqualTo(want);
-                assertThat(WireFormat.crc(composite, 10, 250)).isEqualTo(want);
-                assertThat(WireFormat.crc(direct.slice(5, 290), 5, 250)).isEqualTo(want);
+        // within the per-thread copy, at its edge, and past it (the NIO views)
+        for (int length : new int[] {250, WireFormat.CRC_SCRATCH_BYTES, WireFormat.CRC_SCRATCH_BYTES + 1, 10_000}) {
+            byte[] bytes = new byte[length + 50];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = (byte) (i * 31 + 7);
             }
-            assertThat(direct.readerIndex()).isZero(); // the buffer's own indexes are untouched
-            assertThat(direct.writerIndex()).isEqualTo(300);
-        } finally {
-            direct.release();
-            heap.release();
-            composite.release();
+            java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+            expected.update(bytes, 10, length);
+            int want = (int) expected.getValue();
+
+            int half = bytes.length / 2;
+            ByteBuf direct = ByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+            ByteBuf heap = Unpooled.wrappedBuffer(bytes);
+            ByteBuf composite = Unpooled.wrappedBuffer(
+                    Unpooled.wrappedBuffer(bytes, 0, half), Unpooled.wrappedBuffer(bytes, half, bytes.length - half));
+            try {
+                for (int round = 0; round < 2; round++) { // the per-thread CRC starts afresh each call
+                    assertThat(WireFormat.crc(direct, 10, length))
+                            .as("direct, %d", length)
+                            .isEqualTo(want);
+                    assertThat(WireFormat.crc(heap, 10, length))
+                            .as("heap, %d", length)
+                            .isEqualTo(want);
+                    assertThat(WireFormat.crc(composite, 10, length))
+                            .as("composite, %d", length)
+                            .isEqualTo(want);
+                    assertThat(WireFormat.crc(direct.slice(5, bytes.length - 5), 5, length))
+                            .as("slice, %d", length)
+                            .isEqualTo(want);
+                    assertThat(WireFormat.crc(heap.slice(5, bytes.length - 5), 5, length))
+                            .as("heap slice, %d", length)
+                            .isEqualTo(want);
+                }
+                assertThat(direct.readerIndex()).isZero(); // the buffer's own indexes are untouched
+                assertThat(direct.writerIndex()).isEqualTo(bytes.length);
+            } finally {
+                direct.release();
+                heap.release();
+                composite.release();
+            }
         }
     }
 }
