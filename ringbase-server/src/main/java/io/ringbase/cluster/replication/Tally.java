@@ -36,7 +36,7 @@ final class Tally<T> {
     /** The first answers that made {@code ack}, in arrival order (held ones not included). */
     final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
 
-    private final List<Answer<T>> answers = new ArrayList<>();
+    private final List<Answer<T>> answers;
     private List<Answer<T>> firstAck;
     private int timeouts;
     private int failures;
@@ -63,6 +63,7 @@ final class Tally<T> {
         this.possible = possible;
         this.held = held;
         this.sent = sent;
+        this.answers = new ArrayList<>(Math.max(possible, 1)); // sized once: the default grows to 10 slots
         if (held >= ack) {
             decided = true;
             result.complete(List.of());
@@ -113,8 +114,8 @@ final class Tally<T> {
                 firstAck = first;
                 decided = true;
             }
-            if (decided && answers.size() + timeouts + failures == sent) {
-                all = List.copyOf(answers);
+            if (decided && answers.size() + timeouts + failures == sent && onAllAnswered != null) {
+                all = List.copyOf(answers); // copied only for a listener: most tallies have none
             }
         }
         if (first != null) {
@@ -136,8 +137,8 @@ final class Tally<T> {
                 lost = new QuorumException.NotEnoughAnswers(ack, from, held + answers.size(), timeouts, failures);
                 decided = true;
             }
-            if (decided && answers.size() + timeouts + failures == sent) {
-                all = List.copyOf(answers);
+            if (decided && answers.size() + timeouts + failures == sent && onAllAnswered != null) {
+                all = List.copyOf(answers); // copied only for a listener: most tallies have none
             }
         }
         if (lost != null) {

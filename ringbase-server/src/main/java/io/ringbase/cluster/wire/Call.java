@@ -8,11 +8,12 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call of the binary protocol: what it asks, its deadline and the one future the caller holds.
- * Completed once, on its connection's event loop; the future is the only allocation of its kind per
- * call (no chain of stages, no timer task).
+ * One call of the binary protocol: what it asks, its deadline, and itself the future the caller holds
+ * (one object per call rather than a call and its future). Completed once, on its connection's event
+ * loop; no chain of stages, no timer task.
  */
-final class Call {
+@SuppressWarnings("serial") // never serialized
+final class Call extends CompletableFuture<Object> {
 
     /** What a call asks; its answer's shape follows from it. */
     enum Kind {
@@ -32,7 +33,6 @@ final class Call {
     Entry entry; // WRITE; dropped once encoded
 
     final long deadlineNanos;
-    final CompletableFuture<Object> result = new CompletableFuture<>();
     private final PeerCallStats stats;
     int id; // set when sent, on the loop
 
@@ -55,39 +55,35 @@ final class Call {
         stats.sent(node);
     }
 
-    boolean isDone() {
-        return result.isDone();
-    }
-
     // counted before the future completes, so that whoever waits on it sees the counters moved; a call is
     // completed on its connection's loop only, so the isDone check does not race
 
     void succeed(@Nullable Object value) {
-        if (!result.isDone()) {
+        if (!isDone()) {
             stats.answered(node);
-            result.complete(value);
+            complete(value);
         }
     }
 
     /** Fails the call with an error the replica answered: it was reached. */
     void answeredFailure(ReplicaException e) {
-        if (!result.isDone()) {
+        if (!isDone()) {
             stats.answered(node);
-            result.completeExceptionally(e);
+            completeExceptionally(e);
         }
     }
 
     /** Fails the call without an answer (timeout, broken connection). */
     void fail(ReplicaException e) {
-        if (!result.isDone()) {
+        if (!isDone()) {
             stats.failed(node, e);
-            result.completeExceptionally(e);
+            completeExceptionally(e);
         }
     }
 
     /** The future as the caller's type; a call of {@code kind} completes with values of that type only. */
     @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> future() {
-        return (CompletableFuture<T>) (CompletableFuture<?>) result;
+        return (CompletableFuture<T>) (CompletableFuture<?>) this;
     }
 }

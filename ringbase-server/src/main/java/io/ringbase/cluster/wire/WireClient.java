@@ -59,9 +59,11 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
     static final long MAX_HANDSHAKE_MS = 2_000;
 
     /**
-     * A ready connection with nothing read or written for this long sends a PING (id 0, its answer
-     * dropped), ms, so that the replica, which closes connections silent for
-     * {@link WireServer#IDLE_TIMEOUT_MS}, keeps a quiet peer's connection open.
+     * A ready connection with nothing read for this long sends a PING (id 0, its answer dropped), ms, so
+     * that the replica, which closes connections silent for {@link WireServer#IDLE_TIMEOUT_MS}, keeps a
+     * quiet peer's connection open. Every call is answered, so a connection that writes also reads. Read
+     * idleness only: Netty's idle handler watches writes by turning each write's void promise into a real
+     * one with a listener, two objects per frame.
      */
     static final long KEEPALIVE_MS = 60_000;
 
@@ -319,7 +321,7 @@ public final class WireClient implements ReplicaCalls, AutoCloseable {
                             ch.pipeline()
                                     .addLast(
                                             "keepalive",
-                                            new IdleStateHandler(0, 0, KEEPALIVE_MS, TimeUnit.MILLISECONDS))
+                                            new IdleStateHandler(KEEPALIVE_MS, 0, 0, TimeUnit.MILLISECONDS))
                                     .addLast("frames", new FrameDecoder("client", true))
                                     .addLast("calls", opened);
                         }
