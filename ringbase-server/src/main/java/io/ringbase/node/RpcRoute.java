@@ -9,6 +9,7 @@ import io.ringbase.api.QueryString;
 import io.ringbase.api.Route;
 import io.ringbase.api.wire.Request;
 import io.ringbase.cluster.rpc.ReplicaServer;
+import io.ringbase.cluster.rpc.RpcException;
 import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
@@ -75,7 +76,7 @@ final class RpcRoute implements Route {
                 case ReplicaServer.Reply r -> new Outcome.Reply(r.status(), r.contentType(), r.body(), r.headers());
                 case ReplicaServer.Blocked b -> Outcome.BLOCKED;
             };
-        } catch (ReplicaServer.RpcException e) {
+        } catch (RpcException e) {
             if (e.status() == 403) {
                 throw new ForbiddenException(e.getMessage());
             }

@@ -6,24 +6,24 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The checks of an internal HTTP request's method, parameters and body that {@link ReplicaServer} makes
- * before it serves one: each failure is a {@link ReplicaServer.RpcException} with the status (400 or 405)
+ * before it serves one: each failure is a {@link RpcException} with the status (400 or 405)
  * and a one-line reason naming the parameter.
  */
 final class RpcArguments {
 
     private RpcArguments() {}
 
-    static int range(ReplicaServer.RpcRequest request) throws ReplicaServer.RpcException {
+    static int range(ReplicaServer.RpcRequest request) throws RpcException {
         return intOrDefault(request, "range", -1); // RepairSource checks 0..15 (a missing range fails there)
     }
 
-    static void requireGet(String method) throws ReplicaServer.RpcException {
+    static void requireGet(String method) throws RpcException {
         if (!method.equals("GET")) {
             throw notAllowed(method, "GET");
         }
     }
 
-    static Entry single(byte[] body) throws ReplicaServer.RpcException {
+    static Entry single(byte[] body) throws RpcException {
         try {
             List<Entry> entries = InternalProtocol.decode(body);
             if (entries.size() != 1) {
@@ -35,7 +35,7 @@ final class RpcArguments {
         }
     }
 
-    static byte[] hexKey(ReplicaServer.RpcRequest request, String name) throws ReplicaServer.RpcException {
+    static byte[] hexKey(ReplicaServer.RpcRequest request, String name) throws RpcException {
         String s = request.param(name);
         if (s == null) {
             throw badRequest("missing parameter '" + name + "'");
@@ -43,7 +43,7 @@ final class RpcArguments {
         return unhex(s, name);
     }
 
-    static byte[] unhex(String s, String name) throws ReplicaServer.RpcException {
+    static byte[] unhex(String s, String name) throws RpcException {
         try {
             return InternalProtocol.unhex(s);
         } catch (IllegalArgumentException e) {
@@ -51,7 +51,7 @@ final class RpcArguments {
         }
     }
 
-    static int intParam(ReplicaServer.RpcRequest request, String name, int dflt) throws ReplicaServer.RpcException {
+    static int intParam(ReplicaServer.RpcRequest request, String name, int dflt) throws RpcException {
         int v = intOrDefault(request, name, dflt);
         if (v <= 0) {
             throw badRequest("parameter '" + name + "' must be a positive integer, got " + v);
@@ -59,7 +59,7 @@ final class RpcArguments {
         return v;
     }
 
-    static int intOrDefault(ReplicaServer.RpcRequest request, String name, int dflt) throws ReplicaServer.RpcException {
+    static int intOrDefault(ReplicaServer.RpcRequest request, String name, int dflt) throws RpcException {
         String s = request.param(name);
         if (s == null) {
             return dflt;
@@ -72,11 +72,11 @@ final class RpcArguments {
         }
     }
 
-    static ReplicaServer.RpcException badRequest(@Nullable String message) {
-        return new ReplicaServer.RpcException(400, message, null);
+    static RpcException badRequest(@Nullable String message) {
+        return new RpcException(400, message, null);
     }
 
-    static ReplicaServer.RpcException notAllowed(String method, String allow) {
-        return new ReplicaServer.RpcException(405, "method " + method + " not allowed; allowed: " + allow, allow);
+    static RpcException notAllowed(String method, String allow) {
+        return new RpcException(405, "method " + method + " not allowed; allowed: " + allow, allow);
     }
 }

@@ -134,7 +134,7 @@ class PeerGateTest {
                         .status())
                 .isEqualTo(200);
         assertThatThrownBy(() -> call("GET", "/internal/v0/nope", Map.of(), null, new byte[0]))
-                .isInstanceOf(ReplicaServer.RpcException.class)
+                .isInstanceOf(RpcException.class)
                 .hasMessageContaining("unknown internal path");
     }
 
@@ -202,7 +202,7 @@ class PeerGateTest {
                         Map.of(),
                         MINE.digestHex(),
                         "garbage".getBytes(StandardCharsets.UTF_8)))
-                .isInstanceOf(ReplicaServer.RpcException.class)
+                .isInstanceOf(RpcException.class)
                 .hasMessageContaining("undecodable hello");
     }
 }
