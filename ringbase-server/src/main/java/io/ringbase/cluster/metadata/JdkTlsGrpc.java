@@ -1,5 +1,6 @@
 package io.ringbase.cluster.metadata;
 
+import io.ringbase.tls.LoggingTrustManager;
 import io.ringbase.tls.PeerKeys;
 import java.util.Objects;
 import javax.net.ssl.SSLException;
@@ -20,6 +21,8 @@ import org.apache.ratis.thirdparty.io.netty.handler.ssl.ClientAuth;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContextBuilder;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Apache Ratis's gRPC transport with mutual TLS whose contexts use the JDK's TLS provider, a user-defined
@@ -37,6 +40,8 @@ import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider;
  * Everything else (log appender, services, ports) is Ratis's gRPC factory unchanged.
  */
 final class JdkTlsGrpc implements RpcType {
+
+    private static final Logger log = LoggerFactory.getLogger(JdkTlsGrpc.class);
 
     /** The key of the node's {@link PeerKeys} among a server's or client's Ratis {@link Parameters}. */
     static final String KEYS_PARAMETER = "ringbase.metadata.tls.keys";
@@ -73,13 +78,14 @@ final class JdkTlsGrpc implements RpcType {
             PeerKeys keys = Objects.requireNonNull(
                     parameters.get(KEYS_PARAMETER, PeerKeys.class), "TLS keys among the Ratis parameters");
             try {
+                LoggingTrustManager trust = new LoggingTrustManager(keys.trust(), "metadata group", log);
                 server = GrpcSslContexts.configure(SslContextBuilder.forServer(keys.keys()), SslProvider.JDK)
-                        .trustManager(keys.trust())
+                        .trustManager(trust)
                         .clientAuth(ClientAuth.REQUIRE)
                         .build();
                 client = GrpcSslContexts.configure(SslContextBuilder.forClient(), SslProvider.JDK)
                         .keyManager(keys.keys())
-                        .trustManager(keys.trust())
+                        .trustManager(trust)
                         .build();
             } catch (SSLException e) {
                 throw new IllegalStateException("the metadata group's TLS contexts cannot be built: " + e, e);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.ringbase.logging.LogCapture;
 import io.ringbase.testing.IntegrationTest;
 import io.ringbase.testing.TestCertificates;
 import io.ringbase.tls.PeerKeys;
@@ -28,6 +29,7 @@ import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -47,6 +49,9 @@ class MetadataTlsIT {
 
     @TempDir
     Path dir;
+
+    @RegisterExtension
+    final LogCapture log = new LogCapture(JdkTlsGrpc.class);
 
     private final TestCertificates ca = new TestCertificates("metadata-ca");
     private final Map<Integer, String> peers = new TreeMap<>();
@@ -96,6 +101,16 @@ class MetadataTlsIT {
         PeerKeys stranger = keys("stranger", other.issue("stranger"), ca.writeCa(dir.resolve("group-ca.pem")));
         assertThatThrownBy(() -> MetadataService.setVoters(voters, voters, REFUSED_WITHIN_MS, stranger))
                 .isInstanceOf(MetadataUnavailableException.class);
+        // a node set up with another CA altogether (its certificate and its trust): it refuses the group's
+        // certificates itself and says so in a line of its own (gRPC says it below INFO)
+        PeerKeys misconfigured =
+                keys("misconfigured", other.issue("misconfigured"), other.writeCa(dir.resolve("o.pem")));
+        assertThatThrownBy(() -> MetadataService.setVoters(voters, voters, REFUSED_WITHIN_MS, misconfigured))
+                .isInstanceOf(MetadataUnavailableException.class);
+        assertThat(log.warningMessages())
+                .anySatisfy(m -> assertThat(m)
+                        .startsWith("metadata group: refused the TLS certificate of the peer dialled at 127.0.0.1:")
+                        .contains("CN=node-"));
         // and a plain Ratis client (Netty, no TLS) on the TLS port
         assertThatThrownBy(() -> MetadataService.setVoters(voters, voters, REFUSED_WITHIN_MS, null))
                 .isInstanceOf(MetadataUnavailableException.class);
@@ -109,6 +124,10 @@ class MetadataTlsIT {
         assertThatThrownBy(() ->
                         MetadataService.setVoters(voters, voters, REFUSED_WITHIN_MS, keys("peer", ca.issue("peer"))))
                 .isInstanceOf(MetadataUnavailableException.class);
+        assertThat(log.warningMessages())
+                .anySatisfy(m -> assertThat(m)
+                        .startsWith("metadata group: refused the TLS certificate of the peer dialled at 127.0.0.1:")
+                        .contains("CN=node-1"));
     }
 
     @Test
