@@ -12,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  * section (documented in {@code docs/format.md}, "Entry encoding"):
  *
  * <pre>
- * flags      u8    bit 0: tombstone, bit 1: has expiry; other bits must be 0
+ * flags      u8    bit 0: tombstone, bit 1: has expiry, bit 2: typed (the value starts with a
+ *                  {@link ContentType} prefix); other bits must be 0
  * version    i64
  * expiresAt  i64   Unix epoch ms, 0 when bit 1 is clear
  * keyLength  u32   at most 65,536
@@ -31,7 +32,10 @@ public final class EntryFormat {
 
     static final int FLAG_TOMBSTONE = 1;
     static final int FLAG_EXPIRY = 2;
-    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY;
+    /** The value starts with a {@link ContentType} prefix; never with bit 0. */
+    public static final int FLAG_TYPED = 4;
+
+    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY | FLAG_TYPED;
 
     private static final int OFF_VERSION = 1;
     private static final int OFF_EXPIRES = 9;
@@ -52,7 +56,9 @@ public final class EntryFormat {
      * @throws IndexOutOfBoundsException if it does not fit
      */
     public static long write(Entry e, MemorySegment dst, long offset) {
-        int flags = (e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.hasExpiry() ? FLAG_EXPIRY : 0);
+        int flags = (e.isTombstone() ? FLAG_TOMBSTONE : 0)
+                | (e.hasExpiry() ? FLAG_EXPIRY : 0)
+                | (e.typed() ? FLAG_TYPED : 0);
         byte[] key = e.key();
         byte[] value = e.value();
         int valueLen = value == null ? 0 : value.length;
@@ -146,7 +152,12 @@ public final class EntryFormat {
         p += keyLen;
         byte[] value = (flags & FLAG_TOMBSTONE) == 0 ? copyOf(src, p, valueLen) : null;
         assert p + valueLen == offset + size;
-        return new Entry(key, version, (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY, value);
+        return new Entry(
+                key,
+                version,
+                (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY,
+                value,
+                (flags & FLAG_TYPED) != 0);
     }
 
     /**
@@ -185,9 +196,15 @@ public final class EntryFormat {
         if ((flags & FLAG_TOMBSTONE) != 0 && valueLen != 0) {
             throw new IllegalArgumentException("tombstone with value length " + valueLen);
         }
+        if ((flags & (FLAG_TOMBSTONE | FLAG_TYPED)) == (FLAG_TOMBSTONE | FLAG_TYPED)) {
+            throw new IllegalArgumentException("typed tombstone");
+        }
         long size = HEADER_SIZE + keyLen + valueLen;
         if (size > limit - offset) {
             throw new IllegalArgumentException("entry of " + size + " bytes passes the end at offset " + offset);
+        }
+        if ((flags & FLAG_TYPED) != 0) {
+            ContentType.prefixLength(src, offset + HEADER_SIZE + keyLen, valueLen);
         }
         return size;
     }
@@ -200,6 +217,11 @@ public final class EntryFormat {
     /** Whether the (already validated) entry at {@code offset} is a tombstone. */
     public static boolean isTombstone(MemorySegment src, long offset) {
         return (src.get(U8, offset) & FLAG_TOMBSTONE) != 0;
+    }
+
+    /** Whether the (already validated) entry at {@code offset} is typed: its value starts with a {@link ContentType} prefix. */
+    public static boolean isTyped(MemorySegment src, long offset) {
+        return (src.get(U8, offset) & FLAG_TYPED) != 0;
     }
 
     /** Expiry (Unix epoch ms, or {@link Entry#NO_EXPIRY}) of the (already validated) entry at {@code offset}. */
@@ -268,6 +290,10 @@ public final class EntryFormat {
                 return 1;
             }
             return Integer.compare(a.get(U8, aVal + mismatch) & 0xFF, b.get(U8, bVal + mismatch) & 0xFF);
+        }
+        boolean aTyped = isTyped(a, aOffset);
+        if (aTyped != isTyped(b, bOffset)) {
+            return aTyped ? 1 : -1; // as Entry.compareNewness
         }
         return Long.compare(expiresAtMs(a, aOffset), expiresAtMs(b, bOffset));
     }
