@@ -92,8 +92,27 @@ public final class EntryFormat {
      */
     public static long write(
             MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs, MemorySegment value) {
+        return write(dst, offset, key, version, expiresAtMs, value, false);
+    }
+
+    /**
+     * {@link #write(MemorySegment, long, byte[], long, long, MemorySegment)} of a value that may be typed:
+     * with {@code typed}, {@code value} is the stored value, a {@link ContentType} prefix then the client's
+     * bytes (the caller checked it), and flag bit 2 is set.
+     */
+    public static long write(
+            MemorySegment dst,
+            long offset,
+            byte[] key,
+            long version,
+            long expiresAtMs,
+            MemorySegment value,
+            boolean typed) {
         long valueLen = value == null ? 0 : value.byteSize();
         long p = writeHead(dst, offset, key, version, expiresAtMs, value == null, valueLen);
+        if (typed && value != null) {
+            dst.set(U8, offset, (byte) (dst.get(U8, offset) | FLAG_TYPED));
+        }
         if (valueLen > 0) {
             MemorySegment.copy(value, 0, dst, p, valueLen);
             p += valueLen;
@@ -115,7 +134,22 @@ public final class EntryFormat {
             long expiresAtMs,
             boolean tombstone,
             long valueLength) {
-        int flags = (tombstone ? FLAG_TOMBSTONE : 0) | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0);
+        return writeHead(dst, offset, key, version, expiresAtMs, tombstone, false, valueLength);
+    }
+
+    /** {@link #writeHead(MemorySegment, long, byte[], long, long, boolean, long)} of a value that may be typed. */
+    public static long writeHead(
+            MemorySegment dst,
+            long offset,
+            byte[] key,
+            long version,
+            long expiresAtMs,
+            boolean tombstone,
+            boolean typed,
+            long valueLength) {
+        int flags = (tombstone ? FLAG_TOMBSTONE : 0)
+                | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0)
+                | (typed && !tombstone ? FLAG_TYPED : 0);
         dst.set(U8, offset, (byte) flags);
         dst.set(I64, offset + OFF_VERSION, version);
         dst.set(I64, offset + OFF_EXPIRES, expiresAtMs);
