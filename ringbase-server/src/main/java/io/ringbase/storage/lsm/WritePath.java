@@ -78,13 +78,14 @@ final class WritePath {
     }
 
     /** {@link LsmEngine#tryApply}: writes unless that would wait. */
-    boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+    boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed)
+            throws IOException {
         if (everyWriteWaits(state.current())) {
             return false;
         }
         long valueLength = value == null ? 0 : value.byteSize();
         for (int attempt = 0; attempt < 2; attempt++) {
-            Memtable full = applyIfRoom(key, version, expiresAtMs, value, false, valueLength);
+            Memtable full = applyIfRoom(key, version, expiresAtMs, value, typed, valueLength);
             if (full == null) {
                 return true;
             }
