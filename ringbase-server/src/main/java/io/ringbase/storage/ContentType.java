@@ -29,6 +29,9 @@ public final class ContentType {
     /** Longest type kept, bytes: what the one length byte of the prefix holds with its top bit clear. */
     public static final int MAX_BYTES = 127;
 
+    /** Most bytes the prefix adds to a value: the length byte and {@link #MAX_BYTES}. */
+    public static final int MAX_PREFIX_BYTES = 1 + MAX_BYTES;
+
     /** The type an untyped value is served with. */
     public static final String DEFAULT = "application/octet-stream";
 

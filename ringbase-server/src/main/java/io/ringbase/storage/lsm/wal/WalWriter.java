@@ -174,7 +174,7 @@ public final class WalWriter implements Closeable {
      * ({@link WalSyncPolicy#PERIODIC}) or written and fsynced ({@link WalSyncPolicy#ALWAYS}).
      * Thread-safe; records of concurrent callers land in the file in the order they joined the queue.
      *
-     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
+     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 + 128 bytes
      * @throws IOException              if the writer is closed or poisoned by an earlier failure, or
      *                                  the write or fsync of this record failed
      */
@@ -193,7 +193,7 @@ public final class WalWriter implements Closeable {
      * the write buffer. {@code value} is read before this method returns and not after.
      *
      * @param value the value bytes, or {@code null} for a tombstone
-     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
+     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 + 128 bytes
      * @throws IOException              as {@link #append(Entry)}
      */
     public void append(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
