@@ -108,8 +108,10 @@ public final class ContentType {
      * Bytes of the prefix at the start of the {@code valueLength} stored value bytes at {@code valueOffset}
      * of {@code src}, checked.
      *
-     * @throws IllegalArgumentException if the length byte is 0 or above {@link #MAX_BYTES}, or the prefix
-     *                                  passes the value's end; decoders turn it into their corruption error
+     * @throws IllegalArgumentException if the length byte is 0 or above {@link #MAX_BYTES}, the prefix
+     *                                  passes the value's end, or a byte of the type is not printable
+     *                                  US-ASCII (served in a response header, it must hold no CR or LF);
+     *                                  decoders turn it into their corruption error
      */
     public static int prefixLength(MemorySegment src, long valueOffset, long valueLength) {
         if (valueLength < 1) {
@@ -119,6 +121,12 @@ public final class ContentType {
         if (t == 0 || t > MAX_BYTES || 1 + t > valueLength) {
             throw new IllegalArgumentException(
                     "content type length " + t + " in a typed value of " + valueLength + " bytes");
+        }
+        for (long i = valueOffset + 1; i <= valueOffset + t; i++) {
+            int b = src.get(U8, i) & 0xFF;
+            if (b < 0x20 || b > 0x7E) {
+                throw new IllegalArgumentException("content type byte 0x" + Integer.toHexString(b) + " not printable");
+            }
         }
         return 1 + t;
     }

@@ -60,6 +60,9 @@ class ContentTypeTest {
                 .hasMessageContaining("length 128");
         assertThatThrownBy(() -> ContentType.prefixLength(new byte[] {5, 'a', '/'}))
                 .hasMessageContaining("length 5");
+        // a CR or LF would split the response header the type is served in
+        assertThatThrownBy(() -> ContentType.prefixLength(new byte[] {3, 'a', '\n', 'b'}))
+                .hasMessageContaining("0xa not printable");
         assertThatThrownBy(() -> new Entry(new byte[] {1}, 1, 0, new byte[0], true))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Entry(new byte[] {1}, 1, 0, null, true)).hasMessageContaining("tombstone");
