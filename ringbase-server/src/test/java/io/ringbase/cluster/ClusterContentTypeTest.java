@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ringbase.cluster.replication.SpeculativeRetry;
 import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import io.ringbase.testing.IntegrationTest;
@@ -110,6 +111,29 @@ class ClusterContentTypeTest {
             c.start(2);
             awaitTyped(c, 2, "h", "image/png");
             assertServed(c, 2, "h", "hinted", "image/png");
+        }
+    }
+
+    @Test
+    @Timeout(180)
+    void aReadRepairWritesTheTypedValueBackToAStaleReplica() throws Exception {
+        // without hints, so that node 2 stays stale until a read that asks every replica repairs it
+        try (LocalCluster c = new LocalCluster(
+                tmp, 3, cfg -> LocalCluster.withoutHints(cfg).withSpeculativeRetry(SpeculativeRetry.ALWAYS))) {
+            c.awaitAllUp(Duration.ofSeconds(15));
+            c.stop(2);
+            assertThat(send(c, 0, "PUT", "/v0/entity?id=r", "repaired", "Content-Type", TEXT)
+                            .statusCode())
+                    .isEqualTo(201);
+            c.start(2);
+            c.awaitAllUp(Duration.ofSeconds(15));
+            assertThat(c.stored(2, "r"))
+                    .as("precondition: node 2 missed the write")
+                    .isNull();
+            HttpResponse<String> got = send(c, 0, "GET", "/v0/entity?id=r&ack=3&from=3", null);
+            assertThat(got.headers().firstValue("content-type")).hasValue(TEXT);
+            awaitTyped(c, 2, "r", TEXT);
+            assertThat(c.stored(2, "r")).isEqualTo(c.stored(0, "r"));
         }
     }
 }
