@@ -107,7 +107,7 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #get} without blocking. */
     public CompletableFuture<Optional<byte[]>> getAsync(String key) {
-        return call("GET", entity(key), keyBytes(key), null, null, true, HttpResponse.BodyHandlers.ofByteArray())
+        return call("GET", entity(key), keyBytes(key), null, null, null, true, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(r -> {
                     if (r.statusCode() == 404) {
                         return Optional.empty();
@@ -115,6 +115,38 @@ public final class RingbaseClient implements AutoCloseable {
                     requireStatus(r, 200);
                     return Optional.of(r.body());
                 });
+    }
+
+    /**
+     * The value of {@code key} with the content type its PUT stored ({@code application/octet-stream} if
+     * none), or empty if it has none.
+     */
+    public Optional<StoredValue> getWithType(String key) {
+        return join(getWithTypeAsync(key));
+    }
+
+    /** {@link #getWithType} without blocking. */
+    public CompletableFuture<Optional<StoredValue>> getWithTypeAsync(String key) {
+        return call("GET", entity(key), keyBytes(key), null, null, null, true, HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(r -> {
+                    if (r.statusCode() == 404) {
+                        return Optional.empty();
+                    }
+                    requireStatus(r, 200);
+                    return Optional.of(new StoredValue(
+                            r.body(), r.headers().firstValue("content-type").orElse(StoredValue.DEFAULT_TYPE)));
+                });
+    }
+
+    /**
+     * Stores {@code value} under {@code key} with {@code contentType}, which a GET returns
+     * ({@link #getWithType}), with no expiry.
+     *
+     * @param contentType printable US-ASCII {@code type/subtype[; parameters]} of at most 127 bytes; the node
+     *                    answers anything else with 400 ({@link RingbaseException})
+     */
+    public void put(String key, byte[] value, String contentType) {
+        join(putAsync(key, value, null, Objects.requireNonNull(contentType, "contentType")));
     }
 
     /** Stores {@code value} under {@code key}, with no expiry. */
@@ -133,6 +165,14 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #put(String, byte[], Duration)} without blocking; {@code ttl} {@code null} for none. */
     public CompletableFuture<Void> putAsync(String key, byte[] value, Duration ttl) {
+        return putAsync(key, value, ttl, null);
+    }
+
+    /**
+     * {@link #putAsync(String, byte[], Duration)} with a content type stored beside the value
+     * ({@code null}: none, served as {@code application/octet-stream}).
+     */
+    public CompletableFuture<Void> putAsync(String key, byte[] value, Duration ttl, String contentType) {
         Objects.requireNonNull(value, "value");
         String target = entity(key);
         if (ttl != null) {
@@ -143,7 +183,7 @@ public final class RingbaseClient implements AutoCloseable {
                     + java.math.BigDecimal.valueOf(Math.max(1, ttl.toMillis()), 3)
                             .toPlainString();
         }
-        return call("PUT", target, keyBytes(key), value, null, false, HttpResponse.BodyHandlers.ofString())
+        return call("PUT", target, keyBytes(key), value, null, contentType, false, HttpResponse.BodyHandlers.ofString())
                 .thenAccept(r -> requireStatus(r, 201));
     }
 
@@ -154,7 +194,7 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #delete} without blocking. */
     public CompletableFuture<Void> deleteAsync(String key) {
-        return call("DELETE", entity(key), keyBytes(key), null, null, false, HttpResponse.BodyHandlers.ofString())
+        return call("DELETE", entity(key), keyBytes(key), null, null, null, false, HttpResponse.BodyHandlers.ofString())
                 .thenAccept(r -> requireStatus(r, 202));
     }
 
@@ -168,7 +208,7 @@ public final class RingbaseClient implements AutoCloseable {
     public Stream<KeyValue> scan(String start, String end) {
         String target = "/v0/entities?start=" + encode(start) + (end == null ? "" : "&end=" + encode(end));
         HttpResponse<Stream<String>> r =
-                join(call("GET", target, null, null, NDJSON, true, HttpResponse.BodyHandlers.ofLines()));
+                join(call("GET", target, null, null, NDJSON, null, true, HttpResponse.BodyHandlers.ofLines()));
         if (r.statusCode() != 200) {
             r.body().close();
             throw new RingbaseException(r.statusCode(), "GET " + target + " answered " + r.statusCode());
@@ -179,7 +219,7 @@ public final class RingbaseClient implements AutoCloseable {
     /** The JSON status of the node that answers ({@code GET /v0/status}). */
     public String status() {
         HttpResponse<String> r =
-                join(call("GET", "/v0/status", null, null, null, true, HttpResponse.BodyHandlers.ofString()));
+                join(call("GET", "/v0/status", null, null, null, null, true, HttpResponse.BodyHandlers.ofString()));
         requireStatus(r, 200);
         return r.body();
     }
@@ -273,10 +313,11 @@ public final class RingbaseClient implements AutoCloseable {
             byte[] key,
             byte[] body,
             String accept,
+            String contentType,
             boolean idempotent,
             HttpResponse.BodyHandler<T> handler) {
         CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
-        attempt(method, target, key, body, accept, idempotent, handler, 1, new ArrayList<>(), result);
+        attempt(method, target, key, body, accept, contentType, idempotent, handler, 1, new ArrayList<>(), result);
         return result;
     }
 
@@ -286,6 +327,7 @@ public final class RingbaseClient implements AutoCloseable {
             byte[] key,
             byte[] body,
             String accept,
+            String contentType,
             boolean idempotent,
             HttpResponse.BodyHandler<T> handler,
             int attempt,
@@ -301,6 +343,9 @@ public final class RingbaseClient implements AutoCloseable {
                                 : HttpRequest.BodyPublishers.ofByteArray(body));
         if (accept != null) {
             rb.header("Accept", accept);
+        }
+        if (contentType != null) {
+            rb.header("Content-Type", contentType);
         }
         if (authorization != null) {
             rb.header("Authorization", authorization);
@@ -344,8 +389,8 @@ public final class RingbaseClient implements AutoCloseable {
                 }
                 delayNanos = backoff(attempt);
             }
-            Runnable again = () ->
-                    attempt(method, target, key, body, accept, idempotent, handler, attempt + 1, failures, result);
+            Runnable again = () -> attempt(
+                    method, target, key, body, accept, contentType, idempotent, handler, attempt + 1, failures, result);
             if (delayNanos == 0) {
                 again.run();
             } else {

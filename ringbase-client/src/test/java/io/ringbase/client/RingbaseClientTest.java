@@ -76,6 +76,17 @@ class RingbaseClientTest {
                     .atMost(Duration.ofSeconds(10))
                     .until(() -> client.get("short").isEmpty());
 
+            client.put("typed", b("{}"), "application/json; charset=utf-8");
+            assertThat(client.getWithType("typed")).hasValueSatisfying(v -> {
+                assertThat(v.value()).isEqualTo(b("{}"));
+                assertThat(v.contentType()).isEqualTo("application/json; charset=utf-8");
+            });
+            assertThat(client.getWithType("k1").orElseThrow().contentType()).isEqualTo(StoredValue.DEFAULT_TYPE);
+            assertThat(client.get("typed")).hasValue(b("{}"));
+            assertThatThrownBy(() -> client.put("typed", b("x"), "not a type"))
+                    .isInstanceOfSatisfying(
+                            RingbaseException.class, e -> assertThat(e.status()).isEqualTo(400));
+
             String huge = "k".repeat(70_000);
             assertThatThrownBy(() -> client.put(huge, b("v")))
                     .isInstanceOfSatisfying(

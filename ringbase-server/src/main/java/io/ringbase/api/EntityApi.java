@@ -16,6 +16,7 @@ import io.ringbase.kv.LimitedBatchSource;
 import io.ringbase.kv.LocalBatchSource;
 import io.ringbase.kv.Quorum;
 import io.ringbase.kv.SystemKeys;
+import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
 import io.ringbase.storage.ReadCursor;
@@ -109,8 +110,8 @@ final class EntityApi {
         HttpMethod method = request.method();
         HttpVersion version = request.version();
         byte[] key = pointKey(method, query);
-        if (isConditional(request)) {
-            return null; // a conditional write checks and writes under a lock: a worker runs it
+        if (isConditional(request) || isTyped(request)) {
+            return null; // a conditional write checks and writes under a lock, a typed one copies: a worker runs it
         }
         if (method.equals(HttpMethod.GET)) {
             ReadCursor cursor = CURSOR.get();
@@ -123,9 +124,10 @@ final class EntityApi {
                 if (found == KeyValueService.InlineRead.MISSING) {
                     return RawResponses.notFound(alloc, version, keepAlive);
                 }
-                int length = cursor.valueLength();
-                ByteBuf response = RawResponses.valueHead(alloc, version, keepAlive, length, cursor.version());
-                ByteBufSegments.write(response, cursor.segment(), cursor.valueOffset(), length);
+                int length = cursor.bareValueLength();
+                ByteBuf response = RawResponses.valueHead(
+                        alloc, version, keepAlive, length, cursor.version(), cursor.contentType());
+                ByteBufSegments.write(response, cursor.segment(), cursor.bareValueOffset(), length);
                 return response;
             } finally {
                 cursor.close();
@@ -161,7 +163,9 @@ final class EntityApi {
     RawResponses.@Nullable Status stage(Request request, QueryString query, WriteBatch batch)
             throws BadRequestException, MethodNotAllowedException, PayloadTooLargeException {
         HttpMethod method = request.method();
-        if ((!method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE)) || isConditional(request)) {
+        if ((!method.equals(HttpMethod.PUT) && !method.equals(HttpMethod.DELETE))
+                || isConditional(request)
+                || isTyped(request)) {
             return null;
         }
         byte[] key = pointKey(method, query);
@@ -195,6 +199,33 @@ final class EntityApi {
      */
     private static boolean isConditional(Request request) {
         return request.header("if-match") != null || request.header("if-none-match") != null;
+    }
+
+    /**
+     * Whether a request carries a {@code Content-Type} other than {@code application/octet-stream} (the
+     * decoder keeps no other): a PUT of it stores a typed value, off the inline path.
+     */
+    private static boolean isTyped(Request request) {
+        return request.method().equals(HttpMethod.PUT) && request.header("content-type") != null;
+    }
+
+    /**
+     * The content type a PUT stores: its {@code Content-Type}, or {@code null} when it has none or
+     * {@code application/octet-stream} (untyped, stored as before content types existed).
+     *
+     * @throws BadRequestException if the header is not printable US-ASCII {@code type/subtype[; params]} of
+     *                             at most {@value ContentType#MAX_BYTES} bytes
+     */
+    private static @Nullable String contentType(Request request) throws BadRequestException {
+        String h = request.header("content-type");
+        if (h == null || ContentType.isDefault(h)) {
+            return null;
+        }
+        String why = ContentType.invalidReason(h);
+        if (why != null) {
+            throw new BadRequestException(why);
+        }
+        return h;
     }
 
     /** The key of a point request, after checking its method and its {@code ack} and {@code from}. */
@@ -251,7 +282,9 @@ final class EntityApi {
             if (method.equals(HttpMethod.GET)) {
                 return outcome(
                         kv.get(key, quorum),
-                        v -> v == null ? MISSING : new Outcome.Value(Unpooled.wrappedBuffer(v.value()), v.version()));
+                        v -> v == null
+                                ? MISSING
+                                : new Outcome.Value(Unpooled.wrappedBuffer(v.value()), v.version(), v.contentType()));
             }
             boolean put = method.equals(HttpMethod.PUT);
             Condition condition = ETag.condition(request.header("if-match"), request.header("if-none-match"));
@@ -259,7 +292,8 @@ final class EntityApi {
                 ByteBuf body = request.content();
                 long expiresAtMs = put ? expiry(query, body.readableBytes()) : Entry.NO_EXPIRY;
                 MemorySegment value = put ? ByteBufSegments.readable(body) : null;
-                return outcome(kv.writeIf(key, value, expiresAtMs, condition, quorum), r -> {
+                String type = put ? contentType(request) : null;
+                return outcome(kv.writeIf(key, value, type, expiresAtMs, condition, quorum), r -> {
                     if (!r.applied()) {
                         return new Outcome.PreconditionFailed(r.version());
                     }
@@ -269,7 +303,9 @@ final class EntityApi {
             if (put) {
                 ByteBuf body = request.content();
                 long expiresAtMs = expiry(query, body.readableBytes());
-                return outcome(kv.put(key, ByteBufSegments.readable(body), expiresAtMs, quorum), Outcome.Written::new);
+                String type = contentType(request);
+                return outcome(
+                        kv.put(key, ByteBufSegments.readable(body), type, expiresAtMs, quorum), Outcome.Written::new);
             }
             return outcome(kv.delete(key, quorum), Outcome.Deleted::new);
         }

@@ -234,7 +234,7 @@ final class EntryChunkedInput implements ChunkedInput<ByteBuf> {
         try {
             for (Entry e : entries) {
                 byte[] key = e.key();
-                byte[] value = e.value();
+                byte[] value = e.bareValue(); // the client's bytes: a copy without the prefix only when typed
                 if (value == null) {
                     throw new IllegalStateException("range source produced a tombstone for " + Keys.toDisplay(key));
                 }

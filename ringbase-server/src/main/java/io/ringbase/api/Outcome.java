@@ -13,9 +13,19 @@ public sealed interface Outcome {
 
     /**
      * A live value was found; {@code body} holds it, and the response takes ownership of it. {@code version}
-     * is its version, answered as the {@code ETag}.
+     * is its version, answered as the {@code ETag}; {@code contentType} the type stored with it, or
+     * {@code null} for {@code application/octet-stream}.
      */
-    record Value(io.netty.buffer.ByteBuf body, long version) implements Outcome {}
+    record Value(
+            io.netty.buffer.ByteBuf body,
+            long version,
+            @org.jspecify.annotations.Nullable String contentType) implements Outcome {
+
+        /** An untyped value. */
+        Value(io.netty.buffer.ByteBuf body, long version) {
+            this(body, version, null);
+        }
+    }
 
     /** No live value for the key (never written, deleted or expired). */
     record Missing() implements Outcome {}

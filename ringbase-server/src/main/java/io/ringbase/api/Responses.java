@@ -75,7 +75,11 @@ final class Responses {
         return switch (outcome) {
             case Outcome.Value v -> {
                 FullHttpResponse r = full(version, HttpResponseStatus.OK, v.body());
-                r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
+                String type = v.contentType();
+                r.headers()
+                        .set(
+                                HttpHeaderNames.CONTENT_TYPE,
+                                type == null ? HttpHeaderValues.APPLICATION_OCTET_STREAM : type);
                 r.headers().set(HttpHeaderNames.ETAG, ETag.of(v.version()));
                 yield r;
             }

@@ -202,7 +202,8 @@ public final class FunctionInstance {
 
     private int callOnRecord(ExportFunction f, Entry entry) throws FunctionFailedException {
         byte[] key = entry.key();
-        byte[] value = entry.value() == null ? new byte[0] : entry.value();
+        byte[] bare = entry.bareValue(); // a function sees the client's value, never a content type prefix
+        byte[] value = bare == null ? new byte[0] : bare;
         int p = place(key, key.length + value.length + FunctionAbi.META_BYTES);
         memory.write(p, key);
         memory.write(p + key.length, value);

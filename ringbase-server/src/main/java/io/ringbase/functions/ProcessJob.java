@@ -5,6 +5,7 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.QuorumException;
+import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -319,6 +320,14 @@ public final class ProcessJob {
         return true;
     }
 
+    /** The entry that replaces {@code current}'s value with {@code value}, keeping its expiry and content type. */
+    private static Entry replacement(Entry current, long version, byte[] value) {
+        String type = current.contentType();
+        return type == null
+                ? new Entry(current.key(), version, current.expiresAtMs(), value)
+                : new Entry(current.key(), version, current.expiresAtMs(), ContentType.prefixed(type, value), true);
+    }
+
     /** Updates one key, retrying on a concurrent write; see the class comment. */
     private void update(FunctionInstance f, Entry read) throws FunctionFailedException, QuorumException, IOException {
         Entry current = read;
@@ -327,8 +336,7 @@ public final class ProcessJob {
             long version = current.version() + 1; // loses to every write stamped after the one the function saw
             Entry next = switch (u) {
                 case FunctionInstance.Update.Unchanged x -> null;
-                case FunctionInstance.Update.Replace r ->
-                    new Entry(current.key(), version, current.expiresAtMs(), r.value());
+                case FunctionInstance.Update.Replace r -> replacement(current, version, r.value());
                 case FunctionInstance.Update.Delete x -> Entry.tombstone(current.key(), version);
             };
             if (next == null) {

@@ -116,6 +116,17 @@ public interface KeyValueService {
      */
     CompletionStage<Long> put(byte[] key, MemorySegment value, long expiresAtMs, Quorum quorum);
 
+    /**
+     * {@link #put(byte[], MemorySegment, long, Quorum)} with a content type stored beside the value and
+     * served back by {@link #get} ({@code null}: untyped, as that method). A typed value takes the general
+     * path: it is stored with a {@code storage.ContentType} prefix, which costs a copy.
+     *
+     * @param contentType a valid type ({@code ContentType.invalidReason} is {@code null}), or {@code null}
+     * @throws IllegalArgumentException if {@code contentType} is not valid (completing the future)
+     */
+    CompletionStage<Long> put(
+            byte[] key, MemorySegment value, @Nullable String contentType, long expiresAtMs, Quorum quorum);
+
     /** Deletes {@code key} (writes a tombstone); completes with the tombstone's version. */
     CompletionStage<Long> delete(byte[] key, Quorum quorum);
 
@@ -134,8 +145,22 @@ public interface KeyValueService {
      * @return whether it was written and the version written, or the version that failed the condition
      * @throws IllegalArgumentException if {@code quorum.from()} is above {@link #replicationFactor()}
      */
+    default CompletionStage<CasResult> writeIf(
+            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+        return writeIf(key, value, null, expiresAtMs, condition, quorum);
+    }
+
+    /**
+     * {@link #writeIf(byte[], MemorySegment, long, Condition, Quorum)} of a value with a content type
+     * ({@code null}: untyped), as {@link #put(byte[], MemorySegment, String, long, Quorum)}.
+     */
     CompletionStage<CasResult> writeIf(
-            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum);
+            byte[] key,
+            @Nullable MemorySegment value,
+            @Nullable String contentType,
+            long expiresAtMs,
+            Condition condition,
+            Quorum quorum);
 
     /**
      * The newest entry of {@code key} with its version, a tombstone included, by a read of {@code quorum}

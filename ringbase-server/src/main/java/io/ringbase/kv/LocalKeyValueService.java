@@ -2,6 +2,7 @@ package io.ringbase.kv;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
+import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine;
@@ -102,9 +103,10 @@ public final class LocalKeyValueService implements KeyValueService {
             }
             return CompletableFuture.completedFuture(new Versioned(
                     cursor.segment()
-                            .asSlice(cursor.valueOffset(), cursor.valueLength())
+                            .asSlice(cursor.bareValueOffset(), cursor.bareValueLength())
                             .toArray(ValueLayout.JAVA_BYTE),
-                    cursor.version()));
+                    cursor.version(),
+                    cursor.contentType()));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         } finally {
@@ -117,6 +119,22 @@ public final class LocalKeyValueService implements KeyValueService {
         checkQuorum(quorum);
         // the value goes from the caller's memory to the WAL and the memtable slab, with no copy in between
         return apply(key, expiresAtMs, value);
+    }
+
+    @Override
+    public CompletionStage<Long> put(
+            byte[] key, MemorySegment value, @Nullable String contentType, long expiresAtMs, Quorum quorum) {
+        if (contentType == null) {
+            return put(key, value, expiresAtMs, quorum);
+        }
+        checkQuorum(quorum);
+        try {
+            long version = clock.now();
+            engine.apply(new Entry(key, version, expiresAtMs, ContentType.prefixed(contentType, value), true));
+            return CompletableFuture.completedFuture(version);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override
@@ -142,7 +160,12 @@ public final class LocalKeyValueService implements KeyValueService {
      */
     @Override
     public CompletionStage<CasResult> writeIf(
-            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+            byte[] key,
+            @Nullable MemorySegment value,
+            @Nullable String contentType,
+            long expiresAtMs,
+            Condition condition,
+            Quorum quorum) {
         checkQuorum(quorum);
         Object stripe = stripes[Math.floorMod(Arrays.hashCode(key), STRIPES)];
         try {
@@ -157,7 +180,11 @@ public final class LocalKeyValueService implements KeyValueService {
                     clock.observeStored(current.version()); // the new version must be above the one checked
                 }
                 long version = clock.now();
-                engine.apply(key, version, value == null ? Entry.NO_EXPIRY : expiresAtMs, value);
+                if (value != null && contentType != null) {
+                    engine.apply(new Entry(key, version, expiresAtMs, ContentType.prefixed(contentType, value), true));
+                } else {
+                    engine.apply(key, version, value == null ? Entry.NO_EXPIRY : expiresAtMs, value);
+                }
                 return CompletableFuture.completedFuture(CasResult.applied(version));
             }
         } catch (IOException | RuntimeException e) {

@@ -20,9 +20,11 @@ import java.util.Objects;
  * @param version     the version timestamp (a hybrid logical clock reading, see
  *                    {@link io.ringbase.clock.HybridLogicalClock})
  * @param expiresAtMs absolute expiry in Unix epoch milliseconds, or {@link #NO_EXPIRY}
- * @param value       the value bytes, or {@code null} for a tombstone
+ * @param value       the value bytes, or {@code null} for a tombstone; when {@code typed}, the stored value:
+ *                    a {@link ContentType} prefix, then the client's value
+ * @param typed       whether {@code value} starts with a {@link ContentType} prefix (never for a tombstone)
  */
-public record Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
+public record Entry(byte[] key, long version, long expiresAtMs, byte[] value, boolean typed) {
 
     /** {@code expiresAtMs} of an entry that never expires. */
     public static final long NO_EXPIRY = 0L;
@@ -38,6 +40,32 @@ public record Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
         if (expiresAtMs < 0) {
             throw new IllegalArgumentException("negative expiresAtMs " + expiresAtMs);
         }
+        if (typed) {
+            if (value == null) {
+                throw new IllegalArgumentException("a tombstone cannot be typed");
+            }
+            ContentType.prefixLength(value); // throws if the prefix is not valid
+        }
+    }
+
+    /** An untyped entry: a value (or a tombstone if {@code value} is {@code null}) with no content type. */
+    public Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
+        this(key, version, expiresAtMs, value, false);
+    }
+
+    /** This entry with {@code newVersion} instead of its version: the same key, value, expiry and content type. */
+    public Entry withVersion(long newVersion) {
+        return new Entry(key, newVersion, expiresAtMs, value, typed);
+    }
+
+    /** The content type stored with the value, or {@code null} if it has none (untyped, or a tombstone). */
+    public String contentType() {
+        return typed ? ContentType.typeOf(value) : null;
+    }
+
+    /** The value without its content type prefix ({@link #value()} itself when untyped), or {@code null}. */
+    public byte[] bareValue() {
+        return typed ? ContentType.bare(value) : value;
     }
 
     /** A live value that never expires. */
@@ -86,6 +114,9 @@ public record Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
         c = Arrays.compareUnsigned(a.value, b.value);
         if (c != 0) {
             return c;
+        }
+        if (a.typed != b.typed) {
+            return a.typed ? 1 : -1; // the same bytes typed and untyped: the typed one wins, as encoded
         }
         return Long.compare(a.expiresAtMs, b.expiresAtMs);
     }
@@ -146,6 +177,7 @@ public record Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
         return o instanceof Entry e
                 && version == e.version
                 && expiresAtMs == e.expiresAtMs
+                && typed == e.typed
                 && Arrays.equals(key, e.key)
                 && Arrays.equals(value, e.value);
     }
@@ -159,6 +191,7 @@ public record Entry(byte[] key, long version, long expiresAtMs, byte[] value) {
     public String toString() {
         return "Entry[key=" + Keys.toDisplay(key) + ", version=" + version
                 + (hasExpiry() ? ", expiresAtMs=" + expiresAtMs : "")
-                + (value == null ? ", tombstone" : ", value=" + value.length + " bytes") + "]";
+                + (value == null ? ", tombstone" : ", value=" + value.length + " bytes")
+                + (typed ? ", typed" : "") + "]";
     }
 }

@@ -12,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  * section (documented in {@code docs/format.md}, "Entry encoding"):
  *
  * <pre>
- * flags      u8    bit 0: tombstone, bit 1: has expiry; other bits must be 0
+ * flags      u8    bit 0: tombstone, bit 1: has expiry, bit 2: typed (the value starts with a
+ *                  {@link ContentType} prefix); other bits must be 0
  * version    i64
  * expiresAt  i64   Unix epoch ms, 0 when bit 1 is clear
  * keyLength  u32   at most 65,536
@@ -31,7 +32,10 @@ public final class EntryFormat {
 
     static final int FLAG_TOMBSTONE = 1;
     static final int FLAG_EXPIRY = 2;
-    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY;
+    /** The value starts with a {@link ContentType} prefix; never with bit 0. */
+    public static final int FLAG_TYPED = 4;
+
+    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY | FLAG_TYPED;
 
     private static final int OFF_VERSION = 1;
     private static final int OFF_EXPIRES = 9;
@@ -52,7 +56,9 @@ public final class EntryFormat {
      * @throws IndexOutOfBoundsException if it does not fit
      */
     public static long write(Entry e, MemorySegment dst, long offset) {
-        int flags = (e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.hasExpiry() ? FLAG_EXPIRY : 0);
+        int flags = (e.isTombstone() ? FLAG_TOMBSTONE : 0)
+                | (e.hasExpiry() ? FLAG_EXPIRY : 0)
+                | (e.typed() ? FLAG_TYPED : 0);
         byte[] key = e.key();
         byte[] value = e.value();
         int valueLen = value == null ? 0 : value.length;
@@ -86,8 +92,27 @@ public final class EntryFormat {
      */
     public static long write(
             MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs, MemorySegment value) {
+        return write(dst, offset, key, version, expiresAtMs, value, false);
+    }
+
+    /**
+     * {@link #write(MemorySegment, long, byte[], long, long, MemorySegment)} of a value that may be typed:
+     * with {@code typed}, {@code value} is the stored value, a {@link ContentType} prefix then the client's
+     * bytes (the caller checked it), and flag bit 2 is set.
+     */
+    public static long write(
+            MemorySegment dst,
+            long offset,
+            byte[] key,
+            long version,
+            long expiresAtMs,
+            MemorySegment value,
+            boolean typed) {
         long valueLen = value == null ? 0 : value.byteSize();
         long p = writeHead(dst, offset, key, version, expiresAtMs, value == null, valueLen);
+        if (typed && value != null) {
+            dst.set(U8, offset, (byte) (dst.get(U8, offset) | FLAG_TYPED));
+        }
         if (valueLen > 0) {
             MemorySegment.copy(value, 0, dst, p, valueLen);
             p += valueLen;
@@ -109,7 +134,22 @@ public final class EntryFormat {
             long expiresAtMs,
             boolean tombstone,
             long valueLength) {
-        int flags = (tombstone ? FLAG_TOMBSTONE : 0) | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0);
+        return writeHead(dst, offset, key, version, expiresAtMs, tombstone, false, valueLength);
+    }
+
+    /** {@link #writeHead(MemorySegment, long, byte[], long, long, boolean, long)} of a value that may be typed. */
+    public static long writeHead(
+            MemorySegment dst,
+            long offset,
+            byte[] key,
+            long version,
+            long expiresAtMs,
+            boolean tombstone,
+            boolean typed,
+            long valueLength) {
+        int flags = (tombstone ? FLAG_TOMBSTONE : 0)
+                | (expiresAtMs != Entry.NO_EXPIRY ? FLAG_EXPIRY : 0)
+                | (typed && !tombstone ? FLAG_TYPED : 0);
         dst.set(U8, offset, (byte) flags);
         dst.set(I64, offset + OFF_VERSION, version);
         dst.set(I64, offset + OFF_EXPIRES, expiresAtMs);
@@ -146,7 +186,12 @@ public final class EntryFormat {
         p += keyLen;
         byte[] value = (flags & FLAG_TOMBSTONE) == 0 ? copyOf(src, p, valueLen) : null;
         assert p + valueLen == offset + size;
-        return new Entry(key, version, (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY, value);
+        return new Entry(
+                key,
+                version,
+                (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY,
+                value,
+                (flags & FLAG_TYPED) != 0);
     }
 
     /**
@@ -185,9 +230,15 @@ public final class EntryFormat {
         if ((flags & FLAG_TOMBSTONE) != 0 && valueLen != 0) {
             throw new IllegalArgumentException("tombstone with value length " + valueLen);
         }
+        if ((flags & (FLAG_TOMBSTONE | FLAG_TYPED)) == (FLAG_TOMBSTONE | FLAG_TYPED)) {
+            throw new IllegalArgumentException("typed tombstone");
+        }
         long size = HEADER_SIZE + keyLen + valueLen;
         if (size > limit - offset) {
             throw new IllegalArgumentException("entry of " + size + " bytes passes the end at offset " + offset);
+        }
+        if ((flags & FLAG_TYPED) != 0) {
+            ContentType.prefixLength(src, offset + HEADER_SIZE + keyLen, valueLen);
         }
         return size;
     }
@@ -200,6 +251,11 @@ public final class EntryFormat {
     /** Whether the (already validated) entry at {@code offset} is a tombstone. */
     public static boolean isTombstone(MemorySegment src, long offset) {
         return (src.get(U8, offset) & FLAG_TOMBSTONE) != 0;
+    }
+
+    /** Whether the (already validated) entry at {@code offset} is typed: its value starts with a {@link ContentType} prefix. */
+    public static boolean isTyped(MemorySegment src, long offset) {
+        return (src.get(U8, offset) & FLAG_TYPED) != 0;
     }
 
     /** Expiry (Unix epoch ms, or {@link Entry#NO_EXPIRY}) of the (already validated) entry at {@code offset}. */
@@ -268,6 +324,10 @@ public final class EntryFormat {
                 return 1;
             }
             return Integer.compare(a.get(U8, aVal + mismatch) & 0xFF, b.get(U8, bVal + mismatch) & 0xFF);
+        }
+        boolean aTyped = isTyped(a, aOffset);
+        if (aTyped != isTyped(b, bOffset)) {
+            return aTyped ? 1 : -1; // as Entry.compareNewness
         }
         return Long.compare(expiresAtMs(a, aOffset), expiresAtMs(b, bOffset));
     }

@@ -91,7 +91,7 @@ public final class ReadCursor implements AutoCloseable {
         return requireFound();
     }
 
-    /** Offset in {@link #segment()} of the value bytes. */
+    /** Offset in {@link #segment()} of the stored value bytes (a typed entry's start with its content type). */
     public long valueOffset() {
         return EntryFormat.valueOffset(requireFound(), offset);
     }
@@ -99,6 +99,34 @@ public final class ReadCursor implements AutoCloseable {
     /** Length of the value in bytes (0 for a tombstone). */
     public int valueLength() {
         return EntryFormat.valueLength(requireFound(), offset);
+    }
+
+    /** Whether the entry found is typed: its stored value starts with a {@link ContentType} prefix. */
+    public boolean typed() {
+        return EntryFormat.isTyped(requireFound(), offset);
+    }
+
+    /**
+     * Offset in {@link #segment()} of the bare value: past the {@link ContentType} prefix of a typed entry,
+     * else {@link #valueOffset()}. What a client is served.
+     */
+    public long bareValueOffset() {
+        MemorySegment s = requireFound();
+        long v = EntryFormat.valueOffset(s, offset);
+        return EntryFormat.isTyped(s, offset) ? ContentType.bareOffset(s, v) : v;
+    }
+
+    /** Length of the bare value ({@link #bareValueOffset()}) in bytes. */
+    public int bareValueLength() {
+        MemorySegment s = requireFound();
+        long v = EntryFormat.valueOffset(s, offset);
+        return (int) (EntryFormat.valueLength(s, offset) - (bareValueOffset() - v));
+    }
+
+    /** The content type stored with the entry found, or {@code null} if it is untyped. */
+    public String contentType() {
+        MemorySegment s = requireFound();
+        return EntryFormat.isTyped(s, offset) ? ContentType.typeOf(s, EntryFormat.valueOffset(s, offset)) : null;
     }
 
     /** The entry found, decoded into a new {@link Entry} (copies), or {@code null} if none. */

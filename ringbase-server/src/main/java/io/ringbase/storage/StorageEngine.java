@@ -59,6 +59,33 @@ public interface StorageEngine extends Closeable {
     }
 
     /**
+     * Writes {@code entry} as {@link #apply(Entry)} if that can be done without waiting, as
+     * {@link #tryApply(byte[], long, long, MemorySegment)} does its parts; unlike those parts, it keeps
+     * a typed entry typed ({@link Entry#typed()}).
+     *
+     * <p>The default sends an untyped entry to the part-based method and asks {@link #writeMayBlock()}
+     * for a typed one.
+     *
+     * @return whether the entry was written
+     * @throws IOException as {@link #apply(Entry)}
+     */
+    default boolean tryApply(Entry entry) throws IOException {
+        byte[] value = entry.value();
+        if (!entry.typed()) {
+            return tryApply(
+                    entry.key(),
+                    entry.version(),
+                    entry.expiresAtMs(),
+                    value == null ? null : MemorySegment.ofArray(value));
+        }
+        if (writeMayBlock()) {
+            return false;
+        }
+        apply(entry);
+        return true;
+    }
+
+    /**
      * Writes the entries of {@code batch} not yet applied, in order, as far as that can be done without
      * waiting (as {@link #tryApply}), and advances {@link WriteBatch#applied()} past each one written.
      * Meant for an event loop that gathered its writes: an engine with a WAL writes a run of them with

@@ -93,8 +93,19 @@ class EntityApiQuorumTest {
         }
 
         @Override
+        public CompletionStage<Long> put(
+                byte[] key, MemorySegment value, @Nullable String contentType, long expiresAtMs, Quorum quorum) {
+            return put(key, value, expiresAtMs, quorum);
+        }
+
+        @Override
         public CompletionStage<CasResult> writeIf(
-                byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+                byte[] key,
+                @Nullable MemorySegment value,
+                @Nullable String contentType,
+                long expiresAtMs,
+                Condition condition,
+                Quorum quorum) {
             quorums.add(quorum);
             return CompletableFuture.completedFuture(CasResult.applied(1L));
         }

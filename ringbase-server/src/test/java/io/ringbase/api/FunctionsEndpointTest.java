@@ -179,6 +179,19 @@ class FunctionsEndpointTest {
     }
 
     @Test
+    void updateSeesTheBareValueOfATypedKeyAndKeepsItsType() throws Exception {
+        upload("upper");
+        assertThat(http.send("PUT", "/v0/entity?id=t1", "typed".getBytes(UTF_8), "Content-Type", "text/plain")
+                        .statusCode())
+                .isEqualTo(201);
+        HttpResponse<byte[]> r = process("fn=upper&start=t&end=u&mode=update");
+        assertThat(r.statusCode()).as(new String(r.body(), UTF_8)).isEqualTo(200);
+        HttpResponse<byte[]> got = http.get("/v0/entity?id=t1");
+        assertThat(new String(got.body(), UTF_8)).isEqualTo("TYPED"); // no prefix seen or upper-cased
+        assertThat(got.headers().firstValue("content-type")).hasValue("text/plain");
+    }
+
+    @Test
     void trapsAreSkippedOrStopTheJobAsAsked() throws Exception {
         upload("trap");
         for (String key : List.of("aaa", "bad", "ccc")) {

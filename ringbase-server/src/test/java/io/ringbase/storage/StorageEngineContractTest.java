@@ -170,6 +170,49 @@ public class StorageEngineContractTest {
 
     @ParameterizedTest
     @EnumSource(EngineKind.class)
+    void typedEntriesKeepTheirBitThroughTheWalTheTablesAndCompaction(EngineKind kind) throws Exception {
+        Path dir = tmp.resolve("d");
+        List<Entry> entries = TypedEntries.random(29, 400);
+        try (ManagedEngine engine = open(kind, options(dir))) {
+            for (Entry e : entries) {
+                engine.apply(e);
+            }
+            checkTyped(engine, entries, false);
+        }
+        try (ManagedEngine engine = open(kind, options(dir))) { // the WAL replayed (LSM)
+            checkTyped(engine, entries, false);
+            engine.flush();
+            checkTyped(engine, entries, false);
+            engine.compactAll();
+            checkTyped(engine, entries, true);
+        }
+        try (ManagedEngine engine = open(kind, options(dir))) { // from the tables alone
+            checkTyped(engine, entries, true);
+        }
+    }
+
+    /** Each entry reads back whole, typed bit included, by get and by the cursor; {@code liveOnly}: after a purge. */
+    private static void checkTyped(StorageEngine engine, List<Entry> entries, boolean liveOnly) throws IOException {
+        ReadCursor cursor = new ReadCursor();
+        for (Entry e : entries) {
+            if (liveOnly && (e.isTombstone() || e.hasExpiry())) {
+                continue;
+            }
+            Entry back = engine.get(e.key());
+            assertThat(back).as("%s", e).isEqualTo(e);
+            assertThat(back.typed()).as("%s", e).isEqualTo(e.typed());
+            try {
+                assertThat(engine.read(e.key(), cursor)).isTrue();
+                assertThat(cursor.typed()).as("%s", e).isEqualTo(e.typed());
+                assertThat(cursor.contentType()).as("%s", e).isEqualTo(e.contentType());
+            } finally {
+                cursor.close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EngineKind.class)
     void anEmptyEngineHasNoMaxVersion(EngineKind kind) throws IOException {
         try (ManagedEngine engine = open(kind, options(tmp.resolve("d")))) {
             assertThat(engine.maxVersion()).isEqualTo(Long.MIN_VALUE);

@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>One per {@link RequestDecoder}, {@link #reset} for each request: reading the fields of a request
  * that keeps none allocates nothing, unless it carries {@code If-Match} or {@code If-None-Match}, which
- * every request keeps (a conditional write). Not thread-safe (the connection's event loop).
+ * every request keeps (a conditional write), or a {@code Content-Type} other than
+ * {@code application/octet-stream} (a typed PUT). Not thread-safe (the connection's event loop).
  */
 final class HeaderFields {
 
@@ -46,6 +47,8 @@ final class HeaderFields {
     private static final byte[] CONTINUE_100 = ascii("100-continue");
     private static final byte[] IF_MATCH = ascii("if-match");
     private static final byte[] IF_NONE_MATCH = ascii("if-none-match");
+    private static final byte[] CONTENT_TYPE = ascii("content-type");
+    private static final byte[] OCTET_STREAM = ascii("application/octet-stream");
 
     private final int maxHeaderBytes;
     private @Nullable List<String> headers;
@@ -175,8 +178,11 @@ final class HeaderFields {
         List<String> kept = headers;
         if (kept == null
                 && (equalsIgnoreCase(in, start, nameLen, IF_MATCH)
-                        || equalsIgnoreCase(in, start, nameLen, IF_NONE_MATCH))) {
-            // a request that keeps no fields (a point request) still keeps its preconditions
+                        || equalsIgnoreCase(in, start, nameLen, IF_NONE_MATCH)
+                        || (equalsIgnoreCase(in, start, nameLen, CONTENT_TYPE)
+                                && !equalsIgnoreCase(in, vs, ve - vs, OCTET_STREAM)))) {
+            // a request that keeps no fields (a point request) still keeps its preconditions and a content
+            // type other than the default, which a PUT stores
             kept = new ArrayList<>(2);
             headers = kept;
         }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Complete HTTP/1.x responses of the point-request path, written byte for byte into one pooled buffer
@@ -34,6 +35,7 @@ public final class RawResponses {
     }
 
     private static final byte[] OCTET_STREAM = ascii("content-type: application/octet-stream\r\n");
+    private static final byte[] CONTENT_TYPE = ascii("content-type: ");
     private static final byte[] TEXT_PLAIN = ascii("content-type: text/plain; charset=utf-8\r\n");
     private static final byte[] CONTENT_LENGTH = ascii("content-length: ");
     private static final byte[] CONTENT_LENGTH_0 = ascii("content-length: 0\r\n");
@@ -87,10 +89,31 @@ public final class RawResponses {
      */
     public static ByteBuf valueHead(
             ByteBufAllocator alloc, HttpVersion version, boolean keepAlive, int bodyLength, long etagVersion) {
-        ByteBuf out = alloc.directBuffer(MAX_HEAD_BYTES + bodyLength);
+        return valueHead(alloc, version, keepAlive, bodyLength, etagVersion, null);
+    }
+
+    /**
+     * {@link #valueHead(ByteBufAllocator, HttpVersion, boolean, int, long)} with {@code contentType} (printable
+     * US-ASCII, as the store keeps it) instead of {@code application/octet-stream}, unless {@code null}.
+     */
+    public static ByteBuf valueHead(
+            ByteBufAllocator alloc,
+            HttpVersion version,
+            boolean keepAlive,
+            int bodyLength,
+            long etagVersion,
+            @Nullable String contentType) {
+        int typeBytes = contentType == null ? 0 : contentType.length();
+        ByteBuf out = alloc.directBuffer(MAX_HEAD_BYTES + typeBytes + bodyLength);
         statusLine(out, version, Status.OK);
         etag(out, etagVersion);
-        out.writeBytes(OCTET_STREAM);
+        if (contentType == null) {
+            out.writeBytes(OCTET_STREAM);
+        } else {
+            out.writeBytes(CONTENT_TYPE);
+            out.writeCharSequence(contentType, StandardCharsets.US_ASCII);
+            out.writeBytes(CRLF);
+        }
         out.writeBytes(CONTENT_LENGTH);
         writeDecimal(out, bodyLength);
         out.writeBytes(CRLF);

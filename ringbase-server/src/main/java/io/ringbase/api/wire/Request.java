@@ -103,8 +103,9 @@ public final class Request {
     /**
      * The value of the first header field named {@code name} (case-insensitive), or {@code null}. The
      * decoder keeps header fields only for requests off the point-request path ({@code /v0/entity}),
-     * which needs none but its preconditions: of a point request only {@code If-Match} and
-     * {@code If-None-Match} are kept, and this returns {@code null} for any other name.
+     * which needs none but its preconditions and content type: of a point request only {@code If-Match},
+     * {@code If-None-Match} and a {@code Content-Type} other than {@code application/octet-stream} are
+     * kept, and this returns {@code null} for any other name.
      */
     public @Nullable String header(String name) {
         return firstValue(headers, name);

@@ -22,7 +22,8 @@ import java.util.function.IntFunction;
  * version     the hinted entry's version (the stored entry's version field)
  * value       := formatVersion flags createdAtMs expiresAtMs userValue
  * formatVersion u8  2 (1: the legacy layout below)
- * flags       u8   bit 0 (0x01): the hinted entry is a tombstone; other bits 0
+ * flags       u8   bit 0 (0x01): the hinted entry is a tombstone; bit 2 (0x04): it is typed (userValue
+ *                  starts with a content type prefix, storage.ContentType); other bits 0
  * createdAtMs i64  little-endian, Unix epoch ms when the hint was stored
  * expiresAtMs i64  little-endian, the hinted entry's expiry (0 = none)
  * userValue   the rest: the hinted entry's value (empty for a tombstone)
@@ -43,6 +44,8 @@ final class HintFormat {
     static final int LEGACY_FORMAT_VERSION = 1;
 
     static final int FLAG_TOMBSTONE = 0x01;
+    /** The hinted entry is typed: the bit {@code EntryFormat.FLAG_TYPED}. Persisted: do not change. */
+    static final int FLAG_TYPED = 0x04;
 
     static final byte TARGET_END = 0x00; // ends the target URL in a stored key
     static final int LEGACY_KEY_PREFIX_SIZE = 2; // target index, u16 big-endian
@@ -126,7 +129,7 @@ final class HintFormat {
         int valueLen = e.isTombstone() ? 0 : e.value().length;
         ByteBuffer v = ByteBuffer.allocate(VALUE_HEADER_SIZE + valueLen).order(VALUE_ORDER);
         v.put((byte) FORMAT_VERSION);
-        v.put((byte) (e.isTombstone() ? FLAG_TOMBSTONE : 0));
+        v.put((byte) ((e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.typed() ? FLAG_TYPED : 0)));
         v.putLong(hint.createdAtMs());
         v.putLong(e.expiresAtMs());
         if (valueLen > 0) {
@@ -188,7 +191,7 @@ final class HintFormat {
             throw corrupt(dir, stored, "unknown hint format version " + version);
         }
         int flags = b.get() & 0xFF;
-        if ((flags & ~FLAG_TOMBSTONE) != 0) {
+        if ((flags & ~(FLAG_TOMBSTONE | FLAG_TYPED)) != 0) {
             throw corrupt(dir, stored, "unknown hint flags 0x" + Integer.toHexString(flags));
         }
         long createdAtMs = b.getLong();
@@ -200,8 +203,16 @@ final class HintFormat {
         if (tombstone && b.hasRemaining()) {
             throw corrupt(dir, stored, "tombstone hint with " + b.remaining() + " value bytes");
         }
+        boolean typed = (flags & FLAG_TYPED) != 0;
+        if (tombstone && typed) {
+            throw corrupt(dir, stored, "typed tombstone hint");
+        }
         byte[] userValue = tombstone ? null : Arrays.copyOfRange(v, VALUE_HEADER_SIZE, v.length);
-        return new Decoded(new Entry(userKey, stored.version(), expiresAtMs, userValue), createdAtMs);
+        try {
+            return new Decoded(new Entry(userKey, stored.version(), expiresAtMs, userValue, typed), createdAtMs);
+        } catch (IllegalArgumentException e) {
+            throw corrupt(dir, stored, e.getMessage());
+        }
     }
 
     private static CorruptionException corrupt(Path dir, Entry stored, String what) {

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * ACCEPTED (0x82) := ok u8, promised i64
  * COMMITTED(0x83) := (empty)
  * optEntry := present u8 (0 or 1), entry if present
- * entry    := flags u8 (bit 0: tombstone), version i64, expiresAt i64, keyLength u32, valueLength u32, key, value
+ * entry    := flags u8 (bit 0: tombstone, bit 2: typed), version i64, expiresAt i64, keyLength u32, valueLength u32, key, value
  * </pre>
  */
 public final class PaxosMessages {
@@ -218,7 +218,9 @@ public final class PaxosMessages {
 
     static void putEntry(ByteBuffer b, Entry e) {
         byte[] value = e.value();
-        b.put((byte) (value == null ? 1 : 0)).putLong(e.version()).putLong(e.expiresAtMs());
+        b.put((byte) (value == null ? 1 : e.typed() ? 4 : 0))
+                .putLong(e.version())
+                .putLong(e.expiresAtMs());
         b.putInt(e.key().length).putInt(value == null ? 0 : value.length).put(e.key());
         if (value != null) {
             b.put(value);
@@ -227,7 +229,7 @@ public final class PaxosMessages {
 
     static Entry entry(ByteBuffer b) {
         int flags = b.get() & 0xFF;
-        if ((flags & ~1) != 0) {
+        if ((flags & ~(1 | 4)) != 0 || flags == (1 | 4)) { // bit 0 tombstone, bit 2 typed (not both)
             throw new IllegalArgumentException("unknown entry flags 0x" + Integer.toHexString(flags));
         }
         long version = b.getLong();
@@ -242,7 +244,7 @@ public final class PaxosMessages {
             }
             return new Entry(key, version, expiresAt, null);
         }
-        return new Entry(key, version, expiresAt, value);
+        return new Entry(key, version, expiresAt, value, (flags & 4) != 0);
     }
 
     private static byte[] ballotAndEntry(byte type, long ballot, Entry e) {

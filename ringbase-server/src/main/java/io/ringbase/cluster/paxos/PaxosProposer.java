@@ -149,7 +149,16 @@ public final class PaxosProposer {
      */
     public CompletableFuture<CasResult> cas(
             byte[] key, byte @Nullable [] value, long expiresAtMs, Condition condition) {
-        Cas cas = new Cas(key, value, value == null ? Entry.NO_EXPIRY : expiresAtMs, condition);
+        return cas(key, value, false, expiresAtMs, condition);
+    }
+
+    /**
+     * {@link #cas(byte[], byte[], long, Condition)} of a value that may be typed: with {@code typed},
+     * {@code value} is the stored value, a {@code storage.ContentType} prefix then the client's bytes.
+     */
+    public CompletableFuture<CasResult> cas(
+            byte[] key, byte @Nullable [] value, boolean typed, long expiresAtMs, Condition condition) {
+        Cas cas = new Cas(key, value, value != null && typed, value == null ? Entry.NO_EXPIRY : expiresAtMs, condition);
         cas.round();
         return cas.result;
     }
@@ -158,6 +167,7 @@ public final class PaxosProposer {
     private final class Cas {
         final byte[] key;
         final byte @Nullable [] value;
+        final boolean typed;
         final long expiresAtMs;
         final Condition condition;
         final long deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -171,9 +181,10 @@ public final class PaxosProposer {
         int from = 1;
         String last = "none";
 
-        Cas(byte[] key, byte @Nullable [] value, long expiresAtMs, Condition condition) {
+        Cas(byte[] key, byte @Nullable [] value, boolean typed, long expiresAtMs, Condition condition) {
             this.key = key;
             this.value = value;
+            this.typed = typed;
             this.expiresAtMs = expiresAtMs;
             this.condition = condition;
         }
@@ -287,7 +298,7 @@ public final class PaxosProposer {
                 if (current != null) {
                     clock.observeStored(current.version()); // the new version must be above the one checked
                 }
-                mine = new Entry(key, clock.now(), expiresAtMs, value);
+                mine = new Entry(key, clock.now(), expiresAtMs, value, typed);
                 proposal = mine;
             }
             proposed = true;

@@ -18,6 +18,7 @@ import io.ringbase.kv.Quorum;
 import io.ringbase.kv.QuorumException;
 import io.ringbase.kv.ScanShare;
 import io.ringbase.kv.Versioned;
+import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine;
@@ -108,9 +109,7 @@ public final class ClusterKeyValueService implements KeyValueService {
     public CompletionStage<@Nullable Versioned> get(byte[] key, Quorum quorum) {
         return coordinator
                 .read(key, quorum.ack(), quorum.from())
-                .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis())
-                        ? null
-                        : new Versioned(e.value(), e.version()));
+                .thenApply(e -> e == null || !e.isLive(time.currentTimeMillis()) ? null : Versioned.of(e));
     }
 
     @Override
@@ -120,13 +119,33 @@ public final class ClusterKeyValueService implements KeyValueService {
     }
 
     @Override
+    public CompletionStage<Long> put(
+            byte[] key, MemorySegment value, @Nullable String contentType, long expiresAtMs, Quorum quorum) {
+        if (contentType == null) {
+            return put(key, value, expiresAtMs, quorum);
+        }
+        byte[] stored;
+        try {
+            stored = ContentType.prefixed(contentType, value);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return coordinator.write(new Entry(key, clock.now(), expiresAtMs, stored, true), quorum.ack(), quorum.from());
+    }
+
+    @Override
     public CompletionStage<Long> delete(byte[] key, Quorum quorum) {
         return coordinator.write(Entry.tombstone(key, clock.now()), quorum.ack(), quorum.from());
     }
 
     @Override
     public CompletionStage<CasResult> writeIf(
-            byte[] key, @Nullable MemorySegment value, long expiresAtMs, Condition condition, Quorum quorum) {
+            byte[] key,
+            @Nullable MemorySegment value,
+            @Nullable String contentType,
+            long expiresAtMs,
+            Condition condition,
+            Quorum quorum) {
         int rf = replicationFactor();
         if (quorum.from() > rf) {
             return CompletableFuture.failedFuture(
@@ -134,6 +153,15 @@ public final class ClusterKeyValueService implements KeyValueService {
         }
         // a Paxos round over all the key's replicas, whatever the quorum asked: its majorities are what
         // make compare-and-set linearizable
+        if (value != null && contentType != null) {
+            byte[] stored;
+            try {
+                stored = ContentType.prefixed(contentType, value);
+            } catch (IllegalArgumentException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return paxos.cas(key, stored, true, expiresAtMs, condition);
+        }
         byte[] copy = value == null ? null : value.toArray(ValueLayout.JAVA_BYTE);
         return paxos.cas(key, copy, expiresAtMs, condition);
     }

@@ -393,9 +393,8 @@ public final class Coordinator {
             for (Tally.Answer<Long> a : answers) {
                 newest = Math.max(newest, a.value());
             }
-            Entry versioned = newest < entry.version()
-                    ? entry
-                    : new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value()); // observed: above newest
+            Entry versioned =
+                    newest < entry.version() ? entry : entry.withVersion(clock.now()); // observed: above newest
             List<NodeId> up = targets == readTargets ? readUp : probes.up(targets, true);
             return plain.writeWithPending(versioned, ack, from, MAX_WRITE_ATTEMPTS, targets, up, pending, false);
         });

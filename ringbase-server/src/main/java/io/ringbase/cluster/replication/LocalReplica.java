@@ -241,12 +241,7 @@ public final class LocalReplica implements Replica {
         if (held == NOT_APPLIED || held != entry.version()) {
             return held; // would wait, or the replica holds a newer entry: not written
         }
-        byte[] value = entry.value();
-        if (!engine.tryApply(
-                entry.key(),
-                entry.version(),
-                entry.expiresAtMs(),
-                value == null ? null : java.lang.foreign.MemorySegment.ofArray(value))) {
+        if (!engine.tryApply(entry)) { // the entry whole: its parts would drop a typed entry's flag
             return NOT_APPLIED;
         }
         return entry.version();

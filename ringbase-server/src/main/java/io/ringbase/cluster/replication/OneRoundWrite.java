@@ -215,7 +215,7 @@ final class OneRoundWrite {
         if (attempt >= Coordinator.MAX_WRITE_ATTEMPTS) {
             return CompletableFuture.failedFuture(QuorumException.LostToNewerVersions.notAccepted(ack, from, attempt));
         }
-        Entry restampedEntry = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
+        Entry restampedEntry = entry.withVersion(clock.now());
         restamped.increment();
         long n = restamped.sum();
         if (Long.bitCount(n) == 1) { // 1, 2, 4, 8...: the count without a line per write

@@ -193,7 +193,7 @@ final class PlainWrite {
             // write came later in real time, so it must win: write it again above that version. (Only for
             // writes below a quorum, which promise no order: quorum writes read versions first instead.)
             // every answer's version was observed when it came (a remote one) or is this node's own
-            Entry again = new Entry(entry.key(), clock.now(), entry.expiresAtMs(), entry.value());
+            Entry again = entry.withVersion(clock.now());
             if (attempt >= Coordinator.MAX_WRITE_ATTEMPTS) {
                 return CompletableFuture.<Long>failedFuture(
                         QuorumException.LostToNewerVersions.afterAttempts(ack, from, answers.size(), attempt));

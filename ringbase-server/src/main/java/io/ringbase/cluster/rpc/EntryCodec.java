@@ -1,5 +1,6 @@
 package io.ringbase.cluster.rpc;
 
+import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,7 +12,8 @@ import java.nio.ByteOrder;
  * encoding ({@code storage.EntryFormat}) never changes the wire; today both lay out the same bytes:
  *
  * <pre>
- * flags      u8    bit 0: tombstone, bit 1: has expiry; other bits must be 0
+ * flags      u8    bit 0: tombstone, bit 1: has expiry, bit 2: typed (the value starts with a content
+ *                  type prefix, storage.ContentType; never with bit 0); other bits must be 0
  * version    i64
  * expiresAt  i64   Unix epoch ms, 0 when bit 1 is clear
  * keyLength  u32   at most Entry.MAX_KEY_BYTES
@@ -30,7 +32,8 @@ public final class EntryCodec {
 
     private static final int FLAG_TOMBSTONE = 1;
     private static final int FLAG_EXPIRY = 2;
-    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY;
+    private static final int FLAG_TYPED = 4;
+    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY | FLAG_TYPED;
     private static final int OFF_VERSION = 1;
     private static final int OFF_EXPIRES = 9;
     private static final int OFF_KEY_LEN = 17;
@@ -56,8 +59,9 @@ public final class EntryCodec {
         byte[] key = e.key();
         byte[] value = e.value();
         int valueLength = value == null ? 0 : value.length;
-        dst.set(ValueLayout.JAVA_BYTE, offset, (byte)
-                ((e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.hasExpiry() ? FLAG_EXPIRY : 0)));
+        dst.set(ValueLayout.JAVA_BYTE, offset, (byte) ((e.isTombstone() ? FLAG_TOMBSTONE : 0)
+                | (e.hasExpiry() ? FLAG_EXPIRY : 0)
+                | (e.typed() ? FLAG_TYPED : 0)));
         dst.set(I64, offset + OFF_VERSION, e.version());
         dst.set(I64, offset + OFF_EXPIRES, e.hasExpiry() ? e.expiresAtMs() : 0);
         dst.set(I32, offset + OFF_KEY_LEN, key.length);
@@ -103,6 +107,12 @@ public final class EntryCodec {
         if (size > limit - offset) {
             throw new IllegalArgumentException("entry of " + size + " bytes passes the end at offset " + offset);
         }
+        if ((flags & FLAG_TYPED) != 0) {
+            if ((flags & FLAG_TOMBSTONE) != 0) {
+                throw new IllegalArgumentException("typed tombstone");
+            }
+            ContentType.prefixLength(src, offset + HEADER_SIZE + keyLength, valueLength);
+        }
         return size;
     }
 
@@ -126,6 +136,11 @@ public final class EntryCodec {
             value = new byte[valueLength];
             MemorySegment.copy(src, ValueLayout.JAVA_BYTE, p + keyLength, value, 0, valueLength);
         }
-        return new Entry(key, version, (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY, value);
+        return new Entry(
+                key,
+                version,
+                (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY,
+                value,
+                (flags & FLAG_TYPED) != 0);
     }
 }

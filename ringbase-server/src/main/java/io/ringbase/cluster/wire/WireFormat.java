@@ -75,6 +75,8 @@ public final class WireFormat {
 
     private static final int FLAG_TOMBSTONE = 1;
     private static final int FLAG_EXPIRY = 2;
+    /** The value starts with a content type prefix (storage.ContentType); never with a tombstone. */
+    private static final int FLAG_TYPED = 4;
 
     /** Bytes {@code e} takes encoded. */
     static long entrySize(Entry e) {
@@ -84,7 +86,9 @@ public final class WireFormat {
     /** Appends {@code e} to {@code out}. */
     static void writeEntry(ByteBuf out, Entry e) {
         byte[] value = e.value();
-        out.writeByte((e.isTombstone() ? FLAG_TOMBSTONE : 0) | (e.hasExpiry() ? FLAG_EXPIRY : 0));
+        out.writeByte((e.isTombstone() ? FLAG_TOMBSTONE : 0)
+                | (e.hasExpiry() ? FLAG_EXPIRY : 0)
+                | (e.typed() ? FLAG_TYPED : 0));
         out.writeLongLE(e.version());
         out.writeLongLE(e.hasExpiry() ? e.expiresAtMs() : 0);
         out.writeIntLE(e.key().length);
@@ -106,7 +110,7 @@ public final class WireFormat {
             throw new IllegalArgumentException("entry of " + in.readableBytes() + " bytes is shorter than its header");
         }
         int flags = in.readUnsignedByte();
-        if ((flags & ~(FLAG_TOMBSTONE | FLAG_EXPIRY)) != 0) {
+        if ((flags & ~(FLAG_TOMBSTONE | FLAG_EXPIRY | FLAG_TYPED)) != 0) {
             throw new IllegalArgumentException("unknown entry flags 0x" + Integer.toHexString(flags));
         }
         long version = in.readLongLE();
@@ -133,7 +137,13 @@ public final class WireFormat {
             value = new byte[(int) valueLength];
             in.readBytes(value);
         }
-        return new Entry(key, version, (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY, value);
+        // the Entry checks a typed value's prefix (IllegalArgumentException) and that a tombstone is untyped
+        return new Entry(
+                key,
+                version,
+                (flags & FLAG_EXPIRY) != 0 ? expiresAt : Entry.NO_EXPIRY,
+                value,
+                (flags & FLAG_TYPED) != 0);
     }
 
     /**

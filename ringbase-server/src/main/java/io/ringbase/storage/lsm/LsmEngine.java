@@ -195,17 +195,33 @@ public final class LsmEngine implements ManagedEngine {
     @Override
     public void apply(Entry entry) throws IOException {
         byte[] value = entry.value();
-        apply(entry.key(), entry.version(), entry.expiresAtMs(), value == null ? null : MemorySegment.ofArray(value));
+        writes.apply(
+                entry.key(),
+                entry.version(),
+                entry.expiresAtMs(),
+                value == null ? null : MemorySegment.ofArray(value),
+                entry.typed());
     }
 
     @Override
     public void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        writes.apply(key, version, expiresAtMs, value);
+        writes.apply(key, version, expiresAtMs, value, false);
     }
 
     @Override
     public boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        return writes.tryApply(key, version, expiresAtMs, value);
+        return writes.tryApply(key, version, expiresAtMs, value, false);
+    }
+
+    @Override
+    public boolean tryApply(Entry entry) throws IOException {
+        byte[] value = entry.value();
+        return writes.tryApply(
+                entry.key(),
+                entry.version(),
+                entry.expiresAtMs(),
+                value == null ? null : MemorySegment.ofArray(value),
+                entry.typed());
     }
 
     /**

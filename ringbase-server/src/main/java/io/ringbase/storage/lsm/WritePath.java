@@ -56,14 +56,14 @@ final class WritePath {
     }
 
     /** {@link LsmEngine#apply(byte[], long, long, MemorySegment)}: waits for room, within the stall timeout. */
-    void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+    void apply(byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed) throws IOException {
         long valueLength = value == null ? 0 : value.byteSize();
         if (backlog() >= options.compaction().slowdownTables()) {
             compactionBackpressure();
         }
         long deadline = 0;
         Memtable full;
-        while ((full = applyIfRoom(key, version, expiresAtMs, value, valueLength)) != null) {
+        while ((full = applyIfRoom(key, version, expiresAtMs, value, typed, valueLength)) != null) {
             if (deadline == 0) {
                 deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.flushStallTimeoutMs());
             }
@@ -78,13 +78,14 @@ final class WritePath {
     }
 
     /** {@link LsmEngine#tryApply}: writes unless that would wait. */
-    boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+    boolean tryApply(byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed)
+            throws IOException {
         if (everyWriteWaits(state.current())) {
             return false;
         }
         long valueLength = value == null ? 0 : value.byteSize();
         for (int attempt = 0; attempt < 2; attempt++) {
-            Memtable full = applyIfRoom(key, version, expiresAtMs, value, valueLength);
+            Memtable full = applyIfRoom(key, version, expiresAtMs, value, typed, valueLength);
             if (full == null) {
                 return true;
             }
@@ -173,7 +174,8 @@ final class WritePath {
      * @return {@code null} if written, else the active memtable, which (or whose WAL segment) had no
      *         room: nothing was written
      */
-    private Memtable applyIfRoom(byte[] key, long version, long expiresAtMs, MemorySegment value, long valueLength)
+    private Memtable applyIfRoom(
+            byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed, long valueLength)
             throws IOException {
         Lock lock = rotation.writerLock();
         lock.lock();
@@ -188,11 +190,11 @@ final class WritePath {
                 return target;
             }
             try {
-                w.append(key, version, expiresAtMs, value);
+                w.append(key, version, expiresAtMs, value, typed);
             } catch (IOException e) {
                 throw walAppendFailed(w, e);
             }
-            target.insert(node, key, version, expiresAtMs, value);
+            target.insert(node, key, version, expiresAtMs, value, typed);
             health.writeWentThrough();
             return null;
         } finally {

@@ -189,12 +189,22 @@ public final class RocksDbEngine implements ManagedEngine {
     @Override
     public void apply(Entry entry) throws IOException {
         byte[] v = entry.value();
-        apply(entry.key(), entry.version(), entry.expiresAtMs(), v == null ? null : MemorySegment.ofArray(v));
+        apply(
+                entry.key(),
+                entry.version(),
+                entry.expiresAtMs(),
+                v == null ? null : MemorySegment.ofArray(v),
+                entry.typed());
     }
 
     @Override
     public void apply(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        byte[] encoded = RocksValueFormat.encode(version, expiresAtMs, value);
+        apply(key, version, expiresAtMs, value, false);
+    }
+
+    private void apply(byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed)
+            throws IOException {
+        byte[] encoded = RocksValueFormat.encode(version, expiresAtMs, value, typed);
         Entry incoming = null;
         ReentrantLock stripe = stripe(key);
         enter();

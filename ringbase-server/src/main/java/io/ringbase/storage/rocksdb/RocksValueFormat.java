@@ -12,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <pre>
  * value := flags:u8 version:u64 expiresAtMs:u64 bytes:u8*   ; bytes run to the end (none for a tombstone)
- * flags := bit 0 set for a tombstone; other bits 0
+ * flags := bit 0 set for a tombstone; bit 2 set for a typed value (it starts with a ContentType prefix,
+ *          as EntryFormat's bit 2); other bits 0
  * </pre>
  */
 final class RocksValueFormat {
@@ -21,6 +22,8 @@ final class RocksValueFormat {
     static final int HEADER_SIZE = 1 + 8 + 8; // flags, version, expiresAtMs
     /** Flag bit of a tombstone. Persisted: do not change. */
     static final byte TOMBSTONE = 0x01;
+    /** Flag bit of a typed value, the bit {@link io.ringbase.storage.EntryFormat#FLAG_TYPED}. Persisted: do not change. */
+    static final byte TYPED = 0x04;
 
     private static final ValueLayout.OfLong LONG = Layouts.I64;
 
@@ -28,10 +31,15 @@ final class RocksValueFormat {
 
     /** Encodes a value (or a tombstone when {@code value} is null). */
     static byte[] encode(long version, long expiresAtMs, MemorySegment value) {
+        return encode(version, expiresAtMs, value, false);
+    }
+
+    /** Encodes a value, typed or not (or a tombstone when {@code value} is null, never typed). */
+    static byte[] encode(long version, long expiresAtMs, MemorySegment value, boolean typed) {
         int n = value == null ? 0 : Math.toIntExact(value.byteSize());
         byte[] out = new byte[HEADER_SIZE + n];
         MemorySegment s = MemorySegment.ofArray(out);
-        s.set(ValueLayout.JAVA_BYTE, 0, value == null ? TOMBSTONE : 0);
+        s.set(ValueLayout.JAVA_BYTE, 0, value == null ? TOMBSTONE : typed ? TYPED : 0);
         s.set(LONG, 1, version);
         s.set(LONG, 9, expiresAtMs);
         if (n > 0) {
@@ -51,7 +59,7 @@ final class RocksValueFormat {
         if ((bytes[0] & TOMBSTONE) == 0) {
             value = java.util.Arrays.copyOfRange(bytes, HEADER_SIZE, bytes.length);
         }
-        return new Entry(key, version(bytes), expiresAtMs(bytes), value);
+        return new Entry(key, version(bytes), expiresAtMs(bytes), value, (bytes[0] & TYPED) != 0);
     }
 
     static boolean isTombstone(byte[] bytes) {
@@ -68,7 +76,8 @@ final class RocksValueFormat {
 
     private static void checkHeader(byte[] bytes) {
         if (bytes.length < HEADER_SIZE
-                || (bytes[0] & ~TOMBSTONE) != 0
+                || (bytes[0] & ~(TOMBSTONE | TYPED)) != 0
+                || (bytes[0] & (TOMBSTONE | TYPED)) == (TOMBSTONE | TYPED)
                 || ((bytes[0] & TOMBSTONE) != 0 && bytes.length != HEADER_SIZE)) {
             throw new IllegalArgumentException("not a Ringbase RocksDB value (" + bytes.length + " bytes, flags 0x"
                     + Integer.toHexString(bytes.length == 0 ? 0 : bytes[0] & 0xff) + ")");

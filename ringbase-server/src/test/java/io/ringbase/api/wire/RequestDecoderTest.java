@@ -112,6 +112,20 @@ class RequestDecoderTest {
     }
 
     @Test
+    void aPointRequestKeepsAContentTypeButTheDefaultOne() {
+        List<Object> out =
+                feed("PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain; charset=utf-8 \r\n"
+                        + "content-length: 1\r\n\r\nv"
+                        + "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\ncontent-type: Application/Octet-Stream\r\n"
+                        + "content-length: 1\r\n\r\nw");
+        Request typed = (Request) out.get(0);
+        assertThat(typed.header("content-type")).isEqualTo("text/plain; charset=utf-8");
+        assertThat(typed.header("host")).isNull();
+        // the default type is not kept: an untyped PUT stays on the allocation-free path
+        assertThat(((Request) out.get(1)).header("content-type")).isNull();
+    }
+
+    @Test
     void keepAliveFollowsTheVersionAndTheConnectionHeader() {
         List<Object> out = feed(
                 "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringbase.storage.CorruptionException;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
+import io.ringbase.storage.TypedEntries;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -126,5 +127,15 @@ class HintFormatTest {
                 .as("past the list's end")
                 .isNull();
         assertThatThrownBy(() -> HintFormat.decode(legacy, DIR)).isInstanceOf(CorruptionException.class);
+    }
+
+    @Test
+    void typedEntriesKeepTheirBit() throws CorruptionException {
+        for (Entry e : TypedEntries.random(17, 60)) {
+            Hint h = new Hint("http://10.0.0.3:8080", e, 42);
+            Hint back = HintFormat.decode(HintFormat.encode(h), DIR);
+            assertThat(back).isEqualTo(h);
+            assertThat(back.entry().typed()).isEqualTo(e.typed());
+        }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.TypedEntries;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -76,5 +77,15 @@ class PaxosMessagesTest {
         assertThat(s.recent()[PaxosState.RECENT - 1]).isEqualTo(120);
         assertThat(PaxosState.decode(s.encode())).isEqualTo(s);
         assertThat(s.withCommitted(20, 120)).isEqualTo(s); // a repeated commit changes nothing
+    }
+
+    @Test
+    void typedEntriesKeepTheirBit() {
+        for (Entry e : TypedEntries.random(19, 60)) {
+            PaxosMessages.Request r = new PaxosMessages.Propose(6, e);
+            PaxosMessages.Propose back = (PaxosMessages.Propose) PaxosMessages.decodeRequest(PaxosMessages.encode(r));
+            assertThat(back.proposal()).isEqualTo(e);
+            assertThat(back.proposal().typed()).isEqualTo(e.typed());
+        }
     }
 }

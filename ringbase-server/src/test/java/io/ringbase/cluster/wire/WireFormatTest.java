@@ -8,9 +8,12 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.ringbase.cluster.rpc.EntryCodec;
 import io.ringbase.cluster.rpc.InternalProtocol;
 import io.ringbase.logging.LogCapture;
 import io.ringbase.storage.Entry;
+import io.ringbase.storage.TypedEntries;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -176,6 +179,24 @@ class WireFormatTest {
                 heap.release();
                 composite.release();
             }
+        }
+    }
+
+    @Test
+    void typedEntriesKeepTheirBitInBothInternalEncodings() {
+        for (Entry e : TypedEntries.random(13, 100)) {
+            ByteBuf out = Unpooled.buffer();
+            WireFormat.writeEntry(out, e);
+            byte[] http = InternalProtocol.encode(List.of(e));
+            assertThat(ByteBufUtil.getBytes(out)).isEqualTo(http);
+            Entry back = WireFormat.readEntry(out);
+            assertThat(back).isEqualTo(e);
+            assertThat(back.typed()).isEqualTo(e.typed());
+            byte[] one = new byte[(int) EntryCodec.encodedSize(e)];
+            EntryCodec.write(e, MemorySegment.ofArray(one), 0);
+            Entry viaCodec = EntryCodec.read(MemorySegment.ofArray(one), 0, one.length);
+            assertThat(viaCodec).isEqualTo(e);
+            assertThat(viaCodec.typed()).isEqualTo(e.typed());
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.Keys;
+import io.ringbase.storage.TypedEntries;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
@@ -58,5 +59,17 @@ class RocksValueFormatTest {
         byte[] b = RocksValueFormat.encode(9, Entry.NO_EXPIRY, MemorySegment.ofArray(new byte[] {1}));
         b[0] = RocksValueFormat.TOMBSTONE;
         assertThatThrownBy(() -> RocksValueFormat.decode(KEY, b)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void typedValuesKeepTheirBit() {
+        for (Entry e : TypedEntries.random(23, 60)) {
+            byte[] v = e.value();
+            byte[] b = RocksValueFormat.encode(
+                    e.version(), e.expiresAtMs(), v == null ? null : MemorySegment.ofArray(v), e.typed());
+            Entry back = RocksValueFormat.decode(e.key(), b);
+            assertThat(back).isEqualTo(e);
+            assertThat(back.typed()).isEqualTo(e.typed());
+        }
     }
 }

@@ -140,7 +140,16 @@ public final class Memtable {
      * @return whether the entry was linked
      */
     public boolean insert(long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value) {
-        fill(reservation, key, version, expiresAtMs, value);
+        return insert(reservation, key, version, expiresAtMs, value, false);
+    }
+
+    /**
+     * {@link #insert(long, byte[], long, long, MemorySegment)} of a value that may be typed ({@code typed}:
+     * it starts with a {@code ContentType} prefix, flag bit 2 of the entry).
+     */
+    public boolean insert(
+            long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed) {
+        fill(reservation, key, version, expiresAtMs, value, typed);
         return linkCounted(reservation);
     }
 
@@ -153,11 +162,16 @@ public final class Memtable {
      * @throws IllegalArgumentException if the entry's size does not match the reservation
      */
     public void fill(long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value) {
+        fill(reservation, key, version, expiresAtMs, value, false);
+    }
+
+    /** {@link #fill(long, byte[], long, long, MemorySegment)} of a value that may be typed. */
+    public void fill(long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed) {
         // the entry is written here, not in a helper of Nodes: C2 inlines EntryFormat.write into this
         // method, but a helper wrapping it is compiled on its own first, too big to be inlined here
         MemorySegment s = slabs.slab(reservation);
         long entry = Nodes.entryOffset(slabs, reservation);
-        long end = EntryFormat.write(s, entry, key, version, expiresAtMs, value);
+        long end = EntryFormat.write(s, entry, key, version, expiresAtMs, value, typed);
         long prefix = Nodes.prefix(key);
         Nodes.setPrefix(s, reservation, prefix);
         if (end - entry != Nodes.entrySize(s, reservation)) {
@@ -212,7 +226,8 @@ public final class Memtable {
                 entry.key(),
                 entry.version(),
                 entry.expiresAtMs(),
-                value == null ? null : MemorySegment.ofArray(value));
+                value == null ? null : MemorySegment.ofArray(value),
+                entry.typed());
         return true;
     }
 

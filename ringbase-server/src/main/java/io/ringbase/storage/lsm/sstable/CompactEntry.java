@@ -4,6 +4,7 @@ import static io.ringbase.storage.Layouts.I32;
 import static io.ringbase.storage.Layouts.I64;
 import static io.ringbase.storage.Layouts.U8;
 
+import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import java.lang.foreign.Arena;
@@ -22,7 +23,8 @@ import java.util.Arrays;
  * shared      varint32  key bytes equal to the previous entry's key; 0 at a restart point
  * unshared    varint32  key bytes that follow (shared + unshared = key length, at most 65,536)
  * valueLength varint32  0 for a tombstone
- * flags       u8        bit 0 tombstone, bit 1 has expiry (as in section 2.1), bit 2 whole version
+ * flags       u8        bit 0 tombstone, bit 1 has expiry (as in section 2.1), bit 2 whole version,
+ *                       bit 3 typed (section 2.1's bit 2: the value starts with a content type prefix)
  * version     i64 if flags bit 2 is set (always at a restart point), else the zigzag varint64 of
  *             version - the version of the last entry before it with bit 2 set
  * expiresAt   i64       only if flags bit 1 (has expiry) is set
@@ -44,8 +46,13 @@ final class CompactEntry {
     private static final int FLAG_EXPIRY = 2;
     /** The version is stored whole (an i64), not as a difference: at every restart point. */
     private static final int FLAG_WHOLE_VERSION = 4;
+    /**
+     * The value starts with a content type prefix: {@link EntryFormat#FLAG_TYPED}, moved to bit 3 because bit
+     * 2 here is {@link #FLAG_WHOLE_VERSION}.
+     */
+    private static final int FLAG_TYPED = 8;
 
-    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY | FLAG_WHOLE_VERSION;
+    private static final int KNOWN_FLAGS = FLAG_TOMBSTONE | FLAG_EXPIRY | FLAG_WHOLE_VERSION | FLAG_TYPED;
 
     /** The decoded entry's key: its first {@link #keyLength} bytes. */
     private byte[] key = new byte[64];
@@ -102,7 +109,9 @@ final class CompactEntry {
             MemorySegment src, long offset, int shared, boolean restart, long baseVersion, MemorySegment dst, long at) {
         int keyLength = EntryFormat.keyLength(src, offset);
         int valueLength = EntryFormat.valueLength(src, offset);
-        int flags = src.get(U8, offset) & 0xFF;
+        int stored = src.get(U8, offset) & 0xFF;
+        int flags =
+                (stored & (FLAG_TOMBSTONE | FLAG_EXPIRY)) | ((stored & EntryFormat.FLAG_TYPED) != 0 ? FLAG_TYPED : 0);
         long version = EntryFormat.version(src, offset);
         long p = writeVarint(dst, at, shared);
         p = writeVarint(dst, p, keyLength - shared);
@@ -247,6 +256,12 @@ final class CompactEntry {
         if (unshared + values > limit - p) {
             throw new IllegalArgumentException("entry passes the end at offset " + pos);
         }
+        if ((f & FLAG_TYPED) != 0) {
+            if ((f & FLAG_TOMBSTONE) != 0) {
+                throw new IllegalArgumentException("typed tombstone at offset " + pos);
+            }
+            ContentType.prefixLength(block, p + unshared, values);
+        }
         int length = (int) (shared + unshared);
         if (key.length < length) {
             key = Arrays.copyOf(key, Math.max(length, 2 * key.length));
@@ -285,7 +300,8 @@ final class CompactEntry {
                     .allocate(Math.max(size, Math.min(Integer.MAX_VALUE - 8, 2 * expanded.byteSize())), 8);
         }
         MemorySegment dst = expanded;
-        dst.set(U8, 0, (byte) flags);
+        dst.set(U8, 0, (byte)
+                ((flags & (FLAG_TOMBSTONE | FLAG_EXPIRY)) | ((flags & FLAG_TYPED) != 0 ? EntryFormat.FLAG_TYPED : 0)));
         dst.set(I64, 1, version);
         dst.set(I64, 9, expiresAt);
         dst.set(I32, 17, keyLength);

@@ -65,11 +65,12 @@ final class WalBatchWriter {
             if (w.many != null) {
                 WriteBatch many = w.many;
                 for (int i = w.from; i < w.to; i++) {
-                    offset = encode(many.key(i), many.version(i), many.expiresAtMs(i), many.value(i), seg, buf, offset);
+                    offset = encode(
+                            many.key(i), many.version(i), many.expiresAtMs(i), many.value(i), false, seg, buf, offset);
                 }
                 records += w.to - w.from;
             } else if (w.key != null) {
-                offset = encode(w.key, w.version, w.expiresAtMs, w.value, seg, buf, offset);
+                offset = encode(w.key, w.version, w.expiresAtMs, w.value, w.typed, seg, buf, offset);
                 records++;
             }
         }
@@ -92,11 +93,12 @@ final class WalBatchWriter {
             long version,
             long expiresAtMs,
             MemorySegment value,
+            boolean typed,
             MemorySegment seg,
             ByteBuffer buf,
             int offset) {
         int payloadStart = offset + WalFormat.RECORD_HEADER_SIZE;
-        int end = (int) EntryFormat.write(seg, payloadStart, key, version, expiresAtMs, value);
+        int end = (int) EntryFormat.write(seg, payloadStart, key, version, expiresAtMs, value, typed);
         seg.set(I32, offset + WalFormat.OFF_LENGTH, end - payloadStart);
         seg.set(U8, offset + WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
         crc.reset();
@@ -111,8 +113,8 @@ final class WalBatchWriter {
     private long writeLarge(WalWaiter w, MemorySegment seg, ByteBuffer buf) throws IOException {
         long valueLength = w.value == null ? 0 : w.value.byteSize();
         int payloadStart = WalFormat.RECORD_HEADER_SIZE;
-        int headEnd = (int)
-                EntryFormat.writeHead(seg, payloadStart, w.key, w.version, w.expiresAtMs, w.value == null, valueLength);
+        int headEnd = (int) EntryFormat.writeHead(
+                seg, payloadStart, w.key, w.version, w.expiresAtMs, w.value == null, w.typed, valueLength);
         seg.set(I32, WalFormat.OFF_LENGTH, Math.toIntExact(headEnd - payloadStart + valueLength));
         seg.set(U8, WalFormat.OFF_TYPE, WalFormat.RecordType.FULL.code);
         ByteBuffer value = valueLength == 0 ? ByteBuffer.allocate(0) : w.value.asByteBuffer();

@@ -1,5 +1,6 @@
 package io.ringbase.storage.lsm.wal;
 
+import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
 import io.ringbase.storage.Layouts;
@@ -41,8 +42,12 @@ final class WalFormat {
     /** Largest value a record is guaranteed to carry, in bytes (16 MiB). */
     static final int MAX_VALUE_BYTES = 16 * 1024 * 1024;
 
-    /** Largest payload (one encoded entry) a record may carry, in bytes: 16 MiB value, 64 KiB key. */
-    static final int MAX_PAYLOAD = EntryFormat.HEADER_SIZE + Entry.MAX_KEY_BYTES + MAX_VALUE_BYTES;
+    /**
+     * Largest payload (one encoded entry) a record may carry, in bytes: a 16 MiB value with the longest
+     * content type prefix, a 64 KiB key.
+     */
+    static final int MAX_PAYLOAD =
+            EntryFormat.HEADER_SIZE + Entry.MAX_KEY_BYTES + MAX_VALUE_BYTES + ContentType.MAX_PREFIX_BYTES;
 
     /** Persisted record types. The codes are on disk: do not change them, only add new ones. */
     enum RecordType {

@@ -17,6 +17,7 @@ final class WalWaiter {
     long version;
     long expiresAtMs;
     MemorySegment value;
+    boolean typed;
     WriteBatch many;
     int from;
     int to;
@@ -25,11 +26,19 @@ final class WalWaiter {
     boolean done;
     IOException error;
 
-    void set(byte[] key, long version, long expiresAtMs, MemorySegment value, int recordSize, boolean forceSync) {
+    void set(
+            byte[] key,
+            long version,
+            long expiresAtMs,
+            MemorySegment value,
+            boolean typed,
+            int recordSize,
+            boolean forceSync) {
         this.key = key;
         this.version = version;
         this.expiresAtMs = expiresAtMs;
         this.value = value;
+        this.typed = typed;
         this.many = null;
         this.recordSize = recordSize;
         this.forceSync = forceSync;
@@ -38,7 +47,7 @@ final class WalWaiter {
     }
 
     void setMany(WriteBatch batch, int from, int to, int recordSize) {
-        set(null, 0, 0, null, recordSize, false);
+        set(null, 0, 0, null, false, recordSize, false);
         this.many = batch;
         this.from = from;
         this.to = to;

@@ -174,13 +174,18 @@ public final class WalWriter implements Closeable {
      * ({@link WalSyncPolicy#PERIODIC}) or written and fsynced ({@link WalSyncPolicy#ALWAYS}).
      * Thread-safe; records of concurrent callers land in the file in the order they joined the queue.
      *
-     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
+     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 + 128 bytes
      * @throws IOException              if the writer is closed or poisoned by an earlier failure, or
      *                                  the write or fsync of this record failed
      */
     public void append(Entry entry) throws IOException {
         byte[] value = entry.value();
-        append(entry.key(), entry.version(), entry.expiresAtMs(), value == null ? null : MemorySegment.ofArray(value));
+        append(
+                entry.key(),
+                entry.version(),
+                entry.expiresAtMs(),
+                value == null ? null : MemorySegment.ofArray(value),
+                entry.typed());
     }
 
     /**
@@ -188,17 +193,26 @@ public final class WalWriter implements Closeable {
      * the write buffer. {@code value} is read before this method returns and not after.
      *
      * @param value the value bytes, or {@code null} for a tombstone
-     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 bytes
+     * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 + 128 bytes
      * @throws IOException              as {@link #append(Entry)}
      */
     public void append(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
+        append(key, version, expiresAtMs, value, false);
+    }
+
+    /**
+     * {@link #append(byte[], long, long, MemorySegment)} of a value that may be typed ({@code typed}: it
+     * starts with a {@code ContentType} prefix, and the record's flag bit 2 is set).
+     */
+    public void append(byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed)
+            throws IOException {
         long payload = EntryFormat.encodedSize(key.length, value == null ? 0 : value.byteSize());
         if (payload > WalFormat.MAX_PAYLOAD) {
             throw new IllegalArgumentException(
                     "entry of " + payload + " bytes exceeds the WAL record limit of " + WalFormat.MAX_PAYLOAD);
         }
         WalWaiter self = WAITER.get();
-        self.set(key, version, expiresAtMs, value, WalFormat.RECORD_HEADER_SIZE + (int) payload, false);
+        self.set(key, version, expiresAtMs, value, typed, WalFormat.RECORD_HEADER_SIZE + (int) payload, false);
         submit(self, false);
     }
 
@@ -244,7 +258,7 @@ public final class WalWriter implements Closeable {
      */
     public void sync() throws IOException {
         WalWaiter self = WAITER.get();
-        self.set(null, 0, 0, null, 0, true);
+        self.set(null, 0, 0, null, false, 0, true);
         submit(self, false);
     }
 
@@ -339,7 +353,7 @@ public final class WalWriter implements Closeable {
         IOException result = null;
         try {
             WalWaiter self = WAITER.get();
-            self.set(null, 0, 0, null, 0, true);
+            self.set(null, 0, 0, null, false, 0, true);
             submit(self, true); // behind every earlier append: write them all, then fsync
         } catch (IOException e) {
             result = e;

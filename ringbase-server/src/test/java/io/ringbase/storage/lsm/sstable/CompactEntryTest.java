@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.EntryFormat;
+import io.ringbase.storage.TypedEntries;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -118,7 +119,7 @@ class CompactEntryTest {
                     .hasMessageContaining("passes the end");
         }
         MemorySegment copy = MemorySegment.ofArray(block.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-        copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x0C); // flags: an unknown bit
+        copy.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x14); // flags: an unknown bit (4; 3 is typed)
         assertThatThrownBy(() -> d.decode(copy, 0, ends[1], true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unknown entry flags");
@@ -134,5 +135,26 @@ class CompactEntryTest {
         assertThatThrownBy(() -> d.decode(copy, 0, ends[1], true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("passes the end");
+    }
+
+    @Test
+    void typedEntriesKeepTheirBitWhereverTheyFallInARestartInterval() {
+        // the compact encoding's bit 2 is "whole version": the typed bit moves to bit 3 and back
+        List<Entry> entries = TypedEntries.random(11, 24).stream()
+                .sorted((a, b) -> java.util.Arrays.compareUnsigned(a.key(), b.key()))
+                .toList();
+        for (int from = 0; from < 8; from++) { // each entry once at a restart point, once after one
+            List<Entry> run = entries.subList(from, from + 16);
+            long[] ends = new long[run.size()];
+            MemorySegment block = block(run, ends);
+            CompactEntry d = new CompactEntry();
+            long p = 0;
+            for (int i = 0; i < run.size(); i++) {
+                p = d.decode(block, p, ends[run.size() - 1], i == 0);
+                Entry back = EntryFormat.read(d.expand(), 0, d.expandedSize());
+                assertThat(back).isEqualTo(run.get(i));
+                assertThat(back.typed()).isEqualTo(run.get(i).typed());
+            }
+        }
     }
 }

@@ -256,14 +256,17 @@ class WalWriterTest {
         value[value.length - 1] = 42;
         try (WalWriter w = WalWriter.create(segment(), WalSyncPolicy.ALWAYS, 1000)) {
             w.append(Entry.value(Keys.utf8("small"), 1, Keys.utf8("before")));
-            w.append(Entry.value(key, 2, value));
+            // a 16 MiB value with the longest content type: the prefix fits beside the largest value
+            byte[] typed = io.ringbase.storage.ContentType.prefixed("t/" + "x".repeat(125), value);
+            w.append(new Entry(key, 2, Entry.NO_EXPIRY, typed, true));
             w.append(Entry.value(Keys.utf8("small"), 3, Keys.utf8("after")));
-            assertThatThrownBy(() -> w.append(Entry.value(key, 4, new byte[value.length + 1])))
+            assertThatThrownBy(() -> w.append(Entry.value(key, 4, new byte[typed.length + 1])))
                     .isInstanceOf(IllegalArgumentException.class);
         }
         List<Entry> replayed = replay(segment());
         assertThat(replayed).extracting(Entry::version).containsExactly(1L, 2L, 3L);
-        assertThat(replayed.get(1).value()).isEqualTo(value);
+        assertThat(replayed.get(1).typed()).isTrue();
+        assertThat(replayed.get(1).bareValue()).isEqualTo(value);
     }
 
     @Test
