@@ -116,7 +116,7 @@ public final class ThreadPriority {
     }
 
     /**
-     * The nice value of the JVM's JIT compiler threads in a serving node ({@link #setCompilerThreads}). On one
+     * The nice value of the JVM's JIT compiler threads in a node serving on one CPU ({@link #setCompilerThreads}). On one
      * CPU, a fresh node's first flush and first compaction make C2 compile storage code for a few hundred ms
      * of CPU, and at nice 0 the compiler kept the CPU for 1-6 ms at a time while the event loop was runnable
      * (perf sched over 3 s at 20,000 PUT/s: 69 of the event loop's 119 waits over 0.5 ms were behind C2).
