@@ -35,7 +35,6 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Statistics;
 import org.rocksdb.Status;
-import org.rocksdb.TickerType;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -420,71 +419,15 @@ public final class RocksDbEngine implements ManagedEngine {
         }
     }
 
-    /**
-     * RocksDB's figures in {@link EngineStats}' terms: memtable bytes ({@code cur-size-all-mem-tables}),
-     * one tier per non-empty LSM level (tier = level number), flushes and compactions counted by an event
-     * listener, their bytes and the WAL's from RocksDB's statistics tickers. {@code flushBytesIn} is the
-     * bytes flushed as written ({@code FLUSH_WRITE_BYTES}; RocksDB does not report memtable bytes flushed);
-     * {@code walAppends} is keys written, {@code walWrites} writes done as group-commit leaders.
-     */
+    /** {@inheritDoc} Here: RocksDB's own figures, mapped by {@link RocksStats}. */
     @Override
     public EngineStats stats() {
         closeLock.readLock().lock();
         try {
             if (closed) {
-                return new EngineStats(
-                        0,
-                        List.of(),
-                        flushes.sum(),
-                        0,
-                        0,
-                        compactions.sum(),
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        diskErrors.sum(),
-                        0,
-                        0,
-                        0,
-                        0,
-                        0);
+                return RocksStats.closed(flushes.sum(), compactions.sum(), diskErrors.sum());
             }
-            long memtable = db.getLongProperty(data, "rocksdb.cur-size-all-mem-tables");
-            List<EngineStats.Tier> tiers = new ArrayList<>();
-            for (LevelMetaData level : db.getColumnFamilyMetaData(data).levels()) {
-                if (!level.files().isEmpty()) {
-                    tiers.add(new EngineStats.Tier(level.level(), level.files().size(), level.size()));
-                }
-            }
-            long flushOut = statistics.getTickerCount(TickerType.FLUSH_WRITE_BYTES);
-            return new EngineStats(
-                    memtable,
-                    tiers,
-                    flushes.sum(),
-                    flushOut,
-                    flushOut,
-                    compactions.sum(),
-                    statistics.getTickerCount(TickerType.COMPACT_READ_BYTES),
-                    statistics.getTickerCount(TickerType.COMPACT_WRITE_BYTES),
-                    statistics.getTickerCount(TickerType.NUMBER_KEYS_WRITTEN),
-                    statistics.getTickerCount(TickerType.WAL_FILE_BYTES),
-                    statistics.getTickerCount(TickerType.WRITE_DONE_BY_SELF),
-                    statistics.getTickerCount(TickerType.WAL_FILE_SYNCED),
-                    0,
-                    0,
-                    TimeUnit.MICROSECONDS.toNanos(statistics.getTickerCount(TickerType.STALL_MICROS)),
-                    diskErrors.sum(),
-                    0, // no quarantine: RocksDB reports corruption as errors
-                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT),
-                    statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_MISS),
-                    0, // RocksDB always preads
-                    db.getLongProperty(data, "rocksdb.estimate-table-readers-mem"));
+            return RocksStats.of(db, data, statistics, flushes.sum(), compactions.sum(), diskErrors.sum());
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB property failed: " + describe(e), e);
         } finally {
