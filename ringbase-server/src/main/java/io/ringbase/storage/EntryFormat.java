@@ -87,18 +87,10 @@ public final class EntryFormat {
      * from {@code value} (a request buffer, say) with no intermediate array.
      *
      * @param value the value bytes, or {@code null} for a tombstone
+     * @param typed whether {@code value} is a typed stored value, a {@link ContentType} prefix then the
+     *              client's bytes (the caller checked it): flag bit 2 is set (never for a tombstone)
      * @return the offset just past the written bytes
      * @throws IndexOutOfBoundsException if it does not fit
-     */
-    public static long write(
-            MemorySegment dst, long offset, byte[] key, long version, long expiresAtMs, MemorySegment value) {
-        return write(dst, offset, key, version, expiresAtMs, value, false);
-    }
-
-    /**
-     * {@link #write(MemorySegment, long, byte[], long, long, MemorySegment)} of a value that may be typed:
-     * with {@code typed}, {@code value} is the stored value, a {@link ContentType} prefix then the client's
-     * bytes (the caller checked it), and flag bit 2 is set.
      */
     public static long write(
             MemorySegment dst,
@@ -109,10 +101,7 @@ public final class EntryFormat {
             MemorySegment value,
             boolean typed) {
         long valueLen = value == null ? 0 : value.byteSize();
-        long p = writeHead(dst, offset, key, version, expiresAtMs, value == null, valueLen);
-        if (typed && value != null) {
-            dst.set(U8, offset, (byte) (dst.get(U8, offset) | FLAG_TYPED));
-        }
+        long p = writeHead(dst, offset, key, version, expiresAtMs, value == null, typed, valueLen);
         if (valueLen > 0) {
             MemorySegment.copy(value, 0, dst, p, valueLen);
             p += valueLen;
@@ -124,20 +113,9 @@ public final class EntryFormat {
      * Writes the header and key of an entry whose {@code valueLength} value bytes the caller writes
      * (or sends) right after them, so a large value need not be copied into the same buffer.
      *
+     * @param typed whether the value is a typed stored value (flag bit 2; ignored for a tombstone)
      * @return the offset just past the key, where the value goes
      */
-    public static long writeHead(
-            MemorySegment dst,
-            long offset,
-            byte[] key,
-            long version,
-            long expiresAtMs,
-            boolean tombstone,
-            long valueLength) {
-        return writeHead(dst, offset, key, version, expiresAtMs, tombstone, false, valueLength);
-    }
-
-    /** {@link #writeHead(MemorySegment, long, byte[], long, long, boolean, long)} of a value that may be typed. */
     public static long writeHead(
             MemorySegment dst,
             long offset,

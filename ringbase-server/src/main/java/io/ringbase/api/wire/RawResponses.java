@@ -83,18 +83,10 @@ public final class RawResponses {
     }
 
     /**
-     * The head of a 200 response with an {@code application/octet-stream} body of {@code bodyLength}
-     * bytes and the value's version as its {@code etag}, in a buffer with room for the body: the caller
-     * appends exactly that many bytes.
-     */
-    public static ByteBuf valueHead(
-            ByteBufAllocator alloc, HttpVersion version, boolean keepAlive, int bodyLength, long etagVersion) {
-        return valueHead(alloc, version, keepAlive, bodyLength, etagVersion, null);
-    }
-
-    /**
-     * {@link #valueHead(ByteBufAllocator, HttpVersion, boolean, int, long)} with {@code contentType} (printable
-     * US-ASCII, as the store keeps it) instead of {@code application/octet-stream}, unless {@code null}.
+     * The head of a 200 response with a body of {@code bodyLength} bytes of {@code contentType} (printable
+     * US-ASCII, as the store keeps it; {@code null}: {@code application/octet-stream}) and the value's
+     * version as its {@code etag}, in a buffer with room for the body: the caller appends exactly that many
+     * bytes.
      */
     public static ByteBuf valueHead(
             ByteBufAllocator alloc,

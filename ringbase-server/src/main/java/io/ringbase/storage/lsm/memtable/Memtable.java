@@ -137,15 +137,8 @@ public final class Memtable {
      * straight into the slab.
      *
      * @param value the value bytes, or {@code null} for a tombstone
+     * @param typed whether {@code value} starts with a {@code ContentType} prefix (flag bit 2 of the entry)
      * @return whether the entry was linked
-     */
-    public boolean insert(long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value) {
-        return insert(reservation, key, version, expiresAtMs, value, false);
-    }
-
-    /**
-     * {@link #insert(long, byte[], long, long, MemorySegment)} of a value that may be typed ({@code typed}:
-     * it starts with a {@code ContentType} prefix, flag bit 2 of the entry).
      */
     public boolean insert(
             long reservation, byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed) {

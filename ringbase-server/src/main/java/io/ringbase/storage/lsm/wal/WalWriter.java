@@ -193,16 +193,9 @@ public final class WalWriter implements Closeable {
      * the write buffer. {@code value} is read before this method returns and not after.
      *
      * @param value the value bytes, or {@code null} for a tombstone
+     * @param typed whether {@code value} starts with a {@code ContentType} prefix (the record's flag bit 2)
      * @throws IllegalArgumentException if the encoded entry is larger than 16 MiB + 64 KiB + 25 + 128 bytes
      * @throws IOException              as {@link #append(Entry)}
-     */
-    public void append(byte[] key, long version, long expiresAtMs, MemorySegment value) throws IOException {
-        append(key, version, expiresAtMs, value, false);
-    }
-
-    /**
-     * {@link #append(byte[], long, long, MemorySegment)} of a value that may be typed ({@code typed}: it
-     * starts with a {@code ContentType} prefix, and the record's flag bit 2 is set).
      */
     public void append(byte[] key, long version, long expiresAtMs, MemorySegment value, boolean typed)
             throws IOException {
@@ -218,7 +211,7 @@ public final class WalWriter implements Closeable {
 
     /**
      * Appends entries {@code from} (inclusive) to {@code to} of {@code batch}, in order, as
-     * {@link #append(byte[], long, long, MemorySegment)} does one: returns once all their records have
+     * {@link #append(byte[], long, long, MemorySegment, boolean)} does one: returns once all their records have
      * been written to the file with one {@code write()} (and fsynced for {@link WalSyncPolicy#ALWAYS}).
      * Either all of them are written or the call throws.
      *
