@@ -5,10 +5,10 @@ import io.ringbase.clock.TimeSource;
 import io.ringbase.kv.EntryBatchSource;
 import io.ringbase.kv.KeyValueService;
 import io.ringbase.kv.QuorumException;
-import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -325,7 +325,7 @@ public final class ProcessJob {
         String type = current.contentType();
         return type == null
                 ? new Entry(current.key(), version, current.expiresAtMs(), value)
-                : new Entry(current.key(), version, current.expiresAtMs(), ContentType.prefixed(type, value), true);
+                : Entry.typed(current.key(), version, current.expiresAtMs(), type, MemorySegment.ofArray(value));
     }
 
     /** Updates one key, retrying on a concurrent write; see the class comment. */

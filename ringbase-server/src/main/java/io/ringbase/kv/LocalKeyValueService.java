@@ -2,7 +2,6 @@ package io.ringbase.kv;
 
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
-import io.ringbase.storage.ContentType;
 import io.ringbase.storage.Entry;
 import io.ringbase.storage.ReadCursor;
 import io.ringbase.storage.StorageEngine;
@@ -130,7 +129,7 @@ public final class LocalKeyValueService implements KeyValueService {
         checkQuorum(quorum);
         try {
             long version = clock.now();
-            engine.apply(new Entry(key, version, expiresAtMs, ContentType.prefixed(contentType, value), true));
+            engine.apply(Entry.typed(key, version, expiresAtMs, contentType, value));
             return CompletableFuture.completedFuture(version);
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -181,7 +180,7 @@ public final class LocalKeyValueService implements KeyValueService {
                 }
                 long version = clock.now();
                 if (value != null && contentType != null) {
-                    engine.apply(new Entry(key, version, expiresAtMs, ContentType.prefixed(contentType, value), true));
+                    engine.apply(Entry.typed(key, version, expiresAtMs, contentType, value));
                 } else {
                     engine.apply(key, version, value == null ? Entry.NO_EXPIRY : expiresAtMs, value);
                 }

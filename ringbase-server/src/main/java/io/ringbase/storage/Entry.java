@@ -1,5 +1,6 @@
 package io.ringbase.storage;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -71,6 +72,16 @@ public record Entry(byte[] key, long version, long expiresAtMs, byte[] value, bo
     /** A live value that never expires. */
     public static Entry value(byte[] key, long version, byte[] value) {
         return new Entry(key, version, NO_EXPIRY, Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * A live entry of a value stored with a content type: the {@link ContentType} prefix of
+     * {@code contentType}, then a copy of {@code value}'s bytes, flagged typed.
+     *
+     * @throws IllegalArgumentException if {@code contentType} is not valid ({@link ContentType#invalidReason})
+     */
+    public static Entry typed(byte[] key, long version, long expiresAtMs, String contentType, MemorySegment value) {
+        return new Entry(key, version, expiresAtMs, ContentType.prefixed(contentType, value), true);
     }
 
     /** A tombstone: the key was deleted at {@code version}. */

@@ -119,8 +119,12 @@ public final class ReadCursor implements AutoCloseable {
     /** Length of the bare value ({@link #bareValueOffset()}) in bytes. */
     public int bareValueLength() {
         MemorySegment s = requireFound();
+        int length = EntryFormat.valueLength(s, offset);
+        if (!EntryFormat.isTyped(s, offset)) {
+            return length;
+        }
         long v = EntryFormat.valueOffset(s, offset);
-        return (int) (EntryFormat.valueLength(s, offset) - (bareValueOffset() - v));
+        return (int) (length - (ContentType.bareOffset(s, v) - v));
     }
 
     /** The content type stored with the entry found, or {@code null} if it is untyped. */

@@ -124,13 +124,13 @@ public final class ClusterKeyValueService implements KeyValueService {
         if (contentType == null) {
             return put(key, value, expiresAtMs, quorum);
         }
-        byte[] stored;
+        Entry typed;
         try {
-            stored = ContentType.prefixed(contentType, value);
+            typed = Entry.typed(key, clock.now(), expiresAtMs, contentType, value);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return coordinator.write(new Entry(key, clock.now(), expiresAtMs, stored, true), quorum.ack(), quorum.from());
+        return coordinator.write(typed, quorum.ack(), quorum.from());
     }
 
     @Override
