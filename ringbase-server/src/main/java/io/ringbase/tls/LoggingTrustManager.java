@@ -29,6 +29,11 @@ public final class LoggingTrustManager extends X509ExtendedTrustManager {
     private final LogThrottle clients = new LogThrottle(LOG_INTERVAL_S, TimeUnit.SECONDS);
     private final LogThrottle servers = new LogThrottle(LOG_INTERVAL_S, TimeUnit.SECONDS);
 
+    /** Whose certificate a check of each direction is about, as the log line names it. */
+    private static final String CONNECTING = "a connecting peer";
+
+    private static final String DIALLED = "the peer dialled";
+
     /**
      * @param delegate the trust manager that decides
      * @param what     what the connections are for, the start of each line (e.g. {@code "metadata group"})
@@ -42,65 +47,61 @@ public final class LoggingTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-        try {
-            delegate.checkClientTrusted(chain, authType);
-        } catch (CertificateException e) {
-            throw refused(clients, "a connecting peer", null, chain, e);
-        }
+        check(clients, CONNECTING, null, chain, () -> delegate.checkClientTrusted(chain, authType));
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-        try {
-            delegate.checkServerTrusted(chain, authType);
-        } catch (CertificateException e) {
-            throw refused(servers, "the peer dialled", null, chain, e);
-        }
+        check(servers, DIALLED, null, chain, () -> delegate.checkServerTrusted(chain, authType));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
             throws CertificateException {
-        try {
-            delegate.checkClientTrusted(chain, authType, socket);
-        } catch (CertificateException e) {
-            throw refused(clients, "a connecting peer", String.valueOf(socket.getRemoteSocketAddress()), chain, e);
-        }
+        check(clients, CONNECTING, address(socket), chain, () -> delegate.checkClientTrusted(chain, authType, socket));
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
             throws CertificateException {
-        try {
-            delegate.checkServerTrusted(chain, authType, socket);
-        } catch (CertificateException e) {
-            throw refused(servers, "the peer dialled", String.valueOf(socket.getRemoteSocketAddress()), chain, e);
-        }
+        check(servers, DIALLED, address(socket), chain, () -> delegate.checkServerTrusted(chain, authType, socket));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        try {
-            delegate.checkClientTrusted(chain, authType, engine);
-        } catch (CertificateException e) {
-            throw refused(clients, "a connecting peer", address(engine), chain, e);
-        }
+        check(clients, CONNECTING, address(engine), chain, () -> delegate.checkClientTrusted(chain, authType, engine));
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        try {
-            delegate.checkServerTrusted(chain, authType, engine);
-        } catch (CertificateException e) {
-            throw refused(servers, "the peer dialled", address(engine), chain, e);
-        }
+        check(servers, DIALLED, address(engine), chain, () -> delegate.checkServerTrusted(chain, authType, engine));
     }
 
     @Override
     public X509Certificate[] getAcceptedIssuers() {
         return delegate.getAcceptedIssuers();
+    }
+
+    /** One of the delegate's checks. */
+    @FunctionalInterface
+    private interface Check {
+        void run() throws CertificateException;
+    }
+
+    /** Runs {@code check}; a refusal is logged ({@link #refused}) and goes on. */
+    private void check(LogThrottle throttle, String who, @Nullable String address, X509Certificate[] chain, Check check)
+            throws CertificateException {
+        try {
+            check.run();
+        } catch (CertificateException e) {
+            throw refused(throttle, who, address, chain, e);
+        }
+    }
+
+    private static String address(Socket socket) {
+        return String.valueOf(socket.getRemoteSocketAddress());
     }
 
     private static @Nullable String address(SSLEngine engine) {
