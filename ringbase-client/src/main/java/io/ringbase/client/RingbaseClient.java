@@ -107,14 +107,7 @@ public final class RingbaseClient implements AutoCloseable {
 
     /** {@link #get} without blocking. */
     public CompletableFuture<Optional<byte[]>> getAsync(String key) {
-        return call("GET", entity(key), keyBytes(key), null, null, null, true, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(r -> {
-                    if (r.statusCode() == 404) {
-                        return Optional.empty();
-                    }
-                    requireStatus(r, 200);
-                    return Optional.of(r.body());
-                });
+        return getWithTypeAsync(key).thenApply(v -> v.map(StoredValue::value));
     }
 
     /**
