@@ -27,6 +27,14 @@ import java.util.concurrent.atomic.LongAdder;
  * to be flushed and compacted during the run ({@code ringbase aot-train} starts its node so), values of many
  * sizes, tombstones, TTLs, range scans and the operator's endpoints.
  *
+ * <p>Each thread also closes its connection every {@value #RECONNECT_EVERY} requests and opens a new one,
+ * in every phase. Without it the profile of Netty's event loop saw accepts only at the start: C2 compiled
+ * the read path (the registration's {@code handle}, the channel's {@code Unsafe}, the receive buffer
+ * handle) for the stream channel's classes alone, and the first time clients reconnected to a node that had
+ * served them for a while, the server channel's classes at those call sites hit {@code class_check}
+ * uncommon traps: the event loop's whole compiled read path was thrown away and ran interpreted until C2
+ * had compiled it again, half a second of late answers on one CPU.
+ *
  * <p>Every answer is checked: a status the node should not give fails the run.
  */
 public final class TrainingLoad {
@@ -68,6 +76,9 @@ public final class TrainingLoad {
     private static final int VALUE_BYTES = 100;
     private static final int MAX_MIXED_VALUE_BYTES = 2_000;
     private static final int RARE_EVERY = 500;
+    /** Requests per connection before a thread closes it and opens a new one (class comment). */
+    static final int RECONNECT_EVERY = 250;
+
     private static final int MAX_RETRIES = 1_000;
 
     private final InetSocketAddress node;
@@ -176,6 +187,9 @@ public final class TrainingLoad {
                         case MIXED -> mixed();
                     }
                     counts.get(phase).increment();
+                    if (requests % RECONNECT_EVERY == 0) {
+                        http.close(); // the next request connects anew
+                    }
                 }
             } catch (Throwable e) {
                 failure.compareAndSet(null, e);

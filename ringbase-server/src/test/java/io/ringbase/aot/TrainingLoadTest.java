@@ -115,6 +115,27 @@ class TrainingLoadTest {
         }
     }
 
+    /**
+     * Each thread opens a new connection every {@link TrainingLoad#RECONNECT_EVERY} requests, so that the
+     * JIT's profile of the server's accept and close paths goes on through the run.
+     */
+    @Test
+    void eachThreadReconnectsEveryFewHundredRequests() throws Exception {
+        try (FakeHttpServer server = new FakeHttpServer(line -> line.startsWith("PUT")
+                ? "HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n"
+                : "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")) {
+            // the GET_PRESENT phase fails on the fake's 404; the phases before it ran long enough
+            assertThatThrownBy(() -> TrainingLoad.run(server.address(), Duration.ofSeconds(2), 2))
+                    .hasMessageContaining("expected 200");
+            int requests = server.requestLines.size();
+            assertThat(requests).isGreaterThan(4 * TrainingLoad.RECONNECT_EVERY);
+            // two threads, one connection each per RECONNECT_EVERY requests (and a last one of fewer)
+            assertThat(server.connections.get())
+                    .isGreaterThanOrEqualTo(requests / TrainingLoad.RECONNECT_EVERY)
+                    .isLessThanOrEqualTo(requests / TrainingLoad.RECONNECT_EVERY + 2);
+        }
+    }
+
     @Test
     void refusesConnectionsAndDurationsOutOfRange() {
         InetSocketAddress nowhere = new InetSocketAddress("127.0.0.1", 1);
