@@ -225,11 +225,16 @@ public final class PaxosProposer {
             Entry current = null;
             for (Answer a : answers) {
                 PaxosMessages.Promise p = (PaxosMessages.Promise) a.reply();
-                maxCommitted = Math.max(maxCommitted, p.committed());
                 if (p.proposal() != null && (inProgress == null || p.accepted() > inProgress.accepted())) {
                     inProgress = p;
                 }
-                if (!targets.isPending(a.node())) { // a pending replica may not hold its data yet
+                // a pending replica may not hold its data yet: its read is ignored, and so is its committed
+                // ballot, which must never be paired with the natural replicas' entries (a commit that has
+                // reached only it would pass for the latest while they still hold the value before it, and
+                // hide the proposal they accepted). Every commit reaches a majority of the natural replicas,
+                // which this majority meets, so nothing committed is missed.
+                if (!targets.isPending(a.node())) {
+                    maxCommitted = Math.max(maxCommitted, p.committed());
                     current = Entry.newer(current, p.current());
                 }
             }

@@ -153,6 +153,42 @@ class PaxosProposerTest {
         assertThat(r.applied()).isTrue();
     }
 
+    /**
+     * The schedule the membership fault run found: a value is chosen (accepted by n1, n2 and the joining
+     * n3) and its commit has reached only n3 when another coordinator's round gets its promises from n1,
+     * n2 and n3. n3's commit must not count as the latest commit while the read ignores n3: paired with
+     * the natural replicas' older entry it would be sent to them as "the latest commit" (dropping the
+     * chosen proposal they accepted) and the round would decide on the older value.
+     */
+    @Test
+    void aChosenValueCommittedOnlyOnThePendingReplicaIsNotLost() throws Exception {
+        nodes(i -> () -> joining(node(i)));
+        byte[] k = key(FOUR, N3, true);
+        PaxosProposer p = proposer(() -> joining(N0), e -> {}, 5_000);
+        CasResult first = p.cas(k, "w".getBytes(UTF_8), Entry.NO_EXPIRY, new Condition.IfAbsent())
+                .get(10, TimeUnit.SECONDS);
+        assertThat(first.applied()).isTrue();
+
+        // another coordinator (n1) chooses x: promised and accepted by n1, n2, n3; committed on n3 only
+        long ballot = clocks.get(1).now();
+        Entry x = Entry.value(k, clocks.get(1).now(), "x".getBytes(UTF_8));
+        for (int i = 1; i <= 3; i++) {
+            assertThat(((PaxosMessages.Promise) acceptors.get(i).handle(new PaxosMessages.Prepare(k, ballot, 5))).ok())
+                    .isTrue();
+            assertThat(((PaxosMessages.Accepted) acceptors.get(i).handle(new PaxosMessages.Propose(ballot, x, 5))).ok())
+                    .isTrue();
+        }
+        var _ = acceptors.get(3).handle(new PaxosMessages.Commit(ballot, x, 5));
+
+        down.add(0); // this round's promises come from n1, n2 and n3, through a coordinator of no key
+        NodeId client = new NodeId(5, "n5", 7000);
+        CasResult late = proposer(() -> joining(client), e -> {}, 5_000)
+                .cas(k, "y".getBytes(UTF_8), Entry.NO_EXPIRY, new Condition.IfMatch(first.version()))
+                .get(10, TimeUnit.SECONDS);
+        assertThat(late.applied()).as("x was chosen after w").isFalse();
+        assertThat(late.version()).isEqualTo(x.version());
+    }
+
     @Test
     void aProposerOfAnOlderEpochCatchesUpAndStartsOverAtTheNewOne() throws Exception {
         Ring ring = THREE;
