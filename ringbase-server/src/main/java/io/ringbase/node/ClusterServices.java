@@ -14,6 +14,7 @@ import io.ringbase.cluster.elastic.MoveContext;
 import io.ringbase.cluster.hint.HintedHandoff;
 import io.ringbase.cluster.membership.LocalMembership;
 import io.ringbase.cluster.paxos.PaxosAcceptor;
+import io.ringbase.cluster.paxos.PaxosAdmission;
 import io.ringbase.cluster.paxos.PaxosProposer;
 import io.ringbase.cluster.paxos.PaxosStore;
 import io.ringbase.cluster.proxy.ClusterKeyValueService;
@@ -55,6 +56,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
@@ -267,13 +269,20 @@ final class ClusterServices implements NodeServices {
         PaxosStore paxosStore = resources.add(
                 PaxosStore.open(config.storage().dataDir().resolve("paxos"), time::currentTimeMillis),
                 PaxosStore::close);
-        paxos = new PaxosAcceptor(engine, paxosStore, clock);
+        // a node without its data answers no Paxos call, but a moving one (joining, replacing) answers those
+        // of its epoch for the keys it is pending for: its promise counts, its read is ignored
+        paxos = new PaxosAcceptor(
+                engine,
+                paxosStore,
+                clock,
+                new PaxosAdmission(coordinator::placement, membership, elastic == null ? ReadGate.OPEN : elastic));
         ThreadPoolExecutor paxosPool = resources.add(pool(2, 1024, "ringbase-paxos"), ClusterServices::stopPaxos);
+        LongConsumer sawEpoch = elastic == null ? epoch -> {} : elastic::sawEpoch;
         PaxosProposer proposer = new PaxosProposer(
                 coordinator::placement,
                 coordinator::replica,
                 paxos,
-                gate,
+                sawEpoch,
                 paxosPool,
                 clock,
                 time,

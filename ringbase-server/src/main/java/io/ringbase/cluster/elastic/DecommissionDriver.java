@@ -4,6 +4,7 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.metadata.ClusterMetadata;
 import io.ringbase.cluster.metadata.MemberState;
 import io.ringbase.cluster.metadata.Transformation;
+import io.ringbase.cluster.paxos.PaxosProposer;
 import io.ringbase.cluster.replication.EntryPage;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
@@ -69,7 +70,9 @@ final class DecommissionDriver {
             log.info("decommission started at epoch {}: this node is LEAVING", m.epoch());
         }
         status.accept(new MoveStatus("decommission", "waiting", m.epoch(), 0, 0, 0, 0, 0, ""));
-        Changes.awaitEveryoneAt(m, self, context, context.replicaTimeoutMs());
+        // as a join's "mid" step: no compare-and-set round of the epoch before START_DECOMMISSION may still run
+        // when FINISH_DECOMMISSION makes the next owners natural replicas (design.md, "Compare-and-set")
+        Changes.awaitEveryoneAt(m, self, context, PaxosProposer.longestMs(context.replicaTimeoutMs()));
         Placement p = Placements.of(m, self);
         StreamSource local = new StreamSource(context.engine(), self);
         ByteRateLimiter limiter =

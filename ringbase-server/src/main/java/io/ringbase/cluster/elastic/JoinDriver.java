@@ -80,9 +80,11 @@ final class JoinDriver {
         NodeId self = membership.self();
         boolean replacing = membership.selfState() == MemberState.REPLACING;
         status.accept(new MoveStatus(kind(replacing), "waiting", m.epoch(), 0, 0, 0, 0, 0, ""));
-        // a replacement also outwaits every compare-and-set round that may have used the dead node's Paxos
-        // state: this node serves with an empty one, so no round may still count on a promise it forgot
-        long graceMs = replacing ? PaxosProposer.longestMs(context.replicaTimeoutMs()) : context.replicaTimeoutMs();
+        // the "mid" step outwaits every compare-and-set round of the epoch before START_*: none may overlap a
+        // round of the epoch after FINISH_* (their participants' quorums need not meet; consecutive epochs'
+        // do, design.md "Compare-and-set"); a replacement also serves with an empty Paxos state, so no round
+        // may still count on a promise the dead node made
+        long graceMs = PaxosProposer.longestMs(context.replicaTimeoutMs());
         Changes.awaitEveryoneAt(m, self, context, graceMs);
         Placement p = Placements.of(m, self);
         // a replacement takes the replaced node's keys from their other replicas: the replaced node is dead

@@ -19,7 +19,9 @@ import java.util.Arrays;
  *   <li>a COMMIT applies its entry to the engine (versions decide, so a repeated commit changes nothing)
  *       and then records the ballot as committed.</li>
  * </ul>
- * Blocks on fsync: call it from a worker, never an event loop. Thread-safe.
+ * A request this node's {@link PaxosAdmission} turns away is answered {@link PaxosMessages.Stale} (an older
+ * epoch than this node's) or refused ({@link PaxosRefusedException}) before any state is read. Blocks on
+ * fsync: call it from a worker, never an event loop. Thread-safe.
  */
 public final class PaxosAcceptor {
 
@@ -29,17 +31,25 @@ public final class PaxosAcceptor {
     private final StorageEngine engine;
     private final PaxosStore store;
     private final HybridLogicalClock clock;
+    private final PaxosAdmission admission;
     private final Object[] stripes = new Object[STRIPES];
 
-    /**
-     * @param engine the node's data engine: the read of a promise, the write of a commit
-     * @param store  this node's Paxos state; the caller keeps ownership
-     * @param clock  observes every ballot and committed version, so this node never issues a lower one
-     */
+    /** An acceptor that answers every request ({@link PaxosAdmission#OPEN}): a node alone, tests. */
     public PaxosAcceptor(StorageEngine engine, PaxosStore store, HybridLogicalClock clock) {
+        this(engine, store, clock, PaxosAdmission.OPEN);
+    }
+
+    /**
+     * @param engine    the node's data engine: the read of a promise, the write of a commit
+     * @param store     this node's Paxos state; the caller keeps ownership
+     * @param clock     observes every ballot and committed version, so this node never issues a lower one
+     * @param admission which requests this node answers now
+     */
+    public PaxosAcceptor(StorageEngine engine, PaxosStore store, HybridLogicalClock clock, PaxosAdmission admission) {
         this.engine = engine;
         this.store = store;
         this.clock = clock;
+        this.admission = admission;
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Object();
         }
@@ -49,6 +59,7 @@ public final class PaxosAcceptor {
      * Answers an encoded request ({@link PaxosMessages}) with an encoded reply.
      *
      * @throws IllegalArgumentException if the request does not decode
+     * @throws PaxosRefusedException    if this node takes no part in the request now (nothing read or changed)
      * @throws IOException              as the engine's or the store's reads and writes (nothing answered:
      *                                  the proposer counts it as a failed replica)
      */
@@ -73,6 +84,14 @@ public final class PaxosAcceptor {
 
     /** Answers a decoded request; as {@link #handle(byte[])}. */
     public PaxosMessages.Reply handle(PaxosMessages.Request request) throws IOException {
+        PaxosMessages.Stale stale = admission.stale(request);
+        if (stale != null) {
+            return stale;
+        }
+        String refusal = admission.refusal(request);
+        if (refusal != null) {
+            throw new PaxosRefusedException(refusal);
+        }
         byte[] key = request.key();
         synchronized (stripes[Math.floorMod(Arrays.hashCode(key), STRIPES)]) {
             PaxosStore.Stored stored = store.load(key);

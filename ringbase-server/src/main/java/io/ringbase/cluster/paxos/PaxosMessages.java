@@ -10,25 +10,35 @@ import org.jspecify.annotations.Nullable;
  * The messages of a Paxos round and their encoding, the body of a {@code PAXOS} call of the node-to-node
  * protocol (op {@code 0x06} of protocol v2, or {@code POST /internal/v0/paxos}). Documented byte by byte in
  * docs/internal-protocol-v2.md, "Paxos". Little-endian; every message starts with its format version
- * ({@link #FORMAT}, persisted) and its type (persisted).
+ * (persisted) and its type (persisted).
+ *
+ * <p>Format 2 ({@link #FORMAT}) adds the proposer's placement epoch to every request, after the type, and
+ * the STALE reply. A request of epoch 0 (a static cluster, which has no epochs) is sent in format 1, byte
+ * for byte as before, so that static clusters mixing builds keep working; replies other than STALE keep
+ * format 1, which every build reads.
  *
  * <pre>
- * message  := format u8 (= 1), type u8, body
+ * request  := format u8 (1 or 2), type u8, epoch i64 (format 2 only; format 1: epoch 0), body
  * PREPARE  (0x01) := ballot i64, keyLength u32, key
  * PROPOSE  (0x02) := ballot i64, entry
  * COMMIT   (0x03) := ballot i64, entry
+ * reply    := format u8 (1; 2 for STALE), type u8, body
  * PROMISE  (0x81) := ok u8, promised i64, accepted i64, committed i64, proposal optEntry, current optEntry,
  *                    recentCount u8, recent i64 x recentCount
  * ACCEPTED (0x82) := ok u8, promised i64
  * COMMITTED(0x83) := (empty)
+ * STALE    (0x84) := epoch i64 (format 2 only)
  * optEntry := present u8 (0 or 1), entry if present
  * entry    := flags u8 (bit 0: tombstone, bit 2: typed), version i64, expiresAt i64, keyLength u32, valueLength u32, key, value
  * </pre>
  */
 public final class PaxosMessages {
 
-    /** The format version of every message (persisted). */
-    public static final int FORMAT = 1;
+    /** The newest format version: requests with their epoch, and STALE (persisted). */
+    public static final int FORMAT = 2;
+
+    /** The format of requests of epoch 0 and of every reply but STALE (persisted). */
+    static final int FORMAT_1 = 1;
 
     static final byte PREPARE = 0x01;
     static final byte PROPOSE = 0x02;
@@ -36,6 +46,7 @@ public final class PaxosMessages {
     static final byte PROMISE = (byte) 0x81;
     static final byte ACCEPTED = (byte) 0x82;
     static final byte COMMITTED = (byte) 0x83;
+    static final byte STALE = (byte) 0x84;
 
     /** Bytes of an entry's fixed part: flags, version, expiresAt, keyLength, valueLength. */
     static final int ENTRY_HEADER = 1 + 8 + 8 + 4 + 4;
@@ -45,13 +56,39 @@ public final class PaxosMessages {
     /** A message a proposer sends. */
     public sealed interface Request {
         byte[] key();
+
+        /**
+         * The metadata epoch of the placement the proposer chose its participants by; 0 in a static cluster.
+         * An acceptor at a newer epoch answers {@link Stale} (design.md, "Compare-and-set").
+         */
+        long epoch();
     }
 
     /** Phase 1a: promise no ballot below {@code ballot}, and say what you accepted and hold. */
-    public record Prepare(byte[] key, long ballot) implements Request {}
+    public record Prepare(byte[] key, long ballot, long epoch) implements Request {
+        /** @throws IllegalArgumentException if {@code epoch} is negative */
+        public Prepare {
+            checkEpoch(epoch);
+        }
+
+        /** A prepare of a static cluster (epoch 0). */
+        public Prepare(byte[] key, long ballot) {
+            this(key, ballot, 0);
+        }
+    }
 
     /** Phase 2a: accept {@code proposal} under {@code ballot}. */
-    public record Propose(long ballot, Entry proposal) implements Request {
+    public record Propose(long ballot, Entry proposal, long epoch) implements Request {
+        /** @throws IllegalArgumentException if {@code epoch} is negative */
+        public Propose {
+            checkEpoch(epoch);
+        }
+
+        /** A proposal of a static cluster (epoch 0). */
+        public Propose(long ballot, Entry proposal) {
+            this(ballot, proposal, 0);
+        }
+
         @Override
         public byte[] key() {
             return proposal.key();
@@ -59,10 +96,26 @@ public final class PaxosMessages {
     }
 
     /** Learn: {@code entry} was chosen under {@code ballot}; apply it. */
-    public record Commit(long ballot, Entry entry) implements Request {
+    public record Commit(long ballot, Entry entry, long epoch) implements Request {
+        /** @throws IllegalArgumentException if {@code epoch} is negative */
+        public Commit {
+            checkEpoch(epoch);
+        }
+
+        /** A commit of a static cluster (epoch 0). */
+        public Commit(long ballot, Entry entry) {
+            this(ballot, entry, 0);
+        }
+
         @Override
         public byte[] key() {
             return entry.key();
+        }
+    }
+
+    private static void checkEpoch(long epoch) {
+        if (epoch < 0) {
+            throw new IllegalArgumentException("epoch must be >= 0, got " + epoch);
         }
     }
 
@@ -93,21 +146,24 @@ public final class PaxosMessages {
     /** The commit was applied. */
     public record Committed() implements Reply {}
 
+    /**
+     * Refused, nothing done: this acceptor is at metadata epoch {@code epoch}, newer than the request's, so
+     * the request's participants may be the wrong ones (design.md, "Compare-and-set"). The proposer catches
+     * up and starts the round over with the newer placement.
+     */
+    public record Stale(long epoch) implements Reply {}
+
     /** The encoding of {@code request}. */
     public static byte[] encode(Request request) {
         return switch (request) {
             case Prepare p -> {
-                ByteBuffer b = ByteBuffer.allocate(2 + 8 + 4 + p.key().length);
-                b.order(ByteOrder.LITTLE_ENDIAN);
-                b.put((byte) FORMAT)
-                        .put(PREPARE)
-                        .putLong(p.ballot())
-                        .putInt(p.key().length)
-                        .put(p.key());
+                ByteBuffer b = ByteBuffer.allocate(headSize(p.epoch()) + 8 + 4 + p.key().length);
+                putHead(b, PREPARE, p.epoch());
+                b.putLong(p.ballot()).putInt(p.key().length).put(p.key());
                 yield b.array();
             }
-            case Propose p -> ballotAndEntry(PROPOSE, p.ballot(), p.proposal());
-            case Commit c -> ballotAndEntry(COMMIT, c.ballot(), c.entry());
+            case Propose p -> ballotAndEntry(PROPOSE, p.epoch(), p.ballot(), p.proposal());
+            case Commit c -> ballotAndEntry(COMMIT, c.epoch(), c.ballot(), c.entry());
         };
     }
 
@@ -118,7 +174,7 @@ public final class PaxosMessages {
                 ByteBuffer b = ByteBuffer.allocate(
                         2 + 1 + 3 * 8 + optSize(p.proposal()) + optSize(p.current()) + 1 + 8 * p.recent().length);
                 b.order(ByteOrder.LITTLE_ENDIAN);
-                b.put((byte) FORMAT).put(PROMISE).put((byte) (p.ok() ? 1 : 0));
+                b.put((byte) FORMAT_1).put(PROMISE).put((byte) (p.ok() ? 1 : 0));
                 b.putLong(p.promised()).putLong(p.accepted()).putLong(p.committed());
                 putOpt(b, p.proposal());
                 putOpt(b, p.current());
@@ -131,17 +187,26 @@ public final class PaxosMessages {
             case Accepted a -> {
                 ByteBuffer b = ByteBuffer.allocate(2 + 1 + 8);
                 b.order(ByteOrder.LITTLE_ENDIAN);
-                b.put((byte) FORMAT).put(ACCEPTED).put((byte) (a.ok() ? 1 : 0)).putLong(a.promised());
+                b.put((byte) FORMAT_1)
+                        .put(ACCEPTED)
+                        .put((byte) (a.ok() ? 1 : 0))
+                        .putLong(a.promised());
                 yield b.array();
             }
-            case Committed c -> new byte[] {(byte) FORMAT, COMMITTED};
+            case Committed c -> new byte[] {(byte) FORMAT_1, COMMITTED};
+            case Stale s -> {
+                ByteBuffer b = ByteBuffer.allocate(2 + 8);
+                b.order(ByteOrder.LITTLE_ENDIAN);
+                b.put((byte) FORMAT).put(STALE).putLong(s.epoch());
+                yield b.array();
+            }
         };
     }
 
     /**
      * Decodes a request.
      *
-     * @throws IllegalArgumentException if {@code bytes} is not one well-formed request of format 1
+     * @throws IllegalArgumentException if {@code bytes} is not one well-formed request of format 1 or 2
      */
     public static Request decodeRequest(byte[] bytes) {
         try {
@@ -153,14 +218,19 @@ public final class PaxosMessages {
 
     private static Request request(byte[] bytes) {
         ByteBuffer b = start(bytes);
+        int format = bytes[0] & 0xFF;
         byte type = b.get();
+        long epoch = format == FORMAT_1 ? 0 : b.getLong();
+        if (epoch < 0 || (format != FORMAT_1 && epoch == 0)) {
+            throw new IllegalArgumentException("a Paxos request of format " + format + " with epoch " + epoch);
+        }
         Request r = switch (type) {
             case PREPARE -> {
                 long ballot = b.getLong();
-                yield new Prepare(bytes(b, length(b, Entry.MAX_KEY_BYTES, "key")), ballot);
+                yield new Prepare(bytes(b, length(b, Entry.MAX_KEY_BYTES, "key")), ballot, epoch);
             }
-            case PROPOSE -> new Propose(b.getLong(), entry(b));
-            case COMMIT -> new Commit(b.getLong(), entry(b));
+            case PROPOSE -> new Propose(b.getLong(), entry(b), epoch);
+            case COMMIT -> new Commit(b.getLong(), entry(b), epoch);
             default ->
                 throw new IllegalArgumentException("unknown Paxos request type 0x" + Integer.toHexString(type & 0xFF));
         };
@@ -171,7 +241,8 @@ public final class PaxosMessages {
     /**
      * Decodes a reply.
      *
-     * @throws IllegalArgumentException if {@code bytes} is not one well-formed reply of format 1
+     * @throws IllegalArgumentException if {@code bytes} is not one well-formed reply (STALE of format 2, the
+     *                                  others of format 1 or 2)
      */
     public static Reply decodeReply(byte[] bytes) {
         try {
@@ -183,6 +254,7 @@ public final class PaxosMessages {
 
     private static Reply reply(byte[] bytes) {
         ByteBuffer b = start(bytes);
+        int format = bytes[0] & 0xFF;
         byte type = b.get();
         Reply r = switch (type) {
             case PROMISE -> {
@@ -204,6 +276,13 @@ public final class PaxosMessages {
             }
             case ACCEPTED -> new Accepted(flag(b), b.getLong());
             case COMMITTED -> new Committed();
+            case STALE -> {
+                long epoch = b.getLong();
+                if (format == FORMAT_1 || epoch <= 0) {
+                    throw new IllegalArgumentException("a STALE reply of format " + format + " at epoch " + epoch);
+                }
+                yield new Stale(epoch);
+            }
             default ->
                 throw new IllegalArgumentException("unknown Paxos reply type 0x" + Integer.toHexString(type & 0xFF));
         };
@@ -247,12 +326,26 @@ public final class PaxosMessages {
         return new Entry(key, version, expiresAt, value, (flags & 4) != 0);
     }
 
-    private static byte[] ballotAndEntry(byte type, long ballot, Entry e) {
-        ByteBuffer b = ByteBuffer.allocate(2 + 8 + entrySize(e));
-        b.order(ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) FORMAT).put(type).putLong(ballot);
+    private static byte[] ballotAndEntry(byte type, long epoch, long ballot, Entry e) {
+        ByteBuffer b = ByteBuffer.allocate(headSize(epoch) + 8 + entrySize(e));
+        putHead(b, type, epoch);
+        b.putLong(ballot);
         putEntry(b, e);
         return b.array();
+    }
+
+    /** Bytes of a request's head: format and type, and the epoch in format 2 (an epoch above 0). */
+    private static int headSize(long epoch) {
+        return 2 + (epoch == 0 ? 0 : 8);
+    }
+
+    /** Sets {@code b} little-endian and writes a request's head: format 1 for epoch 0, else format 2 and the epoch. */
+    private static void putHead(ByteBuffer b, byte type, long epoch) {
+        b.order(ByteOrder.LITTLE_ENDIAN);
+        b.put((byte) (epoch == 0 ? FORMAT_1 : FORMAT)).put(type);
+        if (epoch != 0) {
+            b.putLong(epoch);
+        }
     }
 
     private static int optSize(@Nullable Entry e) {
@@ -285,8 +378,9 @@ public final class PaxosMessages {
             throw new IllegalArgumentException("a Paxos message of " + bytes.length + " bytes");
         }
         int format = b.get() & 0xFF;
-        if (format != FORMAT) {
-            throw new IllegalArgumentException("Paxos message format " + format + ", this node reads " + FORMAT);
+        if (format != FORMAT_1 && format != FORMAT) {
+            throw new IllegalArgumentException(
+                    "Paxos message format " + format + ", this node reads " + FORMAT_1 + " and " + FORMAT);
         }
         return b;
     }

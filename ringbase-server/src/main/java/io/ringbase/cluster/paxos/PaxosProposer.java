@@ -3,13 +3,10 @@ package io.ringbase.cluster.paxos;
 import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
-import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.ring.Placement;
-import io.ringbase.cluster.ring.Ring;
 import io.ringbase.kv.CasResult;
 import io.ringbase.kv.Condition;
-import io.ringbase.kv.Quorum;
 import io.ringbase.kv.QuorumException;
 import io.ringbase.storage.Entry;
 import java.io.IOException;
@@ -23,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -30,18 +28,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The coordinator's side of a compare-and-set: rounds of single-decree Paxos over the key's replicas
- * (the first replication-factor replicas of the current ring), after Cassandra's lightweight transactions
- * ({@code StorageProxy.cas}) and Lamport's "Paxos Made Simple". One round:
+ * The coordinator's side of a compare-and-set: rounds of single-decree Paxos over the key's
+ * {@link Participants} (its replicas in the current ring, plus those a membership change in progress
+ * adds), after Cassandra's lightweight transactions ({@code StorageProxy.cas}, {@code Paxos.Participants})
+ * and Lamport's "Paxos Made Simple". Every phase is sent to all participants and needs
+ * {@link Participants#required} positive answers: a majority of the natural replicas plus one per pending
+ * one (a "majority" below). One round:
  * <ol>
  *   <li><b>Prepare/promise</b>: a ballot from the hybrid logical clock (unique per node by its node bits)
- *       to every replica; a majority must promise. Each promise carries the replica's accepted proposal,
- *       committed ballot and current entry.</li>
+ *       to every participant; a majority must promise. Each promise carries the replica's accepted
+ *       proposal, committed ballot and current entry (a pending replica's entry is not read: it may not
+ *       hold its data yet).</li>
  *   <li>If a promise holds a proposal accepted above every committed ballot seen, an earlier round may
  *       have chosen it: it is proposed again under this ballot and committed, and the round starts over
  *       (Paxos's rule that a new ballot carries the highest accepted value).</li>
- *   <li><b>Read</b>: the current value is the newest of the promises' entries (a majority, so it includes
- *       every committed write: a commit reaches a majority before it is acknowledged).</li>
+ *   <li><b>Read</b>: the current value is the newest of the natural promisers' entries (a majority of the
+ *       natural replicas, so it includes every committed write: a commit reaches a majority before it is
+ *       acknowledged).</li>
  *   <li>The condition is checked against it; if it fails, the answer is a refusal with that version
  *       (nothing was proposed, nothing written).</li>
  *   <li><b>Propose/accept</b> the new entry (its version above the current one) to every replica; a
@@ -61,8 +64,9 @@ import org.slf4j.LoggerFactory;
  * has it (a later commit's ballot is above the proposal's). Only when the replicas do not remember that
  * far is the answer {@link QuorumException.CasTimeout} "may have been applied".
  *
- * <p>Not covered: replicas pending in a membership change (a joining or replacement node) take no part,
- * so a compare-and-set during a move is only as safe as the move. Thread-safe.
+ * <p>Every message carries the epoch of the placement the round chose its participants by; an acceptor
+ * at a newer epoch answers {@link PaxosMessages.Stale}, and the round starts over once this node has
+ * caught up (the placement supplier moves on when the metadata does), within the deadline. Thread-safe.
  */
 public final class PaxosProposer {
 
@@ -74,7 +78,7 @@ public final class PaxosProposer {
     private final Supplier<Placement> placement;
     private final Function<NodeId, Replica> replicas;
     private final PaxosAcceptor local;
-    private final ReadGate localGate;
+    private final LongConsumer sawEpoch;
     private final Executor localExecutor;
     private final HybridLogicalClock clock;
     private final TimeSource time;
@@ -85,10 +89,10 @@ public final class PaxosProposer {
     /**
      * @param placement     the cluster's placement now
      * @param replicas      the replica of each node (a remote one takes {@link Replica#paxos})
-     * @param local         this node's acceptor, called directly
-     * @param localGate     while it refuses reads, so does the local acceptor: a node without all its data
-     *                      (or its Paxos state) takes no part in rounds, as the replica servers refuse
-     *                      remote Paxos calls then
+     * @param local         this node's acceptor, called directly; it admits the calls as it admits a peer's
+     *                      ({@link PaxosAdmission})
+     * @param sawEpoch      told the newer epoch of a {@link PaxosMessages.Stale} answer, so that this node
+     *                      fetches the newer metadata at once (a static cluster: ignores it)
      * @param localExecutor runs the local acceptor's calls (they wait for fsync)
      * @param timeoutMs     how long a compare-and-set may take in all, over its rounds, ms
      */
@@ -96,7 +100,7 @@ public final class PaxosProposer {
             Supplier<Placement> placement,
             Function<NodeId, Replica> replicas,
             PaxosAcceptor local,
-            ReadGate localGate,
+            LongConsumer sawEpoch,
             Executor localExecutor,
             HybridLogicalClock clock,
             TimeSource time,
@@ -107,7 +111,7 @@ public final class PaxosProposer {
         this.placement = placement;
         this.replicas = replicas;
         this.local = local;
-        this.localGate = localGate;
+        this.sawEpoch = sawEpoch;
         this.localExecutor = localExecutor;
         this.clock = clock;
         this.time = time;
@@ -179,6 +183,7 @@ public final class PaxosProposer {
         boolean proposed; // a proposal of it was sent: its fate is unknown until a round sees it
         int roundsRun;
         int from = 1;
+        int needed = 1;
         String last = "none";
 
         Cas(byte[] key, byte @Nullable [] value, boolean typed, long expiresAtMs, Condition condition) {
@@ -191,17 +196,20 @@ public final class PaxosProposer {
 
         void round() {
             if (System.nanoTime() - deadlineNanos > 0) {
-                result.completeExceptionally(new QuorumException.CasTimeout(
-                        Quorum.majority(from), from, timeoutMs, roundsRun, proposed, last));
+                result.completeExceptionally(
+                        new QuorumException.CasTimeout(needed, from, timeoutMs, roundsRun, proposed, last));
                 return;
             }
             roundsRun++;
             rounds.increment();
-            Placement p = placement.get();
-            List<NodeId> targets = p.readReplicas(Ring.keyHash(key), p.replicationFactor());
-            from = targets.size();
+            Participants targets = Participants.of(placement.get(), key);
+            from = targets.targets().size();
+            needed = targets.required();
             long ballot = clock.now();
-            var _ = gather(targets, new PaxosMessages.Prepare(key, ballot), r -> ((PaxosMessages.Promise) r).ok())
+            var _ = gather(
+                            targets,
+                            new PaxosMessages.Prepare(key, ballot, targets.epoch()),
+                            r -> ((PaxosMessages.Promise) r).ok())
                     .whenComplete((answers, failure) -> {
                         if (failure != null) {
                             again("prepare: " + reason(failure));
@@ -211,17 +219,24 @@ public final class PaxosProposer {
                     });
         }
 
-        private void promised(List<NodeId> targets, long ballot, List<Answer> answers) {
+        private void promised(Participants targets, long ballot, List<Answer> answers) {
             long maxCommitted = 0;
             PaxosMessages.Promise inProgress = null;
             Entry current = null;
             for (Answer a : answers) {
                 PaxosMessages.Promise p = (PaxosMessages.Promise) a.reply();
-                maxCommitted = Math.max(maxCommitted, p.committed());
                 if (p.proposal() != null && (inProgress == null || p.accepted() > inProgress.accepted())) {
                     inProgress = p;
                 }
-                current = Entry.newer(current, p.current());
+                // a pending replica may not hold its data yet: its read is ignored, and so is its committed
+                // ballot, which must never be paired with the natural replicas' entries (a commit that has
+                // reached only it would pass for the latest while they still hold the value before it, and
+                // hide the proposal they accepted). Every commit reaches a majority of the natural replicas,
+                // which this majority meets, so nothing committed is missed.
+                if (!targets.isPending(a.node())) {
+                    maxCommitted = Math.max(maxCommitted, p.committed());
+                    current = Entry.newer(current, p.current());
+                }
             }
             if (inProgress != null && inProgress.accepted() > maxCommitted) {
                 Entry unfinished = java.util.Objects.requireNonNull(inProgress.proposal());
@@ -248,7 +263,12 @@ public final class PaxosProposer {
             if (!behind.isEmpty() && current != null) {
                 Entry latest = current;
                 long latestBallot = maxCommitted;
-                var _ = gather(behind, behind.size(), new PaxosMessages.Commit(latestBallot, latest), r -> true)
+                var _ = gather(
+                                behind,
+                                behind.size(),
+                                targets.epoch(),
+                                new PaxosMessages.Commit(latestBallot, latest, targets.epoch()),
+                                r -> true)
                         .whenComplete((done, failure) -> {
                             if (failure != null) {
                                 again("sending the latest commit to replicas behind: " + reason(failure));
@@ -262,7 +282,7 @@ public final class PaxosProposer {
         }
 
         /** The round's read is done and the latest commit is on the whole majority: check and propose. */
-        private void decide(List<NodeId> targets, long ballot, List<Answer> answers, @Nullable Entry current) {
+        private void decide(Participants targets, long ballot, List<Answer> answers, @Nullable Entry current) {
             Entry mine = proposal;
             if (mine != null) {
                 boolean seen = mine.equals(current);
@@ -278,7 +298,7 @@ public final class PaxosProposer {
                 }
                 if (!covered) { // it may have been committed before the oldest commit the replicas remember
                     result.completeExceptionally(new QuorumException.CasTimeout(
-                            Quorum.majority(from),
+                            needed,
                             from,
                             timeoutMs,
                             roundsRun,
@@ -312,9 +332,13 @@ public final class PaxosProposer {
             });
         }
 
-        private CompletableFuture<Void> proposeAndCommit(List<NodeId> targets, long ballot, Entry entry) {
-            return gather(targets, new PaxosMessages.Propose(ballot, entry), r -> ((PaxosMessages.Accepted) r).ok())
-                    .thenCompose(accepted -> gather(targets, new PaxosMessages.Commit(ballot, entry), r -> true))
+        private CompletableFuture<Void> proposeAndCommit(Participants targets, long ballot, Entry entry) {
+            long epoch = targets.epoch();
+            return gather(
+                            targets,
+                            new PaxosMessages.Propose(ballot, entry, epoch),
+                            r -> ((PaxosMessages.Accepted) r).ok())
+                    .thenCompose(accepted -> gather(targets, new PaxosMessages.Commit(ballot, entry, epoch), r -> true))
                     .thenApply(committed -> null);
         }
 
@@ -331,21 +355,29 @@ public final class PaxosProposer {
     }
 
     /**
-     * Sends {@code request} to every one of {@code targets}; completes with the first majority of answers
-     * that {@code ok} takes, or fails once a majority can no longer be had (answers refused, replicas
-     * failed or timed out). A refusal's higher ballot is observed by the clock, so the next is above it.
+     * Sends {@code request} to every one of the participants; completes with the first
+     * {@link Participants#required} answers that {@code ok} takes, or fails once that many can no longer be
+     * had (answers refused, replicas failed or timed out), or at once when a replica answers that it is at
+     * a newer epoch. A refusal's higher ballot is observed by the clock, so the next is above it.
      */
     private CompletableFuture<List<Answer>> gather(
-            List<NodeId> targets, PaxosMessages.Request request, Predicate<PaxosMessages.Reply> ok) {
-        return gather(targets, Quorum.majority(targets.size()), request, ok);
+            Participants targets, PaxosMessages.Request request, Predicate<PaxosMessages.Reply> ok) {
+        return gather(targets.targets(), targets.required(), targets.epoch(), request, ok);
     }
 
     /** One replica's answer to a request of a round. */
     private record Answer(NodeId node, PaxosMessages.Reply reply) {}
 
-    /** As {@link #gather(List, PaxosMessages.Request, Predicate)}, completing with {@code needed} answers. */
+    /**
+     * As {@link #gather(Participants, PaxosMessages.Request, Predicate)}: to {@code targets}, completing with
+     * {@code needed} answers; {@code epoch} is the round's.
+     */
     private CompletableFuture<List<Answer>> gather(
-            List<NodeId> targets, int needed, PaxosMessages.Request request, Predicate<PaxosMessages.Reply> ok) {
+            List<NodeId> targets,
+            int needed,
+            long epoch,
+            PaxosMessages.Request request,
+            Predicate<PaxosMessages.Reply> ok) {
         CompletableFuture<List<Answer>> out = new CompletableFuture<>();
         List<Answer> oks = new ArrayList<>(targets.size());
         int[] refused = {0, 0}; // refused, failed
@@ -355,6 +387,13 @@ public final class PaxosProposer {
             var _ = send(t, self, request, encoded).whenComplete((reply, failure) -> {
                 synchronized (oks) {
                     if (out.isDone()) {
+                        return;
+                    }
+                    if (reply instanceof PaxosMessages.Stale stale) {
+                        // the participants may be the wrong ones: the round ends here, nothing decided on it
+                        sawEpoch.accept(stale.epoch());
+                        out.completeExceptionally(new IllegalStateException(
+                                t + " is at epoch " + stale.epoch() + ", the round at " + epoch));
                         return;
                     }
                     if (failure == null && ok.test(reply)) {
@@ -387,6 +426,7 @@ public final class PaxosProposer {
             case PaxosMessages.Promise p -> p.promised();
             case PaxosMessages.Accepted a -> a.promised();
             case PaxosMessages.Committed c -> 0;
+            case PaxosMessages.Stale s -> 0;
         };
         if (promised > 0) {
             try {
@@ -400,10 +440,6 @@ public final class PaxosProposer {
     private CompletableFuture<PaxosMessages.Reply> send(
             NodeId target, NodeId self, PaxosMessages.Request request, byte[] encoded) {
         if (target.equals(self)) {
-            String refusal = localGate.readRefusal();
-            if (refusal != null) {
-                return CompletableFuture.failedFuture(new IllegalStateException(refusal));
-            }
             try {
                 return CompletableFuture.supplyAsync(
                         () -> {

@@ -17,6 +17,7 @@ import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.membership.HelloSender;
 import io.ringbase.cluster.membership.NodeState;
 import io.ringbase.cluster.paxos.PaxosAcceptor;
+import io.ringbase.cluster.paxos.PaxosRefusedException;
 import io.ringbase.cluster.repair.MerkleTree;
 import io.ringbase.cluster.repair.RepairSource;
 import io.ringbase.cluster.replication.EntryPage;
@@ -167,17 +168,13 @@ public final class ReplicaServer {
     }
 
     /**
-     * {@code null} if this node answers Paxos calls now, else why not (one line). A node that refuses
-     * reads refuses every Paxos message too: a replacement that took over a wiped node's URL has neither
-     * its promises nor all of its data yet, and a promise from it would carry a stale read and could
-     * let a ballot below one the wiped node promised be accepted.
+     * {@code null} if this node takes Paxos calls at all, else why not (one line). Which calls it answers
+     * is the acceptor's {@code PaxosAdmission}: a node that refuses reads answers only those for keys it is
+     * a pending participant of at the caller's epoch (a replacement that took over a wiped node's URL has
+     * neither its promises nor all of its data yet, and must never answer for it).
      */
     public @Nullable String paxosRefusal() {
-        if (paxos == null) {
-            return "this node takes no Paxos calls";
-        }
-        String reads = gate.readRefusal();
-        return reads == null ? null : "this node takes no Paxos calls while it refuses reads: " + reads;
+        return paxos == null ? "this node takes no Paxos calls" : null;
     }
 
     /**
@@ -342,6 +339,8 @@ public final class ReplicaServer {
                 PaxosAcceptor acceptor = Objects.requireNonNull(paxos); // set once, before any call
                 try {
                     return binary(acceptor.handle(body), Map.of());
+                } catch (PaxosRefusedException e) {
+                    return text(503, String.valueOf(e.getMessage()));
                 } catch (IllegalArgumentException e) {
                     throw badRequest("undecodable Paxos message: " + e.getMessage());
                 }

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.ringbase.cluster.paxos.PaxosAcceptor;
+import io.ringbase.cluster.paxos.PaxosRefusedException;
 import io.ringbase.cluster.rpc.ReplicaBatch;
 import io.ringbase.storage.Entry;
 import java.io.IOException;
@@ -316,6 +317,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                     answer = WireFormat.frame(ch.alloc(), id, WireFormat.OP_PAXOS_REPLY, reply.length);
                     answer.writeBytes(reply);
                     answer = WireFormat.seal(answer);
+                } catch (PaxosRefusedException e) {
+                    answer = WireFormat.error(ch.alloc(), id, WireFormat.ERR_REFUSED, String.valueOf(e.getMessage()));
                 } catch (IllegalArgumentException e) {
                     answer = WireFormat.error(
                             ch.alloc(), id, WireFormat.ERR_BAD_REQUEST, String.valueOf(e.getMessage()));

@@ -8,7 +8,6 @@ import io.ringbase.clock.HybridLogicalClock;
 import io.ringbase.clock.TimeSource;
 import io.ringbase.cluster.NodeId;
 import io.ringbase.cluster.Topology;
-import io.ringbase.cluster.replication.ReadGate;
 import io.ringbase.cluster.replication.Replica;
 import io.ringbase.cluster.replication.ReplicaException;
 import io.ringbase.cluster.ring.Placement;
@@ -176,7 +175,7 @@ class PaxosLinearizabilityModelTest {
                     () -> placement,
                     n -> remote(self, n),
                     acceptors.get(i),
-                    ReadGate.OPEN,
+                    epoch -> {},
                     local,
                     clocks.get(i),
                     TimeSource.SYSTEM,

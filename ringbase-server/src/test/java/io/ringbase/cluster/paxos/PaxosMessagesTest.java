@@ -37,6 +37,41 @@ class PaxosMessagesTest {
     }
 
     @Test
+    void aRequestOfEpochZeroKeepsFormatOneAndOneWithAnEpochCarriesIt() {
+        byte[] k = "k".getBytes(UTF_8);
+        byte[] noEpoch = PaxosMessages.encode(new PaxosMessages.Prepare(k, 5));
+        assertThat(noEpoch[0]).isEqualTo((byte) 1); // what builds before epochs read: static clusters unchanged
+        assertThat(noEpoch).hasSize(2 + 8 + 4 + 1);
+        byte[] withEpoch = PaxosMessages.encode(new PaxosMessages.Prepare(k, 5, 0x0102));
+        assertThat(withEpoch[0]).isEqualTo((byte) 2);
+        assertThat(withEpoch).hasSize(noEpoch.length + 8);
+        assertThat(withEpoch[2]).isEqualTo((byte) 0x02); // epoch i64 little-endian after the type
+        assertThat(withEpoch[3]).isEqualTo((byte) 0x01);
+        for (PaxosMessages.Request r : new PaxosMessages.Request[] {
+            new PaxosMessages.Prepare(k, 5, 9),
+            new PaxosMessages.Propose(6, VALUE, 9),
+            new PaxosMessages.Commit(7, TOMBSTONE, 9)
+        }) {
+            assertThat(PaxosMessages.decodeRequest(PaxosMessages.encode(r)).epoch())
+                    .isEqualTo(9);
+        }
+        byte[] zeroInFormat2 = withEpoch.clone();
+        zeroInFormat2[2] = 0;
+        zeroInFormat2[3] = 0;
+        assertThatThrownBy(() -> PaxosMessages.decodeRequest(zeroInFormat2)).hasMessageContaining("epoch 0");
+    }
+
+    @Test
+    void aStaleReplyRoundTripsInFormatTwoOnly() {
+        byte[] stale = PaxosMessages.encode(new PaxosMessages.Stale(12));
+        assertThat(stale).containsExactly(2, 0x84, 12, 0, 0, 0, 0, 0, 0, 0);
+        assertThat(PaxosMessages.decodeReply(stale)).isEqualTo(new PaxosMessages.Stale(12));
+        byte[] format1 = stale.clone();
+        format1[0] = 1;
+        assertThatThrownBy(() -> PaxosMessages.decodeReply(format1)).hasMessageContaining("STALE");
+    }
+
+    @Test
     void truncatedOrExtendedMessagesAreRefused() {
         byte[] ok = PaxosMessages.encode(new PaxosMessages.Propose(6, VALUE));
         for (int n = 0; n < ok.length; n++) {
@@ -46,8 +81,8 @@ class PaxosMessagesTest {
         byte[] longer = java.util.Arrays.copyOf(ok, ok.length + 1);
         assertThatThrownBy(() -> PaxosMessages.decodeRequest(longer)).hasMessageContaining("after the end");
         byte[] otherFormat = ok.clone();
-        otherFormat[0] = 2;
-        assertThatThrownBy(() -> PaxosMessages.decodeRequest(otherFormat)).hasMessageContaining("format 2");
+        otherFormat[0] = 3;
+        assertThatThrownBy(() -> PaxosMessages.decodeRequest(otherFormat)).hasMessageContaining("format 3");
     }
 
     @Test

@@ -90,14 +90,21 @@ class PaxosProposalFateTest {
         });
     }
 
-    private PaxosProposer proposer(int node, boolean cutOff, List<String> urls) {
+    private PaxosProposer proposer(int node, boolean cutOff, List<String> urls, Path dir) {
         Placement placement = Placement.of(Topology.parse(urls, urls.get(node)));
+        // the cut-off coordinator's own acceptor takes no part: its two peers are its majority
+        PaxosAcceptor own = cutOff
+                ? new PaxosAcceptor(
+                        engines.get(node),
+                        new PaxosStore(new InMemoryEngine(), dir),
+                        clocks.get(node),
+                        new PaxosAdmission(null, () -> "out of this schedule", ReadGate.OPEN))
+                : acceptors.get(node);
         return new PaxosProposer(
                 () -> placement,
                 n -> replica(n, cutOff),
-                acceptors.get(node),
-                // the cut-off coordinator's own acceptor takes no part: its two peers are its majority
-                cutOff ? () -> "out of this schedule" : ReadGate.OPEN,
+                own,
+                epoch -> {},
                 local,
                 clocks.get(node),
                 TimeSource.SYSTEM,
@@ -122,8 +129,8 @@ class PaxosProposalFateTest {
             clocks.add(new HybridLogicalClock(i + 1));
             acceptors.add(new PaxosAcceptor(engines.get(i), new PaxosStore(new InMemoryEngine(), dir), clocks.get(i)));
         }
-        PaxosProposer cutOff = proposer(0, true, urls);
-        PaxosProposer other = proposer(1, false, urls);
+        PaxosProposer cutOff = proposer(0, true, urls, dir);
+        PaxosProposer other = proposer(1, false, urls, dir);
 
         // the first value, committed everywhere through the coordinator that stays connected
         link = Link.UP;
