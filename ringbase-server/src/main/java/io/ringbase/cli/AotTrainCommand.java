@@ -8,7 +8,6 @@ import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletionException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -81,15 +80,6 @@ public final class AotTrainCommand implements Callable<Integer> {
         out.printf(
                 "aot-train: %,d requests in %.1f s %s%n",
                 result.load().total(), result.elapsedMs() / 1e3, result.load().requests());
-        try {
-            // the close's classes belong in the recording too, and the directory must go before the JVM does
-            result.cleanedUp().join();
-        } catch (CompletionException e) {
-            spec.commandLine()
-                    .getErr()
-                    .println("ringbase aot-train: the scratch node was not cleaned up (the cache is not affected): "
-                            + e.getCause());
-        }
         return 0;
     }
 

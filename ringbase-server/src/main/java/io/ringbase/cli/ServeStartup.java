@@ -79,15 +79,6 @@ final class ServeStartup {
                     result.load().total(),
                     result.elapsedMs(),
                     warmUp);
-            // closed while this node opens; a failure leaves only a temporary directory behind
-            var _ = result.cleanedUp().whenComplete((done, failure) -> {
-                if (failure != null) {
-                    log.warn(
-                            "the warm-up's scratch node was not cleaned up (a ringbase-warm-up-* directory under"
-                                    + " the temporary directory may be left; it can be deleted): {}",
-                            failure.toString());
-                }
-            });
         } catch (IOException | RuntimeException e) {
             log.warn(
                     "warm-up failed, starting without it (the node runs slower in its first seconds under load;"

@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The warm-up a node runs before it opens its own data and listens ({@code ringbase serve --warm-up}): a
@@ -23,11 +22,6 @@ import java.util.concurrent.CompletableFuture;
  * warm-up does the compiling before the node is ready: the scratch node runs the same classes as the real
  * one (the same engine, compaction strategy and WAL policy, its flushes and compactions included), so the
  * code the JIT compiles for it is the code the real node runs. It costs the given time at start.
- *
- * <p>The scratch node is closed and its directory deleted on a thread of their own once the load is over
- * ({@link Result#cleanedUp}), so that the real node opens meanwhile: that close took about 220 ms of a
- * node's 2 s from launch to ready, and the real node shares nothing with it (its own directory, port,
- * engine, event loops and metrics registry).
  */
 public final class WarmUp {
 
@@ -44,15 +38,8 @@ public final class WarmUp {
     /** Connections of a node's warm-up, each with one request in flight. */
     public static final int CONNECTIONS = 8;
 
-    /**
-     * What a warm-up did.
-     *
-     * @param load      the requests answered per phase
-     * @param elapsedMs from the start of the scratch node to the end of the load, ms
-     * @param cleanedUp completes once the scratch node is closed and its directory deleted; exceptionally
-     *                  (the {@link IOException} or unchecked exception of either) if one failed
-     */
-    public record Result(TrainingLoad.Result load, long elapsedMs, CompletableFuture<Void> cleanedUp) {}
+    /** What a warm-up did: the requests answered per phase, and how long it took, start and stop included (ms). */
+    public record Result(TrainingLoad.Result load, long elapsedMs) {}
 
     private WarmUp() {}
 
@@ -61,8 +48,7 @@ public final class WarmUp {
      * storage options (WAL policy, compaction, caches) and request settings, but alone, on
      * {@code 127.0.0.1} port 0, with its data in a temporary directory and a memtable of
      * {@code memtableBytes}. Nothing of {@code config}'s data directory is touched. The scratch node is closed
-     * without a final flush, since its directory is deleted: after a load that worked, on a daemon thread
-     * ({@link Result#cleanedUp}); after one that failed, before this throws.
+     * without a final flush, since its directory is deleted.
      *
      * <p>{@code ringbase aot-train} runs the same, longer, in the JVM that records the ahead-of-time cache.
      *
@@ -79,37 +65,15 @@ public final class WarmUp {
             throws IOException, InterruptedException {
         long started = System.nanoTime();
         Path dir = Files.createTempDirectory("ringbase-warm-up-");
-        Node node;
-        TrainingLoad.Result result;
         try {
-            node = Node.start(scratch(config, dir, memtableBytes));
-        } catch (IOException | RuntimeException e) {
-            DataDirectory.deleteTree(dir);
-            throw e;
-        }
-        try {
-            result = TrainingLoad.run(new InetSocketAddress("127.0.0.1", node.port()), duration, connections);
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            discard(node, dir);
-            throw e;
-        }
-        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
-        CompletableFuture<Void> cleanedUp = new CompletableFuture<>();
-        Thread.ofPlatform().name("warm-up-cleanup").daemon().start(() -> {
+            TrainingLoad.Result result;
+            Node node = Node.start(scratch(config, dir, memtableBytes));
             try {
-                discard(node, dir);
-                cleanedUp.complete(null);
-            } catch (IOException | RuntimeException e) {
-                cleanedUp.completeExceptionally(e);
+                result = TrainingLoad.run(new InetSocketAddress("127.0.0.1", node.port()), duration, connections);
+            } finally {
+                node.discard(); // its directory goes next: a final flush would be time for nothing
             }
-        });
-        return new Result(result, elapsedMs, cleanedUp);
-    }
-
-    /** Closes the scratch node without a final flush (its directory goes next), then deletes the directory. */
-    private static void discard(Node node, Path dir) throws IOException {
-        try {
-            node.discard();
+            return new Result(result, (System.nanoTime() - started) / 1_000_000);
         } finally {
             DataDirectory.deleteTree(dir);
         }
