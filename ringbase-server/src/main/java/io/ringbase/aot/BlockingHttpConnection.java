@@ -76,6 +76,12 @@ public final class BlockingHttpConnection implements AutoCloseable {
 
     private void connect() throws IOException {
         socket = new Socket();
+        // This side closes first, so its socket stays in TIME_WAIT for a minute, holding its ephemeral port.
+        // The launcher's warm-up runs before the node binds its own port, and that port can be one of
+        // those: the node's listener (SO_REUSEADDR, as Netty's are) may bind over a TIME_WAIT socket only if
+        // that socket had SO_REUSEADDR too. Without it the node failed now and then with "address already
+        // in use" right after its warm-up.
+        socket.setReuseAddress(true);
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(TIMEOUT_MS);
         socket.connect(address, TIMEOUT_MS);

@@ -3,6 +3,7 @@ package io.ringbase.aot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringbase.api.HttpServerConfig;
 import io.ringbase.node.Node;
 import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.LsmOptions;
@@ -14,8 +15,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,6 +82,53 @@ class TrainingLoadTest {
             }
             assertThat(present).as("first keys of the four threads still there").isPositive();
         }
+    }
+
+    /**
+     * A training run closes its connections first, so their sockets stay in TIME_WAIT, each holding its
+     * ephemeral port for a minute. The launcher's warm-up runs before the node binds its own port, which
+     * can be one of those: the node must still be able to listen on it.
+     */
+    @Test
+    void aNodeListensOnAPortATrainingConnectionLeftInTimeWait() throws Exception {
+        int port;
+        try (FakeHttpServer server = new FakeHttpServer(line -> line.startsWith("PUT")
+                ? "HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n"
+                : "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")) {
+            assertThatThrownBy(() -> TrainingLoad.run(server.address(), Duration.ofSeconds(1), 1))
+                    .hasMessageContaining("expected 200"); // the fake's 404 for a present key ends the run
+            List<Integer> ports = clientPortsInTimeWait(server.address().getPort());
+            assertThat(ports).as("local ports of the run's closed connections").isNotEmpty();
+            port = ports.getFirst();
+        }
+        NodeConfig config = NodeConfigs.alone(
+                LsmOptions.defaults(tmp.resolve("data")),
+                HttpServerConfig.defaults(port).withHost("127.0.0.1"));
+        try (Node node = Node.start(config)) {
+            assertThat(node.port()).isEqualTo(port);
+        }
+    }
+
+    /**
+     * Local ports of the sockets in TIME_WAIT whose remote port is {@code port}: connections to a server on
+     * {@code port} that the client closed first. Read from {@code /proc/net/tcp} and {@code tcp6} (state 06).
+     */
+    private static List<Integer> clientPortsInTimeWait(int port) throws IOException {
+        String remotePort = String.format(":%04X", port);
+        List<Integer> ports = new ArrayList<>();
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            Path file = Path.of(table);
+            if (!Files.exists(file)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(file)) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 3 && f[3].equals("06") && f[2].endsWith(remotePort)) {
+                    ports.add(Integer.parseInt(f[1].substring(f[1].lastIndexOf(':') + 1), 16));
+                }
+            }
+        }
+        return ports;
     }
 
     @Test
