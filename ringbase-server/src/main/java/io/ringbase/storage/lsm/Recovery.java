@@ -26,6 +26,7 @@ import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,31 +160,35 @@ final class Recovery {
         Replay replay = new Replay(files, tables, memtableBytes);
         List<Long> replayed = new ArrayList<>();
         LogOrder order = new LogOrder(manifest.walReplayFrom());
-        for (long number : walFiles) {
-            Path file = FileNames.wal(path, number);
-            if (number < manifest.walReplayFrom()) {
-                io.delete(file);
-                continue;
+        try {
+            for (long number : walFiles) {
+                Path file = FileNames.wal(path, number);
+                if (number < manifest.walReplayFrom()) {
+                    io.delete(file);
+                    continue;
+                }
+                replayed.add(number); // deleted once the new manifest is written, replayed or dropped
+                if (!order.follows(file)) {
+                    continue;
+                }
+                WalReader.ReplayResult r;
+                try {
+                    r = WalReader.replay(file, replay::put, walRecovery);
+                } catch (java.io.UncheckedIOException e) {
+                    throw e.getCause();
+                }
+                log.info(
+                        "replayed {} records from {}{}",
+                        r.records(),
+                        file.getFileName(),
+                        r.tornTail() ? " (torn tail ignored)" : "");
+                order.replayed(number, r);
             }
-            replayed.add(number); // deleted once the new manifest is written, replayed or dropped
-            if (!order.follows(file)) {
-                continue;
-            }
-            WalReader.ReplayResult r;
-            try {
-                r = WalReader.replay(file, replay::put, walRecovery);
-            } catch (java.io.UncheckedIOException e) {
-                throw e.getCause();
-            }
-            log.info(
-                    "replayed {} records from {}{}",
-                    r.records(),
-                    file.getFileName(),
-                    r.tornTail() ? " (torn tail ignored)" : "");
-            order.replayed(number, r);
+            order.logDropped(path);
+            replay.finish();
+        } finally {
+            replay.release(); // a replay that failed midway: its memtable's native memory
         }
-        order.logDropped(path);
-        replay.finish();
         long walNumber = files.nextNumber();
         Manifest.write(
                 io,
@@ -274,30 +279,39 @@ final class Recovery {
         }
     }
 
-    /** Fills memtables with replayed records and flushes each to an SSTable when it is full. */
+    /**
+     * Fills memtables with replayed records and flushes each to an SSTable when it is full. A memtable is
+     * made only for a record to replay: most opens replay nothing (a clean shutdown flushed everything, or
+     * the directory is new), and a memtable's slabs are a shared arena, whose close waits for a handshake
+     * with every thread of the JVM (10-50 ms at a busy start, once per engine: the data's, the hints',
+     * the Paxos state's).
+     */
     private static final class Replay {
         private final TableFiles files;
         private final List<LiveTable> tables;
         private final long memtableBytes;
-        private Memtable memtable;
+        private @Nullable Memtable memtable;
         long entries;
 
         Replay(TableFiles files, List<LiveTable> tables, long memtableBytes) {
             this.files = files;
             this.tables = tables;
             this.memtableBytes = memtableBytes;
-            this.memtable = new Memtable(memtableBytes);
         }
 
         /** @throws java.io.UncheckedIOException if a full memtable could not be flushed */
         void put(Entry e) {
             entries++;
+            if (memtable == null) {
+                memtable = new Memtable(memtableBytes);
+            }
             if (!memtable.put(e)) {
                 try {
                     flushMemtable();
                 } catch (IOException x) {
                     throw new java.io.UncheckedIOException(x);
                 }
+                memtable = new Memtable(memtableBytes);
                 if (!memtable.put(e)) {
                     throw new IllegalStateException("an empty memtable refused an entry");
                 }
@@ -307,15 +321,30 @@ final class Recovery {
         /** Flushes what is left; releases the memtable. */
         void finish() throws IOException {
             flushMemtable();
-            memtable.release();
         }
 
-        private void flushMemtable() throws IOException {
-            if (!memtable.isEmpty()) {
-                tables.add(files.write(memtable));
+        /** Releases the memtable, if any, unflushed. Idempotent; nothing to do after {@link #finish()}. */
+        void release() {
+            if (memtable != null) {
+                memtable.release();
+                memtable = null;
             }
-            memtable.release();
-            memtable = new Memtable(memtableBytes);
+        }
+
+        /** Writes the memtable, if any, to an SSTable and releases it. */
+        private void flushMemtable() throws IOException {
+            Memtable m = memtable;
+            if (m == null) {
+                return;
+            }
+            memtable = null;
+            try {
+                if (!m.isEmpty()) {
+                    tables.add(files.write(m));
+                }
+            } finally {
+                m.release();
+            }
         }
     }
 }

@@ -201,7 +201,9 @@ public final class SstableReader implements AutoCloseable {
      * @throws IOException if {@code anyFile} cannot be opened
      */
     public static void loadClasses(Path anyFile) throws IOException {
-        try (Arena arena = Arena.ofShared();
+        // a confined arena: the segment's class is the same, and closing a shared one waits for a handshake
+        // with every thread of the JVM (10-50 ms at a busy start)
+        try (Arena arena = Arena.ofConfined();
                 FileChannel ch = FileChannel.open(anyFile, StandardOpenOption.READ)) {
             ch.map(FileChannel.MapMode.READ_ONLY, 0, 0, arena);
         }
