@@ -9,16 +9,15 @@ import io.ringbase.node.NodeConfig;
 import io.ringbase.storage.lsm.LsmOptions;
 import io.ringbase.testing.IntegrationTest;
 import io.ringbase.testing.NodeConfigs;
+import io.ringbase.testing.TcpSockets;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,7 +96,12 @@ class TrainingLoadTest {
                 : "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")) {
             assertThatThrownBy(() -> TrainingLoad.run(server.address(), Duration.ofSeconds(1), 1))
                     .hasMessageContaining("expected 200"); // the fake's 404 for a present key ends the run
-            List<Integer> ports = clientPortsInTimeWait(server.address().getPort());
+            // connections to the server that this side closed first
+            List<Integer> ports = TcpSockets.all().stream()
+                    .filter(t -> t.state() == TcpSockets.TIME_WAIT
+                            && t.remotePort() == server.address().getPort())
+                    .map(TcpSockets.Socket::localPort)
+                    .toList();
             assertThat(ports).as("local ports of the run's closed connections").isNotEmpty();
             port = ports.getFirst();
         }
@@ -107,28 +111,6 @@ class TrainingLoadTest {
         try (Node node = Node.start(config)) {
             assertThat(node.port()).isEqualTo(port);
         }
-    }
-
-    /**
-     * Local ports of the sockets in TIME_WAIT whose remote port is {@code port}: connections to a server on
-     * {@code port} that the client closed first. Read from {@code /proc/net/tcp} and {@code tcp6} (state 06).
-     */
-    private static List<Integer> clientPortsInTimeWait(int port) throws IOException {
-        String remotePort = String.format(":%04X", port);
-        List<Integer> ports = new ArrayList<>();
-        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
-            Path file = Path.of(table);
-            if (!Files.exists(file)) {
-                continue;
-            }
-            for (String line : Files.readAllLines(file)) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length > 3 && f[3].equals("06") && f[2].endsWith(remotePort)) {
-                    ports.add(Integer.parseInt(f[1].substring(f[1].lastIndexOf(':') + 1), 16));
-                }
-            }
-        }
-        return ports;
     }
 
     @Test

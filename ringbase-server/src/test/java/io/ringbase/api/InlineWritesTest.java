@@ -5,14 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringbase.storage.WriteBatch;
 import io.ringbase.testing.IntegrationTest;
+import io.ringbase.testing.TcpSockets;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,26 +75,13 @@ class InlineWritesTest {
                 .getBytes(StandardCharsets.US_ASCII);
     }
 
-    /**
-     * Bytes {@code s} has sent that its peer has not acknowledged: the tx_queue of its line in
-     * {@code /proc/net/tcp} or {@code tcp6}, -1 if it has none.
-     */
+    /** Bytes {@code s} has sent that its peer has not acknowledged ({@link TcpSockets}), -1 if it has none. */
     private static long unacknowledgedBytes(Socket s) {
-        String local = String.format(":%04X", s.getLocalPort());
-        String remote = String.format(":%04X", s.getPort());
-        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            try {
-                for (String line : Files.readAllLines(Path.of(table))) {
-                    String[] f = line.strip().split("\\s+"); // sl local rem st tx_queue:rx_queue ...
-                    if (f.length > 4 && f[1].endsWith(local) && f[2].endsWith(remote)) {
-                        return Long.parseLong(f[4].substring(0, f[4].indexOf(':')), 16);
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return -1;
+        return TcpSockets.all().stream()
+                .filter(t -> t.localPort() == s.getLocalPort() && t.remotePort() == s.getPort())
+                .mapToLong(TcpSockets.Socket::unacknowledgedBytes)
+                .findFirst()
+                .orElse(-1);
     }
 
     private static String readAll(Socket s) throws IOException {
