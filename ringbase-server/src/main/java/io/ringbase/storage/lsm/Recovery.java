@@ -302,12 +302,9 @@ final class Recovery {
         /** @throws java.io.UncheckedIOException if a full memtable could not be flushed */
         void put(Entry e) {
             entries++;
-            if (memtable == null) {
-                memtable = new Memtable(memtableBytes);
-            }
-            if (!memtable.put(e)) {
+            if (memtable == null || !memtable.put(e)) { // none yet, or full
                 try {
-                    flushMemtable();
+                    flushMemtable(); // nothing to do if there is none
                 } catch (IOException x) {
                     throw new java.io.UncheckedIOException(x);
                 }
